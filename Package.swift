@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+// A model conversion and inspection toolkit for Core ML: Caffe, TensorFlow
+// and Keras models in, `.mlmodel` out, with a CPU runtime to check the result.
+// Only the toolchain and Debian's C libraries are used (see scripts/bootstrap).
+import PackageDescription
+
+let package = Package(
+    name: "ModelToolkit",
+    products: [
+        .library(name: "ModelFormat", targets: ["ModelFormat"]),
+        .library(name: "CoreMLBackend", targets: ["CoreMLBackend"]),
+        .executable(name: "convert", targets: ["convert"]),
+        .executable(name: "inspect", targets: ["inspect"]),
+    ],
+    targets: [
+        // C libraries from Debian, found through pkg-config.
+        .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
+
+        // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
+        .target(name: "ProtoSchemas", dependencies: ["CProtobufC"]),
+        // Binary protobuf decoding over memory-mapped files, packing, atomic files.
+        .target(name: "Protobuf", dependencies: ["CProtobufC", "ProtoSchemas"]),
+        // The internal model spec: graph IR, inputs, outputs, labels, shape inference.
+        .target(name: "ModelFormat"),
+        // ModelFormat <-> Core ML `.mlmodel` files.
+        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "ProtoSchemas", "CProtobufC"]),
+        // Command-line parsing shared by the programs.
+        .target(name: "CLI"),
+
+        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend"]),
+        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend"]),
+
+        .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "ProtoSchemas", "CProtobufC"]),
+        .testTarget(name: "ModelFormatTests", dependencies: ["ModelFormat"]),
+        .testTarget(name: "CoreMLBackendTests", dependencies: ["CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(name: "CommandTests", dependencies: []),
+    ]
+)

@@ -1,0 +1,17 @@
+// The project's protobuf schemas compiled to C by protoc-c (see
+// scripts/generate-protos), plus the small C helpers that protobuf-c needs
+// from us: a buffer that packs a message straight into a file.
+#ifndef PROTO_SCHEMAS_H
+#define PROTO_SCHEMAS_H
+
+#include <stdio.h>
+#include <protobuf-c/protobuf-c.h>
+#include "coreml.pb-c.h"
+
+/// Packs `message` into `file` through protobuf-c's own serializer, streaming
+/// each field's bytes (weights included) from where they live in memory: no
+/// second copy of the message is built. Returns the number of bytes written,
+/// or -1 when a write failed (errno is set).
+long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file);
+
+#endif

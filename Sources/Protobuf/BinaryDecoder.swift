@@ -1,0 +1,324 @@
+import CProtobufC
+
+/// How much of a message to decode.
+public struct DecodeOptions: Sendable {
+    /// Leave the payloads of packed fixed-width fields (float weights) and of
+    /// bytes fields unread: their counts are set but their pointers are nil.
+    /// For summaries that must not touch the weights of a large file.
+    public var structureOnly = false
+    /// Deepest message nesting accepted.
+    public var maxDepth = 64
+    /// Most bytes the decoded structs may take; nil means 64 MB plus four
+    /// times the input size.
+    public var memoryBudget: Int? = nil
+
+    public init(structureOnly: Bool = false) {
+        self.structureOnly = structureOnly
+    }
+}
+
+/// A decoded message: protobuf-c structs that live in `arena` and whose weight
+/// payloads may point into the input buffer (kept alive by the arena).
+public final class Decoded<Message>: @unchecked Sendable {
+    /// Owns every struct of the message and keeps the input alive.
+    public let arena: Arena
+    /// The root message.
+    public let root: UnsafeMutablePointer<Message>
+    private let offsets: MessageOffsets
+
+    init(arena: Arena, root: UnsafeMutablePointer<Message>, offsets: MessageOffsets) {
+        self.arena = arena
+        self.root = root
+        self.offsets = offsets
+    }
+
+    /// Byte offset in the input where `message`'s encoding starts, for
+    /// errors about a message that decoded fine but makes no sense (a
+    /// missing required part, a count that does not fit).
+    public func offset(of message: UnsafeRawPointer) -> Int {
+        offsets.table[message] ?? 0
+    }
+}
+
+/// Where each decoded message started in the input.
+final class MessageOffsets: @unchecked Sendable {
+    var table: [UnsafeRawPointer: Int] = [:]
+}
+
+/// Decodes protobuf binary data into protobuf-c's generated C structs,
+/// driven by their descriptors, without protobuf-c's copying unpacker.
+///
+/// Packed float and double arrays that arrive in one aligned chunk are not
+/// copied: the struct points straight into the input (a memory-mapped file),
+/// so a 500 MB model costs no second 500 MB. Unaligned or split payloads are
+/// copied into the arena. Strings are copied (C wants them NUL-terminated).
+/// Every length is checked against the bytes that remain before it is used,
+/// nesting depth is bounded, and the total allocation is capped, so a
+/// malformed input is an error with its byte offset, never a crash.
+public enum BinaryDecoder {
+    /// Decodes `bytes` as the message `descriptor` describes.
+    /// - Parameters:
+    ///   - owner: the object that keeps `bytes` alive (e.g. a `MappedFile`);
+    ///     the result retains it.
+    /// - Throws: `DecodeError` with the byte offset and field path.
+    public static func decode<Message>(
+        _ type: Message.Type, descriptor: UnsafePointer<ProtobufCMessageDescriptor>,
+        bytes: UnsafeRawBufferPointer, owner: AnyObject?, options: DecodeOptions = DecodeOptions()
+    ) throws(DecodeError) -> Decoded<Message> {
+        let budget = options.memoryBudget ?? (64 << 20) + 4 * bytes.count
+        let arena = Arena(budget: budget)
+        let offsets = MessageOffsets()
+        if let owner { arena.retain(owner) }
+        // An empty buffer still needs a valid base pointer for the cursor.
+        var empty: UInt8 = 0
+        let root: UnsafeMutableRawPointer = try withUnsafeMutablePointer(to: &empty) { (placeholder) throws(DecodeError) in
+            let base = bytes.baseAddress ?? UnsafeRawPointer(placeholder)
+            let decoding = BinaryDecoding(base: base, arena: arena, options: options, offsets: offsets)
+            return try decoding.message(descriptor, in: 0..<bytes.count, depth: 0)
+        }
+        return Decoded(arena: arena, root: root.bindMemory(to: Message.self, capacity: 1), offsets: offsets)
+    }
+}
+
+/// One decoding run: the input, the arena, the options.
+struct BinaryDecoding {
+    let base: UnsafeRawPointer
+    let arena: Arena
+    let options: DecodeOptions
+    let offsets: MessageOffsets
+
+    /// Per repeated field, what the first pass over a message found.
+    private struct RepeatedTally {
+        var count = 0
+        var packedChunks = 0
+        var unpackedValues = 0
+        var firstPayload = 0
+        var filled = 0
+        var inPlace = false
+    }
+
+    func allocate(_ size: Int, at offset: Int) throws(DecodeError) -> UnsafeMutableRawPointer {
+        do {
+            return try arena.allocate(size)
+        } catch {
+            throw DecodeError("decoding needs more than \(arena.budget >> 20) MB of memory; the input is corrupt or hostile",
+                              offset: offset)
+        }
+    }
+
+    func message(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, in range: Range<Int>,
+                 depth: Int) throws(DecodeError) -> UnsafeMutableRawPointer {
+        guard depth < options.maxDepth else {
+            throw DecodeError("messages nested deeper than \(options.maxDepth) levels", offset: range.lowerBound)
+        }
+        let message = try allocate(descriptor.pointee.sizeof_message, at: range.lowerBound)
+        descriptor.pointee.message_init(message.assumingMemoryBound(to: ProtobufCMessage.self))
+        offsets.table[UnsafeRawPointer(message)] = range.lowerBound
+        // Empty messages (ActivationReLU, ...) have no field table at all.
+        guard let fields = descriptor.pointee.fields else {
+            try skipAll(in: range)
+            return message
+        }
+        var tallies = [RepeatedTally](repeating: RepeatedTally(), count: Int(descriptor.pointee.n_fields))
+
+        // Pass 1: validate tags and wire types, count repeated values.
+        var cursor = WireCursor(base: base, position: range.lowerBound, end: range.upperBound)
+        while !cursor.isAtEnd {
+            let tagOffset = cursor.position
+            let (number, wireType) = try cursor.tag()
+            guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(number)) else {
+                try cursor.skip(wireType, number: number)
+                continue
+            }
+            let index = fields.distance(to: field)
+            do throws(DecodeError) {
+                try checkWireType(wireType, for: field.pointee, at: tagOffset)
+                if field.pointee.isRepeated {
+                    try tally(&tallies[index], field.pointee, wireType, &cursor)
+                } else {
+                    try cursor.skip(wireType, number: number)
+                }
+            } catch {
+                throw error.inField(field.pointee.fieldName)
+            }
+        }
+
+        try allocateRepeated(&tallies, fields, message, at: range.lowerBound)
+
+        // Pass 2: store the values.
+        cursor = WireCursor(base: base, position: range.lowerBound, end: range.upperBound)
+        while !cursor.isAtEnd {
+            let (number, wireType) = try cursor.tag()
+            guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(number)) else {
+                try cursor.skip(wireType, number: number)
+                continue
+            }
+            let index = fields.distance(to: field)
+            do throws(DecodeError) {
+                if field.pointee.isRepeated {
+                    try storeRepeated(&tallies[index], field.pointee, wireType, &cursor, message, depth: depth)
+                } else {
+                    try storeSingular(field.pointee, &cursor, message, depth: depth)
+                }
+            } catch {
+                let name = field.pointee.fieldName
+                throw error.inField(field.pointee.isRepeated ? "\(name)[\(tallies[index].filled)]" : name)
+            }
+        }
+        return message
+    }
+
+    /// Skips every field of a message that has no known fields.
+    private func skipAll(in range: Range<Int>) throws(DecodeError) {
+        var cursor = WireCursor(base: base, position: range.lowerBound, end: range.upperBound)
+        while !cursor.isAtEnd {
+            let (number, wireType) = try cursor.tag()
+            try cursor.skip(wireType, number: number)
+        }
+    }
+
+    private func checkWireType(_ wireType: WireType, for field: ProtobufCFieldDescriptor, at offset: Int) throws(DecodeError) {
+        let expected = field.wireType
+        if wireType == expected { return }
+        if wireType == .lengthDelimited && field.isRepeated && field.isPackable { return }
+        throw DecodeError("wire type \(wireType.rawValue) does not fit \(field.typeName) field \(field.fieldName) (\(field.id)), "
+                          + "which needs wire type \(expected.rawValue)", offset: offset)
+    }
+
+    private func tally(_ tally: inout RepeatedTally, _ field: ProtobufCFieldDescriptor, _ wireType: WireType,
+                       _ cursor: inout WireCursor) throws(DecodeError) {
+        guard wireType == .lengthDelimited, field.isPackable else {
+            try cursor.skip(wireType, number: field.id)
+            tally.count += 1
+            tally.unpackedValues += 1
+            return
+        }
+        let payload = try cursor.lengthDelimited()
+        if let width = field.fixedWidth {
+            guard payload.count % width == 0 else {
+                throw DecodeError("packed \(field.typeName) payload of \(payload.count) bytes is not a multiple of \(width)",
+                                  offset: payload.lowerBound)
+            }
+            tally.count += payload.count / width
+        } else {
+            tally.count += try countVarints(in: payload)
+        }
+        if tally.packedChunks == 0 { tally.firstPayload = payload.lowerBound }
+        tally.packedChunks += 1
+    }
+
+    private func countVarints(in payload: Range<Int>) throws(DecodeError) -> Int {
+        var count = 0
+        for offset in payload where base.load(fromByteOffset: offset, as: UInt8.self) < 0x80 {
+            count += 1
+        }
+        if !payload.isEmpty && base.load(fromByteOffset: payload.upperBound - 1, as: UInt8.self) >= 0x80 {
+            throw DecodeError("truncated varint at the end of a packed field", offset: payload.upperBound - 1)
+        }
+        return count
+    }
+
+    /// Sets each repeated field's count and array: a pointer into the input
+    /// when a fixed-width array arrived in one aligned chunk, nil when
+    /// payloads are skipped, otherwise zeroed arena memory for pass 2.
+    private func allocateRepeated(_ tallies: inout [RepeatedTally], _ fields: UnsafePointer<ProtobufCFieldDescriptor>,
+                                  _ message: UnsafeMutableRawPointer, at offset: Int) throws(DecodeError) {
+        for index in tallies.indices where tallies[index].count > 0 {
+            let field = fields[index]
+            let count = tallies[index].count
+            (message + Int(field.quantifier_offset)).storeBytes(of: count, as: Int.self)
+            var array: UnsafeRawPointer?
+            if let width = field.fixedWidth, tallies[index].unpackedValues == 0 {
+                if options.structureOnly {
+                    tallies[index].inPlace = true
+                } else if tallies[index].packedChunks == 1, littleEndianHost,
+                          Int(bitPattern: base + tallies[index].firstPayload) % width == 0 {
+                    array = base + tallies[index].firstPayload
+                    tallies[index].inPlace = true
+                }
+            }
+            if !tallies[index].inPlace {
+                array = UnsafeRawPointer(try allocate(count * field.storageSize, at: offset))
+            }
+            (message + Int(field.offset)).storeBytes(of: array, as: UnsafeRawPointer?.self)
+        }
+    }
+
+    private func storeRepeated(_ tally: inout RepeatedTally, _ field: ProtobufCFieldDescriptor, _ wireType: WireType,
+                               _ cursor: inout WireCursor, _ message: UnsafeMutableRawPointer, depth: Int) throws(DecodeError) {
+        if tally.inPlace {
+            try cursor.skip(wireType, number: field.id)
+            return
+        }
+        let array = (message + Int(field.offset)).load(as: UnsafeMutableRawPointer.self)
+        let size = field.storageSize
+        if wireType == .lengthDelimited && field.isPackable {
+            let payload = try cursor.lengthDelimited()
+            if let width = field.fixedWidth {
+                // Same byte layout on a little-endian host: one copy per chunk.
+                (array + tally.filled * size).copyMemory(from: base + payload.lowerBound, byteCount: payload.count)
+                tally.filled += payload.count / width
+            } else {
+                var inner = WireCursor(base: base, position: payload.lowerBound, end: payload.upperBound)
+                while !inner.isAtEnd {
+                    storeScalar(try inner.varint(), as: field, to: array + tally.filled * size)
+                    tally.filled += 1
+                }
+            }
+            return
+        }
+        try storeValue(field, &cursor, at: array + tally.filled * size, depth: depth)
+        tally.filled += 1
+    }
+
+    private func storeSingular(_ field: ProtobufCFieldDescriptor, _ cursor: inout WireCursor,
+                               _ message: UnsafeMutableRawPointer, depth: Int) throws(DecodeError) {
+        try storeValue(field, &cursor, at: message + Int(field.offset), depth: depth)
+        markPresent(field, in: message)
+    }
+
+    /// Reads one value from the wire and stores it in C form at `address`.
+    private func storeValue(_ field: ProtobufCFieldDescriptor, _ cursor: inout WireCursor,
+                            at address: UnsafeMutableRawPointer, depth: Int) throws(DecodeError) {
+        switch field.type {
+        case PROTOBUF_C_TYPE_STRING:
+            let payload = try cursor.lengthDelimited()
+            let string = try allocate(payload.count + 1, at: payload.lowerBound)
+            string.copyMemory(from: base + payload.lowerBound, byteCount: payload.count)
+            address.storeBytes(of: string, as: UnsafeMutableRawPointer.self)
+        case PROTOBUF_C_TYPE_BYTES:
+            let payload = try cursor.lengthDelimited()
+            let data = options.structureOnly || payload.isEmpty ? nil : UnsafeMutableRawPointer(mutating: base + payload.lowerBound)
+            address.storeBytes(of: ProtobufCBinaryData(len: payload.count, data: data?.assumingMemoryBound(to: UInt8.self)),
+                               as: ProtobufCBinaryData.self)
+        case PROTOBUF_C_TYPE_MESSAGE:
+            let payload = try cursor.lengthDelimited()
+            let nested = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
+            let child = try message(nested, in: payload, depth: depth + 1)
+            address.storeBytes(of: child, as: UnsafeMutableRawPointer.self)
+        default:
+            let bits: UInt64
+            switch field.wireType {
+            case .fixed32: bits = UInt64(try cursor.fixed32())
+            case .fixed64: bits = try cursor.fixed64()
+            default: bits = try cursor.varint()
+            }
+            storeScalar(bits, as: field, to: address)
+        }
+    }
+}
+
+#if _endian(little)
+let littleEndianHost = true
+#else
+let littleEndianHost = false
+#endif
+
+extension DecodeError {
+    /// The same error, one field further from the root.
+    func inField(_ name: String) -> DecodeError {
+        var copy = self
+        copy.fieldPath.insert(name, at: 0)
+        return copy
+    }
+}

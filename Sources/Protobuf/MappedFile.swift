@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file mapped read-only into memory. Weight payloads decoded from it are
+/// slices of this mapping, so it stays alive as long as anything refers to it.
+public final class MappedFile: @unchecked Sendable {
+    /// The path the file was opened from, for error messages.
+    public let path: String
+    /// The file's bytes. Valid for the lifetime of this object.
+    public let bytes: UnsafeRawBufferPointer
+    private let mappedLength: Int
+
+    /// Maps `path` read-only.
+    /// - Throws: `FileError` when the file cannot be opened, is a directory, or
+    ///   cannot be mapped.
+    public init(path: String) throws {
+        self.path = path
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw FileError(path: path, errno: errno, action: "cannot open") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, errno: errno, action: "cannot read") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileError(path: path, message: "not a regular file")
+        }
+        let length = Int(info.st_size)
+        guard length > 0 else {
+            // mmap refuses a zero length; an empty file is an empty buffer.
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            mappedLength = 0
+            return
+        }
+        let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, descriptor, 0)
+        guard let address, address != MAP_FAILED else {
+            throw FileError(path: path, errno: errno, action: "cannot map")
+        }
+        bytes = UnsafeRawBufferPointer(start: address, count: length)
+        mappedLength = length
+    }
+
+    deinit {
+        if mappedLength > 0, let start = bytes.baseAddress {
+            munmap(UnsafeMutableRawPointer(mutating: start), mappedLength)
+        }
+    }
+}
+
+/// A file-system failure, with the path it concerns.
+public struct FileError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    public let message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    init(path: String, errno code: Int32, action: String) {
+        self.init(path: path, message: "\(action): \(String(cString: strerror(code)))")
+    }
+
+    public var description: String { "\(path): \(message)" }
+}

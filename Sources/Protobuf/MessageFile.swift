@@ -1,0 +1,33 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CProtobufC
+import ProtoSchemas
+
+/// Whole protobuf messages to and from files.
+public enum MessageFile {
+    /// Packs `message` into `path` atomically, through protobuf-c's
+    /// serializer: fields stream from their memory (weights included)
+    /// straight into the file, with no second copy of the message.
+    /// - Throws: `FileError` when the file cannot be written.
+    public static func write(_ message: UnsafePointer<ProtobufCMessage>, to path: String) throws {
+        try AtomicFile.write(to: path) { stream in
+            guard proto_pack_to_file(message, stream) >= 0 else {
+                throw FileError(path: path, errno: errno, action: "cannot write")
+            }
+        }
+    }
+
+    /// Maps `path` and decodes it as the message `descriptor` describes.
+    /// - Throws: `FileError` for an unreadable file, `DecodeError` for a
+    ///   malformed one.
+    public static func read<Message>(
+        _ type: Message.Type, descriptor: UnsafePointer<ProtobufCMessageDescriptor>,
+        from path: String, options: DecodeOptions = DecodeOptions()
+    ) throws -> Decoded<Message> {
+        let file = try MappedFile(path: path)
+        return try BinaryDecoder.decode(type, descriptor: descriptor, bytes: file.bytes, owner: file, options: options)
+    }
+}
