@@ -1,0 +1,131 @@
+/// Turns the tokens of one command (after subcommand names are stripped) into
+/// `ParsedArguments`, according to that command's `Options`.
+///
+/// Accepted syntax:
+/// - `--name value`, `--name=value`, `-s value`, `-svalue`, `-s=value`
+/// - flags `--flag`, `-f`, and bundled short flags `-abc`
+/// - repeatable options collect every occurrence in order; a non-repeatable
+///   option given twice keeps the last value
+/// - `--` ends options: every later token is positional
+/// - a token that starts with `-` followed by a digit or `.` is a value
+///   (a negative number), both as an option value and as a positional
+public struct ArgumentParser: Sendable {
+    /// The declarations to parse against.
+    public let options: Options
+
+    /// Creates a parser for one command's declarations.
+    public init(options: Options) {
+        self.options = options
+    }
+
+    /// Parses `tokens`.
+    /// - Parameter commandPath: the command's name path, e.g. `["convert", "caffe"]`, kept in the result.
+    /// - Throws: `UsageError` naming the offending option or argument.
+    public func parse(_ tokens: [String], commandPath: [String] = []) throws(UsageError) -> ParsedArguments {
+        var result = ParsedArguments(commandPath: commandPath, options: options)
+        var positionals: [String] = []
+        var index = 0
+        var optionsEnded = false
+
+        while index < tokens.count {
+            let token = tokens[index]
+            index += 1
+            if optionsEnded || !Self.looksLikeOption(token) {
+                positionals.append(token)
+            } else if token == "--" {
+                optionsEnded = true
+            } else if token.hasPrefix("--") {
+                let body = token.dropFirst(2)
+                let name = String(body.prefix { $0 != "=" })
+                let inline = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
+                guard let spec = options.named(name) else {
+                    throw UsageError.unknownOption("--\(name)", candidates: longNames)
+                }
+                try consume(spec, inline: inline, tokens: tokens, index: &index, into: &result)
+            } else {
+                try parseShortCluster(token, tokens: tokens, index: &index, into: &result)
+            }
+        }
+        try assignPositionals(positionals, into: &result)
+        if let missing = options.named.first(where: { $0.isRequired && !result.isPresent($0.name) }) {
+            throw UsageError("missing required option '\(missing.displayName)'")
+        }
+        return result
+    }
+
+    /// Every long option name with dashes, including the built-in ones, for suggestions.
+    private var longNames: [String] {
+        options.named.map { "--\($0.name)" } + ["--help", "--version"]
+    }
+
+    /// `-o value`, `-ovalue`, `-o=value`, or bundled flags `-abc`.
+    private func parseShortCluster(
+        _ token: String, tokens: [String], index: inout Int, into result: inout ParsedArguments
+    ) throws(UsageError) {
+        var rest = Substring(token.dropFirst())
+        while let letter = rest.first {
+            rest = rest.dropFirst()
+            guard let spec = options.named(short: letter) else {
+                throw UsageError.unknownOption("-\(letter)", candidates: [])
+            }
+            if spec.kind == .flag {
+                result.record(spec, value: nil)
+                continue
+            }
+            let inline = rest.isEmpty ? nil : String(rest.hasPrefix("=") ? rest.dropFirst() : rest)
+            try consume(spec, inline: inline, tokens: tokens, index: &index, into: &result)
+            return
+        }
+    }
+
+    /// Records one occurrence of a named option or flag, taking its value
+    /// from `inline` (`--name=value`) or the next token.
+    private func consume(
+        _ spec: OptionSpec, inline: String?, tokens: [String], index: inout Int, into result: inout ParsedArguments
+    ) throws(UsageError) {
+        if spec.kind == .flag {
+            if inline != nil { throw UsageError("flag '\(spec.displayName)' does not take a value") }
+            result.record(spec, value: nil)
+            return
+        }
+        if let inline {
+            result.record(spec, value: inline)
+            return
+        }
+        guard index < tokens.count, !Self.looksLikeOption(tokens[index]) else {
+            throw UsageError("missing value for option '\(spec.displayName)'")
+        }
+        result.record(spec, value: tokens[index])
+        index += 1
+    }
+
+    /// Hands positional tokens to the positional declarations in order.
+    private func assignPositionals(_ values: [String], into result: inout ParsedArguments) throws(UsageError) {
+        var remaining = values[...]
+        for spec in options.positionals {
+            if spec.isRepeatable {
+                if remaining.isEmpty && spec.isRequired {
+                    throw UsageError("missing required argument '\(spec.displayName)'")
+                }
+                for value in remaining { result.record(spec, value: value) }
+                remaining = []
+            } else if let value = remaining.popFirst() {
+                result.record(spec, value: value)
+            } else if spec.isRequired {
+                throw UsageError("missing required argument '\(spec.displayName)'")
+            }
+        }
+        if let extra = remaining.first {
+            throw UsageError("unexpected argument '\(extra)'")
+        }
+    }
+
+    /// Whether `token` is an option/flag (or `--`) rather than a value.
+    /// `-` alone and negative numbers such as `-123.68` or `-.5` are values.
+    static func looksLikeOption(_ token: String) -> Bool {
+        guard token.hasPrefix("-"), token.count > 1 else { return false }
+        if token.hasPrefix("--") { return true }
+        let second = token[token.index(after: token.startIndex)]
+        return !(second.isASCII && (second.isNumber || second == "."))
+    }
+}

@@ -1,0 +1,77 @@
+/// Version of the conversion toolkit, printed by `--version` of every program.
+public enum ToolkitVersion {
+    /// Semantic version string.
+    public static let string = "0.1.0"
+}
+
+/// Name, help text and subcommands of a command.
+public struct CommandConfiguration: Sendable {
+    /// The word that invokes the command (`convert`, `caffe`).
+    public var name: String
+    /// One-line summary, shown in help and in the parent's subcommand list.
+    public var abstract: String
+    /// Optional longer text shown in help after the abstract.
+    public var discussion: String
+    /// Child commands, dispatched on the first argument (`convert caffe ...`).
+    public var subcommands: [any Command.Type]
+
+    /// Creates a configuration.
+    public init(name: String, abstract: String, discussion: String = "", subcommands: [any Command.Type] = []) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.subcommands = subcommands
+    }
+}
+
+/// A command-line command: a static declaration of its inputs plus a `run` function.
+///
+/// ```swift
+/// struct CaffeCommand: Command {
+///     static let configuration = CommandConfiguration(name: "caffe", abstract: "Convert a Caffe model to Core ML.")
+///     static let options = Options {
+///         Positional("prototxt", help: "Deploy definition (.prototxt).")
+///         Option("image-scale", valueName: "scale", default: "1.0", help: "Multiply pixels by this.")
+///         Option("output", short: "o", valueName: "path", required: true, help: "Where to write the model.")
+///     }
+///     static func run(_ args: ParsedArguments) throws {
+///         let scale = try args.float("image-scale")
+///         ...
+///     }
+/// }
+/// // main.swift of the executable:
+/// exit(ConvertCommand.main())
+/// ```
+///
+/// A command with subcommands may omit `options` and `run`; run without a
+/// subcommand it then reports a usage error listing the subcommands.
+public protocol Command: SendableMetatype {
+    /// Name, abstract and subcommands.
+    static var configuration: CommandConfiguration { get }
+    /// Declared positionals, options and flags. Defaults to none.
+    static var options: Options { get }
+    /// Does the work. Throw `UsageError` for invocation mistakes (exit 64);
+    /// any other error is reported as one `error:` line with exit 1.
+    static func run(_ arguments: ParsedArguments) throws
+}
+
+extension Command {
+    public static var options: Options { .none }
+
+    public static func run(_ arguments: ParsedArguments) throws {
+        let names = configuration.subcommands.map { $0.configuration.name }
+        guard !names.isEmpty else { return }
+        throw UsageError("missing subcommand; expected one of: \(names.joined(separator: ", "))")
+    }
+
+    /// Parses `arguments`, runs the selected command, writes help, version or
+    /// error text, and returns the process exit status for `exit(_:)`:
+    /// 0 on success, 1 when the command failed, 64 for usage errors.
+    ///
+    /// - Parameter arguments: the command line without the program name.
+    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Int32 {
+        let outcome = CommandRunner.execute(self, arguments: arguments)
+        outcome.write()
+        return outcome.exitCode.rawValue
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// What a command line asks for, once subcommands are resolved and arguments parsed.
+public enum Invocation: Sendable {
+    /// Run `command` with the parsed arguments.
+    case run(any Command.Type, ParsedArguments)
+    /// Print this help text (from `--help`, `-h` or `help <subcommand>`).
+    case help(String)
+    /// Print the toolkit version.
+    case version
+}
+
+/// A usage error together with the usage line of the command it concerns.
+public struct CommandLineError: Error, Equatable, Sendable {
+    /// The underlying one-line message.
+    public var error: UsageError
+    /// The usage line(s) of the command being parsed.
+    public var usage: String
+}
+
+/// How a program invocation ended: everything needed to write its output
+/// and choose its exit status, with no side effects.
+public enum Outcome: Equatable, Sendable {
+    /// The command ran successfully.
+    case success
+    /// Help or version text to print on stdout; exit 0.
+    case output(String)
+    /// Malformed command line: message and usage line for stderr; exit 64.
+    case usageError(message: String, usage: String)
+    /// The command threw: one-line message for stderr; exit 1.
+    case failure(message: String)
+
+    /// The process exit status for this outcome.
+    public var exitCode: ExitCode {
+        switch self {
+        case .success, .output: .success
+        case .usageError: .usage
+        case .failure: .failure
+        }
+    }
+
+    /// Text for stdout (help and version).
+    public var standardOutput: String {
+        if case .output(let text) = self { return text.hasSuffix("\n") ? text : text + "\n" }
+        return ""
+    }
+
+    /// Text for stderr: `error: <message>` and, for usage errors, the usage line.
+    public var standardError: String {
+        switch self {
+        case .success, .output: ""
+        case .usageError(let message, let usage): "error: \(message)\n\(usage)\n"
+        case .failure(let message): "error: \(message)\n"
+        }
+    }
+
+    /// Writes `standardOutput` and `standardError` to the process streams.
+    public func write() {
+        if !standardOutput.isEmpty { FileHandle.standardOutput.write(Data(standardOutput.utf8)) }
+        if !standardError.isEmpty { FileHandle.standardError.write(Data(standardError.utf8)) }
+    }
+}
+
+/// Resolves subcommands, parses arguments and runs commands.
+public enum CommandRunner {
+    /// Parses `arguments` (without the program name) for `root` and its subcommands.
+    ///
+    /// `--help`/`-h` anywhere before `--` wins over parse errors, as does `--version`.
+    /// - Throws: `CommandLineError` for unknown subcommands and malformed arguments.
+    public static func parse(_ root: any Command.Type, arguments: [String]) throws(CommandLineError) -> Invocation {
+        var command = root
+        var path = [root.configuration.name]
+        var rest = arguments[...]
+
+        while let first = rest.first, let sub = subcommand(named: first, of: command) {
+            command = sub
+            path.append(first)
+            rest = rest.dropFirst()
+        }
+
+        func fail(_ error: UsageError) -> CommandLineError {
+            CommandLineError(error: error, usage: HelpFormatter.usage(for: command, path: path))
+        }
+
+        let subcommands = command.configuration.subcommands
+        if !subcommands.isEmpty, rest.first == "help" {
+            // `convert help caffe` is `convert caffe --help`.
+            for name in rest.dropFirst() {
+                guard let sub = subcommand(named: name, of: command) else {
+                    throw fail(unknownSubcommand(name, of: command))
+                }
+                command = sub
+                path.append(name)
+            }
+            return .help(HelpFormatter.help(for: command, path: path))
+        }
+
+        for token in rest.prefix(while: { $0 != "--" }) {
+            if token == "--help" || token == "-h" { return .help(HelpFormatter.help(for: command, path: path)) }
+            if token == "--version" { return .version }
+        }
+
+        if !subcommands.isEmpty, command.options.positionals.isEmpty,
+           let first = rest.first, !ArgumentParser.looksLikeOption(first) {
+            throw fail(unknownSubcommand(first, of: command))
+        }
+
+        do {
+            return .run(command, try ArgumentParser(options: command.options).parse(Array(rest), commandPath: path))
+        } catch {
+            throw fail(error)
+        }
+    }
+
+    /// Parses and runs; never exits and never writes. Use `Command.main` to do both.
+    public static func execute(_ root: any Command.Type, arguments: [String]) -> Outcome {
+        let invocation: Invocation
+        do {
+            invocation = try parse(root, arguments: arguments)
+        } catch {
+            return .usageError(message: error.error.message, usage: error.usage)
+        }
+        switch invocation {
+        case .help(let text):
+            return .output(text)
+        case .version:
+            return .output(ToolkitVersion.string)
+        case .run(let command, let arguments):
+            do {
+                try command.run(arguments)
+                return .success
+            } catch let error as UsageError {
+                return .usageError(message: error.message,
+                                   usage: HelpFormatter.usage(for: command, path: arguments.commandPath))
+            } catch {
+                return .failure(message: errorLine(for: error))
+            }
+        }
+    }
+
+    private static func subcommand(named name: String, of command: any Command.Type) -> (any Command.Type)? {
+        command.configuration.subcommands.first { $0.configuration.name == name }
+    }
+
+    private static func unknownSubcommand(_ name: String, of command: any Command.Type) -> UsageError {
+        let names = command.configuration.subcommands.map { $0.configuration.name }
+        if let match = closestMatch(to: name, in: names) {
+            return UsageError("unknown subcommand '\(name)'; did you mean '\(match)'?")
+        }
+        return UsageError("unknown subcommand '\(name)'; expected one of: \(names.joined(separator: ", "))")
+    }
+}

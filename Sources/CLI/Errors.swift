@@ -1,0 +1,119 @@
+import Foundation
+
+/// A mistake in how the program was invoked: unknown option, missing or
+/// malformed value, missing required argument, extra argument.
+///
+/// Reported as `error: <message>` followed by the usage line, exit code 64.
+/// Commands may throw it themselves (e.g. for mutually exclusive options).
+public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// One-line description, without the `error:` prefix.
+    public var message: String
+
+    /// Creates a usage error with a one-line message.
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    static func unknownOption(_ token: String, candidates: [String]) -> UsageError {
+        guard let match = closestMatch(to: token, in: candidates) else {
+            return UsageError("unknown option '\(token)'")
+        }
+        return UsageError("unknown option '\(token)'; did you mean '\(match)'?")
+    }
+
+    static func invalidValue(_ value: String, for spec: OptionSpec, reason: String) -> UsageError {
+        UsageError("invalid value '\(value)' for '\(spec.displayName)': \(reason)")
+    }
+}
+
+/// Process exit status of a command-line program.
+public enum ExitCode: Int32, Sendable {
+    /// The command ran (or printed help/version) successfully.
+    case success = 0
+    /// The command was run and threw an error.
+    case failure = 1
+    /// The command line was malformed (`EX_USAGE` from sysexits.h).
+    case usage = 64
+
+    /// Maps the error a command finished with to its exit status:
+    /// `nil` is success, a `UsageError` is 64, anything else is 1.
+    public init(error: (any Error)?) {
+        switch error {
+        case nil: self = .success
+        case is UsageError: self = .usage
+        default: self = .failure
+        }
+    }
+}
+
+/// Turns any error into the single line printed after `error: `.
+///
+/// Uses `LocalizedError.errorDescription` when present, otherwise
+/// `String(describing:)` (which honours `CustomStringConvertible`), except that
+/// Foundation errors become `<path>: <reason>`; newlines
+/// are folded into spaces and a leading `error:` is dropped so it is not doubled.
+public func errorLine(for error: any Error) -> String {
+    var text: String
+    if let localized = error as? any LocalizedError, let description = localized.errorDescription {
+        text = description
+    } else {
+        text = String(describing: error)
+        if text.hasPrefix("Error Domain=") { text = foundationErrorText(error as NSError) }
+    }
+    text = text.split(whereSeparator: \.isNewline)
+        .map { $0.trimmingCharacters(in: .whitespaces) }
+        .filter { !$0.isEmpty }
+        .joined(separator: " ")
+    while text.lowercased().hasPrefix("error:") {
+        text = String(text.dropFirst("error:".count)).trimmingCharacters(in: .whitespaces)
+    }
+    return text.isEmpty ? "unknown error" : text
+}
+
+/// Readable text for a Foundation error (`CocoaError`, `POSIXError`, `NSError`),
+/// whose default description is `Error Domain=... Code=... UserInfo={...}`:
+/// `<path>: <reason>`, preferring the underlying POSIX reason when there is one.
+private func foundationErrorText(_ error: NSError) -> String {
+    func reason(_ error: NSError) -> String {
+        let text = error.userInfo[NSLocalizedDescriptionKey] as? String ?? error.localizedDescription
+        let boilerplate = "The operation could not be completed. "
+        return text.hasPrefix(boilerplate) ? String(text.dropFirst(boilerplate.count)) : text
+    }
+    let underlying = (error.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+    let text = reason(underlying ?? error)
+    guard let path = error.userInfo[NSFilePathErrorKey] as? String else { return text }
+    return "\(path): \(text)"
+}
+
+/// The candidate closest to `word` by edit distance, if that distance is at most `maxDistance`.
+/// Ties go to the earliest candidate.
+func closestMatch(to word: String, in candidates: [String], maxDistance: Int = 2) -> String? {
+    var best: (candidate: String, distance: Int)?
+    for candidate in candidates {
+        let distance = editDistance(word, candidate)
+        if distance <= maxDistance, distance < (best?.distance ?? .max) {
+            best = (candidate, distance)
+        }
+    }
+    return best?.candidate
+}
+
+/// Levenshtein distance (insertions, deletions, substitutions) between two strings.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let a = Array(a), b = Array(b)
+    if a.isEmpty { return b.count }
+    if b.isEmpty { return a.count }
+    var previous = Array(0...b.count)
+    var current = [Int](repeating: 0, count: b.count + 1)
+    for i in 1...a.count {
+        current[0] = i
+        for j in 1...b.count {
+            let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
+        }
+        swap(&previous, &current)
+    }
+    return previous[b.count]
+}

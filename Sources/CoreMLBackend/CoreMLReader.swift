@@ -1,0 +1,137 @@
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+/// A Core ML model file as read: its specification version and the model.
+public struct CoreMLFile: Sendable {
+    /// `Model.specificationVersion` as stored in the file.
+    public var specificationVersion: Int
+    public var model: Model
+}
+
+/// A `.mlmodel` that decodes as protobuf but is not a model this toolkit
+/// can read: a missing part, a value out of range, an unsupported type.
+public struct CoreMLFormatError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    /// Where the offending message starts in the file.
+    public var offset: Int
+
+    public init(_ message: String, offset: Int) {
+        self.message = message
+        self.offset = offset
+    }
+
+    public var description: String { "byte \(offset): \(message)" }
+}
+
+/// A failure to read a model file, with the file's path in front.
+public struct ModelFileError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var underlying: any Error & Sendable
+
+    public var description: String { "\(path): \(underlying)" }
+}
+
+/// Reads `.mlmodel` files (NeuralNetwork and NeuralNetworkClassifier) into
+/// `Model`, losslessly for everything `CoreMLWriter` writes. Weights are
+/// not copied: they stay slices of the memory-mapped file, which lives as
+/// long as any of them.
+public enum CoreMLReader {
+    /// Reads the model at `path`.
+    /// - Parameter structureOnly: skip weight payloads (their counts are
+    ///   kept); for summaries of large files.
+    /// - Throws: `ModelFileError` wrapping a `FileError`, a `DecodeError` or a
+    ///   `CoreMLFormatError`, each with its byte offset.
+    public static func read(from path: String, structureOnly: Bool = false) throws -> CoreMLFile {
+        do {
+            let file = try MappedFile(path: path)
+            return try read(bytes: file.bytes, owner: file, structureOnly: structureOnly)
+        } catch let error as FileError {
+            throw error
+        } catch let error as DecodeError {
+            throw ModelFileError(path: path, underlying: error)
+        } catch let error as CoreMLFormatError {
+            throw ModelFileError(path: path, underlying: error)
+        }
+    }
+
+    /// Reads a model from `bytes`, which `owner` keeps alive.
+    public static func read(bytes: UnsafeRawBufferPointer, owner: AnyObject?,
+                            structureOnly: Bool = false) throws -> CoreMLFile {
+        let decoded = try BinaryDecoder.decode(MLModel.self, descriptor: descriptorOfModel, bytes: bytes, owner: owner,
+                                               options: DecodeOptions(structureOnly: structureOnly))
+        return try SpecReader(decoded: decoded).file()
+    }
+
+    static var descriptorOfModel: UnsafePointer<ProtobufCMessageDescriptor> {
+        withUnsafePointer(to: core_ml__specification__model__descriptor) { $0 }
+    }
+}
+
+/// Maps decoded Core ML structs to ModelFormat.
+struct SpecReader {
+    let decoded: Decoded<MLModel>
+
+    func fail(_ message: String, at message_: UnsafeRawPointer?) -> CoreMLFormatError {
+        CoreMLFormatError(message, offset: message_.map { decoded.offset(of: $0) } ?? 0)
+    }
+
+    func file() throws -> CoreMLFile {
+        let spec = decoded.root
+        guard let description = spec.pointee.description else {
+            throw fail("the model has no description (inputs and outputs)", at: spec)
+        }
+        var layers: (Int, UnsafeMutablePointer<UnsafeMutablePointer<MLLayer>?>?)
+        var preprocessing: (Int, UnsafeMutablePointer<UnsafeMutablePointer<MLPreprocessing>?>?)
+        var classifier: Classifier?
+        switch spec.pointee.type_case {
+        case CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK:
+            let network = spec.pointee.neuralnetwork!
+            layers = (network.pointee.n_layers, network.pointee.layers)
+            preprocessing = (network.pointee.n_preprocessing, network.pointee.preprocessing)
+        case CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK_CLASSIFIER:
+            let network = spec.pointee.neuralnetworkclassifier!
+            layers = (network.pointee.n_layers, network.pointee.layers)
+            preprocessing = (network.pointee.n_preprocessing, network.pointee.preprocessing)
+            classifier = try self.classifier(network, description)
+        default:
+            throw fail("the model is not a neural network or neural network classifier "
+                       + "(other Core ML model types are not supported)", at: spec)
+        }
+
+        var inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0) }
+        try applyPreprocessing(CArrays.buffer(preprocessing.1, preprocessing.0), to: &inputs)
+        var nodes = try CArrays.buffer(layers.1, layers.0).map { try node($0) }
+        var outputs: [Output] = []
+        for feature in CArrays.buffer(description.pointee.output, description.pointee.n_output) {
+            let name = CArrays.string(feature?.pointee.name)
+            if let classifier, name == classifier.predictedFeatureName || name == classifier.probabilitiesName { continue }
+            outputs.append(try output(feature))
+        }
+        if let classifier {
+            try nameProbabilitiesTensor(classifier, spec.pointee.neuralnetworkclassifier!, &nodes)
+        }
+        let model = Model(inputs: inputs, outputs: outputs, nodes: nodes, classifier: classifier,
+                          metadata: metadata(description.pointee.metadata))
+        return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model)
+    }
+
+    /// Files from other tools may name the probabilities tensor differently
+    /// from the probabilities feature (through `labelProbabilityLayerName`,
+    /// or implicitly as the last layer's output); the model spec uses one
+    /// name for both, so rename the tensor.
+    func nameProbabilitiesTensor(_ classifier: Classifier, _ network: UnsafeMutablePointer<MLClassifier>,
+                                 _ nodes: inout [Node]) throws {
+        let wanted = classifier.probabilitiesName
+        if nodes.contains(where: { $0.outputs.contains(wanted) }) { return }
+        var tensor = CArrays.string(network.pointee.labelprobabilitylayername)
+        if tensor.isEmpty, let last = nodes.last?.outputs.first { tensor = last }
+        guard nodes.contains(where: { $0.outputs.contains(tensor) }) else {
+            throw fail("no layer produces the class probabilities ('\(wanted)')", at: network)
+        }
+        for index in nodes.indices {
+            nodes[index].inputs = nodes[index].inputs.map { $0 == tensor ? wanted : $0 }
+            nodes[index].outputs = nodes[index].outputs.map { $0 == tensor ? wanted : $0 }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+/// Writes a `Model` as a Core ML model file (`.mlmodel`): the protobuf
+/// `Model` message holding a NeuralNetwork, or a NeuralNetworkClassifier
+/// when the model has class labels.
+public enum CoreMLWriter {
+    /// Validates `model` and writes it to `path` atomically: on any failure
+    /// no file is left behind and an existing file is untouched.
+    /// - Throws: `ModelError` for a model that does not hold together,
+    ///   `FileError` when the file cannot be written.
+    public static func write(_ model: Model, to path: String) throws {
+        try model.validate()
+        let builder = SpecBuilder()
+        let spec = builder.model(model)
+        try withExtendedLifetime(builder) {
+            try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
+                try MessageFile.write($0, to: path)
+            }
+        }
+    }
+
+    /// The lowest Core ML specification version that has every feature the
+    /// model uses, so the file loads on the oldest OS possible:
+    ///
+    /// | version | OS | needed for |
+    /// |---|---|---|
+    /// | 1 | iOS 11 | every layer here but clip |
+    /// | 4 | iOS 13 | the clip layer (ReLU6 and other bounded activations) |
+    public static func specificationVersion(for model: Model) -> Int32 {
+        var version: Int32 = 1
+        for node in model.nodes {
+            if case .activation(.clip) = node.operation { version = max(version, 4) }
+        }
+        return version
+    }
+}
+
+extension SpecBuilder {
+    func model(_ model: Model) -> UnsafeMutablePointer<MLModel> {
+        let spec: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
+        spec.pointee.specificationversion = CoreMLWriter.specificationVersion(for: model)
+
+        let description: UnsafeMutablePointer<MLModelDescription> = new(core_ml__specification__model_description__init)
+        (description.pointee.n_input, description.pointee.input) = array(model.inputs.map(inputFeature))
+        var outputs: [UnsafeMutablePointer<MLFeatureDescription>] = []
+        if let classifier = model.classifier {
+            outputs += classifierFeatures(classifier)
+            description.pointee.predictedfeaturename = string(classifier.predictedFeatureName)
+            description.pointee.predictedprobabilitiesname = string(classifier.probabilitiesName)
+        }
+        outputs += model.outputs.map { feature($0.name, $0.description, arrayType($0.shape)) }
+        (description.pointee.n_output, description.pointee.output) = array(outputs)
+        description.pointee.metadata = metadata(model.metadata)
+        spec.pointee.description = description
+
+        let layers = array(model.nodes.map(layer))
+        let preprocessing = array(self.preprocessing(model.inputs))
+        if let classifier = model.classifier {
+            let network: UnsafeMutablePointer<MLClassifier> = new(core_ml__specification__neural_network_classifier__init)
+            (network.pointee.n_layers, network.pointee.layers) = layers
+            (network.pointee.n_preprocessing, network.pointee.preprocessing) = preprocessing
+            switch classifier.labels {
+            case .strings(let labels):
+                network.pointee.class_labels_case = CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS_STRING_CLASS_LABELS
+                network.pointee.stringclasslabels = stringLabels(labels)
+            case .integers(let labels):
+                network.pointee.class_labels_case = CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS_INT64_CLASS_LABELS
+                network.pointee.int64classlabels = integerLabels(labels)
+            }
+            network.pointee.labelprobabilitylayername = string(classifier.probabilitiesName)
+            spec.pointee.type_case = CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK_CLASSIFIER
+            spec.pointee.neuralnetworkclassifier = network
+        } else {
+            let network: UnsafeMutablePointer<MLNeuralNetwork> = new(core_ml__specification__neural_network__init)
+            (network.pointee.n_layers, network.pointee.layers) = layers
+            (network.pointee.n_preprocessing, network.pointee.preprocessing) = preprocessing
+            spec.pointee.type_case = CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK
+            spec.pointee.neuralnetwork = network
+        }
+        return spec
+    }
+}

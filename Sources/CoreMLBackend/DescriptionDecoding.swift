@@ -1,0 +1,160 @@
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+/// Inputs, outputs, preprocessing, labels, metadata and weights from
+/// decoded Core ML structs.
+extension SpecReader {
+    func input(_ feature: UnsafeMutablePointer<MLFeatureDescription>?) throws -> Input {
+        guard let feature else { throw fail("an input is empty", at: nil) }
+        let name = CArrays.string(feature.pointee.name)
+        let description = CArrays.string(feature.pointee.shortdescription)
+        guard !name.isEmpty else { throw fail("an input has no name", at: feature) }
+        guard let type = feature.pointee.type else { throw fail("input '\(name)' has no type", at: feature) }
+        switch type.pointee.type_case {
+        case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_IMAGE_TYPE:
+            let image = type.pointee.imagetype!
+            let colorSpace: ColorSpace
+            switch image.pointee.colorspace {
+            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__RGB: colorSpace = .rgb
+            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__BGR: colorSpace = .bgr
+            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__GRAYSCALE: colorSpace = .grayscale
+            default: throw fail("image input '\(name)' has the unknown color space \(image.pointee.colorspace.rawValue)", at: image)
+            }
+            let width = Int(image.pointee.width), height = Int(image.pointee.height)
+            guard width > 0, height > 0, width <= 1 << 16, height <= 1 << 16 else {
+                throw fail("image input '\(name)' has the size \(width)x\(height)", at: image)
+            }
+            return Input(name: name, kind: .image(ImageInput(width: width, height: height, colorSpace: colorSpace)),
+                         description: description)
+        case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE:
+            let array = type.pointee.multiarraytype!
+            return Input(name: name, kind: .array(shape: try shape(array, of: name)), description: description)
+        default:
+            throw fail("input '\(name)' is not an image or a multi-array; other input types are not supported", at: type)
+        }
+    }
+
+    func output(_ feature: UnsafeMutablePointer<MLFeatureDescription>?) throws -> Output {
+        guard let feature else { throw fail("an output is empty", at: nil) }
+        let name = CArrays.string(feature.pointee.name)
+        guard !name.isEmpty else { throw fail("an output has no name", at: feature) }
+        var shape: [Int] = []
+        if let type = feature.pointee.type, type.pointee.type_case == CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE {
+            shape = try self.shape(type.pointee.multiarraytype!, of: name)
+        }
+        return Output(name: name, shape: shape, description: CArrays.string(feature.pointee.shortdescription))
+    }
+
+    func shape(_ array: UnsafeMutablePointer<MLArrayType>, of name: String) throws -> [Int] {
+        let shape = CArrays.array(array.pointee.shape, array.pointee.n_shape)
+        guard shape.allSatisfy({ $0 > 0 && $0 <= 1 << 31 }) else { throw fail("feature '\(name)' has the shape \(shape)", at: array) }
+        return shape.map { Int($0) }
+    }
+
+    func applyPreprocessing(_ entries: UnsafeBufferPointer<UnsafeMutablePointer<MLPreprocessing>?>, to inputs: inout [Input]) throws {
+        for case let entry? in entries {
+            var name = CArrays.string(entry.pointee.featurename)
+            if name.isEmpty, inputs.count == 1 { name = inputs[0].name }  // Core ML allows this for one input
+            guard let index = inputs.firstIndex(where: { $0.name == name }), var image = inputs[index].image else {
+                throw fail("preprocessing for '\(name)', which is not an image input", at: entry)
+            }
+            switch entry.pointee.preprocessor_case {
+            case CORE_ML__SPECIFICATION__NEURAL_NETWORK_PREPROCESSING__PREPROCESSOR_SCALER:
+                let scaler = entry.pointee.scaler!.pointee
+                // proto3: an unset channelScale reads as 0 and means 1.
+                image.scale = scaler.channelscale == 0 ? 1 : scaler.channelscale
+                image.redBias = scaler.redbias
+                image.greenBias = scaler.greenbias
+                image.blueBias = scaler.bluebias
+                image.grayBias = scaler.graybias
+            case CORE_ML__SPECIFICATION__NEURAL_NETWORK_PREPROCESSING__PREPROCESSOR_MEAN_IMAGE:
+                let mean = entry.pointee.meanimage!
+                let count = mean.pointee.n_meanimage
+                guard count == image.channels * image.width * image.height else {
+                    throw fail("mean image for '\(name)' has \(count) values, expected \(image.channels)x\(image.height)x\(image.width)", at: mean)
+                }
+                image.meanImage = floats(mean.pointee.meanimage, count)
+            default:
+                throw fail("preprocessing for '\(name)' has no scaler or mean image", at: entry)
+            }
+            inputs[index].kind = .image(image)
+        }
+    }
+
+    func classifier(_ network: UnsafeMutablePointer<MLClassifier>,
+                    _ description: UnsafeMutablePointer<MLModelDescription>) throws -> Classifier {
+        let labels: ClassLabels
+        switch network.pointee.class_labels_case {
+        case CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS_STRING_CLASS_LABELS:
+            let vector = network.pointee.stringclasslabels!
+            labels = .strings(CArrays.strings(vector.pointee.vector, vector.pointee.n_vector))
+        case CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS_INT64_CLASS_LABELS:
+            let vector = network.pointee.int64classlabels!
+            labels = .integers(CArrays.array(vector.pointee.vector, vector.pointee.n_vector))
+        default:
+            throw fail("the classifier has no class labels", at: network)
+        }
+        guard labels.count > 0 else { throw fail("the classifier has no class labels", at: network) }
+        let predicted = CArrays.string(description.pointee.predictedfeaturename)
+        let probabilities = CArrays.string(description.pointee.predictedprobabilitiesname)
+        guard !predicted.isEmpty else { throw fail("the classifier has no predictedFeatureName", at: description) }
+        return Classifier(labels: labels, predictedFeatureName: predicted,
+                          probabilitiesName: probabilities.isEmpty ? "classLabelProbs" : probabilities)
+    }
+
+    func metadata(_ message: UnsafeMutablePointer<MLMetadata>?) -> Metadata {
+        guard let message else { return Metadata() }
+        let pairs = CArrays.buffer(message.pointee.userdefined, message.pointee.n_userdefined).compactMap { entry in
+            entry.map { (key: CArrays.string($0.pointee.key), value: CArrays.string($0.pointee.value)) }
+        }
+        return Metadata(author: CArrays.string(message.pointee.author), license: CArrays.string(message.pointee.license),
+                        shortDescription: CArrays.string(message.pointee.shortdescription),
+                        version: CArrays.string(message.pointee.versionstring), userDefined: pairs)
+    }
+
+    /// Float values of a repeated float field: borrowed from the file, or
+    /// unloaded (count only) after a structure-only decode.
+    func floats(_ pointer: UnsafeMutablePointer<Float>?, _ count: Int) -> Weights {
+        guard count > 0 else { return Weights([]) }
+        guard let pointer else { return Weights(unloadedCount: count) }
+        return Weights(borrowing: UnsafeBufferPointer(start: pointer, count: count), owner: decoded)
+    }
+
+    /// A layer's weights: float32 values as they are, float16 ones widened.
+    func weights(_ params: UnsafeMutablePointer<MLWeights>?, _ what: String, of layer: String) throws -> Weights {
+        guard let params else { throw fail("layer '\(layer)' has no \(what)", at: nil) }
+        let half = params.pointee.float16value
+        if params.pointee.n_floatvalue > 0 {
+            guard half.len == 0 else { throw fail("layer '\(layer)': \(what) holds both float32 and float16 values", at: params) }
+            return floats(params.pointee.floatvalue, params.pointee.n_floatvalue)
+        }
+        guard half.len > 0 else { return Weights([]) }
+        guard half.len % 2 == 0 else { throw fail("layer '\(layer)': float16 \(what) has an odd byte count \(half.len)", at: params) }
+        guard let data = half.data else { return Weights(unloadedCount: half.len / 2) }
+        let raw = UnsafeRawPointer(data)
+        return Weights((0..<half.len / 2).map { widenHalf(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) })
+    }
+
+    /// Optional weights: present only when the layer says so.
+    func optionalWeights(_ present: Int32, _ params: UnsafeMutablePointer<MLWeights>?, _ what: String,
+                         of layer: String) throws -> Weights? {
+        present != 0 ? try weights(params, what, of: layer) : nil
+    }
+}
+
+/// IEEE 754 half precision to single precision.
+func widenHalf(_ bits: UInt16) -> Float {
+    let sign = UInt32(bits >> 15) << 31
+    let exponent = Int((bits >> 10) & 0x1f)
+    let mantissa = UInt32(bits & 0x3ff)
+    switch exponent {
+    case 0:  // zero or subnormal: mantissa * 2^-24
+        let magnitude = Float(mantissa) * Float(sign: .plus, exponent: -24, significand: 1)
+        return sign != 0 ? -magnitude : magnitude
+    case 31:  // infinity or NaN
+        return Float(bitPattern: sign | 0x7f80_0000 | (mantissa << 13))
+    default:
+        return Float(bitPattern: sign | UInt32(exponent - 15 + 127) << 23 | (mantissa << 13))
+    }
+}

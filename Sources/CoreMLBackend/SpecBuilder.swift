@@ -1,0 +1,70 @@
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+/// Allocates the protobuf-c structs of one model being written. Weight
+/// arrays are not copied: `WeightParams.floatValue` points at the
+/// `Weights`' own memory, which the builder keeps alive until packing is done.
+final class SpecBuilder {
+    let arena = Arena()
+    private var retainedWeights: [Weights] = []
+
+    /// A new message struct, initialised by its generated `__init` function.
+    func new<T>(_ initialize: (UnsafeMutablePointer<T>?) -> Void) -> UnsafeMutablePointer<T> {
+        let message = try! arena.allocate(T.self, count: 1)
+        initialize(message)
+        return message
+    }
+
+    func string(_ value: String) -> UnsafeMutablePointer<CChar> {
+        arena.cString(value)
+    }
+
+    /// A repeated string field: count and array.
+    func strings(_ values: [String]) -> (Int, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) {
+        (values.count, arena.copy(values.map { Optional(string($0)) }))
+    }
+
+    /// A repeated uint64 field.
+    func uint64s(_ values: [Int]) -> (Int, UnsafeMutablePointer<UInt64>?) {
+        (values.count, arena.copy(values.map { UInt64($0) }))
+    }
+
+    /// A repeated int64 field.
+    func int64s(_ values: [Int]) -> (Int, UnsafeMutablePointer<Int64>?) {
+        (values.count, arena.copy(values.map { Int64($0) }))
+    }
+
+    /// A repeated message field.
+    func array<T>(_ values: [UnsafeMutablePointer<T>]) -> (Int, UnsafeMutablePointer<UnsafeMutablePointer<T>?>?) {
+        (values.count, arena.copy(values.map { Optional($0) }))
+    }
+
+    /// Keeps `weights`' memory alive until the model is packed.
+    func retain(_ weights: Weights) {
+        retainedWeights.append(weights)
+    }
+
+    /// WeightParams whose float array is the weights' own memory.
+    func weights(_ weights: Weights) -> UnsafeMutablePointer<MLWeights> {
+        retain(weights)
+        let params: UnsafeMutablePointer<MLWeights> = new(core_ml__specification__weight_params__init)
+        let buffer = weights.unsafeBuffer
+        params.pointee.n_floatvalue = buffer.count
+        params.pointee.floatvalue = buffer.count > 0 ? UnsafeMutablePointer(mutating: buffer.baseAddress) : nil
+        return params
+    }
+
+    /// Border amounts [height, width] for a padding or crop.
+    func borderAmounts(_ edges: Edges) -> UnsafeMutablePointer<MLBorderAmounts> {
+        let amounts: UnsafeMutablePointer<MLBorderAmounts> = new(core_ml__specification__border_amounts__init)
+        let height: UnsafeMutablePointer<MLEdgeSizes> = new(core_ml__specification__border_amounts__edge_sizes__init)
+        height.pointee.startedgesize = UInt64(edges.top)
+        height.pointee.endedgesize = UInt64(edges.bottom)
+        let width: UnsafeMutablePointer<MLEdgeSizes> = new(core_ml__specification__border_amounts__edge_sizes__init)
+        width.pointee.startedgesize = UInt64(edges.left)
+        width.pointee.endedgesize = UInt64(edges.right)
+        (amounts.pointee.n_borderamounts, amounts.pointee.borderamounts) = array([height, width])
+        return amounts
+    }
+}

@@ -1,0 +1,17 @@
+/// A model that does not hold together: a dangling tensor, a weight count
+/// that does not fit its layer, shapes that do not line up. The message
+/// names the node (or input, or output) concerned.
+public struct ModelError: Error, CustomStringConvertible, Sendable, Equatable {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    /// An error about the node called `node`.
+    public init(node: String, _ message: String) {
+        self.message = "layer '\(node)': \(message)"
+    }
+
+    public var description: String { message }
+}

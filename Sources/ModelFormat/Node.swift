@@ -1,0 +1,72 @@
+/// One layer of the graph: an operation reading named tensors and producing
+/// named tensors. Tensor names are unique: each is produced by exactly one
+/// node or is a model input (frontends rename in-place layers into this form).
+public struct Node: Equatable, Sendable {
+    public var name: String
+    public var operation: Operation
+    public var inputs: [String]
+    public var outputs: [String]
+
+    public init(name: String, operation: Operation, inputs: [String], outputs: [String]) {
+        self.name = name
+        self.operation = operation
+        self.inputs = inputs
+        self.outputs = outputs
+    }
+
+    /// A node with one input and one output tensor named after the node.
+    public init(_ name: String, _ operation: Operation, input: String) {
+        self.init(name: name, operation: operation, inputs: [input], outputs: [name])
+    }
+}
+
+/// Height and width of a 2-D window (kernel, stride, dilation).
+public struct Size2: Equatable, Sendable {
+    public var height: Int
+    public var width: Int
+
+    public init(_ height: Int, _ width: Int) {
+        self.height = height
+        self.width = width
+    }
+
+    /// The same value for both axes.
+    public init(square: Int) {
+        self.init(square, square)
+    }
+}
+
+/// Amounts added to (or removed from) each edge of a feature map.
+public struct Edges: Equatable, Sendable {
+    public var top: Int
+    public var bottom: Int
+    public var left: Int
+    public var right: Int
+
+    public init(top: Int = 0, bottom: Int = 0, left: Int = 0, right: Int = 0) {
+        self.top = top
+        self.bottom = bottom
+        self.left = left
+        self.right = right
+    }
+
+    /// The same amount on every edge.
+    public init(all: Int) {
+        self.init(top: all, bottom: all, left: all, right: all)
+    }
+
+    public static let zero = Edges()
+}
+
+/// Padding of a convolution or pooling window.
+public enum WindowPadding: Equatable, Sendable {
+    /// Explicit amounts; output = floor((in + pads - dilated kernel) / stride) + 1.
+    case explicit(Edges)
+    /// Output = ceil(in / stride); the odd pixel goes bottom/right unless
+    /// `topLeftHeavy`.
+    case same(topLeftHeavy: Bool)
+    /// Caffe's pooling: symmetric padding [h, w] with the output size
+    /// rounded up, so the last window may run past the padded input.
+    /// Pooling only.
+    case includeLastPixel(Size2)
+}

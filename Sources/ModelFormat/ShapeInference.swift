@@ -1,0 +1,208 @@
+/// Output shapes of every tensor, computed from the input shapes and each
+/// operation's attributes, in graph order.
+public enum ShapeInference {
+    /// The shape of every input and every node output of `model`.
+    /// - Throws: `ModelError` naming the layer whose inputs do not fit it.
+    public static func shapes(of model: Model) throws(ModelError) -> [String: TensorShape] {
+        var shapes: [String: TensorShape] = [:]
+        for input in model.inputs {
+            shapes[input.name] = try inputShape(input)
+        }
+        for node in model.nodes {
+            var inputShapes: [TensorShape] = []
+            for name in node.inputs {
+                guard let shape = shapes[name] else {
+                    throw ModelError(node: node.name, "input '\(name)' is not produced by an earlier layer or a model input")
+                }
+                inputShapes.append(shape)
+            }
+            let outputs = try outputShapes(of: node, inputs: inputShapes)
+            guard outputs.count == node.outputs.count else {
+                throw ModelError(node: node.name, "has \(node.outputs.count) outputs, the operation gives \(outputs.count)")
+            }
+            for (name, shape) in zip(node.outputs, outputs) {
+                guard shape.channels > 0, shape.height > 0, shape.width > 0 else {
+                    throw ModelError(node: node.name, "output '\(name)' would have the empty shape \(shape)")
+                }
+                shapes[name] = shape
+            }
+        }
+        return shapes
+    }
+
+    static func inputShape(_ input: Input) throws(ModelError) -> TensorShape {
+        switch input.kind {
+        case .image(let image):
+            return TensorShape(channels: image.channels, height: image.height, width: image.width)
+        case .array(let dimensions):
+            guard let shape = TensorShape(dimensions: dimensions), shape.count > 0 else {
+                throw ModelError("input '\(input.name)': shape \(dimensions) is not [C] or [C, H, W] with positive sizes")
+            }
+            return shape
+        }
+    }
+
+    /// Shapes of a node's outputs, given its input shapes.
+    public static func outputShapes(of node: Node, inputs: [TensorShape]) throws(ModelError) -> [TensorShape] {
+        func fail(_ message: String) -> ModelError { ModelError(node: node.name, message) }
+        guard let first = inputs.first else {
+            if case .constant(let shape, _) = node.operation, let tensor = TensorShape(dimensions: shape) {
+                return [tensor]
+            }
+            throw fail("has no input")
+        }
+        switch node.operation {
+        case .convolution(let conv):
+            return [try convolutionShape(conv, first, fail)]
+        case .pooling(let pool):
+            if pool.global { return [TensorShape(channels: first.channels)] }
+            let height = try windowOutput(first.height, pool.kernel.height, pool.stride.height, 1, pool.padding, vertical: true, fail)
+            let width = try windowOutput(first.width, pool.kernel.width, pool.stride.width, 1, pool.padding, vertical: false, fail)
+            return [TensorShape(channels: first.channels, height: height, width: width)]
+        case .innerProduct(let product):
+            guard first.count == product.inputChannels else {
+                throw fail("expects \(product.inputChannels) input values, gets \(first) = \(first.count)")
+            }
+            return [TensorShape(channels: product.outputChannels)]
+        case .concat:
+            guard inputs.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
+                throw fail("concatenates maps of different sizes: \(inputs.map(\.description).joined(separator: ", "))")
+            }
+            return [TensorShape(channels: inputs.reduce(0) { $0 + $1.channels }, height: first.height, width: first.width)]
+        case .add, .multiply, .maximum, .minimum, .average:
+            return [try broadcast(inputs, fail)]
+        case .flatten:
+            return [TensorShape(channels: first.count)]
+        case .reshape(let target, _):
+            guard let shape = TensorShape(dimensions: target), shape.count == first.count else {
+                throw fail("cannot reshape \(first) (\(first.count) values) to \(target)")
+            }
+            return [shape]
+        case .permute(let axes):
+            // Axes index [Seq, C, H, W]; the sequence axis must stay first.
+            guard axes.sorted() == [0, 1, 2, 3], axes[0] == 0 else { throw fail("permutation \(axes) is not supported") }
+            let dims = [1, first.channels, first.height, first.width]
+            return [TensorShape(channels: dims[axes[1]], height: dims[axes[2]], width: dims[axes[3]])]
+        case .padding(let padding):
+            let e = padding.edges
+            return [TensorShape(channels: first.channels, height: first.height + e.top + e.bottom,
+                                width: first.width + e.left + e.right)]
+        case .crop(.edges(let e)):
+            return [TensorShape(channels: first.channels, height: first.height - e.top - e.bottom,
+                                width: first.width - e.left - e.right)]
+        case .crop(.like):
+            guard inputs.count == 2 else { throw fail("crops to a reference input, but has \(inputs.count) inputs") }
+            return [TensorShape(channels: first.channels, height: inputs[1].height, width: inputs[1].width)]
+        case .slice(let slice):
+            var shape = first
+            switch slice.axis {
+            case .channel: shape.channels = sliceLength(first.channels, slice)
+            case .height: shape.height = sliceLength(first.height, slice)
+            case .width: shape.width = sliceLength(first.width, slice)
+            }
+            return [shape]
+        case .split:
+            guard node.outputs.count > 0, first.channels % node.outputs.count == 0 else {
+                throw fail("cannot split \(first.channels) channels into \(node.outputs.count) equal parts")
+            }
+            let part = TensorShape(channels: first.channels / node.outputs.count, height: first.height, width: first.width)
+            return Array(repeating: part, count: node.outputs.count)
+        case .reduce(let reduce):
+            switch reduce.axes {
+            case .chw: return [TensorShape(channels: 1)]
+            case .hw: return [TensorShape(channels: first.channels)]
+            case .c: return [TensorShape(channels: 1, height: first.height, width: first.width)]
+            case .h: return [TensorShape(channels: first.channels, height: 1, width: first.width)]
+            case .w: return [TensorShape(channels: first.channels, height: first.height, width: 1)]
+            }
+        case .upsample(let upsample):
+            return [TensorShape(channels: first.channels, height: first.height * upsample.scale.height,
+                                width: first.width * upsample.scale.width)]
+        case .constant(let shape, _):
+            guard let tensor = TensorShape(dimensions: shape) else { throw fail("constant shape \(shape) is not [C, H, W]") }
+            return [tensor]
+        case .activation, .batchNorm, .scale, .bias, .lrn, .softmax, .unary, .l2Normalize:
+            return [first]
+        }
+    }
+
+    static func convolutionShape(_ conv: Convolution, _ input: TensorShape,
+                                 _ fail: (String) -> ModelError) throws(ModelError) -> TensorShape {
+        guard conv.groups > 0, input.channels == conv.kernelChannels * conv.groups else {
+            throw fail("expects \(conv.kernelChannels) x \(conv.groups) groups = \(conv.kernelChannels * conv.groups) input channels, gets \(input.channels)")
+        }
+        if conv.isDeconvolution {
+            if conv.outputShape.count == 2 {
+                return TensorShape(channels: conv.outputChannels, height: conv.outputShape[0], width: conv.outputShape[1])
+            }
+            func deconvolved(_ size: Int, _ kernel: Int, _ stride: Int, _ dilation: Int, _ pads: Int) -> Int {
+                (size - 1) * stride + (kernel - 1) * dilation + 1 - pads
+            }
+            var padsHeight = 0, padsWidth = 0
+            if case .explicit(let e) = conv.padding {
+                padsHeight = e.top + e.bottom
+                padsWidth = e.left + e.right
+            }
+            if case .same = conv.padding {
+                return TensorShape(channels: conv.outputChannels, height: input.height * conv.stride.height,
+                                   width: input.width * conv.stride.width)
+            }
+            return TensorShape(channels: conv.outputChannels,
+                               height: deconvolved(input.height, conv.kernel.height, conv.stride.height, conv.dilation.height, padsHeight),
+                               width: deconvolved(input.width, conv.kernel.width, conv.stride.width, conv.dilation.width, padsWidth))
+        }
+        let height = try windowOutput(input.height, conv.kernel.height, conv.stride.height, conv.dilation.height,
+                                      conv.padding, vertical: true, fail)
+        let width = try windowOutput(input.width, conv.kernel.width, conv.stride.width, conv.dilation.width,
+                                     conv.padding, vertical: false, fail)
+        return TensorShape(channels: conv.outputChannels, height: height, width: width)
+    }
+
+    /// Output length of a sliding window along one axis.
+    static func windowOutput(_ size: Int, _ kernel: Int, _ stride: Int, _ dilation: Int, _ padding: WindowPadding,
+                             vertical: Bool, _ fail: (String) -> ModelError) throws(ModelError) -> Int {
+        guard kernel > 0, stride > 0, dilation > 0 else {
+            throw fail("kernel \(kernel), stride \(stride) and dilation \(dilation) must be positive")
+        }
+        let extent = (kernel - 1) * dilation + 1
+        switch padding {
+        case .explicit(let e):
+            let padded = size + (vertical ? e.top + e.bottom : e.left + e.right)
+            guard padded >= extent else { throw fail("window \(extent) is larger than the padded input \(padded)") }
+            return (padded - extent) / stride + 1
+        case .same:
+            return (size + stride - 1) / stride
+        case .includeLastPixel(let pads):
+            // Caffe's pooling: round up, then drop a last window that would
+            // start in the bottom/right padding.
+            let pad = vertical ? pads.height : pads.width
+            guard size + 2 * pad >= kernel else { throw fail("window \(kernel) is larger than the padded input \(size + 2 * pad)") }
+            var output = (size + 2 * pad - kernel + stride - 1) / stride + 1
+            if pad > 0 && (output - 1) * stride >= size + pad { output -= 1 }
+            return output
+        }
+    }
+
+    static func sliceLength(_ size: Int, _ slice: Slice) -> Int {
+        let start = slice.start < 0 ? size + slice.start : slice.start
+        let end = slice.end < 0 ? size + slice.end + 1 : min(slice.end, size)
+        guard slice.stride > 0, end > start else { return 0 }
+        return (end - start + slice.stride - 1) / slice.stride
+    }
+
+    /// Element-wise layers broadcast [1, 1, 1], [C, 1, 1] or [1, H, W] to the full shape.
+    static func broadcast(_ inputs: [TensorShape], _ fail: (String) -> ModelError) throws(ModelError) -> TensorShape {
+        var result = inputs[0]
+        for shape in inputs.dropFirst() {
+            func merge(_ a: Int, _ b: Int) throws(ModelError) -> Int {
+                if a == b || b == 1 { return a }
+                if a == 1 { return b }
+                throw fail("cannot combine shapes \(inputs.map(\.description).joined(separator: " and "))")
+            }
+            result = TensorShape(channels: try merge(result.channels, shape.channels),
+                                 height: try merge(result.height, shape.height),
+                                 width: try merge(result.width, shape.width))
+        }
+        return result
+    }
+}

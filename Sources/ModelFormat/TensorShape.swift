@@ -1,0 +1,33 @@
+/// The shape of a tensor between layers: [C, H, W]. Vectors (inner-product
+/// outputs, flattened maps) are [C, 1, 1].
+public struct TensorShape: Equatable, Hashable, Sendable, CustomStringConvertible {
+    public var channels: Int
+    public var height: Int
+    public var width: Int
+
+    public init(channels: Int, height: Int = 1, width: Int = 1) {
+        self.channels = channels
+        self.height = height
+        self.width = width
+    }
+
+    /// From a [C] or [C, H, W] array shape.
+    public init?(dimensions: [Int]) {
+        switch dimensions.count {
+        case 1: self.init(channels: dimensions[0])
+        case 3: self.init(channels: dimensions[0], height: dimensions[1], width: dimensions[2])
+        default: return nil
+        }
+    }
+
+    /// Number of values.
+    public var count: Int { channels * height * width }
+
+    /// [C, H, W].
+    public var dimensions: [Int] { [channels, height, width] }
+
+    /// [C] for a vector, [C, H, W] otherwise: how Core ML describes it.
+    public var featureShape: [Int] { height == 1 && width == 1 ? [channels] : dimensions }
+
+    public var description: String { "\(channels)x\(height)x\(width)" }
+}

@@ -1,0 +1,97 @@
+/// A constant float32 tensor's values, flat in row-major order.
+///
+/// The values either belong to the weights (copied in from an array) or are
+/// borrowed from memory that another object owns, typically a slice of a
+/// memory-mapped model file: a 500 MB file is never copied just to be
+/// converted. Either way the memory is immutable and stays valid as long as
+/// this value (or a copy of it) exists.
+// Sendable: the memory behind `pointer` is immutable and kept alive by
+// `owner`, which is itself Sendable.
+public struct Weights: @unchecked Sendable {
+    /// The values, valid while `owner` lives.
+    private let pointer: UnsafeBufferPointer<Float>
+    /// Keeps `pointer` valid: a `FloatStorage` or the mapped file.
+    private let owner: (any AnyObject & Sendable)?
+
+    /// Number of values, whether or not they were loaded.
+    public let count: Int
+
+    /// Whether the values are present. A structure-only read of a model file
+    /// knows how many values a tensor has without loading them.
+    public let isLoaded: Bool
+
+    /// Weights holding a copy of `values`.
+    public init(_ values: [Float]) {
+        let storage = FloatStorage(values)
+        self.pointer = storage.buffer
+        self.owner = storage
+        self.count = values.count
+        self.isLoaded = true
+    }
+
+    /// Weights that borrow `buffer`, which `owner` keeps alive and unchanged.
+    public init(borrowing buffer: UnsafeBufferPointer<Float>, owner: any AnyObject & Sendable) {
+        self.pointer = buffer
+        self.owner = owner
+        self.count = buffer.count
+        self.isLoaded = true
+    }
+
+    /// Weights whose values were not read: only the count is known.
+    public init(unloadedCount count: Int) {
+        self.pointer = UnsafeBufferPointer(start: nil, count: 0)
+        self.owner = nil
+        self.count = count
+        self.isLoaded = false
+    }
+
+    /// Calls `body` with the values (empty when not loaded).
+    public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        try withExtendedLifetime(owner) { try body(pointer) }
+    }
+
+    /// The values' memory, for writers that stream it into a file without
+    /// copying. Valid only while this value (or a copy of it) is alive;
+    /// empty when not loaded.
+    public var unsafeBuffer: UnsafeBufferPointer<Float> { pointer }
+
+    /// The values as an array (a copy).
+    public var values: [Float] { withUnsafeBufferPointer { Array($0) } }
+
+    /// The value at `index`.
+    public subscript(index: Int) -> Float { withUnsafeBufferPointer { $0[index] } }
+}
+
+extension Weights: Equatable {
+    /// Equal when both hold the same bit patterns (so NaN weights compare
+    /// equal to themselves, as a lossless round trip needs).
+    public static func == (lhs: Weights, rhs: Weights) -> Bool {
+        guard lhs.isLoaded == rhs.isLoaded, lhs.count == rhs.count else { return false }
+        return lhs.withUnsafeBufferPointer { left in
+            rhs.withUnsafeBufferPointer { right in
+                left.baseAddress == right.baseAddress
+                    || zip(left, right).allSatisfy { $0.bitPattern == $1.bitPattern }
+            }
+        }
+    }
+}
+
+extension Weights: CustomStringConvertible {
+    public var description: String { isLoaded ? "Weights(\(count) values)" : "Weights(\(count) values, not loaded)" }
+}
+
+/// Heap memory for weights that own their values: a stable address that the
+/// Core ML writer can hand to protobuf-c without copying.
+final class FloatStorage: @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<Float>
+
+    init(_ values: [Float]) {
+        let memory = UnsafeMutableBufferPointer<Float>.allocate(capacity: values.count)
+        _ = memory.initialize(from: values)
+        buffer = UnsafeBufferPointer(memory)
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+}
