@@ -24,17 +24,19 @@ let package = Package(
         .target(name: "ModelFormat"),
         // ModelFormat <-> Core ML `.mlmodel` files.
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "ProtoSchemas", "CProtobufC"]),
+        // Summaries of models for `inspect` and `convert`.
+        .target(name: "Inspection", dependencies: ["ModelFormat"]),
         // Command-line parsing shared by the programs.
         .target(name: "CLI"),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend"]),
-        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection"]),
+        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection"]),
 
         .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "ProtoSchemas", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["ModelFormat"]),
-        .testTarget(name: "CoreMLBackendTests", dependencies: ["CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"],
-                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "CoreMLBackendTests", dependencies: ["CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"]),
+        .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
-        .testTarget(name: "CommandTests", dependencies: []),
+        .testTarget(name: "CommandTests", dependencies: [], exclude: ["Snapshots"]),
     ]
 )

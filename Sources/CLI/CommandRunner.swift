@@ -56,8 +56,14 @@ public enum Outcome: Equatable, Sendable {
 
     /// Writes `standardOutput` and `standardError` to the process streams.
     public func write() {
-        if !standardOutput.isEmpty { FileHandle.standardOutput.write(Data(standardOutput.utf8)) }
-        if !standardError.isEmpty { FileHandle.standardError.write(Data(standardError.utf8)) }
+        // Whatever the command printed through stdio goes out first.
+        fflush(nil)  // nil flushes every stdio stream
+        if !standardOutput.isEmpty { FileHandle.standardOutput.write(Data(terminated(standardOutput).utf8)) }
+        if !standardError.isEmpty { FileHandle.standardError.write(Data(terminated(standardError).utf8)) }
+    }
+
+    private func terminated(_ text: String) -> String {
+        text.hasSuffix("\n") ? text : text + "\n"
     }
 }
 

@@ -64,7 +64,7 @@ public enum CoreMLReader {
     }
 
     static var descriptorOfModel: UnsafePointer<ProtobufCMessageDescriptor> {
-        withUnsafePointer(to: core_ml__specification__model__descriptor) { $0 }
+        proto_coreml_model_descriptor()
     }
 }
 

@@ -6,6 +6,16 @@ import Protobuf
 extension SpecReader {
     func node(_ layer: UnsafeMutablePointer<MLLayer>?) throws -> Node {
         guard let layer else { throw fail("a layer is empty", at: nil) }
+        do {
+            return try node(layer)
+        } catch var error as CoreMLFormatError where error.offset == 0 {
+            // Problems found in plain values know no message: point at the layer.
+            error.offset = decoded.offset(of: layer)
+            throw error
+        }
+    }
+
+    private func node(_ layer: UnsafeMutablePointer<MLLayer>) throws -> Node {
         let name = CArrays.string(layer.pointee.name)
         guard !name.isEmpty else { throw fail("a layer has no name", at: layer) }
         let inputs = CArrays.strings(layer.pointee.input, layer.pointee.n_input)
@@ -151,7 +161,9 @@ extension SpecReader {
         default:
             padding = .explicit(.zero)
         }
-        return Pooling(kind: kind, kernel: try size2(p.kernelsize, p.n_kernelsize, default: 3, "kernelSize", name),
+        // Global pooling ignores the kernel; coremltools writes it as [0, 0].
+        let kernel = try size2(p.kernelsize, p.n_kernelsize, default: 3, "kernelSize", name, allowZero: p.globalpooling != 0)
+        return Pooling(kind: kind, kernel: kernel,
                        stride: try size2(p.stride, p.n_stride, default: 1, "stride", name), padding: padding,
                        excludePaddingFromAverage: p.avgpoolexcludepadding != 0, global: p.globalpooling != 0)
     }

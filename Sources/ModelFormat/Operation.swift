@@ -86,9 +86,11 @@ public enum ChannelOrder: Equatable, Sendable {
 
 /// A 2-D convolution or deconvolution (transposed convolution).
 ///
-/// Weights are [outputChannels, kernelChannels, kH, kW] for a convolution and
+/// Weights are [outputChannels, kernelChannels, kH, kW] for a convolution,
+/// where kernelChannels = input channels / groups, and
 /// [kernelChannels, outputChannels / groups, kH, kW] for a deconvolution,
-/// where kernelChannels = input channels / groups.
+/// where kernelChannels = all the input channels (as coremltools writes it
+/// and Caffe stores Deconvolution weights).
 public struct Convolution: Equatable, Sendable {
     public var outputChannels: Int
     public var kernelChannels: Int
@@ -122,7 +124,7 @@ public struct Convolution: Equatable, Sendable {
     /// Number of weight values the attributes call for.
     public var expectedWeightCount: Int {
         isDeconvolution
-            ? kernelChannels * groups * (outputChannels / max(groups, 1)) * kernel.height * kernel.width
+            ? kernelChannels * (outputChannels / max(groups, 1)) * kernel.height * kernel.width
             : outputChannels * kernelChannels * kernel.height * kernel.width
     }
 }
@@ -303,8 +305,9 @@ public enum Crop: Equatable, Sendable {
     case like(offset: [Int])
 }
 
-/// Takes `start..<end` with `stride` along one axis; negative indices count
-/// from the axis' end, as Core ML's SliceLayerParams defines them.
+/// Takes `start..<end` with `stride` along one axis. Negative indices count
+/// from the axis' end as in Python: `end: -1` stops before the last element
+/// (Core ML's SliceLayerParams: "-1 denotes N-1"); ends past N are clamped.
 public struct Slice: Equatable, Sendable {
     public enum Axis: Equatable, Sendable { case channel, height, width }
     public var axis: Axis

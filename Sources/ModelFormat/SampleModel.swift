@@ -2,8 +2,8 @@
 /// writes, and the spine's round-trip test subject.
 ///
 /// Image input `data`, 227x227 BGR, with Caffe-style mean biases and scale;
-/// conv 8 7x7/4 -> ReLU -> max pool 3/2 (Caffe rounding) -> inner product 8
-/// -> softmax, labelled with age_net's eight age ranges. Weights come from a
+/// conv 8 7x7/4 -> ReLU -> max pool 3/2 (Caffe rounding) -> flatten ->
+/// inner product 8 -> softmax, labelled with age_net's eight age ranges. Weights come from a
 /// fixed-seed generator, so every run builds the same model.
 public enum SampleModel {
     /// age_net's labels.
@@ -30,7 +30,8 @@ public enum SampleModel {
                 Node("conv1", .convolution(conv), input: "data"),
                 Node("relu1", .activation(.relu), input: "conv1"),
                 Node("pool1", .pooling(pool), input: "relu1"),
-                Node("fc8", .innerProduct(product), input: "pool1"),
+                Node("flatten", .flatten(.channelFirst), input: "pool1"),
+                Node("fc8", .innerProduct(product), input: "flatten"),
                 Node(name: "prob", operation: .softmax, inputs: ["fc8"], outputs: ["classLabelProbs"]),
             ],
             classifier: Classifier(labels: .strings(ageLabels)),

@@ -33,9 +33,12 @@ public enum ShapeInference {
     static func inputShape(_ input: Input) throws(ModelError) -> TensorShape {
         switch input.kind {
         case .image(let image):
+            guard image.width > 0, image.height > 0 else {
+                throw ModelError("input '\(input.name)': image size \(image.width)x\(image.height) is empty")
+            }
             return TensorShape(channels: image.channels, height: image.height, width: image.width)
         case .array(let dimensions):
-            guard let shape = TensorShape(dimensions: dimensions), shape.count > 0 else {
+            guard let shape = TensorShape(dimensions: dimensions), dimensions.allSatisfy({ $0 > 0 }) else {
                 throw ModelError("input '\(input.name)': shape \(dimensions) is not [C] or [C, H, W] with positive sizes")
             }
             return shape
@@ -60,6 +63,10 @@ public enum ShapeInference {
             let width = try windowOutput(first.width, pool.kernel.width, pool.stride.width, 1, pool.padding, vertical: false, fail)
             return [TensorShape(channels: first.channels, height: height, width: width)]
         case .innerProduct(let product):
+            // Core ML (specifications 1-3) takes only vectors here.
+            guard first.height == 1 && first.width == 1 else {
+                throw fail("takes a [C, 1, 1] vector, gets \(first): flatten its input first")
+            }
             guard first.count == product.inputChannels else {
                 throw fail("expects \(product.inputChannels) input values, gets \(first) = \(first.count)")
             }
@@ -102,7 +109,8 @@ public enum ShapeInference {
             }
             return [shape]
         case .split:
-            guard node.outputs.count > 0, first.channels % node.outputs.count == 0 else {
+            guard node.outputs.count >= 2 else { throw fail("a split needs at least 2 outputs, has \(node.outputs.count)") }
+            guard first.channels % node.outputs.count == 0 else {
                 throw fail("cannot split \(first.channels) channels into \(node.outputs.count) equal parts")
             }
             let part = TensorShape(channels: first.channels / node.outputs.count, height: first.height, width: first.width)
@@ -128,10 +136,13 @@ public enum ShapeInference {
 
     static func convolutionShape(_ conv: Convolution, _ input: TensorShape,
                                  _ fail: (String) -> ModelError) throws(ModelError) -> TensorShape {
-        guard conv.groups > 0, input.channels == conv.kernelChannels * conv.groups else {
-            throw fail("expects \(conv.kernelChannels) x \(conv.groups) groups = \(conv.kernelChannels * conv.groups) input channels, gets \(input.channels)")
+        guard conv.groups > 0, conv.outputChannels % conv.groups == 0 else {
+            throw fail("\(conv.outputChannels) output channels do not split into \(conv.groups) groups")
         }
         if conv.isDeconvolution {
+            guard input.channels == conv.kernelChannels, input.channels % conv.groups == 0 else {
+                throw fail("expects \(conv.kernelChannels) input channels in \(conv.groups) groups, gets \(input.channels)")
+            }
             if conv.outputShape.count == 2 {
                 return TensorShape(channels: conv.outputChannels, height: conv.outputShape[0], width: conv.outputShape[1])
             }
@@ -150,6 +161,9 @@ public enum ShapeInference {
             return TensorShape(channels: conv.outputChannels,
                                height: deconvolved(input.height, conv.kernel.height, conv.stride.height, conv.dilation.height, padsHeight),
                                width: deconvolved(input.width, conv.kernel.width, conv.stride.width, conv.dilation.width, padsWidth))
+        }
+        guard input.channels == conv.kernelChannels * conv.groups else {
+            throw fail("expects \(conv.kernelChannels) x \(conv.groups) groups = \(conv.kernelChannels * conv.groups) input channels, gets \(input.channels)")
         }
         let height = try windowOutput(input.height, conv.kernel.height, conv.stride.height, conv.dilation.height,
                                       conv.padding, vertical: true, fail)
@@ -173,19 +187,22 @@ public enum ShapeInference {
         case .same:
             return (size + stride - 1) / stride
         case .includeLastPixel(let pads):
-            // Caffe's pooling: round up, then drop a last window that would
+            // Caffe's pooling: round up, then, when there is any padding (on
+            // either axis, as Caffe checks), drop a last window that would
             // start in the bottom/right padding.
             let pad = vertical ? pads.height : pads.width
             guard size + 2 * pad >= kernel else { throw fail("window \(kernel) is larger than the padded input \(size + 2 * pad)") }
             var output = (size + 2 * pad - kernel + stride - 1) / stride + 1
-            if pad > 0 && (output - 1) * stride >= size + pad { output -= 1 }
+            if (pads.height > 0 || pads.width > 0) && (output - 1) * stride >= size + pad { output -= 1 }
             return output
         }
     }
 
     static func sliceLength(_ size: Int, _ slice: Slice) -> Int {
-        let start = slice.start < 0 ? size + slice.start : slice.start
-        let end = slice.end < 0 ? size + slice.end + 1 : min(slice.end, size)
+        let start = max(slice.start < 0 ? size + slice.start : slice.start, 0)
+        // Python-style: -1 is the last index, and the end is exclusive
+        // (NeuralNetwork.proto: "-1 denotes N-1"); ends past N are clamped.
+        let end = slice.end < 0 ? size + slice.end : min(slice.end, size)
         guard slice.stride > 0, end > start else { return 0 }
         return (end - start + slice.stride - 1) / slice.stride
     }

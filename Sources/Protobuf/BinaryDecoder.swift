@@ -93,6 +93,7 @@ struct BinaryDecoding {
         var packedChunks = 0
         var unpackedValues = 0
         var firstPayload = 0
+        var firstPayloadRange = 0..<0
         var filled = 0
         var inPlace = false
     }
@@ -101,7 +102,7 @@ struct BinaryDecoding {
         do {
             return try arena.allocate(size)
         } catch {
-            throw DecodeError("decoding needs more than \(arena.budget >> 20) MB of memory; the input is corrupt or hostile",
+            throw DecodeError("decoding needs more than \(SizeText.bytes(arena.budget)) of memory; the input is corrupt or hostile",
                               offset: offset)
         }
     }
@@ -120,6 +121,7 @@ struct BinaryDecoding {
             return message
         }
         var tallies = [RepeatedTally](repeating: RepeatedTally(), count: Int(descriptor.pointee.n_fields))
+        var parts: [Int: [Range<Int>]] = [:]  // singular messages that arrived in several parts
 
         // Pass 1: validate tags and wire types, count repeated values.
         var cursor = WireCursor(base: base, position: range.lowerBound, end: range.upperBound)
@@ -135,6 +137,12 @@ struct BinaryDecoding {
                 try checkWireType(wireType, for: field.pointee, at: tagOffset)
                 if field.pointee.isRepeated {
                     try tally(&tallies[index], field.pointee, wireType, &cursor)
+                } else if field.pointee.type == PROTOBUF_C_TYPE_MESSAGE {
+                    // A singular message may arrive in parts, which merge.
+                    let payload = try cursor.lengthDelimited()
+                    if tallies[index].count > 0 { parts[index, default: [tallies[index].firstPayloadRange]].append(payload) }
+                    tallies[index].count += 1
+                    tallies[index].firstPayloadRange = payload
                 } else {
                     try cursor.skip(wireType, number: number)
                 }
@@ -157,6 +165,12 @@ struct BinaryDecoding {
             do throws(DecodeError) {
                 if field.pointee.isRepeated {
                     try storeRepeated(&tallies[index], field.pointee, wireType, &cursor, message, depth: depth)
+                } else if let ranges = parts[index] {
+                    _ = try cursor.lengthDelimited()
+                    if tallies[index].filled == 0 {
+                        try storeMerged(field.pointee, ranges, message, depth: depth)
+                        tallies[index].filled = 1
+                    }
                 } else {
                     try storeSingular(field.pointee, &cursor, message, depth: depth)
                 }
@@ -166,6 +180,26 @@ struct BinaryDecoding {
             }
         }
         return message
+    }
+
+    /// Decodes a singular message field that arrived in several parts as the
+    /// concatenation of the parts, which is what protobuf's merge means.
+    /// The parts are copied together into the arena; offsets in errors
+    /// inside it count from the start of the concatenation.
+    private func storeMerged(_ field: ProtobufCFieldDescriptor, _ ranges: [Range<Int>],
+                             _ message: UnsafeMutableRawPointer, depth: Int) throws(DecodeError) {
+        let total = ranges.reduce(0) { $0 + $1.count }
+        let joined = try allocate(total, at: ranges[0].lowerBound)
+        var position = 0
+        for range in ranges {
+            (joined + position).copyMemory(from: base + range.lowerBound, byteCount: range.count)
+            position += range.count
+        }
+        let merged = BinaryDecoding(base: UnsafeRawPointer(joined), arena: arena, options: options, offsets: offsets)
+        let nested = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
+        let child = try merged.message(nested, in: 0..<total, depth: depth + 1)
+        (message + Int(field.offset)).storeBytes(of: child, as: UnsafeMutableRawPointer.self)
+        markPresent(field, in: message)
     }
 
     /// Skips every field of a message that has no known fields.
@@ -223,7 +257,7 @@ struct BinaryDecoding {
     /// payloads are skipped, otherwise zeroed arena memory for pass 2.
     private func allocateRepeated(_ tallies: inout [RepeatedTally], _ fields: UnsafePointer<ProtobufCFieldDescriptor>,
                                   _ message: UnsafeMutableRawPointer, at offset: Int) throws(DecodeError) {
-        for index in tallies.indices where tallies[index].count > 0 {
+        for index in tallies.indices where tallies[index].count > 0 && fields[index].isRepeated {
             let field = fields[index]
             let count = tallies[index].count
             (message + Int(field.quantifier_offset)).storeBytes(of: count, as: Int.self)
@@ -305,6 +339,13 @@ struct BinaryDecoding {
             }
             storeScalar(bits, as: field, to: address)
         }
+    }
+}
+
+/// Byte counts in words for messages.
+enum SizeText {
+    static func bytes(_ count: Int) -> String {
+        count >= 1 << 20 ? "\(count >> 20) MB" : count >= 1 << 10 ? "\(count >> 10) KB" : "\(count) bytes"
     }
 }
 

@@ -30,11 +30,11 @@ struct WireCursor {
             guard position < end else { throw error("truncated varint", at: start) }
             let byte = base.load(fromByteOffset: position, as: UInt8.self)
             position += 1
+            // The tenth byte may only hold the 64th bit.
             if shift == 63 && byte > 1 { throw error("varint longer than 64 bits", at: start) }
             result |= UInt64(byte & 0x7f) << shift
             if byte < 0x80 { return result }
             shift += 7
-            if shift > 63 { throw error("varint longer than 10 bytes", at: start) }
         }
     }
 
@@ -48,6 +48,10 @@ struct WireCursor {
         }
         guard let wireType = WireType(rawValue: UInt8(raw & 7)) else {
             throw error("invalid wire type \(raw & 7) for field \(number)", at: start)
+        }
+        guard wireType != .startGroup && wireType != .endGroup else {
+            // Deprecated since proto2 and absent from every schema here.
+            throw error("groups are not supported (field \(number))", at: start)
         }
         return (UInt32(number), wireType)
     }
@@ -85,7 +89,7 @@ struct WireCursor {
         case .fixed32: _ = try fixed32()
         case .lengthDelimited: _ = try lengthDelimited()
         case .startGroup, .endGroup:
-            throw error("groups are not supported (field \(number))")
+            throw error("groups are not supported (field \(number))")  // tag() already refuses them
         }
     }
 }

@@ -14,4 +14,11 @@
 /// or -1 when a write failed (errno is set).
 long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file);
 
+/// The stable addresses of the root message descriptors. Swift cannot take
+/// the address of a C global constant beyond a single call, and the
+/// decoder keeps descriptor pointers for the whole decode.
+static inline const ProtobufCMessageDescriptor *proto_coreml_model_descriptor(void) {
+  return &core_ml__specification__model__descriptor;
+}
+
 #endif

@@ -1,0 +1,77 @@
+import ModelFormat
+
+/// Counts that describe a model at a glance: layers by type, parameters,
+/// weight bytes, multiply-accumulates. Computed from the structure alone,
+/// so they work on a structure-only read that never touched the weights.
+public struct ModelStatistics: Equatable, Sendable {
+    /// Number of layers of each kind, in order of first appearance.
+    public var layerCounts: [(kind: String, count: Int)]
+    /// Number of weight values (all float32 in this toolkit's models).
+    public var parameterCount: Int
+    /// Multiply-accumulate operations for one prediction.
+    public var multiplyAccumulates: Int
+    /// Shape of every tensor, when shape inference succeeded.
+    public var shapes: [String: TensorShape]
+
+    public var weightBytes: Int { parameterCount * MemoryLayout<Float>.size }
+
+    public init(_ model: Model) {
+        var kinds: [String] = []
+        var counts: [String: Int] = [:]
+        for node in model.nodes {
+            let kind = node.operation.kindName
+            if counts[kind] == nil { kinds.append(kind) }
+            counts[kind, default: 0] += 1
+        }
+        layerCounts = kinds.map { ($0, counts[$0]!) }
+        parameterCount = model.nodes.reduce(0) { $0 + $1.operation.parameterCount }
+        let shapes = (try? ShapeInference.shapes(of: model)) ?? [:]
+        self.shapes = shapes
+        multiplyAccumulates = model.nodes.reduce(0) { total, node in
+            total + node.multiplyAccumulates(outputShape: node.outputs.first.flatMap { shapes[$0] })
+        }
+    }
+
+    public static func == (lhs: ModelStatistics, rhs: ModelStatistics) -> Bool {
+        lhs.layerCounts.elementsEqual(rhs.layerCounts, by: ==) && lhs.parameterCount == rhs.parameterCount
+            && lhs.multiplyAccumulates == rhs.multiplyAccumulates && lhs.shapes == rhs.shapes
+    }
+}
+
+extension Operation {
+    /// Number of weight values the operation carries.
+    public var parameterCount: Int {
+        switch self {
+        case .convolution(let c): c.weights.count + (c.bias?.count ?? 0)
+        case .innerProduct(let p): p.weights.count + (p.bias?.count ?? 0)
+        case .batchNorm(let b): b.gamma.count + b.beta.count + b.mean.count + b.variance.count
+        case .scale(let s): s.scale.count + (s.bias?.count ?? 0)
+        case .bias(let b): b.bias.count
+        case .activation(.prelu(let alpha)): alpha.count
+        case .activation(.parametricSoftplus(let alpha, let beta)): alpha.count + beta.count
+        case .constant(_, let data): data.count
+        default: 0
+        }
+    }
+}
+
+extension Node {
+    /// Multiply-accumulates of the layer, given its output shape.
+    func multiplyAccumulates(outputShape: TensorShape?) -> Int {
+        switch operation {
+        case .convolution(let c):
+            guard let shape = outputShape else { return 0 }
+            if c.isDeconvolution {
+                // Every input pixel meets every weight once; the input is
+                // about the output divided by the stride.
+                return c.weights.count * (shape.height / c.stride.height) * (shape.width / c.stride.width)
+            }
+            // Every output value takes one kernel's worth of products.
+            return shape.count * c.kernelChannels * c.kernel.height * c.kernel.width
+        case .innerProduct(let p):
+            return p.inputChannels * p.outputChannels
+        default:
+            return 0
+        }
+    }
+}

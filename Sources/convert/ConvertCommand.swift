@@ -1,0 +1,36 @@
+import CLI
+import CoreMLBackend
+import Inspection
+import ModelFormat
+
+/// `convert`: source models in, Core ML `.mlmodel` out.
+enum ConvertCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "convert", abstract: "Convert neural-network models to Core ML (.mlmodel).",
+        subcommands: [SampleCommand.self])
+}
+
+/// `convert sample`: writes the classifier built in code by `SampleModel`.
+enum SampleCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "sample", abstract: "Write the built-in sample classifier (227x227 BGR image in, 8 age labels out).",
+        discussion: "The model is built in code with generated weights; it exercises the whole writer and is the subject of the README's first command.")
+    static let options = Options {
+        Option("output", short: "o", valueName: "path", default: "Sample.mlmodel", help: "Where to write the model.")
+    }
+
+    static func run(_ arguments: ParsedArguments) throws {
+        let path = try arguments.string("output")
+        try CoreMLWriter.write(SampleModel.classifier(), to: path)
+        try printSummary(of: path)
+    }
+}
+
+/// Reads back the file just written (so the summary shows what is in the
+/// file, not what was meant to be) and prints its summary.
+func printSummary(of path: String) throws {
+    let file = try CoreMLReader.read(from: path, structureOnly: true)
+    print("Wrote \(path)")
+    print(SummaryText.render(file.model, format: "Core ML model, specification version \(file.specificationVersion)"),
+          terminator: "")
+}

@@ -1,0 +1,76 @@
+import Foundation
+import XCTest
+
+final class ConvertInspectTests: XCTestCase {
+    func testConvertSampleWritesTheModelAndPrintsItsSummary() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("Sample.mlmodel").path
+        let result = try ProgramRunner.run("convert", ["sample", "-o", path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardError, "")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        try assertSnapshot(result.standardOutput.replacingOccurrences(of: path, with: "<out>"), named: "convert-sample")
+    }
+
+    func testInspectLayersOfTheSample() throws {
+        let path = try temporaryFolder().appendingPathComponent("Sample.mlmodel").path
+        XCTAssertEqual(try ProgramRunner.run("convert", ["sample", "-o", path]).status, 0)
+        let result = try ProgramRunner.run("inspect", ["--layers", path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        try assertSnapshot(result.standardOutput, named: "inspect-layers-sample")
+    }
+
+    func testFailuresAreOneLineWithExitOne() throws {
+        let folder = try temporaryFolder()
+        let sample = folder.appendingPathComponent("Sample.mlmodel").path
+        XCTAssertEqual(try ProgramRunner.run("convert", ["sample", "-o", sample]).status, 0)
+        let truncated = folder.appendingPathComponent("truncated.mlmodel")
+        try Data(try Data(contentsOf: URL(fileURLWithPath: sample)).prefix(300)).write(to: truncated)
+
+        let cases: [(String, [String], String)] = [
+            ("inspect", [folder.appendingPathComponent("missing.mlmodel").path], "missing.mlmodel: cannot open: No such file or directory"),
+            ("inspect", [truncated.path], "truncated.mlmodel: byte "),
+            ("inspect", [folder.path], "not a regular file"),
+            ("convert", ["sample", "-o", folder.appendingPathComponent("no/such/folder/x.mlmodel").path], "no/such/folder"),
+        ]
+        for (program, arguments, fragment) in cases {
+            let result = try ProgramRunner.run(program, arguments)
+            XCTAssertEqual(result.status, 1, "\(program) \(arguments)")
+            XCTAssertEqual(result.standardOutput, "")
+            let lines = result.standardError.split(separator: "\n")
+            XCTAssertEqual(lines.count, 1, result.standardError)
+            XCTAssertTrue(result.standardError.hasPrefix("error: ") && result.standardError.contains(fragment), result.standardError)
+        }
+    }
+
+    func testAFailedConversionLeavesAnExistingOutputUntouched() throws {
+        // The output folder is read-only: the write must fail without touching the old file.
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("Model.mlmodel").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
+        if access(folder.path, W_OK) == 0 { throw XCTSkip("running as a user who can write to read-only folders (root)") }
+        let result = try ProgramRunner.run("convert", ["sample", "-o", path])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data("old".utf8))
+    }
+
+    func testUsageErrorsExit64WithTheUsageLine() throws {
+        let result = try ProgramRunner.run("inspect", [])
+        XCTAssertEqual(result.status, 64)
+        XCTAssertTrue(result.standardError.contains("usage: inspect"), result.standardError)
+        let unknown = try ProgramRunner.run("convert", ["sample", "--outptu", "x"])
+        XCTAssertEqual(unknown.status, 64)
+        XCTAssertTrue(unknown.standardError.contains("--output"), unknown.standardError)
+    }
+
+    func testVersionAndHelp() throws {
+        let version = try ProgramRunner.run("convert", ["--version"])
+        XCTAssertEqual(version.status, 0)
+        XCTAssertEqual(version.standardOutput, "0.1.0\n")
+        let help = try ProgramRunner.run("inspect", ["--help"])
+        XCTAssertEqual(help.status, 0)
+        try assertSnapshot(help.standardOutput, named: "inspect-help")
+    }
+}

@@ -1,0 +1,103 @@
+import ModelFormat
+import XCTest
+
+/// Memory that a test owns and lends to `Weights(borrowing:owner:)`.
+final class LentFloats: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Float>
+
+    init(_ values: [Float]) {
+        buffer = .allocate(capacity: values.count)
+        _ = buffer.initialize(from: values)
+    }
+
+    deinit { buffer.deallocate() }
+}
+
+final class WeightsTests: XCTestCase {
+    func testEqualityComparesBitPatterns() {
+        XCTAssertEqual(Weights([1, 2, 3]), Weights([1, 2, 3]))
+        XCTAssertNotEqual(Weights([1, 2, 3]), Weights([1, 2, 4]))
+        XCTAssertNotEqual(Weights([1, 2, 3]), Weights([1, 2]))
+        // NaN equals itself (a lossless round trip must compare equal)...
+        XCTAssertEqual(Weights([.nan, 1]), Weights([.nan, 1]))
+        let signalling = Float(bitPattern: 0x7FA0_0001)
+        XCTAssertEqual(Weights([signalling]), Weights([signalling]))
+        // ...but not a NaN with another payload, and -0 is not +0.
+        XCTAssertNotEqual(Weights([.nan]), Weights([Float(bitPattern: 0x7FC0_0001)]))
+        XCTAssertNotEqual(Weights([.nan]), Weights([-.nan]))
+        XCTAssertNotEqual(Weights([0]), Weights([-0.0]))
+        XCTAssertEqual(Weights([.infinity, -.infinity]), Weights([.infinity, -.infinity]))
+        XCTAssertEqual(Weights([]), Weights([]))
+    }
+
+    func testCopiesShareEquality() {
+        let weights = Weights([.nan, 2])
+        let copy = weights
+        XCTAssertEqual(weights, copy)
+        XCTAssertEqual(copy.values.map(\.bitPattern), [Float.nan.bitPattern, Float(2).bitPattern])
+    }
+
+    func testBorrowedAndOwnedWeightsAreEqualWhenTheValuesAre() {
+        let values: [Float] = [0.5, -1, .nan, 3e10]
+        let lent = LentFloats(values)
+        let borrowed = Weights(borrowing: UnsafeBufferPointer(lent.buffer), owner: lent)
+        XCTAssertEqual(borrowed, Weights(values))
+        XCTAssertEqual(Weights(values), borrowed)
+        XCTAssertTrue(borrowed.isLoaded)
+        XCTAssertEqual(borrowed.count, 4)
+        XCTAssertEqual(borrowed.unsafeBuffer.baseAddress, UnsafePointer(lent.buffer.baseAddress), "borrowing does not copy")
+        XCTAssertEqual(borrowed[3], 3e10)
+
+        let other = LentFloats([0.5, -1, .nan, 3])
+        XCTAssertNotEqual(Weights(borrowing: UnsafeBufferPointer(other.buffer), owner: other), borrowed)
+    }
+
+    func testBorrowedWeightsKeepTheirOwnerAlive() {
+        weak var weakOwner: LentFloats?
+        let weights: Weights = {
+            let lent = LentFloats([4, 5, 6])
+            weakOwner = lent
+            return Weights(borrowing: UnsafeBufferPointer(lent.buffer), owner: lent)
+        }()
+        XCTAssertNotNil(weakOwner)
+        XCTAssertEqual(weights.values, [4, 5, 6])
+    }
+
+    func testUnloadedWeightsKeepTheirCount() {
+        let unloaded = Weights(unloadedCount: 1176)
+        XCTAssertEqual(unloaded.count, 1176)
+        XCTAssertFalse(unloaded.isLoaded)
+        XCTAssertEqual(unloaded.values, [])
+        XCTAssertEqual(unloaded.unsafeBuffer.count, 0)
+        XCTAssertEqual(unloaded.withUnsafeBufferPointer { $0.count }, 0)
+        XCTAssertEqual(unloaded, Weights(unloadedCount: 1176))
+        XCTAssertNotEqual(unloaded, Weights(unloadedCount: 1175))
+        XCTAssertNotEqual(Weights(unloadedCount: 3), Weights([1, 2, 3]))
+        XCTAssertNotEqual(Weights(unloadedCount: 0), Weights([]))
+        XCTAssertEqual(unloaded.description, "Weights(1176 values, not loaded)")
+        XCTAssertEqual(Weights([1, 2]).description, "Weights(2 values)")
+    }
+
+    func testValuesIsACopy() {
+        let source: [Float] = [1, 2, 3]
+        var input = source
+        let weights = Weights(input)
+        input[0] = 99
+        XCTAssertEqual(weights.values, source, "the initializer copies")
+        var values = weights.values
+        values[1] = -7
+        XCTAssertEqual(weights.values, source, "changing the returned array does not change the weights")
+        XCTAssertEqual(weights[1], 2)
+        XCTAssertEqual(weights.count, 3)
+        XCTAssertTrue(weights.isLoaded)
+        XCTAssertEqual(weights.withUnsafeBufferPointer { Array($0) }, source)
+    }
+
+    func testWeightsInOperationsCompareByValue() {
+        let a = ModelFormat.Operation.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights([1, .nan])))
+        let b = ModelFormat.Operation.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights([1, .nan])))
+        let c = ModelFormat.Operation.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights(unloadedCount: 2)))
+        XCTAssertEqual(a, b)
+        XCTAssertNotEqual(a, c)
+    }
+}

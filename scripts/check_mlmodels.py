@@ -1,0 +1,584 @@
+#!/usr/bin/env python3
+"""Independently checks Core ML .mlmodel files with coremltools' own schema.
+
+Usage: .venv/bin/python scripts/check_mlmodels.py DIR
+
+Every X.mlmodel under DIR (recursively) is decoded with coremltools'
+Model_pb2 and checked for structural validity: a neuralNetwork or
+neuralNetworkClassifier, layers named uniquely and in topological order,
+model outputs produced by layers, consistent classifier outputs and labels,
+preprocessing bound to image inputs.
+
+If X.expect.json sits beside it, every key it states is compared with the
+spec (all keys optional): specificationVersion, kind, inputs, outputs (lists
+in order of {name, type, width, height, colorSpace, shape, dataType,
+keyType}), predictedFeatureName, predictedProbabilitiesName, classLabels,
+preprocessing (list of {featureName, scaler: {...}, meanImageCount}),
+metadata, layerCount, and layers: entries matched by name with optional
+type (the `layer` oneof member), inputs, outputs, params (dotted protobuf
+field paths into the layer's params message; numbers with relative
+tolerance 1e-6, enums by name or number, dicts compare sub-messages, {}
+means "is set", a number in a path indexes a repeated field) and
+weightCounts (dotted path to a WeightParams -> number of weights).
+An X.expect.json without X.mlmodel counts as a failed model.
+
+Prints one line per failure, `FILE: path.to.field: expected X, got Y` (or a
+description), then `check_mlmodels: N passed, M failed`. Exits 1 if any
+model failed or DIR has no .mlmodel file, else 0.
+"""
+
+import contextlib
+import json
+import logging
+import math
+import os
+import sys
+from pathlib import Path
+
+
+@contextlib.contextmanager
+def quiet_imports():
+    """Silences import-time noise: coremltools' "Failed to load _MLModelProxy"
+    warnings on Linux, and TensorFlow's C++ log lines when it is installed
+    (coremltools imports it). Both go to file descriptor 2, so that is
+    pointed at /dev/null meanwhile; errors still surface once it is back."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(logging.NOTSET)
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def import_coreml_proto():
+    with quiet_imports():
+        from coremltools.proto import Model_pb2
+    return Model_pb2
+
+
+Model_pb2 = import_coreml_proto()
+
+NEURAL_NETWORK_KINDS = ("neuralNetwork", "neuralNetworkClassifier")
+REL_TOL = 1e-6
+ABS_TOL = 1e-12
+
+
+class Report:
+    """Collects the failures of one model file."""
+
+    def __init__(self, file):
+        self.file = file
+        self.lines = []
+
+    def fail(self, path, expected, got):
+        self.lines.append(f"{self.file}: {path}: expected {show(expected)}, got {show(got)}")
+
+    def error(self, path, text):
+        self.lines.append(f"{self.file}: {path}: {text}")
+
+    @property
+    def ok(self):
+        return not self.lines
+
+
+class Plain(str):
+    """A description shown as is in a failure line (not quoted like a value)."""
+
+
+def show(value):
+    """Formats a value for a failure line (JSON-like, readable)."""
+    if isinstance(value, Plain):
+        return str(value)
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def values_equal(expected, got):
+    if is_number(expected) and is_number(got):
+        return math.isclose(expected, got, rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    if isinstance(expected, list) and isinstance(got, list):
+        return len(expected) == len(got) and all(map(values_equal, expected, got))
+    return expected == got
+
+
+# ---------------------------------------------------------------------------
+# Feature descriptions
+
+def feature_type_name(feature):
+    """'image', 'multiArray', 'dictionary', 'string', 'int64', 'double', ..."""
+    which = feature.type.WhichOneof("Type")
+    return which[: -len("Type")] if which else None
+
+
+def enum_name(message, field):
+    descriptor = message.DESCRIPTOR.fields_by_name[field].enum_type
+    number = getattr(message, field)
+    value = descriptor.values_by_number.get(number)
+    return value.name if value else number
+
+
+def feature_summary(feature):
+    """The facts of a FeatureDescription that expect.json entries can state."""
+    summary = {"name": feature.name, "type": feature_type_name(feature)}
+    kind = summary["type"]
+    if kind == "image":
+        image = feature.type.imageType
+        summary.update(width=image.width, height=image.height,
+                       colorSpace=enum_name(image, "colorSpace"))
+    elif kind == "multiArray":
+        array = feature.type.multiArrayType
+        summary.update(shape=list(array.shape), dataType=enum_name(array, "dataType"))
+    elif kind == "dictionary":
+        key = feature.type.dictionaryType.WhichOneof("KeyType")
+        summary["keyType"] = key[: -len("KeyType")] if key else None
+    return summary
+
+
+# ---------------------------------------------------------------------------
+# Structural checks (always run)
+
+def network_of(spec):
+    return getattr(spec, spec.WhichOneof("Type"))
+
+
+def class_labels(network):
+    which = network.WhichOneof("ClassLabels")
+    return (which, list(getattr(network, which).vector)) if which else (None, [])
+
+
+def check_structure(spec, report):
+    """Checks what every model the project writes must satisfy."""
+    if spec.specificationVersion < 1:
+        report.fail("specificationVersion", Plain(">= 1"), spec.specificationVersion)
+    kind = spec.WhichOneof("Type")
+    if kind not in NEURAL_NETWORK_KINDS:
+        report.fail("Type", Plain(" or ".join(NEURAL_NETWORK_KINDS)), kind)
+        return
+    network = network_of(spec)
+    produced = check_layers(spec, network, report)
+    check_outputs_produced(spec, network, produced, report)
+    if kind == "neuralNetworkClassifier":
+        check_classifier(spec, network, report)
+    check_preprocessing(spec, network, report)
+
+
+def check_layers(spec, network, report):
+    """Names, uniqueness and topological order; returns all produced blobs."""
+    available = {feature.name for feature in spec.description.input}
+    produced = set()
+    seen = set()
+    for index, layer in enumerate(network.layers):
+        label = f"layers[{index}]"
+        if not layer.name:
+            report.error(f"{label}.name", "layer has no name")
+        elif layer.name in seen:
+            report.error(f"{label}.name", f"duplicate layer name {show(layer.name)}")
+        else:
+            label = f"layers[{layer.name}]"
+        seen.add(layer.name)
+        if layer.WhichOneof("layer") is None:
+            report.error(f"{label}.layer", "no layer type set")
+        for blob in layer.input:
+            if blob not in available:
+                report.error(f"{label}.input",
+                             f"{show(blob)} is neither a model input nor an earlier layer's output")
+        available.update(layer.output)
+        produced.update(layer.output)
+    return produced
+
+
+def check_outputs_produced(spec, network, produced, report):
+    description = spec.description
+    for feature in description.output:
+        if spec.WhichOneof("Type") == "neuralNetworkClassifier":
+            if feature.name == description.predictedFeatureName:
+                continue
+            if (feature.name == description.predictedProbabilitiesName
+                    and network.labelProbabilityLayerName in produced):
+                continue
+        if feature.name not in produced:
+            report.error(f"outputs[{feature.name}]", "no layer produces this model output")
+
+
+def check_classifier(spec, network, report):
+    description = spec.description
+    outputs = {feature.name: feature for feature in description.output}
+    label_kind, labels = class_labels(network)
+    if not labels:
+        report.fail("classLabels.count", Plain("> 0"), 0)
+    key = "string" if label_kind == "stringClassLabels" else "int64"
+    label_output = outputs.get(description.predictedFeatureName)
+    if label_output is None:
+        report.fail("predictedFeatureName", Plain("an output name"), description.predictedFeatureName)
+    elif feature_type_name(label_output) != key:
+        report.fail(f"outputs[{label_output.name}].type", key, feature_type_name(label_output))
+    probabilities = outputs.get(description.predictedProbabilitiesName)
+    if probabilities is None:
+        report.fail("predictedProbabilitiesName", Plain("an output name"),
+                    description.predictedProbabilitiesName)
+        return
+    summary = feature_summary(probabilities)
+    if summary["type"] != "dictionary":
+        report.fail(f"outputs[{probabilities.name}].type", "dictionary", summary["type"])
+    elif label_kind and summary["keyType"] != key:
+        report.fail(f"outputs[{probabilities.name}].keyType", key, summary["keyType"])
+
+
+def check_preprocessing(spec, network, report):
+    images = [f.name for f in spec.description.input if feature_type_name(f) == "image"]
+    for index, entry in enumerate(network.preprocessing):
+        name = entry.featureName
+        if name in images or (not name and len(images) == 1):
+            continue
+        report.fail(f"preprocessing[{index}].featureName", Plain(f"one of the image inputs {show(images)}"), name)
+
+
+# ---------------------------------------------------------------------------
+# Generic comparison of expected values with protobuf fields
+
+class Node:
+    """A point on a dotted path: `value` is `parent.field`, or with `indexed`
+    one element of that repeated field; `field` is None for the root."""
+
+    def __init__(self, parent, field, value, indexed=False):
+        self.parent, self.field, self.value, self.indexed = parent, field, value, indexed
+
+
+def compare_path(message, dotted, expected, path, report):
+    """Compares `expected` with the field at `dotted` (a.b.0.c) below `message`."""
+    node = Node(None, None, message)
+    parts = dotted.split(".")
+    for depth, part in enumerate(parts):
+        where = ".".join(filter(None, [path] + parts[:depth + 1]))
+        node = step(node, part, where, report)
+        if node is None:
+            return
+        if depth < len(parts) - 1 and not is_present(node, where, report):
+            return
+    compare_node(node, expected, ".".join(filter(None, [path, dotted])), report)
+
+
+def step(node, part, where, report):
+    """Moves one path component down; returns the next Node or None."""
+    field, value = node.field, node.value
+    if field is not None and field.is_repeated and not node.indexed:
+        if not part.isdigit() or int(part) >= len(value):
+            report.error(where, f"no element {part} (length {len(value)})")
+            return None
+        return Node(node.parent, field, value[int(part)], indexed=True)
+    if not hasattr(value, "DESCRIPTOR"):
+        report.error(where, "is not a message")
+        return None
+    descriptor = value.DESCRIPTOR.fields_by_name.get(part)
+    if descriptor is None:
+        report.error(where, f"no such field in {value.DESCRIPTOR.name}")
+        return None
+    return Node(value, descriptor, getattr(value, part))
+
+
+def is_present(node, where, report):
+    """Fails (and returns False) when a path goes through an unset message/oneof."""
+    field = node.field
+    if field is None or node.indexed or field.is_repeated or not field.has_presence:
+        return True
+    if node.parent.HasField(field.name):
+        return True
+    oneof = field.containing_oneof
+    got = node.parent.WhichOneof(oneof.name) if oneof else None
+    report.fail(where, Plain("set"), Plain(f"{got} (oneof {oneof.name})" if oneof else "not set"))
+    return False
+
+
+def compare_node(node, expected, path, report):
+    field, value = node.field, node.value
+    if field is None or (node.indexed and field.message_type is not None):
+        compare_message(value, expected, path, report)
+    elif node.indexed:
+        compare_scalar(value, field, expected, path, report)
+    elif field.message_type is not None and field.message_type.GetOptions().map_entry:
+        compare_map(value, field.message_type.fields_by_name["value"], expected, path, report)
+    elif field.is_repeated:
+        compare_repeated(value, field, expected, path, report)
+    elif field.message_type is not None:
+        if is_present(node, path, report):
+            compare_message(value, expected, path, report)
+    elif expected == {} and field.has_presence:
+        if not node.parent.HasField(field.name):
+            report.fail(path, Plain("set"), Plain("not set"))
+    else:
+        compare_scalar(value, field, expected, path, report)
+
+
+def compare_message(message, expected, path, report):
+    if not isinstance(expected, dict):
+        report.fail(path, expected, Plain(f"a {message.DESCRIPTOR.name} message"))
+        return
+    for key, sub in expected.items():
+        compare_path(message, key, sub, path, report)
+
+
+def compare_repeated(values, field, expected, path, report):
+    if not isinstance(expected, list):
+        report.fail(path, expected, Plain(f"a list of {len(values)}"))
+    elif field.message_type is not None:
+        if len(values) != len(expected):
+            report.fail(f"{path}.length", len(expected), len(values))
+            return
+        for index, (value, item) in enumerate(zip(values, expected)):
+            compare_message(value, item, f"{path}.{index}", report)
+    elif len(values) != len(expected) or not all(
+            scalar_matches(v, field, e, path, report) for v, e in zip(values, expected)):
+        report.fail(path, expected, [scalar_value(v, field) for v in values])
+
+
+def compare_map(mapping, value_field, expected, path, report):
+    if not isinstance(expected, dict):
+        report.fail(path, expected, dict(mapping) if value_field.message_type is None else Plain("a map"))
+        return
+    if set(mapping.keys()) != set(expected.keys()):
+        report.fail(f"{path}.keys", sorted(expected), sorted(mapping.keys()))
+    for key, item in expected.items():
+        if key in mapping:
+            if value_field.message_type is None:
+                compare_scalar(mapping[key], value_field, item, f"{path}.{key}", report)
+            else:
+                compare_message(mapping[key], item, f"{path}.{key}", report)
+
+
+def scalar_value(value, field):
+    """A protobuf scalar as shown in reports: enum by name, bytes by length."""
+    if field.enum_type is not None:
+        named = field.enum_type.values_by_number.get(value)
+        return named.name if named else value
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    return value
+
+
+def scalar_matches(value, field, expected, path, report):
+    """Whether a scalar field value equals `expected` (enum by name or number)."""
+    if field.enum_type is not None and isinstance(expected, str):
+        named = field.enum_type.values_by_name.get(expected)
+        if named is None:
+            report.error(path, f"{show(expected)} is not a value of enum {field.enum_type.name}")
+            return True  # reported already
+        return named.number == value
+    if isinstance(value, bool) or isinstance(expected, bool):
+        return isinstance(expected, bool) and isinstance(value, bool) and value == expected
+    return values_equal(expected, value)
+
+
+def compare_scalar(value, field, expected, path, report):
+    if not scalar_matches(value, field, expected, path, report):
+        report.fail(path, expected, scalar_value(value, field))
+
+
+# ---------------------------------------------------------------------------
+# expect.json checks
+
+def weight_count(weights):
+    """Number of weights stored in a WeightParams message."""
+    if len(weights.floatValue):
+        return len(weights.floatValue)
+    if weights.float16Value:
+        return len(weights.float16Value) // 2
+    if weights.int8RawValue:
+        return len(weights.int8RawValue)
+    if weights.rawValue:
+        bits = weights.quantization.numberOfBits
+        return len(weights.rawValue) * 8 // bits if bits else len(weights.rawValue) // 4
+    return 0
+
+
+def resolve_message(message, dotted, path, report):
+    """The sub-message at a dotted path (an unset one reads as empty), or None."""
+    current = message
+    for part in dotted.split("."):
+        field = current.DESCRIPTOR.fields_by_name.get(part)
+        if field is None or field.message_type is None or field.is_repeated:
+            report.error(f"{path}.{dotted}", f"no message field {part} in {current.DESCRIPTOR.name}")
+            return None
+        current = getattr(current, part)
+    return current
+
+
+def expect_weight_counts(params, expected, path, report):
+    for dotted, count in expected.items():
+        weights = resolve_message(params, dotted, path, report)
+        if weights is None:
+            continue
+        if weights.DESCRIPTOR.name != "WeightParams":
+            report.error(f"{path}.{dotted}", f"is a {weights.DESCRIPTOR.name}, not WeightParams")
+            continue
+        got = weight_count(weights)
+        if got != count:
+            report.fail(f"{path}.{dotted}", count, got)
+
+
+def expect_layer(layers_by_name, entry, report):
+    name = entry.get("name")
+    layer = layers_by_name.get(name)
+    path = f"layers[{name}]"
+    if layer is None:
+        report.fail(path, Plain("a layer with this name"), Plain("none"))
+        return
+    kind = layer.WhichOneof("layer")
+    for key, expected in entry.items():
+        if key == "name":
+            continue
+        if key == "type":
+            if expected != kind:
+                report.fail(f"{path}.type", expected, kind)
+        elif key in ("inputs", "outputs"):
+            got = list(layer.input if key == "inputs" else layer.output)
+            if got != expected:
+                report.fail(f"{path}.{key}", expected, got)
+        elif key == "params":
+            compare_message(getattr(layer, kind), expected, f"{path}.{kind}", report)
+        elif key == "weightCounts":
+            expect_weight_counts(getattr(layer, kind), expected, f"{path}.{kind}", report)
+        else:
+            report.error(f"{path}.{key}", "unknown key in expect.json layer entry")
+
+
+def expect_features(features, expected, path, report):
+    if len(features) != len(expected):
+        report.fail(f"{path}.names", [e.get("name") for e in expected], [f.name for f in features])
+        return
+    for index, (feature, entry) in enumerate(zip(features, expected)):
+        summary = feature_summary(feature)
+        for key, want in entry.items():
+            where = f"{path}[{index}].{key}" if key == "name" else f"{path}[{feature.name}].{key}"
+            if key not in summary:
+                report.fail(where, want, Plain(f"nothing (a {summary['type']} feature)"))
+            elif not values_equal(want, summary[key]):
+                report.fail(where, want, summary[key])
+
+
+def expect_preprocessing(network, expected, report):
+    entries = network.preprocessing
+    if len(entries) != len(expected):
+        report.fail("preprocessing.length", len(expected), len(entries))
+        return
+    for index, (entry, want) in enumerate(zip(entries, expected)):
+        path = f"preprocessing[{index}]"
+        for key, value in want.items():
+            if key == "meanImageCount":
+                got = len(entry.meanImage.meanImage) if entry.HasField("meanImage") else 0
+                if got != value:
+                    report.fail(f"{path}.meanImageCount", value, got)
+            else:
+                compare_path(entry, key, value, path, report)
+
+
+def expect_spec(spec, expected, report):
+    """Compares each key stated in an expect.json with the decoded spec."""
+    kind = spec.WhichOneof("Type")
+    network = network_of(spec) if kind in NEURAL_NETWORK_KINDS else None
+    description = spec.description
+    for key, want in expected.items():
+        if key == "specificationVersion":
+            if want != spec.specificationVersion:
+                report.fail(key, want, spec.specificationVersion)
+        elif key == "kind":
+            if want != kind:
+                report.fail(key, want, kind)
+        elif key in ("inputs", "outputs"):
+            features = description.input if key == "inputs" else description.output
+            expect_features(features, want, key, report)
+        elif key in ("predictedFeatureName", "predictedProbabilitiesName"):
+            if want != getattr(description, key):
+                report.fail(key, want, getattr(description, key))
+        elif key == "metadata":
+            compare_message(description.metadata, want, "metadata", report)
+        elif network is None:
+            report.error(key, f"cannot check on a {kind} model")
+        elif key == "classLabels":
+            labels = class_labels(network)[1]
+            if labels != want:
+                report.fail(key, want, labels)
+        elif key == "preprocessing":
+            expect_preprocessing(network, want, report)
+        elif key == "layers":
+            by_name = {layer.name: layer for layer in network.layers}
+            for entry in want:
+                expect_layer(by_name, entry, report)
+        elif key == "layerCount":
+            if want != len(network.layers):
+                report.fail(key, want, len(network.layers))
+        else:
+            report.error(key, "unknown key in expect.json")
+
+
+# ---------------------------------------------------------------------------
+# Driver
+
+def expectation_path(model_path):
+    return model_path.with_name(model_path.name[: -len(".mlmodel")] + ".expect.json")
+
+
+def check_file(model_path):
+    """Returns the Report of one .mlmodel file (and its expect.json, if any)."""
+    report = Report(model_path)
+    try:
+        spec = Model_pb2.Model.FromString(model_path.read_bytes())
+    except Exception as exc:  # DecodeError, or any parse failure
+        report.error("decode", f"not a valid Core ML model ({exc})")
+        return report
+    check_structure(spec, report)
+    expect_file = expectation_path(model_path)
+    if expect_file.exists():
+        try:
+            expected = json.loads(expect_file.read_text())
+        except ValueError as exc:
+            report.error(expect_file.name, f"invalid JSON ({exc})")
+            return report
+        expect_spec(spec, expected, report)
+    return report
+
+
+def orphan_expectations(root, models):
+    """expect.json files whose model is missing (the writer made no file)."""
+    wanted = {expectation_path(m) for m in models}
+    return sorted(p for p in root.rglob("*.expect.json") if p not in wanted)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: check_mlmodels.py DIR", file=sys.stderr)
+        return 2
+    root = Path(argv[1])
+    if not root.is_dir():
+        print(f"check_mlmodels: {root} is not a directory", file=sys.stderr)
+        return 1
+    models = sorted(p for p in root.rglob("*.mlmodel") if p.is_file())
+    passed = failed = 0
+    for model in models:
+        report = check_file(model)
+        for line in report.lines:
+            print(line)
+        passed, failed = (passed + 1, failed) if report.ok else (passed, failed + 1)
+    for orphan in orphan_expectations(root, models):
+        print(f"{orphan}: model file missing ({orphan.name[: -len('.expect.json')]}.mlmodel)")
+        failed += 1
+    if not models:
+        print(f"check_mlmodels: no .mlmodel files under {root}")
+    print(f"check_mlmodels: {passed} passed, {failed} failed")
+    return 1 if failed or not models else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
