@@ -9,12 +9,16 @@ let package = Package(
     products: [
         .library(name: "ModelFormat", targets: ["ModelFormat"]),
         .library(name: "CoreMLBackend", targets: ["CoreMLBackend"]),
+        .library(name: "Runtime", targets: ["Runtime"]),
         .executable(name: "convert", targets: ["convert"]),
         .executable(name: "inspect", targets: ["inspect"]),
+        .executable(name: "predict", targets: ["predict"]),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config.
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
+        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CImageCodecs", pkgConfig: "libpng16", providers: [.apt(["libpng-dev", "libturbojpeg0-dev"])]),
 
         // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"]),
@@ -24,6 +28,10 @@ let package = Package(
         .target(name: "ModelFormat"),
         // ModelFormat <-> Core ML `.mlmodel` files.
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "ProtoSchemas", "CProtobufC"]),
+        // Executes models on the CPU, to check conversions on Linux.
+        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "COpenBLAS"]),
+        // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into runtime images.
+        .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat"]),
         // Command-line parsing shared by the programs.
@@ -31,6 +39,7 @@ let package = Package(
 
         .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection"]),
+        .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
 
         .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "ProtoSchemas", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["ModelFormat"]),
@@ -38,5 +47,7 @@ let package = Package(
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "CommandTests", dependencies: [], exclude: ["Snapshots"]),
+        .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "ModelFormat"]),
     ]
 )

@@ -1,0 +1,2 @@
+// OpenBLAS (Debian: libopenblas-dev) for the runtime's matrix products.
+#include <cblas.h>

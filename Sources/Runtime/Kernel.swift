@@ -1,0 +1,56 @@
+import Dispatch
+import ModelFormat
+
+/// One compiled layer: knows its input and output shapes and its weights,
+/// and computes its outputs from its inputs. Output arrays arrive sized
+/// (from the executor's pool) with undefined contents.
+protocol Kernel {
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor])
+}
+
+/// Splits `count` items into chunks run on all cores; small jobs run inline.
+@inline(__always)
+func parallelFor(_ count: Int, minimumWork: Int = 1, cost: Int = 1, _ body: (Range<Int>) -> Void) {
+    let workers = min(ProcessInfoCores.count, count)
+    if workers <= 1 || count * cost < 32_768 || count < minimumWork * 2 {
+        body(0..<count)
+        return
+    }
+    let chunk = (count + workers - 1) / workers
+    // The chunks write disjoint parts of the output, which is what makes
+    // handing the (non-Sendable) body to several threads safe.
+    withoutActuallyEscaping(body) { body in
+        let shared = UncheckedSendable(body)
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let start = worker * chunk
+            let end = min(start + chunk, count)
+            if start < end { shared.value(start..<end) }
+        }
+    }
+}
+
+/// Hands a value to other threads when the caller guarantees it is safe.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Number of cores, read once.
+enum ProcessInfoCores {
+    static let count: Int = {
+        #if canImport(Glibc)
+        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        #else
+        return 1
+        #endif
+    }()
+}
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Per-spatial-position helpers for [C, H, W] buffers.
+extension TensorShape {
+    var planeSize: Int { height * width }
+}

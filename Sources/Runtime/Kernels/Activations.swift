@@ -1,0 +1,86 @@
+import Foundation
+import ModelFormat
+
+/// Element-wise activation functions. PReLU and parametric softplus take
+/// one parameter per channel (or one shared by all).
+struct ActivationKernel: Kernel {
+    let activation: Activation
+    let shape: TensorShape
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let pixels = shape.planeSize
+        inputs[0].values.withUnsafeBufferPointer { x in
+            outputs[0].values.withUnsafeMutableBufferPointer { y in
+                switch activation {
+                case .prelu(let alpha):
+                    perChannel(alpha, x, y, pixels) { v, a in v >= 0 ? v : a * v }
+                case .parametricSoftplus(let alpha, let beta):
+                    for c in 0..<shape.channels {
+                        let a = alpha[alpha.count == 1 ? 0 : c], b = beta[beta.count == 1 ? 0 : c]
+                        for i in c * pixels..<(c + 1) * pixels { y[i] = a * log1p(exp(b * x[i])) }
+                    }
+                default:
+                    let f = Self.function(activation)
+                    parallelFor(x.count, cost: 4) { range in
+                        for i in range { y[i] = f(x[i]) }
+                    }
+                }
+            }
+        }
+    }
+
+    /// y[c, i] = f(x[c, i], parameter[c]).
+    private func perChannel(_ parameters: Weights, _ x: UnsafeBufferPointer<Float>, _ y: UnsafeMutableBufferPointer<Float>,
+                            _ pixels: Int, _ f: (Float, Float) -> Float) {
+        parameters.withUnsafeBufferPointer { p in
+            for c in 0..<shape.channels {
+                let parameter = p[p.count == 1 ? 0 : c]
+                for i in c * pixels..<(c + 1) * pixels { y[i] = f(x[i], parameter) }
+            }
+        }
+    }
+
+    /// The scalar function of a parameter-free (or scalar-parameter) activation.
+    static func function(_ activation: Activation) -> @Sendable (Float) -> Float {
+        switch activation {
+        case .relu: return { max($0, 0) }
+        case .leakyRelu(let alpha): return { $0 >= 0 ? $0 : alpha * $0 }
+        case .thresholdedRelu(let alpha): return { $0 > alpha ? $0 : 0 }
+        case .tanh: return { Foundation.tanh($0) }
+        case .scaledTanh(let alpha, let beta): return { alpha * Foundation.tanh(beta * $0) }
+        case .sigmoid: return { 1 / (1 + exp(-$0)) }
+        case .sigmoidHard(let alpha, let beta): return { min(max(alpha * $0 + beta, 0), 1) }
+        case .elu(let alpha): return { $0 >= 0 ? $0 : alpha * (exp($0) - 1) }
+        case .softsign: return { $0 / (1 + abs($0)) }
+        case .softplus: return { $0 > 20 ? $0 : log1p(exp($0)) }
+        case .linear(let alpha, let beta): return { alpha * $0 + beta }
+        case .clip(let low, let high): return { min(max($0, low), high) }
+        case .prelu, .parametricSoftplus: preconditionFailure("per-channel activations are handled by run")
+        }
+    }
+}
+
+/// y = f(scale * x + shift) for Core ML's unary functions.
+struct UnaryKernel: Kernel {
+    let unary: Unary
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let (scale, shift, alpha, epsilon) = (unary.scale, unary.shift, unary.alpha, unary.epsilon)
+        let f: (Float) -> Float
+        switch unary.kind {
+        case .sqrt: f = { $0.squareRoot() }
+        case .rsqrt: f = { 1 / ($0 + epsilon).squareRoot() }
+        case .inverse: f = { 1 / ($0 + epsilon) }
+        case .power: f = { pow($0, alpha) }
+        case .exp: f = { exp($0) }
+        case .log: f = { log($0 + epsilon) }
+        case .abs: f = { abs($0) }
+        case .threshold: f = { max($0, alpha) }
+        }
+        inputs[0].values.withUnsafeBufferPointer { x in
+            outputs[0].values.withUnsafeMutableBufferPointer { y in
+                for i in 0..<x.count { y[i] = f(scale * x[i] + shift) }
+            }
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import COpenBLAS
+import ModelFormat
+
+/// Convolution as a matrix product: for each group, the input patches are
+/// laid out as columns (im2col) and multiplied by the [outputChannels/groups,
+/// kernelChannels*kH*kW] weight matrix with OpenBLAS. A 1x1 convolution with
+/// stride 1 and no padding needs no im2col: the input already is the matrix.
+struct ConvolutionKernel: Kernel {
+    let conv: Convolution
+    let input: TensorShape
+    let output: TensorShape
+    let padTop: Int
+    let padLeft: Int
+    let scratch = Scratch()
+
+    init(_ conv: Convolution, input: TensorShape, output: TensorShape) {
+        self.conv = conv
+        self.input = input
+        self.output = output
+        (padTop, padLeft) = leadingPadding(conv.padding, input: input, output: output, kernel: conv.kernel,
+                                           stride: conv.stride, dilation: conv.dilation)
+    }
+
+    var isPointwise: Bool {
+        conv.kernel == Size2(1, 1) && conv.stride == Size2(1, 1) && padTop == 0 && padLeft == 0
+            && input.height == output.height && input.width == output.width
+    }
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let groups = conv.groups
+        let outputPerGroup = conv.outputChannels / groups
+        let patch = conv.kernelChannels * conv.kernel.height * conv.kernel.width
+        let pixels = output.planeSize
+        let pointwise = isPointwise
+        let columns = pointwise ? scratch.buffer(0) : scratch.buffer(patch * pixels)
+        conv.weights.withUnsafeBufferPointer { weights in
+            inputs[0].values.withUnsafeBufferPointer { x in
+                outputs[0].values.withUnsafeMutableBufferPointer { y in
+                    for group in 0..<groups {
+                        let xg = x.baseAddress! + group * conv.kernelChannels * input.planeSize
+                        let matrix: UnsafePointer<Float>
+                        if pointwise {
+                            matrix = xg
+                        } else {
+                            im2col(xg, into: columns.baseAddress!)
+                            matrix = UnsafePointer(columns.baseAddress!)
+                        }
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
+                                    Int32(outputPerGroup), Int32(pixels), Int32(patch), 1,
+                                    weights.baseAddress! + group * outputPerGroup * patch, Int32(patch),
+                                    matrix, Int32(pixels), 0,
+                                    y.baseAddress! + group * outputPerGroup * pixels, Int32(pixels))
+                    }
+                    if let bias = conv.bias { addChannelBias(bias, to: y, pixels: pixels) }
+                }
+            }
+        }
+    }
+
+    /// Writes row (c, ky, kx) x column (oy, ox) = input[c, oy*s - pad + ky*d, ox*s - pad + kx*d] (0 outside).
+    func im2col(_ x: UnsafePointer<Float>, into columns: UnsafeMutablePointer<Float>) {
+        let (kh, kw) = (conv.kernel.height, conv.kernel.width)
+        let (sh, sw) = (conv.stride.height, conv.stride.width)
+        let (dh, dw) = (conv.dilation.height, conv.dilation.width)
+        let (inH, inW, outH, outW) = (input.height, input.width, output.height, output.width)
+        let rows = conv.kernelChannels * kh * kw
+        parallelFor(rows, cost: outH * outW) { range in
+            for row in range {
+                let c = row / (kh * kw), ky = (row / kw) % kh, kx = row % kw
+                let plane = x + c * inH * inW
+                var target = columns + row * outH * outW
+                for oy in 0..<outH {
+                    let iy = oy * sh - padTop + ky * dh
+                    if iy < 0 || iy >= inH {
+                        target.update(repeating: 0, count: outW)
+                        target += outW
+                        continue
+                    }
+                    let line = plane + iy * inW
+                    var ix = -padLeft + kx * dw
+                    for _ in 0..<outW {
+                        target.pointee = ix >= 0 && ix < inW ? line[ix] : 0
+                        target += 1
+                        ix += sw
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// y[c, :, :] += bias[c].
+func addChannelBias(_ bias: Weights, to y: UnsafeMutableBufferPointer<Float>, pixels: Int) {
+    bias.withUnsafeBufferPointer { b in
+        for c in 0..<b.count {
+            let plane = y.baseAddress! + c * pixels
+            let value = b[c]
+            for i in 0..<pixels { plane[i] += value }
+        }
+    }
+}
+
+/// Top and left padding of a window layer. `same` pads like TensorFlow:
+/// the total is what makes the output ceil(in / stride), and the odd pixel
+/// goes bottom/right unless the mode is top-left heavy.
+func leadingPadding(_ padding: WindowPadding, input: TensorShape, output: TensorShape, kernel: Size2,
+                    stride: Size2, dilation: Size2) -> (top: Int, left: Int) {
+    switch padding {
+    case .explicit(let edges):
+        return (edges.top, edges.left)
+    case .includeLastPixel(let pads):
+        return (pads.height, pads.width)
+    case .same(let topLeftHeavy):
+        func leading(_ size: Int, _ out: Int, _ k: Int, _ s: Int, _ d: Int) -> Int {
+            let total = max((out - 1) * s + (k - 1) * d + 1 - size, 0)
+            return topLeftHeavy ? total - total / 2 : total / 2
+        }
+        return (leading(input.height, output.height, kernel.height, stride.height, dilation.height),
+                leading(input.width, output.width, kernel.width, stride.width, dilation.width))
+    }
+}
+
+/// A grow-only scratch buffer owned by one kernel, reused across predictions.
+final class Scratch: @unchecked Sendable {
+    private var storage = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
+
+    func buffer(_ count: Int) -> UnsafeMutableBufferPointer<Float> {
+        if storage.count < count {
+            storage.deallocate()
+            storage = .allocate(capacity: count)
+        }
+        return UnsafeMutableBufferPointer(rebasing: storage[0..<count])
+    }
+
+    deinit {
+        storage.deallocate()
+    }
+}

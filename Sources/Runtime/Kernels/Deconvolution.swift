@@ -1,0 +1,94 @@
+import COpenBLAS
+import ModelFormat
+
+/// Transposed convolution: per group, columns = Wᵀ · x (each input pixel's
+/// contribution to a kH x kW patch of every output channel), then col2im
+/// adds the patches into the output at stride steps, cropped by the padding.
+/// Weights are [inputChannels, outputChannels / groups, kH, kW].
+struct DeconvolutionKernel: Kernel {
+    let conv: Convolution
+    let input: TensorShape
+    let output: TensorShape
+    let padTop: Int
+    let padLeft: Int
+    let scratch = Scratch()
+
+    init(_ conv: Convolution, input: TensorShape, output: TensorShape) {
+        self.conv = conv
+        self.input = input
+        self.output = output
+        switch conv.padding {
+        case .explicit(let edges):
+            (padTop, padLeft) = (edges.top, edges.left)
+        case .includeLastPixel(let pads):
+            (padTop, padLeft) = (pads.height, pads.width)
+        case .same(let topLeftHeavy):
+            // The full (uncropped) output minus the requested one, split as for convolution.
+            func leading(_ size: Int, _ out: Int, _ k: Int, _ s: Int, _ d: Int) -> Int {
+                let total = max((size - 1) * s + (k - 1) * d + 1 - out, 0)
+                return topLeftHeavy ? total - total / 2 : total / 2
+            }
+            padTop = leading(input.height, output.height, conv.kernel.height, conv.stride.height, conv.dilation.height)
+            padLeft = leading(input.width, output.width, conv.kernel.width, conv.stride.width, conv.dilation.width)
+        }
+    }
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let groups = conv.groups
+        let inputPerGroup = input.channels / groups
+        let outputPerGroup = conv.outputChannels / groups
+        let patch = outputPerGroup * conv.kernel.height * conv.kernel.width
+        let pixels = input.planeSize
+        let columns = scratch.buffer(patch * pixels)
+        conv.weights.withUnsafeBufferPointer { weights in
+            inputs[0].values.withUnsafeBufferPointer { x in
+                outputs[0].values.withUnsafeMutableBufferPointer { y in
+                    y.update(repeating: 0)
+                    for group in 0..<groups {
+                        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans,
+                                    Int32(patch), Int32(pixels), Int32(inputPerGroup), 1,
+                                    weights.baseAddress! + group * inputPerGroup * patch, Int32(patch),
+                                    x.baseAddress! + group * inputPerGroup * pixels, Int32(pixels), 0,
+                                    columns.baseAddress!, Int32(pixels))
+                        col2im(columns.baseAddress!, into: y.baseAddress! + group * outputPerGroup * output.planeSize,
+                               channels: outputPerGroup)
+                    }
+                    if let bias = conv.bias { addChannelBias(bias, to: y, pixels: output.planeSize) }
+                }
+            }
+        }
+    }
+
+    /// y[c, iy*s - pad + ky*d, ix*s - pad + kx*d] += columns[(c, ky, kx), (iy, ix)].
+    func col2im(_ columns: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, channels: Int) {
+        let (kh, kw) = (conv.kernel.height, conv.kernel.width)
+        let (sh, sw) = (conv.stride.height, conv.stride.width)
+        let (dh, dw) = (conv.dilation.height, conv.dilation.width)
+        let (inH, inW, outH, outW) = (input.height, input.width, output.height, output.width)
+        // Channels are independent: parallel over them, serial within one.
+        parallelFor(channels, cost: kh * kw * inH * inW) { range in
+            for c in range {
+                let plane = y + c * outH * outW
+                for ky in 0..<kh {
+                    for kx in 0..<kw {
+                        var source = columns + ((c * kh + ky) * kw + kx) * inH * inW
+                        for iy in 0..<inH {
+                            let oy = iy * sh - padTop + ky * dh
+                            if oy < 0 || oy >= outH {
+                                source += inW
+                                continue
+                            }
+                            let line = plane + oy * outW
+                            var ox = -padLeft + kx * dw
+                            for _ in 0..<inW {
+                                if ox >= 0 && ox < outW { line[ox] += source.pointee }
+                                source += 1
+                                ox += sw
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import COpenBLAS
+import ModelFormat
+
+/// Inner product: y = W x + b over the flattened [C, H, W] input, with
+/// W stored [outputChannels, inputChannels].
+struct InnerProductKernel: Kernel {
+    let product: InnerProduct
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let (rows, columns) = (product.outputChannels, product.inputChannels)
+        product.weights.withUnsafeBufferPointer { w in
+            inputs[0].values.withUnsafeBufferPointer { x in
+                outputs[0].values.withUnsafeMutableBufferPointer { y in
+                    if let bias = product.bias {
+                        bias.withUnsafeBufferPointer { b in _ = y.update(fromContentsOf: b) }
+                    } else {
+                        y.update(repeating: 0)
+                    }
+                    cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(rows), Int32(columns), 1,
+                                w.baseAddress!, Int32(columns), x.baseAddress!, 1, 1, y.baseAddress!, 1)
+                }
+            }
+        }
+    }
+}

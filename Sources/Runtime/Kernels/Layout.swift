@@ -1,0 +1,213 @@
+import ModelFormat
+
+/// Kernels that move values without arithmetic: flatten, reshape, permute,
+/// concat, split, slice, crop, padding, upsample, constants.
+struct CopyKernel: Kernel {
+    /// Channel-last flatten / reshape reads the input in H, W, C order.
+    let input: TensorShape
+    let output: TensorShape
+    let channelLast: Bool
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        guard channelLast else {
+            outputs[0].values = inputs[0].values
+            return
+        }
+        // To H, W, C order, reinterpret as the output in H, W, C order, back to C, H, W.
+        let hwc = toChannelLast(inputs[0].values, input)
+        outputs[0].values = fromChannelLast(hwc, output)
+    }
+
+    func toChannelLast(_ x: [Float], _ s: TensorShape) -> [Float] {
+        var result = [Float](repeating: 0, count: x.count)
+        for c in 0..<s.channels {
+            for p in 0..<s.planeSize { result[p * s.channels + c] = x[c * s.planeSize + p] }
+        }
+        return result
+    }
+
+    func fromChannelLast(_ x: [Float], _ s: TensorShape) -> [Float] {
+        var result = [Float](repeating: 0, count: x.count)
+        for c in 0..<s.channels {
+            for p in 0..<s.planeSize { result[c * s.planeSize + p] = x[p * s.channels + c] }
+        }
+        return result
+    }
+}
+
+/// Reorders the axes of [Seq=1, C, H, W].
+struct PermuteKernel: Kernel {
+    let axes: [Int]
+    let input: TensorShape
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let inDims = [1, input.channels, input.height, input.width]
+        let inStrides = [input.count, input.planeSize, input.width, 1]
+        let outDims = axes.map { inDims[$0] }
+        let strides = axes.map { inStrides[$0] }
+        let x = inputs[0].values
+        var index = 0
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            for a in 0..<outDims[1] {
+                for b in 0..<outDims[2] {
+                    for c in 0..<outDims[3] {
+                        y[index] = x[a * strides[1] + b * strides[2] + c * strides[3]]
+                        index += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Stacks inputs along channels.
+struct ConcatKernel: Kernel {
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        var offset = 0
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            for input in inputs {
+                input.values.withUnsafeBufferPointer { x in
+                    _ = UnsafeMutableBufferPointer(rebasing: y[offset..<offset + x.count]).update(fromContentsOf: x)
+                }
+                offset += input.values.count
+            }
+        }
+    }
+}
+
+/// Splits channels evenly among the outputs.
+struct SplitKernel: Kernel {
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        var offset = 0
+        for index in outputs.indices {
+            let count = outputs[index].values.count
+            outputs[index].values = Array(inputs[0].values[offset..<offset + count])
+            offset += count
+        }
+    }
+}
+
+/// Takes a window [top..., left...] of the output's size from the input,
+/// with a stride per axis: slice and both kinds of crop.
+struct WindowKernel: Kernel {
+    let input: TensorShape
+    let output: TensorShape
+    let start: (c: Int, h: Int, w: Int)
+    let stride: (c: Int, h: Int, w: Int)
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let x = inputs[0].values
+        var index = 0
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            for c in 0..<output.channels {
+                for h in 0..<output.height {
+                    let row = ((start.c + c * stride.c) * input.height + start.h + h * stride.h) * input.width
+                    for w in 0..<output.width {
+                        y[index] = x[row + start.w + w * stride.w]
+                        index += 1
+                    }
+                }
+            }
+        }
+    }
+
+    static func slice(_ slice: Slice, input: TensorShape, output: TensorShape) -> WindowKernel {
+        func first(_ size: Int) -> Int { max(slice.start < 0 ? size + slice.start : slice.start, 0) }
+        switch slice.axis {
+        case .channel: return WindowKernel(input: input, output: output, start: (first(input.channels), 0, 0), stride: (slice.stride, 1, 1))
+        case .height: return WindowKernel(input: input, output: output, start: (0, first(input.height), 0), stride: (1, slice.stride, 1))
+        case .width: return WindowKernel(input: input, output: output, start: (0, 0, first(input.width)), stride: (1, 1, slice.stride))
+        }
+    }
+}
+
+/// Constant, reflection or replication padding of H and W.
+struct PaddingKernel: Kernel {
+    let padding: Padding
+    let input: TensorShape
+    let output: TensorShape
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let (inH, inW) = (input.height, input.width)
+        let (top, left) = (padding.edges.top, padding.edges.left)
+        let x = inputs[0].values
+        func source(_ i: Int, _ size: Int) -> Int? {
+            if i >= 0 && i < size { return i }
+            switch padding.kind {
+            case .constant: return nil
+            case .replication: return min(max(i, 0), size - 1)
+            case .reflection:
+                // Mirror without repeating the edge: -1 -> 1, size -> size - 2.
+                guard size > 1 else { return 0 }
+                let period = 2 * (size - 1)
+                var m = i % period
+                if m < 0 { m += period }
+                return m < size ? m : period - m
+            }
+        }
+        let fill: Float = if case .constant(let value) = padding.kind { value } else { 0 }
+        var index = 0
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            for c in 0..<output.channels {
+                for h in 0..<output.height {
+                    let sh = source(h - top, inH)
+                    for w in 0..<output.width {
+                        if let sh, let sw = source(w - left, inW) {
+                            y[index] = x[(c * inH + sh) * inW + sw]
+                        } else {
+                            y[index] = fill
+                        }
+                        index += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Upsampling by integer factors: nearest neighbour, or bilinear on
+/// Core ML's grid (NeuralNetwork.proto, DEFAULT mode): source coordinate
+/// i / factor, clamped to the last row and column (TensorFlow 1's
+/// resize_bilinear without align_corners or half-pixel centres).
+struct UpsampleKernel: Kernel {
+    let upsample: Upsample
+    let input: TensorShape
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let x = inputs[0].values
+        let (inH, inW) = (input.height, input.width)
+        let (fh, fw) = (upsample.scale.height, upsample.scale.width)
+        let (outH, outW) = (inH * fh, inW * fw)
+        var index = 0
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            for c in 0..<input.channels {
+                let plane = c * inH * inW
+                for h in 0..<outH {
+                    let sourceY = Float(h) / Float(fh)
+                    let y0 = min(Int(sourceY), inH - 1), y1 = min(y0 + 1, inH - 1), dy = sourceY - Float(y0)
+                    for w in 0..<outW {
+                        if upsample.mode == .nearest {
+                            y[index] = x[plane + (h / fh) * inW + w / fw]
+                        } else {
+                            let sourceX = Float(w) / Float(fw)
+                            let x0 = min(Int(sourceX), inW - 1), x1 = min(x0 + 1, inW - 1), dx = sourceX - Float(x0)
+                            let top = x[plane + y0 * inW + x0] * (1 - dx) + x[plane + y0 * inW + x1] * dx
+                            let bottom = x[plane + y1 * inW + x0] * (1 - dx) + x[plane + y1 * inW + x1] * dx
+                            y[index] = top * (1 - dy) + bottom * dy
+                        }
+                        index += 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A constant tensor.
+struct ConstantKernel: Kernel {
+    let data: Weights
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        outputs[0].values = data.values
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import ModelFormat
+
+/// Local response normalization across channels, Core ML's form:
+/// y = x / (k + alpha / n * sum(x²))^beta over the n channels around c
+/// (from c - (n-1)/2, as Caffe centres the window).
+struct LRNKernel: Kernel {
+    let lrn: LRN
+    let shape: TensorShape
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let (channels, pixels) = (shape.channels, shape.planeSize)
+        let before = (lrn.localSize - 1) / 2
+        let alphaOverN = lrn.alpha / Float(lrn.localSize)
+        inputs[0].values.withUnsafeBufferPointer { x in
+            outputs[0].values.withUnsafeMutableBufferPointer { y in
+                parallelFor(channels, cost: pixels * lrn.localSize) { range in
+                    for c in range {
+                        let first = max(c - before, 0), last = min(c - before + lrn.localSize, channels)
+                        for p in 0..<pixels {
+                            var sum: Float = 0
+                            for d in first..<last {
+                                let v = x[d * pixels + p]
+                                sum += v * v
+                            }
+                            y[c * pixels + p] = x[c * pixels + p] / pow(lrn.k + alphaOverN * sum, lrn.beta)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Softmax over channels at every (h, w).
+struct SoftmaxKernel: Kernel {
+    let shape: TensorShape
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let (channels, pixels) = (shape.channels, shape.planeSize)
+        inputs[0].values.withUnsafeBufferPointer { x in
+            outputs[0].values.withUnsafeMutableBufferPointer { y in
+                for p in 0..<pixels {
+                    var largest = -Float.infinity
+                    for c in 0..<channels { largest = max(largest, x[c * pixels + p]) }
+                    var sum: Float = 0
+                    for c in 0..<channels {
+                        let e = exp(x[c * pixels + p] - largest)
+                        y[c * pixels + p] = e
+                        sum += e
+                    }
+                    for c in 0..<channels { y[c * pixels + p] /= sum }
+                }
+            }
+        }
+    }
+}
+
+/// x / sqrt(sum(x²) + epsilon) over the whole [C, H, W] tensor.
+struct L2NormalizeKernel: Kernel {
+    let epsilon: Float
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let x = inputs[0].values
+        let norm = (x.reduce(0) { $0 + $1 * $1 } + epsilon).squareRoot()
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            for i in 0..<x.count { y[i] = x[i] / norm }
+        }
+    }
+}
+
+/// Reductions over channels, height, width or combinations of them.
+struct ReduceKernel: Kernel {
+    let reduce: Reduce
+    let input: TensorShape
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let (C, H, W) = (input.channels, input.height, input.width)
+        let x = inputs[0].values
+        // For each output element, the input indices it reduces.
+        let (overC, overH, overW): (Bool, Bool, Bool) = switch reduce.axes {
+        case .chw: (true, true, true)
+        case .hw: (false, true, true)
+        case .c: (true, false, false)
+        case .h: (false, true, false)
+        case .w: (false, false, true)
+        }
+        var index = 0
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            for c in 0..<(overC ? 1 : C) {
+                for h in 0..<(overH ? 1 : H) {
+                    for w in 0..<(overW ? 1 : W) {
+                        var values: [Float] = []
+                        for cc in overC ? 0..<C : c..<c + 1 {
+                            for hh in overH ? 0..<H : h..<h + 1 {
+                                for ww in overW ? 0..<W : w..<w + 1 { values.append(x[(cc * H + hh) * W + ww]) }
+                            }
+                        }
+                        y[index] = combine(values)
+                        index += 1
+                    }
+                }
+            }
+        }
+    }
+
+    func combine(_ values: [Float]) -> Float {
+        switch reduce.mode {
+        case .sum: return values.reduce(0, +)
+        case .average: return values.reduce(0, +) / Float(values.count)
+        case .product: return values.reduce(1, *)
+        case .logSum: return values.reduce(0) { $0 + log($1 + reduce.epsilon) }  // sum of logs (NeuralNetwork.proto)
+        case .sumSquare: return values.reduce(0) { $0 + $1 * $1 }
+        case .l1: return values.reduce(0) { $0 + abs($1) }
+        case .l2: return values.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        case .max: return values.max() ?? 0
+        case .min: return values.min() ?? 0
+        case .argmax: return Float(values.indices.max { values[$0] < values[$1] } ?? 0)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import CLI
+import Foundation
+import ImageFiles
+import ModelFormat
+import Runtime
+
+/// `predict`: run a `.mlmodel` on the CPU and print what it predicts.
+enum PredictCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "predict", abstract: "Run a Core ML model on the CPU: top labels for images, or outputs as .npy files.",
+        discussion: """
+            Images (PNG or JPEG, or folders of them) are resized to the model's image input (stretched to fill, \
+            or --center-crop) and preprocessed as Core ML does. Array inputs come from .npy files with --input. \
+            Runs on Linux, where Apple's Core ML does not exist, to check that a converted model computes what the \
+            original did.
+            """)
+    static let options = Options {
+        Positional("model", valueName: "model.mlmodel", help: "The Core ML model to run.")
+        Positional("images", valueName: "image", required: false, repeatable: true,
+                   help: "PNG or JPEG files, or folders of them, for the model's image input.")
+        Option("input", valueName: "name=file.npy", repeatable: true,
+               help: "A value for a named input from a .npy file ([C,H,W] or [C] float32).")
+        Option("max-results", valueName: "n", default: "5", help: "Show at most this many labels per image.")
+        Option("score-threshold", valueName: "p", default: "0", help: "Show only labels at least this probable.")
+        Option("allow", valueName: "label,...", help: "Show only these labels.")
+        Option("deny", valueName: "label,...", help: "Never show these labels.")
+        Flag("center-crop", help: "Scale the shorter side to fit, then crop the centre (default: stretch to fill).")
+        Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy.")
+        Flag("json", help: "Print results as JSON.")
+        Option("benchmark", valueName: "runs", help: "Also time this many predictions on the first input and print the median latency to stderr.")
+    }
+
+    static func run(_ arguments: ParsedArguments) throws {
+        let network = try Network(contentsOf: try arguments.string("model"))
+        let ranking = Ranking(
+            maxResults: try arguments.int("max-results"), scoreThreshold: try arguments.float("score-threshold"),
+            allow: labelSet(arguments.optionalString("allow")), deny: labelSet(arguments.optionalString("deny")))
+        let arrays = try arguments.values("input", parse: NamedFile.init(parsing:))
+        let imagePaths = try ImageList.expand(arguments.strings("images"))
+        let job = PredictionJob(network: network, arrays: arrays, ranking: ranking,
+                                centerCrop: arguments.flag("center-crop"), outputFolder: arguments.optionalString("output-npy"))
+        let results = try job.run(images: imagePaths)
+        if let runs = try arguments.optionalValue("benchmark", as: Int.self) {
+            guard runs > 0 else { throw UsageError("--benchmark takes a positive number of runs") }
+            let timing = try job.benchmark(runs: runs, image: imagePaths.first)
+            fflush(nil)  // the results first
+            FileHandle.standardError.write(Data("benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n".utf8))
+        }
+        if arguments.flag("json") {
+            print(ResultPrinter.json(results))
+        } else {
+            print(ResultPrinter.text(results, hasLabels: network.model.classifier != nil), terminator: "")
+        }
+    }
+
+    static func labelSet(_ text: String?) -> Set<String> {
+        Set((text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
+}
+
+/// `name=path` from `--input`.
+struct NamedFile {
+    var name: String
+    var path: String
+
+    init(parsing text: String) throws {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else {
+            throw UsageError("--input takes name=file.npy, got '\(text)'")
+        }
+        name = String(text[..<equals])
+        path = String(text[text.index(after: equals)...])
+    }
+}
+
+/// Image paths from the command line: files as given, folders expanded to
+/// their PNG and JPEG files in name order.
+enum ImageList {
+    static let extensions: Set<String> = ["png", "jpg", "jpeg"]
+
+    static func expand(_ paths: [String]) throws -> [String] {
+        var result: [String] = []
+        for path in paths {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+                throw ImageFileError(file: path, message: "no such file or folder")
+            }
+            if isFolder.boolValue {
+                let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
+                result += names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }
+                    .map { (path as NSString).appendingPathComponent($0) }
+            } else {
+                result.append(path)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,127 @@
+import CLI
+import Foundation
+import ImageFiles
+import ModelFormat
+import Runtime
+
+/// One prediction's result, ready to print.
+struct PredictionResult {
+    var source: String
+    var classLabel: String?
+    var labels: [(label: String, probability: Float)]
+    var outputs: [(name: String, shape: [Int], values: [Float])]
+}
+
+/// Feeds each image (or the arrays alone) through the network.
+struct PredictionJob {
+    let network: Network
+    let arrays: [NamedFile]
+    let ranking: Ranking
+    let centerCrop: Bool
+    let outputFolder: String?
+
+    /// Times `runs` predictions on the same inputs (decoded once).
+    func benchmark(runs: Int, image: String?) throws -> (median: Double, minimum: Double) {
+        var inputs = try arrayInputs()
+        if let image, let input = network.model.inputs.first(where: { $0.image != nil && inputs[$0.name] == nil }),
+           let format = input.image {
+            let decoded = try ImageFile.read(path: image)
+            inputs[input.name] = .image(ImageResize.resize(decoded, width: format.width, height: format.height,
+                                                           mode: centerCrop ? .centerCrop : .stretch))
+        }
+        var times: [Double] = []
+        for _ in 0..<runs {
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try network.predict(inputs)
+            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        times.sort()
+        let round = { (value: Double) in (value * 100).rounded() / 100 }
+        return (round(times[times.count / 2]), round(times[0]))
+    }
+
+    /// Values for the inputs given as .npy files.
+    private func arrayInputs() throws -> [String: InputValue] {
+        var fixed: [String: InputValue] = [:]
+        for file in arrays {
+            guard let input = network.model.inputs.first(where: { $0.name == file.name }) else {
+                let names = network.model.inputs.map(\.name).joined(separator: ", ")
+                throw RuntimeError("the model has no input '\(file.name)' (its inputs: \(names))")
+            }
+            let (shape, values) = try NumpyFile.read(path: file.path)
+            let expected = network.shapes[input.name]!
+            guard shape == expected.featureShape || shape == expected.dimensions else {
+                throw RuntimeError("\(file.path): shape \(shape) does not fit input '\(input.name)', which takes \(expected.featureShape)")
+            }
+            fixed[input.name] = .array(Tensor(shape: expected, values: values))
+        }
+        return fixed
+    }
+
+    func run(images: [String]) throws -> [PredictionResult] {
+        let imageInputs = network.model.inputs.filter { $0.image != nil }
+        let fixed = try arrayInputs()
+        let missing = network.model.inputs.filter { fixed[$0.name] == nil }
+        if images.isEmpty {
+            if let input = missing.first {
+                throw UsageError("no value for input '\(input.name)': give image files or --input \(input.name)=file.npy")
+            }
+            return [try predict(fixed, source: "arrays")]
+        }
+        guard missing.count == 1, let imageInput = missing.first, let format = imageInput.image, imageInputs.contains(where: { $0.name == imageInput.name }) else {
+            throw UsageError("images need exactly one image input left without an --input value; the model's inputs: "
+                             + network.model.inputs.map { "\($0.name) (\($0.image == nil ? "array" : "image"))" }.joined(separator: ", "))
+        }
+        var progress = ProgressBar(total: images.count)
+        var results: [PredictionResult] = []
+        for path in images {
+            var image = try ImageFile.read(path: path)
+            image = ImageResize.resize(image, width: format.width, height: format.height, mode: centerCrop ? .centerCrop : .stretch)
+            var inputs = fixed
+            inputs[imageInput.name] = .image(image)
+            results.append(try predict(inputs, source: path))
+            progress.advance()
+        }
+        progress.finish()
+        return results
+    }
+
+    private func predict(_ inputs: [String: InputValue], source: String) throws -> PredictionResult {
+        let prediction = try network.predict(inputs)
+        let outputs = prediction.outputs.sorted { $0.key < $1.key }.map { (name: $0.key, shape: $0.value.shape.featureShape, values: $0.value.values) }
+        if let folder = outputFolder {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            for output in outputs {
+                try NumpyFile.write(output.values, shape: output.shape, to: (folder as NSString).appendingPathComponent("\(output.name).npy"))
+            }
+        }
+        return PredictionResult(source: source, classLabel: prediction.classLabel,
+                                labels: prediction.probabilities.map(ranking.apply) ?? [], outputs: outputs)
+    }
+}
+
+/// A one-line progress bar on stderr, shown only on a terminal and only for
+/// more than one image.
+struct ProgressBar {
+    let total: Int
+    var done = 0
+    let visible: Bool
+
+    init(total: Int) {
+        self.total = total
+        visible = total > 1 && Terminal.isInteractive(.stderr)
+    }
+
+    mutating func advance() {
+        done += 1
+        guard visible else { return }
+        let width = 30
+        let filled = width * done / max(total, 1)
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
+    }
+
+    func finish() {
+        if visible { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}

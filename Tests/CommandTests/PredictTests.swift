@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+
+/// `predict` as a user runs it, on models coremltools wrote
+/// (Tests/Fixtures/runtime) with references from numpy and OpenCV dnn.
+final class PredictTests: XCTestCase {
+    let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/runtime")
+
+    func testClassifierPrintsTheReferenceTopLabelAndProbabilities() throws {
+        let folder = fixtures.appendingPathComponent("classifier")
+        let result = try ProgramRunner.run("predict", [folder.appendingPathComponent("model.mlmodel").path,
+                                                      "--input", "x=" + folder.appendingPathComponent("input_x.npy").path, "--json"])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        let expected = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: folder.appendingPathComponent("expected.json"))) as? [String: Any])
+        XCTAssertEqual(json.first?["classLabel"] as? String, expected["classLabel"] as? String)
+        // The printed probabilities are numpy's, label by label.
+        let reference = try readFloat32Npy(folder.appendingPathComponent("output_classLabelProbs.npy"))
+        let labels = try XCTUnwrap(expected["classLabels"] as? [String])
+        let results = try XCTUnwrap(json.first?["results"] as? [[String: Any]])
+        XCTAssertEqual(results.count, 5)
+        for entry in results {
+            let label = try XCTUnwrap(entry["label"] as? String)
+            let probability = try XCTUnwrap(entry["probability"] as? Double)
+            let index = try XCTUnwrap(labels.firstIndex(of: label))
+            XCTAssertEqual(probability, Double(reference[index]), accuracy: 1e-4, label)
+        }
+    }
+
+    func testOptionsFilterTheLabels() throws {
+        let folder = fixtures.appendingPathComponent("classifier")
+        let base = [folder.appendingPathComponent("model.mlmodel").path, "--input", "x=" + folder.appendingPathComponent("input_x.npy").path]
+        let top2 = try ProgramRunner.run("predict", base + ["--max-results", "2"])
+        XCTAssertEqual(top2.standardOutput.split(separator: "\n").count, 3, top2.standardOutput)  // source + 2 labels
+        let denied = try ProgramRunner.run("predict", base + ["--deny", "dog", "--max-results", "1"])
+        XCTAssertTrue(denied.standardOutput.contains("cat") && !denied.standardOutput.contains("dog"), denied.standardOutput)
+        let allowed = try ProgramRunner.run("predict", base + ["--allow", "ant,eel"])
+        XCTAssertEqual(allowed.standardOutput.split(separator: "\n").count, 3, allowed.standardOutput)
+        let threshold = try ProgramRunner.run("predict", base + ["--score-threshold", "0.2"])
+        XCTAssertTrue(threshold.standardOutput.contains("dog") && !threshold.standardOutput.contains("eel"), threshold.standardOutput)
+    }
+
+    func testOutputsAsNpyMatchOpenCVOnTheCaffeChain() throws {
+        let folder = fixtures.appendingPathComponent("chain_caffe")
+        let out = try temporaryFolder()
+        let result = try ProgramRunner.run("predict", [folder.appendingPathComponent("model.mlmodel").path,
+                                                      "--input", "x=" + folder.appendingPathComponent("input_x.npy").path,
+                                                      "--output-npy", out.path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let reference = try readFloat32Npy(folder.appendingPathComponent("output_prob.npy"))
+        let ours = try readFloat32Npy(out.appendingPathComponent("prob.npy"))
+        XCTAssertEqual(ours.count, reference.count)
+        for (a, b) in zip(ours, reference) { XCTAssertLessThanOrEqual(abs(a - b), 1e-4 * max(1, abs(b))) }
+    }
+
+    func testBadInputsAreOneLineWithExitOne() throws {
+        let folder = try temporaryFolder()
+        let classifier = fixtures.appendingPathComponent("classifier/model.mlmodel").path
+        let notAnImage = folder.appendingPathComponent("photo.jpg")
+        try Data("not an image".utf8).write(to: notAnImage)
+        // A layer whose type (softmaxND, field 950) the toolkit does not know.
+        let unknownLayer = folder.appendingPathComponent("unknown.mlmodel")
+        let layer: [UInt8] = [0x0A, 0x01, 0x6C] + [0x12, 0x01, 0x78] + [0x1A, 0x01, 0x79] + [0xB2, 0x3B, 0x00]
+        let image: [UInt8] = [0x22, 0x06, 0x08, 0x04, 0x10, 0x04, 0x18, 0x14]
+        let input: [UInt8] = [0x0A, 0x01, 0x78, 0x1A, UInt8(image.count)] + image
+        let description: [UInt8] = [0x12, UInt8(input.count + 2), 0x0A, UInt8(input.count)] + input
+        let network: [UInt8] = [0xA2, 0x1F, UInt8(layer.count + 2), 0x0A, UInt8(layer.count)] + layer
+        try Data([0x08, 0x01] + description + network).write(to: unknownLayer)
+
+        let cases: [([String], String)] = [
+            ([classifier, "--input", "x=" + fixtures.appendingPathComponent("split/input_x.npy").path], "does not fit input 'x'"),
+            ([classifier, "--input", "x=" + folder.appendingPathComponent("missing.npy").path], "missing.npy"),
+            ([classifier, "--input", "nope=" + fixtures.appendingPathComponent("classifier/input_x.npy").path], "no input 'nope'"),
+            ([fixtures.appendingPathComponent("image_scaler_rgb/model.mlmodel").path, notAnImage.path], "photo.jpg: not a PNG or JPEG image"),
+            ([unknownLayer.path, "--input", "x=" + fixtures.appendingPathComponent("classifier/input_x.npy").path],
+             "layer 'l' has a layer type this toolkit does not support"),
+        ]
+        for (arguments, fragment) in cases {
+            let result = try ProgramRunner.run("predict", arguments)
+            XCTAssertEqual(result.status, 1, "\(arguments): \(result.standardError)")
+            XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
+            XCTAssertTrue(result.standardError.contains(fragment), result.standardError)
+        }
+    }
+}
+
+/// The values of a little-endian float32 .npy file (header parsed here,
+/// independently of the runtime's reader).
+func readFloat32Npy(_ url: URL) throws -> [Float] {
+    let data = try Data(contentsOf: url)
+    let headerLength = Int(data[8]) | Int(data[9]) << 8
+    let header = String(decoding: data[10..<10 + headerLength], as: UTF8.self)
+    guard header.contains("'<f4'") else { throw CocoaError(.fileReadCorruptFile) }
+    let body = data[(10 + headerLength)...]
+    return body.withUnsafeBytes { raw in (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
+}

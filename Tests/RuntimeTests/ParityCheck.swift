@@ -1,0 +1,51 @@
+import Foundation
+import ModelFormat
+import Runtime
+import XCTest
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let runtimeFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/runtime")
+
+/// Runs `Tests/Fixtures/runtime/<name>/model.mlmodel` (written by coremltools)
+/// on its inputs and compares every output with the reference computed by
+/// OpenCV dnn, TensorFlow or numpy: |ours - ref| <= 1e-4 * max(1, |ref|).
+func checkParity(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    let folder = runtimeFixtures.appendingPathComponent(name)
+    let network = try Network(contentsOf: folder.appendingPathComponent("model.mlmodel").path)
+    var inputs: [String: InputValue] = [:]
+    for input in network.model.inputs {
+        let (shape, values) = try NumpyFile.read(path: folder.appendingPathComponent("input_\(input.name).npy").path)
+        if input.image != nil {
+            // uint8 [H, W, 3] RGB pixels.
+            inputs[input.name] = .image(Image(width: shape[1], height: shape[0], channels: shape[2], pixels: values.map { UInt8($0) }))
+        } else {
+            inputs[input.name] = .array(Tensor(shape: TensorShape(dimensions: shape) ?? TensorShape(channels: values.count), values: values))
+        }
+    }
+    let prediction = try network.predict(inputs)
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("output_") }
+    XCTAssertFalse(files.isEmpty, "\(name) has no reference outputs", file: file, line: line)
+    for fileName in files {
+        let output = String(fileName.dropFirst("output_".count).dropLast(".npy".count))
+        let reference = try NumpyFile.read(path: folder.appendingPathComponent(fileName).path).values
+        guard let ours = prediction.outputs[output]?.values else {
+            XCTFail("\(name): the runtime gave no output '\(output)'", file: file, line: line)
+            continue
+        }
+        XCTAssertEqual(ours.count, reference.count, "\(name)/\(output): value count", file: file, line: line)
+        var worst = (index: -1, excess: Float(0))
+        for (index, (a, b)) in zip(ours, reference).enumerated() {
+            let excess = abs(a - b) - 1e-4 * max(1, abs(b))
+            if !(excess <= 0) && (worst.index < 0 || !(excess <= worst.excess)) { worst = (index, excess) }
+        }
+        if worst.index >= 0 {
+            XCTFail("\(name)/\(output): value \(worst.index) is \(ours[worst.index]), reference \(reference[worst.index])",
+                    file: file, line: line)
+        }
+    }
+    let expected = folder.appendingPathComponent("expected.json")
+    if let data = try? Data(contentsOf: expected),
+       let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
+        XCTAssertEqual(prediction.classLabel, json["classLabel"] as? String, "\(name): classLabel", file: file, line: line)
+    }
+}
