@@ -22,7 +22,7 @@ extension SpecReader {
         let outputs = CArrays.strings(layer.pointee.output, layer.pointee.n_output)
         guard !outputs.isEmpty else { throw fail("layer '\(name)' has no outputs", at: layer) }
         let l = layer.pointee
-        let operation: Operation
+        let operation: Op
         switch l.layer_case {
         case CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONVOLUTION:
             operation = .convolution(try convolution(l.convolution, name))

@@ -38,7 +38,7 @@ public struct ModelStatistics: Equatable, Sendable {
     }
 }
 
-extension Operation {
+extension Op {
     /// Number of weight values the operation carries.
     public var parameterCount: Int {
         switch self {

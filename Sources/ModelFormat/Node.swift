@@ -3,11 +3,11 @@
 /// node or is a model input (frontends rename in-place layers into this form).
 public struct Node: Equatable, Sendable {
     public var name: String
-    public var operation: Operation
+    public var operation: Op
     public var inputs: [String]
     public var outputs: [String]
 
-    public init(name: String, operation: Operation, inputs: [String], outputs: [String]) {
+    public init(name: String, operation: Op, inputs: [String], outputs: [String]) {
         self.name = name
         self.operation = operation
         self.inputs = inputs
@@ -15,7 +15,7 @@ public struct Node: Equatable, Sendable {
     }
 
     /// A node with one input and one output tensor named after the node.
-    public init(_ name: String, _ operation: Operation, input: String) {
+    public init(_ name: String, _ operation: Op, input: String) {
         self.init(name: name, operation: operation, inputs: [input], outputs: [name])
     }
 }

@@ -64,13 +64,13 @@ final class CoreMLToolsFixtureTests: XCTestCase {
         }
     }
 
-    func coreMLKey(_ operation: ModelFormat.Operation) -> String {
+    func coreMLKey(_ operation: Op) -> String {
         if case .activation = operation { return "activation" }
         return EveryLayerModel.coreMLType(operation)
     }
 
     /// Pairs our weights with the statistics coremltools dumped for them.
-    func weightStatistics(of operation: ModelFormat.Operation, in layer: [String: Any]) -> [(Weights, [String: Any])] {
+    func weightStatistics(of operation: Op, in layer: [String: Any]) -> [(Weights, [String: Any])] {
         func stats(_ path: String...) -> [String: Any]? {
             var value: Any? = layer
             for key in path { value = (value as? [String: Any])?[key] }

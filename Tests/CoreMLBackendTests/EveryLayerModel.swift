@@ -10,7 +10,7 @@ enum EveryLayerModel {
             seed += 1
             return randomWeights(count, seed: seed)
         }
-        func node(_ name: String, _ operation: ModelFormat.Operation, _ inputs: [String] = ["conv1"]) -> Node {
+        func node(_ name: String, _ operation: Op, _ inputs: [String] = ["conv1"]) -> Node {
             Node(name: name, operation: operation, inputs: inputs, outputs: [name])
         }
         var nodes: [Node] = [
@@ -101,7 +101,7 @@ enum EveryLayerModel {
     }
 
     /// The Core ML layer type (the `layer` oneof member) each node becomes.
-    static func coreMLType(_ operation: ModelFormat.Operation) -> String {
+    static func coreMLType(_ operation: Op) -> String {
         switch operation {
         case .convolution: "convolution"
         case .activation(.clip): "clip"

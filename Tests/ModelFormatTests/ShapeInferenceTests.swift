@@ -8,7 +8,7 @@ func shape(_ channels: Int, _ height: Int = 1, _ width: Int = 1) -> TensorShape 
 /// A convolution whose weights are only counted (shape inference never reads them).
 func convolution(out: Int, kernelChannels: Int, groups: Int = 1, kernel: Size2, stride: Size2 = Size2(square: 1),
                  dilation: Size2 = Size2(square: 1), padding: WindowPadding = .explicit(.zero),
-                 deconvolution: Bool = false, outputShape: [Int] = []) -> ModelFormat.Operation {
+                 deconvolution: Bool = false, outputShape: [Int] = []) -> Op {
     var conv = Convolution(outputChannels: out, kernelChannels: kernelChannels, groups: groups, kernel: kernel, stride: stride,
                            dilation: dilation, padding: padding, isDeconvolution: deconvolution, outputShape: outputShape,
                            weights: Weights(unloadedCount: 0))
@@ -16,7 +16,7 @@ func convolution(out: Int, kernelChannels: Int, groups: Int = 1, kernel: Size2, 
     return .convolution(conv)
 }
 
-func pooling(_ kernel: Size2, _ stride: Size2, _ padding: WindowPadding = .explicit(.zero), global: Bool = false) -> ModelFormat.Operation {
+func pooling(_ kernel: Size2, _ stride: Size2, _ padding: WindowPadding = .explicit(.zero), global: Bool = false) -> Op {
     .pooling(Pooling(kind: .max, kernel: kernel, stride: stride, padding: padding, global: global))
 }
 
@@ -25,13 +25,13 @@ func pooling(_ kernel: Size2, _ stride: Size2, _ padding: WindowPadding = .expli
 final class ShapeInferenceTests: XCTestCase {
     struct Case {
         let name: String
-        let operation: ModelFormat.Operation
+        let operation: Op
         let inputs: [TensorShape]
         var outputs = 1
         let expected: [TensorShape]?  // nil: a ModelError naming the layer
         var error = ""
 
-        init(_ name: String, _ operation: ModelFormat.Operation, _ inputs: [TensorShape], outputs: Int = 1, _ expected: [TensorShape]) {
+        init(_ name: String, _ operation: Op, _ inputs: [TensorShape], outputs: Int = 1, _ expected: [TensorShape]) {
             self.name = name
             self.operation = operation
             self.inputs = inputs
@@ -39,7 +39,7 @@ final class ShapeInferenceTests: XCTestCase {
             self.expected = expected
         }
 
-        init(_ name: String, _ operation: ModelFormat.Operation, _ inputs: [TensorShape], outputs: Int = 1, error: String) {
+        init(_ name: String, _ operation: Op, _ inputs: [TensorShape], outputs: Int = 1, error: String) {
             self.name = name
             self.operation = operation
             self.inputs = inputs
@@ -236,7 +236,7 @@ final class ShapeInferenceTests: XCTestCase {
 
     func testInnerProductConcatAndElementwise() {
         let product = { (inputs: Int, outputs: Int) in
-            ModelFormat.Operation.innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: Weights(unloadedCount: inputs * outputs)))
+            Op.innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: Weights(unloadedCount: inputs * outputs)))
         }
         check([
             // Core ML (specifications 1-3) takes vectors only: a map must be flattened first.
@@ -305,11 +305,11 @@ final class ShapeInferenceTests: XCTestCase {
         ])
     }
 
-    // Slice (Operation.swift): start..<end by stride; negative indices count from the end as in Python
+    // Slice (Op.swift): start..<end by stride; negative indices count from the end as in Python
     // (start = max(size + start, 0), end = size + end, so -1 stops before the last element); ends past the
     // axis are clamped. length = ceil((end - start) / stride), 0 when empty.
     func testSlice() {
-        func slice(_ axis: ModelFormat.Slice.Axis, _ start: Int, _ end: Int, _ stride: Int = 1) -> ModelFormat.Operation {
+        func slice(_ axis: ModelFormat.Slice.Axis, _ start: Int, _ end: Int, _ stride: Int = 1) -> Op {
             .slice(ModelFormat.Slice(axis: axis, start: start, end: end, stride: stride))
         }
         check([
@@ -359,7 +359,7 @@ final class ShapeInferenceTests: XCTestCase {
 
     func testShapePreservingOperations() {
         let w = Weights([1, 2, 3])
-        let operations: [ModelFormat.Operation] = [
+        let operations: [Op] = [
             .activation(.relu), .activation(.leakyRelu(alpha: 0.1)), .activation(.prelu(alpha: w)), .activation(.clip(min: 0, max: 6)),
             .batchNorm(BatchNorm(channels: 3, epsilon: 1e-5, gamma: w, beta: w, mean: w, variance: w)),
             .scale(Scale(shape: [3], scale: w)), .bias(Bias(shape: [3], bias: w)),

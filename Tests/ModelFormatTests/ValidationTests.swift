@@ -145,10 +145,10 @@ final class ValidationTests: XCTestCase {
 
     func testOtherWeightCounts() {
         let input = Input(name: "x", kind: .array(shape: [3, 2, 2]))
-        func model(_ operation: ModelFormat.Operation) -> Model {
+        func model(_ operation: Op) -> Model {
             Model(inputs: [input], outputs: [], nodes: [Node("layer", operation, input: "x")])
         }
-        let cases: [(String, ModelFormat.Operation, String)] = [
+        let cases: [(String, Op, String)] = [
             ("scale", .scale(Scale(shape: [3], scale: Self.filled(2))), "layer 'layer': scale has 2 values, expected 3"),
             ("scale bias", .scale(Scale(shape: [3], scale: Self.filled(3), biasShape: [3], bias: Self.filled(1))),
              "layer 'layer': bias has 1 values, expected 3"),

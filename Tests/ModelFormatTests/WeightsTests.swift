@@ -94,9 +94,9 @@ final class WeightsTests: XCTestCase {
     }
 
     func testWeightsInOperationsCompareByValue() {
-        let a = ModelFormat.Operation.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights([1, .nan])))
-        let b = ModelFormat.Operation.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights([1, .nan])))
-        let c = ModelFormat.Operation.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights(unloadedCount: 2)))
+        let a = Op.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights([1, .nan])))
+        let b = Op.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights([1, .nan])))
+        let c = Op.innerProduct(InnerProduct(inputChannels: 2, outputChannels: 1, weights: Weights(unloadedCount: 2)))
         XCTAssertEqual(a, b)
         XCTAssertNotEqual(a, c)
     }

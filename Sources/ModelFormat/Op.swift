@@ -2,7 +2,7 @@
 /// Core ML's NeuralNetwork format can express (specification versions 1-4),
 /// since that is the one backend; frontends map onto it, and the runtime
 /// executes it. Tensors are [C, H, W].
-public enum Operation: Equatable, Sendable {
+public enum Op: Equatable, Sendable {
     case convolution(Convolution)
     case pooling(Pooling)
     case innerProduct(InnerProduct)
