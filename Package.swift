@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CImageCodecs", pkgConfig: "libpng16", providers: [.apt(["libpng-dev", "libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CHDF5", pkgConfig: "hdf5", providers: [.apt(["libhdf5-dev"])]),
 
         // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"]),
@@ -32,12 +33,18 @@ let package = Package(
         .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "COpenBLAS"]),
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into runtime images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime"]),
+        // Shared by the converters: conversion options, label files.
+        .target(name: "FrontendSupport", dependencies: ["ModelFormat"]),
+        // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
+        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC", "HDF5"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat"]),
         // Command-line parsing shared by the programs.
         .target(name: "CLI"),
+        // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
+        .target(name: "HDF5", dependencies: ["CHDF5"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "FrontendSupport"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
 
@@ -49,5 +56,6 @@ let package = Package(
         .testTarget(name: "CommandTests", dependencies: [], exclude: ["Snapshots"]),
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "ModelFormat"]),
+        .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
     ]
 )

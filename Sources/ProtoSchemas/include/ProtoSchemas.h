@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <protobuf-c/protobuf-c.h>
 #include "coreml.pb-c.h"
+#include "caffe.pb-c.h"
 
 /// Packs `message` into `file` through protobuf-c's own serializer, streaming
 /// each field's bytes (weights included) from where they live in memory: no
@@ -19,6 +20,14 @@ long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file);
 /// decoder keeps descriptor pointers for the whole decode.
 static inline const ProtobufCMessageDescriptor *proto_coreml_model_descriptor(void) {
   return &core_ml__specification__model__descriptor;
+}
+
+static inline const ProtobufCMessageDescriptor *proto_caffe_net_descriptor(void) {
+  return &caffe__net_parameter__descriptor;
+}
+
+static inline const ProtobufCMessageDescriptor *proto_caffe_blob_descriptor(void) {
+  return &caffe__blob_proto__descriptor;
 }
 
 #endif

@@ -1,0 +1,113 @@
+// HDF5 (Debian: libhdf5-dev, found through pkg-config "hdf5") for the HDF5 module.
+//
+// HDF5's property-list, dataspace and datatype constants are macros that Swift
+// cannot import (H5T_NATIVE_FLOAT expands to `(H5open(), H5T_NATIVE_FLOAT_g)`),
+// so each one used is wrapped in a small `static inline` function below. Only
+// version-independent calls are used (no H5Oget_info / H5Literate, whose names
+// are macros selecting 1.8, 1.10 or 1.12 signatures).
+#ifndef CHDF5_SHIM_H
+#define CHDF5_SHIM_H
+
+#include <hdf5.h>
+#include <string.h>
+
+/// H5P_DEFAULT: the default property list.
+static inline hid_t hdf5_default_plist(void) { return H5P_DEFAULT; }
+/// H5F_ACC_RDONLY: open a file read-only.
+static inline unsigned hdf5_access_read_only(void) { return H5F_ACC_RDONLY; }
+/// H5S_ALL: the whole dataspace (for H5Dread / H5Aread selections).
+static inline hid_t hdf5_space_all(void) { return H5S_ALL; }
+/// H5T_NATIVE_FLOAT: C `float` in memory; HDF5 converts any integer or
+/// floating-point file type to it when reading.
+static inline hid_t hdf5_native_float(void) { return H5T_NATIVE_FLOAT; }
+/// H5T_C_S1: a one-byte C string type, to copy and resize for string reads.
+static inline hid_t hdf5_c_string(void) { return H5T_C_S1; }
+/// H5T_VARIABLE: the size that makes a string type variable-length.
+static inline size_t hdf5_variable_size(void) { return H5T_VARIABLE; }
+
+/// A new file access property list for reading untrusted files: file locking
+/// off where the library allows it (1.10.7+; a read-only reader needs none and
+/// locking fails on some file systems) and the "strong" close degree, so that
+/// closing the file also closes anything still open in it. Negative on failure.
+static inline hid_t hdf5_file_access(void) {
+    hid_t list = H5Pcreate(H5P_FILE_ACCESS);
+    if (list < 0) return list;
+#if H5_VERSION_GE(1, 10, 7)
+    H5Pset_file_locking(list, 0, 1);
+#endif
+    if (H5Pset_fclose_degree(list, H5F_CLOSE_STRONG) < 0) {
+        H5Pclose(list);
+        return -1;
+    }
+    return list;
+}
+
+/// Frees the strings HDF5 allocated while reading variable-length data of
+/// memory type `type` over `space` into `buffer` (H5Treclaim from 1.12 on,
+/// H5Dvlen_reclaim before).
+static inline herr_t hdf5_reclaim(hid_t type, hid_t space, void *buffer) {
+#if H5_VERSION_GE(1, 12, 0)
+    return H5Treclaim(type, space, H5P_DEFAULT, buffer);
+#else
+    return H5Dvlen_reclaim(type, space, H5P_DEFAULT, buffer);
+#endif
+}
+
+/// Process-wide setup, once: stops HDF5 from loading filter plugins (shared
+/// libraries named by a file's filter ids, which untrusted files must not
+/// trigger), so datasets compressed with a filter the library lacks fail to read.
+static inline void hdf5_setup(void) {
+    H5open();
+    H5PLset_loading_state(0);
+}
+
+/// Turns off HDF5's automatic printing of its error stack to stderr for the
+/// calling thread (the stack is per thread in thread-safe builds).
+static inline void hdf5_silence_errors(void) { H5Eset_auto2(H5E_DEFAULT, NULL, NULL); }
+
+/// The H5Ewalk2 callback behind `hdf5_innermost_error`: keeps the first entry,
+/// which walking upward is the most specific one.
+static herr_t hdf5_keep_innermost(unsigned n, const H5E_error2_t *error, void *data) {
+    if (n == 0 && error != NULL && error->desc != NULL) {
+        char *buffer = (char *)((void **)data)[0];
+        size_t size = *(size_t *)((void **)data)[1];
+        strncpy(buffer, error->desc, size - 1);
+        buffer[size - 1] = 0;
+    }
+    return 0;
+}
+
+/// Copies the description of the innermost (most specific) entry of the
+/// calling thread's error stack into `buffer` ("" when the stack is empty),
+/// then clears the stack.
+static inline void hdf5_innermost_error(char *buffer, size_t size) {
+    if (size == 0) return;
+    buffer[0] = 0;
+    void *data[2] = {buffer, &size};
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, hdf5_keep_innermost, data);
+    H5Eclear2(H5E_DEFAULT);
+}
+
+/// The H5Pset_elink_cb callback behind `hdf5_link_access_without_external`:
+/// refuses every external link traversal.
+static herr_t hdf5_refuse_external_link(const char *parent_file, const char *parent_group,
+                                        const char *child_file, const char *child_object,
+                                        unsigned *acc_flags, hid_t fapl_id, void *op_data) {
+    (void)parent_file; (void)parent_group; (void)child_file; (void)child_object;
+    (void)acc_flags; (void)fapl_id; (void)op_data;
+    return -1;
+}
+
+/// A new link access property list on which following an external link (to an
+/// object in another file) fails; close it with H5Pclose. Negative on failure.
+static inline hid_t hdf5_link_access_without_external(void) {
+    hid_t list = H5Pcreate(H5P_LINK_ACCESS);
+    if (list < 0) return list;
+    if (H5Pset_elink_cb(list, hdf5_refuse_external_link, NULL) < 0) {
+        H5Pclose(list);
+        return -1;
+    }
+    return list;
+}
+
+#endif

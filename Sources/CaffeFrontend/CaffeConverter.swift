@@ -1,0 +1,76 @@
+import FrontendSupport
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+/// Converts a Caffe model (deploy prototxt plus weights) to the model spec.
+///
+/// Both Caffe formats are read: the current one (`layer { type: "..." }`)
+/// and the legacy V1 one (`layers { type: ENUM }`), for the deploy file and
+/// for the weights; weights are matched to deploy layers by name, so
+/// training snapshots with extra layers work. In-place layers (top ==
+/// bottom) become fresh tensors; Dropout and Split vanish; BatchNorm and
+/// Scale fold into the convolution before them.
+public enum CaffeConverter {
+    /// Converts `deploy` with the weights in `weights` (a `.caffemodel`, or
+    /// `.caffemodel.h5` when `hdf5Reader` is given).
+    /// - Throws: `CaffeError` (one line, naming the file and line or layer)
+    ///   or `ModelError`.
+    public static func convert(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions()) throws -> Model {
+        let net = try readDeploy(deploy)
+        let blobs = try weights.map { try readWeights($0) } ?? CaffeWeights(blobs: [:], source: "")
+        var builder = GraphBuilder(net: net, weights: blobs, deployPath: deploy)
+        var model = try builder.build()
+        try options.applyImageInputs(to: &model.inputs)
+        Pipeline.run(&model)
+        try options.applyClassifier(to: &model)
+        model.metadata = options.metadata
+        if model.metadata.shortDescription.isEmpty {
+            model.metadata.shortDescription = "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")"
+        }
+        let shapes = try model.validate()
+        for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.featureShape ?? [] }
+        return model
+    }
+
+    /// Parses a deploy prototxt; syntax errors say `file:line:column`.
+    static func readDeploy(_ path: String) throws -> CaffeNet {
+        let file = try MappedFile(path: path)
+        do {
+            let decoded = try TextDecoder.decode(NetParameter.self, descriptor: proto_caffe_net_descriptor(), bytes: file.bytes, owner: file)
+            return try CaffeNet(decoded, text: file.bytes)
+        } catch let error as DecodeError {
+            let (line, column) = lineAndColumn(of: error.offset, in: file.bytes)
+            throw CaffeError("\(path):\(line):\(column): \(error.message)")
+        } catch let error as CaffeError {
+            throw CaffeError("\(path): \(error.message)")
+        }
+    }
+
+    /// HDF5 weights start with HDF5's signature; everything else is read as
+    /// a binary caffemodel.
+    static func readWeights(_ path: String) throws -> CaffeWeights {
+        let file = try MappedFile(path: path)
+        let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+        if file.bytes.count >= 8 && Array(file.bytes.prefix(8)) == signature {
+            return try CaffeWeights.read(hdf5: path)
+        }
+        return try CaffeWeights.read(caffemodel: path)
+    }
+}
+
+extension CaffeConverter {
+    /// Reads a `mean.binaryproto` (a BlobProto of shape [1, C, H, W], in the
+    /// net's channel order) as the [C, H, W] mean image Core ML subtracts.
+    public static func readMeanImage(_ path: String) throws -> Weights {
+        let file = try MappedFile(path: path)
+        do {
+            let decoded = try BinaryDecoder.decode(BlobProto.self, descriptor: proto_caffe_blob_descriptor(), bytes: file.bytes, owner: file)
+            let blob = try CaffeWeights.blob(decoded.root, owner: decoded, what: path)
+            guard blob.count > 0 else { throw CaffeError("\(path): the mean image is empty") }
+            return blob.values
+        } catch let error as DecodeError {
+            throw CaffeError("\(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+typealias NetParameter = Caffe__NetParameter
+typealias LayerParameter = Caffe__LayerParameter
+typealias V1LayerParameter = Caffe__V1LayerParameter
+typealias BlobProto = Caffe__BlobProto
+
+/// One layer of a deploy definition, the same for the current and the
+/// legacy V1 format: the type as a current-format string and the parameter
+/// messages (both formats share their types).
+struct CaffeLayer {
+    var name: String
+    var type: String
+    var bottoms: [String]
+    var tops: [String]
+    /// Byte offset of the layer in the prototxt, for `file:line` errors.
+    var offset: Int
+    var params: Params
+    /// Weights given inline in the deploy file (rare), by blob index.
+    var inlineBlobs: [UnsafeMutablePointer<BlobProto>?]
+    /// `include { phase: TRAIN }`: not part of the deployed net.
+    var isTrainingOnly = false
+
+    struct Params {
+        var convolution: UnsafeMutablePointer<Caffe__ConvolutionParameter>?
+        var pooling: UnsafeMutablePointer<Caffe__PoolingParameter>?
+        var innerProduct: UnsafeMutablePointer<Caffe__InnerProductParameter>?
+        var lrn: UnsafeMutablePointer<Caffe__LRNParameter>?
+        var relu: UnsafeMutablePointer<Caffe__ReLUParameter>?
+        var eltwise: UnsafeMutablePointer<Caffe__EltwiseParameter>?
+        var concat: UnsafeMutablePointer<Caffe__ConcatParameter>?
+        var softmax: UnsafeMutablePointer<Caffe__SoftmaxParameter>?
+        var power: UnsafeMutablePointer<Caffe__PowerParameter>?
+        var slice: UnsafeMutablePointer<Caffe__SliceParameter>?
+        var batchNorm: UnsafeMutablePointer<Caffe__BatchNormParameter>?
+        var scale: UnsafeMutablePointer<Caffe__ScaleParameter>?
+        var elu: UnsafeMutablePointer<Caffe__ELUParameter>?
+        var prelu: UnsafeMutablePointer<Caffe__PReLUParameter>?
+        var flatten: UnsafeMutablePointer<Caffe__FlattenParameter>?
+        var reshape: UnsafeMutablePointer<Caffe__ReshapeParameter>?
+        var crop: UnsafeMutablePointer<Caffe__CropParameter>?
+        var input: UnsafeMutablePointer<Caffe__InputParameter>?
+        var permute: UnsafeMutablePointer<Caffe__PermuteParameter>?
+        var normalize: UnsafeMutablePointer<Caffe__NormalizeParameter>?
+    }
+}
+
+/// A parsed deploy definition: its declared inputs and its layers.
+struct CaffeNet {
+    /// Which of the two formats the file uses, for summaries.
+    enum Format: String { case current = "Caffe net", legacyV1 = "Caffe V1 net" }
+
+    var format: Format
+    var inputs: [(name: String, shape: [Int])]
+    var layers: [CaffeLayer]
+    let decoded: Decoded<NetParameter>
+    /// The prototxt itself, kept alive by `decoded`, for line numbers.
+    let text: UnsafeRawBufferPointer
+
+    /// Layers of either format, in file order (a file uses one or the other).
+    init(_ decoded: Decoded<NetParameter>, text: UnsafeRawBufferPointer) throws {
+        self.decoded = decoded
+        self.text = text
+        let net = decoded.root.pointee
+        let current = CArrays.buffer(net.layer, net.n_layer).compactMap { $0 }
+        let legacy = CArrays.buffer(net.layers, net.n_layers).compactMap { $0 }
+        format = legacy.isEmpty ? .current : .legacyV1
+        layers = current.map { Self.layer($0, decoded) } + legacy.map { Self.layer($0, decoded) }
+        inputs = try Self.declaredInputs(net)
+    }
+
+    /// `input: "data"` with four `input_dim`s, or with an `input_shape`.
+    static func declaredInputs(_ net: NetParameter) throws -> [(name: String, shape: [Int])] {
+        let names = CArrays.strings(net.input, net.n_input)
+        let shapes = CArrays.buffer(net.input_shape, net.n_input_shape)
+        let dims = CArrays.array(net.input_dim, net.n_input_dim).map { Int($0) }
+        var inputs: [(name: String, shape: [Int])] = []
+        for (index, name) in names.enumerated() {
+            if index < shapes.count, let shape = shapes[index] {
+                inputs.append((name, CArrays.array(shape.pointee.dim, shape.pointee.n_dim).map { Int($0) }))
+            } else if dims.count >= 4 * (index + 1) {
+                inputs.append((name, Array(dims[4 * index..<4 * index + 4])))
+            } else {
+                throw CaffeError("input '\(name)' has no shape (input_dim or input_shape)")
+            }
+        }
+        return inputs
+    }
+
+    static func layer(_ layer: UnsafeMutablePointer<LayerParameter>, _ decoded: Decoded<NetParameter>) -> CaffeLayer {
+        let l = layer.pointee
+        let params = CaffeLayer.Params(
+            convolution: l.convolution_param, pooling: l.pooling_param, innerProduct: l.inner_product_param, lrn: l.lrn_param,
+            relu: l.relu_param, eltwise: l.eltwise_param, concat: l.concat_param, softmax: l.softmax_param,
+            power: l.power_param, slice: l.slice_param, batchNorm: l.batch_norm_param, scale: l.scale_param,
+            elu: l.elu_param, prelu: l.prelu_param, flatten: l.flatten_param, reshape: l.reshape_param,
+            crop: l.crop_param, input: l.input_param, permute: l.permute_param, normalize: l.norm_param)
+        return CaffeLayer(name: CArrays.string(l.name), type: CArrays.string(l.type),
+                          bottoms: CArrays.strings(l.bottom, l.n_bottom), tops: CArrays.strings(l.top, l.n_top),
+                          offset: decoded.offset(of: layer), params: params,
+                          inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
+                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include)))
+    }
+
+    static func trainingOnly(_ rules: UnsafeBufferPointer<UnsafeMutablePointer<Caffe__NetStateRule>?>) -> Bool {
+        rules.contains { rule in rule.map { $0.pointee.has_phase != 0 && $0.pointee.phase == CAFFE__PHASE__TRAIN } ?? false }
+    }
+
+    static func layer(_ layer: UnsafeMutablePointer<V1LayerParameter>, _ decoded: Decoded<NetParameter>) -> CaffeLayer {
+        let l = layer.pointee
+        var params = CaffeLayer.Params()
+        params.convolution = l.convolution_param
+        params.pooling = l.pooling_param
+        params.innerProduct = l.inner_product_param
+        params.lrn = l.lrn_param
+        params.relu = l.relu_param
+        params.eltwise = l.eltwise_param
+        params.concat = l.concat_param
+        params.softmax = l.softmax_param
+        params.power = l.power_param
+        params.slice = l.slice_param
+        return CaffeLayer(name: CArrays.string(l.name), type: v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)",
+                          bottoms: CArrays.strings(l.bottom, l.n_bottom), tops: CArrays.strings(l.top, l.n_top),
+                          offset: decoded.offset(of: layer), params: params,
+                          inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
+                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include)))
+    }
+
+    /// V1's enum layer types under their current names.
+    static let v1TypeNames: [Int: String] = [
+        35: "AbsVal", 1: "Accuracy", 30: "ArgMax", 2: "BNLL", 3: "Concat", 37: "ContrastiveLoss", 4: "Convolution",
+        5: "Data", 39: "Deconvolution", 6: "Dropout", 32: "DummyData", 7: "EuclideanLoss", 25: "Eltwise", 38: "Exp",
+        8: "Flatten", 9: "HDF5Data", 10: "HDF5Output", 28: "HingeLoss", 11: "Im2col", 12: "ImageData",
+        13: "InfogainLoss", 14: "InnerProduct", 15: "LRN", 29: "MemoryData", 16: "MultinomialLogisticLoss",
+        34: "MVN", 17: "Pooling", 26: "Power", 18: "ReLU", 19: "Sigmoid", 27: "SigmoidCrossEntropyLoss",
+        36: "Silence", 20: "Softmax", 21: "SoftmaxWithLoss", 22: "Split", 33: "Slice", 23: "TanH",
+        24: "WindowData", 31: "Threshold",
+    ]
+}
+
+/// A Caffe model that cannot be converted: a missing blob, an unknown layer
+/// type, a shape that does not fit. The message names the layer; the
+/// converter adds the file and line.
+public struct CaffeError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

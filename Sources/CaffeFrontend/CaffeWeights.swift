@@ -1,0 +1,104 @@
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+/// One learned blob: its shape and values.
+struct Blob {
+    var shape: [Int]
+    var values: Weights
+
+    var count: Int { values.count }
+}
+
+/// Learned blobs by layer name, from a `.caffemodel` (either format; a
+/// training snapshot may hold data, loss and accuracy layers that the deploy
+/// file does not, and lack deploy-only ones: layers are matched by name).
+struct CaffeWeights {
+    var blobs: [String: [Blob]]
+    let source: String
+
+    /// Reads a binary caffemodel; float payloads stay in the mapped file.
+    static func read(caffemodel path: String) throws -> CaffeWeights {
+        let file = try MappedFile(path: path)
+        let decoded: Decoded<NetParameter>
+        do {
+            decoded = try BinaryDecoder.decode(NetParameter.self, descriptor: proto_caffe_net_descriptor(),
+                                               bytes: file.bytes, owner: file)
+        } catch {
+            throw CaffeError("\(path): \(error)")
+        }
+        let net = decoded.root.pointee
+        var table: [String: [Blob]] = [:]
+        for case let layer? in CArrays.buffer(net.layer, net.n_layer) {
+            let name = CArrays.string(layer.pointee.name)
+            table[name] = try blobs(CArrays.buffer(layer.pointee.blobs, layer.pointee.n_blobs), owner: decoded, layer: name, path: path)
+        }
+        for case let layer? in CArrays.buffer(net.layers, net.n_layers) {
+            let name = CArrays.string(layer.pointee.name)
+            table[name] = try blobs(CArrays.buffer(layer.pointee.blobs, layer.pointee.n_blobs), owner: decoded, layer: name, path: path)
+        }
+        return CaffeWeights(blobs: table, source: path)
+    }
+
+    static func blobs(_ protos: UnsafeBufferPointer<UnsafeMutablePointer<BlobProto>?>, owner: Decoded<NetParameter>,
+                      layer: String, path: String) throws -> [Blob] {
+        try protos.enumerated().map { index, proto in
+            guard let proto else { throw CaffeError("\(path): layer '\(layer)' blob \(index) is empty") }
+            return try blob(proto, owner: owner, what: "\(path): layer '\(layer)' blob \(index)")
+        }
+    }
+
+    /// A blob's shape (BlobShape, or the legacy num/channels/height/width)
+    /// and values (float, or double converted), checked against each other.
+    static func blob(_ proto: UnsafeMutablePointer<BlobProto>, owner: AnyObject & Sendable, what: String) throws -> Blob {
+        let p = proto.pointee
+        var shape: [Int]
+        if let blobShape = p.shape {
+            shape = CArrays.array(blobShape.pointee.dim, blobShape.pointee.n_dim).map { Int($0) }
+        } else {
+            shape = [p.num, p.channels, p.height, p.width].map { Int($0) }
+            while shape.count > 1 && shape.first == 1 { shape.removeFirst() }  // legacy shapes pad with leading 1s
+        }
+        guard shape.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else { throw CaffeError("\(what): shape \(shape) is invalid") }
+        let (expected, overflow) = shape.reduce((1, false)) { partial, dim in
+            let (product, over) = partial.0.multipliedReportingOverflow(by: dim)
+            return (product, partial.1 || over)
+        }
+        let values: Weights
+        if p.n_data > 0 {
+            values = p.data.map { Weights(borrowing: UnsafeBufferPointer(start: $0, count: p.n_data), owner: owner) }
+                ?? Weights(unloadedCount: p.n_data)
+        } else if p.n_double_data > 0, let doubles = p.double_data {
+            values = Weights(UnsafeBufferPointer(start: doubles, count: p.n_double_data).map { Float($0) })
+        } else {
+            values = Weights([])
+        }
+        guard !overflow, expected == values.count else {
+            throw CaffeError("\(what): shape \(shape) needs \(overflow ? "too many" : String(expected)) values, the blob holds \(values.count)")
+        }
+        return Blob(shape: shape, values: values)
+    }
+}
+
+
+import HDF5
+
+extension CaffeWeights {
+    /// Reads Caffe's HDF5 snapshot format: blob i of a layer is the dataset
+    /// `data/<layer>/<i>`, in the blob's shape.
+    static func read(hdf5 path: String) throws -> CaffeWeights {
+        let file = try HDF5File(path: path)
+        var table: [String: [Blob]] = [:]
+        for layer in try file.children(of: "data") {
+            let indices = try file.children(of: "data/\(layer)").compactMap(Int.init).sorted()
+            guard indices == Array(0..<indices.count) else {
+                throw CaffeError("\(path): data/\(layer) holds blobs \(indices), expected 0..<\(indices.count)")
+            }
+            table[layer] = try indices.map { index in
+                let (shape, values) = try file.readFloats("data/\(layer)/\(index)")
+                return Blob(shape: shape, values: Weights(values))
+            }
+        }
+        return CaffeWeights(blobs: table, source: path)
+    }
+}

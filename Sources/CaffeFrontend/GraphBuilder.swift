@@ -1,0 +1,144 @@
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+/// Walks the deploy layers in order and builds the graph: declared inputs,
+/// SSA tensor names for in-place tops, one mapping per layer type, shapes
+/// as it goes (layers like InnerProduct and Reshape need them).
+struct GraphBuilder {
+    let net: CaffeNet
+    let weights: CaffeWeights
+    let deployPath: String
+
+    private var inputs: [Input] = []
+    private var nodes: [Node] = []
+    /// The tensor currently holding each Caffe blob name.
+    private var current: [String: String] = [:]
+    private var shapes: [String: TensorShape] = [:]
+    private var tensorNames = Set<String>()
+    /// Caffe top names, for naming the model's outputs.
+    private var topOfTensor: [String: String] = [:]
+
+    init(net: CaffeNet, weights: CaffeWeights, deployPath: String) {
+        self.net = net
+        self.weights = weights
+        self.deployPath = deployPath
+    }
+
+    /// `deploy.prototxt:12`, where the layer starts.
+    func location(_ layer: CaffeLayer) -> String {
+        "\(deployPath):\(lineAndColumn(of: layer.offset, in: net.text).line)"
+    }
+
+    mutating func build() throws -> Model {
+        for (name, shape) in net.inputs { try addInput(name, shape) }
+        for layer in net.layers where !layer.isTrainingOnly {
+            do {
+                try add(layer)
+            } catch let error as CaffeError {
+                throw CaffeError("\(location(layer)): \(error.message)")
+            } catch let error as ModelError {
+                throw CaffeError("\(location(layer)): \(error.message)")
+            }
+        }
+        guard !inputs.isEmpty else { throw CaffeError("\(deployPath): the net declares no input (input:, input_shape or an Input layer)") }
+        var model = Model(inputs: inputs, outputs: [], nodes: nodes)
+        // Tensors nobody reads are the outputs, named after their Caffe tops.
+        let read = Set(nodes.flatMap(\.inputs))
+        for node in nodes {
+            for tensor in node.outputs where !read.contains(tensor) {
+                var name = tensor
+                if let top = topOfTensor[tensor], top != tensor, !tensorNames.contains(top) || current[top] == tensor {
+                    model.renameTensor(tensor, to: top)
+                    name = top
+                }
+                model.outputs.append(Output(name: name))
+            }
+        }
+        return model
+    }
+
+    private mutating func addInput(_ name: String, _ shape: [Int]) throws {
+        let dims = shape.count == 4 || shape.count == 2 ? Array(shape.dropFirst()) : shape
+        guard shape.first.map({ $0 == 1 || shape.count == 3 }) ?? false || shape.count == 3,
+              dims.count == 3 || dims.count == 1, dims.allSatisfy({ $0 > 0 }) else {
+            throw CaffeError("\(deployPath): input '\(name)' has the shape \(shape); expected [1, C, H, W] or [1, C]")
+        }
+        inputs.append(Input(name: name, kind: .array(shape: dims)))
+        current[name] = name
+        tensorNames.insert(name)
+        shapes[name] = TensorShape(dimensions: dims)
+    }
+
+    private mutating func add(_ layer: CaffeLayer) throws {
+        switch layer.type {
+        case "Input":
+            let declared = layer.params.input.map { CArrays.buffer($0.pointee.shape, $0.pointee.n_shape) }
+            for (index, top) in layer.tops.enumerated() {
+                guard let declared, !declared.isEmpty, let shape = declared[min(index, declared.count - 1)] else {
+                    throw CaffeError("layer '\(layer.name)' (Input): input_param has no shape for '\(top)'")
+                }
+                try addInput(top, CArrays.array(shape.pointee.dim, shape.pointee.n_dim).map { Int($0) })
+            }
+            return
+        case "Dropout", "Split":
+            // Identity at inference: every top is the bottom.
+            guard layer.bottoms.count == 1, let tensor = current[layer.bottoms[0]] else {
+                throw CaffeError("layer '\(layer.name)' (\(layer.type)): needs one bottom that an earlier layer produces")
+            }
+            for top in layer.tops { current[top] = tensor }
+            return
+        case "Silence":
+            return
+        default:
+            break
+        }
+        guard let mapping = CaffeLayerTable.mappings[layer.type] else {
+            throw CaffeError("layer '\(layer.name)' has the unsupported type '\(layer.type)'")
+        }
+        var inputs: [String] = []
+        for bottom in layer.bottoms {
+            guard let tensor = current[bottom] else {
+                throw CaffeError("layer '\(layer.name)': bottom '\(bottom)' is not produced by an input or an earlier layer")
+            }
+            inputs.append(tensor)
+        }
+        guard !inputs.isEmpty, !layer.tops.isEmpty else { throw CaffeError("layer '\(layer.name)' needs bottoms and tops") }
+        let outputs = layer.tops.map { freshName(for: $0, layer: layer.name) }
+        let blobs = try blobs(for: layer)
+        let builder = LayerBuilder(layer: layer, inputs: inputs, inputShapes: inputs.map { shapes[$0]! }, blobs: blobs, outputs: outputs)
+        for node in try mapping(builder) {
+            let produced = try ShapeInference.outputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
+            for (name, shape) in zip(node.outputs, produced) {
+                guard shape.count > 0 else { throw CaffeError("layer '\(layer.name)': output '\(name)' would be empty (\(shape))") }
+                shapes[name] = shape
+                tensorNames.insert(name)
+            }
+            nodes.append(node)
+        }
+        for (top, tensor) in zip(layer.tops, outputs) {
+            current[top] = tensor
+            topOfTensor[tensor] = top
+        }
+    }
+
+    /// The top's own name, unless it is taken (an in-place layer): then the
+    /// layer's name, or both joined.
+    private func freshName(for top: String, layer: String) -> String {
+        for candidate in [top, layer, "\(top)__\(layer)"] where !tensorNames.contains(candidate) && current[candidate] == nil {
+            return candidate
+        }
+        var index = 2
+        while tensorNames.contains("\(top)__\(layer)\(index)") { index += 1 }
+        return "\(top)__\(layer)\(index)"
+    }
+
+    /// The layer's blobs from the weights file (by name), else inline ones.
+    private func blobs(for layer: CaffeLayer) throws -> [Blob] {
+        if let blobs = weights.blobs[layer.name] { return blobs }
+        return try layer.inlineBlobs.enumerated().map { index, proto in
+            guard let proto else { throw CaffeError("layer '\(layer.name)': blob \(index) is empty") }
+            return try CaffeWeights.blob(proto, owner: net.decoded, what: "layer '\(layer.name)' blob \(index)")
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import ModelFormat
+import ProtoSchemas
+
+/// What a layer mapping sees: the Caffe layer, the tensors and shapes of its
+/// bottoms, its learned blobs, and names for the tensors it produces.
+struct LayerBuilder {
+    let layer: CaffeLayer
+    let inputs: [String]
+    let inputShapes: [TensorShape]
+    let blobs: [Blob]
+    /// The tensor name each top gets (fresh names for in-place tops).
+    let outputs: [String]
+
+    var input: String { inputs[0] }
+    var inputShape: TensorShape { inputShapes[0] }
+    var output: String { outputs[0] }
+
+    func fail(_ message: String) -> CaffeError {
+        CaffeError("layer '\(layer.name)' (\(layer.type)): \(message)")
+    }
+
+    /// A name for an intermediate tensor of a layer that becomes several nodes.
+    func temporary(_ suffix: String) -> String { "\(layer.name)__\(suffix)" }
+
+    /// A node named after the layer (with a suffix when the layer becomes several).
+    func node(_ op: Op, inputs: [String], output: String, suffix: String? = nil) -> Node {
+        Node(name: suffix.map { "\(layer.name)__\($0)" } ?? layer.name, operation: op, inputs: inputs, outputs: [output])
+    }
+
+    /// Blob `index`, checked to hold `count` values.
+    func blob(_ index: Int, count: Int, _ what: String) throws -> Weights {
+        guard index < blobs.count else {
+            throw fail("needs \(what) (blob \(index), \(count) values), but the weights have \(blobs.count) blob(s) for this layer")
+        }
+        guard blobs[index].count == count else {
+            throw fail("\(what) (blob \(index)) has shape \(blobs[index].shape) = \(blobs[index].count) values, expected \(count)")
+        }
+        return blobs[index].values
+    }
+
+    func expectBottoms(_ count: ClosedRange<Int>) throws {
+        guard count.contains(inputs.count) else {
+            throw fail("has \(inputs.count) bottom(s), expected \(count.lowerBound == count.upperBound ? "\(count.lowerBound)" : "\(count)")")
+        }
+    }
+}
+
+/// Caffe's repeated-or-h/w window parameters: `kernel_size: 3`, or
+/// `kernel_h` / `kernel_w`; `pad` and `stride` likewise.
+func windowSize(_ values: [UInt32], h: UInt32?, w: UInt32?, default fallback: Int) -> Size2 {
+    if let h, let w { return Size2(Int(h), Int(w)) }
+    switch values.count {
+    case 0: return Size2(square: fallback)
+    case 1: return Size2(square: Int(values[0]))
+    default: return Size2(Int(values[0]), Int(values[1]))
+    }
+}

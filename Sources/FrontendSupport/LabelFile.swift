@@ -1,0 +1,36 @@
+import Foundation
+import ModelFormat
+
+/// Reads a class-label file: one label per line, in class order, UTF-8.
+/// Trailing whitespace and a final empty line are ignored; blank lines in
+/// between are errors (they would shift every later label).
+public enum LabelFile {
+    /// - Parameter expectedCount: when known, the number of classes the model gives.
+    /// - Throws: `LabelFileError` naming the file and the line.
+    public static func read(path: String, expectedCount: Int? = nil) throws -> [String] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LabelFileError(path: path, message: "cannot read the file")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw LabelFileError(path: path, message: "not UTF-8 text")
+        }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        while lines.last == "" { lines.removeLast() }
+        guard !lines.isEmpty else { throw LabelFileError(path: path, message: "no labels (the file is empty)") }
+        if let blank = lines.firstIndex(of: "") {
+            throw LabelFileError(path: path, message: "line \(blank + 1) is empty")
+        }
+        if let expectedCount, lines.count != expectedCount {
+            throw LabelFileError(path: path, message: "\(lines.count) labels, but the model gives \(expectedCount) class probabilities")
+        }
+        return lines
+    }
+}
+
+public struct LabelFileError: Error, CustomStringConvertible, Sendable {
+    public var path: String
+    public var message: String
+
+    public var description: String { "\(path): \(message)" }
+}

@@ -1,0 +1,132 @@
+import CHDF5
+
+extension HDF5File {
+    /// The string attribute `name` of `object` (`"/"` for the root group), such
+    /// as Keras's `model_config`; nil if the object has no such attribute.
+    ///
+    /// Variable-length and fixed-length strings are read, ASCII or UTF-8 (bytes
+    /// that are not UTF-8 become U+FFFD). A fixed-length string ends at its
+    /// first NUL, and a space-padded one loses its trailing spaces. The
+    /// attribute must hold one string (scalar, or a 1-D array of one); throws
+    /// if it holds something else, or if `object` is absent.
+    public func stringAttribute(_ name: String, of object: String) throws -> String? {
+        try hdf5Lock.run {
+            try readStrings(name, of: object, single: true)?.first
+        }
+    }
+
+    /// The 1-D string array attribute `name` of `object`, such as Keras's
+    /// `weight_names`; nil if the object has no such attribute.
+    ///
+    /// Strings are read as by `stringAttribute(_:of:)`; a scalar string gives
+    /// one element. An empty attribute of any type gives `[]` (Keras writes
+    /// `weight_names` of a layer without weights as an empty float array).
+    public func stringArrayAttribute(_ name: String, of object: String) throws -> [String]? {
+        try hdf5Lock.run {
+            try readStrings(name, of: object, single: false)
+        }
+    }
+
+    // MARK: Internals, called with `hdf5Lock` held.
+
+    /// The strings of an attribute, nil if absent; `single` requires one string.
+    func readStrings(_ name: String, of object: String, single: Bool) throws -> [String]? {
+        let objectID = try openObject(object, as: nil)
+        defer { H5Oclose(objectID) }
+        let found = H5Aexists(objectID, name)
+        guard found >= 0 else { throw failure(object, "cannot look up attribute \(name)") }
+        guard found > 0 else { return nil }
+        let attribute = H5Aopen(objectID, name, hdf5_default_plist())
+        guard attribute >= 0 else { throw failure(object, "cannot open attribute \(name)") }
+        defer { H5Aclose(attribute) }
+        let space = H5Aget_space(attribute)
+        guard space >= 0 else { throw failure(object, "cannot read the dataspace of attribute \(name)") }
+        defer { H5Sclose(space) }
+        let type = H5Aget_type(attribute)
+        guard type >= 0 else { throw failure(object, "cannot read the datatype of attribute \(name)") }
+        defer { H5Tclose(type) }
+
+        let count = try stringCount(space, name, object, single: single)
+        if count == 0 && !single { return [] }
+        let typeClass = H5Tget_class(type)
+        guard typeClass == H5T_STRING else {
+            throw error(object, "attribute \(name) holds \(className(typeClass)) values, not strings")
+        }
+        guard count <= limits.maximumAttributeBytes else {
+            throw error(object, "attribute \(name) holds \(count) strings, more than the limit")
+        }
+        let variable = H5Tis_variable_str(type)
+        guard variable >= 0 else { throw failure(object, "cannot read the datatype of attribute \(name)") }
+        return variable > 0
+            ? try variableLengthStrings(attribute, type, space, count, name, object)
+            : try fixedLengthStrings(attribute, type, count, name, object)
+    }
+
+    /// How many strings the attribute's dataspace holds: 1 for a scalar, the
+    /// length of a 1-D array, 0 for a null dataspace.
+    func stringCount(_ space: hid_t, _ name: String, _ object: String, single: Bool) throws -> Int {
+        switch H5Sget_simple_extent_type(space) {
+        case H5S_SCALAR: return 1
+        case H5S_NULL: if single { break } else { return 0 }
+        case H5S_SIMPLE:
+            let rank = H5Sget_simple_extent_ndims(space)
+            var dims = [hsize_t](repeating: 0, count: 1)
+            if rank == 1, H5Sget_simple_extent_dims(space, &dims, nil) == 1, !single || dims[0] == 1 {
+                return Int(clamping: dims[0])
+            }
+        default: throw failure(object, "cannot read the dataspace of attribute \(name)")
+        }
+        let points = H5Sget_simple_extent_npoints(space)
+        let rank = H5Sget_simple_extent_ndims(space)
+        throw error(object, "attribute \(name) holds \(points) values of rank \(rank), "
+            + (single ? "not one string" : "not a list of strings"))
+    }
+
+    /// Reads variable-length strings, freeing HDF5's copies afterwards.
+    func variableLengthStrings(_ attribute: hid_t, _ type: hid_t, _ space: hid_t, _ count: Int,
+                               _ name: String, _ object: String) throws -> [String] {
+        let memory = H5Tcopy(hdf5_c_string())
+        guard memory >= 0 else { throw failure(object, "cannot make a string type") }
+        defer { H5Tclose(memory) }
+        // The same character set as stored: HDF5 does not convert between them.
+        guard H5Tset_size(memory, hdf5_variable_size()) >= 0, H5Tset_cset(memory, H5Tget_cset(type)) >= 0 else {
+            throw failure(object, "cannot make a string type")
+        }
+        var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
+        let status = H5Aread(attribute, memory, &pointers)
+        defer { hdf5_reclaim(memory, space, &pointers) }
+        guard status >= 0 else { throw failure(object, "cannot read attribute \(name)") }
+        var total = 0
+        return try pointers.map { pointer in
+            guard let pointer else { return "" }
+            let length = strlen(pointer)
+            total += length
+            guard total <= limits.maximumAttributeBytes else {
+                throw error(object, "attribute \(name) holds more than \(limits.maximumAttributeBytes) bytes")
+            }
+            return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+        }
+    }
+
+    /// Reads fixed-length strings: each ends at its first NUL, and space-padded
+    /// ones lose their trailing spaces.
+    func fixedLengthStrings(_ attribute: hid_t, _ type: hid_t, _ count: Int,
+                            _ name: String, _ object: String) throws -> [String] {
+        let size = H5Tget_size(type)
+        let (total, overflow) = size.multipliedReportingOverflow(by: count)
+        guard size > 0, !overflow, total <= limits.maximumAttributeBytes else {
+            throw error(object, "attribute \(name) holds \(count) strings of \(size) bytes, more than the limit")
+        }
+        let memory = H5Tcopy(type)
+        guard memory >= 0 else { throw failure(object, "cannot make a string type") }
+        defer { H5Tclose(memory) }
+        var bytes = [UInt8](repeating: 0, count: total)
+        guard H5Aread(attribute, memory, &bytes) >= 0 else { throw failure(object, "cannot read attribute \(name)") }
+        let spacePadded = H5Tget_strpad(type) == H5T_STR_SPACEPAD
+        return (0..<count).map { index in
+            var string = bytes[index * size..<(index + 1) * size].prefix { $0 != 0 }
+            while spacePadded, string.last == UInt8(ascii: " ") { string = string.dropLast() }
+            return String(decoding: string, as: UTF8.self)
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import CHDF5
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Why an HDF5 file, or an object in it, cannot be read: one line naming the
+/// file and the object, such as `model.h5: data/conv1/0: no such dataset`, or
+/// only the file (`model.h5: not an HDF5 file`) when the file itself is at fault.
+public struct HDF5Error: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The path of the file, as given to `HDF5File(path:)`.
+    public var path: String
+    /// The object concerned (`data/conv1/0`, or `/` for an attribute of the
+    /// root group), as given to the call that failed; nil for the file itself.
+    public var object: String?
+    /// What is wrong, without the file and object names.
+    public var message: String
+
+    public init(path: String, object: String?, message: String) {
+        self.path = path
+        self.object = object
+        // Library messages can hold newlines; keep the error on one line.
+        self.message = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    public var description: String {
+        if let object { return "\(path): \(object): \(message)" }
+        return "\(path): \(message)"
+    }
+}
+
+/// Limits on what a file may make the reader allocate; a file exceeding one is
+/// refused with an `HDF5Error` before anything is allocated for it.
+public struct HDF5Limits: Sendable, Equatable {
+    /// Highest dataset rank.
+    public var maximumRank = 8
+    /// Most elements in one dataset (2^31).
+    public var maximumElements = 1 << 31
+    /// How many times the file's size the stored bytes of a dataset with
+    /// compression filters may be (deflate cannot exceed about 1032).
+    public var maximumCompressionRatio = 1024
+    /// Largest chunk of a chunked dataset, in bytes (HDF5 reads whole chunks).
+    public var maximumChunkBytes = 256 << 20
+    /// Most bytes (or strings) in one string attribute.
+    public var maximumAttributeBytes = 64 << 20
+    /// Most links listed in one group.
+    public var maximumLinks = 1 << 20
+
+    /// The limits above.
+    public init() {}
+}
+
+/// What an HDF5 object is.
+public enum HDF5ObjectKind: String, Sendable, Equatable {
+    case group, dataset
+    /// A named (committed) datatype.
+    case datatype
+}
+
+/// Serializes every call into libhdf5 (many builds are not thread-safe) and
+/// keeps its per-thread error stack and the error read from it together.
+let hdf5Lock = HDF5Lock()
+
+/// A mutex around a pthread mutex, so that it can be a global constant.
+final class HDF5Lock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+    }
+
+    /// Runs `body` holding the lock, with HDF5 set up and its error printing off.
+    func run<T>(_ body: () throws -> T) rethrows -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        _ = hdf5Setup
+        hdf5_silence_errors()
+        return try body()
+    }
+}
+
+/// `hdf5_setup()` (plugin loading off), run once by the first `HDF5Lock.run`.
+private let hdf5Setup: Void = hdf5_setup()
+
+/// The most specific message on HDF5's error stack (which it clears), or "".
+func innermostHDF5Error() -> String {
+    var buffer = [CChar](repeating: 0, count: 512)
+    hdf5_innermost_error(&buffer, buffer.count)
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}

@@ -1,0 +1,169 @@
+import CHDF5
+import Foundation
+
+/// An HDF5 file opened read-only through libhdf5, for reading model weights:
+/// group listings, numeric datasets as `Float`s and string attributes.
+///
+/// Files are treated as untrusted: HDF5 never loads filter plugins here,
+/// external links, external raw-data files and virtual datasets are refused
+/// (they would read other files), and a dataset's declared size is checked
+/// against `HDF5Limits` and the file's size before anything is allocated.
+/// Object paths are relative to the root group (`data/conv1/0`) or absolute
+/// (`/data/conv1/0`). The file is closed when the object is released.
+///
+/// Every call into libhdf5 holds one process-wide lock, and the stored
+/// properties never change after `init`, hence `@unchecked Sendable`.
+public final class HDF5File: @unchecked Sendable {
+    /// The path the file was opened with.
+    public let path: String
+    /// The limits datasets and attributes of this file are checked against.
+    public let limits: HDF5Limits
+    /// The size of the file in bytes.
+    public let fileSize: Int
+    let file: hid_t
+    /// Link access property list used for every path lookup: no external links.
+    let linkAccess: hid_t
+
+    /// Opens the HDF5 file at `path` read-only.
+    ///
+    /// Throws `HDF5Error` if the file does not exist, does not start with the
+    /// HDF5 signature, or libhdf5 cannot open it (a truncated file, say).
+    public init(path: String, limits: HDF5Limits = HDF5Limits()) throws {
+        self.path = path
+        self.limits = limits
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw HDF5Error(path: path, object: nil, message: "no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw HDF5Error(path: path, object: nil, message: "is a directory")
+        }
+        (file, linkAccess, fileSize) = try hdf5Lock.run {
+            let isHDF5 = H5Fis_hdf5(path)
+            guard isHDF5 >= 0 else {
+                throw HDF5Error(path: path, object: nil, message: "cannot read: \(innermostHDF5Error())")
+            }
+            guard isHDF5 > 0 else {
+                throw HDF5Error(path: path, object: nil, message: "not an HDF5 file (no HDF5 signature)")
+            }
+            let access = hdf5_file_access()
+            guard access >= 0 else {
+                throw HDF5Error(path: path, object: nil, message: "cannot set up file access: \(innermostHDF5Error())")
+            }
+            defer { H5Pclose(access) }
+            let file = H5Fopen(path, hdf5_access_read_only(), access)
+            guard file >= 0 else {
+                throw HDF5Error(path: path, object: nil, message: "cannot open HDF5 file: \(innermostHDF5Error())")
+            }
+            var size: hsize_t = 0
+            let linkAccess = hdf5_link_access_without_external()
+            guard linkAccess >= 0, H5Fget_filesize(file, &size) >= 0 else {
+                let message = innermostHDF5Error()
+                if linkAccess >= 0 { H5Pclose(linkAccess) }
+                H5Fclose(file)
+                throw HDF5Error(path: path, object: nil, message: "cannot open HDF5 file: \(message)")
+            }
+            return (file, linkAccess, Int(clamping: size))
+        }
+    }
+
+    deinit {
+        hdf5Lock.run {
+            H5Pclose(linkAccess)
+            H5Fclose(file)
+        }
+    }
+
+    /// The names of the links in `group` (`"/"` for the root group), sorted by
+    /// their UTF-8 bytes. Throws if `group` is absent or not a group.
+    public func children(of group: String) throws -> [String] {
+        try hdf5Lock.run {
+            let id = try openObject(group, as: .group)
+            defer { H5Oclose(id) }
+            var info = H5G_info_t()
+            guard H5Gget_info(id, &info) >= 0 else { throw failure(group, "cannot read the group") }
+            guard info.nlinks <= UInt64(limits.maximumLinks) else {
+                throw error(group, "group declares \(info.nlinks) links, more than \(limits.maximumLinks)")
+            }
+            var names: [String] = []
+            for index in 0..<info.nlinks {
+                let length = H5Lget_name_by_idx(id, ".", H5_INDEX_NAME, H5_ITER_INC, index, nil, 0, linkAccess)
+                guard length >= 0, length < 1 << 16 else { throw failure(group, "cannot read link \(index)") }
+                var name = [CChar](repeating: 0, count: length + 1)
+                guard H5Lget_name_by_idx(id, ".", H5_INDEX_NAME, H5_ITER_INC, index, &name, name.count,
+                                         linkAccess) >= 0 else {
+                    throw failure(group, "cannot read link \(index)")
+                }
+                names.append(String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+            return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        }
+    }
+
+    /// What `path` names: `.group`, `.dataset` or `.datatype`; nil if there is
+    /// no such link (or any group on the way is missing). Throws for a link
+    /// that cannot be followed (dangling, or external).
+    public func kind(of path: String) throws -> HDF5ObjectKind? {
+        try hdf5Lock.run {
+            guard try exists(path) else { return nil }
+            let id = try openObject(path, as: nil)
+            defer { H5Oclose(id) }
+            return kindOf(id)
+        }
+    }
+
+    // MARK: Internals, called with `hdf5Lock` held.
+
+    /// An error about `object` (nil: the file).
+    func error(_ object: String?, _ message: String) -> HDF5Error {
+        HDF5Error(path: path, object: object, message: message)
+    }
+
+    /// An error about `object` after a failed libhdf5 call: `what` failed,
+    /// followed by HDF5's own most specific message when it left one.
+    func failure(_ object: String?, _ what: String) -> HDF5Error {
+        let detail = innermostHDF5Error()
+        return error(object, detail.isEmpty ? what : "\(what): \(detail)")
+    }
+
+    /// Whether every link along `path` exists (the root always does).
+    func exists(_ path: String) throws -> Bool {
+        var prefix = ""
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            let found = H5Lexists(file, prefix, linkAccess)
+            guard found >= 0 else { throw failure(path, "cannot look up \(prefix)") }
+            if found == 0 { return false }
+        }
+        return true
+    }
+
+    /// Opens the object at `path`, which must be of kind `expected` unless that
+    /// is nil; close the result with `H5Oclose`.
+    func openObject(_ path: String, as expected: HDF5ObjectKind?) throws -> hid_t {
+        guard try exists(path) else {
+            throw error(path, "no such \(expected?.rawValue ?? "object")")
+        }
+        let id = H5Oopen(file, path.isEmpty ? "/" : path, linkAccess)
+        guard id >= 0 else { throw failure(path, "cannot open the object") }
+        if let expected {
+            let actual = kindOf(id)
+            if actual != expected {
+                H5Oclose(id)
+                let name = actual.map { "a \($0.rawValue)" } ?? "an unknown object"
+                throw error(path, "is \(name), not a \(expected.rawValue)")
+            }
+        }
+        return id
+    }
+
+    /// The kind of an open object.
+    func kindOf(_ id: hid_t) -> HDF5ObjectKind? {
+        switch H5Iget_type(id) {
+        case H5I_GROUP: .group
+        case H5I_DATASET: .dataset
+        case H5I_DATATYPE: .datatype
+        default: nil
+        }
+    }
+}

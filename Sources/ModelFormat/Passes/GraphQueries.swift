@@ -1,0 +1,42 @@
+extension Model {
+    /// How many node inputs read each tensor (model outputs count as readers too).
+    func readerCounts() -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for node in nodes {
+            for input in node.inputs { counts[input, default: 0] += 1 }
+        }
+        for output in outputs { counts[output.name, default: 0] += 1 }
+        if let classifier { counts[classifier.probabilitiesName, default: 0] += 1 }
+        return counts
+    }
+
+    /// Pairs (producer index, consumer index) where the consumer is the only
+    /// reader of the producer's single output and `matches` accepts them.
+    /// The consumer's output replaces the producer's when they merge.
+    func soleConsumerPairs(_ matches: (Node, Node) -> Bool) -> [(Int, Int)] {
+        let readers = readerCounts()
+        var producer: [String: Int] = [:]
+        for (index, node) in nodes.enumerated() where node.outputs.count == 1 { producer[node.outputs[0]] = index }
+        var pairs: [(Int, Int)] = []
+        var used = Set<Int>()
+        for (index, node) in nodes.enumerated() where node.inputs.count == 1 {
+            guard let source = producer[node.inputs[0]], readers[node.inputs[0]] == 1,
+                  !used.contains(source), !used.contains(index), matches(nodes[source], node) else { continue }
+            pairs.append((source, index))
+            used.formUnion([source, index])
+        }
+        return pairs
+    }
+
+    /// Replaces each pair by one node: `merge` gives the producer's new op;
+    /// the producer takes the consumer's output, and the consumer goes.
+    mutating func mergePairs(_ pairs: [(Int, Int)], _ merge: (Node, Node) -> Op) {
+        var removed = Set<Int>()
+        for (source, consumer) in pairs {
+            nodes[source].operation = merge(nodes[source], nodes[consumer])
+            nodes[source].outputs = nodes[consumer].outputs
+            removed.insert(consumer)
+        }
+        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+}

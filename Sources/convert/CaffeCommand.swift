@@ -1,0 +1,80 @@
+import CLI
+import CaffeFrontend
+import CoreMLBackend
+import FrontendSupport
+import ModelFormat
+
+/// `convert caffe`: deploy prototxt + weights -> .mlmodel, with the options
+/// of coremltools' removed Caffe converter.
+enum CaffeCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "caffe", abstract: "Convert a Caffe model (deploy .prototxt + .caffemodel or .caffemodel.h5) to Core ML.",
+        discussion: """
+            Reads both Caffe formats (current `layer {}` and legacy V1 `layers {}`). Weights are matched to the deploy \
+            layers by name. Options follow coremltools.converters.caffe.convert: image_input_names -> --image-input, \
+            is_bgr -> --is-bgr, red_bias -> --red-bias, image_scale -> --image-scale, class_labels -> --class-labels. \
+            Core ML computes scale * pixel + bias per channel, scale first: Caffe's (x - mean) * s is --image-scale s \
+            with biases -mean * s.
+            """)
+    static let options = Options {
+        Positional("prototxt", valueName: "deploy.prototxt", help: "The deploy net definition.")
+        Positional("weights", valueName: "weights.caffemodel", help: "Trained weights (.caffemodel, or HDF5 .caffemodel.h5).")
+        Option("output", short: "o", valueName: "Model.mlmodel", required: true, help: "Where to write the Core ML model.")
+        ConversionFlags.imageOptions
+        Option("mean", valueName: "mean.binaryproto", help: "A mean image to subtract (Caffe BlobProto, in the net's channel order).")
+        ConversionFlags.labelAndMetadataOptions
+    }
+
+    static func run(_ arguments: ParsedArguments) throws {
+        var options = try ConversionFlags.options(from: arguments)
+        if let mean = arguments.optionalString("mean") { options.meanImage = try CaffeConverter.readMeanImage(mean) }
+        let model = try CaffeConverter.convert(deploy: try arguments.string("prototxt"), weights: try arguments.string("weights"),
+                                               options: options)
+        let output = try arguments.string("output")
+        try CoreMLWriter.write(model, to: output)
+        try printSummary(of: output)
+    }
+}
+
+/// The options every converter shares, declared once.
+enum ConversionFlags {
+    static let imageOptions: [OptionSpec] = [
+        Option("image-input", valueName: "name", repeatable: true, help: "Treat this input as an image (repeatable).").spec,
+        Flag("is-bgr", help: "Image inputs take channels in BGR order (Caffe models trained with OpenCV).").spec,
+        Option("red-bias", valueName: "value", default: "0", help: "Added to the red channel after scaling.").spec,
+        Option("green-bias", valueName: "value", default: "0", help: "Added to the green channel after scaling.").spec,
+        Option("blue-bias", valueName: "value", default: "0", help: "Added to the blue channel after scaling.").spec,
+        Option("gray-bias", valueName: "value", default: "0", help: "Added to grayscale images after scaling.").spec,
+        Option("image-scale", valueName: "value", default: "1", help: "Multiplies pixel values before the biases.").spec,
+    ]
+
+    static let labelAndMetadataOptions: [OptionSpec] = [
+        Option("class-labels", valueName: "labels.txt", help: "One label per line: makes the model a classifier (classLabel, classLabelProbs).").spec,
+        Option("predicted-feature-name", valueName: "name", default: "classLabel", help: "Name of the top-label output.").spec,
+        Option("author", valueName: "text", help: "Metadata: author.").spec,
+        Option("license", valueName: "text", help: "Metadata: license.").spec,
+        Option("description", valueName: "text", help: "Metadata: short description.").spec,
+        Option("model-version", valueName: "text",
+               help: "Metadata: the model's version string (--version prints the toolkit's own).").spec,
+    ]
+
+    static func options(from arguments: ParsedArguments) throws -> ConversionOptions {
+        var options = ConversionOptions()
+        options.imageInputNames = arguments.strings("image-input")
+        options.isBGR = arguments.flag("is-bgr")
+        options.redBias = try arguments.float("red-bias")
+        options.greenBias = try arguments.float("green-bias")
+        options.blueBias = try arguments.float("blue-bias")
+        options.grayBias = try arguments.float("gray-bias")
+        options.imageScale = try arguments.float("image-scale")
+        if let labels = arguments.optionalString("class-labels") {
+            options.classLabels = .strings(try LabelFile.read(path: labels))
+            options.classLabelsSource = labels
+        }
+        options.predictedFeatureName = try arguments.string("predicted-feature-name")
+        options.metadata = Metadata(author: arguments.optionalString("author") ?? "", license: arguments.optionalString("license") ?? "",
+                                    shortDescription: arguments.optionalString("description") ?? "",
+                                    version: arguments.optionalString("model-version") ?? "")
+        return options
+    }
+}
