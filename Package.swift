@@ -53,6 +53,8 @@ let package = Package(
         .testTarget(name: "CoreMLBackendTests", dependencies: ["CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(name: "CaffeFrontendTests",
+                    dependencies: ["CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat"]),
         .testTarget(name: "CommandTests", dependencies: [], exclude: ["Snapshots"]),
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "ModelFormat"]),

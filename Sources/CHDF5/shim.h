@@ -88,6 +88,15 @@ static inline void hdf5_innermost_error(char *buffer, size_t size) {
     H5Eclear2(H5E_DEFAULT);
 }
 
+/// The type of the link `name` from `location` (H5L_TYPE_HARD, _SOFT,
+/// _EXTERNAL or a user-defined type), or -1 on failure. H5Lget_info is a macro
+/// for H5Lget_info2 from 1.12 on, which Swift cannot call by that name.
+static inline int hdf5_link_type(hid_t location, const char *name, hid_t link_access) {
+    H5L_info_t info;
+    if (H5Lget_info(location, name, &info, link_access) < 0) return -1;
+    return (int)info.type;
+}
+
 /// The H5Pset_elink_cb callback behind `hdf5_link_access_without_external`:
 /// refuses every external link traversal.
 static herr_t hdf5_refuse_external_link(const char *parent_file, const char *parent_group,

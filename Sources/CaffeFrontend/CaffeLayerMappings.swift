@@ -11,7 +11,7 @@ extension CaffeLayerTable {
 
     static func prelu(_ b: LayerBuilder) throws -> [Node] {
         let shared = (b.layer.params.prelu?.pointee.channel_shared ?? 0) != 0
-        let alpha = try b.blob(0, count: shared ? 1 : b.inputShape.channels, "slopes")
+        let alpha = try b.blob(0, shape: [shared ? 1 : b.inputShape.channels], "slopes")
         return [b.node(.activation(.prelu(alpha: alpha)), inputs: [b.input], output: b.output)]
     }
 
@@ -94,7 +94,7 @@ extension CaffeLayerTable {
         let shared = (p?.channel_shared ?? 1) != 0
         let eps = p?.eps ?? 1e-10
         let channels = b.inputShape.channels
-        let scale = try b.blob(0, count: shared ? 1 : channels, "scale")
+        let scale = try b.blob(0, shape: [shared ? 1 : channels], "scale")
         let normalized = b.temporary("normalized")
         var nodes: [Node]
         if acrossSpatial {

@@ -56,9 +56,9 @@ enum CaffeLayerTable {
         let isDeconvolution = b.layer.type == "Deconvolution"
         // Caffe stores Deconvolution weights [in, out/groups, kH, kW]: Core ML's layout, kernelChannels = in.
         let kernelChannels = isDeconvolution ? inputChannels : inputChannels / groups
-        let weightCount = (isDeconvolution ? inputChannels * (outputs / groups) : outputs * kernelChannels) * kernel.height * kernel.width
-        let weights = try b.blob(0, count: weightCount, "weights")
-        let bias = p.bias_term != 0 ? try b.blob(1, count: outputs, "bias") : nil
+        let weightShape = (isDeconvolution ? [inputChannels, outputs / groups] : [outputs, kernelChannels]) + [kernel.height, kernel.width]
+        let weights = try b.blob(0, shape: weightShape, "weights")
+        let bias = p.bias_term != 0 ? try b.blob(1, shape: [outputs], "bias") : nil
         let edges = Edges(top: pad.height, bottom: pad.height, left: pad.width, right: pad.width)
         var outputShape: [Int] = []
         if isDeconvolution {
@@ -110,13 +110,13 @@ enum CaffeLayerTable {
         guard p.axis == 1 else { throw b.fail("axis \(p.axis) is not supported (only 1)") }
         let inputs = b.inputShape.count, outputs = Int(p.num_output)
         guard outputs > 0 else { throw b.fail("inner_product_param has no num_output") }
-        var weights = try b.blob(0, count: inputs * outputs, "weights")
+        var weights = try b.blob(0, shape: p.transpose != 0 ? [inputs, outputs] : [outputs, inputs], "weights")
         if p.transpose != 0 {
             // Stored [in, out]; Core ML wants [out, in].
             let values = weights.values
             weights = Weights((0..<outputs * inputs).map { index in values[(index % inputs) * outputs + index / inputs] })
         }
-        let bias = p.bias_term != 0 ? try b.blob(1, count: outputs, "bias") : nil
+        let bias = p.bias_term != 0 ? try b.blob(1, shape: [outputs], "bias") : nil
         var nodes: [Node] = []
         var source = b.input
         if b.inputShape.height != 1 || b.inputShape.width != 1 {
@@ -135,9 +135,9 @@ enum CaffeLayerTable {
         try b.expectBottoms(1...1)
         let channels = b.inputShape.channels
         let eps = b.layer.params.batchNorm.map { $0.pointee.eps } ?? 1e-5
-        let mean = try b.blob(0, count: channels, "mean").values
-        let variance = try b.blob(1, count: channels, "variance").values
-        let factor = try b.blob(2, count: 1, "moving-average factor")[0]
+        let mean = try b.blob(0, shape: [channels], "mean").values
+        let variance = try b.blob(1, shape: [channels], "variance").values
+        let factor = try b.blob(2, shape: [1], "moving-average factor")[0]
         let scale: Float = factor == 0 ? 0 : 1 / factor
         let norm = BatchNorm(channels: channels, epsilon: eps, gamma: Weights([Float](repeating: 1, count: channels)),
                              beta: Weights([Float](repeating: 0, count: channels)), mean: Weights(mean.map { $0 * scale }),
@@ -150,8 +150,8 @@ enum CaffeLayerTable {
         let p = b.layer.params.scale?.pointee
         guard (p?.axis ?? 1) == 1, (p?.num_axes ?? 1) == 1 else { throw b.fail("only per-channel scales (axis 1, num_axes 1) are supported") }
         let channels = b.inputShape.channels
-        let scale = try b.blob(0, count: channels, "scale")
-        let bias = (p?.bias_term ?? 0) != 0 ? try b.blob(1, count: channels, "bias") : nil
+        let scale = try b.blob(0, shape: [channels], "scale")
+        let bias = (p?.bias_term ?? 0) != 0 ? try b.blob(1, shape: [channels], "bias") : nil
         let op = Op.scale(Scale(shape: [channels], scale: scale, biasShape: bias == nil ? [] : [channels], bias: bias))
         return [b.node(op, inputs: [b.input], output: b.output)]
     }
@@ -159,6 +159,6 @@ enum CaffeLayerTable {
     static func bias(_ b: LayerBuilder) throws -> [Node] {
         guard b.inputs.count == 1 else { throw b.fail("a bias taken from a second bottom is not supported") }
         let channels = b.inputShape.channels
-        return [b.node(.bias(Bias(shape: [channels], bias: try b.blob(0, count: channels, "bias"))), inputs: [b.input], output: b.output)]
+        return [b.node(.bias(Bias(shape: [channels], bias: try b.blob(0, shape: [channels], "bias"))), inputs: [b.input], output: b.output)]
     }
 }

@@ -27,13 +27,14 @@ struct LayerBuilder {
         Node(name: suffix.map { "\(layer.name)__\($0)" } ?? layer.name, operation: op, inputs: inputs, outputs: [output])
     }
 
-    /// Blob `index`, checked to hold `count` values.
-    func blob(_ index: Int, count: Int, _ what: String) throws -> Weights {
+    /// Blob `index`, checked to hold as many values as `shape` (Caffe's
+    /// own layout of the blob; legacy files may pad it with 1s).
+    func blob(_ index: Int, shape: [Int], _ what: String) throws -> Weights {
         guard index < blobs.count else {
-            throw fail("needs \(what) (blob \(index), \(count) values), but the weights have \(blobs.count) blob(s) for this layer")
+            throw fail("needs \(what) of shape \(shape) (blob \(index)), but the weights have \(blobs.count) blob(s) for this layer")
         }
-        guard blobs[index].count == count else {
-            throw fail("\(what) (blob \(index)) has shape \(blobs[index].shape) = \(blobs[index].count) values, expected \(count)")
+        guard blobs[index].count == shape.reduce(1, *) else {
+            throw fail("\(what) (blob \(index)) has shape \(blobs[index].shape), the deploy definition needs \(shape)")
         }
         return blobs[index].values
     }

@@ -27,14 +27,20 @@ extension HDF5File {
             let shape = try dimensions(of: id, dataset)
             let count = try elementCount(shape, dataset)
             let elementSize = try numericElementSize(id, dataset)
-            try checkStorage(id, dataset, rank: shape.count, count: count, elementSize: elementSize)
+            let missingFilters = try checkStorage(id, dataset, rank: shape.count, count: count,
+                                                  elementSize: elementSize)
             guard count > 0 else { return (shape, []) }
             var values = [Float](repeating: 0, count: count)
             let status = values.withUnsafeMutableBytes { buffer in
                 H5Dread(id, hdf5_native_float(), hdf5_space_all(), hdf5_space_all(), hdf5_default_plist(),
                         buffer.baseAddress)
             }
-            guard status >= 0 else { throw failure(dataset, "cannot read the data") }
+            guard status >= 0 else {
+                guard let filter = missingFilters.first else { throw failure(dataset, "cannot read the data") }
+                _ = innermostHDF5Error()
+                throw error(dataset, "cannot read the data: \(filter) is not in this HDF5 library "
+                    + "(plugins are not loaded)")
+            }
             return (shape, values)
         }
     }
@@ -93,8 +99,9 @@ extension HDF5File {
     }
 
     /// Refuses data the file cannot hold, oversized chunks, missing filters and
-    /// data stored outside the file.
-    func checkStorage(_ id: hid_t, _ dataset: String, rank: Int, count: Int, elementSize: Int) throws {
+    /// data stored outside the file. Returns the missing optional filters (as
+    /// h5py marks lzf): chunks may have been stored without them.
+    func checkStorage(_ id: hid_t, _ dataset: String, rank: Int, count: Int, elementSize: Int) throws -> [String] {
         let plist = H5Dget_create_plist(id)
         guard plist >= 0 else { throw failure(dataset, "cannot read the storage properties") }
         defer { H5Pclose(plist) }
@@ -107,6 +114,7 @@ extension HDF5File {
         }
         let filters = H5Pget_nfilters(plist)
         guard filters >= 0 else { throw failure(dataset, "cannot read the filters") }
+        var missingOptional: [String] = []
         for index in 0..<UInt32(filters) {
             var flags: UInt32 = 0
             var parameterCount = 0
@@ -114,12 +122,15 @@ extension HDF5File {
             var name = [CChar](repeating: 0, count: 256)
             let filter = H5Pget_filter2(plist, index, &flags, &parameterCount, nil, name.count, &name, &config)
             guard filter >= 0 else { throw failure(dataset, "cannot read filter \(index)") }
-            if H5Zfilter_avail(filter) <= 0, flags & UInt32(H5Z_FLAG_OPTIONAL) == 0 {
-                let label = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                _ = innermostHDF5Error()
-                throw error(dataset, "is stored with filter \(filter)\(label.isEmpty ? "" : " (\(label))"), "
-                    + "which this HDF5 library does not have (plugins are not loaded)")
+            guard H5Zfilter_avail(filter) <= 0 else { continue }
+            _ = innermostHDF5Error()
+            let label = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let description = "filter \(filter)" + (label.isEmpty ? "" : " (\(label))")
+            guard flags & UInt32(H5Z_FLAG_OPTIONAL) != 0 else {
+                throw error(dataset, "is stored with \(description), which this HDF5 library does not have "
+                    + "(plugins are not loaded)")
             }
+            missingOptional.append(description)
         }
         let bytes = count * elementSize  // at most 2^31 * 16: no overflow
         let ratio = filters > 0 ? limits.maximumCompressionRatio : 1
@@ -139,6 +150,7 @@ extension HDF5File {
                     + "\(limits.maximumChunkBytes) bytes")
             }
         }
+        return missingOptional
     }
 
     /// A readable name for a datatype class.

@@ -102,7 +102,7 @@ public final class HDF5File: @unchecked Sendable {
 
     /// What `path` names: `.group`, `.dataset` or `.datatype`; nil if there is
     /// no such link (or any group on the way is missing). Throws for a link
-    /// that cannot be followed (dangling, or external).
+    /// that cannot or must not be followed (dangling, external, user-defined).
     public func kind(of path: String) throws -> HDF5ObjectKind? {
         try hdf5Lock.run {
             guard try exists(path) else { return nil }
@@ -126,14 +126,30 @@ public final class HDF5File: @unchecked Sendable {
         return error(object, detail.isEmpty ? what : "\(what): \(detail)")
     }
 
-    /// Whether every link along `path` exists (the root always does).
+    /// Whether every link along `path` exists, with groups before the last one
+    /// (the root always exists); throws at an external or user-defined link. H5Lexists fails rather than answer for a
+    /// path whose intermediate link is missing or names a dataset.
     func exists(_ path: String) throws -> Bool {
+        let components = path.split(separator: "/")
         var prefix = ""
-        for component in path.split(separator: "/") {
+        for (index, component) in components.enumerated() {
             prefix += "/" + component
             let found = H5Lexists(file, prefix, linkAccess)
             guard found >= 0 else { throw failure(path, "cannot look up \(prefix)") }
             if found == 0 { return false }
+            let type = hdf5_link_type(file, prefix, linkAccess)
+            guard type >= 0 else { throw failure(path, "cannot look up \(prefix)") }
+            guard type == H5L_TYPE_HARD.rawValue || type == H5L_TYPE_SOFT.rawValue else {
+                throw error(path, "\(prefix) is "
+                    + (type == H5L_TYPE_EXTERNAL.rawValue ? "an external link (to another file)" : "a user-defined link")
+                    + ", which is not followed")
+            }
+            if index < components.count - 1 {
+                let id = H5Oopen(file, prefix, linkAccess)
+                guard id >= 0 else { throw failure(path, "cannot open \(prefix)") }
+                defer { H5Oclose(id) }
+                if kindOf(id) != .group { return false }
+            }
         }
         return true
     }

@@ -1,0 +1,66 @@
+import Foundation
+import XCTest
+
+/// `convert caffe` as the README shows it, and its bad inputs.
+final class ConvertCaffeTests: XCTestCase {
+    let samples = repositoryRoot.appendingPathComponent("Samples")
+
+    /// The README's conversion of Samples/, then predict on Samples/face.png:
+    /// OpenCV dnn gives 15-20 (0.3680) for the same Caffe files (Samples/README.md).
+    func testTheSampleConvertsAndPredictsWhatOpenCVDoes() throws {
+        let output = try temporaryFolder().appendingPathComponent("AgeNet.mlmodel").path
+        let result = try ProgramRunner.run("convert", sampleArguments(output: output))
+        XCTAssertEqual(result.status, 0, result.standardError)
+        try assertSnapshot(result.standardOutput.replacingOccurrences(of: output, with: "<out>"), named: "convert-caffe-sample")
+        let prediction = try ProgramRunner.run("predict", [output, samples.appendingPathComponent("face.png").path, "--max-results", "1"])
+        XCTAssertEqual(prediction.status, 0, prediction.standardError)
+        XCTAssertTrue(prediction.standardOutput.contains("15-20  0.3680"), prediction.standardOutput)
+    }
+
+    func sampleArguments(output: String, prototxt: String? = nil, weights: String? = nil, labels: String? = nil) -> [String] {
+        ["caffe", prototxt ?? samples.appendingPathComponent("deploy_age.prototxt").path,
+         weights ?? samples.appendingPathComponent("age_net.caffemodel").path,
+         "--image-input", "data", "--is-bgr", "--red-bias", "-114.895847746", "--green-bias", "-87.7689143744",
+         "--blue-bias", "-78.4263377603", "--class-labels", labels ?? samples.appendingPathComponent("age_labels.txt").path,
+         "-o", output]
+    }
+
+    func testBadInputsAreOneLineAndWriteNothing() throws {
+        let folder = try temporaryFolder()
+        let deploy = try String(contentsOf: samples.appendingPathComponent("deploy_age.prototxt"), encoding: .utf8)
+        let weights = try Data(contentsOf: samples.appendingPathComponent("age_net.caffemodel"))
+        func write(_ name: String, _ text: String) throws -> String {
+            let url = folder.appendingPathComponent(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            return url.path
+        }
+        let unbalanced = try write("unbalanced.prototxt", deploy + "\nlayers {\n  name: \"extra\"\n")
+        let unknown = try write("unknown.prototxt", deploy.replacingOccurrences(of: "type: SOFTMAX", with: "type: THRESHOLD"))
+        let missingBottom = try write("bottom.prototxt", deploy.replacingOccurrences(of: "bottom: \"fc8\"", with: "bottom: \"fc9\""))
+        let widened = try write("widened.prototxt", deploy.replacingOccurrences(of: "num_output: 8\n", with: "num_output: 9\n"))
+        let truncated = folder.appendingPathComponent("truncated.caffemodel")
+        try weights.prefix(weights.count / 2).write(to: truncated)
+        let emptyLabels = try write("empty.txt", "")
+        let shortLabels = try write("short.txt", "0-2\n4-6\n")
+        let cases: [(String, [String], String)] = [
+            ("unbalanced braces", sampleArguments(output: "", prototxt: unbalanced), "unbalanced.prototxt:"),
+            ("unknown layer", sampleArguments(output: "", prototxt: unknown), "unsupported type 'Threshold'"),
+            ("missing bottom", sampleArguments(output: "", prototxt: missingBottom), "bottom 'fc9' is not produced"),
+            ("blob shape", sampleArguments(output: "", prototxt: widened), "has shape [8, 3, 7, 7], the deploy definition needs [9, 3, 7, 7]"),
+            ("truncated weights", sampleArguments(output: "", weights: truncated.path), "truncated.caffemodel: byte "),
+            ("empty labels", sampleArguments(output: "", labels: emptyLabels), "empty.txt: no labels"),
+            ("too few labels", sampleArguments(output: "", labels: shortLabels), "short.txt: 2 class labels"),
+        ]
+        for (what, arguments, fragment) in cases {
+            let output = folder.appendingPathComponent("\(what).mlmodel").path
+            try Data("old".utf8).write(to: URL(fileURLWithPath: output))
+            let result = try ProgramRunner.run("convert", arguments.dropLast() + [output])
+            XCTAssertEqual(result.status, 1, "\(what): \(result.standardError)")
+            XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "\(what): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains(fragment), "\(what): \(result.standardError)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: output)), Data("old".utf8), "\(what): output touched")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix(".") }
+        XCTAssertEqual(leftovers, [], "temporary files left behind")
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HDF5
+import XCTest
+
+/// Files that are not HDF5, and datasets that must be refused rather than read.
+final class ErrorTests: XCTestCase {
+    func testFilesThatAreNotHDF5() {
+        for name in ["not_hdf5.txt", "empty.h5"] {
+            assertMessage(hdf5Error(fixture(name), object: nil) { try HDF5File(path: fixture(name)) },
+                          contains: "not an HDF5 file")
+        }
+        assertMessage(hdf5Error(fixture("missing.h5"), object: nil) { try HDF5File(path: fixture("missing.h5")) },
+                      contains: "no such file")
+        assertMessage(hdf5Error(hdf5Fixtures.path, object: nil) { try HDF5File(path: hdf5Fixtures.path) },
+                      contains: "is a directory")
+    }
+
+    func testTruncatedFile() {
+        let path = fixture("truncated.h5")
+        let error = hdf5Error(path, object: nil) { try HDF5File(path: path) }
+        assertMessage(error, contains: "cannot open HDF5 file: truncated file")
+    }
+
+    func testMissingDatasetAndGroupAsDataset() throws {
+        let path = fixture("caffe.h5")
+        let file = try HDF5File(path: path)
+        assertMessage(hdf5Error(path, object: "data/conv2/0") { try file.readFloats("data/conv2/0") },
+                      contains: "no such dataset")
+        assertMessage(hdf5Error(path, object: "data") { try file.readFloats("data") },
+                      contains: "is a group, not a dataset")
+        assertMessage(hdf5Error(path, object: "data/fc/1") { try file.children(of: "data/fc/1") },
+                      contains: "no such group")
+    }
+
+    /// The message reading `dataset` of edge.h5 fails with.
+    func refusal(_ dataset: String, file: StaticString = #filePath, line: UInt = #line) throws -> HDF5Error? {
+        let path = fixture("edge.h5")
+        let reader = try HDF5File(path: path)
+        return hdf5Error(path, object: dataset, file: file, line: line) { try reader.readFloats(dataset) }
+    }
+
+    func testAbsurdDimensionsAreRefusedBeforeAllocating() throws {
+        // 2^40 elements declared (chunked, unlimited, nothing written).
+        assertMessage(try refusal("huge"), contains: "shape [1048576, 1048576] has more elements than the limit")
+        // 4 MB declared in a 16 KB file, uncompressed.
+        assertMessage(try refusal("unwritten"), contains: "declares 1000000 elements (4000000 bytes), more than the")
+        assertMessage(try refusal("rank9"), contains: "rank 9 is above the limit of 8")
+        assertMessage(try refusal("big_chunk"), contains: "has chunks of [134217728] elements, above the limit")
+        let file = try HDF5File(path: fixture("edge.h5"))
+        XCTAssertEqual(try file.shape(of: "huge"), [1 << 20, 1 << 20])
+        XCTAssertThrowsError(try file.shape(of: "rank9"))
+    }
+
+    func testUnavailableFilterIsAnErrorNotACrash() throws {
+        assertMessage(try refusal("lzf"), contains: "cannot read the data: filter 32000 (lzf) is not in this HDF5 library")
+        XCTAssertEqual(try HDF5File(path: fixture("edge.h5")).shape(of: "lzf"), [4, 4])
+    }
+
+    func testNonNumericDataset() throws {
+        assertMessage(try refusal("text"), contains: "holds string values, not numbers")
+    }
+
+    func testExternalLinksAreNotFollowed() throws {
+        let path = fixture("edge.h5")
+        let file = try HDF5File(path: path)
+        XCTAssertTrue(try file.children(of: "/").contains("external"))
+        for object in ["external", "external/conv1/0"] {
+            assertMessage(hdf5Error(path, object: object) { try file.kind(of: object) },
+                          contains: "/external is an external link (to another file), which is not followed")
+            assertMessage(hdf5Error(path, object: object) { try file.readFloats(object) },
+                          contains: "external link")
+        }
+        assertMessage(hdf5Error(path, object: "external") { try file.children(of: "external") },
+                      contains: "external link")
+    }
+}
