@@ -37,6 +37,8 @@ let package = Package(
         .target(name: "FrontendSupport", dependencies: ["ModelFormat"]),
         // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
         .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC", "HDF5"]),
+        // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
+        .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat"]),
         // Command-line parsing shared by the programs.
@@ -44,7 +46,7 @@ let package = Package(
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "FrontendSupport"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "FrontendSupport"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
 

@@ -3,12 +3,15 @@
 ///
 /// Order matters: a batch norm folds into its convolution first, so that a
 /// following Caffe Scale layer then meets the convolution and folds too;
-/// a BatchNorm + Scale pair with no convolution before it merges last.
+/// a BatchNorm + Scale pair with no convolution before it merges after;
+/// biases (TensorFlow's BiasAdd, the additive half of an unfused batch
+/// norm) fold last, once the scales before them have.
 public enum Pipeline {
     public static let passes: [(name: String, run: @Sendable (inout Model) -> Bool)] = [
         ("fold batch norm into convolution", foldBatchNormIntoConvolution),
         ("fold scale into convolution", foldScaleIntoConvolution),
         ("merge scale into batch norm", mergeScaleIntoBatchNorm),
+        ("fold bias into convolution or inner product", foldBiasIntoLinearLayer),
     ]
 
     public static let maximumRounds = 8

@@ -8,6 +8,7 @@
 #include <protobuf-c/protobuf-c.h>
 #include "coreml.pb-c.h"
 #include "caffe.pb-c.h"
+#include "tensorflow.pb-c.h"
 
 /// Packs `message` into `file` through protobuf-c's own serializer, streaming
 /// each field's bytes (weights included) from where they live in memory: no
@@ -28,6 +29,10 @@ static inline const ProtobufCMessageDescriptor *proto_caffe_net_descriptor(void)
 
 static inline const ProtobufCMessageDescriptor *proto_caffe_blob_descriptor(void) {
   return &caffe__blob_proto__descriptor;
+}
+
+static inline const ProtobufCMessageDescriptor *proto_tensorflow_graph_descriptor(void) {
+  return &tensorflow__graph_def__descriptor;
 }
 
 #endif

@@ -1,0 +1,121 @@
+/// Folds a node whose inputs are all constants into a constant: the one
+/// evaluator behind constant folding, used for the shape arithmetic
+/// (Shape -> StridedSlice -> Pack -> Reshape) and the unfused batch-norm
+/// constants (Rsqrt, Mul, Sub, Add) that frozen graphs carry.
+enum ConstantEvaluator {
+    /// The node's value, or nil when the op is not one the evaluator knows.
+    static func evaluate(_ node: TFNode, _ inputs: [TFConstant]) throws -> TFConstant? {
+        switch node.op {
+        case "Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "Cast":
+            return inputs.first
+        case "Add", "AddV2": return try broadcast(inputs, node, +)
+        case "Sub": return try broadcast(inputs, node, -)
+        case "Mul": return try broadcast(inputs, node, *)
+        case "RealDiv": return try broadcast(inputs, node, /)
+        case "Maximum": return try broadcast(inputs, node) { max($0, $1) }
+        case "Minimum": return try broadcast(inputs, node) { min($0, $1) }
+        case "Rsqrt": return map(inputs, node) { 1 / $0.squareRoot() }
+        case "Sqrt": return map(inputs, node) { $0.squareRoot() }
+        case "Neg": return map(inputs, node) { -$0 }
+        case "Reciprocal": return map(inputs, node) { 1 / $0 }
+        case "Pack":
+            // Scalars or equal-shaped tensors stacked along axis 0.
+            guard node.int("axis") ?? 0 == 0, let first = inputs.first else { return nil }
+            return TFConstant(shape: [inputs.count] + first.shape, values: inputs.flatMap(\.values))
+        case "ConcatV2":
+            guard inputs.count >= 2, inputs.dropLast().allSatisfy({ $0.shape.count <= 1 }) else { return nil }
+            let parts = inputs.dropLast()
+            return TFConstant(shape: [parts.reduce(0) { $0 + $1.count }], values: parts.flatMap(\.values))
+        case "Reshape":
+            guard inputs.count == 2 else { return nil }
+            var shape = inputs[1].ints
+            if let unknown = shape.firstIndex(of: -1) {
+                let known = shape.enumerated().filter { $0.offset != unknown }.reduce(1) { $0 * $1.element }
+                guard known > 0 else { throw node.fail("cannot infer -1 in \(shape)") }
+                shape[unknown] = inputs[0].count / known
+            }
+            guard shape.reduce(1, *) == inputs[0].count else { throw node.fail("cannot reshape \(inputs[0].shape) to \(shape)") }
+            return TFConstant(shape: shape, values: inputs[0].values)
+        case "StridedSlice":
+            return try stridedSlice(node, inputs)
+        case "Prod":
+            guard inputs.count == 2, inputs[0].shape.count <= 1 else { return nil }
+            return TFConstant(shape: [], values: [inputs[0].values.reduce(1, *)])
+        case "ExpandDims", "Squeeze":
+            return inputs.first
+        default:
+            return nil
+        }
+    }
+
+    static func map(_ inputs: [TFConstant], _ node: TFNode, _ f: (Double) -> Double) -> TFConstant? {
+        guard let x = inputs.first else { return nil }
+        return TFConstant(shape: x.shape, values: x.values.map(f))
+    }
+
+    /// Element-wise with NumPy broadcasting of two operands.
+    static func broadcast(_ inputs: [TFConstant], _ node: TFNode, _ f: (Double, Double) -> Double) throws -> TFConstant? {
+        guard inputs.count == 2 else { return nil }
+        let (a, b) = (inputs[0], inputs[1])
+        let rank = max(a.shape.count, b.shape.count)
+        let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape
+        let sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
+        var shape: [Int] = []
+        for (x, y) in zip(sa, sb) {
+            guard x == y || x == 1 || y == 1 else { throw node.fail("cannot broadcast \(a.shape) with \(b.shape)") }
+            shape.append(max(x, y))
+        }
+        func strides(_ s: [Int]) -> [Int] {
+            var result = [Int](repeating: 0, count: rank), step = 1
+            for axis in stride(from: rank - 1, through: 0, by: -1) {
+                result[axis] = s[axis] == 1 ? 0 : step
+                step *= s[axis]
+            }
+            return result
+        }
+        let (ta, tb) = (strides(sa), strides(sb))
+        let count = shape.reduce(1, *)
+        var values = [Double](repeating: 0, count: count)
+        var index = [Int](repeating: 0, count: rank)
+        for flat in 0..<count {
+            var ia = 0, ib = 0
+            for axis in 0..<rank { ia += index[axis] * ta[axis]; ib += index[axis] * tb[axis] }
+            values[flat] = f(a.values[ia], b.values[ib])
+            var axis = rank - 1
+            while axis >= 0 {
+                index[axis] += 1
+                if index[axis] < shape[axis] { break }
+                index[axis] = 0
+                axis -= 1
+            }
+        }
+        return TFConstant(shape: shape, values: values)
+    }
+
+    /// 1-D strided slices (what shape arithmetic uses), with begin / end /
+    /// shrink-axis masks.
+    static func stridedSlice(_ node: TFNode, _ inputs: [TFConstant]) throws -> TFConstant? {
+        guard inputs.count == 4, inputs[0].shape.count == 1 else { return nil }
+        let x = inputs[0], size = x.count
+        let begin = inputs[1].ints.first ?? 0, end = inputs[2].ints.first ?? size, step = inputs[3].ints.first ?? 1
+        guard step != 0 else { throw node.fail("stride 0") }
+        let beginMask = node.int("begin_mask") ?? 0, endMask = node.int("end_mask") ?? 0
+        let shrink = (node.int("shrink_axis_mask") ?? 0) & 1 != 0
+        func clamp(_ i: Int) -> Int { min(max(i < 0 ? i + size : i, 0), size) }
+        var start = beginMask & 1 != 0 ? (step > 0 ? 0 : size - 1) : clamp(begin)
+        var stop = endMask & 1 != 0 ? (step > 0 ? size : -1) : clamp(end)
+        if shrink {
+            start = begin < 0 ? begin + size : begin
+            guard start >= 0, start < size else { throw node.fail("index \(begin) is out of range for \(size) values") }
+            return TFConstant(shape: [], values: [x.values[start]])
+        }
+        if step < 0 && endMask & 1 == 0 { stop = end < 0 ? end + size : end }
+        var values: [Double] = []
+        var i = start
+        while step > 0 ? i < stop : i > stop {
+            if i >= 0 && i < size { values.append(x.values[i]) }
+            i += step
+        }
+        return TFConstant(shape: [values.count], values: values)
+    }
+}

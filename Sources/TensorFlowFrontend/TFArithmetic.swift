@@ -1,0 +1,149 @@
+import ModelFormat
+
+/// Element-wise arithmetic, reshapes and matrix products.
+extension TFOpTable {
+    /// Tensor + constant is a bias ([1] or per channel); tensor + tensor an add.
+    static func add(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        if b.isConstant(0) || b.isConstant(1) {
+            let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the addend")) : (try b.tensor(1), try b.constant(0, "the addend"))
+            guard let bias = try b.perChannel(c, channels: x.shape.channels) else {
+                throw b.node.fail("adding a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
+            }
+            return ([b.emit(.bias(Bias(shape: [bias.count], bias: Weights(bias))), [x.name])], .tensor(name: b.name, rank: x.rank))
+        }
+        let (x, y) = (try b.tensor(0), try b.tensor(1))
+        return ([b.emit(.add(constant: 0), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+
+    static func subtract(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        if b.isConstant(1) {
+            let x = try b.tensor(0), c = try b.constant(1, "the subtrahend")
+            guard let bias = try b.perChannel(c, channels: x.shape.channels) else { throw b.node.fail("subtracting a constant of shape \(c.shape) is not supported") }
+            return ([b.emit(.bias(Bias(shape: [bias.count], bias: Weights(bias.map { -$0 }))), [x.name])], .tensor(name: b.name, rank: x.rank))
+        }
+        if b.isConstant(0) {
+            let x = try b.tensor(1), c = try b.constant(0, "the minuend")
+            guard let bias = try b.perChannel(c, channels: x.shape.channels) else { throw b.node.fail("subtracting from a constant of shape \(c.shape) is not supported") }
+            let negated = b.emit(.multiply(constant: -1), [x.name], suffix: "negate")
+            return ([negated, b.emit(.bias(Bias(shape: [bias.count], bias: Weights(bias))), [negated.outputs[0]])], .tensor(name: b.name, rank: x.rank))
+        }
+        let (x, y) = (try b.tensor(0), try b.tensor(1))
+        let negated = b.emit(.multiply(constant: -1), [y.name], suffix: "negate")
+        return ([negated, b.emit(.add(constant: 0), [x.name, negated.outputs[0]])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+
+    /// Tensor * constant is a scale ([1] or per channel); tensor * tensor a multiply.
+    static func multiply(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        if b.isConstant(0) || b.isConstant(1) {
+            let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the factor")) : (try b.tensor(1), try b.constant(0, "the factor"))
+            guard let scale = try b.perChannel(c, channels: x.shape.channels) else {
+                throw b.node.fail("multiplying by a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
+            }
+            return ([b.emit(.scale(Scale(shape: [scale.count], scale: Weights(scale))), [x.name])], .tensor(name: b.name, rank: x.rank))
+        }
+        let (x, y) = (try b.tensor(0), try b.tensor(1))
+        return ([b.emit(.multiply(constant: 1), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+
+    static func divide(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0), c = try b.constant(1, "the divisor")
+        guard let divisor = try b.perChannel(c, channels: x.shape.channels), !divisor.contains(0) else {
+            throw b.node.fail("only division by non-zero scalar or per-channel constants is supported")
+        }
+        let scale = Scale(shape: [divisor.count], scale: Weights(divisor.map { 1 / $0 }))
+        return ([b.emit(.scale(scale), [x.name])], .tensor(name: b.name, rank: x.rank))
+    }
+
+    /// max(x, c) is Core ML's threshold; min(x, c) a clip from below -inf.
+    static func maximum(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        if let (x, c) = try scalarOperand(b) {
+            return ([b.emit(.unary(Unary(kind: .threshold, alpha: c)), [x.name])], .tensor(name: b.name, rank: x.rank))
+        }
+        let (x, y) = (try b.tensor(0), try b.tensor(1))
+        return ([b.emit(.maximum, [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+
+    static func minimum(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        if let (x, c) = try scalarOperand(b) {
+            return ([b.emit(.activation(.clip(min: -.greatestFiniteMagnitude, max: c)), [x.name])], .tensor(name: b.name, rank: x.rank))
+        }
+        let (x, y) = (try b.tensor(0), try b.tensor(1))
+        return ([b.emit(.minimum, [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+
+    private static func scalarOperand(_ b: TFBuilder) throws -> ((name: String, rank: Int, shape: TensorShape), Float)? {
+        guard b.isConstant(0) || b.isConstant(1) else { return nil }
+        let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the operand")) : (try b.tensor(1), try b.constant(0, "the operand"))
+        guard c.isScalar else { throw b.node.fail("only scalar constants are supported here, not shape \(c.shape)") }
+        return (x, Float(c.values[0]))
+    }
+
+    /// To [N, F]: a flatten in H, W, C order (NHWC's), which Core ML's
+    /// channel-last flatten gives without permuting any weights. To
+    /// [N, H, W, C]: a channel-last reshape.
+    static func reshape(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        var target = try b.constant(1, "the shape").ints
+        if let unknown = target.firstIndex(of: -1) {
+            let known = target.enumerated().filter { $0.offset != unknown }.reduce(1) { $0 * max($1.element, 1) }
+            target[unknown] = x.shape.count / max(known, 1)
+        }
+        if target.first == 0 || target.first == -1 { target[0] = 1 }
+        guard target.first == 1, target.reduce(1, *) == x.shape.count else {
+            throw b.node.fail("cannot reshape \(x.shape.count) values (batch 1) to \(target)")
+        }
+        switch target.count {
+        case 2:
+            return ([b.emit(.flatten(.channelLast), [x.name])], .tensor(name: b.name, rank: 2))
+        case 4:
+            return ([b.emit(.reshape(targetShape: [target[3], target[1], target[2]], order: .channelLast), [x.name])],
+                    .tensor(name: b.name, rank: 4))
+        default:
+            throw b.node.fail("reshapes to rank \(target.count) are not supported")
+        }
+    }
+
+    /// Squeezing the 1x1 spatial axes of [N, 1, 1, C] leaves the same values.
+    static func squeeze(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        guard x.rank == 2 || (x.shape.height == 1 && x.shape.width == 1) else {
+            throw b.node.fail("only squeezing 1x1 spatial axes is supported, the input is \(x.shape)")
+        }
+        return ([], .tensor(name: x.name, rank: 2))
+    }
+
+    /// x [1, in] times a constant [in, out] (or [out, in] with transpose_b).
+    static func matMul(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        let w = try b.constant(1, "the weight matrix")
+        guard b.node.bool("transpose_a") != true, w.shape.count == 2 else { throw b.node.fail("only x * W with a constant 2-D W is supported") }
+        let transposed = b.node.bool("transpose_b") == true
+        let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
+        guard inputs == x.shape.count else { throw b.node.fail("weights take \(inputs) values, the input has \(x.shape.count)") }
+        let v = w.values
+        let weights = transposed ? w.floats : (0..<inputs * outputs).map { Float(v[($0 % inputs) * outputs + $0 / inputs]) }
+        var nodes: [Node] = []
+        var source = x.name
+        if x.shape.height != 1 || x.shape.width != 1 {
+            nodes.append(b.emit(.flatten(.channelLast), [x.name], suffix: "flatten"))
+            source = nodes[0].outputs[0]
+        }
+        nodes.append(b.emit(.innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: Weights(weights))), [source]))
+        return (nodes, .tensor(name: b.name, rank: 2))
+    }
+
+    static func fusedBatchNorm(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        try b.node.requireNHWC()
+        let x = try b.tensor(0)
+        guard b.node.bool("is_training") != true else { throw b.node.fail("is_training is true: freeze the graph for inference") }
+        let c = x.shape.channels
+        let parts = try ["scale", "offset", "mean", "variance"].enumerated().map { index, what in
+            let value = try b.constant(index + 1, "the \(what)")
+            guard value.count == c else { throw b.node.fail("the \(what) has \(value.count) values for \(c) channels") }
+            return Weights(value.floats)
+        }
+        let norm = BatchNorm(channels: c, epsilon: b.node.float("epsilon") ?? 0.001, gamma: parts[0], beta: parts[1],
+                             mean: parts[2], variance: parts[3])
+        return ([b.emit(.batchNorm(norm), [x.name])], .tensor(name: b.name, rank: 4))
+    }
+}

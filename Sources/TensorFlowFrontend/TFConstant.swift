@@ -1,0 +1,88 @@
+import ProtoSchemas
+import Protobuf
+
+/// A constant tensor during conversion: shape and values, row-major.
+/// Values are doubles so that int32/int64 shape arithmetic stays exact.
+struct TFConstant: Equatable {
+    var shape: [Int]
+    var values: [Double]
+
+    var count: Int { values.count }
+    var isScalar: Bool { values.count == 1 }
+    var floats: [Float] { values.map { Float($0) } }
+    var ints: [Int] { values.map { Int($0) } }
+
+    init(shape: [Int], values: [Double]) {
+        self.shape = shape
+        self.values = values
+    }
+
+    init(vector: [Int]) {
+        self.init(shape: [vector.count], values: vector.map(Double.init))
+    }
+
+    /// Decodes a TensorProto: `tensor_content` (raw little-endian) or the
+    /// typed value lists, where a single value fills the whole shape.
+    init(_ proto: UnsafeMutablePointer<Tensorflow__TensorProto>, node: TFNode) throws {
+        let p = proto.pointee
+        let shape = p.tensor_shape.map { CArrays.buffer($0.pointee.dim, $0.pointee.n_dim).map { Int($0?.pointee.size ?? 0) } } ?? []
+        guard shape.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else { throw node.fail("constant shape \(shape) is invalid") }
+        let (count, overflow) = shape.reduce((1, false)) { ($0.0.multipliedReportingOverflow(by: $1).partialValue,
+                                                            $0.1 || $0.0.multipliedReportingOverflow(by: $1).overflow) }
+        guard !overflow, count <= 1 << 31 else { throw node.fail("constant shape \(shape) is too large") }
+        var values: [Double]
+        let content = p.tensor_content
+        let width: Int
+        switch p.dtype {
+        case TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_INT32: width = 4
+        case TENSORFLOW__DATA_TYPE__DT_DOUBLE, TENSORFLOW__DATA_TYPE__DT_INT64: width = 8
+        case TENSORFLOW__DATA_TYPE__DT_BOOL, TENSORFLOW__DATA_TYPE__DT_UINT8, TENSORFLOW__DATA_TYPE__DT_INT8: width = 1
+        case TENSORFLOW__DATA_TYPE__DT_HALF: width = 2
+        default: throw node.fail("constants of dtype \(p.dtype.rawValue) are not supported")
+        }
+        if content.len > 0 {
+            guard let data = content.data else { throw node.fail("constant payload was not loaded") }
+            guard content.len == count * width else {
+                throw node.fail("constant of shape \(shape) needs \(count * width) bytes, tensor_content has \(content.len)")
+            }
+            let raw = UnsafeRawPointer(data)
+            values = (0..<count).map { index in
+                switch p.dtype {
+                case TENSORFLOW__DATA_TYPE__DT_FLOAT: Double(raw.loadUnaligned(fromByteOffset: 4 * index, as: Float.self))
+                case TENSORFLOW__DATA_TYPE__DT_INT32: Double(raw.loadUnaligned(fromByteOffset: 4 * index, as: Int32.self))
+                case TENSORFLOW__DATA_TYPE__DT_DOUBLE: raw.loadUnaligned(fromByteOffset: 8 * index, as: Double.self)
+                case TENSORFLOW__DATA_TYPE__DT_INT64: Double(raw.loadUnaligned(fromByteOffset: 8 * index, as: Int64.self))
+                case TENSORFLOW__DATA_TYPE__DT_INT8: Double(raw.loadUnaligned(fromByteOffset: index, as: Int8.self))
+                case TENSORFLOW__DATA_TYPE__DT_HALF: Double(halfToFloat(raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
+                default: Double(raw.load(fromByteOffset: index, as: UInt8.self))
+                }
+            }
+        } else {
+            let listed: [Double]
+            switch p.dtype {
+            case TENSORFLOW__DATA_TYPE__DT_FLOAT: listed = CArrays.array(p.float_val, p.n_float_val).map(Double.init)
+            case TENSORFLOW__DATA_TYPE__DT_DOUBLE: listed = CArrays.array(p.double_val, p.n_double_val)
+            case TENSORFLOW__DATA_TYPE__DT_INT64: listed = CArrays.array(p.int64_val, p.n_int64_val).map(Double.init)
+            case TENSORFLOW__DATA_TYPE__DT_BOOL: listed = CArrays.array(p.bool_val, p.n_bool_val).map { $0 != 0 ? 1 : 0 }
+            case TENSORFLOW__DATA_TYPE__DT_HALF: listed = CArrays.array(p.half_val, p.n_half_val).map { Double(halfToFloat(UInt16(truncatingIfNeeded: $0))) }
+            default: listed = CArrays.array(p.int_val, p.n_int_val).map(Double.init)
+            }
+            guard listed.count == count || (listed.count == 1 && count >= 1) || (listed.isEmpty && count == 0) else {
+                throw node.fail("constant of shape \(shape) has \(listed.count) values")
+            }
+            values = listed.count == count ? listed : [Double](repeating: listed.first ?? 0, count: count)
+        }
+        self.init(shape: shape, values: values)
+    }
+}
+
+/// IEEE half to single precision.
+func halfToFloat(_ bits: UInt16) -> Float {
+    let sign: Float = bits & 0x8000 != 0 ? -1 : 1
+    let exponent = Int((bits >> 10) & 0x1f), mantissa = Float(bits & 0x3ff)
+    switch exponent {
+    case 0: return sign * mantissa * Float(sign: .plus, exponent: -24, significand: 1)
+    case 31: return mantissa == 0 ? sign * .infinity : .nan
+    default: return sign * (1 + mantissa / 1024) * Float(sign: .plus, exponent: exponent - 15, significand: 1)
+    }
+}

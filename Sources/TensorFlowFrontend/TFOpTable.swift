@@ -1,0 +1,187 @@
+import ModelFormat
+
+/// What flows along a graph edge during conversion: a constant (folded, or
+/// kept for an op to use as weights) or a model tensor. Rank-4 tensors are
+/// NHWC in TensorFlow and [C, H, W] in the model; rank-2 [N, F] are [F, 1, 1].
+enum TFValue {
+    case constant(TFConstant)
+    case tensor(name: String, rank: Int)
+}
+
+/// What a mapping sees: the node, its input values, and what it may emit.
+struct TFBuilder {
+    let node: TFNode
+    let inputs: [TFValue]
+    let shapes: [String: TensorShape]
+    var name: String { node.name }
+
+    func tensor(_ index: Int) throws -> (name: String, rank: Int, shape: TensorShape) {
+        guard index < inputs.count, case .tensor(let name, let rank) = inputs[index] else {
+            throw node.fail("input \(index) must be a tensor computed from the model's input, not a constant")
+        }
+        return (name, rank, shapes[name]!)
+    }
+
+    func constant(_ index: Int, _ what: String) throws -> TFConstant {
+        guard index < inputs.count, case .constant(let value) = inputs[index] else {
+            throw node.fail("\(what) (input \(index)) must be a constant")
+        }
+        return value
+    }
+
+    func isConstant(_ index: Int) -> Bool {
+        if index < inputs.count, case .constant = inputs[index] { return true }
+        return false
+    }
+
+    /// A node named after the TF node, reading `inputs`, producing `node.name`.
+    func emit(_ op: Op, _ inputs: [String], suffix: String? = nil) -> Node {
+        let output = suffix.map { "\(name)__\($0)" } ?? name
+        return Node(name: output, operation: op, inputs: inputs, outputs: [output])
+    }
+
+    /// [1, s, s, 1] style attributes as (height, width).
+    func spatial(_ key: String, default value: Int) throws -> Size2 {
+        guard let list = node.ints(key) else { return Size2(square: value) }
+        guard list.count == 4, list[0] == 1, list[3] == 1 else { throw node.fail("\(key) \(list) must be [1, h, w, 1]") }
+        return Size2(list[1], list[2])
+    }
+
+    func padding(kernel: Size2) throws -> WindowPadding {
+        switch node.string("padding") ?? "VALID" {
+        case "SAME": return .same(topLeftHeavy: false)  // TF puts the odd pixel bottom/right
+        case "VALID": return .explicit(.zero)
+        case "EXPLICIT":
+            guard let p = node.ints("explicit_paddings"), p.count == 8 else { throw node.fail("explicit_paddings must have 8 values") }
+            return .explicit(Edges(top: p[2], bottom: p[3], left: p[4], right: p[5]))
+        case let other: throw node.fail("padding \(other) is not supported")
+        }
+    }
+
+    /// A constant that broadcasts per channel: a scalar, or C values along the last axis.
+    func perChannel(_ value: TFConstant, channels: Int) throws -> [Float]? {
+        if value.isScalar { return [Float(value.values[0])] }
+        guard value.count == channels, value.shape.dropLast().allSatisfy({ $0 == 1 }) else { return nil }
+        return value.floats
+    }
+}
+
+/// The TensorFlow op table: op type -> mapping. Each returns the nodes it
+/// emits and the value of the TF node's output 0.
+enum TFOpTable {
+    typealias Mapping = @Sendable (TFBuilder) throws -> (nodes: [Node], value: TFValue)
+
+    static let mappings: [String: Mapping] = [
+        "Identity": passThrough, "StopGradient": passThrough, "Snapshot": passThrough,
+        "PlaceholderWithDefault": passThrough,
+        "Conv2D": convolution, "DepthwiseConv2dNative": depthwise,
+        "BiasAdd": add, "Add": add, "AddV2": add, "Sub": subtract, "Mul": multiply, "RealDiv": divide,
+        "Maximum": maximum, "Minimum": minimum,
+        "Relu": { try activation($0, .relu) }, "Relu6": { try activation($0, .clip(min: 0, max: 6)) },
+        "Elu": { try activation($0, .elu(alpha: 1)) }, "Sigmoid": { try activation($0, .sigmoid) }, "Tanh": { try activation($0, .tanh) },
+        "LeakyRelu": { try activation($0, .leakyRelu(alpha: $0.node.float("alpha") ?? 0.2)) },
+        "Softmax": softmax,
+        "MaxPool": { try pooling($0, .max) }, "AvgPool": { try pooling($0, .average) },
+        "Mean": mean, "ConcatV2": concat, "Pad": pad, "PadV2": pad,
+        "Reshape": reshape, "Squeeze": squeeze, "MatMul": matMul,
+        "FusedBatchNorm": fusedBatchNorm, "FusedBatchNormV2": fusedBatchNorm, "FusedBatchNormV3": fusedBatchNorm,
+    ]
+
+    static func passThrough(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        guard let first = b.inputs.first else { throw b.node.fail("has no input") }
+        return ([], first)
+    }
+
+    static func activation(_ b: TFBuilder, _ activation: Activation) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        return ([b.emit(.activation(activation), [x.name])], .tensor(name: b.name, rank: x.rank))
+    }
+
+    static func softmax(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        return ([b.emit(.softmax, [x.name])], .tensor(name: b.name, rank: x.rank))
+    }
+
+    /// Filters are [kH, kW, Cin, Cout]; Core ML wants [Cout, Cin, kH, kW].
+    static func convolution(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        try b.node.requireNHWC()
+        let x = try b.tensor(0)
+        let filter = try b.constant(1, "the filter")
+        guard filter.shape.count == 4 else { throw b.node.fail("filter shape \(filter.shape) is not [kH, kW, Cin, Cout]") }
+        let (kh, kw, cin, cout) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
+        guard cin > 0, x.shape.channels % cin == 0 else { throw b.node.fail("filter takes \(cin) channels, the input has \(x.shape.channels)") }
+        let v = filter.values
+        var weights = [Float](repeating: 0, count: v.count)
+        for o in 0..<cout { for i in 0..<cin { for y in 0..<kh { for z in 0..<kw {
+            weights[((o * cin + i) * kh + y) * kw + z] = Float(v[((y * kw + z) * cin + i) * cout + o])
+        } } } }
+        let kernel = Size2(kh, kw)
+        let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: x.shape.channels / cin, kernel: kernel,
+                               stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
+                               padding: try b.padding(kernel: kernel), weights: Weights(weights))
+        return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: 4))
+    }
+
+    /// Filters are [kH, kW, Cin, multiplier]: a grouped convolution with
+    /// Cin groups of one channel; output channel c * multiplier + m.
+    static func depthwise(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        try b.node.requireNHWC()
+        let x = try b.tensor(0)
+        let filter = try b.constant(1, "the filter")
+        guard filter.shape.count == 4, filter.shape[2] == x.shape.channels else {
+            throw b.node.fail("filter shape \(filter.shape) does not fit \(x.shape.channels) input channels")
+        }
+        let (kh, kw, cin, multiplier) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
+        let v = filter.values
+        var weights = [Float](repeating: 0, count: v.count)
+        for c in 0..<cin { for m in 0..<multiplier { for y in 0..<kh { for z in 0..<kw {
+            weights[((c * multiplier + m) * kh + y) * kw + z] = Float(v[((y * kw + z) * cin + c) * multiplier + m])
+        } } } }
+        let kernel = Size2(kh, kw)
+        let conv = Convolution(outputChannels: cin * multiplier, kernelChannels: 1, groups: cin, kernel: kernel,
+                               stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
+                               padding: try b.padding(kernel: kernel), weights: Weights(weights))
+        return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: 4))
+    }
+
+    static func pooling(_ b: TFBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: TFValue) {
+        try b.node.requireNHWC()
+        let x = try b.tensor(0)
+        let kernel = try b.spatial("ksize", default: 1)
+        let padding = try b.padding(kernel: kernel)
+        // TensorFlow's average pooling divides by the pixels inside the input only.
+        let pool = Pooling(kind: kind, kernel: kernel, stride: try b.spatial("strides", default: 1), padding: padding,
+                           excludePaddingFromAverage: kind == .average)
+        return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: 4))
+    }
+
+    /// Mean over H and W is global average pooling.
+    static func mean(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        let axes = Set(try b.constant(1, "the axes").ints.map { $0 < 0 ? $0 + x.rank : $0 })
+        guard x.rank == 4, axes == [1, 2] else { throw b.node.fail("only a mean over H and W (axes 1, 2) is supported, not \(axes.sorted())") }
+        let pool = Pooling(kind: .average, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
+        let keep = b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false
+        return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: keep ? 4 : 2))
+    }
+
+    static func concat(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let parts = try (0..<b.inputs.count - 1).map { try b.tensor($0) }
+        let rank = parts[0].rank
+        var axis = try b.constant(b.inputs.count - 1, "the axis").ints.first ?? 0
+        if axis < 0 { axis += rank }
+        guard axis == rank - 1 else { throw b.node.fail("only concatenation along channels (the last axis) is supported, not axis \(axis)") }
+        return ([b.emit(.concat, parts.map(\.name))], .tensor(name: b.name, rank: rank))
+    }
+
+    static func pad(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        let p = try b.constant(1, "the paddings").ints
+        guard x.rank == 4, p.count == 8, p[0] == 0, p[1] == 0, p[6] == 0, p[7] == 0 else {
+            throw b.node.fail("only padding of H and W is supported, paddings \(p)")
+        }
+        let value: Float = b.inputs.count > 2 ? Float(try b.constant(2, "the value").values.first ?? 0) : 0
+        let padding = Padding(kind: .constant(value), edges: Edges(top: p[2], bottom: p[3], left: p[4], right: p[5]))
+        return ([b.emit(.padding(padding), [x.name])], .tensor(name: b.name, rank: 4))
+    }
+}

@@ -1,0 +1,44 @@
+import CLI
+import CoreMLBackend
+import FrontendSupport
+import TensorFlowFrontend
+
+/// `convert tensorflow`: frozen GraphDef -> .mlmodel, with the options of
+/// the old tfcoreml converter.
+enum TensorFlowCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "tensorflow", abstract: "Convert a frozen TensorFlow graph (.pb or .pbtxt) to Core ML.",
+        discussion: """
+            Options follow tfcoreml.convert: input_name_shape_dict -> --input, output_feature_names -> --output, \
+            image_input_names -> --image-input, red_bias / image_scale / class_labels likewise. Tensor names may be \
+            given with or without ':0'. Core ML feature names come from tensor names: ':0' is dropped and characters \
+            other than letters, digits and '_' become '_' (input:0 -> input, a/b:1 -> a_b_1); --image-input takes \
+            the graph's name.
+            """)
+    static let options = Options {
+        Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")
+        Option("output-file", short: "o", valueName: "Model.mlmodel", required: true, help: "Where to write the Core ML model.")
+        Option("input", valueName: "name=1,H,W,C", repeatable: true, help: "An input's shape (default: the Placeholder's).")
+        Option("output", valueName: "tensor", repeatable: true, help: "A tensor to expose as output (default: the graph's sinks).")
+        ConversionFlags.imageOptions
+        ConversionFlags.labelAndMetadataOptions
+    }
+
+    static func run(_ arguments: ParsedArguments) throws {
+        var options = try ConversionFlags.options(from: arguments)
+        options.imageInputNames = options.imageInputNames.map(TensorFlowConverter.featureName)
+        let inputs = try arguments.values("input") { text in
+            let parts = text.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let shape = Optional(parts[1].split(separator: ",").compactMap { Int($0) }),
+                  shape.count == parts[1].split(separator: ",").count, !shape.isEmpty else {
+                throw UsageError("--input takes name=1,H,W,C, got '\(text)'")
+            }
+            return TensorFlowConverter.InputShape(name: String(parts[0]), shape: shape)
+        }
+        let model = try TensorFlowConverter.convert(graph: try arguments.string("graph"), inputs: inputs,
+                                                    outputs: arguments.strings("output"), options: options)
+        let output = try arguments.string("output-file")
+        try CoreMLWriter.write(model, to: output)
+        try printSummary(of: output)
+    }
+}
