@@ -2,9 +2,10 @@
 //
 // HDF5's property-list, dataspace and datatype constants are macros that Swift
 // cannot import (H5T_NATIVE_FLOAT expands to `(H5open(), H5T_NATIVE_FLOAT_g)`),
-// so each one used is wrapped in a small `static inline` function below. Only
-// version-independent calls are used (no H5Oget_info / H5Literate, whose names
-// are macros selecting 1.8, 1.10 or 1.12 signatures).
+// so each one used is wrapped in a small `static inline` function below. Swift
+// calls only functions whose signature is the same in 1.10, 1.12 and 1.14;
+// those whose name is a macro picking a versioned one (H5Lget_info) are called
+// here in C. isolated_read.h reads variable-length strings in a child process.
 #ifndef CHDF5_SHIM_H
 #define CHDF5_SHIM_H
 
@@ -42,17 +43,6 @@ static inline hid_t hdf5_file_access(void) {
     return list;
 }
 
-/// Frees the strings HDF5 allocated while reading variable-length data of
-/// memory type `type` over `space` into `buffer` (H5Treclaim from 1.12 on,
-/// H5Dvlen_reclaim before).
-static inline herr_t hdf5_reclaim(hid_t type, hid_t space, void *buffer) {
-#if H5_VERSION_GE(1, 12, 0)
-    return H5Treclaim(type, space, H5P_DEFAULT, buffer);
-#else
-    return H5Dvlen_reclaim(type, space, H5P_DEFAULT, buffer);
-#endif
-}
-
 /// Process-wide setup, once: stops HDF5 from loading filter plugins (shared
 /// libraries named by a file's filter ids, which untrusted files must not
 /// trigger), so datasets compressed with a filter the library lacks fail to read.
@@ -67,7 +57,7 @@ static inline void hdf5_silence_errors(void) { H5Eset_auto2(H5E_DEFAULT, NULL, N
 
 /// The H5Ewalk2 callback behind `hdf5_innermost_error`: keeps the first entry,
 /// which walking upward is the most specific one.
-static herr_t hdf5_keep_innermost(unsigned n, const H5E_error2_t *error, void *data) {
+static inline herr_t hdf5_keep_innermost(unsigned n, const H5E_error2_t *error, void *data) {
     if (n == 0 && error != NULL && error->desc != NULL) {
         char *buffer = (char *)((void **)data)[0];
         size_t size = *(size_t *)((void **)data)[1];
@@ -99,9 +89,9 @@ static inline int hdf5_link_type(hid_t location, const char *name, hid_t link_ac
 
 /// The H5Pset_elink_cb callback behind `hdf5_link_access_without_external`:
 /// refuses every external link traversal.
-static herr_t hdf5_refuse_external_link(const char *parent_file, const char *parent_group,
-                                        const char *child_file, const char *child_object,
-                                        unsigned *acc_flags, hid_t fapl_id, void *op_data) {
+static inline herr_t hdf5_refuse_external_link(const char *parent_file, const char *parent_group,
+                                               const char *child_file, const char *child_object,
+                                               unsigned *acc_flags, hid_t fapl_id, void *op_data) {
     (void)parent_file; (void)parent_group; (void)child_file; (void)child_object;
     (void)acc_flags; (void)fapl_id; (void)op_data;
     return -1;

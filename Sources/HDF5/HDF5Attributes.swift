@@ -1,4 +1,7 @@
 import CHDF5
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension HDF5File {
     /// The string attribute `name` of `object` (`"/"` for the root group), such
@@ -58,7 +61,7 @@ extension HDF5File {
         let variable = H5Tis_variable_str(type)
         guard variable >= 0 else { throw failure(object, "cannot read the datatype of attribute \(name)") }
         return variable > 0
-            ? try variableLengthStrings(attribute, type, space, count, name, object)
+            ? try variableLengthStrings(attribute, type, count, name, object)
             : try fixedLengthStrings(attribute, type, count, name, object)
     }
 
@@ -82,8 +85,9 @@ extension HDF5File {
             + (single ? "not one string" : "not a list of strings"))
     }
 
-    /// Reads variable-length strings, freeing HDF5's copies afterwards.
-    func variableLengthStrings(_ attribute: hid_t, _ type: hid_t, _ space: hid_t, _ count: Int,
+    /// Reads variable-length strings in a child process (see isolated_read.h:
+    /// libhdf5 1.10 crashes on some corrupted global heaps, where they live).
+    func variableLengthStrings(_ attribute: hid_t, _ type: hid_t, _ count: Int,
                                _ name: String, _ object: String) throws -> [String] {
         let memory = H5Tcopy(hdf5_c_string())
         guard memory >= 0 else { throw failure(object, "cannot make a string type") }
@@ -92,20 +96,41 @@ extension HDF5File {
         guard H5Tset_size(memory, hdf5_variable_size()) >= 0, H5Tset_cset(memory, H5Tget_cset(type)) >= 0 else {
             throw failure(object, "cannot make a string type")
         }
-        var pointers = [UnsafeMutablePointer<CChar>?](repeating: nil, count: count)
-        let status = H5Aread(attribute, memory, &pointers)
-        defer { hdf5_reclaim(memory, space, &pointers) }
-        guard status >= 0 else { throw failure(object, "cannot read attribute \(name)") }
-        var total = 0
-        return try pointers.map { pointer in
-            guard let pointer else { return "" }
-            let length = strlen(pointer)
-            total += length
-            guard total <= limits.maximumAttributeBytes else {
-                throw error(object, "attribute \(name) holds more than \(limits.maximumAttributeBytes) bytes")
-            }
-            return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
+        let limit = limits.maximumAttributeBytes
+        let result = hdf5_read_strings_isolated(attribute, memory, count, limit + 8 * count, 60)
+        defer { free(result.data) }
+        let bytes = UnsafeRawBufferPointer(start: result.data, count: result.size)
+        let prefix = "cannot read attribute \(name)"
+        switch result.status {
+        case HDF5_ISOLATED_READ: break
+        case HDF5_ISOLATED_HDF5_ERROR: throw error(object, "\(prefix): \(String(decoding: bytes, as: UTF8.self))")
+        case HDF5_ISOLATED_CRASHED:
+            throw error(object, "\(prefix): libhdf5 crashed reading its strings (signal \(result.code)): "
+                + "corrupt variable-length data")
+        case HDF5_ISOLATED_FAILED:
+            throw error(object, "\(prefix): the reading process failed (status \(result.code))")
+        case HDF5_ISOLATED_TOO_LARGE: throw error(object, "\(prefix): it holds more than \(limit) bytes")
+        case HDF5_ISOLATED_TIMED_OUT: throw error(object, "\(prefix): libhdf5 took over \(result.code) s")
+        default: throw error(object, "\(prefix): cannot start a reading process (errno \(result.code))")
         }
+        var strings: [String] = []
+        var offset = 0
+        var total = 0
+        for _ in 0..<count {
+            guard offset + 8 <= bytes.count else { throw error(object, "\(prefix): incomplete data") }
+            let length = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+            guard length != .max else {  // a null reference (not written by h5py)
+                strings.append("")
+                continue
+            }
+            guard length <= UInt64(bytes.count - offset) else { throw error(object, "\(prefix): incomplete data") }
+            total += Int(length)
+            guard total <= limit else { throw error(object, "\(prefix): it holds more than \(limit) bytes") }
+            strings.append(String(decoding: bytes[offset..<offset + Int(length)], as: UTF8.self))
+            offset += Int(length)
+        }
+        return strings
     }
 
     /// Reads fixed-length strings: each ends at its first NUL, and space-padded

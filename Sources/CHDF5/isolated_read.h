@@ -1,0 +1,171 @@
+// Reading variable-length strings in a child process.
+//
+// libhdf5 1.10.8 (Debian 12) trusts the global heap, where variable-length
+// strings live: a corrupted heap object size or a string reference naming a
+// missing heap object makes H5Aread crash in H5HG_read (1.14 reports an error).
+// Mutating the test files byte by byte finds such crashes in about 1 file in
+// 150, and no others, so only this read runs in a forked child, which sends the
+// strings back through a pipe; a crash or hang there becomes an error.
+#ifndef CHDF5_ISOLATED_READ_H
+#define CHDF5_ISOLATED_READ_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/// What `hdf5_read_strings_isolated` did.
+typedef enum {
+    /// Read: `data` holds, for each string, its length as a native uint64_t
+    /// (UINT64_MAX for a null string) followed by its bytes.
+    HDF5_ISOLATED_READ = 0,
+    /// libhdf5 reported an error: `data` holds its message.
+    HDF5_ISOLATED_HDF5_ERROR = 1,
+    /// The child was killed by signal `code` (a crash), or exited with
+    /// status `code` without sending everything.
+    HDF5_ISOLATED_CRASHED = 2,
+    HDF5_ISOLATED_FAILED = 6,
+    /// The child sent more than the byte limit, or nothing for `code` seconds.
+    HDF5_ISOLATED_TOO_LARGE = 3,
+    HDF5_ISOLATED_TIMED_OUT = 4,
+    /// pipe, fork or malloc failed: `code` is errno.
+    HDF5_ISOLATED_SYSTEM_ERROR = 5,
+} hdf5_isolated_status;
+
+/// The outcome of `hdf5_read_strings_isolated`; free `data` with free().
+typedef struct {
+    hdf5_isolated_status status;
+    int code;
+    char *data;
+    size_t size;
+} hdf5_isolated_result;
+
+/// Writes all of `size` bytes to `fd` (child side); false on failure.
+static inline int hdf5_write_all(int fd, const void *bytes, size_t size) {
+    const char *p = (const char *)bytes;
+    while (size > 0) {
+        ssize_t written = write(fd, p, size);
+        if (written < 0 && errno == EINTR) continue;
+        if (written <= 0) return 0;
+        p += written;
+        size -= (size_t)written;
+    }
+    return 1;
+}
+
+/// The child: reads the strings and writes 'S' and the strings, or 'E' and
+/// HDF5's message, to `fd`; never returns.
+static inline void hdf5_isolated_child(int fd, hid_t attribute, hid_t memory_type, size_t count) {
+    // No crash reporter inherited from the parent (Swift's backtracer).
+    int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) signal(signals[i], SIG_DFL);
+    char **strings = (char **)calloc(count ? count : 1, sizeof(char *));
+    if (strings == NULL) _exit(3);
+    if (H5Aread(attribute, memory_type, strings) < 0) {
+        char message[512];
+        hdf5_innermost_error(message, sizeof message);
+        _exit(hdf5_write_all(fd, "E", 1) && hdf5_write_all(fd, message, strlen(message)) ? 0 : 4);
+    }
+    if (!hdf5_write_all(fd, "S", 1)) _exit(4);
+    for (size_t i = 0; i < count; i++) {
+        uint64_t length = strings[i] ? (uint64_t)strlen(strings[i]) : UINT64_MAX;
+        if (!hdf5_write_all(fd, &length, sizeof length)) _exit(4);
+        if (strings[i] && !hdf5_write_all(fd, strings[i], (size_t)length)) _exit(4);
+    }
+    _exit(0);  // no atexit handlers: the parent owns the HDF5 state
+}
+
+/// Reads the `count` variable-length strings of `attribute` (scalar or 1-D)
+/// with the variable-length string type `memory_type` in a forked child
+/// process. Refuses more than `max_bytes` of output and gives up after
+/// `timeout_seconds` without any. Call with no other thread inside libhdf5.
+static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, hid_t memory_type, size_t count,
+                                                              size_t max_bytes, int timeout_seconds) {
+    hdf5_isolated_result result = {HDF5_ISOLATED_SYSTEM_ERROR, 0, NULL, 0};
+    int fds[2];
+    if (pipe(fds) != 0) {
+        result.code = errno;
+        return result;
+    }
+    // Not inherited by programs other threads may start.
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    pid_t child = fork();
+    if (child < 0) {
+        result.code = errno;
+        close(fds[0]);
+        close(fds[1]);
+        return result;
+    }
+    if (child == 0) {
+        close(fds[0]);
+        hdf5_isolated_child(fds[1], attribute, memory_type, count);
+    }
+    close(fds[1]);
+    size_t capacity = 4096;
+    char *data = (char *)malloc(capacity);
+    int ended = 0, stop = 0;
+    while (data != NULL && !ended && !stop) {
+        struct pollfd waiting = {fds[0], POLLIN, 0};
+        int ready = poll(&waiting, 1, timeout_seconds * 1000);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready <= 0) {
+            result.status = HDF5_ISOLATED_TIMED_OUT;
+            result.code = timeout_seconds;
+            stop = 1;
+            break;
+        }
+        if (result.size == capacity) {
+            if (capacity > max_bytes + 1) {
+                result.status = HDF5_ISOLATED_TOO_LARGE;
+                stop = 1;
+                break;
+            }
+            char *larger = (char *)realloc(data, capacity * 2);
+            if (larger == NULL) break;
+            data = larger;
+            capacity *= 2;
+        }
+        ssize_t got = read(fds[0], data + result.size, capacity - result.size);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) ended = 1;
+        else result.size += (size_t)got;
+    }
+    close(fds[0]);
+    if (!ended) kill(child, SIGKILL);
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {}
+    if (data == NULL || (!ended && !stop)) {
+        free(data);
+        result.status = HDF5_ISOLATED_SYSTEM_ERROR;
+        result.code = ENOMEM;
+        result.size = 0;
+        return result;
+    }
+    if (stop) {
+        free(data);
+        result.size = 0;
+        return result;
+    }
+    if (WIFSIGNALED(status) || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || result.size == 0) {
+        free(data);
+        result.status = WIFSIGNALED(status) ? HDF5_ISOLATED_CRASHED : HDF5_ISOLATED_FAILED;
+        result.code = WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status);
+        result.size = 0;
+        return result;
+    }
+    result.status = data[0] == 'S' ? HDF5_ISOLATED_READ : HDF5_ISOLATED_HDF5_ERROR;
+    memmove(data, data + 1, result.size - 1);
+    result.size -= 1;
+    result.data = data;
+    return result;
+}
+
+#endif
