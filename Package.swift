@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "HDF5", dependencies: ["CHDF5"]),
 
         .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "FrontendSupport"]),
-        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection"]),
+        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "Protobuf", "ProtoSchemas", "CProtobufC"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
 
         .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "ProtoSchemas", "CProtobufC"]),
@@ -55,6 +55,8 @@ let package = Package(
         .testTarget(name: "CoreMLBackendTests", dependencies: ["CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(name: "TensorFlowFrontendTests",
+                    dependencies: ["TensorFlowFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
         .testTarget(name: "CaffeFrontendTests",
                     dependencies: ["CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat"]),
         .testTarget(name: "CommandTests", dependencies: [], exclude: ["Snapshots"]),

@@ -3,6 +3,13 @@
 /// (Shape -> StridedSlice -> Pack -> Reshape) and the unfused batch-norm
 /// constants (Rsqrt, Mul, Sub, Add) that frozen graphs carry.
 enum ConstantEvaluator {
+    /// Ops `evaluate` can fold.
+    static let foldable: Set<String> = [
+        "Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "Cast", "Add", "AddV2", "Sub", "Mul", "RealDiv",
+        "Maximum", "Minimum", "Rsqrt", "Sqrt", "Neg", "Reciprocal", "Pack", "ConcatV2", "Reshape", "StridedSlice", "Prod",
+        "ExpandDims", "Squeeze", "Shape",
+    ]
+
     /// The node's value, or nil when the op is not one the evaluator knows.
     static func evaluate(_ node: TFNode, _ inputs: [TFConstant]) throws -> TFConstant? {
         switch node.op {

@@ -93,6 +93,10 @@ struct GraphWalk {
         default:
             break
         }
+        if TFOpTable.mappings[node.op] == nil && !ConstantEvaluator.foldable.contains(node.op) {
+            unsupported[node.op, default: []].append(node.name)
+            return
+        }
         var arguments: [TFValue] = []
         for input in node.inputs {
             guard let value = values[input] else {

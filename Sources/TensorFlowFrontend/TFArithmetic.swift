@@ -45,7 +45,14 @@ extension TFOpTable {
         return ([b.emit(.multiply(constant: 1), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
     }
 
+    /// x / constant is a scale by the reciprocal; x / y multiplies by
+    /// Core ML's inverse (1 / y).
     static func divide(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        if !b.isConstant(1) {
+            let (x, y) = (try b.tensor(0), try b.tensor(1))
+            let inverse = b.emit(.unary(Unary(kind: .inverse)), [y.name], suffix: "inverse")
+            return ([inverse, b.emit(.multiply(constant: 1), [x.name, inverse.outputs[0]])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+        }
         let x = try b.tensor(0), c = try b.constant(1, "the divisor")
         guard let divisor = try b.perChannel(c, channels: x.shape.channels), !divisor.contains(0) else {
             throw b.node.fail("only division by non-zero scalar or per-channel constants is supported")

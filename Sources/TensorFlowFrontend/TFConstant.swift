@@ -67,10 +67,10 @@ struct TFConstant: Equatable {
             case TENSORFLOW__DATA_TYPE__DT_HALF: listed = CArrays.array(p.half_val, p.n_half_val).map { Double(halfToFloat(UInt16(truncatingIfNeeded: $0))) }
             default: listed = CArrays.array(p.int_val, p.n_int_val).map(Double.init)
             }
-            guard listed.count == count || (listed.count == 1 && count >= 1) || (listed.isEmpty && count == 0) else {
-                throw node.fail("constant of shape \(shape) has \(listed.count) values")
-            }
-            values = listed.count == count ? listed : [Double](repeating: listed.first ?? 0, count: count)
+            // TensorFlow compacts value lists: trailing repeats of the last value
+            // are dropped, and a tensor of zeros may list nothing at all.
+            guard listed.count <= count else { throw node.fail("constant of shape \(shape) has \(listed.count) values") }
+            values = listed + [Double](repeating: listed.last ?? 0, count: count - listed.count)
         }
         self.init(shape: shape, values: values)
     }

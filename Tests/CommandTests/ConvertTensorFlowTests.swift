@@ -1,0 +1,52 @@
+import Foundation
+import XCTest
+
+/// `convert tensorflow` on a frozen graph TensorFlow wrote, and its bad inputs.
+final class ConvertTensorFlowTests: XCTestCase {
+    let vgg = repositoryRoot.appendingPathComponent("Tests/Fixtures/tensorflow/vgg_head")
+
+    func testTheVGGHeadConvertsAsAClassifier() throws {
+        let output = try temporaryFolder().appendingPathComponent("VGG.mlmodel").path
+        let result = try ProgramRunner.run("convert", [
+            "tensorflow", vgg.appendingPathComponent("graph.pb").path, "--input", "input:0=1,32,32,3", "--output", "Identity:0",
+            "--image-input", "input:0", "--image-scale", "0.00392156862745098", "--red-bias", "-0.5", "--green-bias", "-0.5",
+            "--blue-bias", "-0.5", "--class-labels", vgg.appendingPathComponent("labels.txt").path, "-o", output])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("input: image<RGB,32x32>"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("Labels:       10"), result.standardOutput)
+    }
+
+    func testBadInputsAreOneLineAndWriteNothing() throws {
+        let folder = try temporaryFolder()
+        func write(_ name: String, _ text: String) throws -> String {
+            let url = folder.appendingPathComponent(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            return url.path
+        }
+        let placeholder = "node { name: \"x\" op: \"Placeholder\" attr { key: \"shape\" value { shape { dim { size: 1 } dim { size: 4 } } } } }\n"
+        let unknown = try write("unknown.pbtxt", placeholder + "node { name: \"a\" op: \"Fancy\" input: \"x\" }\nnode { name: \"b\" op: \"Fancier\" input: \"a\" }\n")
+        let cycle = try write("cycle.pbtxt", placeholder + "node { name: \"a\" op: \"Relu\" input: \"b\" }\nnode { name: \"b\" op: \"Relu\" input: \"a\" }\n")
+        let relu = try write("relu.pbtxt", placeholder + "node { name: \"r\" op: \"Relu\" input: \"x\" }\n")
+        let broken = try write("broken.pbtxt", placeholder + "node { name: \"r\" op: \"Relu\" input: \"x\" \n")
+        let graph = try Data(contentsOf: vgg.appendingPathComponent("graph.pb"))
+        let truncated = folder.appendingPathComponent("truncated.pb")
+        try graph.prefix(graph.count / 3).write(to: truncated)
+        let cases: [(String, [String], String)] = [
+            ("unknown ops", [unknown], "unsupported ops: Fancier (b); Fancy (a)"),
+            ("cycle", [cycle, "--output", "b"], "cycle"),
+            ("missing output", [relu, "--output", "nope:0"], "output 'nope:0' is not a node of the graph"),
+            ("input shape", [relu, "--input", "x=1,5"], "does not match the graph's [1, 4]"),
+            ("text syntax", [broken], "broken.pbtxt:3:1: expected '}'"),
+            ("truncated", [truncated.path], "truncated.pb: byte "),
+        ]
+        for (what, arguments, fragment) in cases {
+            let output = folder.appendingPathComponent("\(what).mlmodel").path
+            try Data("old".utf8).write(to: URL(fileURLWithPath: output))
+            let result = try ProgramRunner.run("convert", ["tensorflow"] + arguments + ["-o", output])
+            XCTAssertEqual(result.status, 1, "\(what): \(result.standardError)")
+            XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "\(what): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains(fragment), "\(what): \(result.standardError)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: output)), Data("old".utf8), "\(what): output touched")
+        }
+    }
+}

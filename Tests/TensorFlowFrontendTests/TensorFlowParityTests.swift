@@ -1,0 +1,105 @@
+import CoreMLBackend
+import Foundation
+import FrontendSupport
+import ModelFormat
+import Runtime
+import TensorFlowFrontend
+import XCTest
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let tensorflowFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/tensorflow")
+
+/// Each frozen graph in Tests/Fixtures/tensorflow (written by TensorFlow,
+/// with TensorFlow's own outputs) is converted from its binary and its text
+/// form, written, read back by the runtime from the file and run:
+/// |ours - ref| <= 1e-4 * max(1, |ref|).
+final class TensorFlowParityTests: XCTestCase {
+    func testInceptionResNetBlock() throws { try checkParity("inception_resnet_block") }
+    func testMobileNetBlockWithUnfusedBatchNormAndReLU6() throws { try checkParity("mobilenet_block") }
+    func testVGGHeadWithShapeArithmeticAndMatMul() throws { try checkParity("vgg_head") }
+    func testMiscellaneousOps() throws { try checkParity("misc_ops") }
+    func testTextGraphsConvertLikeBinaryOnes() throws {
+        for name in ["inception_resnet_block", "vgg_head"] { try checkParity(name, text: true) }
+    }
+
+    func testFeatureNamesComeFromTensorNames() {
+        XCTAssertEqual(TensorFlowConverter.featureName("input:0"), "input")
+        XCTAssertEqual(TensorFlowConverter.featureName("input"), "input")
+        XCTAssertEqual(TensorFlowConverter.featureName("InceptionResnetV2/Logits/Predictions:0"), "InceptionResnetV2_Logits_Predictions")
+        XCTAssertEqual(TensorFlowConverter.featureName("a/b:1"), "a_b_1")
+    }
+
+    func testUnfusedBatchNormAndBiasesFoldAway() throws {
+        let (model, _) = try convert("mobilenet_block", text: false)
+        let leftovers = model.nodes.filter { if case .scale = $0.operation { true } else if case .bias = $0.operation { true } else { false } }
+        XCTAssertEqual(leftovers.map(\.name), [], "scales and biases after convolutions fold into them")
+    }
+
+    func convert(_ name: String, text: Bool) throws -> (Model, [String: Any]) {
+        let folder = tensorflowFixtures.appendingPathComponent(name)
+        let meta = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("meta.json"))) as? [String: Any])
+        let settings = try XCTUnwrap(meta["options"] as? [String: Any])
+        var options = ConversionOptions()
+        if let input = settings["imageInput"] as? String { options.imageInputNames = [TensorFlowConverter.featureName(input)] }
+        options.isBGR = settings["isBGR"] as? Bool ?? false
+        options.redBias = Float(settings["redBias"] as? Double ?? 0)
+        options.greenBias = Float(settings["greenBias"] as? Double ?? 0)
+        options.blueBias = Float(settings["blueBias"] as? Double ?? 0)
+        options.imageScale = Float(settings["imageScale"] as? Double ?? 1)
+        if let labels = settings["classLabels"] as? String {
+            options.classLabels = .strings(try LabelFile.read(path: folder.appendingPathComponent(labels).path))
+        }
+        let shapes = (settings["inputShapes"] as? [String: [Int]] ?? [:]).map { TensorFlowConverter.InputShape(name: $0.key, shape: $0.value) }
+        let graph = folder.appendingPathComponent(text ? "graph.pbtxt" : "graph.pb").path
+        let model = try TensorFlowConverter.convert(graph: graph, inputs: shapes, outputs: settings["outputNames"] as? [String] ?? [],
+                                                    options: options)
+        return (model, meta)
+    }
+
+    func checkParity(_ name: String, text: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
+        let folder = tensorflowFixtures.appendingPathComponent(name)
+        let (model, meta) = try convert(name, text: text)
+        let path = checkDirectory.appendingPathComponent("tensorflow_\(name)\(text ? "_text" : "").mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let network = try Network(contentsOf: path)
+        let input = try XCTUnwrap(network.model.inputs.first)
+        let (shape, hwc) = try NumpyFile.read(path: folder.appendingPathComponent("input.npy").path)
+        let (h, w, c) = (shape[0], shape[1], shape[2])
+        let value: InputValue
+        if input.image != nil {
+            value = .image(Image(width: w, height: h, channels: c, pixels: hwc.map { UInt8($0.rounded()) }))
+        } else {
+            value = .array(Tensor(shape: TensorShape(channels: c, height: h, width: w), values: chw(hwc, h, w, c)))
+        }
+        let prediction = try network.predict([input.name: value])
+        for output in meta["outputs"] as? [[String: Any]] ?? [] {
+            let tensor = try XCTUnwrap(output["tensor"] as? String)
+            var feature = TensorFlowConverter.featureName(tensor)
+            if model.classifier != nil { feature = "classLabelProbs" }
+            let (refShape, hwcReference) = try NumpyFile.read(path: folder.appendingPathComponent(try XCTUnwrap(output["file"] as? String)).path)
+            let reference = refShape.count == 3 ? chw(hwcReference, refShape[0], refShape[1], refShape[2]) : hwcReference
+            let ours = try XCTUnwrap(prediction.outputs[feature]?.values, "\(name): no output \(feature)", file: file, line: line)
+            XCTAssertEqual(ours.count, reference.count, "\(name)/\(feature)", file: file, line: line)
+            if let (index, (a, b)) = zip(ours, reference).enumerated().first(where: { !(abs($1.0 - $1.1) <= 1e-4 * max(1, abs($1.1))) }) {
+                XCTFail("\(name)\(text ? " (text)" : "")/\(feature): value \(index) is \(a), TensorFlow gives \(b)", file: file, line: line)
+            }
+        }
+        if let expected = (meta["expected"] as? [String: Any])?["expectedTopLabel"] as? String {
+            XCTAssertEqual(prediction.classLabel, expected, file: file, line: line)
+        }
+    }
+
+    /// [H, W, C] to [C, H, W].
+    func chw(_ values: [Float], _ h: Int, _ w: Int, _ c: Int) -> [Float] {
+        var result = [Float](repeating: 0, count: values.count)
+        for y in 0..<h { for x in 0..<w { for k in 0..<c { result[(k * h + y) * w + x] = values[(y * w + x) * c + k] } } }
+        return result
+    }
+}
+
+let checkDirectory: URL = {
+    let path = ProcessInfo.processInfo.environment["MLMODEL_CHECK_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? FileManager.default.temporaryDirectory.appendingPathComponent("mlmodel-check-\(getpid())").path
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return URL(fileURLWithPath: path)
+}()
