@@ -42,13 +42,14 @@ enum ConstantEvaluator {
                 shape[unknown] = inputs[0].count / known
             }
             guard shape.reduce(1, *) == inputs[0].count else { throw node.fail("cannot reshape \(inputs[0].shape) to \(shape)") }
-            return TFConstant(shape: shape, values: inputs[0].values)
+            return inputs[0].reshaped(shape)
         case "StridedSlice":
             return try stridedSlice(node, inputs)
         case "Prod":
             guard inputs.count == 2, inputs[0].shape.count <= 1 else { return nil }
             return TFConstant(shape: [], values: [inputs[0].values.reduce(1, *)])
         case "ExpandDims", "Squeeze":
+            // Only the shape changes; the mappings read values in row-major order.
             return inputs.first
         default:
             return nil

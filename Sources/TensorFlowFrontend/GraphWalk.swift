@@ -86,7 +86,7 @@ struct GraphWalk {
             return
         case "Const":
             guard let attribute = node.attributes["value"], let tensor = attribute.pointee.tensor else { throw node.fail("has no value") }
-            values[ref] = .constant(try TFConstant(tensor, node: node))
+            values[ref] = .constant(try TFConstant(tensor, node: node, owner: graph.decoded))
             return
         case "NoOp":
             return

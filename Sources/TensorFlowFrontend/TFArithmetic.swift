@@ -82,7 +82,7 @@ extension TFOpTable {
         guard b.isConstant(0) || b.isConstant(1) else { return nil }
         let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the operand")) : (try b.tensor(1), try b.constant(0, "the operand"))
         guard c.isScalar else { throw b.node.fail("only scalar constants are supported here, not shape \(c.shape)") }
-        return (x, Float(c.values[0]))
+        return (x, Float(c[0]))
     }
 
     /// To [N, F]: a flatten in H, W, C order (NHWC's), which Core ML's
@@ -127,8 +127,7 @@ extension TFOpTable {
         let transposed = b.node.bool("transpose_b") == true
         let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
         guard inputs == x.shape.count else { throw b.node.fail("weights take \(inputs) values, the input has \(x.shape.count)") }
-        let v = w.values
-        let weights = transposed ? w.floats : (0..<inputs * outputs).map { Float(v[($0 % inputs) * outputs + $0 / inputs]) }
+        let weights = transposed ? w.floats : (0..<inputs * outputs).map { Float(w[($0 % inputs) * outputs + $0 / inputs]) }
         var nodes: [Node] = []
         var source = x.name
         if x.shape.height != 1 || x.shape.width != 1 {

@@ -2,28 +2,50 @@ import ProtoSchemas
 import Protobuf
 
 /// A constant tensor during conversion: shape and values, row-major.
-/// Values are doubles so that int32/int64 shape arithmetic stays exact.
-struct TFConstant: Equatable {
+///
+/// Float32 payloads stay where they are (a slice of the mapped graph file)
+/// and are read element by element, so a 200 MB graph's weights are not
+/// copied before the mappings transpose them into their final layout.
+/// Everything else (small int and shape tensors, folded results) is held
+/// as doubles, which keeps int32/int64 shape arithmetic exact.
+struct TFConstant {
     var shape: [Int]
-    var values: [Double]
+    private var stored: [Double]
+    /// Unaligned little-endian float32 values and what keeps them alive.
+    private var raw: (pointer: UnsafeRawPointer, owner: AnyObject)?
 
-    var count: Int { values.count }
-    var isScalar: Bool { values.count == 1 }
-    var floats: [Float] { values.map { Float($0) } }
-    var ints: [Int] { values.map { Int($0) } }
+    var count: Int { raw == nil ? stored.count : shape.reduce(1, *) }
+    var isScalar: Bool { count == 1 }
+
+    /// Value `index` in row-major order.
+    subscript(index: Int) -> Double {
+        if let raw { return Double(raw.pointer.loadUnaligned(fromByteOffset: 4 * index, as: Float.self)) }
+        return stored[index]
+    }
+
+    var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
+    var floats: [Float] { (0..<count).map { Float(self[$0]) } }
+    var ints: [Int] { (0..<count).map { Int(self[$0]) } }
 
     init(shape: [Int], values: [Double]) {
         self.shape = shape
-        self.values = values
+        self.stored = values
     }
 
     init(vector: [Int]) {
         self.init(shape: [vector.count], values: vector.map(Double.init))
     }
 
+    /// The same values under another shape (no copy).
+    func reshaped(_ shape: [Int]) -> TFConstant {
+        var copy = self
+        copy.shape = shape
+        return copy
+    }
+
     /// Decodes a TensorProto: `tensor_content` (raw little-endian) or the
     /// typed value lists, where a single value fills the whole shape.
-    init(_ proto: UnsafeMutablePointer<Tensorflow__TensorProto>, node: TFNode) throws {
+    init(_ proto: UnsafeMutablePointer<Tensorflow__TensorProto>, node: TFNode, owner: AnyObject) throws {
         let p = proto.pointee
         let shape = p.tensor_shape.map { CArrays.buffer($0.pointee.dim, $0.pointee.n_dim).map { Int($0?.pointee.size ?? 0) } } ?? []
         guard shape.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else { throw node.fail("constant shape \(shape) is invalid") }
@@ -46,6 +68,11 @@ struct TFConstant: Equatable {
                 throw node.fail("constant of shape \(shape) needs \(count * width) bytes, tensor_content has \(content.len)")
             }
             let raw = UnsafeRawPointer(data)
+            if p.dtype == TENSORFLOW__DATA_TYPE__DT_FLOAT {
+                self.init(shape: shape, values: [])
+                self.raw = (raw, owner)
+                return
+            }
             values = (0..<count).map { index in
                 switch p.dtype {
                 case TENSORFLOW__DATA_TYPE__DT_FLOAT: Double(raw.loadUnaligned(fromByteOffset: 4 * index, as: Float.self))

@@ -60,7 +60,7 @@ struct TFBuilder {
 
     /// A constant that broadcasts per channel: a scalar, or C values along the last axis.
     func perChannel(_ value: TFConstant, channels: Int) throws -> [Float]? {
-        if value.isScalar { return [Float(value.values[0])] }
+        if value.isScalar { return [Float(value[0])] }
         guard value.count == channels, value.shape.dropLast().allSatisfy({ $0 == 1 }) else { return nil }
         return value.floats
     }
@@ -110,10 +110,9 @@ enum TFOpTable {
         guard filter.shape.count == 4 else { throw b.node.fail("filter shape \(filter.shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
         guard cin > 0, x.shape.channels % cin == 0 else { throw b.node.fail("filter takes \(cin) channels, the input has \(x.shape.channels)") }
-        let v = filter.values
-        var weights = [Float](repeating: 0, count: v.count)
+        var weights = [Float](repeating: 0, count: filter.count)
         for o in 0..<cout { for i in 0..<cin { for y in 0..<kh { for z in 0..<kw {
-            weights[((o * cin + i) * kh + y) * kw + z] = Float(v[((y * kw + z) * cin + i) * cout + o])
+            weights[((o * cin + i) * kh + y) * kw + z] = Float(filter[((y * kw + z) * cin + i) * cout + o])
         } } } }
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: x.shape.channels / cin, kernel: kernel,
@@ -132,10 +131,9 @@ enum TFOpTable {
             throw b.node.fail("filter shape \(filter.shape) does not fit \(x.shape.channels) input channels")
         }
         let (kh, kw, cin, multiplier) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
-        let v = filter.values
-        var weights = [Float](repeating: 0, count: v.count)
+        var weights = [Float](repeating: 0, count: filter.count)
         for c in 0..<cin { for m in 0..<multiplier { for y in 0..<kh { for z in 0..<kw {
-            weights[((c * multiplier + m) * kh + y) * kw + z] = Float(v[((y * kw + z) * cin + c) * multiplier + m])
+            weights[((c * multiplier + m) * kh + y) * kw + z] = Float(filter[((y * kw + z) * cin + c) * multiplier + m])
         } } } }
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cin * multiplier, kernelChannels: 1, groups: cin, kernel: kernel,

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The TensorFlow converter's full-size proof (not part of scripts/test: it
+# needs TensorFlow, ~4 GB of memory and a few minutes):
+#   1. builds Keras' InceptionResNetV2(weights=None) with a fixed seed and
+#      freezes it (~224 MB .pb) with TensorFlow's own output for one input,
+#   2. converts it as the tfcoreml tutorial does (image input, biases -1,
+#      scale 2/255, 1000 labels) and checks the file with coremltools,
+#   3. converts it again exposing the logits and two intermediate maps, runs
+#      it with the runtime, and compares each with TensorFlow:
+#      |ours - ref| <= 1e-4 * max(1, |ref|), and also relative to each
+#      tensor's largest value (random weights give a near-uniform softmax).
+# Usage: scripts/verify/inception_resnet_v2.sh [WORK_DIR]   (after scripts/bootstrap --fixtures)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+work="${1:-/tmp/inception_resnet_v2}"
+python="$root/.venv/bin/python"
+mkdir -p "$work"
+cd "$root"
+swift build -c release >/dev/null
+[ -f "$work/inception_resnet_v2.pb" ] || "$python" scripts/bench/make_inception_resnet_v2.py "$work"
+"$python" - "$work" <<'PY'
+import sys, numpy as np, cv2
+work = sys.argv[1]
+x = np.load(f"{work}/input.npy")
+cv2.imwrite(f"{work}/input.png", cv2.cvtColor(x.astype(np.uint8), cv2.COLOR_RGB2BGR))
+PY
+common=(--input input:0=1,299,299,3 --image-input input:0 --red-bias -1 --green-bias -1 --blue-bias -1 --image-scale 0.00784313725490196)
+mkdir -p "$work/check"
+.build/release/convert tensorflow "$work/inception_resnet_v2.pb" "${common[@]}" --output Identity:0 \
+  --class-labels "$work/imagenet_slim_labels.txt" -o "$work/check/InceptionResNetV2.mlmodel" >/dev/null
+cat > "$work/check/InceptionResNetV2.expect.json" <<'JSON'
+{"specificationVersion": 1, "kind": "neuralNetworkClassifier",
+ "inputs": [{"name": "input", "type": "image", "width": 299, "height": 299, "colorSpace": "RGB"}],
+ "outputs": [{"name": "classLabelProbs", "type": "dictionary", "keyType": "string"}, {"name": "classLabel", "type": "string"}],
+ "preprocessing": [{"featureName": "input", "scaler": {"channelScale": 0.00784313725490196, "redBias": -1, "greenBias": -1, "blueBias": -1}}]}
+JSON
+"$python" scripts/check_mlmodels.py "$work/check"
+p=inception_resnet_v2_1
+.build/release/convert tensorflow "$work/inception_resnet_v2.pb" "${common[@]}" --output Identity:0 \
+  --output $p/predictions_1/BiasAdd:0 --output $p/avg_pool_1/Mean:0 --output $p/block35_1_ac_1/Relu:0 \
+  -o "$work/outputs.mlmodel" >/dev/null
+rm -rf "$work/ours" && .build/release/predict "$work/outputs.mlmodel" "$work/input.png" --output-npy "$work/ours" --benchmark 3 >/dev/null
+"$python" - "$work" <<'PY'
+import sys, numpy as np
+work, p = sys.argv[1], "inception_resnet_v2_1"
+pairs = [("Identity", "output", None), (f"{p}_predictions_1_BiasAdd", "output_logits", None),
+         (f"{p}_avg_pool_1_Mean", "output_avg_pool", None), (f"{p}_block35_1_ac_1_Relu", "output_block35_1", (35, 35, 320))]
+failed = False
+for ours, ref, hwc in pairs:
+    a = np.load(f"{work}/ours/{ours}.npy").astype(np.float64).reshape(-1)
+    b = np.load(f"{work}/{ref}.npy").astype(np.float64)
+    b = (np.transpose(b.reshape(hwc), (2, 0, 1)) if hwc else b).reshape(-1)
+    ok = bool((np.abs(a - b) <= 1e-4 * np.maximum(1, np.abs(b))).all()) and np.abs(a - b).max() <= 1e-4 * np.abs(b).max()
+    failed |= not ok
+    print(f"{ours}: {a.size} values, max |ours - TF| {np.abs(a - b).max():.3g}, relative to max |TF| {np.abs(a - b).max() / np.abs(b).max():.3g}: {'ok' if ok else 'FAILED'}")
+sys.exit(1 if failed else 0)
+PY
