@@ -6,13 +6,15 @@ import ModelFormat
 public struct ModelStatistics: Equatable, Sendable {
     /// Number of layers of each kind, in order of first appearance.
     public var layerCounts: [(kind: String, count: Int)]
-    /// Number of weight values (all float32 in this toolkit's models).
+    /// Number of weight values.
     public var parameterCount: Int
     /// Multiply-accumulate operations for one prediction.
     public var multiplyAccumulates: Int
     /// Shape of every tensor, when shape inference succeeded.
     public var shapes: [String: TensorShape]
 
+    /// Bytes of the weights held as float32 (the stored size may differ:
+    /// see `InspectedModel.parametersByPrecision`).
     public var weightBytes: Int { parameterCount * MemoryLayout<Float>.size }
 
     public init(_ model: Model) {
@@ -41,23 +43,13 @@ public struct ModelStatistics: Equatable, Sendable {
 extension Op {
     /// Number of weight values the operation carries.
     public var parameterCount: Int {
-        switch self {
-        case .convolution(let c): c.weights.count + (c.bias?.count ?? 0)
-        case .innerProduct(let p): p.weights.count + (p.bias?.count ?? 0)
-        case .batchNorm(let b): b.gamma.count + b.beta.count + b.mean.count + b.variance.count
-        case .scale(let s): s.scale.count + (s.bias?.count ?? 0)
-        case .bias(let b): b.bias.count
-        case .activation(.prelu(let alpha)): alpha.count
-        case .activation(.parametricSoftplus(let alpha, let beta)): alpha.count + beta.count
-        case .constant(_, let data): data.count
-        default: 0
-        }
+        weightTensors.reduce(0) { $0 + $1.values.count }
     }
 }
 
 extension Node {
     /// Multiply-accumulates of the layer, given its output shape.
-    func multiplyAccumulates(outputShape: TensorShape?) -> Int {
+    public func multiplyAccumulates(outputShape: TensorShape?) -> Int {
         switch operation {
         case .convolution(let c):
             guard let shape = outputShape else { return 0 }

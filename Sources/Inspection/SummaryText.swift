@@ -4,58 +4,108 @@ import ModelFormat
 /// what it gives, how it preprocesses, which layers, how big.
 public enum SummaryText {
     /// Renders the summary of `model`, read from a file of `format`.
+    /// (`convert`'s summary: feature descriptions are not shown.)
     public static func render(_ model: Model, format: String) -> String {
-        let statistics = ModelStatistics(model)
+        render(InspectedModel(path: "", format: FileFormatInfo(id: "", name: format), content: .network(model)),
+               featureDescriptions: false)
+    }
+
+    /// Renders the summary of an inspected file: a network's inputs,
+    /// outputs, labels, layers and size, or a weights file's layers and size.
+    public static func render(_ inspected: InspectedModel, style: TextStyle = .plain, featureDescriptions: Bool = true) -> String {
         var lines: [String] = []
-        lines.append("Format:       \(format)")
-        lines.append("Kind:         \(model.classifier == nil ? "neural network" : "neural network classifier")")
-        let meta = model.metadata
-        for (label, value) in [("Description", meta.shortDescription), ("Author", meta.author),
-                               ("License", meta.license), ("Version", meta.version)] where !value.isEmpty {
-            lines.append(pad("\(label):") + value)
-        }
-        for pair in meta.userDefined {
-            lines.append(pad("Metadata:") + "\(pair.key) = \(pair.value)")
-        }
-        lines.append("Inputs:")
-        for input in model.inputs {
-            lines.append("  \(input.name): \(typeDescription(input))")
-            if let image = input.image {
-                lines.append("    preprocessing: \(preprocessing(image))")
+        func line(_ label: String, _ value: String) { lines.append(style.heading(pad(label + ":")) + value) }
+        func notes(_ note: (label: String, items: [String])) {
+            for (index, item) in note.items.enumerated() {
+                lines.append((index == 0 ? style.heading(pad(note.label + ":")) : pad("")) + item)
             }
         }
-        lines.append("Outputs:")
-        if let classifier = model.classifier {
-            let key = if case .strings = classifier.labels { "string" } else { "int64" }
-            lines.append("  \(classifier.probabilitiesName): dictionary<\(key),double>")
-            lines.append("  \(classifier.predictedFeatureName): \(key)")
+        line("Format", inspected.format.name)
+        if !inspected.name.isEmpty { line("Name", inspected.name) }
+        switch inspected.content {
+        case .network(let model):
+            let statistics = ModelStatistics(model)
+            line("Kind", model.classifier == nil ? "neural network" : "neural network classifier")
+            let meta = model.metadata
+            for (label, value) in [("Description", meta.shortDescription), ("Author", meta.author),
+                                   ("License", meta.license), ("Version", meta.version)] where !value.isEmpty {
+                line(label, value)
+            }
+            for pair in meta.userDefined {
+                line("Metadata", "\(pair.key) = \(pair.value)")
+            }
+            lines.append(style.heading("Inputs:"))
+            for (input, feature) in zip(model.inputs, inspected.inputFeatures(statistics)) {
+                lines.append("  \(feature.name): \(feature.type)")
+                if let image = input.image {
+                    lines.append("    preprocessing: \(preprocessing(image))")
+                }
+                if featureDescriptions && !feature.description.isEmpty { lines.append("    description: \(feature.description)") }
+            }
+            lines.append(style.heading("Outputs:"))
+            for feature in inspected.outputFeatures(statistics) {
+                lines.append("  \(feature.name): \(feature.type)")
+                if featureDescriptions && !feature.description.isEmpty { lines.append("    description: \(feature.description)") }
+            }
+            if let classifier = model.classifier {
+                let labels = classifier.labels.descriptions
+                let shown = labels.prefix(8).joined(separator: ", ")
+                line("Labels", "\(labels.count) (\(shown)\(labels.count > 8 ? ", ..." : ""))")
+            }
+            let layerList = statistics.layerCounts.map { "\($0.kind) \($0.count)" }.joined(separator: ", ")
+            line("Layers", "\(model.nodes.count) (\(layerList))")
+            for note in inspected.notes { notes(note) }
+            line("Parameters", parameters(inspected))
+            line("MACs", grouped(statistics.multiplyAccumulates))
+        case .weightsOnly(let file):
+            line("Kind", "weights only (the network definition is a separate file)")
+            let withBlobs = file.layers.filter { !$0.blobs.isEmpty }.count
+            if file.hasTopology {
+                var kinds: [String] = []
+                var counts: [String: Int] = [:]
+                for layer in file.layers {
+                    if counts[layer.type] == nil { kinds.append(layer.type) }
+                    counts[layer.type, default: 0] += 1
+                }
+                let list = kinds.map { "\($0) \(counts[$0]!)" }.joined(separator: ", ")
+                line("Layers", "\(file.layers.count) (\(list)), \(withBlobs) with blobs")
+            } else {
+                line("Layers", "\(file.layers.count), \(withBlobs) with blobs")
+            }
+            for note in inspected.notes { notes(note) }
+            line("Parameters", parameters(inspected))
         }
-        for output in model.outputs {
-            let shape = output.shape.isEmpty ? statistics.shapes[output.name]?.featureShape ?? [] : output.shape
-            lines.append("  \(output.name): multiarray<double,\(shape)>")
-        }
-        if let classifier = model.classifier {
-            let labels = classifier.labels.descriptions
-            let shown = labels.prefix(8).joined(separator: ", ")
-            lines.append(pad("Labels:") + "\(labels.count) (\(shown)\(labels.count > 8 ? ", ..." : ""))")
-        }
-        let layerList = statistics.layerCounts.map { "\($0.kind) \($0.count)" }.joined(separator: ", ")
-        lines.append(pad("Layers:") + "\(model.nodes.count) (\(layerList))")
-        lines.append(pad("Parameters:") + "\(grouped(statistics.parameterCount)) (float32, \(byteCount(statistics.weightBytes)))")
-        lines.append(pad("MACs:") + grouped(statistics.multiplyAccumulates))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `33,160 (float32, 129.5 KB)`, or per precision when there are several:
+    /// `1,234 (float16: 1,000, 2.0 KB; float32: 234, 936 bytes)`.
+    static func parameters(_ inspected: InspectedModel) -> String {
+        let parts = inspected.parametersByPrecision
+        let total = parts.reduce(0) { $0 + $1.count }
+        guard parts.count > 1 else {
+            let part = parts.first ?? (.float32, 0, 0)
+            return "\(grouped(total)) (\(part.precision.rawValue), \(byteCount(part.bytes)))"
+        }
+        let list = parts.map { "\($0.precision.rawValue): \(grouped($0.count)), \(byteCount($0.bytes))" }
+        return "\(grouped(total)) (\(list.joined(separator: "; ")))"
     }
 
     static func pad(_ label: String) -> String {
         label.count >= 14 ? label + " " : label + String(repeating: " ", count: 14 - label.count)
     }
 
-    /// `image<BGR,227x227>` or `multiarray<double,[3, 10, 10]>`.
+    /// `image<BGR,227x227>` or `multiarray<double,[3,10,10]>`.
     public static func typeDescription(_ input: Input) -> String {
         switch input.kind {
         case .image(let image): "image<\(image.colorSpace.rawValue),\(image.width)x\(image.height)>"
-        case .array(let shape): "multiarray<double,\(shape)>"
+        case .array(let shape): arrayType(shape)
         }
+    }
+
+    /// `multiarray<double,[3,299,299]>`: how the toolkit writes array features.
+    public static func arrayType(_ shape: [Int], dataType: String = "double") -> String {
+        "multiarray<\(dataType),[\(shape.map(String.init).joined(separator: ","))]>"
     }
 
     static func preprocessing(_ image: ImageInput) -> String {
@@ -89,5 +139,51 @@ public enum SummaryText {
             unit += 1
         }
         return unit == 0 ? "\(bytes) bytes" : "\((value * 10).rounded() / 10) \(units[unit])"
+    }
+}
+
+/// A model input or output as an app sees it: name, type text, description.
+public struct FeatureSummary: Equatable, Sendable {
+    public var name: String
+    /// `image<BGR,227x227>`, `multiarray<double,[8]>`, `dictionary<string,double>`, `string`, `int64`.
+    public var type: String
+    public var description: String
+    /// Array shape, or [C, H, W] of an image; empty for other types.
+    public var shape: [Int]
+}
+
+extension InspectedModel {
+    /// The model's inputs, typed as the file states when it does.
+    public func inputFeatures(_ statistics: ModelStatistics? = nil) -> [FeatureSummary] {
+        guard let model else { return [] }
+        return model.inputs.map { input in
+            let shape: [Int] = switch input.kind {
+            case .image(let image): [image.channels, image.height, image.width]
+            case .array(let shape): shape
+            }
+            return FeatureSummary(name: input.name, type: featureTypes[input.name] ?? SummaryText.typeDescription(input),
+                                  description: input.description, shape: shape)
+        }
+    }
+
+    /// The classifier's two features first (probabilities, then label), then the array outputs.
+    public func outputFeatures(_ statistics: ModelStatistics? = nil) -> [FeatureSummary] {
+        guard let model else { return [] }
+        var features: [FeatureSummary] = []
+        if let classifier = model.classifier {
+            let key = if case .strings = classifier.labels { "string" } else { "int64" }
+            features.append(FeatureSummary(name: classifier.probabilitiesName,
+                                           type: featureTypes[classifier.probabilitiesName] ?? "dictionary<\(key),double>",
+                                           description: "", shape: []))
+            features.append(FeatureSummary(name: classifier.predictedFeatureName,
+                                           type: featureTypes[classifier.predictedFeatureName] ?? key, description: "", shape: []))
+        }
+        let shapes = (statistics ?? ModelStatistics(model)).shapes
+        for output in model.outputs {
+            let shape = output.shape.isEmpty ? shapes[output.name]?.featureShape ?? [] : output.shape
+            features.append(FeatureSummary(name: output.name, type: featureTypes[output.name] ?? SummaryText.arrayType(shape),
+                                           description: output.description, shape: shape))
+        }
+        return features
     }
 }

@@ -28,6 +28,6 @@ final class ModelStatisticsTests: XCTestCase {
         XCTAssertEqual(SummaryText.typeDescription(Input(name: "x", kind: .image(ImageInput(width: 227, height: 100, colorSpace: .bgr)))),
                        "image<BGR,227x100>")
         XCTAssertEqual(SummaryText.typeDescription(Input(name: "x", kind: .array(shape: [3, 299, 299]))),
-                       "multiarray<double,[3, 299, 299]>")
+                       "multiarray<double,[3,299,299]>")
     }
 }

@@ -1,0 +1,193 @@
+import HDF5
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+/// What `inspect` needs from the Caffe frontend: a deploy definition with
+/// its weights converted as `convert caffe` would (without image inputs or
+/// labels) plus what the conversion folded away, and a weights file read on
+/// its own (layers and blob shapes; values only when asked for).
+public enum CaffeInspection {
+    /// A deploy definition and its weights, as the converter sees them.
+    public struct Net: Sendable {
+        /// The converted graph: in-place layers renamed, Dropout and Split
+        /// removed, BatchNorm and Scale folded (`Pipeline`), shapes checked.
+        public var model: Model
+        /// "Caffe net" or "Caffe V1 net".
+        public var format: String
+        /// The net's `name:`, or "".
+        public var name: String
+        /// Deploy layers that became no node: identities at inference.
+        public var removed: [(layer: String, type: String)]
+        /// Deploy layers whose work moved into the node named `into`.
+        public var folded: [(layer: String, type: String, into: String)]
+        /// Layers whose blobs the weights file stores as doubles (`double_data`).
+        public var doubleLayers: Set<String>
+    }
+
+    /// One layer of a weights file: its name, its type (when the file says),
+    /// its bottoms and tops (a caffemodel keeps them), its blobs.
+    public struct WeightsLayer: Sendable {
+        public var name: String
+        public var type: String
+        public var bottoms: [String]
+        public var tops: [String]
+        public var blobs: [WeightsBlob]
+    }
+
+    public struct WeightsBlob: Sendable {
+        public var shape: [Int]
+        /// "float32", or "float64" for a caffemodel's `double_data`.
+        public var precision: String
+        /// The values; unloaded (count only) unless asked for.
+        public var values: Weights
+    }
+
+    /// A `.caffemodel` or `.caffemodel.h5` read on its own.
+    public struct WeightsFile: Sendable {
+        /// "Caffe weights (caffemodel)", "... (caffemodel, V1 layers)" or "Caffe weights (HDF5)".
+        public var format: String
+        public var name: String
+        public var layers: [WeightsLayer]
+        /// Whether the file records layer types and bottoms/tops (a caffemodel does, HDF5 does not).
+        public var hasTopology: Bool
+    }
+
+    /// Converts `deploy` with `weights` for inspection: what `convert caffe`
+    /// builds without options (array inputs, no labels), metadata empty.
+    /// - Throws: `CaffeError` naming the file (and line or layer), or `ModelError`.
+    public static func convert(deploy: String, weights: String) throws -> Net {
+        let net = try CaffeConverter.readDeploy(deploy)
+        var model = try CaffeConverter.convert(deploy: deploy, weights: weights)
+        model.metadata = Metadata()
+        let file = try readWeightsFile(weights, loadValues: false)
+        let doubles = Set(file.layers.filter { $0.blobs.contains { $0.precision == "float64" } }.map(\.name))
+
+        // Which deploy layers left no node of their own, and where their work went.
+        let nodeNames = Set(model.nodes.map(\.name))
+        func hasNode(_ layer: String) -> Bool {
+            nodeNames.contains(layer) || model.nodes.contains { $0.name.hasPrefix(layer + "__") }
+        }
+        var producer: [String: String] = [:]  // Caffe blob -> the node that now computes it
+        var removed: [(layer: String, type: String)] = []
+        var folded: [(layer: String, type: String, into: String)] = []
+        for layer in net.layers where !layer.isTrainingOnly {
+            let source = layer.bottoms.first.flatMap { producer[$0] }
+            if layer.type == "Input" || hasNode(layer.name) {
+                for top in layer.tops { producer[top] = layer.type == "Input" ? nil : layer.name }
+            } else if ["Dropout", "Split", "Silence"].contains(layer.type) || source == nil {
+                removed.append((layer.name, layer.type))
+                for top in layer.tops { producer[top] = source }
+            } else if let source {
+                folded.append((layer.name, layer.type, source))
+                for top in layer.tops { producer[top] = source }
+            }
+        }
+        let name = CArrays.string(net.decoded.root.pointee.name)
+        return Net(model: model, format: net.format.rawValue, name: name, removed: removed, folded: folded,
+                   doubleLayers: doubles)
+    }
+
+    /// Reads a weights file on its own: HDF5 when it starts with HDF5's
+    /// signature, a binary caffemodel otherwise.
+    /// - Parameter loadValues: read the blob values (for statistics); without
+    ///   it only shapes are read and the payloads are never touched.
+    /// - Throws: `CaffeError` naming the file (and byte offset or layer).
+    public static func readWeightsFile(_ path: String, loadValues: Bool) throws -> WeightsFile {
+        let file = try MappedFile(path: path)
+        let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+        if file.bytes.count >= 8 && Array(file.bytes.prefix(8)) == signature {
+            return try readHDF5(path, loadValues: loadValues)
+        }
+        let decoded: Decoded<NetParameter>
+        do {
+            decoded = try BinaryDecoder.decode(NetParameter.self, descriptor: proto_caffe_net_descriptor(), bytes: file.bytes,
+                                               owner: file, options: DecodeOptions(structureOnly: !loadValues))
+        } catch {
+            throw CaffeError("\(path): \(error)")
+        }
+        let net = decoded.root.pointee
+        var layers: [WeightsLayer] = []
+        for case let layer? in CArrays.buffer(net.layer, net.n_layer) {
+            let l = layer.pointee
+            let name = CArrays.string(l.name)
+            layers.append(WeightsLayer(name: name, type: CArrays.string(l.type), bottoms: CArrays.strings(l.bottom, l.n_bottom),
+                                       tops: CArrays.strings(l.top, l.n_top),
+                                       blobs: try blobs(CArrays.buffer(l.blobs, l.n_blobs), decoded, "\(path): layer '\(name)'")))
+        }
+        for case let layer? in CArrays.buffer(net.layers, net.n_layers) {
+            let l = layer.pointee
+            let name = CArrays.string(l.name)
+            let type = CaffeNet.v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)"
+            layers.append(WeightsLayer(name: name, type: type, bottoms: CArrays.strings(l.bottom, l.n_bottom),
+                                       tops: CArrays.strings(l.top, l.n_top),
+                                       blobs: try blobs(CArrays.buffer(l.blobs, l.n_blobs), decoded, "\(path): layer '\(name)'")))
+        }
+        guard !layers.isEmpty else { throw CaffeError("\(path): the caffemodel holds no layers") }
+        let format = net.n_layers > 0 && net.n_layer == 0 ? "Caffe weights (caffemodel, V1 layers)" : "Caffe weights (caffemodel)"
+        return WeightsFile(format: format, name: CArrays.string(net.name), layers: layers, hasTopology: true)
+    }
+
+    /// Shapes and (when decoded) values of a layer's blobs, checked against each other.
+    static func blobs(_ protos: UnsafeBufferPointer<UnsafeMutablePointer<BlobProto>?>, _ owner: Decoded<NetParameter>,
+                      _ what: String) throws -> [WeightsBlob] {
+        try protos.enumerated().map { index, proto in
+            guard let p = proto?.pointee else { throw CaffeError("\(what) blob \(index) is empty") }
+            var shape: [Int]
+            if let blobShape = p.shape {
+                shape = CArrays.array(blobShape.pointee.dim, blobShape.pointee.n_dim).map { Int($0) }
+            } else {
+                shape = [p.num, p.channels, p.height, p.width].map { Int($0) }
+                while shape.count > 1 && shape.first == 1 { shape.removeFirst() }
+            }
+            guard shape.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else { throw CaffeError("\(what) blob \(index): shape \(shape) is invalid") }
+            let (expected, overflow) = shape.reduce((1, false)) { partial, dim in
+                let (product, over) = partial.0.multipliedReportingOverflow(by: dim)
+                return (product, partial.1 || over)
+            }
+            var precision = "float32"
+            let values: Weights
+            if p.n_data > 0 {
+                values = p.data.map { Weights(borrowing: UnsafeBufferPointer(start: $0, count: p.n_data), owner: owner) }
+                    ?? Weights(unloadedCount: p.n_data)
+            } else if p.n_double_data > 0 {
+                precision = "float64"
+                values = p.double_data.map { Weights(UnsafeBufferPointer(start: $0, count: p.n_double_data).map { Float($0) }) }
+                    ?? Weights(unloadedCount: p.n_double_data)
+            } else {
+                values = Weights([])
+            }
+            guard !overflow, expected == values.count else {
+                throw CaffeError("\(what) blob \(index): shape \(shape) needs \(overflow ? "too many" : String(expected)) values, the blob holds \(values.count)")
+            }
+            return WeightsBlob(shape: shape, precision: precision, values: values)
+        }
+    }
+
+    /// Caffe's HDF5 snapshot layout: `data/<layer>/<i>`. Shapes come from the
+    /// dataspaces; values are read (converted to float32) only when asked for.
+    static func readHDF5(_ path: String, loadValues: Bool) throws -> WeightsFile {
+        let file = try HDF5File(path: path)
+        guard try file.kind(of: "data") == .group else {
+            throw CaffeError("\(path): an HDF5 file without Caffe's 'data' group, so not Caffe weights")
+        }
+        var layers: [WeightsLayer] = []
+        for layer in try file.children(of: "data") {
+            let indices = try file.children(of: "data/\(layer)").compactMap(Int.init).sorted()
+            guard indices == Array(0..<indices.count) else {
+                throw CaffeError("\(path): data/\(layer) holds blobs \(indices), expected 0..<\(indices.count)")
+            }
+            let blobs = try indices.map { index in
+                let dataset = "data/\(layer)/\(index)"
+                if loadValues {
+                    let (shape, values) = try file.readFloats(dataset)
+                    return WeightsBlob(shape: shape, precision: "float32", values: Weights(values))
+                }
+                let shape = try file.shape(of: dataset)
+                return WeightsBlob(shape: shape, precision: "float32", values: Weights(unloadedCount: shape.reduce(1, *)))
+            }
+            layers.append(WeightsLayer(name: layer, type: "", bottoms: [], tops: [], blobs: blobs))
+        }
+        return WeightsFile(format: "Caffe weights (HDF5)", name: "", layers: layers, hasTopology: false)
+    }
+}

@@ -1,0 +1,145 @@
+/// The kinds of model file `inspect` reads, recognised from their content.
+public enum DetectedFormat: Equatable, Sendable {
+    /// A Core ML `.mlmodel`: binary protobuf opening with field 1 as a varint
+    /// (`specificationVersion`), or with Model's other top-level fields.
+    case coreML
+    /// A Caffe deploy definition: protobuf text with `layer`, `layers` or `input` at the top level.
+    case caffePrototxt
+    /// A Caffe `.caffemodel`: binary protobuf with NetParameter's top-level fields.
+    case caffeModel
+    /// An HDF5 file (Caffe's `.caffemodel.h5` snapshots).
+    case hdf5
+}
+
+/// Why a file is not one of the formats: a sentence fragment to follow its path.
+public struct FormatDetectionError: Error, Equatable, Sendable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+}
+
+/// Tells the formats apart by their bytes, never by the file's name.
+public enum FormatDetection {
+    static let hdf5Signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+
+    public static func detect(_ bytes: UnsafeRawBufferPointer) throws(FormatDetectionError) -> DetectedFormat {
+        guard !bytes.isEmpty else { throw FormatDetectionError(message: "the file is empty") }
+        // HDF5's signature sits at 0, or after a user block at 512, 1024, 2048, ...
+        for offset in [0, 512, 1024, 2048] where bytes.count >= offset + 8 {
+            if zip(bytes[offset..<offset + 8], hdf5Signature).allSatisfy({ $0 == $1 }) { return .hdf5 }
+        }
+        if isText(bytes) {
+            let fields = topLevelTextFields(bytes)
+            if !fields.isDisjoint(with: ["layer", "layers", "input", "input_shape", "input_dim"]) { return .caffePrototxt }
+            throw FormatDetectionError(message: "a text file, but not a Caffe deploy prototxt (it has no top-level layer, layers or input field)")
+        }
+        if let format = protobufFormat(bytes) { return format }
+        throw FormatDetectionError(message: "unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt, "
+                                   + "a caffemodel or an HDF5 weights file")
+    }
+
+    /// Text when the first 64 KB hold no control bytes other than
+    /// whitespace and decode as UTF-8 (a cut multi-byte character at the end is fine).
+    static func isText(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let head = bytes.prefix(65536)
+        for byte in head where byte < 0x20 && ![0x09, 0x0A, 0x0C, 0x0D].contains(byte) || byte == 0x7F { return false }
+        var decoder = UTF8()
+        var iterator = head.makeIterator()
+        var decoded = 0
+        loop: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): decoded += scalar.utf8.count
+            case .emptyInput: break loop
+            case .error: return head.count - decoded < 4 && head.count == 65536
+            }
+        }
+        return true
+    }
+
+    /// Names of the fields at brace depth 0 (`name`, `input`, `layer`, ...),
+    /// skipping strings and `#` comments.
+    static func topLevelTextFields(_ bytes: UnsafeRawBufferPointer) -> Set<String> {
+        var fields = Set<String>()
+        var depth = 0
+        var index = 0
+        let count = bytes.count
+        func isIdentifier(_ byte: UInt8) -> Bool {
+            (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x30 && byte <= 0x39) || byte == 0x5F
+        }
+        while index < count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "#"):
+                while index < count && bytes[index] != 0x0A { index += 1 }
+            case UInt8(ascii: "\""), UInt8(ascii: "'"):
+                index += 1
+                while index < count && bytes[index] != byte {
+                    if bytes[index] == UInt8(ascii: "\\") { index += 1 }
+                    index += 1
+                }
+                index += 1
+            case UInt8(ascii: "{"), UInt8(ascii: "<"):
+                depth += 1
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: ">"):
+                depth -= 1
+                index += 1
+            case _ where isIdentifier(byte):
+                let start = index
+                while index < count && isIdentifier(bytes[index]) { index += 1 }
+                var next = index
+                while next < count && [0x20, 0x09, 0x0A, 0x0D].contains(bytes[next]) { next += 1 }
+                if depth == 0, next < count, [UInt8(ascii: ":"), UInt8(ascii: "{"), UInt8(ascii: "<")].contains(bytes[next]) {
+                    fields.insert(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self))
+                }
+            default:
+                index += 1
+            }
+        }
+        return fields
+    }
+
+    /// Core ML or caffemodel, from the top-level fields of a binary protobuf
+    /// (payloads skipped, so this is cheap even for a large file). A cut
+    /// file is classified by the fields before the cut, so that the reader
+    /// then reports where it ends.
+    static func protobufFormat(_ bytes: UnsafeRawBufferPointer) -> DetectedFormat? {
+        var fields: [(number: UInt64, wireType: UInt64)] = []
+        var position = 0
+        func varint() -> UInt64? {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while position < bytes.count && shift < 64 {
+                let byte = bytes[position]
+                position += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        scan: while position < bytes.count && fields.count < 100_000 {
+            guard let key = varint() else { break }
+            let number = key >> 3, wireType = key & 7
+            guard number > 0 && number < 1 << 29 else { break }
+            switch wireType {
+            case 0: guard varint() != nil else { fields.append((number, wireType)); break scan }
+            case 1: position += 8
+            case 2:
+                guard let length = varint() else { fields.append((number, wireType)); break scan }
+                position += Int(clamping: length)
+            case 5: position += 4
+            default: break scan
+            }
+            fields.append((number, wireType))
+        }
+        guard let first = fields.first else { return nil }
+        if first.number == 1 && first.wireType == 0 { return .coreML }  // specificationVersion
+        // NetParameter: name 1, layers 2 (V1), input 3, input_dim 4, force_backward 5,
+        // state 6, debug_info 7, input_shape 8, layer 100. Core ML's Model has
+        // description 2 and its model types at 200 and above.
+        if fields.contains(where: { $0.number > 100 }) { return first.number == 2 ? .coreML : nil }
+        let caffe: [UInt64: Set<UInt64>] = [1: [2], 2: [2], 3: [2], 4: [0, 2], 5: [0], 6: [2], 7: [0], 8: [2], 100: [2]]
+        if fields.allSatisfy({ caffe[$0.number]?.contains($0.wireType) ?? false }) { return .caffeModel }
+        return nil
+    }
+}

@@ -1,0 +1,215 @@
+import ModelFormat
+
+/// A model file as `inspect` presents it, whatever its format: the graph
+/// (a Core ML model, or a Caffe deploy definition converted with its
+/// weights) or, for a weights file given on its own, its layers and blobs;
+/// plus what only the file knows (format, stored precisions, exact feature
+/// types) and notes on what a conversion folded away.
+public struct InspectedModel: Sendable {
+    /// The file(s) as given, for headings: `deploy.prototxt + weights.caffemodel`.
+    public var path: String
+    public var format: FileFormatInfo
+    /// The network's own name (Caffe's `name:`); "" when it has none.
+    public var name: String
+    public var content: Content
+    /// Feature types as the file states them (`multiarray<float32,[3]>`),
+    /// by feature name; features missing here are described from the model.
+    public var featureTypes: [String: String]
+    /// Stored precision of weight tensors, by node name and tensor name
+    /// ("weights", "bias", ...; "*" for every tensor of the node); float32
+    /// when absent.
+    public var precisions: [String: [String: Precision]]
+    /// Labelled remarks shown after the layer counts, one item a line:
+    /// `("Folded", ["bn1 (BatchNorm), scale1 (Scale) into conv1"])`.
+    public var notes: [(label: String, items: [String])]
+
+    public enum Content: Sendable {
+        case network(Model)
+        case weightsOnly(WeightsOnlyFile)
+    }
+
+    public init(path: String, format: FileFormatInfo, name: String = "", content: Content,
+                featureTypes: [String: String] = [:], precisions: [String: [String: Precision]] = [:],
+                notes: [(label: String, items: [String])] = []) {
+        self.path = path
+        self.format = format
+        self.name = name
+        self.content = content
+        self.featureTypes = featureTypes
+        self.precisions = precisions
+        self.notes = notes
+    }
+
+    /// The graph, when the file has one.
+    public var model: Model? {
+        if case .network(let model) = content { return model }
+        return nil
+    }
+
+    /// Stored precision of tensor `tensor` of node `node`.
+    public func precision(node: String, tensor: String) -> Precision {
+        precisions[node]?[tensor] ?? precisions[node]?["*"] ?? .float32
+    }
+}
+
+/// Which format a file is in, for people and for `--json`.
+public struct FileFormatInfo: Equatable, Sendable {
+    /// Stable identifier: `coreml`, `caffe`, `caffemodel`, `caffe-hdf5`.
+    public var id: String
+    /// As the summary shows it: `Core ML model, specification version 1`, `Caffe V1 net`.
+    public var name: String
+    /// Core ML's specification version; nil for other formats.
+    public var version: Int?
+
+    public init(id: String, name: String, version: Int? = nil) {
+        self.id = id
+        self.name = name
+        self.version = version
+    }
+}
+
+/// How weight values are stored in the file.
+public enum Precision: String, Equatable, Sendable, CaseIterable, Comparable {
+    case float16, float32, float64
+
+    public var bytesPerValue: Int {
+        switch self {
+        case .float16: 2
+        case .float32: 4
+        case .float64: 8
+        }
+    }
+
+    public static func < (lhs: Precision, rhs: Precision) -> Bool { lhs.bytesPerValue < rhs.bytesPerValue }
+}
+
+/// A weights file read without a network definition: layers and their blobs.
+public struct WeightsOnlyFile: Sendable {
+    public var layers: [Layer]
+    /// Whether the file records layer types, bottoms and tops (a caffemodel
+    /// does; an HDF5 snapshot stores blobs only).
+    public var hasTopology: Bool
+
+    public struct Layer: Sendable {
+        public var name: String
+        /// "" when the file does not say.
+        public var type: String
+        public var inputs: [String]
+        public var outputs: [String]
+        public var blobs: [Blob]
+
+        public init(name: String, type: String, inputs: [String], outputs: [String], blobs: [Blob]) {
+            self.name = name
+            self.type = type
+            self.inputs = inputs
+            self.outputs = outputs
+            self.blobs = blobs
+        }
+    }
+
+    public struct Blob: Sendable {
+        public var shape: [Int]
+        public var precision: Precision
+        public var values: Weights
+
+        public init(shape: [Int], precision: Precision, values: Weights) {
+            self.shape = shape
+            self.precision = precision
+            self.values = values
+        }
+    }
+
+    public init(layers: [Layer], hasTopology: Bool) {
+        self.layers = layers
+        self.hasTopology = hasTopology
+    }
+}
+
+/// One stored weight tensor: where it belongs, its shape, precision and values.
+public struct WeightTensor: Sendable {
+    /// The node (or input, for a mean image; or weights-file layer) it belongs to.
+    public var layer: String
+    /// Its role: `weights`, `bias`, `gamma`, ..., `meanImage`, or `blob 0`.
+    public var name: String
+    public var shape: [Int]
+    public var precision: Precision
+    public var values: Weights
+    /// Whether it counts as a parameter (a mean image is preprocessing, not one).
+    public var isParameter: Bool
+
+    public var count: Int { values.count }
+}
+
+extension InspectedModel {
+    /// Every weight tensor, in graph order (inputs' mean images first).
+    public var weightTensors: [WeightTensor] {
+        switch content {
+        case .network(let model):
+            var tensors: [WeightTensor] = []
+            for input in model.inputs {
+                if let mean = input.image?.meanImage {
+                    tensors.append(WeightTensor(layer: input.name, name: "meanImage",
+                                                shape: [input.image!.channels, input.image!.height, input.image!.width],
+                                                precision: .float32, values: mean, isParameter: false))
+                }
+            }
+            for node in model.nodes {
+                for tensor in node.operation.weightTensors {
+                    tensors.append(WeightTensor(layer: node.name, name: tensor.name, shape: tensor.shape,
+                                                precision: precision(node: node.name, tensor: tensor.name),
+                                                values: tensor.values, isParameter: true))
+                }
+            }
+            return tensors
+        case .weightsOnly(let file):
+            return file.layers.flatMap { layer in
+                layer.blobs.enumerated().map { index, blob in
+                    WeightTensor(layer: layer.name, name: "blob \(index)", shape: blob.shape, precision: blob.precision,
+                                 values: blob.values, isParameter: true)
+                }
+            }
+        }
+    }
+
+    /// Parameter values and bytes per stored precision, smallest precision first.
+    public var parametersByPrecision: [(precision: Precision, count: Int, bytes: Int)] {
+        var counts: [Precision: Int] = [:]
+        for tensor in weightTensors where tensor.isParameter && tensor.count > 0 {
+            counts[tensor.precision, default: 0] += tensor.count
+        }
+        return Precision.allCases.compactMap { precision in
+            counts[precision].map { (precision, $0, $0 * precision.bytesPerValue) }
+        }
+    }
+}
+
+extension Op {
+    /// The operation's weight tensors with their names (as Core ML's
+    /// fields call them) and shapes.
+    public var weightTensors: [(name: String, shape: [Int], values: Weights)] {
+        switch self {
+        case .convolution(let c):
+            let shape = c.isDeconvolution
+                ? [c.kernelChannels, c.outputChannels / max(c.groups, 1), c.kernel.height, c.kernel.width]
+                : [c.outputChannels, c.kernelChannels, c.kernel.height, c.kernel.width]
+            return [("weights", shape, c.weights)] + (c.bias.map { [("bias", [$0.count], $0)] } ?? [])
+        case .innerProduct(let p):
+            return [("weights", [p.outputChannels, p.inputChannels], p.weights)] + (p.bias.map { [("bias", [$0.count], $0)] } ?? [])
+        case .batchNorm(let b):
+            return [("gamma", [b.gamma.count], b.gamma), ("beta", [b.beta.count], b.beta),
+                    ("mean", [b.mean.count], b.mean), ("variance", [b.variance.count], b.variance)]
+        case .scale(let s):
+            return [("scale", s.shape, s.scale)] + (s.bias.map { [("bias", s.biasShape.isEmpty ? [$0.count] : s.biasShape, $0)] } ?? [])
+        case .bias(let b):
+            return [("bias", b.shape, b.bias)]
+        case .activation(.prelu(let alpha)):
+            return [("alpha", [alpha.count], alpha)]
+        case .activation(.parametricSoftplus(let alpha, let beta)):
+            return [("alpha", [alpha.count], alpha), ("beta", [beta.count], beta)]
+        case .constant(let shape, let data):
+            return [("data", shape, data)]
+        default:
+            return []
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import ModelFormat
+
+/// The machine-readable form of everything `inspect` shows, for `--json`
+/// (the schema is in README.md under "inspect --json").
+public enum InspectionJSON {
+    /// The document for one file; `weightStatistics` adds the `weights`
+    /// array (min / max / mean / std / NaN / Inf per tensor), which reads the
+    /// weight values.
+    public static func document(_ inspected: InspectedModel, weightStatistics: Bool) -> JSON {
+        var members: [JSON.Member] = [
+            .init("file", .string(inspected.path)),
+            .init("format", .object(["id": .string(inspected.format.id), "name": .string(inspected.format.name),
+                                     "version": inspected.format.version.map(JSON.int) ?? .null])),
+            .init("name", inspected.name.isEmpty ? .null : .string(inspected.name)),
+        ]
+        let tensors = inspected.weightTensors
+        switch inspected.content {
+        case .network(let model):
+            let statistics = ModelStatistics(model)
+            members.append(.init("kind", .string(model.classifier == nil ? "neuralNetwork" : "neuralNetworkClassifier")))
+            members.append(.init("metadata", metadata(model.metadata)))
+            members.append(.init("inputs", .array(zip(model.inputs, inspected.inputFeatures(statistics)).map { input, feature in
+                var object = self.feature(feature).members
+                object.append(.init("image", input.image.map(image) ?? .null))
+                return .object(object)
+            })))
+            members.append(.init("outputs", .array(inspected.outputFeatures(statistics).map { self.feature($0) })))
+            members.append(.init("classLabels", model.classifier.map(labels) ?? .null))
+            members.append(.init("layerCount", .int(model.nodes.count)))
+            members.append(.init("layerCounts", .array(statistics.layerCounts.map {
+                .object(["type": .string($0.kind), "count": .int($0.count)])
+            })))
+            members.append(.init("parameters", parameters(inspected)))
+            members.append(.init("multiplyAccumulates", .int(statistics.multiplyAccumulates)))
+            members.append(.init("notes", notes(inspected)))
+            let byLayer = Dictionary(grouping: tensors.filter(\.isParameter), by: \.layer)
+            members.append(.init("layers", .array(model.nodes.enumerated().map { index, node in
+                .object([
+                    "index": .int(index),
+                    "name": .string(node.name),
+                    "type": .string(node.operation.kindName),
+                    "inputs": .strings(node.inputs),
+                    "outputs": .strings(node.outputs),
+                    "outputShapes": .array(node.outputs.map { statistics.shapes[$0].map { .ints($0.dimensions) } ?? .null }),
+                    "parameters": .int(node.operation.parameterCount),
+                    "attributes": .object(node.attributes.map { JSON.Member($0.key, $0.value) }),
+                    "weights": .array((byLayer[node.name] ?? []).map(tensorShape)),
+                ])
+            })))
+        case .weightsOnly(let file):
+            members.append(.init("kind", .string("weights")))
+            members.append(.init("layerCount", .int(file.layers.count)))
+            members.append(.init("parameters", parameters(inspected)))
+            members.append(.init("notes", notes(inspected)))
+            let byLayer = Dictionary(grouping: tensors, by: \.layer)
+            members.append(.init("layers", .array(file.layers.enumerated().map { index, layer in
+                .object([
+                    "index": .int(index),
+                    "name": .string(layer.name),
+                    "type": layer.type.isEmpty ? .null : .string(layer.type),
+                    "inputs": .strings(layer.inputs),
+                    "outputs": .strings(layer.outputs),
+                    "parameters": .int(layer.blobs.reduce(0) { $0 + $1.values.count }),
+                    "weights": .array((byLayer[layer.name] ?? []).map(tensorShape)),
+                ])
+            })))
+        }
+        if weightStatistics {
+            members.append(.init("weights", .array(tensors.map { tensor in
+                var object = tensorShape(tensor).members
+                object.insert(.init("layer", .string(tensor.layer)), at: 0)
+                let statistics = WeightStatistics(tensor.values)
+                object += [
+                    .init("min", statistics?.minimum.map(JSON.float) ?? .null),
+                    .init("max", statistics?.maximum.map(JSON.float) ?? .null),
+                    .init("mean", statistics?.mean.map(JSON.double) ?? .null),
+                    .init("std", statistics?.standardDeviation.map(JSON.double) ?? .null),
+                    .init("nan", statistics.map { .int($0.nanCount) } ?? .null),
+                    .init("inf", statistics.map { .int($0.infinityCount) } ?? .null),
+                ]
+                return .object(object)
+            })))
+        }
+        return .object(members)
+    }
+
+    static func feature(_ feature: FeatureSummary) -> JSON {
+        .object(["name": .string(feature.name), "type": .string(feature.type),
+                 "shape": feature.shape.isEmpty ? .null : .ints(feature.shape), "description": .string(feature.description)])
+    }
+
+    static func image(_ image: ImageInput) -> JSON {
+        .object([
+            "width": .int(image.width), "height": .int(image.height), "colorSpace": .string(image.colorSpace.rawValue),
+            "preprocessing": .object(["scale": .float(image.scale), "redBias": .float(image.redBias),
+                                      "greenBias": .float(image.greenBias), "blueBias": .float(image.blueBias),
+                                      "grayBias": .float(image.grayBias),
+                                      "meanImageValues": image.meanImage.map { .int($0.count) } ?? .null]),
+        ])
+    }
+
+    static func metadata(_ meta: Metadata) -> JSON {
+        .object(["shortDescription": .string(meta.shortDescription), "author": .string(meta.author),
+                 "license": .string(meta.license), "version": .string(meta.version),
+                 "userDefined": .object(meta.userDefined.map { JSON.Member($0.key, .string($0.value)) })])
+    }
+
+    static func labels(_ classifier: Classifier) -> JSON {
+        let type = if case .strings = classifier.labels { "string" } else { "int64" }
+        let values: [JSON] = switch classifier.labels {
+        case .strings(let labels): labels.map(JSON.string)
+        case .integers(let labels): labels.map { .number(String($0)) }
+        }
+        return .object(["count": .int(classifier.labels.count), "type": .string(type), "labels": .array(values),
+                        "predictedFeatureName": .string(classifier.predictedFeatureName),
+                        "probabilitiesName": .string(classifier.probabilitiesName)])
+    }
+
+    static func parameters(_ inspected: InspectedModel) -> JSON {
+        let parts = inspected.parametersByPrecision
+        return .object([
+            "count": .int(parts.reduce(0) { $0 + $1.count }),
+            "bytes": .int(parts.reduce(0) { $0 + $1.bytes }),
+            "byPrecision": .array(parts.map { .object(["precision": .string($0.precision.rawValue), "count": .int($0.count),
+                                                       "bytes": .int($0.bytes)]) }),
+        ])
+    }
+
+    static func notes(_ inspected: InspectedModel) -> JSON {
+        .array(inspected.notes.map { .object(["label": .string($0.label), "items": .strings($0.items)]) })
+    }
+
+    static func tensorShape(_ tensor: WeightTensor) -> JSON {
+        .object(["name": .string(tensor.name), "shape": .ints(tensor.shape), "count": .int(tensor.count),
+                 "precision": .string(tensor.precision.rawValue)])
+    }
+}
+
+extension JSON {
+    /// An object's members (empty for other values).
+    var members: [Member] {
+        if case .object(let members) = self { return members }
+        return []
+    }
+}

@@ -1,0 +1,142 @@
+import CaffeFrontend
+import CoreMLBackend
+import Foundation
+import Inspection
+import ModelFormat
+import Protobuf
+
+/// A failure to inspect a file: one line, naming the file.
+struct InspectError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// One thing to inspect: a model file, or a Caffe deploy definition with its weights.
+struct InspectRequest {
+    var path: String
+    var format: DetectedFormat
+    /// The weights of a Caffe deploy prototxt.
+    var weights: String?
+}
+
+/// Recognises files by their content and reads them into `InspectedModel`.
+enum ModelLoader {
+    /// The format of the file at `path`, from its first bytes.
+    /// - Throws: `FileError` (cannot open, not a regular file) or `InspectError`.
+    static func detect(_ path: String) throws -> DetectedFormat {
+        let file = try MappedFile(path: path)
+        do {
+            return try FormatDetection.detect(file.bytes)
+        } catch {
+            throw InspectError("\(path): \(error.message)")
+        }
+    }
+
+    /// Pairs each Caffe deploy prototxt with its weights: the weights file
+    /// right after it, or else the next `--weights-file`.
+    static func requests(files: [String], weightsFiles: [String]) throws -> [InspectRequest] {
+        var pending = weightsFiles[...]
+        var requests: [InspectRequest] = []
+        var index = 0
+        while index < files.count {
+            let path = files[index]
+            let format = try detect(path)
+            index += 1
+            var weights: String?
+            if format == .caffePrototxt {
+                if index < files.count, let next = try? detect(files[index]), next == .caffeModel || next == .hdf5 {
+                    weights = files[index]
+                    index += 1
+                } else if let next = pending.popFirst() {
+                    let nextFormat = try detect(next)
+                    guard nextFormat == .caffeModel || nextFormat == .hdf5 else {
+                        throw InspectError("\(next): not Caffe weights (a .caffemodel or .caffemodel.h5), so not the weights of \(path)")
+                    }
+                    weights = next
+                } else {
+                    throw InspectError("\(path): a Caffe deploy definition needs its weights: inspect \(path) --weights WEIGHTS.caffemodel")
+                }
+            }
+            requests.append(InspectRequest(path: path, format: format, weights: weights))
+        }
+        if let extra = pending.first {
+            throw InspectError("\(extra): weights without a Caffe deploy prototxt to go with them")
+        }
+        return requests
+    }
+
+    /// Reads what `request` names.
+    /// - Parameter loadWeights: load weight values (for `--weights`); the
+    ///   summary, layers, JSON and graph never need them.
+    static func load(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        switch request.format {
+        case .coreML:
+            let file = try CoreMLReader.read(from: path, structureOnly: !loadWeights)
+            let mapped = try MappedFile(path: path)
+            let scan: CoreMLSpecScan
+            do {
+                scan = try CoreMLSpecScan(bytes: mapped.bytes, owner: mapped)
+            } catch {
+                throw InspectError("\(path): \(error)")
+            }
+            let version = file.specificationVersion
+            return InspectedModel(path: path, format: FileFormatInfo(id: "coreml", name: "Core ML model, specification version \(version)",
+                                                                     version: version),
+                                  content: .network(file.model), featureTypes: scan.featureTypes, precisions: scan.precisions)
+        case .caffePrototxt:
+            let weights = request.weights!
+            let net: CaffeInspection.Net
+            do {
+                net = try CaffeInspection.convert(deploy: path, weights: weights)
+            } catch let error as ModelError {
+                throw InspectError("\(path): \(error)")
+            }
+            var precisions: [String: [String: Precision]] = [:]
+            for node in net.model.nodes {
+                let layer = node.name.components(separatedBy: "__").first ?? node.name
+                if net.doubleLayers.contains(node.name) || net.doubleLayers.contains(layer) { precisions[node.name] = ["*": .float64] }
+            }
+            return InspectedModel(path: "\(path) + \(weights)", format: FileFormatInfo(id: "caffe", name: net.format), name: net.name,
+                                  content: .network(net.model), precisions: precisions, notes: notes(net))
+        case .caffeModel, .hdf5:
+            let file = try CaffeInspection.readWeightsFile(path, loadValues: loadWeights)
+            let layers = file.layers.map { layer in
+                WeightsOnlyFile.Layer(name: layer.name, type: layer.type, inputs: layer.bottoms, outputs: layer.tops,
+                                      blobs: layer.blobs.map {
+                                          WeightsOnlyFile.Blob(shape: $0.shape, precision: Precision(rawValue: $0.precision) ?? .float32,
+                                                               values: $0.values)
+                                      })
+            }
+            return InspectedModel(path: path, format: FileFormatInfo(id: request.format == .hdf5 ? "caffe-hdf5" : "caffemodel", name: file.format),
+                                  name: file.name, content: .weightsOnly(WeightsOnlyFile(layers: layers, hasTopology: file.hasTopology)))
+        }
+    }
+
+    /// `Removed: drop6, drop7 (Dropout)` and `Folded: bn1 (BatchNorm), scale1 (Scale) into conv1`.
+    static func notes(_ net: CaffeInspection.Net) -> [(label: String, items: [String])] {
+        var notes: [(label: String, items: [String])] = []
+        if !net.removed.isEmpty {
+            var types: [String] = []
+            var names: [String: [String]] = [:]
+            for (layer, type) in net.removed {
+                if names[type] == nil { types.append(type) }
+                names[type, default: []].append(layer)
+            }
+            notes.append(("Removed", types.map { "\(names[$0]!.joined(separator: ", ")) (\($0))" }))
+        }
+        if !net.folded.isEmpty {
+            var targets: [String] = []
+            var layers: [String: [String]] = [:]
+            for (layer, type, into) in net.folded {
+                if layers[into] == nil { targets.append(into) }
+                layers[into, default: []].append("\(layer) (\(type))")
+            }
+            notes.append(("Folded", targets.map { "\(layers[$0]!.joined(separator: ", ")) into \($0)" }))
+        }
+        return notes
+    }
+}
