@@ -1,4 +1,6 @@
 import CoreMLBackend
+import Foundation
+import Dispatch
 import ModelFormat
 
 /// A value for one model input.
@@ -55,20 +57,29 @@ public final class Network: @unchecked Sendable {
     }
 
     /// Runs the model once.
+    /// - Parameter profile: when given, receives each layer's name and its
+    ///   wall time in seconds, in execution order.
     /// - Throws: `RuntimeError` when an input is missing or does not fit.
-    public func predict(_ inputs: [String: InputValue]) throws -> Prediction {
+    public func predict(_ inputs: [String: InputValue], profile: ((String, Double) -> Void)? = nil) throws -> Prediction {
         var tensors: [String: Tensor] = [:]
         for input in model.inputs {
             guard let value = inputs[input.name] else { throw RuntimeError("no value for input '\(input.name)'") }
             tensors[input.name] = try tensor(for: input, from: value)
         }
-        var pool = BufferPool()
+        var pool = takePool()
+        defer { returnPool(pool) }
         for (index, node) in model.nodes.enumerated() {
             let arguments = node.inputs.map { tensors[$0]! }
             var results = node.outputs.map { name in
                 Tensor(shape: shapes[name]!, values: pool.take(shapes[name]!.count))
             }
-            kernels[index].run(arguments, &results)
+            if let profile {
+                let start = DispatchTime.now().uptimeNanoseconds
+                kernels[index].run(arguments, &results)
+                profile(node.name, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            } else {
+                kernels[index].run(arguments, &results)
+            }
             for (name, result) in zip(node.outputs, results) { tensors[name] = result }
             for name in node.inputs where lastUse[name] == index && !kept.contains(name) {
                 if let dead = tensors.removeValue(forKey: name) { pool.give(dead.values) }
@@ -84,6 +95,27 @@ public final class Network: @unchecked Sendable {
             prediction.classLabel = pairs.max { $0.probability < $1.probability }?.label
         }
         return prediction
+    }
+
+    /// Buffers kept between predictions, so steady-state predictions
+    /// neither allocate nor fault in fresh pages.
+    private var sparePool = BufferPool()
+    private let poolLock = NSLock()
+
+    private func takePool() -> BufferPool {
+        poolLock.lock()
+        defer { poolLock.unlock() }
+        let pool = sparePool
+        sparePool = BufferPool()
+        return pool
+    }
+
+    /// Keeps the pool for the next prediction (the outputs handed to the
+    /// caller were never in it).
+    private func returnPool(_ pool: BufferPool) {
+        poolLock.lock()
+        defer { poolLock.unlock() }
+        sparePool = pool
     }
 
     private func tensor(for input: Input, from value: InputValue) throws -> Tensor {

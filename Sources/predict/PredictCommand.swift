@@ -28,6 +28,7 @@ enum PredictCommand: Command {
         Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy.")
         Flag("json", help: "Print results as JSON.")
         Option("benchmark", valueName: "runs", help: "Also time this many predictions on the first input and print the median latency to stderr.")
+        Flag("profile", help: "With --benchmark: also print each layer's mean time (ms) to stderr.")
     }
 
     static func run(_ arguments: ParsedArguments) throws {
@@ -42,9 +43,11 @@ enum PredictCommand: Command {
         let results = try job.run(images: imagePaths)
         if let runs = try arguments.optionalValue("benchmark", as: Int.self) {
             guard runs > 0 else { throw UsageError("--benchmark takes a positive number of runs") }
-            let timing = try job.benchmark(runs: runs, image: imagePaths.first)
+            let timing = try job.benchmark(runs: runs, image: imagePaths.first, profile: arguments.flag("profile"))
             fflush(nil)  // the results first
-            FileHandle.standardError.write(Data("benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n".utf8))
+            var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
+            for (layer, milliseconds) in timing.layers { report += "  \(layer): \(milliseconds) ms\n" }
+            FileHandle.standardError.write(Data(report.utf8))
         }
         if arguments.flag("json") {
             print(ResultPrinter.json(results))

@@ -21,7 +21,7 @@ struct PredictionJob {
     let outputFolder: String?
 
     /// Times `runs` predictions on the same inputs (decoded once).
-    func benchmark(runs: Int, image: String?) throws -> (median: Double, minimum: Double) {
+    func benchmark(runs: Int, image: String?, profile: Bool = false) throws -> (median: Double, minimum: Double, layers: [(String, Double)]) {
         var inputs = try arrayInputs()
         if let image, let input = network.model.inputs.first(where: { $0.image != nil && inputs[$0.name] == nil }),
            let format = input.image {
@@ -30,14 +30,19 @@ struct PredictionJob {
                                                            mode: centerCrop ? .centerCrop : .stretch))
         }
         var times: [Double] = []
+        var layerTotals: [String: Double] = [:]
+        var layerOrder: [String] = []
         for _ in 0..<runs {
             let start = DispatchTime.now().uptimeNanoseconds
-            _ = try network.predict(inputs)
+            _ = try network.predict(inputs, profile: profile ? { name, seconds in
+                if layerTotals[name] == nil { layerOrder.append(name) }
+                layerTotals[name, default: 0] += seconds
+            } : nil)
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         times.sort()
         let round = { (value: Double) in (value * 100).rounded() / 100 }
-        return (round(times[times.count / 2]), round(times[0]))
+        return (round(times[times.count / 2]), round(times[0]), layerOrder.map { ($0, round(layerTotals[$0]! * 1000 / Double(runs))) })
     }
 
     /// Values for the inputs given as .npy files.

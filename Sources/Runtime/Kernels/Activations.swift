@@ -19,6 +19,15 @@ struct ActivationKernel: Kernel {
                         let a = alpha[alpha.count == 1 ? 0 : c], b = beta[beta.count == 1 ? 0 : c]
                         for i in c * pixels..<(c + 1) * pixels { y[i] = a * log1p(exp(b * x[i])) }
                     }
+                case .relu:
+                    // The common cases as plain loops the compiler vectorizes.
+                    parallelFor(x.count, cost: 1) { range in for i in range { y[i] = Swift.max(x[i], 0) } }
+                case .clip(let low, let high):
+                    parallelFor(x.count, cost: 1) { range in for i in range { y[i] = Swift.min(Swift.max(x[i], low), high) } }
+                case .leakyRelu(let alpha):
+                    parallelFor(x.count, cost: 1) { range in for i in range { y[i] = x[i] >= 0 ? x[i] : alpha * x[i] } }
+                case .linear(let alpha, let beta):
+                    parallelFor(x.count, cost: 1) { range in for i in range { y[i] = alpha * x[i] + beta } }
                 default:
                     let f = Self.function(activation)
                     parallelFor(x.count, cost: 4) { range in

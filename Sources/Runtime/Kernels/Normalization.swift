@@ -14,17 +14,20 @@ struct LRNKernel: Kernel {
         let alphaOverN = lrn.alpha / Float(lrn.localSize)
         inputs[0].values.withUnsafeBufferPointer { x in
             outputs[0].values.withUnsafeMutableBufferPointer { y in
+                // Per channel: sum the squares of its window plane by plane
+                // (contiguous, vectorizable), then scale.
                 parallelFor(channels, cost: pixels * lrn.localSize) { range in
+                    var sums = [Float](repeating: 0, count: pixels)
                     for c in range {
                         let first = max(c - before, 0), last = min(c - before + lrn.localSize, channels)
-                        for p in 0..<pixels {
-                            var sum: Float = 0
-                            for d in first..<last {
-                                let v = x[d * pixels + p]
-                                sum += v * v
-                            }
-                            y[c * pixels + p] = x[c * pixels + p] / pow(lrn.k + alphaOverN * sum, lrn.beta)
+                        for p in 0..<pixels { sums[p] = 0 }
+                        for d in first..<last {
+                            let plane = x.baseAddress! + d * pixels
+                            for p in 0..<pixels { sums[p] += plane[p] * plane[p] }
                         }
+                        let source = x.baseAddress! + c * pixels, target = y.baseAddress! + c * pixels
+                        let (k, beta) = (lrn.k, lrn.beta)
+                        for p in 0..<pixels { target[p] = source[p] / pow(k + alphaOverN * sums[p], beta) }
                     }
                 }
             }

@@ -34,6 +34,7 @@ struct PoolingKernel: Kernel {
         }
         let caffeStyle = if case .includeLastPixel = pool.padding { !pool.global } else { false }
         let kind = pool.kind
+        let isMax = kind == .max
         let exclude = pool.excludePaddingFromAverage
         inputs[0].values.withUnsafeBufferPointer { x in
             outputs[0].values.withUnsafeMutableBufferPointer { y in
@@ -50,12 +51,20 @@ struct PoolingKernel: Kernel {
                                 let x1 = caffeStyle ? min(x0 + kw, paddedWidth) : x0 + kw
                                 let left = max(x0, 0), right = min(x1, inW)
                                 var value: Float
+                                if isMax {
+                                    value = -.infinity
+                                    var row = plane + top * inW
+                                    for _ in top..<max(top, bottom) {
+                                        for ix in left..<max(left, right) { value = max(value, row[ix]) }
+                                        row += inW
+                                    }
+                                    target.pointee = value
+                                    target += 1
+                                    continue
+                                }
                                 switch kind {
                                 case .max:
                                     value = -.infinity
-                                    for iy in top..<max(top, bottom) {
-                                        for ix in left..<max(left, right) { value = max(value, plane[iy * inW + ix]) }
-                                    }
                                 case .average, .l2:
                                     var sum: Float = 0
                                     for iy in top..<max(top, bottom) {
