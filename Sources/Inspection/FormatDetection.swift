@@ -9,6 +9,10 @@ public enum DetectedFormat: Equatable, Sendable {
     case caffeModel
     /// An HDF5 file (Caffe's `.caffemodel.h5` snapshots).
     case hdf5
+    /// A frozen TensorFlow GraphDef: binary (`.pb`), many top-level `node` messages.
+    case tensorflowGraph
+    /// A TensorFlow GraphDef in text form (`.pbtxt`): top-level `node` blocks.
+    case tensorflowText
 }
 
 /// Why a file is not one of the formats: a sentence fragment to follow its path.
@@ -30,11 +34,13 @@ public enum FormatDetection {
         if isText(bytes) {
             let fields = topLevelTextFields(bytes)
             if !fields.isDisjoint(with: ["layer", "layers", "input", "input_shape", "input_dim"]) { return .caffePrototxt }
-            throw FormatDetectionError(message: "a text file, but not a Caffe deploy prototxt (it has no top-level layer, layers or input field)")
+            if fields.contains("node") { return .tensorflowText }
+            throw FormatDetectionError(message: "a text file, but not a Caffe deploy prototxt or a TensorFlow .pbtxt "
+                                       + "(it has no top-level layer, layers, input or node field)")
         }
         if let format = protobufFormat(bytes) { return format }
         throw FormatDetectionError(message: "unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt, "
-                                   + "a caffemodel or an HDF5 weights file")
+                                   + "a caffemodel, an HDF5 weights file or a TensorFlow graph")
     }
 
     /// Text when the first 64 KB hold no control bytes other than
@@ -134,6 +140,12 @@ public enum FormatDetection {
         }
         guard let first = fields.first else { return nil }
         if first.number == 1 && first.wireType == 0 { return .coreML }  // specificationVersion
+        // GraphDef: node 1 (many), library 2, version 3, versions 4; a
+        // caffemodel names itself once in field 1.
+        if fields.filter({ $0.number == 1 && $0.wireType == 2 }).count > 1,
+           fields.allSatisfy({ [1, 2, 4].contains($0.number) && $0.wireType == 2 || $0.number == 3 && $0.wireType == 0 }) {
+            return .tensorflowGraph
+        }
         // NetParameter: name 1, layers 2 (V1), input 3, input_dim 4, force_backward 5,
         // state 6, debug_info 7, input_shape 8, layer 100. Core ML's Model has
         // description 2 and its model types at 200 and above.

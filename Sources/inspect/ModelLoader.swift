@@ -4,6 +4,7 @@ import Foundation
 import Inspection
 import ModelFormat
 import Protobuf
+import TensorFlowFrontend
 
 /// A failure to inspect a file: one line, naming the file.
 struct InspectError: Error, CustomStringConvertible {
@@ -102,6 +103,12 @@ enum ModelLoader {
             }
             return InspectedModel(path: "\(path) + \(weights)", format: FileFormatInfo(id: "caffe", name: net.format), name: net.name,
                                   content: .network(net.model), precisions: precisions, notes: notes(net))
+        case .tensorflowGraph, .tensorflowText:
+            // As `convert tensorflow` would convert it without options (placeholders need static shapes).
+            let model = try TensorFlowConverter.convert(graph: path)
+            return InspectedModel(path: path, format: FileFormatInfo(
+                                      id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph"),
+                                  content: .network(model))
         case .caffeModel, .hdf5:
             let file = try CaffeInspection.readWeightsFile(path, loadValues: loadWeights)
             let layers = file.layers.map { layer in

@@ -212,7 +212,7 @@ final class InspectTests: XCTestCase {
         let cases: [(String, [String], String)] = [
             ("truncated .mlmodel", [truncated], "truncated.mlmodel: byte "),
             ("text, not a prototxt", [notPrototxt],
-             "notes.prototxt: a text file, but not a Caffe deploy prototxt (it has no top-level layer, layers or input field)"),
+             "notes.prototxt: a text file, but not a Caffe deploy prototxt or a TensorFlow .pbtxt (it has no top-level layer, layers, input or node field)"),
             ("empty file", [empty], "empty.mlmodel: the file is empty"),
             ("unknown format", [unknown], "image.caffemodel: unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt"),
             ("prototxt without weights", [deploy], "deploy_age.prototxt: a Caffe deploy definition needs its weights"),

@@ -36,7 +36,7 @@ final class FormatDetectionTests: XCTestCase {
         XCTAssertEqual(try detect(Array("layers{name:'x'}".utf8)), .caffePrototxt)
         // `layer` only inside another message, a string or a comment does not count.
         XCTAssertEqual(failure(Array("name: \"layer {\"\n# layer {\nother { layer { } }\n".utf8)),
-                       "a text file, but not a Caffe deploy prototxt (it has no top-level layer, layers or input field)")
+                       "a text file, but not a Caffe deploy prototxt or a TensorFlow .pbtxt (it has no top-level layer, layers, input or node field)")
     }
 
     func testEmptyAndUnknownFilesAreNamedAsSuch() {
