@@ -39,6 +39,8 @@ let package = Package(
         .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC", "HDF5"]),
         // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
         .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC"]),
+        // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
+        .target(name: "KerasFrontend", dependencies: ["ModelFormat", "FrontendSupport", "HDF5"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat"]),
         // Command-line parsing shared by the programs.
@@ -46,7 +48,7 @@ let package = Package(
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "FrontendSupport"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "Protobuf", "ProtoSchemas", "CProtobufC"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
 
@@ -57,6 +59,8 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "TensorFlowFrontendTests",
                     dependencies: ["TensorFlowFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
+        .testTarget(name: "KerasFrontendTests",
+                    dependencies: ["KerasFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
         .testTarget(name: "CaffeFrontendTests",
                     dependencies: ["CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat"]),
         .testTarget(name: "CommandTests", dependencies: [], exclude: ["Snapshots"]),

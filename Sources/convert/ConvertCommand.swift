@@ -7,7 +7,7 @@ import ModelFormat
 enum ConvertCommand: Command {
     static let configuration = CommandConfiguration(
         name: "convert", abstract: "Convert neural-network models to Core ML (.mlmodel).",
-        subcommands: [CaffeCommand.self, TensorFlowCommand.self, SampleCommand.self])
+        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, SampleCommand.self])
 }
 
 /// `convert sample`: writes the classifier built in code by `SampleModel`.

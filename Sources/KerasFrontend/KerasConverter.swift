@@ -1,0 +1,100 @@
+import FrontendSupport
+import ModelFormat
+
+/// Converts a Keras `.h5` model (Keras 2.x and the legacy HDF5 format that
+/// Keras 3 still writes) to the model spec. Sequential and functional models
+/// with several inputs and outputs; NHWC layers map to Core ML's CHW as the
+/// TensorFlow frontend's do, with weights transposed once. A Lambda layer
+/// holds serialized Python: it is refused, never run or decoded.
+public enum KerasConverter {
+    public static func convert(model path: String, options: ConversionOptions = ConversionOptions()) throws -> Model {
+        let file = try KerasModelFile(path: path)
+        let graph = try KerasGraph(config: file.config, path: path)
+        var walk = KerasWalk(file: file, graph: graph)
+        var model = try walk.build()
+        try options.applyImageInputs(to: &model.inputs)
+        Pipeline.run(&model)
+        try options.applyClassifier(to: &model)
+        model.metadata = options.metadata
+        if model.metadata.shortDescription.isEmpty {
+            model.metadata.shortDescription = "Converted from Keras model \(path.split(separator: "/").last ?? "")"
+        }
+        let shapes = try model.validate()
+        for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.featureShape ?? [] }
+        return model
+    }
+}
+
+/// One pass over the layers, in call order.
+struct KerasWalk {
+    let file: KerasModelFile
+    let graph: KerasGraph
+    var nodes: [Node] = []
+    var shapes: [String: TensorShape] = [:]
+    /// 4 for [N, H, W, C] maps, 2 for [N, F] vectors.
+    var ranks: [String: Int] = [:]
+    /// Identity layers (Dropout and kin): their name stands for their input.
+    var alias: [String: String] = [:]
+
+    init(file: KerasModelFile, graph: KerasGraph) {
+        self.file = file
+        self.graph = graph
+    }
+
+    mutating func build() throws -> Model {
+        var inputs: [Input] = []
+        for name in graph.inputNames {
+            guard let shape = graph.inputShapes[name], shape.allSatisfy({ $0 > 0 }), shape.count == 3 || shape.count == 1 else {
+                throw KerasError("\(file.path): input '\(name)' has the shape \(graph.inputShapes[name] ?? []); expected (H, W, C) or (N,) with known sizes")
+            }
+            let dims = shape.count == 3 ? [shape[2], shape[0], shape[1]] : shape
+            inputs.append(Input(name: name, kind: .array(shape: dims)))
+            shapes[name] = TensorShape(dimensions: dims)
+            ranks[name] = shape.count + 1
+        }
+        for layer in graph.layers {
+            do {
+                try add(layer)
+            } catch let error as ModelError {
+                throw KerasError("\(file.path): layer '\(layer.name)' (\(layer.className)): \(error.message)")
+            } catch let error as KerasError {
+                throw KerasError("\(file.path): layer '\(layer.name)' (\(layer.className)): \(error.message)")
+            }
+        }
+        var model = Model(inputs: inputs, outputs: [], nodes: nodes)
+        for name in graph.outputNames {
+            let tensor = alias[name] ?? name
+            if tensor != name && !inputs.contains(where: { $0.name == tensor }) { model.renameTensor(tensor, to: name) }
+            model.outputs.append(Output(name: inputs.contains(where: { $0.name == tensor }) ? tensor : name))
+        }
+        return model
+    }
+
+    private mutating func add(_ layer: KerasLayer) throws {
+        guard let mapping = KerasLayerTable.mappings[layer.className] else {
+            if layer.className == "Lambda" {
+                throw KerasError("a Lambda layer holds Python code, which this converter never runs or decodes; rebuild the model without it")
+            }
+            throw KerasError("the layer class '\(layer.className)' is not supported (custom layers are not converted)")
+        }
+        var layer = layer
+        layer.inputs = layer.inputs.map { alias[$0] ?? $0 }
+        for input in layer.inputs where shapes[input] == nil {
+            throw KerasError("input '\(input)' is not produced by an earlier layer")
+        }
+        let builder = KerasBuilder(layer: layer, inputShapes: layer.inputs.map { shapes[$0]! }, ranks: layer.inputs.map { ranks[$0]! },
+                                   weights: try file.weights(of: layer.name), hardSigmoidSlope: file.kerasVersion.hasPrefix("2") ? 0.2 : 1.0 / 6)
+        let (emitted, rank) = try mapping(builder)
+        if emitted.isEmpty {
+            // An identity at inference (Dropout): the layer's name stands for its input.
+            alias[layer.name] = layer.inputs[0]
+            return
+        }
+        for node in emitted {
+            let produced = try ShapeInference.outputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
+            for (name, shape) in zip(node.outputs, produced) { shapes[name] = shape }
+            nodes.append(node)
+        }
+        ranks[layer.name] = rank
+    }
+}

@@ -1,0 +1,102 @@
+/// The layers of a Keras model config in call order, each with the layers
+/// it reads: Sequential (a chain), or Functional / Model in the Keras 2
+/// (`[[["name", 0, 0, {}]]]`) or Keras 3 (`{"args": [keras tensors]}`)
+/// node formats.
+struct KerasLayer {
+    var name: String
+    var className: String
+    var config: [String: Any]
+    var inputs: [String]
+}
+
+struct KerasGraph {
+    var layers: [KerasLayer]
+    var inputNames: [String]
+    var outputNames: [String]
+    /// Input shapes without the batch axis, by input layer name.
+    var inputShapes: [String: [Int]]
+
+    init(config root: [String: Any], path: String) throws {
+        let className = root["class_name"] as? String ?? ""
+        guard let config = root["config"] as? [String: Any] ?? (root["config"] as? [[String: Any]]).map({ ["layers": $0] }),
+              let entries = config["layers"] as? [[String: Any]] else {
+            throw KerasError("\(path): model_config has no layers")
+        }
+        layers = []
+        inputShapes = [:]
+        inputNames = []
+        outputNames = []
+        var previous: String?
+        for (index, entry) in entries.enumerated() {
+            let layerConfig = entry["config"] as? [String: Any] ?? [:]
+            let name = entry["name"] as? String ?? layerConfig["name"] as? String ?? "layer_\(index)"
+            let kind = entry["class_name"] as? String ?? "?"
+            var inputs: [String] = []
+            if className == "Sequential" {
+                if let shape = Self.batchShape(layerConfig), kind == "InputLayer" || previous == nil {
+                    let inputName = kind == "InputLayer" ? name : "input"
+                    inputShapes[inputName] = shape
+                    inputNames = [inputName]
+                    if kind == "InputLayer" { previous = name; continue }
+                    previous = inputName
+                }
+                guard let source = previous else { throw KerasError("\(path): the Sequential model declares no input shape") }
+                inputs = [source]
+                previous = name
+            } else {
+                if kind == "InputLayer" {
+                    guard let shape = Self.batchShape(layerConfig) else { throw KerasError("\(path): input '\(name)' has no shape") }
+                    inputShapes[name] = shape
+                    continue
+                }
+                let nodes = entry["inbound_nodes"] as? [Any] ?? []
+                guard nodes.count <= 1 else {
+                    throw KerasError("\(path): layer '\(name)' (\(kind)) is called \(nodes.count) times; shared layers are not supported")
+                }
+                if let node = nodes.first { inputs = Self.inboundNames(node) }
+            }
+            layers.append(KerasLayer(name: name, className: kind, config: layerConfig, inputs: inputs))
+        }
+        if className == "Sequential" {
+            if let last = layers.last { outputNames = [last.name] }
+        } else {
+            inputNames = Self.references(config["input_layers"])
+            outputNames = Self.references(config["output_layers"])
+        }
+    }
+
+    /// `batch_shape` (Keras 3) or `batch_input_shape` (Keras 2) without the batch axis.
+    static func batchShape(_ config: [String: Any]) -> [Int]? {
+        guard let shape = (config["batch_shape"] ?? config["batch_input_shape"]) as? [Any] else { return nil }
+        return shape.dropFirst().map { ($0 as? Int) ?? -1 }
+    }
+
+    /// Layer names of a node's inputs, in either node format.
+    static func inboundNames(_ node: Any) -> [String] {
+        if let keras3 = node as? [String: Any] {
+            return tensorNames(keras3["args"] as Any)
+        }
+        // Keras 2: [["name", node_index, tensor_index, {kwargs}], ...]
+        return (node as? [Any] ?? []).compactMap { ($0 as? [Any])?.first as? String }
+    }
+
+    /// Keras 3 keras tensors (`keras_history: [layer, node, tensor]`) anywhere in the args.
+    static func tensorNames(_ value: Any) -> [String] {
+        if let dictionary = value as? [String: Any] {
+            if let config = dictionary["config"] as? [String: Any], let history = config["keras_history"] as? [Any],
+               let layer = history.first as? String {
+                return [layer]
+            }
+            return []
+        }
+        if let list = value as? [Any] { return list.flatMap(tensorNames) }
+        return []
+    }
+
+    /// `[["name", 0, 0], ...]` or a single `["name", 0, 0]`.
+    static func references(_ value: Any?) -> [String] {
+        guard let list = value as? [Any] else { return [] }
+        if let name = list.first as? String { return [name] }
+        return list.compactMap { ($0 as? [Any])?.first as? String }
+    }
+}

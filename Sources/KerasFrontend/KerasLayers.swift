@@ -1,0 +1,191 @@
+import ModelFormat
+
+/// Convolutions, dense layers, normalization and activations.
+extension KerasLayerTable {
+    /// Kernels are [kH, kW, Cin/groups, Cout]; Core ML wants [Cout, Cin/groups, kH, kW].
+    static func convolution(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        try b.requireChannelsLast()
+        let (shape, kernel) = try b.weight(0, "kernel")
+        guard shape.count == 4 else { throw b.fail("kernel shape \(shape) is not [kH, kW, Cin, Cout]") }
+        let (kh, kw, cin, cout) = (shape[0], shape[1], shape[2], shape[3])
+        var weights = [Float](repeating: 0, count: kernel.count)
+        for o in 0..<cout { for i in 0..<cin { for y in 0..<kh { for x in 0..<kw {
+            weights[((o * cin + i) * kh + y) * kw + x] = kernel[((y * kw + x) * cin + i) * cout + o]
+        } } } }
+        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
+        let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: max(b.shape.channels / max(cin, 1), 1),
+                               kernel: Size2(kh, kw), stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
+                               padding: try b.padding(), weights: Weights(weights), bias: bias)
+        return (try fused(b, .convolution(conv)), 4)
+    }
+
+    /// Depthwise kernels are [kH, kW, Cin, multiplier]: groups = Cin, output channel c * multiplier + m.
+    static func depthwiseWeights(_ shape: [Int], _ kernel: [Float]) -> (weights: [Float], channels: Int, multiplier: Int, kernel: Size2) {
+        let (kh, kw, cin, multiplier) = (shape[0], shape[1], shape[2], shape[3])
+        var weights = [Float](repeating: 0, count: kernel.count)
+        for c in 0..<cin { for m in 0..<multiplier { for y in 0..<kh { for x in 0..<kw {
+            weights[((c * multiplier + m) * kh + y) * kw + x] = kernel[((y * kw + x) * cin + c) * multiplier + m]
+        } } } }
+        return (weights, cin, multiplier, Size2(kh, kw))
+    }
+
+    static func depthwise(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        try b.requireChannelsLast()
+        let (shape, kernel) = try b.weight(0, "depthwise kernel")
+        guard shape.count == 4, shape[2] == b.shape.channels else { throw b.fail("depthwise kernel shape \(shape) does not fit \(b.shape)") }
+        let d = depthwiseWeights(shape, kernel)
+        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: d.channels * d.multiplier).values) : nil
+        let conv = Convolution(outputChannels: d.channels * d.multiplier, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
+                               stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
+                               padding: try b.padding(), weights: Weights(d.weights), bias: bias)
+        return (try fused(b, .convolution(conv)), 4)
+    }
+
+    /// Depthwise [kH, kW, Cin, mult] then pointwise [1, 1, Cin * mult, Cout] (with the bias).
+    static func separable(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        try b.requireChannelsLast()
+        let (dshape, dkernel) = try b.weight(0, "depthwise kernel")
+        let (pshape, pkernel) = try b.weight(1, "pointwise kernel")
+        guard dshape.count == 4, pshape.count == 4, pshape[2] == dshape[2] * dshape[3] else {
+            throw b.fail("depthwise \(dshape) and pointwise \(pshape) kernels do not fit together")
+        }
+        let d = depthwiseWeights(dshape, dkernel)
+        let middle = d.channels * d.multiplier, cout = pshape[3]
+        let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
+                                    stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
+                                    padding: try b.padding(), weights: Weights(d.weights))
+        var pointwiseWeights = [Float](repeating: 0, count: pkernel.count)
+        for o in 0..<cout { for i in 0..<middle { pointwiseWeights[o * middle + i] = pkernel[i * cout + o] } }
+        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(2, "bias", count: cout).values) : nil
+        let pointwise = Convolution(outputChannels: cout, kernelChannels: middle, kernel: Size2(1, 1), weights: Weights(pointwiseWeights), bias: bias)
+        let first = b.node(.convolution(depthwise), [b.input], suffix: "depthwise")
+        return ([first] + (try fused(b, .convolution(pointwise), input: first.outputs[0])), 4)
+    }
+
+    /// Conv2DTranspose kernels are [kH, kW, Cout, Cin]; Core ML deconvolution wants [Cin, Cout, kH, kW].
+    static func transpose(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        try b.requireChannelsLast()
+        let (shape, kernel) = try b.weight(0, "kernel")
+        guard shape.count == 4, shape[3] == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape)") }
+        let (kh, kw, cout, cin) = (shape[0], shape[1], shape[2], shape[3])
+        var weights = [Float](repeating: 0, count: kernel.count)
+        for i in 0..<cin { for o in 0..<cout { for y in 0..<kh { for x in 0..<kw {
+            weights[((i * cout + o) * kh + y) * kw + x] = kernel[((y * kw + x) * cout + o) * cin + i]
+        } } } }
+        let stride = b.pair("strides", default: 1)
+        let same = (b.string("padding") ?? "valid") == "same"
+        // Keras: same -> in * stride; valid -> (in - 1) * stride + k.
+        let outputShape = same ? [b.shape.height * stride.height, b.shape.width * stride.width]
+                               : [(b.shape.height - 1) * stride.height + kh, (b.shape.width - 1) * stride.width + kw]
+        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
+        let conv = Convolution(outputChannels: cout, kernelChannels: cin, kernel: Size2(kh, kw), stride: stride,
+                               padding: same ? .same(topLeftHeavy: false) : .explicit(.zero), isDeconvolution: true,
+                               outputShape: outputShape, weights: Weights(weights), bias: bias)
+        return (try fused(b, .convolution(conv)), 4)
+    }
+
+    /// Kernel [in, out]; a map input is flattened in H, W, C order first (Keras's).
+    static func dense(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let (shape, kernel) = try b.weight(0, "kernel")
+        guard shape.count == 2, shape[0] == b.shape.count else { throw b.fail("kernel shape \(shape) does not fit \(b.shape.count) inputs") }
+        guard b.rank == 2 || (b.shape.height == 1 && b.shape.width == 1) else {
+            throw b.fail("a Dense layer on an (H, W, C) map acts per pixel, which is not supported; flatten first")
+        }
+        let (inputs, outputs) = (shape[0], shape[1])
+        let weights = (0..<inputs * outputs).map { kernel[($0 % inputs) * outputs + $0 / inputs] }
+        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
+        return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: Weights(weights), bias: bias))), 2)
+    }
+
+    /// Weights in order: gamma (if scale), beta (if center), moving mean, moving variance.
+    static func batchNorm(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int])?.first ?? -1
+        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only normalization over channels (axis -1) is supported") }
+        let c = b.shape.channels
+        var index = 0
+        func next(_ what: String) throws -> Weights {
+            defer { index += 1 }
+            return Weights(try b.weight(index, what, count: c).values)
+        }
+        let gamma = b.bool("scale") ?? true ? try next("gamma") : Weights([Float](repeating: 1, count: c))
+        let beta = b.bool("center") ?? true ? try next("beta") : Weights([Float](repeating: 0, count: c))
+        let mean = try next("moving mean"), variance = try next("moving variance")
+        let norm = BatchNorm(channels: c, epsilon: b.float("epsilon") ?? 0.001, gamma: gamma, beta: beta, mean: mean, variance: variance)
+        return ([b.node(.batchNorm(norm), [b.input])], b.rank)
+    }
+
+    /// The layer's op, then its fused `activation` (if any) under the layer's name.
+    static func fused(_ b: KerasBuilder, _ op: Op, input: String? = nil) throws -> [Node] {
+        let function = b.string("activation") ?? "linear"
+        if function == "linear" { return [b.node(op, [input ?? b.input])] }
+        let pre = b.node(op, [input ?? b.input], suffix: "preactivation")
+        return [pre] + (try b.activation(function, after: pre.outputs[0]))
+    }
+
+    static func activationLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let function = b.string("activation") ?? "linear"
+        if function == "linear" { return ([], b.rank) }
+        return (try b.activation(function, after: b.input), b.rank)
+    }
+
+    /// Keras's named activations as Core ML layers from `input` to `output`.
+    static func activationNodes(_ function: String, input: String, output: String, builder b: KerasBuilder) throws -> [Node] {
+        func one(_ op: Op) -> [Node] { [Node(name: output, operation: op, inputs: [input], outputs: [output])] }
+        switch function {
+        case "relu": return one(.activation(.relu))
+        case "relu6": return one(.activation(.clip(min: 0, max: 6)))
+        case "sigmoid": return one(.activation(.sigmoid))
+        case "tanh": return one(.activation(.tanh))
+        case "softmax": return one(.softmax)
+        case "elu": return one(.activation(.elu(alpha: 1)))
+        case "softplus": return one(.activation(.softplus))
+        case "softsign": return one(.activation(.softsign))
+        case "exponential": return one(.unary(Unary(kind: .exp)))
+        case "hard_sigmoid": return one(.activation(.sigmoidHard(alpha: b.hardSigmoidSlope, beta: 0.5)))
+        case "selu":
+            let inner = "\(output)__elu"
+            return [Node(name: inner, operation: .activation(.elu(alpha: 1.6732632423543772)), inputs: [input], outputs: [inner]),
+                    Node(name: output, operation: .multiply(constant: 1.0507009873554805), inputs: [inner], outputs: [output])]
+        case "swish", "silu":
+            let gate = "\(output)__sigmoid"
+            return [Node(name: gate, operation: .activation(.sigmoid), inputs: [input], outputs: [gate]),
+                    Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+        default:
+            throw b.fail("the activation '\(function)' is not supported")
+        }
+    }
+
+    static func relu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let maximum = b.float("max_value"), slope = b.float("negative_slope") ?? 0, threshold = b.float("threshold") ?? 0
+        guard threshold == 0 else { throw b.fail("a ReLU threshold is not supported") }
+        let op: Op
+        if let maximum { op = slope == 0 ? .activation(.clip(min: 0, max: maximum)) : .activation(.leakyRelu(alpha: slope)) }
+        else { op = slope == 0 ? .activation(.relu) : .activation(.leakyRelu(alpha: slope)) }
+        if maximum != nil && slope != 0 { throw b.fail("a ReLU with both max_value and negative_slope is not supported") }
+        return ([b.node(op, [b.input])], b.rank)
+    }
+
+    static func leakyRelu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        ([b.node(.activation(.leakyRelu(alpha: b.float("negative_slope") ?? b.float("alpha") ?? 0.3)), [b.input])], b.rank)
+    }
+
+    /// Core ML's PReLU has one slope per channel: alpha must be shared over H and W.
+    static func prelu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let (shape, alpha) = try b.weight(0, "alpha")
+        let c = b.shape.channels
+        guard alpha.count == c || alpha.count == 1 else {
+            throw b.fail("alpha of shape \(shape) varies over H and W (set shared_axes=[1, 2]); Core ML's PReLU is per channel")
+        }
+        return ([b.node(.activation(.prelu(alpha: Weights(alpha))), [b.input])], b.rank)
+    }
+
+    static func elu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        ([b.node(.activation(.elu(alpha: b.float("alpha") ?? 1)), [b.input])], b.rank)
+    }
+
+    static func softmaxLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int])?.first ?? -1
+        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only softmax over channels (axis -1) is supported") }
+        return ([b.node(.softmax, [b.input])], b.rank)
+    }
+}

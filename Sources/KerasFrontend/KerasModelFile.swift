@@ -1,0 +1,52 @@
+import Foundation
+import HDF5
+
+/// A Keras `.h5` model: the `model_config` JSON (never executed: Lambda
+/// layers are refused, not decoded) and the weights of each layer, read
+/// through `weight_names` as every Keras version writes them.
+struct KerasModelFile {
+    let path: String
+    let config: [String: Any]
+    let kerasVersion: String
+    private let file: HDF5File
+
+    init(path: String) throws {
+        self.path = path
+        do {
+            file = try HDF5File(path: path)
+        } catch let error as HDF5Error {
+            throw KerasError("\(error)")
+        }
+        guard let json = try file.stringAttribute("model_config", of: "/") else {
+            throw KerasError("\(path): no model_config attribute: not a Keras model saved with its architecture (weights-only files are not enough)")
+        }
+        guard let data = json.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw KerasError("\(path): model_config is not valid JSON")
+        }
+        config = object
+        kerasVersion = (try? file.stringAttribute("keras_version", of: "/")) ?? nil ?? ""
+    }
+
+    /// The weights of `layer` in the order Keras lists them, with their shapes.
+    func weights(of layer: String) throws -> [(name: String, shape: [Int], values: [Float])] {
+        let root = try file.kind(of: "model_weights") == .group ? "model_weights" : "/"
+        let group = root == "/" ? layer : "\(root)/\(layer)"
+        guard try file.kind(of: group) == .group else { return [] }
+        let names = try file.stringArrayAttribute("weight_names", of: group) ?? []
+        return try names.map { name in
+            let (shape, values) = try file.readFloats("\(group)/\(name)")
+            return (name, shape, values)
+        }
+    }
+}
+
+/// A Keras model that cannot be converted; the message names the file and layer.
+public struct KerasError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

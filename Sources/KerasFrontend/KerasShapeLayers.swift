@@ -1,0 +1,87 @@
+import ModelFormat
+
+/// Pooling, reshaping and merging layers.
+extension KerasLayerTable {
+    /// Keras's average pooling with `same` padding divides by the pixels inside the input.
+    static func pooling(_ b: KerasBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], rank: Int) {
+        try b.requireChannelsLast()
+        let size = b.pair("pool_size", default: 2)
+        // strides null (or absent) means the pool size.
+        let stride = b.config["strides"] is [Int] || b.config["strides"] is Int ? b.pair("strides", default: 1) : size
+        let pool = Pooling(kind: kind, kernel: size, stride: stride, padding: try b.padding(), excludePaddingFromAverage: kind == .average)
+        return ([b.node(.pooling(pool), [b.input])], 4)
+    }
+
+    static func globalPooling(_ b: KerasBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], rank: Int) {
+        try b.requireChannelsLast()
+        let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
+        return ([b.node(.pooling(pool), [b.input])], (b.bool("keepdims") ?? false) ? 4 : 2)
+    }
+
+    /// Flattens in H, W, C order, as Keras does on channels-last maps.
+    static func flatten(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        ([b.node(.flatten(.channelLast), [b.input])], 2)
+    }
+
+    static func reshape(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        var target = (b.config["target_shape"] as? [Int]) ?? []
+        if let unknown = target.firstIndex(of: -1) {
+            let known = target.enumerated().filter { $0.offset != unknown }.reduce(1) { $0 * $1.element }
+            target[unknown] = b.shape.count / max(known, 1)
+        }
+        guard target.reduce(1, *) == b.shape.count else { throw b.fail("cannot reshape \(b.shape.count) values to \(target)") }
+        switch target.count {
+        case 1: return ([b.node(.flatten(.channelLast), [b.input])], 2)
+        case 3: return ([b.node(.reshape(targetShape: [target[2], target[0], target[1]], order: .channelLast), [b.input])], 4)
+        default: throw b.fail("reshapes to rank \(target.count + 1) are not supported")
+        }
+    }
+
+    /// `dims` (1-based over H, W, C) as a permutation of Core ML's [Seq, C, H, W].
+    static func permute(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let dims = (b.config["dims"] as? [Int]) ?? []
+        guard dims.sorted() == [1, 2, 3] else { throw b.fail("permutation \(dims) is not supported") }
+        let coreML = [1: 2, 2: 3, 3: 1]  // H, W, C -> Core ML axes
+        return ([b.node(.permute(axes: [0, coreML[dims[2]]!, coreML[dims[0]]!, coreML[dims[1]]!]), [b.input])], 4)
+    }
+
+    /// `((top, bottom), (left, right))`, or one int, or (rows, columns).
+    static func edges(_ b: KerasBuilder, _ key: String) throws -> Edges {
+        if let value = b.config[key] as? Int { return Edges(all: value) }
+        if let pairs = b.config[key] as? [[Int]], pairs.count == 2, pairs.allSatisfy({ $0.count == 2 }) {
+            return Edges(top: pairs[0][0], bottom: pairs[0][1], left: pairs[1][0], right: pairs[1][1])
+        }
+        if let pair = b.config[key] as? [Int], pair.count == 2 { return Edges(top: pair[0], bottom: pair[0], left: pair[1], right: pair[1]) }
+        throw b.fail("\(key) \(b.config[key] ?? "nil") is not understood")
+    }
+
+    static func zeroPadding(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        ([b.node(.padding(Padding(kind: .constant(0), edges: try edges(b, "padding"))), [b.input])], 4)
+    }
+
+    static func cropping(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        ([b.node(.crop(.edges(try edges(b, "cropping"))), [b.input])], 4)
+    }
+
+    static func upsampling(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        guard (b.string("interpolation") ?? "nearest") == "nearest" else { throw b.fail("only nearest-neighbour upsampling is supported") }
+        return ([b.node(.upsample(Upsample(scale: b.pair("size", default: 2))), [b.input])], 4)
+    }
+
+    static func concatenate(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let axis = b.int("axis") ?? -1
+        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only concatenation along channels (axis -1) is supported") }
+        return ([b.node(.concat, b.layer.inputs)], b.rank)
+    }
+
+    static func merge(_ b: KerasBuilder, _ op: Op) throws -> (nodes: [Node], rank: Int) {
+        guard b.layer.inputs.count >= 2 else { throw b.fail("needs at least two inputs") }
+        return ([b.node(op, b.layer.inputs)], b.ranks.max() ?? 4)
+    }
+
+    static func subtract(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        guard b.layer.inputs.count == 2 else { throw b.fail("needs exactly two inputs") }
+        let negated = b.node(.multiply(constant: -1), [b.layer.inputs[1]], suffix: "negate")
+        return ([negated, b.node(.add(constant: 0), [b.layer.inputs[0], negated.outputs[0]])], b.ranks.max() ?? 4)
+    }
+}

@@ -1,0 +1,29 @@
+import CLI
+import CoreMLBackend
+import FrontendSupport
+import KerasFrontend
+
+/// `convert keras`: a Keras .h5 model -> .mlmodel.
+enum KerasCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "keras", abstract: "Convert a Keras model (.h5 with its architecture) to Core ML.",
+        discussion: """
+            Reads the model_config JSON and the model_weights of Keras 2.x files and of the legacy HDF5 format \
+            Keras 3 still writes. Inputs keep their Keras names. Lambda layers hold Python code: they are refused, \
+            never run or decoded.
+            """)
+    static let options = Options {
+        Positional("model", valueName: "model.h5", help: "The Keras model.")
+        Option("output", short: "o", valueName: "Model.mlmodel", required: true, help: "Where to write the Core ML model.")
+        ConversionFlags.imageOptions
+        ConversionFlags.labelAndMetadataOptions
+    }
+
+    static func run(_ arguments: ParsedArguments) throws {
+        let options = try ConversionFlags.options(from: arguments)
+        let model = try KerasConverter.convert(model: try arguments.string("model"), options: options)
+        let output = try arguments.string("output")
+        try CoreMLWriter.write(model, to: output)
+        try printSummary(of: output)
+    }
+}

@@ -1,0 +1,80 @@
+import CoreMLBackend
+import Foundation
+import FrontendSupport
+import KerasFrontend
+import ModelFormat
+import Runtime
+import XCTest
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let kerasFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/keras")
+
+/// Each Keras model in Tests/Fixtures/keras (saved by Keras, with Keras's
+/// own predictions) is converted, written, read back by the runtime from
+/// the file and run: |ours - ref| <= 1e-4 * max(1, |ref|).
+final class KerasParityTests: XCTestCase {
+    func testFunctionalModelWithSeparableConvolutionsBatchNormAndResidual() throws { try checkParity("functional_separable") }
+    func testSequentialImageClassifierWithLabels() throws { try checkParity("sequential_classifier") }
+
+    func checkParity(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let folder = kerasFixtures.appendingPathComponent(name)
+        let meta = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("meta.json"))) as? [String: Any])
+        let settings = meta["converterOptions"] as? [String: Any] ?? [:]
+        var options = ConversionOptions()
+        if let input = settings["imageInput"] as? String { options.imageInputNames = [input] }
+        if let biases = settings["biases"] as? [Double], biases.count == 3 {
+            (options.redBias, options.greenBias, options.blueBias) = (Float(biases[0]), Float(biases[1]), Float(biases[2]))
+        }
+        if let scale = (settings["imageScale"] ?? settings["scale"]) as? Double { options.imageScale = Float(scale) }
+        options.isBGR = settings["isBGR"] as? Bool ?? false
+        for (key, path) in [("redBias", \ConversionOptions.redBias), ("greenBias", \.greenBias), ("blueBias", \.blueBias)] {
+            if let value = settings[key] as? Double { options[keyPath: path] = Float(value) }
+        }
+        if let labels = settings["classLabels"] as? String {
+            options.classLabels = .strings(try LabelFile.read(path: folder.appendingPathComponent(labels).path))
+        }
+        let model = try KerasConverter.convert(model: folder.appendingPathComponent("model.h5").path, options: options)
+        let path = checkDirectory.appendingPathComponent("keras_\(name).mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let network = try Network(contentsOf: path)
+        let input = try XCTUnwrap(network.model.inputs.first)
+        let (shape, hwc) = try NumpyFile.read(path: folder.appendingPathComponent("input.npy").path)
+        let value: InputValue
+        if shape.count == 3 {
+            let (h, w, c) = (shape[0], shape[1], shape[2])
+            if input.image != nil {
+                value = .image(Image(width: w, height: h, channels: c, pixels: hwc.map { UInt8($0.rounded()) }))
+            } else {
+                value = .array(Tensor(shape: TensorShape(channels: c, height: h, width: w), values: chw(hwc, h, w, c)))
+            }
+        } else {
+            value = .array(Tensor(shape: TensorShape(channels: hwc.count), values: hwc))
+        }
+        let prediction = try network.predict([input.name: value])
+        for output in meta["outputs"] as? [[String: Any]] ?? [] {
+            var feature = try XCTUnwrap(output["name"] as? String)
+            if model.classifier != nil { feature = "classLabelProbs" }
+            let (refShape, raw) = try NumpyFile.read(path: folder.appendingPathComponent(try XCTUnwrap(output["file"] as? String)).path)
+            let reference = refShape.count == 3 ? chw(raw, refShape[0], refShape[1], refShape[2]) : raw
+            let ours = try XCTUnwrap(prediction.outputs[feature]?.values, "\(name): no output \(feature)", file: file, line: line)
+            XCTAssertEqual(ours.count, reference.count, "\(name)/\(feature)", file: file, line: line)
+            if let (index, (a, b)) = zip(ours, reference).enumerated().first(where: { !(abs($1.0 - $1.1) <= 1e-4 * max(1, abs($1.1))) }) {
+                XCTFail("\(name)/\(feature): value \(index) is \(a), Keras gives \(b)", file: file, line: line)
+            }
+        }
+        if let top = meta["expectedTopLabel"] as? String { XCTAssertEqual(prediction.classLabel, top, file: file, line: line) }
+    }
+
+    func chw(_ values: [Float], _ h: Int, _ w: Int, _ c: Int) -> [Float] {
+        var result = [Float](repeating: 0, count: values.count)
+        for y in 0..<h { for x in 0..<w { for k in 0..<c { result[(k * h + y) * w + x] = values[(y * w + x) * c + k] } } }
+        return result
+    }
+}
+
+let checkDirectory: URL = {
+    let path = ProcessInfo.processInfo.environment["MLMODEL_CHECK_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? FileManager.default.temporaryDirectory.appendingPathComponent("mlmodel-check-\(getpid())").path
+    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return URL(fileURLWithPath: path)
+}()
