@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "HDF5", dependencies: ["CHDF5"]),
 
         .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport"]),
-        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "Protobuf", "ProtoSchemas", "CProtobufC"]),
+        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "ProtoSchemas", "CProtobufC"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
 
         .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "ProtoSchemas", "CProtobufC"]),

@@ -43,6 +43,13 @@ struct KerasBuilder {
         return Node(name: output, operation: op, inputs: inputs, outputs: [output])
     }
 
+    /// The config's `key` (filters, units) must agree with the stored weights.
+    func expect(_ key: String, _ value: Int, _ shape: [Int]) throws {
+        if let declared = int(key), declared != value {
+            throw fail("the config says \(key) \(declared), but the stored weights have shape \(shape)")
+        }
+    }
+
     func requireChannelsLast() throws {
         if let format = string("data_format"), format != "channels_last" { throw fail("data_format \(format) is not supported") }
     }

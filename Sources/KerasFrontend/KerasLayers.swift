@@ -8,6 +8,7 @@ extension KerasLayerTable {
         let (shape, kernel) = try b.weight(0, "kernel")
         guard shape.count == 4 else { throw b.fail("kernel shape \(shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (shape[0], shape[1], shape[2], shape[3])
+        try b.expect("filters", cout, shape)
         var weights = [Float](repeating: 0, count: kernel.count)
         for o in 0..<cout { for i in 0..<cin { for y in 0..<kh { for x in 0..<kw {
             weights[((o * cin + i) * kh + y) * kw + x] = kernel[((y * kw + x) * cin + i) * cout + o]
@@ -51,6 +52,7 @@ extension KerasLayerTable {
         }
         let d = depthwiseWeights(dshape, dkernel)
         let middle = d.channels * d.multiplier, cout = pshape[3]
+        try b.expect("filters", cout, pshape)
         let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                     stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
                                     padding: try b.padding(), weights: Weights(d.weights))
@@ -92,6 +94,7 @@ extension KerasLayerTable {
             throw b.fail("a Dense layer on an (H, W, C) map acts per pixel, which is not supported; flatten first")
         }
         let (inputs, outputs) = (shape[0], shape[1])
+        try b.expect("units", outputs, shape)
         let weights = (0..<inputs * outputs).map { kernel[($0 % inputs) * outputs + $0 / inputs] }
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
         return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: Weights(weights), bias: bias))), 2)

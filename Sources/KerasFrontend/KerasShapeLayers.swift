@@ -32,6 +32,8 @@ extension KerasLayerTable {
         guard target.reduce(1, *) == b.shape.count else { throw b.fail("cannot reshape \(b.shape.count) values to \(target)") }
         switch target.count {
         case 1: return ([b.node(.flatten(.channelLast), [b.input])], 2)
+        // (W, C) is kept as a map of height 1: the values stay in Keras's order.
+        case 2: return ([b.node(.reshape(targetShape: [target[1], 1, target[0]], order: .channelLast), [b.input])], 4)
         case 3: return ([b.node(.reshape(targetShape: [target[2], target[0], target[1]], order: .channelLast), [b.input])], 4)
         default: throw b.fail("reshapes to rank \(target.count + 1) are not supported")
         }

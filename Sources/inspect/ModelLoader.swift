@@ -5,6 +5,8 @@ import Inspection
 import ModelFormat
 import Protobuf
 import TensorFlowFrontend
+import KerasFrontend
+import HDF5
 
 /// A failure to inspect a file: one line, naming the file.
 struct InspectError: Error, CustomStringConvertible {
@@ -109,6 +111,10 @@ enum ModelLoader {
             return InspectedModel(path: path, format: FileFormatInfo(
                                       id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph"),
                                   content: .network(model))
+        case .hdf5 where isKerasModel(path):
+            // A Keras .h5 with its architecture: as `convert keras` would convert it.
+            let model = try KerasConverter.convert(model: path)
+            return InspectedModel(path: path, format: FileFormatInfo(id: "keras", name: "Keras model (HDF5)"), content: .network(model))
         case .caffeModel, .hdf5:
             let file = try CaffeInspection.readWeightsFile(path, loadValues: loadWeights)
             let layers = file.layers.map { layer in
@@ -121,6 +127,12 @@ enum ModelLoader {
             return InspectedModel(path: path, format: FileFormatInfo(id: request.format == .hdf5 ? "caffe-hdf5" : "caffemodel", name: file.format),
                                   name: file.name, content: .weightsOnly(WeightsOnlyFile(layers: layers, hasTopology: file.hasTopology)))
         }
+    }
+
+    /// Keras files carry their architecture in the root attribute `model_config`.
+    static func isKerasModel(_ path: String) -> Bool {
+        guard let file = try? HDF5File(path: path), let config = try? file.stringAttribute("model_config", of: "/") else { return false }
+        return config != nil
     }
 
     /// `Removed: drop6, drop7 (Dropout)` and `Folded: bn1 (BatchNorm), scale1 (Scale) into conv1`.

@@ -15,6 +15,14 @@ let kerasFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/keras"
 final class KerasParityTests: XCTestCase {
     func testFunctionalModelWithSeparableConvolutionsBatchNormAndResidual() throws { try checkParity("functional_separable") }
     func testSequentialImageClassifierWithLabels() throws { try checkParity("sequential_classifier") }
+    func testEveryOtherLayerKindWithTwoOutputs() throws { try checkParity("layers_misc") }
+    func testKeras2File() throws { try checkParity("functional_keras2") }
+
+    func testLambdaLayersAreRefusedWithoutRunningThem() {
+        XCTAssertThrowsError(try KerasConverter.convert(model: kerasFixtures.appendingPathComponent("lambda_layer/model.h5").path)) { error in
+            XCTAssertTrue("\(error)".contains("layer 'times_two' (Lambda): a Lambda layer holds Python code"), "\(error)")
+        }
+    }
 
     func checkParity(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = kerasFixtures.appendingPathComponent(name)
