@@ -1,3 +1,4 @@
+import FrontendSupport
 import ModelFormat
 
 /// Convolutions, dense layers, normalization and activations.
@@ -9,10 +10,7 @@ extension KerasLayerTable {
         guard shape.count == 4 else { throw b.fail("kernel shape \(shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (shape[0], shape[1], shape[2], shape[3])
         try b.expect("filters", cout, shape)
-        var weights = [Float](repeating: 0, count: kernel.count)
-        for o in 0..<cout { for i in 0..<cin { for y in 0..<kh { for x in 0..<kw {
-            weights[((o * cin + i) * kh + y) * kw + x] = kernel[((y * kw + x) * cin + i) * cout + o]
-        } } } }
+        let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout) { kernel[$0] }
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: max(b.shape.channels / max(cin, 1), 1),
                                kernel: Size2(kh, kw), stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
@@ -23,10 +21,7 @@ extension KerasLayerTable {
     /// Depthwise kernels are [kH, kW, Cin, multiplier]: groups = Cin, output channel c * multiplier + m.
     static func depthwiseWeights(_ shape: [Int], _ kernel: [Float]) -> (weights: [Float], channels: Int, multiplier: Int, kernel: Size2) {
         let (kh, kw, cin, multiplier) = (shape[0], shape[1], shape[2], shape[3])
-        var weights = [Float](repeating: 0, count: kernel.count)
-        for c in 0..<cin { for m in 0..<multiplier { for y in 0..<kh { for x in 0..<kw {
-            weights[((c * multiplier + m) * kh + y) * kw + x] = kernel[((y * kw + x) * cin + c) * multiplier + m]
-        } } } }
+        let weights = NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier) { kernel[$0] }
         return (weights, cin, multiplier, Size2(kh, kw))
     }
 
@@ -56,8 +51,7 @@ extension KerasLayerTable {
         let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                     stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
                                     padding: try b.padding(), weights: Weights(d.weights))
-        var pointwiseWeights = [Float](repeating: 0, count: pkernel.count)
-        for o in 0..<cout { for i in 0..<middle { pointwiseWeights[o * middle + i] = pkernel[i * cout + o] } }
+        let pointwiseWeights = NHWCLayout.transposed(inputs: middle, outputs: cout) { pkernel[$0] }
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(2, "bias", count: cout).values) : nil
         let pointwise = Convolution(outputChannels: cout, kernelChannels: middle, kernel: Size2(1, 1), weights: Weights(pointwiseWeights), bias: bias)
         let first = b.node(.convolution(depthwise), [b.input], suffix: "depthwise")
@@ -95,7 +89,7 @@ extension KerasLayerTable {
         }
         let (inputs, outputs) = (shape[0], shape[1])
         try b.expect("units", outputs, shape)
-        let weights = (0..<inputs * outputs).map { kernel[($0 % inputs) * outputs + $0 / inputs] }
+        let weights = NHWCLayout.transposed(inputs: inputs, outputs: outputs) { kernel[$0] }
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
         return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: Weights(weights), bias: bias))), 2)
     }

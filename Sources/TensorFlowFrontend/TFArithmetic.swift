@@ -1,3 +1,4 @@
+import FrontendSupport
 import ModelFormat
 
 /// Element-wise arithmetic, reshapes and matrix products.
@@ -127,7 +128,7 @@ extension TFOpTable {
         let transposed = b.node.bool("transpose_b") == true
         let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
         guard inputs == x.shape.count else { throw b.node.fail("weights take \(inputs) values, the input has \(x.shape.count)") }
-        let weights = transposed ? w.floats : (0..<inputs * outputs).map { Float(w[($0 % inputs) * outputs + $0 / inputs]) }
+        let weights = transposed ? w.floats : NHWCLayout.transposed(inputs: inputs, outputs: outputs) { Float(w[$0]) }
         var nodes: [Node] = []
         var source = x.name
         if x.shape.height != 1 || x.shape.width != 1 {

@@ -1,3 +1,4 @@
+import FrontendSupport
 import ModelFormat
 
 /// What flows along a graph edge during conversion: a constant (folded, or
@@ -110,10 +111,7 @@ enum TFOpTable {
         guard filter.shape.count == 4 else { throw b.node.fail("filter shape \(filter.shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
         guard cin > 0, x.shape.channels % cin == 0 else { throw b.node.fail("filter takes \(cin) channels, the input has \(x.shape.channels)") }
-        var weights = [Float](repeating: 0, count: filter.count)
-        for o in 0..<cout { for i in 0..<cin { for y in 0..<kh { for z in 0..<kw {
-            weights[((o * cin + i) * kh + y) * kw + z] = Float(filter[((y * kw + z) * cin + i) * cout + o])
-        } } } }
+        let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout) { Float(filter[$0]) }
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: x.shape.channels / cin, kernel: kernel,
                                stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
@@ -131,10 +129,7 @@ enum TFOpTable {
             throw b.node.fail("filter shape \(filter.shape) does not fit \(x.shape.channels) input channels")
         }
         let (kh, kw, cin, multiplier) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
-        var weights = [Float](repeating: 0, count: filter.count)
-        for c in 0..<cin { for m in 0..<multiplier { for y in 0..<kh { for z in 0..<kw {
-            weights[((c * multiplier + m) * kh + y) * kw + z] = Float(filter[((y * kw + z) * cin + c) * multiplier + m])
-        } } } }
+        let weights = NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier) { Float(filter[$0]) }
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cin * multiplier, kernelChannels: 1, groups: cin, kernel: kernel,
                                stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
