@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Where the time goes, layer by layer, in OpenCV dnn and in `predict`.
+
+  .venv/bin/python scripts/bench/layer_times.py [--model age_net|small] [--runs N]
+
+`predict` has no per-layer timer, and the Swift code is not to be touched
+for a measurement, so ours is measured from outside: every layer becomes a
+one-layer .mlmodel (a flatten goes with the inner product after it) whose
+input is the previous layer's output as OpenCV computed it, and
+`predict --benchmark N` times it. That includes the fixed cost of one
+Network.predict call (about what the `prob` softmax row shows).
+
+OpenCV's own per-layer ticks come from net.getPerfProfile(), summed over the
+same number of runs (fused layers, e.g. a ReLU folded into the convolution
+before it, show 0). Run in this process with cv2.setNumThreads(--threads).
+
+Uses the models of runtime_vs_opencv.py (generated into .build/bench/).
+"""
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from runtime_vs_opencv import BENCH_RE, MODELS, ROOT, fail, np  # noqa: E402
+from coremltools.proto import Model_pb2  # noqa: E402
+import cv2  # noqa: E402
+
+
+def opencv_layers(model, runs, threads):
+    cv2.setNumThreads(threads)
+    net = cv2.dnn.readNet(str(model.opencv_model), str(model.opencv_config))
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+    blob = np.ascontiguousarray(np.load(model.input)[None])
+    names = list(net.getLayerNames())
+    probe = cv2.dnn.readNet(str(model.opencv_model), str(model.opencv_config))
+    probe.setInput(blob)   # every layer's output shape, from a second net
+    blobs = {name: out[0] for name, out in zip(names, probe.forward(names))}
+    shapes = {name: blob.shape for name, blob in blobs.items()}
+    for _ in range(3):
+        net.setInput(blob)
+        net.forward()
+    ticks = np.zeros(len(names))
+    walls = []
+    for _ in range(runs):
+        net.setInput(blob)
+        start = time.perf_counter()
+        net.forward()
+        walls.append((time.perf_counter() - start) * 1e3)
+        total, timings = net.getPerfProfile()
+        ticks += np.asarray(timings, dtype=np.float64).reshape(-1)[:len(names)]
+    ms = ticks / cv2.getTickFrequency() * 1e3 / runs
+    return dict(zip(names, ms)), blobs, shapes, sorted(walls)[len(walls) // 2]
+
+
+def one_layer_model(spec_bytes, layer_indices, input_name, input_shape, output, output_shape,
+                    path):
+    """The layers at layer_indices alone, reading input_name [input_shape]."""
+    spec = Model_pb2.Model.FromString(spec_bytes)
+    nn = spec.neuralNetwork
+    keep = [nn.layers[i] for i in layer_indices]
+    kept = [Model_pb2.NeuralNetworkLayer.FromString(l.SerializeToString()) for l in keep]
+    del nn.layers[:]
+    nn.layers.extend(kept)
+    for feature, name, shape in ((spec.description.input[0], input_name, input_shape),
+                                 (spec.description.output[0], output, output_shape)):
+        feature.name = name
+        del feature.type.multiArrayType.shape[:]
+        feature.type.multiArrayType.shape.extend(list(shape) + [1] * (3 - len(shape)))
+    del spec.description.output[1:]
+    path.write_bytes(spec.SerializeToString(deterministic=True))
+
+
+def predict_times(predict, mlmodel, input_path, input_name, runs):
+    result = subprocess.run([predict, str(mlmodel), "--input", f"{input_name}={input_path}",
+                             "--benchmark", str(runs)], capture_output=True, text=True)
+    match = BENCH_RE.search(result.stderr)
+    if result.returncode != 0 or not match:
+        fail(f"predict on {mlmodel.name}: {result.stderr[-2000:]}")
+    return float(match.group(2)), float(match.group(3))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", choices=sorted(MODELS), default="age_net")
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--predict", default=str(ROOT / ".build" / "release" / "predict"))
+    parser.add_argument("--work-dir", default=str(ROOT / ".build" / "bench"))
+    args = parser.parse_args()
+    folder = Path(args.work_dir) / args.model
+    model = MODELS[args.model](folder)
+    opencv_ms, blobs, shapes, opencv_total = opencv_layers(model, args.runs, args.threads)
+
+    spec_bytes = model.mlmodel.read_bytes()
+    layers = Model_pb2.Model.FromString(spec_bytes).neuralNetwork.layers
+    cuts = folder / "layers"
+    cuts.mkdir(exist_ok=True)
+    rows, pending, source = [], [], model.input_name
+    for index, layer in enumerate(layers):
+        pending.append(index)
+        if layer.WhichOneof("layer") == "flatten":
+            continue
+        name, output = layer.name, layer.output[0]
+        path = cuts / f"{index:02d}_{name}.mlmodel"
+        input_path = cuts / f"{index:02d}_{name}_input.npy"
+        values = np.load(model.input) if source == model.input_name else blobs[source]
+        np.save(input_path, np.ascontiguousarray(values, dtype=np.float32))
+        one_layer_model(spec_bytes, pending, source, values.shape, output, shapes[name], path)
+        median, minimum = predict_times(args.predict, path, input_path, source, args.runs)
+        rows.append((name, layer.WhichOneof("layer"), median, minimum, opencv_ms.get(name, 0.0)))
+        print(f"  {name}: median {median:.2f} ms", file=sys.stderr, flush=True)
+        pending, source = [], name
+
+    print(f"| layer | kind | ours median ms | ours min ms | OpenCV ms (getPerfProfile, mean) |")
+    print("|---|---|---:|---:|---:|")
+    for name, kind, median, minimum, ocv in rows:
+        print(f"| {name} | {kind} | {median:.2f} | {minimum:.2f} | {ocv:.2f} |")
+    print(f"| sum | | {sum(r[2] for r in rows):.2f} | {sum(r[3] for r in rows):.2f} | "
+          f"{sum(opencv_ms.values()):.2f} (forward() wall median {opencv_total:.2f}) |")
+
+
+if __name__ == "__main__":
+    main()
