@@ -23,7 +23,11 @@ final class InspectTests: XCTestCase {
          Case(name: "coreml-builder_layers", files: ["Tests/Fixtures/coreml/builder_layers.mlmodel"]),
          Case(name: "caffe-resnet_bn_h5", files: ["Tests/Fixtures/caffe/resnet_bn_h5/deploy.prototxt", "--weights",
                                                   "Tests/Fixtures/caffe/resnet_bn_h5/weights.caffemodel.h5"]),
-         Case(name: "caffe-hdf5-resnet_bn_h5", files: ["Tests/Fixtures/caffe/resnet_bn_h5/weights.caffemodel.h5"], hasGraph: false)]
+         Case(name: "caffe-hdf5-resnet_bn_h5", files: ["Tests/Fixtures/caffe/resnet_bn_h5/weights.caffemodel.h5"], hasGraph: false),
+         Case(name: "tensorflow-vgg_head", files: ["Tests/Fixtures/tensorflow/vgg_head/graph.pb"]),
+         Case(name: "tensorflow-text-mobilenet_block", files: ["Tests/Fixtures/tensorflow/mobilenet_block/graph.pbtxt"]),
+         Case(name: "keras-sequential_classifier", files: ["Tests/Fixtures/keras/sequential_classifier/model.h5"]),
+         Case(name: "keras-functional_separable", files: ["Tests/Fixtures/keras/functional_separable/model.h5"])]
         + Self.caffeFixtures.map { name in
             Case(name: "caffe-\(name)", files: ["Tests/Fixtures/caffe/\(name)/deploy.prototxt", "--weights",
                                                 "Tests/Fixtures/caffe/\(name)/weights.caffemodel"])
