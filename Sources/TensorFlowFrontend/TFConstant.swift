@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ProtoSchemas
 import Protobuf
 
@@ -34,6 +39,20 @@ struct TFConstant {
 
     init(vector: [Int]) {
         self.init(shape: [vector.count], values: vector.map(Double.init))
+    }
+
+    /// Tells the kernel that the payload's pages of the mapped graph file are
+    /// not needed any more, once a mapping has copied the values into their
+    /// final layout: peak memory stays near the model's weights instead of
+    /// weights plus file. (Harmless if read again: a read-only file mapping
+    /// pages the data back in.)
+    func releasePages() {
+        guard let raw else { return }
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let start = (Int(bitPattern: raw.pointer) + page - 1) / page * page
+        let end = (Int(bitPattern: raw.pointer) + 4 * count) / page * page
+        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        madvise(address, end - start, MADV_DONTNEED)
     }
 
     /// The same values under another shape (no copy).

@@ -112,6 +112,7 @@ enum TFOpTable {
         let (kh, kw, cin, cout) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
         guard cin > 0, x.shape.channels % cin == 0 else { throw b.node.fail("filter takes \(cin) channels, the input has \(x.shape.channels)") }
         let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout) { Float(filter[$0]) }
+        filter.releasePages()
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: x.shape.channels / cin, kernel: kernel,
                                stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
@@ -130,6 +131,7 @@ enum TFOpTable {
         }
         let (kh, kw, cin, multiplier) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
         let weights = NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier) { Float(filter[$0]) }
+        filter.releasePages()
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cin * multiplier, kernelChannels: 1, groups: cin, kernel: kernel,
                                stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),

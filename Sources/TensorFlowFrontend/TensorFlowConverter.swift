@@ -31,9 +31,14 @@ public enum TensorFlowConverter {
     ///   - outputs: tensor names (`name` or `name:0`); empty means the graph's sinks.
     public static func convert(graph path: String, inputs: [InputShape] = [], outputs: [String] = [],
                                options: ConversionOptions = ConversionOptions()) throws -> Model {
-        let graph = try read(path)
-        var walk = GraphWalk(graph: graph, path: path, inputShapes: Dictionary(inputs.map { (TensorRef($0.name).node, $0.shape) }) { a, _ in a })
-        var model = try walk.build(outputs: outputs.map(TensorRef.init))
+        // The graph (and its mapped file) is released before the passes run:
+        // every weight the model keeps was copied into its final layout.
+        var model = try { () throws -> Model in
+            let graph = try read(path)
+            var walk = GraphWalk(graph: graph, path: path,
+                                 inputShapes: Dictionary(inputs.map { (TensorRef($0.name).node, $0.shape) }) { a, _ in a })
+            return try walk.build(outputs: outputs.map(TensorRef.init))
+        }()
         try options.applyImageInputs(to: &model.inputs)
         Pipeline.run(&model)
         try options.applyClassifier(to: &model)
