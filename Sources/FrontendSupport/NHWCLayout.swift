@@ -4,16 +4,27 @@
 /// file) until here.
 public enum NHWCLayout {
     /// Convolution kernels: [kH, kW, Cin, Cout] -> [Cout, Cin, kH, kW].
+    @inlinable
     public static func convolution(kh: Int, kw: Int, cin: Int, cout: Int, _ value: (Int) -> Float) -> [Float] {
+        // Reads the source in order (it may be paged in from a file as it goes).
         var weights = [Float](repeating: 0, count: kh * kw * cin * cout)
-        for o in 0..<cout { for i in 0..<cin { for y in 0..<kh { for x in 0..<kw {
-            weights[((o * cin + i) * kh + y) * kw + x] = value(((y * kw + x) * cin + i) * cout + o)
-        } } } }
+        weights.withUnsafeMutableBufferPointer { target in
+            var source = 0
+            for y in 0..<kh { for x in 0..<kw { for i in 0..<cin {
+                var index = (i * kh + y) * kw + x
+                for _ in 0..<cout {
+                    target[index] = value(source)
+                    source += 1
+                    index += cin * kh * kw
+                }
+            } } }
+        }
         return weights
     }
 
     /// Depthwise kernels: [kH, kW, Cin, multiplier] -> [Cin * multiplier, 1, kH, kW],
     /// output channel c * multiplier + m (a grouped convolution with Cin groups).
+    @inlinable
     public static func depthwise(kh: Int, kw: Int, cin: Int, multiplier: Int, _ value: (Int) -> Float) -> [Float] {
         var weights = [Float](repeating: 0, count: kh * kw * cin * multiplier)
         for c in 0..<cin { for m in 0..<multiplier { for y in 0..<kh { for x in 0..<kw {
@@ -23,6 +34,7 @@ public enum NHWCLayout {
     }
 
     /// Dense / MatMul weights: [in, out] -> [out, in].
+    @inlinable
     public static func transposed(inputs: Int, outputs: Int, _ value: (Int) -> Float) -> [Float] {
         (0..<inputs * outputs).map { value(($0 % inputs) * outputs + $0 / inputs) }
     }

@@ -28,6 +28,13 @@ struct TFConstant {
         return stored[index]
     }
 
+    /// Value `index` as a float, read straight from the file when it lies there.
+    @inline(__always)
+    func float(at index: Int) -> Float {
+        if let raw { return raw.pointer.loadUnaligned(fromByteOffset: 4 * index, as: Float.self) }
+        return Float(stored[index])
+    }
+
     var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
     var floats: [Float] { (0..<count).map { Float(self[$0]) } }
     var ints: [Int] { (0..<count).map { Int(self[$0]) } }

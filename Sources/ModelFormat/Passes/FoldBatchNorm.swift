@@ -69,8 +69,14 @@ extension Convolution {
     func scaledPerOutputChannel(_ scale: [Float], thenAdding shift: [Float]) -> Convolution {
         var result = self
         let perChannel = weights.count / outputChannels
-        let old = weights.values
-        result.weights = Weights((0..<old.count).map { old[$0] * scale[$0 / perChannel] })
+        result.weights = weights.withUnsafeBufferPointer { old in
+            var scaled = [Float](repeating: 0, count: old.count)
+            for channel in 0..<outputChannels {
+                let factor = scale[channel]
+                for index in channel * perChannel..<(channel + 1) * perChannel { scaled[index] = old[index] * factor }
+            }
+            return Weights(scaled)
+        }
         let oldBias = bias?.values ?? [Float](repeating: 0, count: outputChannels)
         result.bias = Weights((0..<outputChannels).map { oldBias[$0] * scale[$0] + shift[$0] })
         return result
