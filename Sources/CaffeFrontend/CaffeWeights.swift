@@ -37,6 +37,7 @@ struct CaffeWeights {
             let name = CArrays.string(layer.pointee.name)
             table[name] = try blobs(CArrays.buffer(layer.pointee.blobs, layer.pointee.n_blobs), owner: decoded, layer: name, path: path)
         }
+        guard !table.isEmpty else { throw CaffeError("\(path): the caffemodel holds no layers") }
         return CaffeWeights(blobs: table, source: path)
     }
 

@@ -14,7 +14,8 @@ public enum LabelFile {
         guard let text = String(data: data, encoding: .utf8) else {
             throw LabelFileError(path: path, message: "not UTF-8 text")
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // "\r\n" is one Character in Swift: split on both line ends.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         while lines.last == "" { lines.removeLast() }
         guard !lines.isEmpty else { throw LabelFileError(path: path, message: "no labels (the file is empty)") }

@@ -24,6 +24,9 @@ public enum ShapeInference {
                 guard shape.channels > 0, shape.height > 0, shape.width > 0 else {
                     throw ModelError(node: node.name, "output '\(name)' would have the empty shape \(shape)")
                 }
+                guard shape.count <= TensorShape.maximumCount else {
+                    throw ModelError(node: node.name, "output '\(name)' would have the shape \(shape), too large")
+                }
                 shapes[name] = shape
             }
         }

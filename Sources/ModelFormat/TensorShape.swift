@@ -20,8 +20,16 @@ public struct TensorShape: Equatable, Hashable, Sendable, CustomStringConvertibl
         }
     }
 
-    /// Number of values.
-    public var count: Int { channels * height * width }
+    /// Number of values (Int.max when the product overflows, so a hostile
+    /// shape is an error in validation, never a crash).
+    public var count: Int {
+        let (ch, o1) = channels.multipliedReportingOverflow(by: height)
+        let (all, o2) = ch.multipliedReportingOverflow(by: width)
+        return o1 || o2 ? .max : all
+    }
+
+    /// The most values one tensor may hold (16 GB of float32).
+    public static let maximumCount = 1 << 32
 
     /// [C, H, W].
     public var dimensions: [Int] { [channels, height, width] }

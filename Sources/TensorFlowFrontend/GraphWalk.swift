@@ -24,7 +24,13 @@ struct GraphWalk {
             throw TensorFlowError("\(path): output '\(output)' is not a node of the graph")
         }
         for name in try order(from: outputs.map(\.node)) {
-            try visit(graph.nodes[name]!)
+            do {
+                try visit(graph.nodes[name]!)
+            } catch let error as TensorFlowError {
+                throw TensorFlowError("\(path): \(error.message)")
+            } catch let error as ModelError {
+                throw TensorFlowError("\(path): node '\(name)': \(error.message)")
+            }
         }
         if !unsupported.isEmpty {
             let list = unsupported.sorted { $0.key < $1.key }.map { op, names in

@@ -1,0 +1,70 @@
+// swift-tools-version:6.0
+// libFuzzer targets for every reader of untrusted model files; see RESULTS.md
+// and scripts/fuzz. A package of its own, so that building with
+// `-sanitize=fuzzer,address` never touches the main build (.build/):
+//
+//   swift build --package-path Fuzzing --scratch-path Fuzzing/.build -c debug \
+//       -Xswiftc -sanitize=fuzzer,address
+//
+// Why the main package's targets are re-declared here instead of reached
+// through `.package(path: "..")`: ../Package.swift exports only ModelFormat,
+// CoreMLBackend and Runtime as library products, and SwiftPM lets a package
+// use a dependency's products only, not its targets (Protobuf, ProtoSchemas,
+// CaffeFrontend, TensorFlowFrontend, KerasFrontend, FrontendSupport, HDF5,
+// ImageFiles).
+// Mixing the two would declare Protobuf twice. So `Upstream` is a symlink to
+// ../Sources and the target graph below mirrors ../Package.swift's (same
+// names, same dependencies, same system libraries). When ../Package.swift
+// adds a dependency between these targets, add it here too; once it exports
+// these libraries as products, this list can shrink to `.package(path: "..")`.
+import PackageDescription
+
+func upstream(_ name: String) -> String { "Upstream/\(name)" }
+
+/// Each fuzz target has no `main` of its own (`-parse-as-library`): its
+/// `<target>_main` (the entry point SwiftPM links executables with) hands
+/// control to libFuzzer's driver.
+func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: ["FuzzSupport"] + dependencies, path: "Targets/\(name)",
+                      swiftSettings: [.unsafeFlags(["-parse-as-library"])])
+}
+
+let package = Package(
+    name: "ModelToolkitFuzzing",
+    targets: [
+        .systemLibrary(name: "CProtobufC", path: upstream("CProtobufC"), pkgConfig: "libprotobuf-c"),
+        .systemLibrary(name: "COpenBLAS", path: upstream("COpenBLAS"), pkgConfig: "openblas"),
+        .systemLibrary(name: "CImageCodecs", path: upstream("CImageCodecs"), pkgConfig: "libpng16"),
+        .systemLibrary(name: "CHDF5", path: upstream("CHDF5"), pkgConfig: "hdf5"),
+        .target(name: "ProtoSchemas", dependencies: ["CProtobufC"], path: upstream("ProtoSchemas")),
+        .target(name: "Protobuf", dependencies: ["CProtobufC", "ProtoSchemas"], path: upstream("Protobuf")),
+        .target(name: "ModelFormat", path: upstream("ModelFormat")),
+        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "ProtoSchemas", "CProtobufC"],
+                path: upstream("CoreMLBackend")),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "COpenBLAS"], path: upstream("Runtime")),
+        .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime"], path: upstream("ImageFiles")),
+        .target(name: "FrontendSupport", dependencies: ["ModelFormat"], path: upstream("FrontendSupport")),
+        .target(name: "HDF5", dependencies: ["CHDF5"], path: upstream("HDF5")),
+        .target(name: "CaffeFrontend",
+                dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC", "HDF5"],
+                path: upstream("CaffeFrontend")),
+        .target(name: "KerasFrontend", dependencies: ["ModelFormat", "FrontendSupport", "HDF5"], path: upstream("KerasFrontend")),
+        .target(name: "TensorFlowFrontend",
+                dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC"],
+                path: upstream("TensorFlowFrontend")),
+
+        // What the fuzz targets share: libFuzzer's driver, a reusable temporary file.
+        .target(name: "FuzzSupportC", path: "SupportC"),
+        .target(name: "FuzzSupport", dependencies: ["FuzzSupportC"], path: "Support"),
+
+        fuzzTarget("fuzz-mlmodel", ["CoreMLBackend", "ModelFormat"]),
+        fuzzTarget("fuzz-text", ["Protobuf", "ProtoSchemas", "CaffeFrontend"]),
+        fuzzTarget("fuzz-caffemodel", ["Protobuf", "ProtoSchemas", "CaffeFrontend"]),
+        fuzzTarget("fuzz-caffe", ["CaffeFrontend", "FrontendSupport", "ModelFormat"]),
+        fuzzTarget("fuzz-graphdef", ["TensorFlowFrontend", "FrontendSupport", "ModelFormat"]),
+        fuzzTarget("fuzz-labels", ["FrontendSupport"]),
+        fuzzTarget("fuzz-hdf5", ["HDF5", "CaffeFrontend", "KerasFrontend"]),
+        fuzzTarget("fuzz-npy", ["Runtime"]),
+        fuzzTarget("fuzz-image", ["ImageFiles", "Runtime"]),
+    ]
+)

@@ -1,0 +1,5 @@
+
+>
+inputPlaceholder*
+dtype0*
+s
