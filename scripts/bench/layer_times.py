@@ -8,7 +8,11 @@ for a measurement, so ours is measured from outside: every layer becomes a
 one-layer .mlmodel (a flatten goes with the inner product after it) whose
 input is the previous layer's output as OpenCV computed it, and
 `predict --benchmark N` times it. That includes the fixed cost of one
-Network.predict call (about what the `prob` softmax row shows).
+Network.predict call (about what the `prob` softmax row shows). When
+`predict` has `--profile` (per-layer mean times inside the whole network),
+the whole model is also run with it and its figures get their own column:
+they include what a layer suffers from its neighbours (threads left
+spinning, caches), which the one-layer models do not.
 
 OpenCV's own per-layer ticks come from net.getPerfProfile(), summed over the
 same number of runs (fused layers, e.g. a ReLU folded into the convolution
@@ -18,6 +22,7 @@ Uses the models of runtime_vs_opencv.py (generated into .build/bench/).
 """
 
 import argparse
+import re
 import subprocess
 import sys
 import time
@@ -85,6 +90,23 @@ def predict_times(predict, mlmodel, input_path, input_name, runs):
     return float(match.group(2)), float(match.group(3))
 
 
+PROFILE_LINE = re.compile(r"^\s+(\S+): ([0-9.]+) ms$", re.M)
+
+
+def in_network_profile(predict, model, runs):
+    """predict --benchmark N --profile on the whole model: {layer: mean ms},
+    or {} when this predict has no --profile."""
+    help_text = subprocess.run([predict, "--help"], capture_output=True, text=True).stdout
+    if "--profile" not in help_text:
+        return {}
+    result = subprocess.run([predict, str(model.mlmodel), "--input",
+                             f"{model.input_name}={model.input}", "--benchmark", str(runs),
+                             "--profile"], capture_output=True, text=True)
+    if result.returncode != 0:
+        fail(f"predict --profile: {result.stderr[-2000:]}")
+    return {name: float(ms) for name, ms in PROFILE_LINE.findall(result.stderr)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=sorted(MODELS), default="age_net")
@@ -97,6 +119,7 @@ def main():
     model = MODELS[args.model](folder)
     opencv_ms, blobs, shapes, opencv_total = opencv_layers(model, args.runs, args.threads)
 
+    profile = in_network_profile(args.predict, model, args.runs)
     spec_bytes = model.mlmodel.read_bytes()
     layers = Model_pb2.Model.FromString(spec_bytes).neuralNetwork.layers
     cuts = folder / "layers"
@@ -117,11 +140,18 @@ def main():
         print(f"  {name}: median {median:.2f} ms", file=sys.stderr, flush=True)
         pending, source = [], name
 
-    print(f"| layer | kind | ours median ms | ours min ms | OpenCV ms (getPerfProfile, mean) |")
-    print("|---|---|---:|---:|---:|")
+    flatten = {layer.name for layer in layers if layer.WhichOneof("layer") == "flatten"}
+    in_net = {r[0]: profile.get(r[0], 0.0) + sum(profile.get(f, 0.0) for f in flatten
+                                                 if f.startswith(r[0] + "_")) for r in rows}
+    extra = " ours in network, mean ms (predict --profile) |" if profile else ""
+    print(f"| layer | kind | ours alone, median ms | ours alone, min ms |{extra} "
+          f"OpenCV ms (getPerfProfile, mean) |")
+    print("|---|---|---:|---:|" + ("---:|" if profile else "") + "---:|")
     for name, kind, median, minimum, ocv in rows:
-        print(f"| {name} | {kind} | {median:.2f} | {minimum:.2f} | {ocv:.2f} |")
-    print(f"| sum | | {sum(r[2] for r in rows):.2f} | {sum(r[3] for r in rows):.2f} | "
+        cell = f" {in_net[name]:.2f} |" if profile else ""
+        print(f"| {name} | {kind} | {median:.2f} | {minimum:.2f} |{cell} {ocv:.2f} |")
+    cell = f" {sum(in_net.values()):.2f} |" if profile else ""
+    print(f"| sum | | {sum(r[2] for r in rows):.2f} | {sum(r[3] for r in rows):.2f} |{cell} "
           f"{sum(opencv_ms.values()):.2f} (forward() wall median {opencv_total:.2f}) |")
 
 

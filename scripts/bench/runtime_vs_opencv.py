@@ -347,7 +347,9 @@ def versions(args, baseline_rss):
     blas = shell("dpkg-query -W -f='${Version}' libopenblas0-pthread 2>/dev/null") or "?"
     swift = shell("swift --version 2>/dev/null | head -1") or "?"
     commit = shell("git describe --always --dirty --exclude='*' 2>/dev/null") or "?"
-    return (f"predict built from {commit} ({swift}, OpenBLAS {blas} pthread, "
+    built = datetime.datetime.fromtimestamp(Path(args.predict).stat().st_mtime).astimezone()
+    return (f"predict binary of {built:%Y-%m-%d %H:%M %Z} (the repository was at {commit} "
+            f"during the run; {swift}, OpenBLAS {blas} pthread, "
             f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}); "
             f"OpenCV {cv2.__version__} (opencv-python-headless, DNN_BACKEND_OPENCV, CPU target, "
             f"its defaults otherwise), numpy {np.__version__}, coremltools "
