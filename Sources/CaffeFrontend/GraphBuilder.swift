@@ -119,6 +119,9 @@ struct GraphBuilder {
             }
             nodes.append(node)
         }
+        for (top, tensor) in zip(layer.tops, outputs) where shapes[tensor] == nil {
+            throw CaffeError("layer '\(layer.name)' (\(layer.type)) has \(layer.tops.count) tops, but it gives no '\(top)'")
+        }
         for (top, tensor) in zip(layer.tops, outputs) {
             current[top] = tensor
             topOfTensor[tensor] = top
