@@ -78,6 +78,7 @@ struct KerasWalk {
             throw KerasError("the layer class '\(layer.className)' is not supported (custom layers are not converted)")
         }
         var layer = layer
+        guard !layer.inputs.isEmpty else { throw KerasError("has no inputs") }
         layer.inputs = layer.inputs.map { alias[$0] ?? $0 }
         for input in layer.inputs where shapes[input] == nil {
             throw KerasError("input '\(input)' is not produced by an earlier layer")

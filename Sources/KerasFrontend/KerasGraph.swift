@@ -18,6 +18,9 @@ struct KerasGraph {
 
     init(config root: [String: Any], path: String) throws {
         let className = root["class_name"] as? String ?? ""
+        guard ["Sequential", "Functional", "Model"].contains(className) else {
+            throw KerasError("\(path): the model class '\(className)' is not a Sequential or functional model")
+        }
         guard let config = root["config"] as? [String: Any] ?? (root["config"] as? [[String: Any]]).map({ ["layers": $0] }),
               let entries = config["layers"] as? [[String: Any]] else {
             throw KerasError("\(path): model_config has no layers")
