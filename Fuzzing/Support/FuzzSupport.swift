@@ -14,9 +14,9 @@ private func LLVMFuzzerRunDriver(
 
 /// Wall-clock milliseconds a forked child may run before SIGALRM ends it (0:
 /// no limit); `FUZZ_CHILD_MS`, default 0. scripts/fuzz sets 100 for
-/// fuzz-hdf5: the HDF5 reader waits up to 60 s for a child that spins in
-/// libhdf5 (a finding, see RESULTS.md), which would stop the fuzzer at the
-/// first such input instead of letting it look for others.
+/// fuzz-hdf5: the HDF5 reader waits up to 5 s for a child that spins in
+/// libhdf5 (finding 2 of RESULTS.md), which would make the fuzzer call such
+/// an input a timeout instead of looking for others.
 let forkedChildMilliseconds: UInt32 = getenv("FUZZ_CHILD_MS").flatMap { UInt32(String(cString: $0)) } ?? 0
 
 /// The signature of `LLVMFuzzerTestOneInput`.

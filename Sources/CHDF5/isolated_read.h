@@ -16,8 +16,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "shim.h"
 
@@ -61,11 +65,20 @@ static inline int hdf5_write_all(int fd, const void *bytes, size_t size) {
 }
 
 /// The child: reads the strings and writes 'S' and the strings, or 'E' and
-/// HDF5's message, to `fd`; never returns.
-static inline void hdf5_isolated_child(int fd, hid_t attribute, hid_t memory_type, size_t count) {
+/// HDF5's message, to `fd`; never returns. It never outlives `parent` nor
+/// `timeout_seconds` (plus one), even when the parent is killed while waiting.
+static inline void hdf5_isolated_child(int fd, hid_t attribute, hid_t memory_type, size_t count,
+                                       pid_t parent, int timeout_seconds) {
     // No crash reporter inherited from the parent (Swift's backtracer).
-    int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE};
+    int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE, SIGALRM};
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) signal(signals[i], SIG_DFL);
+#ifdef __linux__
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != parent) _exit(5);  // the parent died before prctl
+    // A shorter timer already set by a fork handler (the fuzzers') stays.
+    struct itimerval pending;
+    if (getitimer(ITIMER_REAL, &pending) == 0 && !timerisset(&pending.it_value)) alarm((unsigned)timeout_seconds + 1);
     char **strings = (char **)calloc(count ? count : 1, sizeof(char *));
     if (strings == NULL) _exit(3);
     if (H5Aread(attribute, memory_type, strings) < 0) {
@@ -97,6 +110,7 @@ static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, h
     // Not inherited by programs other threads may start.
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
         result.code = errno;
@@ -106,7 +120,7 @@ static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, h
     }
     if (child == 0) {
         close(fds[0]);
-        hdf5_isolated_child(fds[1], attribute, memory_type, count);
+        hdf5_isolated_child(fds[1], attribute, memory_type, count, parent, timeout_seconds);
     }
     close(fds[1]);
     size_t capacity = 4096;

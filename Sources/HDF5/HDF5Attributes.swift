@@ -30,15 +30,30 @@ extension HDF5File {
         }
     }
 
+    /// Whether `object` has an attribute `name`, without reading it; throws
+    /// if `object` is absent.
+    public func hasAttribute(_ name: String, of object: String) throws -> Bool {
+        try hdf5Lock.run {
+            let objectID = try openObject(object, as: nil)
+            defer { H5Oclose(objectID) }
+            return try attributeExists(name, objectID, object)
+        }
+    }
+
     // MARK: Internals, called with `hdf5Lock` held.
+
+    /// Whether the open object `objectID` has an attribute `name`.
+    func attributeExists(_ name: String, _ objectID: hid_t, _ object: String) throws -> Bool {
+        let found = H5Aexists(objectID, name)
+        guard found >= 0 else { throw failure(object, "cannot look up attribute \(name)") }
+        return found > 0
+    }
 
     /// The strings of an attribute, nil if absent; `single` requires one string.
     func readStrings(_ name: String, of object: String, single: Bool) throws -> [String]? {
         let objectID = try openObject(object, as: nil)
         defer { H5Oclose(objectID) }
-        let found = H5Aexists(objectID, name)
-        guard found >= 0 else { throw failure(object, "cannot look up attribute \(name)") }
-        guard found > 0 else { return nil }
+        guard try attributeExists(name, objectID, object) else { return nil }
         let attribute = H5Aopen(objectID, name, hdf5_default_plist())
         guard attribute >= 0 else { throw failure(object, "cannot open attribute \(name)") }
         defer { H5Aclose(attribute) }
@@ -97,7 +112,8 @@ extension HDF5File {
             throw failure(object, "cannot make a string type")
         }
         let limit = limits.maximumAttributeBytes
-        let result = hdf5_read_strings_isolated(attribute, memory, count, limit + 8 * count, 60)
+        let result = hdf5_read_strings_isolated(attribute, memory, count, limit + 8 * count,
+                                                 Int32(limits.attributeReadSeconds))
         defer { free(result.data) }
         let bytes = UnsafeRawBufferPointer(start: result.data, count: result.size)
         let prefix = "cannot read attribute \(name)"

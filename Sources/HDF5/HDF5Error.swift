@@ -44,6 +44,10 @@ public struct HDF5Limits: Sendable, Equatable {
     public var maximumChunkBytes = 256 << 20
     /// Most bytes (or strings) in one string attribute.
     public var maximumAttributeBytes = 64 << 20
+    /// Longest wait, in seconds, for the child process that reads a
+    /// variable-length string attribute (a corrupt global heap can make
+    /// libhdf5 loop there; 64 MB of strings take well under a second).
+    public var attributeReadSeconds = 5
     /// Most links listed in one group.
     public var maximumLinks = 1 << 20
 

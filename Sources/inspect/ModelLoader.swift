@@ -129,10 +129,10 @@ enum ModelLoader {
         }
     }
 
-    /// Keras files carry their architecture in the root attribute `model_config`.
+    /// Keras files carry their architecture in the root attribute
+    /// `model_config` (read, and its errors reported, by the Keras reader).
     static func isKerasModel(_ path: String) -> Bool {
-        guard let file = try? HDF5File(path: path), let config = try? file.stringAttribute("model_config", of: "/") else { return false }
-        return config != nil
+        (try? HDF5File(path: path).hasAttribute("model_config", of: "/")) ?? false
     }
 
     /// `Removed: drop6, drop7 (Dropout)` and `Folded: bn1 (BatchNorm), scale1 (Scale) into conv1`.
