@@ -21,15 +21,7 @@ public enum CaffeConverter {
         let blobs = try weights.map { try readWeights($0) } ?? CaffeWeights(blobs: [:], source: "")
         var builder = GraphBuilder(net: net, weights: blobs, deployPath: deploy)
         var model = try builder.build()
-        try options.applyImageInputs(to: &model.inputs)
-        Pipeline.run(&model)
-        try options.applyClassifier(to: &model)
-        model.metadata = options.metadata
-        if model.metadata.shortDescription.isEmpty {
-            model.metadata.shortDescription = "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")"
-        }
-        let shapes = try model.validate()
-        for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.featureShape ?? [] }
+        try options.finish(&model, description: "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")")
         return model
     }
 

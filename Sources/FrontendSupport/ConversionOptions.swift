@@ -27,6 +27,21 @@ public struct ConversionOptions: Sendable {
 
     public init() {}
 
+    /// What every frontend does once its graph is built, in this order:
+    /// image inputs, the graph passes, the classifier, the metadata
+    /// (`description` when the user gave none), then validation, which also
+    /// gives the outputs their shapes.
+    /// - Throws: `ModelError`.
+    public func finish(_ model: inout Model, description: String) throws {
+        try applyImageInputs(to: &model.inputs)
+        Pipeline.run(&model)
+        try applyClassifier(to: &model)
+        model.metadata = metadata
+        if model.metadata.shortDescription.isEmpty { model.metadata.shortDescription = description }
+        let shapes = try model.validate()
+        for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.featureShape ?? [] }
+    }
+
     /// Turns the named array inputs into images with this preprocessing.
     /// - Throws: `ModelError` when a name is not an input, or its shape is
     ///   not [1 or 3, H, W].

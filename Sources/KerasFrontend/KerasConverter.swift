@@ -12,15 +12,7 @@ public enum KerasConverter {
         let graph = try KerasGraph(config: file.config, path: path)
         var walk = KerasWalk(file: file, graph: graph)
         var model = try walk.build()
-        try options.applyImageInputs(to: &model.inputs)
-        Pipeline.run(&model)
-        try options.applyClassifier(to: &model)
-        model.metadata = options.metadata
-        if model.metadata.shortDescription.isEmpty {
-            model.metadata.shortDescription = "Converted from Keras model \(path.split(separator: "/").last ?? "")"
-        }
-        let shapes = try model.validate()
-        for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.featureShape ?? [] }
+        try options.finish(&model, description: "Converted from Keras model \(path.split(separator: "/").last ?? "")")
         return model
     }
 }

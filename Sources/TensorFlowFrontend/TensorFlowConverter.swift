@@ -39,15 +39,7 @@ public enum TensorFlowConverter {
                                  inputShapes: Dictionary(inputs.map { (TensorRef($0.name).node, $0.shape) }) { a, _ in a })
             return try walk.build(outputs: outputs.map(TensorRef.init))
         }()
-        try options.applyImageInputs(to: &model.inputs)
-        Pipeline.run(&model)
-        try options.applyClassifier(to: &model)
-        model.metadata = options.metadata
-        if model.metadata.shortDescription.isEmpty {
-            model.metadata.shortDescription = "Converted from TensorFlow graph \(path.split(separator: "/").last ?? "")"
-        }
-        let shapes = try model.validate()
-        for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.featureShape ?? [] }
+        try options.finish(&model, description: "Converted from TensorFlow graph \(path.split(separator: "/").last ?? "")")
         return model
     }
 
