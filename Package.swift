@@ -52,20 +52,22 @@ let package = Package(
         .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "ProtoSchemas", "CProtobufC"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
 
+        // What several test targets share (paths, tolerance, layout helpers).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "ProtoSchemas", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["ModelFormat"]),
-        .testTarget(name: "CoreMLBackendTests", dependencies: ["CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"]),
+        .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "TensorFlowFrontendTests",
-                    dependencies: ["TensorFlowFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
+                    dependencies: ["TestSupport", "TensorFlowFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
         .testTarget(name: "KerasFrontendTests",
-                    dependencies: ["KerasFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
+                    dependencies: ["TestSupport", "KerasFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
         .testTarget(name: "CaffeFrontendTests",
-                    dependencies: ["CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat"]),
-        .testTarget(name: "CommandTests", dependencies: [], exclude: ["Snapshots"]),
+                    dependencies: ["TestSupport", "CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat"]),
+        .testTarget(name: "CommandTests", dependencies: ["TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "ModelFormat"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
     ]
 )

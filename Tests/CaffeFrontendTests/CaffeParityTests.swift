@@ -5,9 +5,9 @@ import FrontendSupport
 import ImageFiles
 import ModelFormat
 import Runtime
+import TestSupport
 import XCTest
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let caffeFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/caffe")
 
 /// Each case in Tests/Fixtures/caffe is converted with the options its
@@ -87,9 +87,8 @@ final class CaffeParityTests: XCTestCase {
             let tensorName = model.classifier != nil && output == expected["probabilitiesBlob"] as? String ? "classLabelProbs" : output
             let ours = try XCTUnwrap(prediction.outputs[tensorName]?.values, "\(name): no output \(tensorName)", file: file, line: line)
             XCTAssertEqual(ours.count, reference.count, "\(name)/\(output)", file: file, line: line)
-            let worst = zip(ours, reference).enumerated().first { !(abs($1.0 - $1.1) <= 1e-4 * max(1, abs($1.1))) }
-            if let (index, (a, b)) = worst {
-                XCTFail("\(name)/\(output): value \(index) is \(a), OpenCV gives \(b)", file: file, line: line)
+            if let worst = worstMismatch(ours, reference) {
+                XCTFail("\(name)/\(output): value \(worst.index) is \(worst.ours), OpenCV gives \(worst.reference)", file: file, line: line)
             }
         }
         if let top = expected["expectedTopLabel"] as? String {
@@ -97,11 +96,3 @@ final class CaffeParityTests: XCTestCase {
         }
     }
 }
-
-/// Where tests leave written models for scripts/check_mlmodels.py.
-let checkDirectory: URL = {
-    let path = ProcessInfo.processInfo.environment["MLMODEL_CHECK_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? FileManager.default.temporaryDirectory.appendingPathComponent("mlmodel-check-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return URL(fileURLWithPath: path)
-}()

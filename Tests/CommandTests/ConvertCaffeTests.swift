@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `convert caffe` as the README shows it, and its bad inputs.

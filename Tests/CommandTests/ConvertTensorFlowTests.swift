@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `convert tensorflow` on a frozen graph TensorFlow wrote, and its bad inputs.

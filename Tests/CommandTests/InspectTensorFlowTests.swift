@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `inspect` on TensorFlow graphs, binary and text, recognised by content.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Every file of Tests/Fixtures/malformed (scripts/fixtures/make_malformed_corpus.py

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `predict` as a user runs it, on models coremltools wrote

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Runs the built command-line programs (`convert`, `inspect`) as a user
@@ -39,8 +40,6 @@ enum ProgramRunner {
     }
 }
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
 /// Compares `text` with `Tests/CommandTests/Snapshots/<name>.txt`; with
 /// `RECORD_SNAPSHOTS=1` in the environment, rewrites the snapshot instead.
 func assertSnapshot(_ text: String, named name: String, file: StaticString = #filePath, line: UInt = #line) throws {
@@ -51,10 +50,4 @@ func assertSnapshot(_ text: String, named name: String, file: StaticString = #fi
     }
     let recorded = try String(contentsOf: url, encoding: .utf8)
     XCTAssertEqual(text, recorded, "snapshot \(name) differs (RECORD_SNAPSHOTS=1 re-records it)", file: file, line: line)
-}
-
-func temporaryFolder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("command-tests-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
 }

@@ -1,6 +1,7 @@
 import CoreMLBackend
 import Foundation
 import ModelFormat
+import TestSupport
 import XCTest
 
 /// Our reader against files written by Apple's coremltools

@@ -1,6 +1,7 @@
 import CoreMLBackend
 import Foundation
 import ModelFormat
+import TestSupport
 import XCTest
 
 /// Bad `.mlmodel` files: each is one clear error naming the file and the

@@ -1,6 +1,7 @@
 import CoreMLBackend
 import Foundation
 import ModelFormat
+import TestSupport
 import XCTest
 
 final class RoundTripTests: XCTestCase {

@@ -1,6 +1,7 @@
 import CoreMLBackend
 import Foundation
 import ModelFormat
+import TestSupport
 import XCTest
 
 /// The spine's proof: a classifier built in code is written, read back equal

@@ -4,9 +4,9 @@ import FrontendSupport
 import KerasFrontend
 import ModelFormat
 import Runtime
+import TestSupport
 import XCTest
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let kerasFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/keras")
 
 /// Each Keras model in Tests/Fixtures/keras (saved by Keras, with Keras's
@@ -73,23 +73,10 @@ final class KerasParityTests: XCTestCase {
             let reference = refShape.count == 3 ? chw(raw, refShape[0], refShape[1], refShape[2]) : raw
             let ours = try XCTUnwrap(prediction.outputs[feature]?.values, "\(name): no output \(feature)", file: file, line: line)
             XCTAssertEqual(ours.count, reference.count, "\(name)/\(feature)", file: file, line: line)
-            if let (index, (a, b)) = zip(ours, reference).enumerated().first(where: { !(abs($1.0 - $1.1) <= 1e-4 * max(1, abs($1.1))) }) {
-                XCTFail("\(name)/\(feature): value \(index) is \(a), Keras gives \(b)", file: file, line: line)
+            if let worst = worstMismatch(ours, reference) {
+                XCTFail("\(name)/\(feature): value \(worst.index) is \(worst.ours), Keras gives \(worst.reference)", file: file, line: line)
             }
         }
         if let top = meta["expectedTopLabel"] as? String { XCTAssertEqual(prediction.classLabel, top, file: file, line: line) }
     }
-
-    func chw(_ values: [Float], _ h: Int, _ w: Int, _ c: Int) -> [Float] {
-        var result = [Float](repeating: 0, count: values.count)
-        for y in 0..<h { for x in 0..<w { for k in 0..<c { result[(k * h + y) * w + x] = values[(y * w + x) * c + k] } } }
-        return result
-    }
 }
-
-let checkDirectory: URL = {
-    let path = ProcessInfo.processInfo.environment["MLMODEL_CHECK_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? FileManager.default.temporaryDirectory.appendingPathComponent("mlmodel-check-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return URL(fileURLWithPath: path)
-}()

@@ -39,8 +39,8 @@ final class TestSpec {
 
     // MARK: building
 
-    private func new<T>(_ type: T.Type, _ initialize: (UnsafeMutablePointer<T>) -> Void) -> UnsafeMutablePointer<T> {
-        arena.message(type, initialize)
+    private func new<T>(_ type: T.Type, _ initialize: (UnsafeMutablePointer<T>?) -> Void) -> UnsafeMutablePointer<T> {
+        arena.message(initialize)
     }
 
     private func strings(_ list: [String]) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {

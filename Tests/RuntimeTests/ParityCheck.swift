@@ -1,9 +1,9 @@
 import Foundation
 import ModelFormat
 import Runtime
+import TestSupport
 import XCTest
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let runtimeFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/runtime")
 
 /// Runs `Tests/Fixtures/runtime/<name>/model.mlmodel` (written by coremltools)
@@ -33,14 +33,8 @@ func checkParity(_ name: String, file: StaticString = #filePath, line: UInt = #l
             continue
         }
         XCTAssertEqual(ours.count, reference.count, "\(name)/\(output): value count", file: file, line: line)
-        var worst = (index: -1, excess: Float(0))
-        for (index, (a, b)) in zip(ours, reference).enumerated() {
-            let excess = abs(a - b) - 1e-4 * max(1, abs(b))
-            if !(excess <= 0) && (worst.index < 0 || !(excess <= worst.excess)) { worst = (index, excess) }
-        }
-        if worst.index >= 0 {
-            XCTFail("\(name)/\(output): value \(worst.index) is \(ours[worst.index]), reference \(reference[worst.index])",
-                    file: file, line: line)
+        if let worst = worstMismatch(ours, reference) {
+            XCTFail("\(name)/\(output): value \(worst.index) is \(worst.ours), reference \(worst.reference)", file: file, line: line)
         }
     }
     let expected = folder.appendingPathComponent("expected.json")

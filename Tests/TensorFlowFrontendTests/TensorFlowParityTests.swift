@@ -4,9 +4,9 @@ import FrontendSupport
 import ModelFormat
 import Runtime
 import TensorFlowFrontend
+import TestSupport
 import XCTest
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 let tensorflowFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/tensorflow")
 
 /// Each frozen graph in Tests/Fixtures/tensorflow (written by TensorFlow,
@@ -80,26 +80,13 @@ final class TensorFlowParityTests: XCTestCase {
             let reference = refShape.count == 3 ? chw(hwcReference, refShape[0], refShape[1], refShape[2]) : hwcReference
             let ours = try XCTUnwrap(prediction.outputs[feature]?.values, "\(name): no output \(feature)", file: file, line: line)
             XCTAssertEqual(ours.count, reference.count, "\(name)/\(feature)", file: file, line: line)
-            if let (index, (a, b)) = zip(ours, reference).enumerated().first(where: { !(abs($1.0 - $1.1) <= 1e-4 * max(1, abs($1.1))) }) {
-                XCTFail("\(name)\(text ? " (text)" : "")/\(feature): value \(index) is \(a), TensorFlow gives \(b)", file: file, line: line)
+            if let worst = worstMismatch(ours, reference) {
+                XCTFail("\(name)\(text ? " (text)" : "")/\(feature): value \(worst.index) is \(worst.ours), TensorFlow gives \(worst.reference)",
+                        file: file, line: line)
             }
         }
         if let expected = (meta["expected"] as? [String: Any])?["expectedTopLabel"] as? String {
             XCTAssertEqual(prediction.classLabel, expected, file: file, line: line)
         }
     }
-
-    /// [H, W, C] to [C, H, W].
-    func chw(_ values: [Float], _ h: Int, _ w: Int, _ c: Int) -> [Float] {
-        var result = [Float](repeating: 0, count: values.count)
-        for y in 0..<h { for x in 0..<w { for k in 0..<c { result[(k * h + y) * w + x] = values[(y * w + x) * c + k] } } }
-        return result
-    }
 }
-
-let checkDirectory: URL = {
-    let path = ProcessInfo.processInfo.environment["MLMODEL_CHECK_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? FileManager.default.temporaryDirectory.appendingPathComponent("mlmodel-check-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return URL(fileURLWithPath: path)
-}()
