@@ -11,9 +11,7 @@ final class SpecBuilder {
 
     /// A new message struct, initialised by its generated `__init` function.
     func new<T>(_ initialize: (UnsafeMutablePointer<T>?) -> Void) -> UnsafeMutablePointer<T> {
-        let message = try! arena.allocate(T.self, count: 1)
-        initialize(message)
-        return message
+        arena.message(initialize)
     }
 
     func string(_ value: String) -> UnsafeMutablePointer<CChar> {

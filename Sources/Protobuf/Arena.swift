@@ -87,7 +87,7 @@ public final class Arena: @unchecked Sendable {
 
     /// Allocates one protobuf-c message struct of type `T` and runs its
     /// generated `__init` function (which sets the descriptor and defaults).
-    public func message<T>(_ type: T.Type, _ initialize: (UnsafeMutablePointer<T>) -> Void) -> UnsafeMutablePointer<T> {
+    public func message<T>(_ initialize: (UnsafeMutablePointer<T>?) -> Void) -> UnsafeMutablePointer<T> {
         let pointer = try! allocate(T.self, count: 1)
         initialize(pointer)
         return pointer
