@@ -88,7 +88,7 @@ enum ConstantEvaluator {
         for flat in 0..<count {
             var ia = 0, ib = 0
             for axis in 0..<rank { ia += index[axis] * ta[axis]; ib += index[axis] * tb[axis] }
-            values[flat] = f(a.values[ia], b.values[ib])
+            values[flat] = f(a[ia], b[ib])
             var axis = rank - 1
             while axis >= 0 {
                 index[axis] += 1
@@ -115,13 +115,13 @@ enum ConstantEvaluator {
         if shrink {
             start = begin < 0 ? begin + size : begin
             guard start >= 0, start < size else { throw node.fail("index \(begin) is out of range for \(size) values") }
-            return TFConstant(shape: [], values: [x.values[start]])
+            return TFConstant(shape: [], values: [x[start]])
         }
         if step < 0 && endMask & 1 == 0 { stop = end < 0 ? end + size : end }
         var values: [Double] = []
         var i = start
         while step > 0 ? i < stop : i > stop {
-            if i >= 0 && i < size { values.append(x.values[i]) }
+            if i >= 0 && i < size { values.append(x[i]) }
             i += step
         }
         return TFConstant(shape: [values.count], values: values)
