@@ -14,12 +14,12 @@ extension KerasLayerTable {
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: max(b.shape.channels / max(cin, 1), 1),
                                kernel: Size2(kh, kw), stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
-                               padding: try b.padding(), weights: Weights(weights), bias: bias)
+                               padding: try b.padding(), weights: weights, bias: bias)
         return (try fused(b, .convolution(conv)), 4)
     }
 
     /// Depthwise kernels are [kH, kW, Cin, multiplier]: groups = Cin, output channel c * multiplier + m.
-    static func depthwiseWeights(_ shape: [Int], _ kernel: [Float]) -> (weights: [Float], channels: Int, multiplier: Int, kernel: Size2) {
+    static func depthwiseWeights(_ shape: [Int], _ kernel: [Float]) -> (weights: Weights, channels: Int, multiplier: Int, kernel: Size2) {
         let (kh, kw, cin, multiplier) = (shape[0], shape[1], shape[2], shape[3])
         let weights = NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier) { kernel[$0] }
         return (weights, cin, multiplier, Size2(kh, kw))
@@ -33,7 +33,7 @@ extension KerasLayerTable {
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: d.channels * d.multiplier).values) : nil
         let conv = Convolution(outputChannels: d.channels * d.multiplier, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
-                               padding: try b.padding(), weights: Weights(d.weights), bias: bias)
+                               padding: try b.padding(), weights: d.weights, bias: bias)
         return (try fused(b, .convolution(conv)), 4)
     }
 
@@ -50,10 +50,10 @@ extension KerasLayerTable {
         try b.expect("filters", cout, pshape)
         let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                     stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
-                                    padding: try b.padding(), weights: Weights(d.weights))
+                                    padding: try b.padding(), weights: d.weights)
         let pointwiseWeights = NHWCLayout.transposed(inputs: middle, outputs: cout) { pkernel[$0] }
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(2, "bias", count: cout).values) : nil
-        let pointwise = Convolution(outputChannels: cout, kernelChannels: middle, kernel: Size2(1, 1), weights: Weights(pointwiseWeights), bias: bias)
+        let pointwise = Convolution(outputChannels: cout, kernelChannels: middle, kernel: Size2(1, 1), weights: pointwiseWeights, bias: bias)
         let first = b.node(.convolution(depthwise), [b.input], suffix: "depthwise")
         return ([first] + (try fused(b, .convolution(pointwise), input: first.outputs[0])), 4)
     }
@@ -64,10 +64,11 @@ extension KerasLayerTable {
         let (shape, kernel) = try b.weight(0, "kernel")
         guard shape.count == 4, shape[3] == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape)") }
         let (kh, kw, cout, cin) = (shape[0], shape[1], shape[2], shape[3])
-        var weights = [Float](repeating: 0, count: kernel.count)
-        for i in 0..<cin { for o in 0..<cout { for y in 0..<kh { for x in 0..<kw {
-            weights[((i * cout + o) * kh + y) * kw + x] = kernel[((y * kw + x) * cout + o) * cin + i]
-        } } } }
+        let weights = Weights(count: kernel.count) { target in
+            for i in 0..<cin { for o in 0..<cout { for y in 0..<kh { for x in 0..<kw {
+                target[((i * cout + o) * kh + y) * kw + x] = kernel[((y * kw + x) * cout + o) * cin + i]
+            } } } }
+        }
         let stride = b.pair("strides", default: 1)
         let same = (b.string("padding") ?? "valid") == "same"
         // Keras: same -> in * stride; valid -> (in - 1) * stride + k.
@@ -76,7 +77,7 @@ extension KerasLayerTable {
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, kernel: Size2(kh, kw), stride: stride,
                                padding: same ? .same(topLeftHeavy: false) : .explicit(.zero), isDeconvolution: true,
-                               outputShape: outputShape, weights: Weights(weights), bias: bias)
+                               outputShape: outputShape, weights: weights, bias: bias)
         return (try fused(b, .convolution(conv)), 4)
     }
 
@@ -91,7 +92,7 @@ extension KerasLayerTable {
         try b.expect("units", outputs, shape)
         let weights = NHWCLayout.transposed(inputs: inputs, outputs: outputs) { kernel[$0] }
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
-        return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: Weights(weights), bias: bias))), 2)
+        return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias))), 2)
     }
 
     /// Weights in order: gamma (if scale), beta (if center), moving mean, moving variance.

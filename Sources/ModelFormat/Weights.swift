@@ -22,10 +22,16 @@ public struct Weights: @unchecked Sendable {
 
     /// Weights holding a copy of `values`.
     public init(_ values: [Float]) {
-        let storage = FloatStorage(values)
+        self.init(count: values.count) { _ = $0.initialize(from: values) }
+    }
+
+    /// Weights of `count` values (zero at first) that `body` writes in place:
+    /// a layout change fills the final memory directly, with no array to copy.
+    public init(count: Int, initializingWith body: (UnsafeMutableBufferPointer<Float>) throws -> Void) rethrows {
+        let storage = try FloatStorage(count: count, body)
         self.pointer = storage.buffer
         self.owner = storage
-        self.count = values.count
+        self.count = count
         self.isLoaded = true
     }
 
@@ -85,9 +91,15 @@ extension Weights: CustomStringConvertible {
 final class FloatStorage: @unchecked Sendable {
     let buffer: UnsafeBufferPointer<Float>
 
-    init(_ values: [Float]) {
-        let memory = UnsafeMutableBufferPointer<Float>.allocate(capacity: values.count)
-        _ = memory.initialize(from: values)
+    init(count: Int, _ body: (UnsafeMutableBufferPointer<Float>) throws -> Void) rethrows {
+        let memory = UnsafeMutableBufferPointer<Float>.allocate(capacity: count)
+        memory.initialize(repeating: 0)
+        do {
+            try body(memory)
+        } catch {
+            memory.deallocate()
+            throw error
+        }
         buffer = UnsafeBufferPointer(memory)
     }
 

@@ -128,7 +128,7 @@ extension TFOpTable {
         let transposed = b.node.bool("transpose_b") == true
         let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
         guard inputs == x.shape.count else { throw b.node.fail("weights take \(inputs) values, the input has \(x.shape.count)") }
-        let weights = transposed ? w.floats : NHWCLayout.transposed(inputs: inputs, outputs: outputs) { w.float(at: $0) }
+        let weights = transposed ? w.weights : NHWCLayout.transposed(inputs: inputs, outputs: outputs) { w.float(at: $0) }
         w.releasePages()
         var nodes: [Node] = []
         var source = x.name
@@ -136,7 +136,7 @@ extension TFOpTable {
             nodes.append(b.emit(.flatten(.channelLast), [x.name], suffix: "flatten"))
             source = nodes[0].outputs[0]
         }
-        nodes.append(b.emit(.innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: Weights(weights))), [source]))
+        nodes.append(b.emit(.innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: weights)), [source]))
         return (nodes, .tensor(name: b.name, rank: 2))
     }
 
@@ -148,7 +148,7 @@ extension TFOpTable {
         let parts = try ["scale", "offset", "mean", "variance"].enumerated().map { index, what in
             let value = try b.constant(index + 1, "the \(what)")
             guard value.count == c else { throw b.node.fail("the \(what) has \(value.count) values for \(c) channels") }
-            return Weights(value.floats)
+            return value.weights
         }
         let norm = BatchNorm(channels: c, epsilon: b.node.float("epsilon") ?? 0.001, gamma: parts[0], beta: parts[1],
                              mean: parts[2], variance: parts[3])

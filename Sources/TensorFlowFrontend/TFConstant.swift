@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ModelFormat
 import ProtoSchemas
 import Protobuf
 
@@ -36,7 +37,9 @@ struct TFConstant {
     }
 
     var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
-    var floats: [Float] { (0..<count).map { Float(self[$0]) } }
+    var floats: [Float] { (0..<count).map { float(at: $0) } }
+    /// The values as weights, written once into their final memory.
+    var weights: Weights { Weights(count: count) { for index in $0.indices { $0[index] = float(at: index) } } }
     var ints: [Int] { (0..<count).map { Int(self[$0]) } }
 
     init(shape: [Int], values: [Double]) {

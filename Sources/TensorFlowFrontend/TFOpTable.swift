@@ -116,7 +116,7 @@ enum TFOpTable {
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: x.shape.channels / cin, kernel: kernel,
                                stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
-                               padding: try b.padding(kernel: kernel), weights: Weights(weights))
+                               padding: try b.padding(kernel: kernel), weights: weights)
         return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
@@ -135,7 +135,7 @@ enum TFOpTable {
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cin * multiplier, kernelChannels: 1, groups: cin, kernel: kernel,
                                stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
-                               padding: try b.padding(kernel: kernel), weights: Weights(weights))
+                               padding: try b.padding(kernel: kernel), weights: weights)
         return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
