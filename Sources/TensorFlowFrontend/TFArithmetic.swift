@@ -128,7 +128,7 @@ extension TFOpTable {
         let transposed = b.node.bool("transpose_b") == true
         let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
         guard inputs == x.shape.count else { throw b.node.fail("weights take \(inputs) values, the input has \(x.shape.count)") }
-        let weights = transposed ? w.weights : NHWCLayout.transposed(inputs: inputs, outputs: outputs) { w.float(at: $0) }
+        let weights = transposed ? w.weights : w.withFloatBytes { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }
         w.releasePages()
         var nodes: [Node] = []
         var source = x.name

@@ -39,7 +39,16 @@ struct TFConstant {
     var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
     var floats: [Float] { (0..<count).map { float(at: $0) } }
     /// The values as weights, written once into their final memory.
-    var weights: Weights { Weights(count: count) { for index in $0.indices { $0[index] = float(at: index) } } }
+    var weights: Weights {
+        withFloatBytes { bytes in Weights(count: count) { $0.baseAddress.map { UnsafeMutableRawPointer($0).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) } } }
+    }
+
+    /// Calls `body` with the values as little-endian float32 bytes (possibly
+    /// unaligned): the file's own bytes when the payload lies there.
+    func withFloatBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        if let raw { return try withExtendedLifetime(raw.owner) { try body(UnsafeRawBufferPointer(start: raw.pointer, count: 4 * count)) } }
+        return try stored.map { Float($0) }.withUnsafeBytes(body)
+    }
     var ints: [Int] { (0..<count).map { Int(self[$0]) } }
 
     init(shape: [Int], values: [Double]) {
