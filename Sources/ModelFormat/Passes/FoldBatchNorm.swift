@@ -14,11 +14,11 @@ public func foldBatchNormIntoConvolution(_ model: inout Model) -> Bool {
         return norm.channels == conv.outputChannels
     }
     model.mergePairs(pairs) { producer, consumer in
-        guard case .convolution(let conv) = producer.operation, case .batchNorm(let norm) = consumer.operation else { return producer.operation }
+        guard case .batchNorm(let norm) = consumer.operation else { return }
         let (gamma, beta, mean, variance) = (norm.gamma.values, norm.beta.values, norm.mean.values, norm.variance.values)
         let scale = (0..<norm.channels).map { gamma[$0] / (variance[$0] + norm.epsilon).squareRoot() }
         let shift = (0..<norm.channels).map { beta[$0] - mean[$0] * scale[$0] }
-        return .convolution(conv.scaledPerOutputChannel(scale, thenAdding: shift))
+        producer.updateConvolution { $0.scalePerOutputChannel(scale, thenAdd: shift) }
     }
     return !pairs.isEmpty
 }
@@ -33,12 +33,13 @@ public func foldScaleIntoConvolution(_ model: inout Model) -> Bool {
         return scale.shape == [conv.outputChannels] || scale.shape == [1]
     }
     model.mergePairs(pairs) { producer, consumer in
-        guard case .convolution(let conv) = producer.operation, case .scale(let scale) = consumer.operation else { return producer.operation }
-        let factors = scale.scale.values
-        let s = (0..<conv.outputChannels).map { factors[factors.count == 1 ? 0 : $0] }
-        let bias = scale.bias?.values ?? []
-        let shift = (0..<conv.outputChannels).map { bias.isEmpty ? 0 : bias[bias.count == 1 ? 0 : $0] }
-        return .convolution(conv.scaledPerOutputChannel(s, thenAdding: shift))
+        guard case .scale(let scale) = consumer.operation else { return }
+        let factors = scale.scale.values, bias = scale.bias?.values ?? []
+        producer.updateConvolution { conv in
+            let s = (0..<conv.outputChannels).map { factors[factors.count == 1 ? 0 : $0] }
+            let shift = (0..<conv.outputChannels).map { bias.isEmpty ? 0 : bias[bias.count == 1 ? 0 : $0] }
+            conv.scalePerOutputChannel(s, thenAdd: shift)
+        }
     }
     return !pairs.isEmpty
 }
@@ -52,33 +53,30 @@ public func mergeScaleIntoBatchNorm(_ model: inout Model) -> Bool {
         return scale.shape == [norm.channels] || scale.shape == [1]
     }
     model.mergePairs(pairs) { producer, consumer in
-        guard case .batchNorm(var norm) = producer.operation, case .scale(let scale) = consumer.operation else { return producer.operation }
+        guard case .batchNorm(var norm) = producer, case .scale(let scale) = consumer.operation else { return }
         let factors = scale.scale.values, bias = scale.bias?.values ?? []
         let gamma = norm.gamma.values, beta = norm.beta.values
         norm.gamma = Weights((0..<norm.channels).map { gamma[$0] * factors[factors.count == 1 ? 0 : $0] })
         norm.beta = Weights((0..<norm.channels).map {
             beta[$0] * factors[factors.count == 1 ? 0 : $0] + (bias.isEmpty ? 0 : bias[bias.count == 1 ? 0 : $0])
         })
-        return .batchNorm(norm)
+        producer = .batchNorm(norm)
     }
     return !pairs.isEmpty
 }
 
 extension Convolution {
-    /// The convolution followed by `y[c] * scale[c] + shift[c]`.
-    func scaledPerOutputChannel(_ scale: [Float], thenAdding shift: [Float]) -> Convolution {
-        var result = self
-        let perChannel = weights.count / outputChannels
-        result.weights = weights.withUnsafeBufferPointer { old in
-            var scaled = [Float](repeating: 0, count: old.count)
-            for channel in 0..<outputChannels {
+    /// Makes the convolution compute `y[c] * scale[c] + shift[c]` instead of
+    /// `y[c]`, rewriting its weights in place when it owns them.
+    mutating func scalePerOutputChannel(_ scale: [Float], thenAdd shift: [Float]) {
+        let (channels, perChannel) = (outputChannels, weights.count / outputChannels)
+        weights.update { values in
+            for channel in 0..<channels {
                 let factor = scale[channel]
-                for index in channel * perChannel..<(channel + 1) * perChannel { scaled[index] = old[index] * factor }
+                for index in channel * perChannel..<(channel + 1) * perChannel { values[index] *= factor }
             }
-            return Weights(scaled)
         }
-        let oldBias = bias?.values ?? [Float](repeating: 0, count: outputChannels)
-        result.bias = Weights((0..<outputChannels).map { oldBias[$0] * scale[$0] + shift[$0] })
-        return result
+        let oldBias = bias?.values ?? [Float](repeating: 0, count: channels)
+        bias = Weights((0..<channels).map { oldBias[$0] * scale[$0] + shift[$0] })
     }
 }

@@ -16,21 +16,20 @@ public func foldBiasIntoLinearLayer(_ model: inout Model) -> Bool {
         }
     }
     model.mergePairs(pairs) { producer, consumer in
-        guard case .bias(let bias) = consumer.operation else { return producer.operation }
+        guard case .bias(let bias) = consumer.operation else { return }
         let added = bias.bias.values
         func sum(_ old: Weights?, _ count: Int) -> Weights {
             let base = old?.values ?? [Float](repeating: 0, count: count)
             return Weights((0..<count).map { base[$0] + added[added.count == 1 ? 0 : $0] })
         }
-        switch producer.operation {
-        case .convolution(var conv):
-            conv.bias = sum(conv.bias, conv.outputChannels)
-            return .convolution(conv)
+        switch producer {
+        case .convolution:
+            producer.updateConvolution { $0.bias = sum($0.bias, $0.outputChannels) }
         case .innerProduct(var product):
             product.bias = sum(product.bias, product.outputChannels)
-            return .innerProduct(product)
+            producer = .innerProduct(product)
         default:
-            return producer.operation
+            break
         }
     }
     return !pairs.isEmpty

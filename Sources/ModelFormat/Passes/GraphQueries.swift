@@ -28,15 +28,28 @@ extension Model {
         return pairs
     }
 
-    /// Replaces each pair by one node: `merge` gives the producer's new op;
-    /// the producer takes the consumer's output, and the consumer goes.
-    mutating func mergePairs(_ pairs: [(Int, Int)], _ merge: (Node, Node) -> Op) {
+    /// Replaces each pair by one node: `merge` rewrites the producer's op in
+    /// place (so its weights can be rewritten without a copy); the producer
+    /// takes the consumer's output, and the consumer goes.
+    mutating func mergePairs(_ pairs: [(Int, Int)], _ merge: (inout Op, Node) -> Void) {
         var removed = Set<Int>()
         for (source, consumer) in pairs {
-            nodes[source].operation = merge(nodes[source], nodes[consumer])
+            merge(&nodes[source].operation, nodes[consumer])
             nodes[source].outputs = nodes[consumer].outputs
             removed.insert(consumer)
         }
         nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+    }
+}
+
+extension Op {
+    /// Runs `body` on the convolution this op holds, in place: the op lets go
+    /// of its copy first, so that `body` sees the only reference to the
+    /// weights and `Weights.update` need not copy them. Other ops are left alone.
+    mutating func updateConvolution(_ body: (inout Convolution) -> Void) {
+        guard case .convolution(var convolution) = self else { return }
+        self = .softmax
+        body(&convolution)
+        self = .convolution(convolution)
     }
 }
