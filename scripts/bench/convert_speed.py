@@ -20,16 +20,20 @@ existing file is reused):
                scripts/bench/make_inception_resnet_v2.py (--irv2-dir, default
                /tmp/tfx/irv2)
 
-For each model, in one run: one untimed `convert` and one untimed `cp` first
-(page cache warm for both), then --runs timed rounds that alternate the two
-(the destination is deleted, untimed, before every run). Wall time is measured
+For each model, in one run: one untimed `convert`, `cp` and durable copy first
+(page cache warm for all), then --runs timed rounds that alternate the three
+(the destination is deleted, untimed, before every run). The durable copy is
+`dd bs=4M conv=fsync`: like `convert`, which fsyncs its output before renaming
+it into place, it ends when the bytes are on disk; `cp` ends when they are in
+the page cache. Wall time is measured
 around the child process, peak RSS is /usr/bin/time's %M. Also --runs runs of
 `convert --version` (start-up time and the process's baseline RSS). For irv2 also
 --ct-runs subprocesses that each import tensorflow + coremltools (not timed),
 then time GraphDef parse + ct.convert(..., convert_to="neuralnetwork") + save.
 
 Prints a table and replaces the convert_speed section of BENCHMARKS.md
-(between its BEGIN/END markers; other sections are kept).
+(between its BEGIN/END markers; other sections are kept); --json also writes
+the figures for scripts/bench/report.py.
 """
 
 import argparse
@@ -218,21 +222,22 @@ def warm(path):
 
 
 def measure(convert_command, source, output, copy_to, runs):
-    """Untimed warm-up of both sides, then `runs` alternating timed rounds."""
+    """Untimed warm-up of the three sides, then `runs` alternating timed rounds."""
     warm(source)
-    for target in (output, copy_to):
-        target.unlink(missing_ok=True)
-    run(convert_command)
-    run(["cp", str(source), str(copy_to)])
-    ours, copy = [], []
-    for _ in range(runs):
-        output.unlink(missing_ok=True)
-        ours.append(run(convert_command))
-        copy_to.unlink(missing_ok=True)
-        copy.append(run(["cp", str(source), str(copy_to)]))
-    return {"ours": [t for t, _ in ours], "ours_rss": max(r for _, r in ours),
-            "copy": [t for t, _ in copy], "copy_rss": max(r for _, r in copy),
-            "output_bytes": output.stat().st_size}
+    cp = ["cp", str(source), str(copy_to)]
+    durable = ["dd", f"if={source}", f"of={copy_to}", "bs=4M", "conv=fsync", "status=none"]
+    sides = {"ours": (convert_command, output), "copy": (cp, copy_to), "durable": (durable, copy_to)}
+    times = {name: [] for name in sides}
+    rss = {name: 0 for name in sides}
+    for index in range(runs + 1):
+        for name, (command, target) in sides.items():
+            target.unlink(missing_ok=True)
+            seconds, peak = run(command)
+            if index > 0:  # the first round warms up
+                times[name].append(seconds)
+                rss[name] = max(rss[name], peak)
+    return {"ours": times["ours"], "ours_rss": rss["ours"], "copy": times["copy"], "copy_rss": rss["copy"],
+            "durable": times["durable"], "output_bytes": output.stat().st_size}
 
 
 def inspect_parameters(inspect, model):
@@ -308,6 +313,7 @@ def main():
     parser.add_argument("--only", choices=["age_net", "vgg16", "irv2"], action="append",
                         help="measure only these models (repeatable); the markdown is then not written")
     parser.add_argument("--no-markdown", action="store_true", help="do not touch BENCHMARKS.md")
+    parser.add_argument("--json", help="also write the figures here (for scripts/bench/report.py)")
     parser.add_argument("--write-vgg", help=argparse.SUPPRESS)
     parser.add_argument("--ct-worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -432,16 +438,23 @@ def main():
     # -------------------------------------------------------------------
     names = {"age_net": "Caffe age_net (full size, V1)", "vgg16": "Caffe VGG16-size",
              "irv2": "TensorFlow Inception-ResNet-v2"}
-    table = ["| model | input MB | ours s | cp s | ours/cp | ours peak RSS | RSS / input | output MB | "
-             "coremltools s | coremltools/ours | coremltools peak RSS |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    table = ["| model | input MB | ours s | cp s | ours/cp | cp+fsync s | ours/(cp+fsync) | ours peak RSS | "
+             "RSS / input | output MB | coremltools s | coremltools/ours | coremltools peak RSS |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    figures = []
     goals = []
     for key in ("age_net", "vgg16", "irv2"):
         if key not in results:
             continue
         r = results[key]
-        ours, copy = statistics.median(r["ours"]), statistics.median(r["copy"])
+        ours, copy, durable = (statistics.median(r[k]) for k in ("ours", "copy", "durable"))
         rss_ratio = r["ours_rss"] * 1024 / r["source_bytes"]
+        figures.append({"model": names[key], "has_goals": key == "irv2", "ours_s": ours, "copy_s": copy, "durable_s": durable,
+                        "ours_rss_mib": r["ours_rss"] / 1024, "input_mb": r["source_bytes"] / 1e6,
+                        "coremltools_s": statistics.median(c["total"] for c in r["coremltools"])
+                        if r.get("coremltools") else None,
+                        "coremltools_rss_mib": max(c["rss"] for c in r["coremltools"]) / 1024
+                        if r.get("coremltools") else None})
         ct_cells = ["—", "—", "—"]
         if r.get("coremltools"):
             totals = [c["total"] for c in r["coremltools"]]
@@ -453,13 +466,16 @@ def main():
                      f"{'holds' if ours / copy <= GOAL_COPY else 'DOES NOT hold'}; peak RSS / input "
                      f"{rss_ratio:.2f} (goal < {GOAL_RSS:g}): {'holds' if rss_ratio < GOAL_RSS else 'DOES NOT hold'}")
         table.append(f"| {names[key]} | {r['source_bytes'] / 1e6:.1f} | {seconds(r['ours'])} | {seconds(r['copy'])} | "
-                     f"{ours / copy:.1f} | {mib(r['ours_rss'])} | {rss_ratio:.2f} | {r['output_bytes'] / 1e6:.1f} | "
+                     f"{ours / copy:.1f} | {seconds(r['durable'])} | {ours / durable:.1f} | "
+                     f"{mib(r['ours_rss'])} | {rss_ratio:.2f} | {r['output_bytes'] / 1e6:.1f} | "
                      + " | ".join(ct_cells) + " |")
     table = "\n".join(table)
     print(table)
     for line in goals:
         print("  " + line)
     print(f"  convert --version: {startup_seconds * 1000:.0f} ms, peak RSS {mib(startup_rss)}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"convert": figures, "revision": revision}, indent=1))
 
     if args.no_markdown or args.only:
         return
@@ -480,9 +496,11 @@ compare the ratios, which come from one run, rather than absolute times).
 
 {table}
 
-Times are median (min) wall seconds of the whole process. `ours` and `cp`
-(copying the input file to /tmp, the floor for touching those bytes) ran in
-{args.runs} alternating rounds after one untimed run of each (page cache warm;
+Times are median (min) wall seconds of the whole process. `ours`, `cp`
+(copying the input file to /tmp, the floor for touching those bytes) and
+`cp+fsync` (`dd bs=4M conv=fsync`: the same copy, ending when the bytes are on
+disk, as `convert` does: it fsyncs its output before renaming it into place)
+ran in {args.runs} alternating rounds after one untimed run of each (page cache warm;
 the destination deleted, untimed, before every run); peak RSS is
 `/usr/bin/time`'s `%M`, the largest over the runs (`cp` peaks at
 {mib(max(r['copy_rss'] for r in results.values()))}; `convert --version` takes

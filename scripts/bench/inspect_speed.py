@@ -178,6 +178,7 @@ def main():
     parser.add_argument("--model", default="/tmp/inspect_speed.mlmodel", help="where to write the model")
     parser.add_argument("--keep", action="store_true", help="reuse --model if it exists, and keep it")
     parser.add_argument("--no-markdown", action="store_true", help="do not touch BENCHMARKS.md")
+    parser.add_argument("--json", help="also write the figures here (for scripts/bench/report.py)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--write", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -227,6 +228,10 @@ def main():
     table = "\n".join(table)
     print(table)
     print(f"speed-up (median): {theirs / ours:.0f}x")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"inspect": {
+            "model_mb": size / 1e6, "ours_s": ours, "ours_rss_mib": summary_rss / 1024,
+            "coremltools_s": theirs, "coremltools_rss_mib": reference["rss"] / 1024}}, indent=1))
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     section = f"""{MARK_BEGIN}

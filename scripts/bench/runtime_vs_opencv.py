@@ -8,8 +8,8 @@ same network, weights and input.
 For each model it
  1. writes (into .build/bench/<model>/, never committed) the network twice
     with the same random weights (fixed seed): as Caffe files for OpenCV and
-    as an equivalent .mlmodel, today written by coremltools'
-    NeuralNetworkBuilder (later by this project's own Caffe converter);
+    as an equivalent .mlmodel written by coremltools' NeuralNetworkBuilder
+    (so that this benchmark of the runtime does not rest on our converter);
  2. writes one fixed random float32 input [C, H, W] (.npy) for both; the
     .mlmodel input is a multi-array, so no preprocessing differs;
  3. runs OpenCV dnn in a subprocess (cv2.setNumThreads(--threads), warm-up,
@@ -178,12 +178,12 @@ MODELS = {
 
 PENDING = {
     "Inception-ResNet-v2": (
-        "not benchmarked yet. This benchmark was written while the project's TensorFlow "
-        "converter did not exist, and that converter, not a hand-built NeuralNetworkBuilder "
-        "copy of ~800 layers, is what should produce its .mlmodel. To add it: a function in "
-        "MODELS that writes the frozen graph (scripts/bench/make_inception_resnet_v2.py: random "
-        "weights, fixed seed), converts it with `convert tensorflow`, and gives the same .pb to "
-        "cv2.dnn.readNet (whether OpenCV 4.14 imports that Keras-frozen graph is untested)"),
+        "not benchmarked: OpenCV 4.14's TensorFlow importer cannot load the frozen graph "
+        "that scripts/bench/make_inception_resnet_v2.py writes (cv2.dnn.readNet fails with "
+        "\"Input layer not found: inception_resnet_v2_1/conv_7b_bn_1/Cast/ReadVariableOp/resource\"), "
+        "so there is no OpenCV side "
+        "to compare with. Its conversion is benchmarked in the conversion section, and its "
+        "outputs are checked against TensorFlow by scripts/verify/inception_resnet_v2.sh"),
 }
 
 
@@ -401,8 +401,8 @@ Per-round medians, OpenCV / ours (ms): {rounds_text(rows)}.
 
 Models (random weights, fixed seed; Caffe files for OpenCV, and an
 equivalent `.mlmodel` with a multi-array input written by coremltools'
-`NeuralNetworkBuilder` — later it will be this project's Caffe converter's
-output):
+`NeuralNetworkBuilder`, so that this benchmark of the runtime does not rest on
+our converter):
 {models}
 {pending}
 
@@ -445,6 +445,7 @@ def main():
                         help="where the generated models go (default .build/bench)")
     parser.add_argument("--markdown", action=argparse.BooleanOptionalAction, default=None,
                         help="replace the section in BENCHMARKS.md (default: unless --model small)")
+    parser.add_argument("--json", help="also write the figures here (for scripts/bench/report.py)")
     args = parser.parse_args()
     if args.runs < 1 or args.rounds < 1:
         parser.error("--runs and --rounds must be positive")
@@ -464,6 +465,10 @@ def main():
     print(table(rows))
     print(f"\nper-round medians, OpenCV / ours (ms): {rounds_text(rows)}")
     print(f"(Python + numpy + cv2 alone: {mib(baseline_rss)} peak RSS)")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"predict": [
+            {"model": r["model"].name, "ours_ms": r["ours_median"], "opencv_ms": r["opencv_median"],
+             "ours_rss_mib": r["ours_rss"] / 1024, "opencv_rss_mib": r["opencv_rss"] / 1024} for r in rows]}, indent=1))
     if args.markdown if args.markdown is not None else args.model != "small":
         write_markdown(markdown_section(rows, args, baseline_rss))
 
