@@ -27,7 +27,16 @@ struct LRNKernel: Kernel {
                         }
                         let source = x.baseAddress! + c * pixels, target = y.baseAddress! + c * pixels
                         let (k, beta) = (lrn.k, lrn.beta)
-                        for p in 0..<pixels { target[p] = source[p] / pow(k + alphaOverN * sums[p], beta) }
+                        if beta == 0.75 {
+                            // The beta of AlexNet-style nets, without pow (which costs more
+                            // than the rest of the layer): b^0.75 = sqrt(b) * sqrt(sqrt(b)).
+                            for p in 0..<pixels {
+                                let root = (k + alphaOverN * sums[p]).squareRoot()
+                                target[p] = source[p] / (root * root.squareRoot())
+                            }
+                        } else {
+                            for p in 0..<pixels { target[p] = source[p] / pow(k + alphaOverN * sums[p], beta) }
+                        }
                     }
                 }
             }
