@@ -8,6 +8,11 @@ protocol Kernel {
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor])
 }
 
+/// A kernel that can apply a ReLU to its output as it finishes it.
+protocol ReLUFusing: Kernel {
+    var fusedReLU: Bool { get set }
+}
+
 /// Splits `count` items into chunks run on all cores; small jobs run inline.
 @inline(__always)
 func parallelFor(_ count: Int, minimumWork: Int = 1, cost: Int = 1, _ body: (Range<Int>) -> Void) {

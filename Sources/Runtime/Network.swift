@@ -28,8 +28,10 @@ public final class Network: @unchecked Sendable {
     public let model: Model
     /// Shape of every tensor.
     public let shapes: [String: TensorShape]
-    private let kernels: [any Kernel]
-    /// Index of the last layer that reads each tensor.
+    /// What runs, in order: one step per layer, except where a ReLU is folded
+    /// into the layer before it.
+    private let steps: [Step]
+    /// Index of the last step that reads each tensor.
     private let lastUse: [String: Int]
     private let kept: Set<String>
 
@@ -40,15 +42,14 @@ public final class Network: @unchecked Sendable {
         self.model = model
         let shapes = try model.validate()
         self.shapes = shapes
-        kernels = try model.nodes.map { node in
-            try makeKernel(node, inputs: node.inputs.map { shapes[$0]! }, outputs: node.outputs.map { shapes[$0]! })
-        }
+        let kept = Set(model.outputs.map(\.name) + (model.classifier.map { [$0.probabilitiesName] } ?? []))
+        self.kept = kept
+        steps = try Step.plan(model, shapes: shapes, kept: kept)
         var lastUse: [String: Int] = [:]
-        for (index, node) in model.nodes.enumerated() {
-            for input in node.inputs { lastUse[input] = index }
+        for (index, step) in steps.enumerated() {
+            for input in step.inputs { lastUse[input] = index }
         }
         self.lastUse = lastUse
-        kept = Set(model.outputs.map(\.name) + (model.classifier.map { [$0.probabilitiesName] } ?? []))
     }
 
     /// Reads and compiles the `.mlmodel` at `path`.
@@ -68,20 +69,20 @@ public final class Network: @unchecked Sendable {
         }
         var pool = takePool()
         defer { returnPool(pool) }
-        for (index, node) in model.nodes.enumerated() {
-            let arguments = node.inputs.map { tensors[$0]! }
-            var results = node.outputs.map { name in
+        for (index, step) in steps.enumerated() {
+            let arguments = step.inputs.map { tensors[$0]! }
+            var results = step.outputs.map { name in
                 Tensor(shape: shapes[name]!, values: pool.take(shapes[name]!.count))
             }
             if let profile {
                 let start = DispatchTime.now().uptimeNanoseconds
-                kernels[index].run(arguments, &results)
-                profile(node.name, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+                step.kernel.run(arguments, &results)
+                profile(step.name, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             } else {
-                kernels[index].run(arguments, &results)
+                step.kernel.run(arguments, &results)
             }
-            for (name, result) in zip(node.outputs, results) { tensors[name] = result }
-            for name in node.inputs where lastUse[name] == index && !kept.contains(name) {
+            for (name, result) in zip(step.outputs, results) { tensors[name] = result }
+            for name in step.inputs where lastUse[name] == index && !kept.contains(name) {
                 if let dead = tensors.removeValue(forKey: name) { pool.give(dead.values) }
             }
         }
@@ -132,6 +133,39 @@ public final class Network: @unchecked Sendable {
             tensor.shape = expected
             return tensor
         }
+    }
+}
+
+/// One kernel run: a layer, or a convolution or inner product together with
+/// the ReLU that alone reads its output (named "conv1+relu1"; the output
+/// between them is never stored, and the ReLU costs no pass of its own).
+struct Step {
+    let name: String
+    let kernel: any Kernel
+    let inputs: [String]
+    let outputs: [String]
+
+    static func plan(_ model: Model, shapes: [String: TensorShape], kept: Set<String>) throws -> [Step] {
+        var readers: [String: [Int]] = [:]
+        for (index, node) in model.nodes.enumerated() {
+            for input in node.inputs { readers[input, default: []].append(index) }
+        }
+        var steps: [Step] = []
+        var folded = Set<Int>()
+        for (index, node) in model.nodes.enumerated() where !folded.contains(index) {
+            var kernel = try makeKernel(node, inputs: node.inputs.map { shapes[$0]! }, outputs: node.outputs.map { shapes[$0]! })
+            if var fusing = kernel as? any ReLUFusing, node.outputs.count == 1, !kept.contains(node.outputs[0]),
+               let readers = readers[node.outputs[0]], readers.count == 1,
+               case let relu = model.nodes[readers[0]], case .activation(.relu) = relu.operation, relu.inputs == node.outputs {
+                fusing.fusedReLU = true
+                kernel = fusing
+                folded.insert(readers[0])
+                steps.append(Step(name: "\(node.name)+\(relu.name)", kernel: kernel, inputs: node.inputs, outputs: relu.outputs))
+                continue
+            }
+            steps.append(Step(name: node.name, kernel: kernel, inputs: node.inputs, outputs: node.outputs))
+        }
+        return steps
     }
 }
 

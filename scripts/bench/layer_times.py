@@ -104,7 +104,14 @@ def in_network_profile(predict, model, runs):
                              "--profile"], capture_output=True, text=True)
     if result.returncode != 0:
         fail(f"predict --profile: {result.stderr[-2000:]}")
-    return {name: float(ms) for name, ms in PROFILE_LINE.findall(result.stderr)}
+    profile = {}
+    for name, ms in PROFILE_LINE.findall(result.stderr):
+        # A fused step ("conv1+relu1") runs both layers: its time counts for the first.
+        first, *folded = name.split("+")
+        profile[first] = profile.get(first, 0.0) + float(ms)
+        for other in folded:
+            profile.setdefault(other, 0.0)
+    return profile
 
 
 def main():

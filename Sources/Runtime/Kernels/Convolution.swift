@@ -5,8 +5,10 @@ import ModelFormat
 /// laid out as columns (im2col) and multiplied by the [outputChannels/groups,
 /// kernelChannels*kH*kW] weight matrix with OpenBLAS. A 1x1 convolution with
 /// stride 1 and no padding needs no im2col: the input already is the matrix.
-struct ConvolutionKernel: Kernel {
+struct ConvolutionKernel: ReLUFusing {
     let conv: Convolution
+    /// Also applies max(0, y) (a ReLU folded in by the network).
+    var fusedReLU = false
     let input: TensorShape
     let output: TensorShape
     let padTop: Int
@@ -51,7 +53,7 @@ struct ConvolutionKernel: Kernel {
                                     matrix, Int32(pixels), 0,
                                     y.baseAddress! + group * outputPerGroup * pixels, Int32(pixels))
                     }
-                    if let bias = conv.bias { addChannelBias(bias, to: y, pixels: pixels) }
+                    finishChannels(y, bias: conv.bias, pixels: pixels, relu: fusedReLU)
                 }
             }
         }
@@ -89,14 +91,21 @@ struct ConvolutionKernel: Kernel {
     }
 }
 
-/// y[c, :, :] += bias[c].
-func addChannelBias(_ bias: Weights, to y: UnsafeMutableBufferPointer<Float>, pixels: Int) {
-    bias.withUnsafeBufferPointer { b in
-        for c in 0..<b.count {
-            let plane = y.baseAddress! + c * pixels
-            let value = b[c]
-            for i in 0..<pixels { plane[i] += value }
+/// y[c, :, :] += bias[c], then max(0, y) when `relu`: one pass over y.
+func finishChannels(_ y: UnsafeMutableBufferPointer<Float>, bias: Weights?, pixels: Int, relu: Bool) {
+    if let bias {
+        bias.withUnsafeBufferPointer { b in
+            for c in 0..<b.count {
+                let plane = y.baseAddress! + c * pixels, value = b[c]
+                if relu {
+                    for i in 0..<pixels { plane[i] = Swift.max(plane[i] + value, 0) }
+                } else {
+                    for i in 0..<pixels { plane[i] += value }
+                }
+            }
         }
+    } else if relu {
+        for i in y.indices { y[i] = Swift.max(y[i], 0) }
     }
 }
 

@@ -53,7 +53,7 @@ struct DeconvolutionKernel: Kernel {
                         col2im(columns.baseAddress!, into: y.baseAddress! + group * outputPerGroup * output.planeSize,
                                channels: outputPerGroup)
                     }
-                    if let bias = conv.bias { addChannelBias(bias, to: y, pixels: output.planeSize) }
+                    finishChannels(y, bias: conv.bias, pixels: output.planeSize, relu: false)
                 }
             }
         }

@@ -3,8 +3,10 @@ import ModelFormat
 
 /// Inner product: y = W x + b over the flattened [C, H, W] input, with
 /// W stored [outputChannels, inputChannels].
-struct InnerProductKernel: Kernel {
+struct InnerProductKernel: ReLUFusing {
     let product: InnerProduct
+    /// Also applies max(0, y) (a ReLU folded in by the network).
+    var fusedReLU = false
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
         let (rows, columns) = (product.outputChannels, product.inputChannels)
@@ -18,6 +20,7 @@ struct InnerProductKernel: Kernel {
                     }
                     cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(rows), Int32(columns), 1,
                                 w.baseAddress!, Int32(columns), x.baseAddress!, 1, 1, y.baseAddress!, 1)
+                    if fusedReLU { for i in y.indices { y[i] = Swift.max(y[i], 0) } }
                 }
             }
         }
