@@ -39,7 +39,7 @@ enum CaffeCommand: Command {
 /// The options every converter shares, declared once.
 enum ConversionFlags {
     static let imageOptions: [OptionSpec] = [
-        Option("image-input", valueName: "name", repeatable: true, help: "Treat this input as an image (repeatable).").spec,
+        Option("image-input", valueName: "name", repeatable: true, help: "Treat this input as an image.").spec,
         Flag("is-bgr", help: "Image inputs take channels in BGR order (Caffe models trained with OpenCV).").spec,
         Option("red-bias", valueName: "value", default: "0", help: "Added to the red channel after scaling.").spec,
         Option("green-bias", valueName: "value", default: "0", help: "Added to the green channel after scaling.").spec,
