@@ -462,9 +462,11 @@ def main():
             ct_cells = [seconds(totals), f"{ct / ours:.0f}x", mib(max(c["rss"] for c in r["coremltools"]))]
             goals.append(f"{names[key]}: ours {ct / ours:.0f}x faster than coremltools "
                          f"(goal >= {GOAL_SPEEDUP}x): {'holds' if ct / ours >= GOAL_SPEEDUP else 'DOES NOT hold'}")
-        goals.append(f"{names[key]}: ours/cp {ours / copy:.1f} (goal <= {GOAL_COPY:g}): "
-                     f"{'holds' if ours / copy <= GOAL_COPY else 'DOES NOT hold'}; peak RSS / input "
-                     f"{rss_ratio:.2f} (goal < {GOAL_RSS:g}): {'holds' if rss_ratio < GOAL_RSS else 'DOES NOT hold'}")
+        if key == "irv2":  # issue 5 set its goals on Inception-ResNet-v2
+            goals.append(f"{names[key]}: ours/cp {ours / copy:.1f} (goal <= {GOAL_COPY:g}): "
+                         f"{'holds' if ours / copy <= GOAL_COPY else 'DOES NOT hold'}; ours/(cp+fsync) "
+                         f"{ours / durable:.1f}; peak RSS / input {rss_ratio:.2f} (goal < {GOAL_RSS:g}): "
+                         f"{'holds' if rss_ratio < GOAL_RSS else 'DOES NOT hold'}")
         table.append(f"| {names[key]} | {r['source_bytes'] / 1e6:.1f} | {seconds(r['ours'])} | {seconds(r['copy'])} | "
                      f"{ours / copy:.1f} | {seconds(r['durable'])} | {ours / durable:.1f} | "
                      f"{mib(r['ours_rss'])} | {rss_ratio:.2f} | {r['output_bytes'] / 1e6:.1f} | "
@@ -513,7 +515,7 @@ convert_to="neuralnetwork")` ({med('convert'):.0f} s) + `save` ({med('save'):.1f
 peak RSS includes the imports; the whole process took {med('wall'):.0f} s; its output is
 {irv2['ct_output_bytes'] / 1e6:.1f} MB. *coremltools/ours* divides the timed part by our whole process.
 
-Goals:
+Goals (issue 5, set on Inception-ResNet-v2):
 {chr(10).join('- ' + line for line in goals)}
 
 Models (random weights, fixed seeds, generated into /tmp, not committed):
