@@ -138,14 +138,15 @@ def chart(figures, path):
 
 
 def fuzz_section():
-    """The long-run table of Fuzzing/RESULTS.md with its command."""
+    """Every long-run section of Fuzzing/RESULTS.md ("## Long session ..."), with its command."""
     text = (ROOT / "Fuzzing" / "RESULTS.md").read_text()
-    match = re.search(r"^## (Long session[^\n]*)\n(.*?)(?=^## )", text, re.S | re.M)
-    if not match:
+    sessions = re.findall(r"^## (Long session[^\n]*)\n(.*?)(?=^## |\Z)", text, re.S | re.M)
+    if not sessions:
         sys.exit("Fuzzing/RESULTS.md has no '## Long session' section")
-    return (f"## Fuzzing, long runs ({match.group(1)})\n\n"
-            "Copied from [Fuzzing/RESULTS.md](Fuzzing/RESULTS.md), which has the findings and their fixes.\n\n"
-            + match.group(2).strip() + "\n")
+    parts = ["## Fuzzing, long runs\n\nCopied from [Fuzzing/RESULTS.md](Fuzzing/RESULTS.md), where the "
+             "findings the tables mention are described with their fixes."]
+    parts += [f"### {title}\n\n{body.strip()}" for title, body in sessions]
+    return "\n\n".join(parts) + "\n"
 
 
 def machine():
@@ -164,7 +165,13 @@ def main():
     parser.add_argument("--convert-runs", type=int, default=7, help="timed rounds per model (default 7)")
     parser.add_argument("--ct-runs", type=int, default=3, help="coremltools conversions (default 3)")
     parser.add_argument("--predict-rounds", type=int, default=5, help="alternating rounds of predict vs OpenCV (default 5)")
+    parser.add_argument("--fuzzing-only", action="store_true",
+                        help="measure nothing: only copy the fuzzing counts from Fuzzing/RESULTS.md again")
     args = parser.parse_args()
+    if args.fuzzing_only:
+        MARKDOWN.write_text(replace_section(MARKDOWN.read_text(), FUZZ_BEGIN, FUZZ_END, fuzz_section(), after_title=False))
+        print(f"updated the fuzzing section of {MARKDOWN.relative_to(ROOT)}")
+        return
 
     started = datetime.datetime.now(datetime.timezone.utc)
     load_before = machine()
