@@ -91,7 +91,7 @@ struct GraphWalk {
             values[ref] = try placeholder(node)
             return
         case "Const":
-            guard let attribute = node.attributes["value"], let tensor = attribute.pointee.tensor else { throw node.fail("has no value") }
+            guard let tensor = node.tensor("value") else { throw node.fail("has no tensor value") }
             values[ref] = .constant(try TFConstant(tensor, node: node, owner: graph.decoded))
             return
         case "NoOp":

@@ -97,6 +97,14 @@ extension TFNode {
         return CArrays.array(list.pointee.i, list.pointee.n_i).map { Int($0) }
     }
 
+    /// A `tensor` attribute (a Const's value). AttrValue's value is a oneof,
+    /// a C union in protobuf-c: reading `tensor` when the file stored another
+    /// kind (an int, say) would take that int for a pointer.
+    func tensor(_ key: String) -> UnsafeMutablePointer<Tensorflow__TensorProto>? {
+        guard let value = attributes[key], value.pointee.value_case == TENSORFLOW__ATTR_VALUE__VALUE_TENSOR else { return nil }
+        return value.pointee.tensor
+    }
+
     /// A `shape` attribute: dims with -1 for unknown; nil when absent or of unknown rank.
     func shape(_ key: String) -> [Int]? {
         guard let value = attributes[key], value.pointee.value_case == TENSORFLOW__ATTR_VALUE__VALUE_SHAPE,
