@@ -82,7 +82,14 @@ enum ConstantEvaluator {
             return result
         }
         let (ta, tb) = (strides(sa), strides(sb))
-        let count = shape.reduce(1, *)
+        let (count, overflow) = shape.reduce((1, false)) { partial, dim in
+            let (product, over) = partial.0.multipliedReportingOverflow(by: dim)
+            return (product, partial.1 || over)
+        }
+        guard !overflow, count <= TFConstant.maximumMadeCount else {
+            throw node.fail("folding \(a.shape) with \(b.shape) would make a constant of shape \(shape), "
+                            + "more than \(TFConstant.maximumMadeCount) values")
+        }
         var values = [Double](repeating: 0, count: count)
         var index = [Int](repeating: 0, count: rank)
         for flat in 0..<count {

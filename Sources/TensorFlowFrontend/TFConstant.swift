@@ -21,6 +21,12 @@ struct TFConstant {
     private var raw: (pointer: UnsafeRawPointer, owner: AnyObject)?
 
     var count: Int { raw == nil ? stored.count : shape.reduce(1, *) }
+
+    /// The most values the converter makes for a constant that the file does
+    /// not store value by value: a value list that TensorFlow compacted (a
+    /// few values repeated to fill the shape), or a folded result. 2^24 is a
+    /// 4096 x 4096 matrix; a 600-byte file cannot ask for 16 GB.
+    static let maximumMadeCount = 1 << 24
     var isScalar: Bool { count == 1 }
 
     /// Value `index` in row-major order.
@@ -135,6 +141,10 @@ struct TFConstant {
             // TensorFlow compacts value lists: trailing repeats of the last value
             // are dropped, and a tensor of zeros may list nothing at all.
             guard listed.count <= count else { throw node.fail("constant of shape \(shape) has \(listed.count) values") }
+            guard count <= Self.maximumMadeCount || listed.count == count else {
+                throw node.fail("constant of shape \(shape) lists \(listed.count) of its \(count) values; "
+                                + "more than \(Self.maximumMadeCount) values must be stored in tensor_content")
+            }
             values = listed + [Double](repeating: listed.last ?? 0, count: count - listed.count)
         }
         self.init(shape: shape, values: values)
