@@ -108,12 +108,8 @@ struct GraphBuilder {
         let blobs = try blobs(for: layer)
         let builder = LayerBuilder(layer: layer, inputs: inputs, inputShapes: inputs.map { shapes[$0]! }, blobs: blobs, outputs: outputs)
         for node in try mapping(builder) {
-            let produced = try ShapeInference.outputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
+            let produced = try ShapeInference.checkedOutputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
             for (name, shape) in zip(node.outputs, produced) {
-                guard shape.count > 0 else { throw CaffeError("layer '\(layer.name)': output '\(name)' would be empty (\(shape))") }
-                guard shape.count <= TensorShape.maximumCount else {
-                    throw CaffeError("layer '\(layer.name)': output '\(name)' would have the shape \(shape), too large")
-                }
                 shapes[name] = shape
                 tensorNames.insert(name)
             }

@@ -84,7 +84,7 @@ struct KerasWalk {
             return
         }
         for node in emitted {
-            let produced = try ShapeInference.outputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
+            let produced = try ShapeInference.checkedOutputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
             for (name, shape) in zip(node.outputs, produced) { shapes[name] = shape }
             nodes.append(node)
         }

@@ -16,19 +16,11 @@ public enum ShapeInference {
                 }
                 inputShapes.append(shape)
             }
-            let outputs = try outputShapes(of: node, inputs: inputShapes)
+            let outputs = try checkedOutputShapes(of: node, inputs: inputShapes)
             guard outputs.count == node.outputs.count else {
                 throw ModelError(node: node.name, "has \(node.outputs.count) outputs, the operation gives \(outputs.count)")
             }
-            for (name, shape) in zip(node.outputs, outputs) {
-                guard shape.channels > 0, shape.height > 0, shape.width > 0 else {
-                    throw ModelError(node: node.name, "output '\(name)' would have the empty shape \(shape)")
-                }
-                guard shape.count <= TensorShape.maximumCount else {
-                    throw ModelError(node: node.name, "output '\(name)' would have the shape \(shape), too large")
-                }
-                shapes[name] = shape
-            }
+            for (name, shape) in zip(node.outputs, outputs) { shapes[name] = shape }
         }
         return shapes
     }
@@ -48,7 +40,24 @@ public enum ShapeInference {
         }
     }
 
-    /// Shapes of a node's outputs, given its input shapes.
+    /// `outputShapes`, and an output that would be empty, or larger than
+    /// `TensorShape.maximumCount`, is an error: what every frontend and
+    /// `shapes(of:)` use as they build or check a graph.
+    public static func checkedOutputShapes(of node: Node, inputs: [TensorShape]) throws(ModelError) -> [TensorShape] {
+        let shapes = try outputShapes(of: node, inputs: inputs)
+        for (name, shape) in zip(node.outputs, shapes) {
+            guard shape.channels > 0, shape.height > 0, shape.width > 0 else {
+                throw ModelError(node: node.name, "output '\(name)' would have the empty shape \(shape)")
+            }
+            guard shape.count <= TensorShape.maximumCount else {
+                throw ModelError(node: node.name, "output '\(name)' would have the shape \(shape), too large")
+            }
+        }
+        return shapes
+    }
+
+    /// Shapes of a node's outputs, given its input shapes (possibly empty:
+    /// a slice past the end has length 0).
     public static func outputShapes(of node: Node, inputs: [TensorShape]) throws(ModelError) -> [TensorShape] {
         func fail(_ message: String) -> ModelError { ModelError(node: node.name, message) }
         guard let first = inputs.first else {
