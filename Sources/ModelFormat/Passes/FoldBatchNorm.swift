@@ -34,11 +34,9 @@ public func foldScaleIntoConvolution(_ model: inout Model) -> Bool {
     }
     model.mergePairs(pairs) { producer, consumer in
         guard case .scale(let scale) = consumer.operation else { return }
-        let factors = scale.scale.values, bias = scale.bias?.values ?? []
         producer.updateConvolution { conv in
-            let s = (0..<conv.outputChannels).map { factors[factors.count == 1 ? 0 : $0] }
-            let shift = (0..<conv.outputChannels).map { bias.isEmpty ? 0 : bias[bias.count == 1 ? 0 : $0] }
-            conv.scalePerOutputChannel(s, thenAdd: shift)
+            conv.scalePerOutputChannel(scale.scale.perChannel(conv.outputChannels),
+                                       thenAdd: scale.bias.perChannel(conv.outputChannels))
         }
     }
     return !pairs.isEmpty
@@ -54,12 +52,10 @@ public func mergeScaleIntoBatchNorm(_ model: inout Model) -> Bool {
     }
     model.mergePairs(pairs) { producer, consumer in
         guard case .batchNorm(var norm) = producer, case .scale(let scale) = consumer.operation else { return }
-        let factors = scale.scale.values, bias = scale.bias?.values ?? []
+        let factors = scale.scale.perChannel(norm.channels), bias = scale.bias.perChannel(norm.channels)
         let gamma = norm.gamma.values, beta = norm.beta.values
-        norm.gamma = Weights((0..<norm.channels).map { gamma[$0] * factors[factors.count == 1 ? 0 : $0] })
-        norm.beta = Weights((0..<norm.channels).map {
-            beta[$0] * factors[factors.count == 1 ? 0 : $0] + (bias.isEmpty ? 0 : bias[bias.count == 1 ? 0 : $0])
-        })
+        norm.gamma = Weights((0..<norm.channels).map { gamma[$0] * factors[$0] })
+        norm.beta = Weights((0..<norm.channels).map { beta[$0] * factors[$0] + bias[$0] })
         producer = .batchNorm(norm)
     }
     return !pairs.isEmpty
@@ -76,7 +72,21 @@ extension Convolution {
                 for index in channel * perChannel..<(channel + 1) * perChannel { values[index] *= factor }
             }
         }
-        let oldBias = bias?.values ?? [Float](repeating: 0, count: channels)
+        let oldBias = bias.perChannel(channels)
         bias = Weights((0..<channels).map { oldBias[$0] * scale[$0] + shift[$0] })
     }
+}
+
+extension Optional where Wrapped == Weights {
+    /// One value per channel from a constant of [C] or [1] values (or zeros
+    /// when there is none): what the passes broadcast over a layer's channels.
+    func perChannel(_ channels: Int) -> [Float] {
+        guard let values = self?.values, !values.isEmpty else { return [Float](repeating: 0, count: channels) }
+        return values.count == 1 ? [Float](repeating: values[0], count: channels) : values
+    }
+}
+
+extension Weights {
+    /// One value per channel from [C] or [1] values.
+    func perChannel(_ channels: Int) -> [Float] { Optional(self).perChannel(channels) }
 }

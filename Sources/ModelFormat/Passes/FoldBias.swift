@@ -17,10 +17,9 @@ public func foldBiasIntoLinearLayer(_ model: inout Model) -> Bool {
     }
     model.mergePairs(pairs) { producer, consumer in
         guard case .bias(let bias) = consumer.operation else { return }
-        let added = bias.bias.values
         func sum(_ old: Weights?, _ count: Int) -> Weights {
-            let base = old?.values ?? [Float](repeating: 0, count: count)
-            return Weights((0..<count).map { base[$0] + added[added.count == 1 ? 0 : $0] })
+            let (base, added) = (old.perChannel(count), bias.bias.perChannel(count))
+            return Weights((0..<count).map { base[$0] + added[$0] })
         }
         switch producer {
         case .convolution:
