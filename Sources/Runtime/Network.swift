@@ -42,9 +42,8 @@ public final class Network: @unchecked Sendable {
         self.model = model
         let shapes = try model.validate()
         self.shapes = shapes
-        let kept = Set(model.outputs.map(\.name) + (model.classifier.map { [$0.probabilitiesName] } ?? []))
-        self.kept = kept
-        steps = try Step.plan(model, shapes: shapes, kept: kept)
+        kept = Set(model.outputs.map(\.name) + (model.classifier.map { [$0.probabilitiesName] } ?? []))
+        steps = try Step.plan(model, shapes: shapes)
         var lastUse: [String: Int] = [:]
         for (index, step) in steps.enumerated() {
             for input in step.inputs { lastUse[input] = index }
@@ -145,27 +144,28 @@ struct Step {
     let inputs: [String]
     let outputs: [String]
 
-    static func plan(_ model: Model, shapes: [String: TensorShape], kept: Set<String>) throws -> [Step] {
-        var readers: [String: [Int]] = [:]
-        for (index, node) in model.nodes.enumerated() {
-            for input in node.inputs { readers[input, default: []].append(index) }
-        }
-        var steps: [Step] = []
-        var folded = Set<Int>()
-        for (index, node) in model.nodes.enumerated() where !folded.contains(index) {
-            var kernel = try makeKernel(node, inputs: node.inputs.map { shapes[$0]! }, outputs: node.outputs.map { shapes[$0]! })
-            if var fusing = kernel as? any ReLUFusing, node.outputs.count == 1, !kept.contains(node.outputs[0]),
-               let readers = readers[node.outputs[0]], readers.count == 1,
-               case let relu = model.nodes[readers[0]], case .activation(.relu) = relu.operation, relu.inputs == node.outputs {
-                fusing.fusedReLU = true
-                kernel = fusing
-                folded.insert(readers[0])
-                steps.append(Step(name: "\(node.name)+\(relu.name)", kernel: kernel, inputs: node.inputs, outputs: relu.outputs))
-                continue
+    static func plan(_ model: Model, shapes: [String: TensorShape]) throws -> [Step] {
+        let fused = Dictionary(uniqueKeysWithValues: model.soleConsumerPairs { producer, consumer in
+            guard case .activation(.relu) = consumer.operation else { return false }
+            switch producer.operation {
+            case .convolution(let conv): return !conv.isDeconvolution
+            case .innerProduct: return true
+            default: return false
             }
-            steps.append(Step(name: node.name, kernel: kernel, inputs: node.inputs, outputs: node.outputs))
+        })
+        let folded = Set(fused.values)
+        return try model.nodes.indices.filter { !folded.contains($0) }.map { index in
+            let node = model.nodes[index]
+            let kernel = try makeKernel(node, inputs: node.inputs.map { shapes[$0]! }, outputs: node.outputs.map { shapes[$0]! })
+            guard let reluIndex = fused[index] else {
+                return Step(name: node.name, kernel: kernel, inputs: node.inputs, outputs: node.outputs)
+            }
+            // makeKernel gives these two ops ConvolutionKernel and InnerProductKernel.
+            var fusing = kernel as! any ReLUFusing
+            fusing.fusedReLU = true
+            let relu = model.nodes[reluIndex]
+            return Step(name: "\(node.name)+\(relu.name)", kernel: fusing, inputs: node.inputs, outputs: relu.outputs)
         }
-        return steps
     }
 }
 

@@ -11,9 +11,10 @@ extension Model {
     }
 
     /// Pairs (producer index, consumer index) where the consumer is the only
-    /// reader of the producer's single output and `matches` accepts them.
-    /// The consumer's output replaces the producer's when they merge.
-    func soleConsumerPairs(_ matches: (Node, Node) -> Bool) -> [(Int, Int)] {
+    /// reader of the producer's single output (which is not a model output)
+    /// and `matches` accepts them; each node is in one pair at most. The
+    /// passes merge such pairs; the runtime runs them as one step.
+    public func soleConsumerPairs(_ matches: (Node, Node) -> Bool) -> [(Int, Int)] {
         let readers = readerCounts()
         var producer: [String: Int] = [:]
         for (index, node) in nodes.enumerated() where node.outputs.count == 1 { producer[node.outputs[0]] = index }

@@ -20,7 +20,7 @@ struct InnerProductKernel: ReLUFusing {
                     }
                     cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(rows), Int32(columns), 1,
                                 w.baseAddress!, Int32(columns), x.baseAddress!, 1, 1, y.baseAddress!, 1)
-                    if fusedReLU { for i in y.indices { y[i] = Swift.max(y[i], 0) } }
+                    finishChannels(y, bias: nil, pixels: 1, relu: fusedReLU)  // the bias is in y already
                 }
             }
         }
