@@ -112,9 +112,7 @@ extension Weights: CustomStringConvertible {
 /// ML writer can hand to protobuf-c without copying.
 ///
 /// Large tensors get their own anonymous mapping: the kernel hands out zeroed
-/// pages as they are first written (no separate zeroing pass), in 2 MiB huge
-/// pages where the system allows it, which makes filling 200 MB of weights
-/// take far fewer page faults.
+/// pages as they are first written, so there is no separate zeroing pass.
 final class FloatStorage: @unchecked Sendable {
     let buffer: UnsafeBufferPointer<Float>
     /// Whether `buffer` is an mmap'ed region (else malloc'ed).
@@ -143,9 +141,6 @@ final class FloatStorage: @unchecked Sendable {
         let bytes = count * MemoryLayout<Float>.stride
         if bytes >= mappingThreshold,
            let region = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), region != MAP_FAILED {
-            #if os(Linux)
-            _ = madvise(region, bytes, MADV_HUGEPAGE)
-            #endif
             return (UnsafeMutableBufferPointer(start: region.bindMemory(to: Float.self, capacity: count), count: count), true)
         }
         let memory = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(count, 1))
