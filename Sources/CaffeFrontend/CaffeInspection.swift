@@ -132,35 +132,10 @@ public enum CaffeInspection {
     static func blobs(_ protos: UnsafeBufferPointer<UnsafeMutablePointer<BlobProto>?>, _ owner: Decoded<NetParameter>,
                       _ what: String) throws -> [WeightsBlob] {
         try protos.enumerated().map { index, proto in
-            guard let p = proto?.pointee else { throw CaffeError("\(what) blob \(index) is empty") }
-            var shape: [Int]
-            if let blobShape = p.shape {
-                shape = CArrays.array(blobShape.pointee.dim, blobShape.pointee.n_dim).map { Int($0) }
-            } else {
-                shape = [p.num, p.channels, p.height, p.width].map { Int($0) }
-                while shape.count > 1 && shape.first == 1 { shape.removeFirst() }
-            }
-            guard shape.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else { throw CaffeError("\(what) blob \(index): shape \(shape) is invalid") }
-            let (expected, overflow) = shape.reduce((1, false)) { partial, dim in
-                let (product, over) = partial.0.multipliedReportingOverflow(by: dim)
-                return (product, partial.1 || over)
-            }
-            var precision = "float32"
-            let values: Weights
-            if p.n_data > 0 {
-                values = p.data.map { Weights(borrowing: UnsafeBufferPointer(start: $0, count: p.n_data), owner: owner) }
-                    ?? Weights(unloadedCount: p.n_data)
-            } else if p.n_double_data > 0 {
-                precision = "float64"
-                values = p.double_data.map { Weights(UnsafeBufferPointer(start: $0, count: p.n_double_data).map { Float($0) }) }
-                    ?? Weights(unloadedCount: p.n_double_data)
-            } else {
-                values = Weights([])
-            }
-            guard !overflow, expected == values.count else {
-                throw CaffeError("\(what) blob \(index): shape \(shape) needs \(overflow ? "too many" : String(expected)) values, the blob holds \(values.count)")
-            }
-            return WeightsBlob(shape: shape, precision: precision, values: values)
+            guard let proto else { throw CaffeError("\(what) blob \(index) is empty") }
+            let blob = try CaffeWeights.blob(proto, owner: owner, what: "\(what) blob \(index)")
+            let isDouble = proto.pointee.n_data == 0 && proto.pointee.n_double_data > 0
+            return WeightsBlob(shape: blob.shape, precision: isDouble ? "float64" : "float32", values: blob.values)
         }
     }
 

@@ -50,7 +50,8 @@ struct CaffeWeights {
     }
 
     /// A blob's shape (BlobShape, or the legacy num/channels/height/width)
-    /// and values (float, or double converted), checked against each other.
+    /// and values (float, or double converted; unloaded when the file was
+    /// read structure-only), checked against each other.
     static func blob(_ proto: UnsafeMutablePointer<BlobProto>, owner: AnyObject & Sendable, what: String) throws -> Blob {
         let p = proto.pointee
         var shape: [Int]
@@ -61,21 +62,19 @@ struct CaffeWeights {
             while shape.count > 1 && shape.first == 1 { shape.removeFirst() }  // legacy shapes pad with leading 1s
         }
         guard shape.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else { throw CaffeError("\(what): shape \(shape) is invalid") }
-        let (expected, overflow) = shape.reduce((1, false)) { partial, dim in
-            let (product, over) = partial.0.multipliedReportingOverflow(by: dim)
-            return (product, partial.1 || over)
-        }
         let values: Weights
         if p.n_data > 0 {
             values = p.data.map { Weights(borrowing: UnsafeBufferPointer(start: $0, count: p.n_data), owner: owner) }
                 ?? Weights(unloadedCount: p.n_data)
-        } else if p.n_double_data > 0, let doubles = p.double_data {
-            values = Weights(UnsafeBufferPointer(start: doubles, count: p.n_double_data).map { Float($0) })
+        } else if p.n_double_data > 0 {
+            values = p.double_data.map { Weights(UnsafeBufferPointer(start: $0, count: p.n_double_data).map { Float($0) }) }
+                ?? Weights(unloadedCount: p.n_double_data)
         } else {
             values = Weights([])
         }
-        guard !overflow, expected == values.count else {
-            throw CaffeError("\(what): shape \(shape) needs \(overflow ? "too many" : String(expected)) values, the blob holds \(values.count)")
+        let expected = shape.checkedProduct
+        guard expected == values.count else {
+            throw CaffeError("\(what): shape \(shape) needs \(expected.map(String.init) ?? "too many") values, the blob holds \(values.count)")
         }
         return Blob(shape: shape, values: values)
     }

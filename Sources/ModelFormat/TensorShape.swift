@@ -39,3 +39,17 @@ public struct TensorShape: Equatable, Hashable, Sendable, CustomStringConvertibl
 
     public var description: String { "\(channels)x\(height)x\(width)" }
 }
+
+extension Collection where Element == Int {
+    /// The product of these dimensions, or nil when it overflows: the size a
+    /// shape read from a file claims, checked before anything is allocated.
+    public var checkedProduct: Int? {
+        var product = 1
+        for dimension in self {
+            let (next, overflow) = product.multipliedReportingOverflow(by: dimension)
+            if overflow { return nil }
+            product = next
+        }
+        return product
+    }
+}

@@ -82,11 +82,7 @@ enum ConstantEvaluator {
             return result
         }
         let (ta, tb) = (strides(sa), strides(sb))
-        let (count, overflow) = shape.reduce((1, false)) { partial, dim in
-            let (product, over) = partial.0.multipliedReportingOverflow(by: dim)
-            return (product, partial.1 || over)
-        }
-        guard !overflow, count <= TFConstant.maximumMadeCount else {
+        guard let count = shape.checkedProduct, count <= TFConstant.maximumMadeCount else {
             throw node.fail("folding \(a.shape) with \(b.shape) would make a constant of shape \(shape), "
                             + "more than \(TFConstant.maximumMadeCount) values")
         }

@@ -128,8 +128,7 @@ extension TFOpTable {
         let transposed = b.node.bool("transpose_b") == true
         let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
         guard inputs == x.shape.count else { throw b.node.fail("weights take \(inputs) values, the input has \(x.shape.count)") }
-        let weights = transposed ? w.weights : w.withFloatBytes { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }
-        w.releasePages()
+        let weights = transposed ? w.weights() : w.weights { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }
         var nodes: [Node] = []
         var source = x.name
         if x.shape.height != 1 || x.shape.width != 1 {
@@ -148,7 +147,7 @@ extension TFOpTable {
         let parts = try ["scale", "offset", "mean", "variance"].enumerated().map { index, what in
             let value = try b.constant(index + 1, "the \(what)")
             guard value.count == c else { throw b.node.fail("the \(what) has \(value.count) values for \(c) channels") }
-            return value.weights
+            return value.weights()
         }
         let norm = BatchNorm(channels: c, epsilon: b.node.float("epsilon") ?? 0.001, gamma: parts[0], beta: parts[1],
                              mean: parts[2], variance: parts[3])

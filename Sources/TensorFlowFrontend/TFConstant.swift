@@ -27,6 +27,7 @@ struct TFConstant {
     /// few values repeated to fill the shape), or a folded result. 2^24 is a
     /// 4096 x 4096 matrix; a 600-byte file cannot ask for 16 GB.
     static let maximumMadeCount = 1 << 24
+
     var isScalar: Bool { count == 1 }
 
     /// Value `index` in row-major order.
@@ -35,26 +36,25 @@ struct TFConstant {
         return stored[index]
     }
 
-    /// Value `index` as a float, read straight from the file when it lies there.
-    @inline(__always)
-    func float(at index: Int) -> Float {
-        if let raw { return raw.pointer.loadUnaligned(fromByteOffset: 4 * index, as: Float.self) }
-        return Float(stored[index])
-    }
-
     var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
-    var floats: [Float] { (0..<count).map { float(at: $0) } }
-    /// The values as weights, written once into their final memory.
-    var weights: Weights {
-        withFloatBytes { bytes in Weights(count: count) { $0.baseAddress.map { UnsafeMutableRawPointer($0).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) } } }
+    var floats: [Float] { (0..<count).map { Float(self[$0]) } }
+
+    /// The values as weights, written once into their final memory: through
+    /// `layout` (a layout change reading little-endian float32 bytes, the
+    /// file's own when the payload lies there), or copied as they are. The
+    /// payload's pages of the mapped file are released afterwards.
+    func weights(_ layout: ((UnsafeRawBufferPointer) -> Weights)? = nil) -> Weights {
+        defer { releasePages() }
+        return withFloatBytes { bytes in
+            layout?(bytes) ?? Weights(count: count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: bytes) }
+        }
     }
 
-    /// Calls `body` with the values as little-endian float32 bytes (possibly
-    /// unaligned): the file's own bytes when the payload lies there.
-    func withFloatBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        if let raw { return try withExtendedLifetime(raw.owner) { try body(UnsafeRawBufferPointer(start: raw.pointer, count: 4 * count)) } }
-        return try stored.map { Float($0) }.withUnsafeBytes(body)
+    private func withFloatBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let raw { return withExtendedLifetime(raw.owner) { body(UnsafeRawBufferPointer(start: raw.pointer, count: 4 * count)) } }
+        return stored.map { Float($0) }.withUnsafeBytes(body)
     }
+
     var ints: [Int] { (0..<count).map { Int(self[$0]) } }
 
     init(shape: [Int], values: [Double]) {
@@ -67,11 +67,11 @@ struct TFConstant {
     }
 
     /// Tells the kernel that the payload's pages of the mapped graph file are
-    /// not needed any more, once a mapping has copied the values into their
+    /// not needed any more, once `weights` has copied the values into their
     /// final layout: peak memory stays near the model's weights instead of
     /// weights plus file. (Harmless if read again: a read-only file mapping
     /// pages the data back in.)
-    func releasePages() {
+    private func releasePages() {
         guard let raw else { return }
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let start = (Int(bitPattern: raw.pointer) + page - 1) / page * page
@@ -93,9 +93,7 @@ struct TFConstant {
         let p = proto.pointee
         let shape = p.tensor_shape.map { CArrays.buffer($0.pointee.dim, $0.pointee.n_dim).map { Int($0?.pointee.size ?? 0) } } ?? []
         guard shape.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else { throw node.fail("constant shape \(shape) is invalid") }
-        let (count, overflow) = shape.reduce((1, false)) { ($0.0.multipliedReportingOverflow(by: $1).partialValue,
-                                                            $0.1 || $0.0.multipliedReportingOverflow(by: $1).overflow) }
-        guard !overflow, count <= 1 << 31 else { throw node.fail("constant shape \(shape) is too large") }
+        guard let count = shape.checkedProduct, count <= 1 << 31 else { throw node.fail("constant shape \(shape) is too large") }
         var values: [Double]
         let content = p.tensor_content
         let width: Int

@@ -111,8 +111,7 @@ enum TFOpTable {
         guard filter.shape.count == 4 else { throw b.node.fail("filter shape \(filter.shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
         guard cin > 0, x.shape.channels % cin == 0 else { throw b.node.fail("filter takes \(cin) channels, the input has \(x.shape.channels)") }
-        let weights = filter.withFloatBytes { NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: $0) }
-        filter.releasePages()
+        let weights = filter.weights { NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: $0) }
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: x.shape.channels / cin, kernel: kernel,
                                stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
@@ -130,8 +129,7 @@ enum TFOpTable {
             throw b.node.fail("filter shape \(filter.shape) does not fit \(x.shape.channels) input channels")
         }
         let (kh, kw, cin, multiplier) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
-        let weights = filter.withFloatBytes { NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier, from: $0) }
-        filter.releasePages()
+        let weights = filter.weights { NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier, from: $0) }
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cin * multiplier, kernelChannels: 1, groups: cin, kernel: kernel,
                                stride: try b.spatial("strides", default: 1), dilation: try b.spatial("dilations", default: 1),
