@@ -48,6 +48,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchlib import git_revision, machine, mib, write_block
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -251,50 +253,12 @@ def inspect_parameters(inspect, model):
     return None
 
 
-def machine():
-    cpu = ""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return f"nproc {os.cpu_count()}, {cpu}, {platform.system()} {platform.release()}"
-
-
-def git_revision():
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=ROOT).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "Sources", "Package.swift"],
-                               capture_output=True, text=True, cwd=ROOT).stdout.strip()
-        return head + (" plus uncommitted changes in Sources/" if dirty else "")
-    except OSError:
-        return "?"
-
-
 def swift_version():
     try:
         text = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout
         return text.splitlines()[0].split("(")[0].strip() if text else "?"
     except OSError:
         return "?"
-
-
-def write_markdown(section):
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    if MARK_BEGIN in text and MARK_END in text:
-        head, rest = text.split(MARK_BEGIN, 1)
-        tail = rest.split(MARK_END, 1)[1]
-        text = head + section.rstrip("\n") + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
-    print(f"wrote {path.relative_to(ROOT)}")
-
-
-def mib(kib):
-    return f"{kib / 1024:.0f} MiB"
 
 
 def seconds(values):
@@ -559,7 +523,7 @@ swift build -c release --scratch-path /tmp/convbench-build
 ```
 {MARK_END}
 """
-    write_markdown(section)
+    write_block(MARK_BEGIN, MARK_END, section)
 
 
 if __name__ == "__main__":

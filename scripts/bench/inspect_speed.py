@@ -34,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchlib import git_revision, machine, write_block
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -134,39 +136,8 @@ def coremltools_worker(path, runs):
                       "coremltools": coremltools.__version__}))
 
 
-def machine():
-    cpu = ""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return f"nproc {os.cpu_count()}, {cpu}, {platform.system()} {platform.release()}"
-
-
-def git_revision():
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              cwd=ROOT).stdout.strip()
-    except OSError:
-        return "?"
-
-
 def milliseconds(seconds):
     return f"{seconds * 1000:.1f}"
-
-
-def write_markdown(section):
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text() if path.exists() else "# Benchmarks\n"
-    if MARK_BEGIN in text and MARK_END in text:
-        head, rest = text.split(MARK_BEGIN, 1)
-        tail = rest.split(MARK_END, 1)[1]
-        text = head + section.rstrip("\n") + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
-    print(f"wrote {path.relative_to(ROOT)}")
 
 
 def main():
@@ -255,7 +226,7 @@ discarded), timed inside one Python process after `import coremltools`, which is
 not timed ({reference['import']:.1f} s here); it parses every weight. Median
 speed-up: {theirs / ours:.0f}x.
 
-Versions: inspect built from {git_revision()} (plus uncommitted changes, if any), coremltools
+Versions: inspect built from {git_revision()}, coremltools
 {reference['coremltools']}, Python {platform.python_version()}.
 
 Reproduce (from the repository root, after `scripts/bootstrap --fixtures`):
@@ -267,7 +238,7 @@ swift build -c release --product inspect
 {MARK_END}
 """
     if not args.no_markdown:
-        write_markdown(section)
+        write_block(MARK_BEGIN, MARK_END, section)
     if not args.keep:
         model.unlink()
 

@@ -38,6 +38,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchlib import machine, mib, write_block
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT / "scripts" / "fixtures"))
@@ -301,10 +303,6 @@ def bench(model, args):
 # ---------------------------------------------------------------------------
 # Report
 
-def mib(kib):
-    return f"{kib / 1024:.0f} MiB"
-
-
 def table(rows):
     lines = ["| model | GMAC | OpenCV median ms (min) | ours median ms (min) | ours/OpenCV | "
              "OpenCV peak RSS | ours peak RSS | max abs diff (outputs) |",
@@ -330,16 +328,6 @@ def shell(command):
 def load_average():
     with open("/proc/loadavg") as f:
         return f.read().split()[0]
-
-
-def machine():
-    cpu = ""
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    return f"nproc {os.cpu_count()}, {cpu}, {platform.system()} {platform.release()}"
 
 
 def versions(args, baseline_rss):
@@ -420,19 +408,6 @@ Reproduce (from the repository root, after `scripts/bootstrap --fixtures`):
 """
 
 
-def write_markdown(section):
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text() if path.exists() else "# Benchmarks\n\n"
-    if MARK_BEGIN in text and MARK_END in text:
-        head, rest = text.split(MARK_BEGIN, 1)
-        tail = rest.split(MARK_END, 1)[1].lstrip("\n")
-        text = head + section + ("\n" + tail if tail else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
-    print(f"wrote {path.relative_to(ROOT)}")
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", choices=sorted(MODELS) + ["all"], default="age_net",
@@ -473,7 +448,7 @@ def main():
             {"model": r["model"].name, "ours_ms": r["ours_median"], "opencv_ms": r["opencv_median"],
              "ours_rss_mib": r["ours_rss"] / 1024, "opencv_rss_mib": r["opencv_rss"] / 1024} for r in rows]}, indent=1))
     if args.markdown if args.markdown is not None else args.model != "small":
-        write_markdown(markdown_section(rows, args, baseline_rss))
+        write_block(MARK_BEGIN, MARK_END, markdown_section(rows, args, baseline_rss))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,58 @@
+"""What the benchmark scripts share: the machine's description, the
+revision measured, MiB formatting, and their sections of BENCHMARKS.md."""
+
+import os
+import platform
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MARKDOWN = ROOT / "BENCHMARKS.md"
+
+
+def machine(load=False):
+    """nproc, CPU model and kernel (and the 1-minute load average)."""
+    cpu = "?"
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    text = f"nproc {os.cpu_count()}, {cpu}, {platform.system()} {platform.release()}"
+    return text + (f", load average {os.getloadavg()[0]:.2f}" if load else "")
+
+
+def git_revision():
+    """HEAD's short hash, noting uncommitted changes to what gets built."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              cwd=ROOT).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "Sources", "Package.swift"],
+                               capture_output=True, text=True, cwd=ROOT).stdout.strip()
+        return (head or "?") + (" plus uncommitted changes in Sources/" if dirty else "")
+    except OSError:
+        return "?"
+
+
+def mib(kib):
+    return f"{kib / 1024:.0f} MiB"
+
+
+def replace_block(text, begin, end, block, after_title=False):
+    """`text` with everything from `begin` through `end` replaced by `block`
+    (which starts with `begin` and ends with `end`); when absent, the block
+    goes after the title line (`after_title`) or at the end."""
+    block = block.strip("\n")
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        return head + block + rest.split(end, 1)[1]
+    if after_title and text.startswith("# "):
+        title, _, rest = text.partition("\n")
+        return f"{title}\n\n{block}\n\n{rest.lstrip(chr(10))}"
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def write_block(begin, end, block, after_title=False):
+    """Replaces (or adds) one section of BENCHMARKS.md; the others are kept."""
+    text = MARKDOWN.read_text() if MARKDOWN.exists() else "# Benchmarks\n"
+    MARKDOWN.write_text(replace_block(text, begin, end, block, after_title))
+    print(f"wrote {MARKDOWN.relative_to(ROOT)}")
