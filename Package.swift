@@ -24,13 +24,15 @@ let package = Package(
         // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"]),
         // Binary protobuf decoding over memory-mapped files, packing, atomic files.
-        .target(name: "Protobuf", dependencies: ["CProtobufC", "ProtoSchemas"]),
+        .target(name: "Protobuf", dependencies: ["CProtobufC", "ProtoSchemas", "Threads"]),
         // The internal model spec: graph IR, inputs, outputs, labels, shape inference.
-        .target(name: "ModelFormat"),
+        .target(name: "ModelFormat", dependencies: ["Threads"]),
+        // A lock and the core count, for the few things several threads share.
+        .target(name: "Threads"),
         // ModelFormat <-> Core ML `.mlmodel` files.
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "ProtoSchemas", "CProtobufC"]),
         // Executes models on the CPU, to check conversions on Linux.
-        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "COpenBLAS"]),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "COpenBLAS", "Threads"]),
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into runtime images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime"]),
         // Shared by the converters: conversion options, label files.
@@ -46,17 +48,17 @@ let package = Package(
         // Command-line parsing shared by the programs.
         .target(name: "CLI"),
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
-        .target(name: "HDF5", dependencies: ["CHDF5"]),
+        .target(name: "HDF5", dependencies: ["CHDF5", "Threads"]),
 
         .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "ProtoSchemas", "CProtobufC"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
 
         // What several test targets share (paths, tolerance, layout helpers).
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
         .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "ProtoSchemas", "CProtobufC"]),
-        .testTarget(name: "ModelFormatTests", dependencies: ["ModelFormat"]),
-        .testTarget(name: "FrontendSupportTests", dependencies: ["FrontendSupport", "ModelFormat"]),
+        .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
+        .testTarget(name: "FrontendSupportTests", dependencies: ["TestSupport", "FrontendSupport", "ModelFormat"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),

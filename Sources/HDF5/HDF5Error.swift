@@ -1,4 +1,5 @@
 import CHDF5
+import Threads
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -66,21 +67,17 @@ public enum HDF5ObjectKind: String, Sendable, Equatable {
 /// keeps its per-thread error stack and the error read from it together.
 let hdf5Lock = HDF5Lock()
 
-/// A mutex around a pthread mutex, so that it can be a global constant.
-final class HDF5Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-    }
+/// The lock every HDF5 call takes, so that it can be a global constant.
+final class HDF5Lock: Sendable {
+    private let lock = Lock()
 
     /// Runs `body` holding the lock, with HDF5 set up and its error printing off.
     func run<T>(_ body: () throws -> T) rethrows -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        _ = hdf5Setup
-        hdf5_silence_errors()
-        return try body()
+        try lock.locked {
+            _ = hdf5Setup
+            hdf5_silence_errors()
+            return try body()
+        }
     }
 }
 

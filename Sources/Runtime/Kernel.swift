@@ -1,5 +1,6 @@
 import Dispatch
 import ModelFormat
+import Threads
 
 /// One compiled layer: knows its input and output shapes and its weights,
 /// and computes its outputs from its inputs. Output arrays arrive sized
@@ -16,7 +17,7 @@ protocol ReLUFusing: Kernel {
 /// Splits `count` items into chunks run on all cores; small jobs run inline.
 @inline(__always)
 func parallelFor(_ count: Int, minimumWork: Int = 1, cost: Int = 1, _ body: (Range<Int>) -> Void) {
-    let workers = min(ProcessInfoCores.count, count)
+    let workers = min(ProcessorCount.online, count)
     if workers <= 1 || count * cost < 32_768 || count < minimumWork * 2 {
         body(0..<count)
         return
@@ -39,21 +40,6 @@ struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
 }
-
-/// Number of cores, read once.
-enum ProcessInfoCores {
-    static let count: Int = {
-        #if canImport(Glibc)
-        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
-        #else
-        return 1
-        #endif
-    }()
-}
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Per-spatial-position helpers for [C, H, W] buffers.
 extension TensorShape {
