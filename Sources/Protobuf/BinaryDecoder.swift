@@ -1,4 +1,5 @@
 import CProtobufC
+import Threads
 
 /// How much of a message to decode.
 public struct DecodeOptions: Sendable {
@@ -36,13 +37,29 @@ public final class Decoded<Message>: @unchecked Sendable {
     /// errors about a message that decoded fine but makes no sense (a
     /// missing required part, a count that does not fit).
     public func offset(of message: UnsafeRawPointer) -> Int {
-        offsets.table[message] ?? 0
+        offsets.offset(of: message)
     }
 }
 
-/// Where each decoded message started in the input.
+/// Where each decoded message started in the input: recorded in a list as
+/// messages are decoded (a graph has a hundred thousand), looked up through
+/// a table built when first asked (most conversions never ask).
 final class MessageOffsets: @unchecked Sendable {
-    var table: [UnsafeRawPointer: Int] = [:]
+    private var recorded: [(message: UnsafeRawPointer, offset: Int)] = []
+    private var table: [UnsafeRawPointer: Int]?
+    private let lock = Lock()
+
+    /// Called while decoding (one thread).
+    func record(_ message: UnsafeRawPointer, at offset: Int) {
+        recorded.append((message, offset))
+    }
+
+    func offset(of message: UnsafeRawPointer) -> Int {
+        lock.locked {
+            if table == nil { table = Dictionary(recorded.lazy.map { ($0.message, $0.offset) }) { _, last in last } }
+            return table?[message] ?? 0
+        }
+    }
 }
 
 /// Decodes protobuf binary data into protobuf-c's generated C structs,
@@ -73,7 +90,7 @@ public enum BinaryDecoder {
         var empty: UInt8 = 0
         let root: UnsafeMutableRawPointer = try withUnsafeMutablePointer(to: &empty) { (placeholder) throws(DecodeError) in
             let base = bytes.baseAddress ?? UnsafeRawPointer(placeholder)
-            let decoding = BinaryDecoding(base: base, arena: arena, options: options, offsets: offsets)
+            let decoding = BinaryDecoding(base: base, arena: arena, options: options, offsets: offsets, tallies: TallyStack())
             return try decoding.message(descriptor, in: 0..<bytes.count, depth: 0)
         }
         return Decoded(arena: arena, root: root.bindMemory(to: Message.self, capacity: 1), offsets: offsets)
@@ -86,9 +103,20 @@ struct BinaryDecoding {
     let arena: Arena
     let options: DecodeOptions
     let offsets: MessageOffsets
+    /// Scratch for the tallies of the messages being decoded, one level of
+    /// nesting each.
+    let tallyStack: TallyStack
+
+    init(base: UnsafeRawPointer, arena: Arena, options: DecodeOptions, offsets: MessageOffsets, tallies: TallyStack) {
+        self.base = base
+        self.arena = arena
+        self.options = options
+        self.offsets = offsets
+        self.tallyStack = tallies
+    }
 
     /// Per repeated field, what the first pass over a message found.
-    private struct RepeatedTally {
+    struct RepeatedTally {
         var count = 0
         var packedChunks = 0
         var unpackedValues = 0
@@ -114,13 +142,13 @@ struct BinaryDecoding {
         }
         let message = try allocate(descriptor.pointee.sizeof_message, at: range.lowerBound)
         descriptor.pointee.message_init(message.assumingMemoryBound(to: ProtobufCMessage.self))
-        offsets.table[UnsafeRawPointer(message)] = range.lowerBound
+        offsets.record(UnsafeRawPointer(message), at: range.lowerBound)
         // Empty messages (ActivationReLU, ...) have no field table at all.
         guard let fields = descriptor.pointee.fields else {
             try skipAll(in: range)
             return message
         }
-        var tallies = [RepeatedTally](repeating: RepeatedTally(), count: Int(descriptor.pointee.n_fields))
+        let tallies = tallyStack.tallies(count: Int(descriptor.pointee.n_fields), depth: depth)
         var parts: [Int: [Range<Int>]] = [:]  // singular messages that arrived in several parts
 
         // Pass 1: validate tags and wire types, count repeated values.
@@ -151,7 +179,7 @@ struct BinaryDecoding {
             }
         }
 
-        try allocateRepeated(&tallies, fields, message, at: range.lowerBound)
+        try allocateRepeated(tallies, fields, message, at: range.lowerBound)
 
         // Pass 2: store the values.
         cursor = WireCursor(base: base, position: range.lowerBound, end: range.upperBound)
@@ -195,7 +223,7 @@ struct BinaryDecoding {
             (joined + position).copyMemory(from: base + range.lowerBound, byteCount: range.count)
             position += range.count
         }
-        let merged = BinaryDecoding(base: UnsafeRawPointer(joined), arena: arena, options: options, offsets: offsets)
+        let merged = BinaryDecoding(base: UnsafeRawPointer(joined), arena: arena, options: options, offsets: offsets, tallies: tallyStack)
         let nested = field.descriptor.assumingMemoryBound(to: ProtobufCMessageDescriptor.self)
         let child = try merged.message(nested, in: 0..<total, depth: depth + 1)
         (message + Int(field.offset)).storeBytes(of: child, as: UnsafeMutableRawPointer.self)
@@ -255,7 +283,7 @@ struct BinaryDecoding {
     /// Sets each repeated field's count and array: a pointer into the input
     /// when a fixed-width array arrived in one aligned chunk, nil when
     /// payloads are skipped, otherwise zeroed arena memory for pass 2.
-    private func allocateRepeated(_ tallies: inout [RepeatedTally], _ fields: UnsafePointer<ProtobufCFieldDescriptor>,
+    private func allocateRepeated(_ tallies: UnsafeMutableBufferPointer<RepeatedTally>, _ fields: UnsafePointer<ProtobufCFieldDescriptor>,
                                   _ message: UnsafeMutableRawPointer, at offset: Int) throws(DecodeError) {
         for index in tallies.indices where tallies[index].count > 0 && fields[index].isRepeated {
             let field = fields[index]
@@ -361,5 +389,28 @@ extension DecodeError {
         var copy = self
         copy.fieldPath.insert(name, at: 0)
         return copy
+    }
+}
+
+/// The tallies of the messages being decoded: one buffer per level of
+/// nesting, reused by each message at that level (a message is done before
+/// its next sibling starts), so that decoding a graph of a hundred thousand
+/// messages allocates a handful of buffers rather than one per message.
+final class TallyStack {
+    private var levels: [UnsafeMutableBufferPointer<BinaryDecoding.RepeatedTally>] = []
+
+    deinit { levels.forEach { $0.deallocate() } }
+
+    /// `count` fresh tallies for a message at `depth`, valid until the next
+    /// message at that depth asks.
+    func tallies(count: Int, depth: Int) -> UnsafeMutableBufferPointer<BinaryDecoding.RepeatedTally> {
+        while levels.count <= depth { levels.append(.allocate(capacity: 0)) }
+        if levels[depth].count < count {
+            levels[depth].deallocate()
+            levels[depth] = .allocate(capacity: max(count, 2 * levels[depth].count))
+        }
+        let tallies = UnsafeMutableBufferPointer(rebasing: levels[depth][..<count])
+        tallies.initialize(repeating: BinaryDecoding.RepeatedTally())
+        return tallies
     }
 }

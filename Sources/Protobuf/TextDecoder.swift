@@ -41,7 +41,7 @@ struct TextMaterializer {
         let descriptor = text.descriptor
         let message = try allocate(descriptor.pointee.sizeof_message, at: text.offset)
         descriptor.pointee.message_init(message.assumingMemoryBound(to: ProtobufCMessage.self))
-        offsets.table[UnsafeRawPointer(message)] = text.offset
+        offsets.record(UnsafeRawPointer(message), at: text.offset)
 
         // Repeated fields: count, allocate, then fill in order of appearance.
         var counts: [UnsafePointer<ProtobufCFieldDescriptor>: Int] = [:]

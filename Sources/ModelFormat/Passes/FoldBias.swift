@@ -7,7 +7,7 @@
 /// Preconditions: the bias is the layer's only reader; its constants are
 /// [C] or [1]; a convolution is not a deconvolution.
 public func foldBiasIntoLinearLayer(_ model: inout Model) -> Bool {
-    let pairs = model.soleConsumerPairs { producer, consumer in
+    let pairs = model.soleConsumerPairs(consumers: { $0.operation.isBias }) { producer, consumer in
         guard case .bias(let bias) = consumer.operation else { return false }
         switch producer.operation {
         case .convolution(let conv): return !conv.isDeconvolution && (bias.shape == [conv.outputChannels] || bias.shape == [1])

@@ -14,13 +14,17 @@ extension Model {
     /// reader of the producer's single output (which is not a model output)
     /// and `matches` accepts them; each node is in one pair at most. The
     /// passes merge such pairs; the runtime runs them as one step.
-    public func soleConsumerPairs(_ matches: (Node, Node) -> Bool) -> [(Int, Int)] {
+    /// `consumers` picks the nodes worth looking at as consumers: when it
+    /// picks none (a pass's second round, usually), nothing else is computed.
+    public func soleConsumerPairs(consumers: (Node) -> Bool = { _ in true },
+                                  _ matches: (Node, Node) -> Bool) -> [(Int, Int)] {
+        guard nodes.contains(where: { $0.inputs.count == 1 && consumers($0) }) else { return [] }
         let readers = readerCounts()
         var producer: [String: Int] = [:]
         for (index, node) in nodes.enumerated() where node.outputs.count == 1 { producer[node.outputs[0]] = index }
         var pairs: [(Int, Int)] = []
         var used = Set<Int>()
-        for (index, node) in nodes.enumerated() where node.inputs.count == 1 {
+        for (index, node) in nodes.enumerated() where node.inputs.count == 1 && consumers(node) {
             guard let source = producer[node.inputs[0]], readers[node.inputs[0]] == 1,
                   !used.contains(source), !used.contains(index), matches(nodes[source], node) else { continue }
             pairs.append((source, index))
@@ -33,13 +37,20 @@ extension Model {
     /// place (so its weights can be rewritten without a copy); the producer
     /// takes the consumer's output, and the consumer goes.
     mutating func mergePairs(_ pairs: [(Int, Int)], _ merge: (inout Op, Node) -> Void) {
-        var removed = Set<Int>()
+        guard !pairs.isEmpty else { return }
+        var removed = [Bool](repeating: false, count: nodes.count)
         for (source, consumer) in pairs {
             merge(&nodes[source].operation, nodes[consumer])
             nodes[source].outputs = nodes[consumer].outputs
-            removed.insert(consumer)
+            removed[consumer] = true
         }
-        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        // Compacted in place, keeping the order: nodes move, none is copied.
+        var kept = 0
+        for index in nodes.indices where !removed[index] {
+            if kept != index { nodes.swapAt(kept, index) }
+            kept += 1
+        }
+        nodes.removeLast(nodes.count - kept)
     }
 }
 
@@ -53,4 +64,11 @@ extension Op {
         body(&convolution)
         self = .convolution(convolution)
     }
+}
+
+extension Op {
+    /// The kinds of consumer the folding passes look for.
+    var isBatchNorm: Bool { if case .batchNorm = self { true } else { false } }
+    var isScale: Bool { if case .scale = self { true } else { false } }
+    var isBias: Bool { if case .bias = self { true } else { false } }
 }
