@@ -8,15 +8,17 @@ import Protobuf
 public enum CoreMLWriter {
     /// Validates `model` and writes it to `path` atomically: on any failure
     /// no file is left behind and an existing file is untouched.
+    /// `whileSyncing` gets the complete file's temporary path while it goes
+    /// to disk (to read it back); if it throws, nothing is written.
     /// - Throws: `ModelError` for a model that does not hold together,
     ///   `FileError` when the file cannot be written.
-    public static func write(_ model: Model, to path: String) throws {
+    public static func write(_ model: Model, to path: String, whileSyncing: ((String) throws -> Void)? = nil) throws {
         try model.validate()
         let builder = SpecBuilder()
         let spec = builder.model(model)
         try withExtendedLifetime(builder) {
             try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
-                try MessageFile.write($0, to: path)
+                try MessageFile.write($0, to: path, streamed: builder.streamed, whileSyncing: whileSyncing)
             }
         }
     }

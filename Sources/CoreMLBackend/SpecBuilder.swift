@@ -4,9 +4,12 @@ import Protobuf
 
 /// Allocates the protobuf-c structs of one model being written. Weight
 /// arrays are not copied: `WeightParams.floatValue` points at the
-/// `Weights`' own memory, which the builder keeps alive until packing is done.
+/// `Weights`' own memory, which the builder keeps alive until packing is
+/// done, or, for computed weights, at a placeholder that `streamed` fills
+/// as the file is written.
 final class SpecBuilder {
     let arena = Arena()
+    let streamed = StreamedFields()
     private var retainedWeights: [Weights] = []
 
     /// A new message struct, initialised by its generated `__init` function.
@@ -43,13 +46,23 @@ final class SpecBuilder {
         retainedWeights.append(weights)
     }
 
-    /// WeightParams whose float array is the weights' own memory.
+    /// WeightParams whose float array is the weights' own memory, or a
+    /// placeholder for weights computed as they are written.
     func weights(_ weights: Weights) -> UnsafeMutablePointer<MLWeights> {
         retain(weights)
         let params: UnsafeMutablePointer<MLWeights> = new(core_ml__specification__weight_params__init)
-        let buffer = weights.unsafeBuffer
-        params.pointee.n_floatvalue = buffer.count
-        params.pointee.floatvalue = buffer.count > 0 ? UnsafeMutablePointer(mutating: buffer.baseAddress) : nil
+        let count = weights.isLoaded ? weights.count : 0
+        params.pointee.n_floatvalue = count
+        if count == 0 {
+            params.pointee.floatvalue = nil
+        } else if weights.isComputed {
+            let placeholder = streamed.placeholder(length: 4 * count, pieces: weights.chunkCount, finished: weights.releaseSource) { index, write in
+                try weights.withChunk(index) { start, values in try write(UnsafeRawBufferPointer(values), 4 * start) }
+            }
+            params.pointee.floatvalue = placeholder.assumingMemoryBound(to: Float.self)
+        } else {
+            params.pointee.floatvalue = UnsafeMutablePointer(mutating: weights.unsafeBuffer.baseAddress)
+        }
         return params
     }
 

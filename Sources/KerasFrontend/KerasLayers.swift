@@ -10,7 +10,7 @@ extension KerasLayerTable {
         guard shape.count == 4 else { throw b.fail("kernel shape \(shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (shape[0], shape[1], shape[2], shape[3])
         try b.expect("filters", cout, shape)
-        let weights = kernel.withUnsafeBytes { NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: $0) }
+        let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: FloatBytes(kernel))
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: max(b.shape.channels / max(cin, 1), 1),
                                kernel: Size2(kh, kw), stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
@@ -21,7 +21,7 @@ extension KerasLayerTable {
     /// Depthwise kernels are [kH, kW, Cin, multiplier]: groups = Cin, output channel c * multiplier + m.
     static func depthwiseWeights(_ shape: [Int], _ kernel: [Float]) -> (weights: Weights, channels: Int, multiplier: Int, kernel: Size2) {
         let (kh, kw, cin, multiplier) = (shape[0], shape[1], shape[2], shape[3])
-        let weights = kernel.withUnsafeBytes { NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier, from: $0) }
+        let weights = NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier, from: FloatBytes(kernel))
         return (weights, cin, multiplier, Size2(kh, kw))
     }
 
@@ -51,7 +51,7 @@ extension KerasLayerTable {
         let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                     stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
                                     padding: try b.padding(), weights: d.weights)
-        let pointwiseWeights = pkernel.withUnsafeBytes { NHWCLayout.transposed(inputs: middle, outputs: cout, from: $0) }
+        let pointwiseWeights = NHWCLayout.transposed(inputs: middle, outputs: cout, from: FloatBytes(pkernel))
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(2, "bias", count: cout).values) : nil
         let pointwise = Convolution(outputChannels: cout, kernelChannels: middle, kernel: Size2(1, 1), weights: pointwiseWeights, bias: bias)
         let first = b.node(.convolution(depthwise), [b.input], suffix: "depthwise")
@@ -64,7 +64,7 @@ extension KerasLayerTable {
         let (shape, kernel) = try b.weight(0, "kernel")
         guard shape.count == 4, shape[3] == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape)") }
         let (kh, kw, cout, cin) = (shape[0], shape[1], shape[2], shape[3])
-        let weights = kernel.withUnsafeBytes { NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: $0) }
+        let weights = NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: FloatBytes(kernel))
         let stride = b.pair("strides", default: 1)
         let same = (b.string("padding") ?? "valid") == "same"
         // Keras: same -> in * stride; valid -> (in - 1) * stride + k.
@@ -86,7 +86,7 @@ extension KerasLayerTable {
         }
         let (inputs, outputs) = (shape[0], shape[1])
         try b.expect("units", outputs, shape)
-        let weights = kernel.withUnsafeBytes { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }
+        let weights = NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: FloatBytes(kernel))
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
         return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias))), 2)
     }

@@ -6,19 +6,24 @@ import Darwin
 
 /// A constant float32 tensor's values, flat in row-major order.
 ///
-/// The values either belong to the weights (copied in from an array) or are
-/// borrowed from memory that another object owns, typically a slice of a
+/// The values either belong to the weights (copied in from an array), are
+/// borrowed from memory that another object owns (typically a slice of a
 /// memory-mapped model file: a 500 MB file is never copied just to be
-/// converted. Either way the memory is immutable and stays valid as long as
+/// converted), or are computed when needed by a `WeightProducer` (a layout
+/// change that a writer streams straight from the source file to the output
+/// file). Either way the values are immutable and stay valid as long as
 /// this value (or a copy of it) exists.
 // Sendable: the memory behind `pointer` is kept alive by `owner`, which is
 // itself Sendable, and is only written through `update`, which writes in
-// place only when no other copy of the weights can see it.
+// place only when no other copy of the weights can see it; a producer is
+// Sendable and never changes.
 public struct Weights: @unchecked Sendable {
-    /// The values, valid while `owner` lives.
+    /// The values, valid while `owner` lives (empty when `producer` computes them).
     private var pointer: UnsafeBufferPointer<Float>
     /// Keeps `pointer` valid: a `FloatStorage` or the mapped file.
     private var owner: (any AnyObject & Sendable)?
+    /// Computes the values on demand, when they are not in memory.
+    private var producer: WeightProducer?
 
     /// Number of values, whether or not they were loaded.
     public let count: Int
@@ -50,6 +55,14 @@ public struct Weights: @unchecked Sendable {
         self.isLoaded = true
     }
 
+    /// Weights whose values `producer` computes when they are needed.
+    public init(producer: WeightProducer) {
+        self.pointer = UnsafeBufferPointer(start: nil, count: 0)
+        self.producer = producer
+        self.count = producer.count
+        self.isLoaded = true
+    }
+
     /// Weights whose values were not read: only the count is known.
     public init(unloadedCount count: Int) {
         self.pointer = UnsafeBufferPointer(start: nil, count: 0)
@@ -58,15 +71,43 @@ public struct Weights: @unchecked Sendable {
         self.isLoaded = false
     }
 
-    /// Calls `body` with the values (empty when not loaded).
+    /// Calls `body` with the values (empty when not loaded). Computed values
+    /// are computed in full here, once, and kept.
     public func withUnsafeBufferPointer<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
-        try withExtendedLifetime(owner) { try body(pointer) }
+        if let producer {
+            let storage = producer.materialized()
+            return try withExtendedLifetime(storage) { try body(storage.buffer) }
+        }
+        return try withExtendedLifetime(owner) { try body(pointer) }
     }
 
-    /// The values' memory, for writers that stream it into a file without
+    /// The values' memory, for writers that hand it to a serializer without
     /// copying. Valid only while this value (or a copy of it) is alive;
-    /// empty when not loaded.
-    public var unsafeBuffer: UnsafeBufferPointer<Float> { pointer }
+    /// empty when not loaded. Computed values are computed in full first:
+    /// a writer streams them with `withChunk` instead.
+    public var unsafeBuffer: UnsafeBufferPointer<Float> { producer?.materialized().buffer ?? pointer }
+
+    /// Whether the values are computed on demand (and best streamed with
+    /// `withChunk`) rather than lying in memory.
+    public var isComputed: Bool { producer != nil }
+
+    /// Number of chunks `withChunk` hands the values out in: one when they
+    /// lie in memory, else as many as `WeightProducer` computes them in.
+    public var chunkCount: Int { producer?.chunkCount ?? (count > 0 ? 1 : 0) }
+
+    /// Lets the source of computed values go once a writer has written
+    /// every chunk (see `WeightProducer.releaseSource`); nothing otherwise.
+    public func releaseSource() {
+        producer?.releaseSource()
+    }
+
+    /// Calls `body` with chunk `index` of the values and the index of its
+    /// first value (see `WeightProducer.withChunk`); any thread may call it.
+    public func withChunk<R>(_ index: Int, _ body: (_ start: Int, _ values: UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        if let producer { return try producer.withChunk(index, body) }
+        precondition(index == 0, "weights in memory are one chunk")
+        return try withUnsafeBufferPointer { try body(0, $0) }
+    }
 
     /// Rewrites the values: in place when these weights own their memory and
     /// no other copy shares it, otherwise in a fresh copy first
@@ -74,13 +115,38 @@ public struct Weights: @unchecked Sendable {
     /// A pass that scales 200 MB of convolution weights then allocates nothing.
     public mutating func update(_ body: (UnsafeMutableBufferPointer<Float>) throws -> Void) rethrows {
         precondition(isLoaded, "cannot update weights that were not loaded")
-        if owner is FloatStorage, isKnownUniquelyReferenced(&owner) {
+        if producer == nil, owner is FloatStorage, isKnownUniquelyReferenced(&owner) {
             return try body(UnsafeMutableBufferPointer(mutating: pointer))
         }
-        let storage = FloatStorage(count: count) { copy in _ = copy.initialize(from: pointer) }
+        let storage = FloatStorage(count: count) { copy in
+            if let producer { producer.fillAll(copy) } else { _ = copy.initialize(from: pointer) }
+        }
         try body(UnsafeMutableBufferPointer(mutating: storage.buffer))
-        pointer = storage.buffer
-        owner = storage
+        (pointer, owner, producer) = (storage.buffer, storage, nil)
+    }
+
+    /// Rewrites the values with `body`, which works on any range of them
+    /// (`start` is the first one's index), so that it need not run now:
+    /// owned values are rewritten in place at once (as `update` does);
+    /// borrowed or computed ones become computed, `body` applied to each
+    /// stretch as it is produced. Folding a batch norm into 200 MB of
+    /// convolution weights on their way to the output file costs no memory.
+    public mutating func update(chunkwise body: @escaping WeightProducer.Fill) {
+        precondition(isLoaded, "cannot update weights that were not loaded")
+        if let producer {
+            self.producer = producer.then(body)
+        } else if owner is FloatStorage, isKnownUniquelyReferenced(&owner) {
+            body(0, UnsafeMutableBufferPointer(mutating: pointer))
+        } else {
+            nonisolated(unsafe) let source = pointer
+            let keeper = owner
+            let copied = WeightProducer(count: count, rowLength: 1) { start, target in
+                withExtendedLifetime(keeper) {
+                    _ = target.initialize(from: UnsafeBufferPointer(rebasing: source[start..<start + target.count]))
+                }
+            }
+            self = Weights(producer: copied.then(body))
+        }
     }
 
     /// The values as an array (a copy).

@@ -2,24 +2,30 @@
 #include "ProtoSchemas.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <unistd.h>
 
 // A ProtobufCBuffer whose append writes through stdio. protobuf-c calls
 // append with each packed piece: small tags and varints, and whole weight
 // arrays, which stdio passes to write(2) without staging when they are large.
-typedef struct {
+// An array whose address the caller registered as a placeholder is handed
+// to the caller's stream function instead, which reserves its stretch of the
+// file and fills it piece by piece, possibly from several threads.
+struct ProtoFileSink {
   ProtobufCBuffer base;
   FILE *file;
+  ProtoStreamFunction stream;
+  void *context;
   long long written;
   long long flushed;  // bytes already handed to the disk (Linux only)
   int failed;
-} FileSink;
+};
 
 // Every this many bytes the sink starts the disk writing what it has written
 // so far, without waiting: the caller's final fsync then waits for the last
 // stretch only instead of the whole file.
 static const long long writeback_stride = 8LL << 20;
 
-static void file_sink_start_writeback(FileSink *sink) {
+static void file_sink_start_writeback(ProtoFileSink *sink) {
 #ifdef __linux__
   if (sink->written - sink->flushed < writeback_stride) return;
   if (fflush(sink->file) != 0) {
@@ -34,9 +40,7 @@ static void file_sink_start_writeback(FileSink *sink) {
 #endif
 }
 
-static void file_sink_append(ProtobufCBuffer *buffer, size_t length, const uint8_t *data) {
-  FileSink *sink = (FileSink *)buffer;
-  if (sink->failed || length == 0) return;
+static void file_sink_write(ProtoFileSink *sink, const void *data, size_t length) {
   if (fwrite(data, 1, length, sink->file) != length) {
     sink->failed = 1;
     return;
@@ -45,8 +49,65 @@ static void file_sink_append(ProtobufCBuffer *buffer, size_t length, const uint8
   file_sink_start_writeback(sink);
 }
 
-long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file) {
-  FileSink sink = { { file_sink_append }, file, 0, 0, 0 };
+int proto_sink_reserve(ProtoFileSink *sink, size_t length, long long *offset) {
+  if (sink->failed) return -1;
+  off_t here;
+  if (fflush(sink->file) != 0 || (here = ftello(sink->file)) < 0 || fseeko(sink->file, here + (off_t)length, SEEK_SET) != 0) {
+    sink->failed = 1;
+    return -1;
+  }
+  *offset = (long long)here;
+  sink->written += (long long)length;
+  return fileno(sink->file);
+}
+
+int proto_write_at(int descriptor, const void *data, size_t length, long long offset) {
+  const char *bytes = data;
+  while (length > 0) {
+    ssize_t count = pwrite(descriptor, bytes, length, (off_t)offset);
+    if (count < 0 && errno == EINTR) continue;
+    if (count <= 0) {
+      if (count == 0) errno = EIO;
+      return -1;
+    }
+    bytes += count;
+    length -= (size_t)count;
+    offset += count;
+  }
+  return 0;
+}
+
+void proto_start_writeback(int descriptor, long long offset, long long length) {
+#ifdef __linux__
+  // Advisory, as in the sink.
+  (void)sync_file_range(descriptor, offset, length, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)descriptor;
+  (void)offset;
+  (void)length;
+#endif
+}
+
+static void file_sink_append(ProtobufCBuffer *buffer, size_t length, const uint8_t *data) {
+  ProtoFileSink *sink = (ProtoFileSink *)buffer;
+  if (sink->failed || length == 0) return;
+  if (sink->stream != NULL) {
+    long long before = sink->written;
+    int handled = sink->stream(sink->context, data, length, sink);
+    if (handled < 0 || (handled > 0 && sink->written - before != (long long)length)) {
+      sink->failed = 1;
+    }
+    if (handled != 0) {
+      if (!sink->failed) file_sink_start_writeback(sink);
+      return;
+    }
+  }
+  file_sink_write(sink, data, length);
+}
+
+long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file, ProtoStreamFunction stream, void *context) {
+  ProtoFileSink sink = { { file_sink_append }, file, stream, context, 0, 0, 0 };
+  errno = 0;
   protobuf_c_message_pack_to_buffer(message, &sink.base);
   if (sink.failed) {
     if (errno == 0) errno = EIO;

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Dispatch
 
 /// Writes a file atomically: the content goes to a temporary file in the
 /// target's folder, which is flushed, synced and renamed over the target
@@ -10,8 +11,13 @@ import Darwin
 /// and never touches an existing one.
 public enum AtomicFile {
     /// Creates `path` with the content `write` produces on a stdio stream.
-    /// - Throws: `FileError` for file-system failures, or whatever `write` throws.
-    public static func write(to path: String, _ write: (UnsafeMutablePointer<FILE>) throws -> Void) throws {
+    /// `whileSyncing`, if given, is called with the path of the complete
+    /// temporary file while it is being synced to disk (to read it back,
+    /// say); if it throws, the file is not committed.
+    /// - Throws: `FileError` for file-system failures, or whatever `write`
+    ///   or `whileSyncing` throws.
+    public static func write(to path: String, whileSyncing: ((String) throws -> Void)? = nil,
+                             _ write: (UnsafeMutablePointer<FILE>) throws -> Void) throws {
         let folder = parentFolder(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
         var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
@@ -38,16 +44,36 @@ public enum AtomicFile {
             fclose(stream)
             throw error
         }
-        let flushed = fflush(stream) == 0 && fsync(fileno(stream)) == 0
-        let flushError = errno
+        guard fflush(stream) == 0 else {
+            let code = errno
+            fclose(stream)
+            throw FileError(path: path, errno: code, action: "cannot write")
+        }
+        let synced = Self.sync(fileno(stream), whileSyncing: whileSyncing.map { body in { try body(temporary) } })
         let closed = fclose(stream) == 0
-        guard flushed, closed else {
-            throw FileError(path: path, errno: flushed ? errno : flushError, action: "cannot write")
+        let closeError = errno
+        switch synced {
+        case .failure(let error): throw error
+        case .success(let code?): throw FileError(path: path, errno: code, action: "cannot write")
+        case .success(nil): guard closed else { throw FileError(path: path, errno: closeError, action: "cannot write") }
         }
         guard rename(temporary, path) == 0 else {
             throw FileError(path: path, errno: errno, action: "cannot replace")
         }
         committed = true
+    }
+
+    /// fsync on another thread while `body` runs on this one: the errno of a
+    /// failed fsync, or what `body` threw.
+    private static func sync(_ descriptor: Int32, whileSyncing body: (() throws -> Void)?) -> Result<Int32?, any Error> {
+        guard let body else { return .success(fsync(descriptor) == 0 ? nil : errno) }
+        let result = SyncResult()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { result.code = fsync(descriptor) == 0 ? nil : errno }
+        defer { group.wait() }
+        do { try body() } catch { group.wait(); return .failure(error) }
+        group.wait()
+        return .success(result.code)
     }
 
     /// Creates `path` holding `bytes`.
@@ -65,4 +91,9 @@ public enum AtomicFile {
         let folder = path[..<slash]
         return folder.isEmpty ? "/" : String(folder)
     }
+}
+
+/// What the syncing thread found (read after it is done).
+private final class SyncResult: @unchecked Sendable {
+    var code: Int32?
 }

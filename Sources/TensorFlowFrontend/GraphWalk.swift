@@ -62,22 +62,29 @@ struct GraphWalk {
     func order(from roots: [String]) throws -> [String] {
         var state: [String: Bool] = [:]  // false: on the stack, true: done
         var result: [String] = []
-        for root in roots {
-            var stack: [(String, Int)] = [(root, 0)]
-            while let (name, next) = stack.popLast() {
-                guard let node = graph.nodes[name] else { throw TensorFlowError("\(path): input '\(name)' is not a node of the graph") }
-                if next == 0 {
-                    if state[name] == true { continue }
-                    state[name] = false
-                }
-                if next < node.inputs.count {
-                    stack.append((name, next + 1))
-                    let input = node.inputs[next].node
-                    if state[input] == false { throw TensorFlowError("\(path): the graph has a cycle through '\(input)'") }
-                    if state[input] == nil { stack.append((input, 0)) }
+        // Each entry: a node, its inputs (looked up once), the next to visit.
+        var stack: [(name: String, inputs: [TensorRef], next: Int)] = []
+        func push(_ name: String) throws {
+            guard let node = graph.nodes[name] else { throw TensorFlowError("\(path): input '\(name)' is not a node of the graph") }
+            state[name] = false
+            stack.append((name, node.inputs, 0))
+        }
+        for root in roots where state[root] == nil {
+            try push(root)
+            while let top = stack.indices.last {
+                let (name, inputs, next) = stack[top]
+                if next < inputs.count {
+                    stack[top].next += 1
+                    let input = inputs[next].node
+                    switch state[input] {
+                    case false?: throw TensorFlowError("\(path): the graph has a cycle through '\(input)'")
+                    case nil: try push(input)
+                    case true?: break
+                    }
                 } else {
                     state[name] = true
                     result.append(name)
+                    stack.removeLast()
                 }
             }
         }
@@ -92,7 +99,7 @@ struct GraphWalk {
             return
         case "Const":
             guard let tensor = node.tensor("value") else { throw node.fail("has no tensor value") }
-            values[ref] = .constant(try TFConstant(tensor, node: node, owner: graph.decoded))
+            values[ref] = .constant(try TFConstant(tensor, node: node, owner: graph.decoded, inMappedFile: graph.payloadsLieInFile))
             return
         case "NoOp":
             return

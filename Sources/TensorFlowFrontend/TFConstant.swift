@@ -1,24 +1,21 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FrontendSupport
 import ModelFormat
 import ProtoSchemas
 import Protobuf
 
 /// A constant tensor during conversion: shape and values, row-major.
 ///
-/// Float32 payloads stay where they are (a slice of the mapped graph file)
-/// and are read element by element, so a 200 MB graph's weights are not
-/// copied before the mappings transpose them into their final layout.
+/// Float32 payloads stay where they are (a slice of the mapped graph file):
+/// a layout change reads them from there, when the writer streams the
+/// weights out, so a 200 MB graph's weights are never copied into memory.
 /// Everything else (small int and shape tensors, folded results) is held
 /// as doubles, which keeps int32/int64 shape arithmetic exact.
 struct TFConstant {
     var shape: [Int]
     private var stored: [Double]
-    /// Unaligned little-endian float32 values and what keeps them alive.
-    private var raw: (pointer: UnsafeRawPointer, owner: AnyObject)?
+    /// Unaligned little-endian float32 values, what keeps them alive, and
+    /// whether they lie in a mapped file.
+    private var raw: (pointer: UnsafeRawPointer, owner: AnyObject, inMappedFile: Bool)?
 
     var count: Int { raw == nil ? stored.count : shape.reduce(1, *) }
 
@@ -39,20 +36,20 @@ struct TFConstant {
     var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
     var floats: [Float] { (0..<count).map { Float(self[$0]) } }
 
-    /// The values as weights, written once into their final memory: through
-    /// `layout` (a layout change reading little-endian float32 bytes, the
-    /// file's own when the payload lies there), or copied as they are. The
-    /// payload's pages of the mapped file are released afterwards.
-    func weights(_ layout: ((UnsafeRawBufferPointer) -> Weights)? = nil) -> Weights {
-        defer { releasePages() }
-        return withFloatBytes { bytes in
-            layout?(bytes) ?? Weights(count: count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: bytes) }
-        }
+    /// The values as weights: through `layout` (a layout change, which
+    /// reads the file's own little-endian float32 bytes when the payload
+    /// lies there, and keeps the file alive until the weights are written),
+    /// or copied as they are.
+    func weights(_ layout: ((FloatBytes) -> Weights)? = nil) -> Weights {
+        let bytes = floatBytes
+        if let layout { return layout(bytes) }
+        defer { bytes.releasePages() }
+        return bytes.withBytes { source in Weights(count: count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: source) } }
     }
 
-    private func withFloatBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        if let raw { return withExtendedLifetime(raw.owner) { body(UnsafeRawBufferPointer(start: raw.pointer, count: 4 * count)) } }
-        return stored.map { Float($0) }.withUnsafeBytes(body)
+    private var floatBytes: FloatBytes {
+        if let raw { return FloatBytes(borrowing: UnsafeRawBufferPointer(start: raw.pointer, count: 4 * count), owner: raw.owner, isMappedFile: raw.inMappedFile) }
+        return FloatBytes(stored.map { Float($0) })
     }
 
     var ints: [Int] { (0..<count).map { Int(self[$0]) } }
@@ -66,20 +63,6 @@ struct TFConstant {
         self.init(shape: [vector.count], values: vector.map(Double.init))
     }
 
-    /// Tells the kernel that the payload's pages of the mapped graph file are
-    /// not needed any more, once `weights` has copied the values into their
-    /// final layout: peak memory stays near the model's weights instead of
-    /// weights plus file. (Harmless if read again: a read-only file mapping
-    /// pages the data back in.)
-    private func releasePages() {
-        guard let raw else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = (Int(bitPattern: raw.pointer) + page - 1) / page * page
-        let end = (Int(bitPattern: raw.pointer) + 4 * count) / page * page
-        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        madvise(address, end - start, MADV_DONTNEED)
-    }
-
     /// The same values under another shape (no copy).
     func reshaped(_ shape: [Int]) -> TFConstant {
         var copy = self
@@ -89,7 +72,7 @@ struct TFConstant {
 
     /// Decodes a TensorProto: `tensor_content` (raw little-endian) or the
     /// typed value lists, where a single value fills the whole shape.
-    init(_ proto: UnsafeMutablePointer<Tensorflow__TensorProto>, node: TFNode, owner: AnyObject) throws {
+    init(_ proto: UnsafeMutablePointer<Tensorflow__TensorProto>, node: TFNode, owner: AnyObject, inMappedFile: Bool) throws {
         let p = proto.pointee
         let shape = p.tensor_shape.map { CArrays.buffer($0.pointee.dim, $0.pointee.n_dim).map { Int($0?.pointee.size ?? 0) } } ?? []
         guard shape.allSatisfy({ $0 >= 0 && $0 <= 1 << 31 }) else { throw node.fail("constant shape \(shape) is invalid") }
@@ -112,7 +95,7 @@ struct TFConstant {
             let raw = UnsafeRawPointer(data)
             if p.dtype == TENSORFLOW__DATA_TYPE__DT_FLOAT {
                 self.init(shape: shape, values: [])
-                self.raw = (raw, owner)
+                self.raw = (raw, owner, inMappedFile)
                 return
             }
             values = (0..<count).map { index in

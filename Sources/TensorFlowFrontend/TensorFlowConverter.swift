@@ -11,7 +11,8 @@ import Protobuf
 /// evaluator (`ConstantEvaluator`: shape arithmetic, unfused batch-norm
 /// constants); `Shape` of a model tensor is known once its input shapes
 /// are; every other node maps through the op table, NHWC to Core ML's CHW,
-/// weights transposed once here. Identity, PlaceholderWithDefault and
+/// weights transposed once, as the writer streams them from the graph file
+/// into the `.mlmodel` (`WeightProducer`). Identity, PlaceholderWithDefault and
 /// similar leftovers vanish. Unsupported ops are reported together, with
 /// node names, before anything is written.
 public enum TensorFlowConverter {
@@ -31,8 +32,8 @@ public enum TensorFlowConverter {
     ///   - outputs: tensor names (`name` or `name:0`); empty means the graph's sinks.
     public static func convert(graph path: String, inputs: [InputShape] = [], outputs: [String] = [],
                                options: ConversionOptions = ConversionOptions()) throws -> Model {
-        // The graph (and its mapped file) is released before the passes run:
-        // every weight the model keeps was copied into its final layout.
+        // The graph is released before the passes run; its mapped file lives
+        // on in the weights whose layout change the writer streams from it.
         var model = try { () throws -> Model in
             let graph = try read(path)
             var walk = GraphWalk(graph: graph, path: path,
@@ -61,7 +62,7 @@ public enum TensorFlowConverter {
             let decoded = looksLikeText
                 ? try TextDecoder.decode(GraphDef.self, descriptor: proto_tensorflow_graph_descriptor(), bytes: file.bytes, owner: file)
                 : try BinaryDecoder.decode(GraphDef.self, descriptor: proto_tensorflow_graph_descriptor(), bytes: file.bytes, owner: file)
-            return try TFGraph(decoded)
+            return try TFGraph(decoded, payloadsLieInFile: !looksLikeText)
         } catch let error as DecodeError {
             if looksLikeText {
                 let (line, column) = lineAndColumn(of: error.offset, in: file.bytes)

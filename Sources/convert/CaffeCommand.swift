@@ -31,8 +31,7 @@ enum CaffeCommand: Command {
         let model = try CaffeConverter.convert(deploy: try arguments.string("prototxt"), weights: try arguments.string("weights"),
                                                options: options)
         let output = try arguments.string("output")
-        try CoreMLWriter.write(model, to: output)
-        try printSummary(of: output)
+        try write(model, to: output)
     }
 }
 

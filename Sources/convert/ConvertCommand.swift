@@ -20,17 +20,19 @@ enum SampleCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) throws {
-        let path = try arguments.string("output")
-        try CoreMLWriter.write(SampleModel.classifier(), to: path)
-        try printSummary(of: path)
+        try write(SampleModel.classifier(), to: try arguments.string("output"))
     }
 }
 
-/// Reads back the file just written (so the summary shows what is in the
-/// file, not what was meant to be) and prints its summary.
-func printSummary(of path: String) throws {
-    let file = try CoreMLReader.read(from: path, structureOnly: true)
+/// Writes `model` to `path` and prints the summary of the file: read back
+/// from the file (so it shows what is in the file, not what was meant to
+/// be) while the file goes to disk.
+func write(_ model: Model, to path: String) throws {
+    var summary = ""
+    try CoreMLWriter.write(model, to: path) { written in
+        let file = try CoreMLReader.read(from: written, structureOnly: true)
+        summary = SummaryText.render(file.model, format: "Core ML model, specification version \(file.specificationVersion)")
+    }
     print("Wrote \(path)")
-    print(SummaryText.render(file.model, format: "Core ML model, specification version \(file.specificationVersion)"),
-          terminator: "")
+    print(summary, terminator: "")
 }

@@ -23,7 +23,6 @@ enum KerasCommand: Command {
         let options = try ConversionFlags.options(from: arguments)
         let model = try KerasConverter.convert(model: try arguments.string("model"), options: options)
         let output = try arguments.string("output")
-        try CoreMLWriter.write(model, to: output)
-        try printSummary(of: output)
+        try write(model, to: output)
     }
 }

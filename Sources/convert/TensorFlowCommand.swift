@@ -38,7 +38,6 @@ enum TensorFlowCommand: Command {
         let model = try TensorFlowConverter.convert(graph: try arguments.string("graph"), inputs: inputs,
                                                     outputs: arguments.strings("output"), options: options)
         let output = try arguments.string("output-file")
-        try CoreMLWriter.write(model, to: output)
-        try printSummary(of: output)
+        try write(model, to: output)
     }
 }

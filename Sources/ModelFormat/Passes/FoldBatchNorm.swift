@@ -8,7 +8,7 @@
 /// not compute its own statistics, and the convolution is not a
 /// deconvolution (whose weights are laid out by input channel).
 public func foldBatchNormIntoConvolution(_ model: inout Model) -> Bool {
-    let pairs = model.soleConsumerPairs { producer, consumer in
+    let pairs = model.soleConsumerPairs(consumers: { $0.operation.isBatchNorm }) { producer, consumer in
         guard case .convolution(let conv) = producer.operation, !conv.isDeconvolution,
               case .batchNorm(let norm) = consumer.operation, !norm.computeMeanVar else { return false }
         return norm.channels == conv.outputChannels
@@ -27,7 +27,7 @@ public func foldBatchNormIntoConvolution(_ model: inout Model) -> Bool {
 /// before it: `W'[c] = W[c] * s[c]`, `b'[c] = b[c] * s[c] + bias[c]`.
 /// Preconditions as for `foldBatchNormIntoConvolution`; the scale is [C] or [1].
 public func foldScaleIntoConvolution(_ model: inout Model) -> Bool {
-    let pairs = model.soleConsumerPairs { producer, consumer in
+    let pairs = model.soleConsumerPairs(consumers: { $0.operation.isScale }) { producer, consumer in
         guard case .convolution(let conv) = producer.operation, !conv.isDeconvolution,
               case .scale(let scale) = consumer.operation else { return false }
         return scale.shape == [conv.outputChannels] || scale.shape == [1]
@@ -46,7 +46,7 @@ public func foldScaleIntoConvolution(_ model: inout Model) -> Bool {
 /// BatchNorm + Scale pair when no convolution precedes them):
 /// `gamma' = gamma * s`, `beta' = beta * s + bias`.
 public func mergeScaleIntoBatchNorm(_ model: inout Model) -> Bool {
-    let pairs = model.soleConsumerPairs { producer, consumer in
+    let pairs = model.soleConsumerPairs(consumers: { $0.operation.isScale }) { producer, consumer in
         guard case .batchNorm(let norm) = producer.operation, case .scale(let scale) = consumer.operation else { return false }
         return scale.shape == [norm.channels] || scale.shape == [1]
     }
@@ -63,15 +63,23 @@ public func mergeScaleIntoBatchNorm(_ model: inout Model) -> Bool {
 
 extension Convolution {
     /// Makes the convolution compute `y[c] * scale[c] + shift[c]` instead of
-    /// `y[c]`, rewriting its weights in place when it owns them.
+    /// `y[c]`: its weights are rewritten in place when it owns them, else as
+    /// they are computed on their way out (`Weights.update(chunkwise:)`).
     mutating func scalePerOutputChannel(_ scale: [Float], thenAdd shift: [Float]) {
         let (channels, perChannel) = (outputChannels, weights.count / outputChannels)
-        weights.update { values in
-            for channel in 0..<channels {
+        weights.update(chunkwise: { start, values in
+            // values[i] is weight start + i, of output channel (start + i) / perChannel.
+            var index = 0
+            while index < values.count {
+                let channel = (start + index) / perChannel
+                let end = min(values.count, (channel + 1) * perChannel - start)
                 let factor = scale[channel]
-                for index in channel * perChannel..<(channel + 1) * perChannel { values[index] *= factor }
+                while index < end {
+                    values[index] *= factor
+                    index += 1
+                }
             }
-        }
+        })
         let oldBias = bias.perChannel(channels)
         bias = Weights((0..<channels).map { oldBias[$0] * scale[$0] + shift[$0] })
     }

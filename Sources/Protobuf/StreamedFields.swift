@@ -1,0 +1,210 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CProtobufC
+import Dispatch
+import ProtoSchemas
+import Threads
+
+/// Arrays of a message being written that are produced while it is written
+/// rather than before: weights computed from a source file go straight into
+/// the output file, a piece at a time, and never exist in memory whole.
+///
+/// The message holds a placeholder address in place of each such array
+/// (protobuf-c packs a packed float field by handing its whole array to the
+/// sink, and only counts it to size the message). When the packer reaches
+/// one, the sink reserves the array's stretch of the file and packing goes
+/// on; once the whole message is packed, every core takes pieces of all the
+/// arrays from one queue, computes each and writes it at its place. No core
+/// waits for another between arrays, and each piece is written by the core
+/// that computed it, while it is still in that core's cache.
+public final class StreamedFields {
+    /// Computes piece `index` of an array and writes its bytes through
+    /// `write`, at their offset in the array. Called from any thread, for
+    /// several pieces at once; the pieces together must cover the array.
+    public typealias PieceWriter = @Sendable (_ index: Int, _ write: (_ bytes: UnsafeRawBufferPointer, _ offset: Int) throws -> Void) throws -> Void
+
+    private struct Array {
+        let length: Int
+        let pieces: Int
+        let writePiece: PieceWriter
+        let finished: (@Sendable () -> Void)?
+    }
+
+    private var arrays: [UnsafeRawPointer: Array] = [:]
+    private var reservations: [(address: UnsafeMutableRawPointer, length: Int)] = []
+    /// Arrays the packer reached, with the file offset reserved for each.
+    private var pending: [(array: Array, offset: Int64)] = []
+    /// The first error a producer threw (not a write failure: errno tells those).
+    fileprivate var error: (any Error)?
+
+    public init() {}
+
+    deinit {
+        for reservation in reservations { munmap(reservation.address, reservation.length) }
+    }
+
+    /// An address to store in place of an array of `length` bytes that
+    /// `writePiece` produces in `pieces` pieces; `finished` is called once
+    /// all of them are written. The address is an inaccessible reservation
+    /// of that size: anything that reads it rather than streaming it
+    /// crashes at once instead of writing other bytes.
+    public func placeholder(length: Int, pieces: Int, finished: (@Sendable () -> Void)? = nil,
+                            writePiece: @escaping PieceWriter) -> UnsafeMutableRawPointer {
+        let size = max(length, 1)
+        guard let address = mmap(nil, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+              address != MAP_FAILED else {
+            fatalError("cannot reserve \(size) bytes of address space: \(String(cString: strerror(errno)))")
+        }
+        reservations.append((address, size))
+        arrays[UnsafeRawPointer(address)] = Array(length: length, pieces: pieces, writePiece: writePiece, finished: finished)
+        return address
+    }
+
+    /// `ProtoStreamFunction` for `proto_pack_to_file`, with the fields as
+    /// context: reserves a placeholder's stretch and remembers it.
+    static let streamFunction: ProtoStreamFunction = { context, data, length, sink in
+        guard let context, let data, let sink else { return 0 }
+        let fields = Unmanaged<StreamedFields>.fromOpaque(context).takeUnretainedValue()
+        guard let array = fields.arrays[UnsafeRawPointer(data)] else { return 0 }
+        guard array.length == length else {
+            fields.error = StreamedFieldError(message: "a streamed array of \(array.length) bytes was packed as \(length)")
+            return -1
+        }
+        var offset: Int64 = 0
+        guard proto_sink_reserve(sink, length, &offset) >= 0 else { return -1 }
+        fields.pending.append((array, offset))
+        return 1
+    }
+
+    /// Packs `message` into `stream`, then fills the reserved stretches;
+    /// returns the bytes written or -1 (errno set), throwing a producer's error.
+    func pack(_ message: UnsafePointer<ProtobufCMessage>, into stream: UnsafeMutablePointer<FILE>) throws -> Int64 {
+        let written = withExtendedLifetime(self) {
+            proto_pack_to_file(message, stream, Self.streamFunction, Unmanaged.passUnretained(self).toOpaque())
+        }
+        if let error { throw error }
+        guard written >= 0 else { return -1 }
+        guard fflush(stream) == 0, try fillPending(descriptor: fileno(stream)) else { return -1 }
+        return written
+    }
+
+    /// Every pending piece, taken in file order from one queue by one
+    /// thread per core. False when a write failed (errno is set).
+    private func fillPending(descriptor: Int32) throws -> Bool {
+        let jobs = pending
+        pending = []
+        let pieces = jobs.indices.flatMap { job in (0..<jobs[job].array.pieces).map { (job: job, index: $0) } }
+        guard !pieces.isEmpty else { return true }
+        let queue = PieceQueue(count: pieces.count)
+        let writeback = Writeback(descriptor: descriptor, from: jobs[0].offset)
+        let counts = jobs.map { _ in ByteCount() }
+        let workers = min(pieces.count, ProcessorCount.online)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while let next = queue.next() {
+                let (job, count) = (jobs[pieces[next].job], counts[pieces[next].job])
+                do {
+                    try job.array.writePiece(pieces[next].index) { bytes, offset in
+                        guard offset >= 0, offset + bytes.count <= job.array.length else {
+                            throw StreamedFieldError(message: "a piece at \(offset) of \(bytes.count) bytes overruns a streamed array of \(job.array.length)")
+                        }
+                        guard proto_write_at(descriptor, bytes.baseAddress, bytes.count, job.offset + Int64(offset)) == 0 else {
+                            throw WriteFailed(code: errno)
+                        }
+                        if count.add(bytes.count) == job.array.length { job.array.finished?() }
+                        writeback.written(upTo: job.offset + Int64(offset + bytes.count))
+                    }
+                } catch {
+                    queue.fail(error)
+                }
+            }
+        }
+        if let failure = queue.error {
+            guard let write = failure as? WriteFailed else { throw failure }
+            errno = write.code
+            return false
+        }
+        for (job, count) in zip(jobs, counts) where count.total != job.array.length {
+            throw StreamedFieldError(message: "a streamed array of \(job.array.length) bytes got \(count.total)")
+        }
+        return true
+    }
+}
+
+/// A streamed array whose producer did not keep to its length.
+public struct StreamedFieldError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+}
+
+/// A write failed with errno `code` (errno is per thread: the pack reports
+/// it on its own).
+private struct WriteFailed: Error {
+    let code: Int32
+}
+
+/// Hands out 0..<count once each, to several threads, until done or failed.
+private final class PieceQueue: @unchecked Sendable {
+    private let lock = Lock()
+    private var taken = 0
+    private let count: Int
+    private var failure: (any Error)?
+
+    init(count: Int) { self.count = count }
+
+    func next() -> Int? {
+        lock.locked {
+            guard failure == nil, taken < count else { return nil }
+            taken += 1
+            return taken - 1
+        }
+    }
+
+    func fail(_ error: any Error) {
+        lock.locked { if failure == nil { failure = error } }
+    }
+
+    var error: (any Error)? { lock.locked { failure } }
+}
+
+/// Starts the disk on what the pieces wrote every `stride` bytes of
+/// progress (pieces go out in file order, give or take the one another
+/// thread is writing), as the sink does for what it writes itself.
+private final class Writeback: @unchecked Sendable {
+    static let stride: Int64 = 8 << 20
+    private let lock = Lock()
+    private let descriptor: Int32
+    private var started: Int64
+
+    init(descriptor: Int32, from offset: Int64) {
+        self.descriptor = descriptor
+        started = offset
+    }
+
+    func written(upTo end: Int64) {
+        let range: (Int64, Int64)? = lock.locked {
+            guard end - started >= Self.stride else { return nil }
+            defer { started = end }
+            return (started, end - started)
+        }
+        if let (offset, length) = range { proto_start_writeback(descriptor, offset, length) }
+    }
+}
+
+/// Bytes written by several threads.
+private final class ByteCount: @unchecked Sendable {
+    private let lock = Lock()
+    private var count = 0
+
+    var total: Int { lock.locked { count } }
+
+    /// Adds `bytes`; returns the new total.
+    func add(_ bytes: Int) -> Int {
+        lock.locked {
+            count += bytes
+            return count
+        }
+    }
+}
