@@ -2,7 +2,7 @@
 """Benchmark: `convert caffe` and `convert tensorflow` on full-size models,
 against copying the same bytes (`cp`) and, for TensorFlow, coremltools 9.
 
-  swift build -c release --scratch-path /tmp/convbench-build
+  swift build -c release --static-swift-stdlib --scratch-path /tmp/convbench-build
   .venv/bin/python scripts/bench/convert_speed.py --convert /tmp/convbench-build/release/convert
 
 Models (generated into --work, default /tmp/convbench, never committed; an
@@ -48,7 +48,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import git_revision, machine, mib, write_block
+from benchlib import RELEASE_BUILD, git_revision, machine, mib, write_block
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -293,7 +293,7 @@ def main():
     convert = str(Path(args.convert).resolve())
     inspect = str(Path(convert).with_name("inspect"))
     if not Path(convert).exists():
-        sys.exit(f"no {convert}: swift build -c release --scratch-path /tmp/convbench-build")
+        sys.exit(f"no {convert}: {RELEASE_BUILD} --scratch-path /tmp/convbench-build")
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
     copy_to = work / "copy"
@@ -518,7 +518,7 @@ Reproduce (from the repository root, after `scripts/bootstrap --fixtures`;
 generates the models if missing, ~15 min, mostly coremltools):
 
 ```sh
-swift build -c release --scratch-path /tmp/convbench-build
+{RELEASE_BUILD} --scratch-path /tmp/convbench-build
 .venv/bin/python scripts/bench/convert_speed.py --convert /tmp/convbench-build/release/convert
 ```
 {MARK_END}

@@ -2,7 +2,7 @@
 """Benchmark: `inspect` on a large .mlmodel against coremltools' load_spec +
 print_network_spec on the same file.
 
-  swift build -c release --product inspect
+  swift build -c release --static-swift-stdlib --product inspect
   .venv/bin/python scripts/bench/inspect_speed.py [--megabytes 500] [--runs 7]
 
 It
@@ -34,7 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchlib import git_revision, machine, write_block
+from benchlib import RELEASE_BUILD, git_revision, machine, write_block
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -232,7 +232,7 @@ Versions: inspect built from {git_revision()}, coremltools
 Reproduce (from the repository root, after `scripts/bootstrap --fixtures`):
 
 ```sh
-swift build -c release --product inspect
+{RELEASE_BUILD} --product inspect
 .venv/bin/python scripts/bench/inspect_speed.py --inspect .build/release/inspect
 ```
 {MARK_END}

@@ -6,7 +6,7 @@ in one run on one machine, written to BENCHMARKS.md with a chart.
   .venv/bin/python scripts/bench/report.py
 
 Steps, one after the other (nothing else should run on the machine meanwhile):
- 1. `swift build -c release --scratch-path --build-dir` (convert, inspect, predict);
+ 1. benchlib.RELEASE_BUILD with `--scratch-path --build-dir` (convert, inspect, predict);
  2. scripts/bench/convert_speed.py: conversion of age_net, a VGG16-size Caffe
     net and Inception-ResNet-v2 against `cp`, a durable copy and coremltools 9
     (~15 min the first time: it generates the models into /tmp);
@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchlib import MARKDOWN, ROOT, git_revision, machine, replace_block
+from benchlib import MARKDOWN, RELEASE_BUILD, ROOT, git_revision, machine, replace_block
 
 HERE = Path(__file__).resolve().parent
 CHART = ROOT / "BENCHMARKS.png"
@@ -154,7 +154,7 @@ def main():
     load_before = machine(load=True)
     revision = git_revision()
     build = Path(args.build_dir)
-    step("release build", ["swift", "build", "-c", "release", "--scratch-path", build])
+    step("release build", RELEASE_BUILD.split() + ["--scratch-path", build])
     binaries = build / "release"
     python = sys.executable
     with tempfile.TemporaryDirectory() as scratch:

@@ -2,7 +2,7 @@
 """Benchmark: this project's CPU runtime (`predict`) against OpenCV dnn on the
 same network, weights and input.
 
-  swift build -c release
+  swift build -c release --static-swift-stdlib
   .venv/bin/python scripts/bench/runtime_vs_opencv.py [--model age_net|small] [--runs N]
 
 For each model it
@@ -38,7 +38,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchlib import machine, mib, write_block
+from benchlib import RELEASE_BUILD, machine, mib, write_block
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -347,7 +347,7 @@ def versions(args, baseline_rss):
 
 def reproduce(args):
     predict = Path(args.predict).absolute()
-    build = "swift build -c release"
+    build = RELEASE_BUILD
     if predict.parent.name == "release" and predict.parent.parent != ROOT / ".build":
         build += f" --scratch-path {predict.parent.parent}"
     shown = list(sys.argv[1:])
@@ -428,7 +428,7 @@ def main():
     if args.runs < 1 or args.rounds < 1:
         parser.error("--runs and --rounds must be positive")
     if not Path(args.predict).is_file():
-        parser.error(f"no predict binary at {args.predict}: run `swift build -c release` "
+        parser.error(f"no predict binary at {args.predict}: run `{RELEASE_BUILD}` "
                      "(or pass --predict)")
     Path(args.work_dir).mkdir(parents=True, exist_ok=True)
     args.load_before = load_average()
