@@ -427,12 +427,12 @@ def main():
             goals.append(f"{names[key]}: ours {ct / ours:.0f}x faster than coremltools "
                          f"(goal >= {GOAL_SPEEDUP}x): {'holds' if ct / ours >= GOAL_SPEEDUP else 'DOES NOT hold'}")
         if key == "irv2":  # issue 5 set its goals on Inception-ResNet-v2
-            goals.append(f"{names[key]}: ours/cp {ours / copy:.1f} (goal <= {GOAL_COPY:g}): "
+            goals.append(f"{names[key]}: ours/cp {ours / copy:.2f} (goal <= {GOAL_COPY:g}): "
                          f"{'holds' if ours / copy <= GOAL_COPY else 'DOES NOT hold'}; ours/(cp+fsync) "
-                         f"{ours / durable:.1f}; peak RSS / input {rss_ratio:.2f} (goal < {GOAL_RSS:g}): "
+                         f"{ours / durable:.2f}; peak RSS / input {rss_ratio:.2f} (goal < {GOAL_RSS:g}): "
                          f"{'holds' if rss_ratio < GOAL_RSS else 'DOES NOT hold'}")
         table.append(f"| {names[key]} | {r['source_bytes'] / 1e6:.1f} | {seconds(r['ours'])} | {seconds(r['copy'])} | "
-                     f"{ours / copy:.1f} | {seconds(r['durable'])} | {ours / durable:.1f} | "
+                     f"{ours / copy:.2f} | {seconds(r['durable'])} | {ours / durable:.2f} | "
                      f"{mib(r['ours_rss'])} | {rss_ratio:.2f} | {r['output_bytes'] / 1e6:.1f} | "
                      + " | ".join(ct_cells) + " |")
     table = "\n".join(table)

@@ -59,11 +59,11 @@ def summary_rows(figures):
     for c in figures["convert"]:
         goal = c["has_goals"]  # the issue set goals for Inception-ResNet-v2 only
         rows.append((f"convert {c['model']}", f"{c['ours_s']:.2f} s", "`cp` of the weight file",
-                     f"{c['copy_s']:.2f} s", f"{c['ours_s'] / c['copy_s']:.1f}x the time",
+                     f"{c['copy_s']:.2f} s", f"{c['ours_s'] / c['copy_s']:.2f}x the time",
                      f"<= {GOAL_CONVERT_COPY:g}x: {verdict(c['ours_s'] / c['copy_s'], GOAL_CONVERT_COPY, True)}"
                      if goal else "—"))
         rows.append((f"convert {c['model']}", f"{c['ours_s']:.2f} s", "durable copy (`dd conv=fsync`)",
-                     f"{c['durable_s']:.2f} s", f"{c['ours_s'] / c['durable_s']:.1f}x the time", "—"))
+                     f"{c['durable_s']:.2f} s", f"{c['ours_s'] / c['durable_s']:.2f}x the time", "—"))
         rss = c["ours_rss_mib"] * 1.048576 / c["input_mb"]
         rows.append((f"convert {c['model']}, peak memory", f"{c['ours_rss_mib']:.0f} MiB", "the weight bytes",
                      f"{c['input_mb']:.0f} MB", f"{rss:.2f}x",
