@@ -6,7 +6,9 @@ struct GraphWalk {
     let path: String
     let inputShapes: [String: [Int]]
 
-    private var values: [TensorRef: TFValue] = [:]
+    /// The value of each node's output 0, by node index (no op here has
+    /// another output that a model can use).
+    private var values: [TFValue?]
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
@@ -16,20 +18,30 @@ struct GraphWalk {
         self.graph = graph
         self.path = path
         self.inputShapes = inputShapes
+        values = Array(repeating: nil, count: graph.nodes.count)
+    }
+
+    /// The value of `ref`, if its node was visited and gave one.
+    private func value(of ref: TensorRef, node index: Int) -> TFValue? {
+        ref.index == 0 && index >= 0 ? values[index] : nil
     }
 
     mutating func build(outputs requested: [TensorRef]) throws -> Model {
         let outputs = requested.isEmpty ? sinks() : requested
-        for output in outputs where graph.nodes[output.node] == nil {
-            throw TensorFlowError("\(path): output '\(output)' is not a node of the graph")
+        var roots: [Int] = []
+        for output in outputs {
+            guard let root = graph.index[output.node] else {
+                throw TensorFlowError("\(path): output '\(output)' is not a node of the graph")
+            }
+            roots.append(root)
         }
-        for name in try order(from: outputs.map(\.node)) {
+        for index in try order(from: roots) {
             do {
-                try visit(graph.nodes[name]!)
+                try visit(index)
             } catch let error as TensorFlowError {
                 throw TensorFlowError("\(path): \(error.message)")
             } catch let error as ModelError {
-                throw TensorFlowError("\(path): node '\(name)': \(error.message)")
+                throw TensorFlowError("\(path): node '\(graph.nodes[index].name)': \(error.message)")
             }
         }
         if !unsupported.isEmpty {
@@ -39,8 +51,8 @@ struct GraphWalk {
             throw TensorFlowError("\(path): unsupported ops: \(list.joined(separator: "; "))")
         }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
-        for output in outputs {
-            guard case .tensor(let tensor, _)? = values[output] else {
+        for (output, root) in zip(outputs, roots) {
+            guard case .tensor(let tensor, _)? = value(of: output, node: root) else {
                 throw TensorFlowError("\(path): output '\(output)' is a constant, not computed from an input")
             }
             let feature = TensorFlowConverter.featureName(output.description)
@@ -53,53 +65,55 @@ struct GraphWalk {
 
     /// Nodes nothing reads, other than bookkeeping ops.
     func sinks() -> [TensorRef] {
-        let read = Set(graph.nodes.values.flatMap { $0.inputs.map(\.node) })
-        return graph.order.filter { !read.contains($0) && !["Const", "NoOp", "Assert", "Placeholder"].contains(graph.nodes[$0]!.op) }
-            .map { TensorRef(node: $0, index: 0) }
+        var read = [Bool](repeating: false, count: graph.nodes.count)
+        for node in graph.nodes { for input in node.inputNodes where input >= 0 { read[input] = true } }
+        return graph.nodes.indices.filter { !read[$0] && !["Const", "NoOp", "Assert", "Placeholder"].contains(graph.nodes[$0].op) }
+            .map { TensorRef(node: graph.nodes[$0].name, index: 0) }
     }
 
     /// The nodes the outputs need, inputs before readers; a cycle is an error.
-    func order(from roots: [String]) throws -> [String] {
-        var state: [String: Bool] = [:]  // false: on the stack, true: done
-        var result: [String] = []
-        // Each entry: a node, its inputs (looked up once), the next to visit.
-        var stack: [(name: String, inputs: [TensorRef], next: Int)] = []
-        func push(_ name: String) throws {
-            guard let node = graph.nodes[name] else { throw TensorFlowError("\(path): input '\(name)' is not a node of the graph") }
-            state[name] = false
-            stack.append((name, node.inputs, 0))
-        }
-        for root in roots where state[root] == nil {
-            try push(root)
-            while let top = stack.indices.last {
-                let (name, inputs, next) = stack[top]
-                if next < inputs.count {
-                    stack[top].next += 1
-                    let input = inputs[next].node
-                    switch state[input] {
-                    case false?: throw TensorFlowError("\(path): the graph has a cycle through '\(input)'")
-                    case nil: try push(input)
-                    case true?: break
-                    }
-                } else {
-                    state[name] = true
-                    result.append(name)
+    func order(from roots: [Int]) throws -> [Int] {
+        enum State: UInt8 { case unseen, onStack, done }
+        var state = [State](repeating: .unseen, count: graph.nodes.count)
+        var result: [Int] = []
+        var stack: [(node: Int, next: Int)] = []  // a node and the next input to visit
+        for root in roots where state[root] == .unseen {
+            state[root] = .onStack
+            stack.append((root, 0))
+            while let (node, next) = stack.last {
+                let inputs = graph.nodes[node].inputNodes
+                guard next < inputs.count else {
+                    state[node] = .done
+                    result.append(node)
                     stack.removeLast()
+                    continue
+                }
+                stack[stack.count - 1].next += 1
+                let input = inputs[next]
+                guard input >= 0 else {
+                    throw TensorFlowError("\(path): input '\(graph.nodes[node].inputs[next].node)' is not a node of the graph")
+                }
+                switch state[input] {
+                case .onStack: throw TensorFlowError("\(path): the graph has a cycle through '\(graph.nodes[input].name)'")
+                case .unseen:
+                    state[input] = .onStack
+                    stack.append((input, 0))
+                case .done: break
                 }
             }
         }
         return result
     }
 
-    private mutating func visit(_ node: TFNode) throws {
-        let ref = TensorRef(node: node.name, index: 0)
+    private mutating func visit(_ index: Int) throws {
+        let node = graph.nodes[index]
         switch node.op {
         case "Placeholder":
-            values[ref] = try placeholder(node)
+            values[index] = try placeholder(node)
             return
         case "Const":
             guard let tensor = node.tensor("value") else { throw node.fail("has no tensor value") }
-            values[ref] = .constant(try TFConstant(tensor, node: node, owner: graph.decoded, inMappedFile: graph.payloadsLieInFile))
+            values[index] = .constant(try TFConstant(tensor, node: node, owner: graph.decoded, inMappedFile: graph.payloadsLieInFile))
             return
         case "NoOp":
             return
@@ -111,8 +125,8 @@ struct GraphWalk {
             return
         }
         var arguments: [TFValue] = []
-        for input in node.inputs {
-            guard let value = values[input] else {
+        for (input, producer) in zip(node.inputs, node.inputNodes) {
+            guard let value = value(of: input, node: producer) else {
                 if unsupported.isEmpty { throw node.fail("input '\(input)' has no value (output \(input.index) is not supported)") }
                 return  // an unsupported producer: already reported
             }
@@ -120,12 +134,12 @@ struct GraphWalk {
         }
         if node.op == "Shape", case .tensor(let name, let rank)? = arguments.first {
             let s = shapes[name]!
-            values[ref] = .constant(TFConstant(vector: rank == 4 ? [1, s.height, s.width, s.channels] : [1, s.count]))
+            values[index] = .constant(TFConstant(vector: rank == 4 ? [1, s.height, s.width, s.channels] : [1, s.count]))
             return
         }
         let constants = arguments.compactMap { if case .constant(let c) = $0 { c } else { nil } }
         if constants.count == arguments.count, !arguments.isEmpty, let folded = try ConstantEvaluator.evaluate(node, constants) {
-            values[ref] = .constant(folded)
+            values[index] = .constant(folded)
             return
         }
         guard let mapping = TFOpTable.mappings[node.op] else {
@@ -139,7 +153,7 @@ struct GraphWalk {
             for (name, shape) in zip(emittedNode.outputs, produced) { shapes[name] = shape }
             nodes.append(emittedNode)
         }
-        values[ref] = value
+        values[index] = value
     }
 
     private mutating func placeholder(_ node: TFNode) throws -> TFValue {

@@ -15,6 +15,9 @@ struct TFNode {
     var name: String
     var op: String
     var inputs: [TensorRef]
+    /// The index in `TFGraph.nodes` of each input's node (-1: no such node),
+    /// resolved once, so that walking the graph hashes no names.
+    var inputNodes: [Int] = []
     /// The node's attribute entries as decoded (a handful per node: a scan
     /// by name beats building a dictionary for each of thousands of nodes).
     var attributeEntries: UnsafeBufferPointer<UnsafeMutablePointer<Tensorflow__AttrEntry>?>
@@ -59,10 +62,10 @@ struct TensorRef: Hashable, CustomStringConvertible {
     var description: String { "\(node):\(index)" }
 }
 
-/// A parsed GraphDef: its nodes by name and in file order.
+/// A parsed GraphDef: its nodes in file order, and their indices by name.
 struct TFGraph {
-    var nodes: [String: TFNode] = [:]
-    var order: [String] = []
+    var nodes: [TFNode] = []
+    var index: [String: Int] = [:]
     let decoded: Decoded<GraphDef>
     /// Whether byte fields (tensor payloads) lie in the mapped file, as the
     /// binary decoder leaves them, rather than in memory the text decoder
@@ -77,13 +80,16 @@ struct TFGraph {
             let n = node.pointee
             let name = CArrays.string(n.name)
             guard !name.isEmpty else { throw TensorFlowError("a node has no name (byte \(decoded.offset(of: node)))") }
-            guard nodes[name] == nil else { throw TensorFlowError("two nodes are named '\(name)'") }
+            guard index[name] == nil else { throw TensorFlowError("two nodes are named '\(name)'") }
             let inputs = CArrays.buffer(n.input, n.n_input).compactMap { input in
                 input.flatMap { $0.pointee == CChar(UInt8(ascii: "^")) ? nil : TensorRef(String(cString: $0)) }
             }
-            nodes[name] = TFNode(name: name, op: CArrays.string(n.op), inputs: inputs,
-                                 attributeEntries: CArrays.buffer(n.attr, n.n_attr))
-            order.append(name)
+            index[name] = nodes.count
+            nodes.append(TFNode(name: name, op: CArrays.string(n.op), inputs: inputs,
+                                attributeEntries: CArrays.buffer(n.attr, n.n_attr)))
+        }
+        for position in nodes.indices {
+            nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
         }
     }
 }
