@@ -11,7 +11,7 @@ MARKDOWN = ROOT / "BENCHMARKS.md"
 
 # The release build every benchmark measures: the one the README's "Install"
 # section gives, with the Swift runtime linked in (self-contained programs
-# that start in about half the time of dynamically linked ones).
+# that start a few milliseconds sooner than dynamically linked ones).
 RELEASE_BUILD = "swift build -c release --static-swift-stdlib"
 
 
