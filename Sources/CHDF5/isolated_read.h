@@ -1,11 +1,15 @@
-// Reading variable-length strings in a child process.
+// Reading variable-length strings, and the link names of dense groups, in a
+// child process.
 //
 // libhdf5 1.10.8 (Debian 12) trusts the global heap, where variable-length
 // strings live: a corrupted heap object size or a string reference naming a
 // missing heap object makes H5Aread crash in H5HG_read (1.14 reports an error).
 // Mutating the test files byte by byte finds such crashes in about 1 file in
-// 150, and no others, so only this read runs in a forked child, which sends the
-// strings back through a pipe; a crash or hang there becomes an error.
+// 150. It also frees an uninitialized pointer when it lists the links of a
+// corrupt dense group (links in a fractal heap: H5Lget_name_by_idx ->
+// H5G__link_release_table). These two reads run in a forked child, which
+// sends its results back through a pipe; a crash or hang there becomes an
+// error.
 #ifndef CHDF5_ISOLATED_READ_H
 #define CHDF5_ISOLATED_READ_H
 
@@ -25,10 +29,10 @@
 
 #include "shim.h"
 
-/// What `hdf5_read_strings_isolated` did.
+/// What an isolated read did.
 typedef enum {
-    /// Read: `data` holds, for each string, its length as a native uint64_t
-    /// (UINT64_MAX for a null string) followed by its bytes.
+    /// Read: `data` holds the job's records (each a length as a native
+    /// uint64_t, UINT64_MAX for none, followed by that many bytes).
     HDF5_ISOLATED_READ = 0,
     /// libhdf5 reported an error: `data` holds its message.
     HDF5_ISOLATED_HDF5_ERROR = 1,
@@ -43,7 +47,7 @@ typedef enum {
     HDF5_ISOLATED_SYSTEM_ERROR = 5,
 } hdf5_isolated_status;
 
-/// The outcome of `hdf5_read_strings_isolated`; free `data` with free().
+/// The outcome of an isolated read; free `data` with free().
 typedef struct {
     hdf5_isolated_status status;
     int code;
@@ -64,10 +68,68 @@ static inline int hdf5_write_all(int fd, const void *bytes, size_t size) {
     return 1;
 }
 
-/// The child: reads the strings and writes 'S' and the strings, or 'E' and
-/// HDF5's message, to `fd`; never returns. It never outlives `parent` nor
+/// A read done in the child: writes 'S' and its results, or 'E' and HDF5's
+/// message, to `fd`; returns the child's exit status (0 when all was sent).
+typedef int (*hdf5_isolated_job)(int fd, const void *context);
+
+/// Writes 'E' and the innermost HDF5 error message to `fd`; an exit status.
+static inline int hdf5_write_error(int fd) {
+    char message[512];
+    hdf5_innermost_error(message, sizeof message);
+    return hdf5_write_all(fd, "E", 1) && hdf5_write_all(fd, message, strlen(message)) ? 0 : 4;
+}
+
+/// Writes one result: its length as a native uint64_t, then its bytes (a
+/// null string: length UINT64_MAX and no bytes); false on failure.
+static inline int hdf5_write_record(int fd, const char *bytes, size_t length) {
+    uint64_t size = bytes ? (uint64_t)length : UINT64_MAX;
+    return hdf5_write_all(fd, &size, sizeof size) && (!bytes || hdf5_write_all(fd, bytes, length));
+}
+
+/// What the string job reads.
+typedef struct {
+    hid_t attribute, memory_type;
+    size_t count;
+} hdf5_strings_job;
+
+static inline int hdf5_read_strings_job(int fd, const void *context) {
+    const hdf5_strings_job *job = (const hdf5_strings_job *)context;
+    char **strings = (char **)calloc(job->count ? job->count : 1, sizeof(char *));
+    if (strings == NULL) return 3;
+    if (H5Aread(job->attribute, job->memory_type, strings) < 0) return hdf5_write_error(fd);
+    if (!hdf5_write_all(fd, "S", 1)) return 4;
+    for (size_t i = 0; i < job->count; i++) {
+        if (!hdf5_write_record(fd, strings[i], strings[i] ? strlen(strings[i]) : 0)) return 4;
+    }
+    return 0;
+}
+
+/// What the link-name job lists.
+typedef struct {
+    hid_t group, link_access;
+    uint64_t count;
+} hdf5_links_job;
+
+static inline int hdf5_link_names_job(int fd, const void *context) {
+    const hdf5_links_job *job = (const hdf5_links_job *)context;
+    if (!hdf5_write_all(fd, "S", 1)) return 4;
+    char name[1 << 16];
+    for (uint64_t i = 0; i < job->count; i++) {
+        ssize_t length = H5Lget_name_by_idx(job->group, ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i, name, sizeof name,
+                                            job->link_access);
+        // Too long or unreadable: a record of UINT64_MAX tells the parent.
+        if (length < 0 || (size_t)length >= sizeof name) {
+            if (!hdf5_write_record(fd, NULL, 0)) return 4;
+            continue;
+        }
+        if (!hdf5_write_record(fd, name, (size_t)length)) return 4;
+    }
+    return 0;
+}
+
+/// The child: runs `job`, never returns. It never outlives `parent` nor
 /// `timeout_seconds` (plus one), even when the parent is killed while waiting.
-static inline void hdf5_isolated_child(int fd, hid_t attribute, hid_t memory_type, size_t count,
+static inline void hdf5_isolated_child(int fd, hdf5_isolated_job job, const void *context,
                                        pid_t parent, int timeout_seconds) {
     // No crash reporter inherited from the parent (Swift's backtracer).
     int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE, SIGALRM};
@@ -79,28 +141,14 @@ static inline void hdf5_isolated_child(int fd, hid_t attribute, hid_t memory_typ
     // A shorter timer already set by a fork handler (the fuzzers') stays.
     struct itimerval pending;
     if (getitimer(ITIMER_REAL, &pending) == 0 && !timerisset(&pending.it_value)) alarm((unsigned)timeout_seconds + 1);
-    char **strings = (char **)calloc(count ? count : 1, sizeof(char *));
-    if (strings == NULL) _exit(3);
-    if (H5Aread(attribute, memory_type, strings) < 0) {
-        char message[512];
-        hdf5_innermost_error(message, sizeof message);
-        _exit(hdf5_write_all(fd, "E", 1) && hdf5_write_all(fd, message, strlen(message)) ? 0 : 4);
-    }
-    if (!hdf5_write_all(fd, "S", 1)) _exit(4);
-    for (size_t i = 0; i < count; i++) {
-        uint64_t length = strings[i] ? (uint64_t)strlen(strings[i]) : UINT64_MAX;
-        if (!hdf5_write_all(fd, &length, sizeof length)) _exit(4);
-        if (strings[i] && !hdf5_write_all(fd, strings[i], (size_t)length)) _exit(4);
-    }
-    _exit(0);  // no atexit handlers: the parent owns the HDF5 state
+    _exit(job(fd, context));  // no atexit handlers: the parent owns the HDF5 state
 }
 
-/// Reads the `count` variable-length strings of `attribute` (scalar or 1-D)
-/// with the variable-length string type `memory_type` in a forked child
-/// process. Refuses more than `max_bytes` of output and gives up after
-/// `timeout_seconds` without any. Call with no other thread inside libhdf5.
-static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, hid_t memory_type, size_t count,
-                                                              size_t max_bytes, int timeout_seconds) {
+/// Runs `job` in a forked child process and collects what it sends: refuses
+/// more than `max_bytes` and gives up after `timeout_seconds` without any.
+/// Call with no other thread inside libhdf5.
+static inline hdf5_isolated_result hdf5_run_isolated(hdf5_isolated_job job, const void *context,
+                                                     size_t max_bytes, int timeout_seconds) {
     hdf5_isolated_result result = {HDF5_ISOLATED_SYSTEM_ERROR, 0, NULL, 0};
     int fds[2];
     if (pipe(fds) != 0) {
@@ -120,7 +168,7 @@ static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, h
     }
     if (child == 0) {
         close(fds[0]);
-        hdf5_isolated_child(fds[1], attribute, memory_type, count, parent, timeout_seconds);
+        hdf5_isolated_child(fds[1], job, context, parent, timeout_seconds);
     }
     close(fds[1]);
     size_t capacity = 4096;
@@ -180,6 +228,25 @@ static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, h
     result.size -= 1;
     result.data = data;
     return result;
+}
+
+/// Reads the `count` variable-length strings of `attribute` (scalar or 1-D)
+/// with the variable-length string type `memory_type` in a child process:
+/// `data` holds, per string, its length as a native uint64_t (UINT64_MAX for
+/// a null string) and its bytes.
+static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, hid_t memory_type, size_t count,
+                                                              size_t max_bytes, int timeout_seconds) {
+    hdf5_strings_job job = {attribute, memory_type, count};
+    return hdf5_run_isolated(hdf5_read_strings_job, &job, max_bytes, timeout_seconds);
+}
+
+/// Lists the names of the `count` links of `group` by name order in a child
+/// process: `data` holds, per link, its name's length as a native uint64_t
+/// and its bytes (UINT64_MAX and no bytes for a name it could not read).
+static inline hdf5_isolated_result hdf5_link_names_isolated(hid_t group, hid_t link_access, uint64_t count,
+                                                            size_t max_bytes, int timeout_seconds) {
+    hdf5_links_job job = {group, link_access, count};
+    return hdf5_run_isolated(hdf5_link_names_job, &job, max_bytes, timeout_seconds);
 }
 
 #endif

@@ -114,39 +114,46 @@ extension HDF5File {
         let limit = limits.maximumAttributeBytes
         let result = hdf5_read_strings_isolated(attribute, memory, count, limit + 8 * count,
                                                  Int32(limits.attributeReadSeconds))
+        // A null reference (not written by h5py) reads as "".
+        return try isolatedRecords(result, count: count, limit: limit, object: object, what: "cannot read attribute \(name)",
+                                   reading: "its strings", corrupt: "corrupt variable-length data").map { $0 ?? "" }
+    }
+
+    /// The `count` records an isolated read sent (nil for a record marked
+    /// absent), or the error its status says; frees the result's data.
+    func isolatedRecords(_ result: hdf5_isolated_result, count: Int, limit: Int, object: String,
+                         what prefix: String, reading: String, corrupt: String) throws -> [String?] {
         defer { free(result.data) }
         let bytes = UnsafeRawBufferPointer(start: result.data, count: result.size)
-        let prefix = "cannot read attribute \(name)"
         switch result.status {
         case HDF5_ISOLATED_READ: break
         case HDF5_ISOLATED_HDF5_ERROR: throw error(object, "\(prefix): \(String(decoding: bytes, as: UTF8.self))")
         case HDF5_ISOLATED_CRASHED:
-            throw error(object, "\(prefix): libhdf5 crashed reading its strings (signal \(result.code)): "
-                + "corrupt variable-length data")
+            throw error(object, "\(prefix): libhdf5 crashed reading \(reading) (signal \(result.code)): \(corrupt)")
         case HDF5_ISOLATED_FAILED:
             throw error(object, "\(prefix): the reading process failed (status \(result.code))")
         case HDF5_ISOLATED_TOO_LARGE: throw error(object, "\(prefix): it holds more than \(limit) bytes")
         case HDF5_ISOLATED_TIMED_OUT: throw error(object, "\(prefix): libhdf5 took over \(result.code) s")
         default: throw error(object, "\(prefix): cannot start a reading process (errno \(result.code))")
         }
-        var strings: [String] = []
+        var records: [String?] = []
         var offset = 0
         var total = 0
         for _ in 0..<count {
             guard offset + 8 <= bytes.count else { throw error(object, "\(prefix): incomplete data") }
             let length = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             offset += 8
-            guard length != .max else {  // a null reference (not written by h5py)
-                strings.append("")
+            guard length != .max else {
+                records.append(nil)
                 continue
             }
             guard length <= UInt64(bytes.count - offset) else { throw error(object, "\(prefix): incomplete data") }
             total += Int(length)
             guard total <= limit else { throw error(object, "\(prefix): it holds more than \(limit) bytes") }
-            strings.append(String(decoding: bytes[offset..<offset + Int(length)], as: UTF8.self))
+            records.append(String(decoding: bytes[offset..<offset + Int(length)], as: UTF8.self))
             offset += Int(length)
         }
-        return strings
+        return records
     }
 
     /// Reads fixed-length strings: each ends at its first NUL, and space-padded
