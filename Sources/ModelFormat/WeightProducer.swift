@@ -81,8 +81,8 @@ public final class WeightProducer: @unchecked Sendable {
         release?()
     }
 
-    /// Computes all values into `target` (count values), without keeping them.
-    func fillAll(_ target: UnsafeMutableBufferPointer<Float>) {
+    /// Computes all values into `target` (count values).
+    private func fillAll(_ target: UnsafeMutableBufferPointer<Float>) {
         let rows = count / rowLength
         let parts = count >= Self.parallelCount ? min(rows, 2 * ProcessorCount.online) : 1
         guard parts > 1, let base = target.baseAddress else {

@@ -14,9 +14,9 @@ import Darwin
 /// file). Either way the values are immutable and stay valid as long as
 /// this value (or a copy of it) exists.
 // Sendable: the memory behind `pointer` is kept alive by `owner`, which is
-// itself Sendable, and is only written through `update`, which writes in
-// place only when no other copy of the weights can see it; a producer is
-// Sendable and never changes.
+// itself Sendable, and is only written through `update(chunkwise:)`, which
+// writes in place only when no other copy of the weights can see it; a
+// producer is Sendable and never changes.
 public struct Weights: @unchecked Sendable {
     /// The values, valid while `owner` lives (empty when `producer` computes them).
     private var pointer: UnsafeBufferPointer<Float>
@@ -109,27 +109,12 @@ public struct Weights: @unchecked Sendable {
         return try withUnsafeBufferPointer { try body(0, $0) }
     }
 
-    /// Rewrites the values: in place when these weights own their memory and
-    /// no other copy shares it, otherwise in a fresh copy first
-    /// (copy-on-write; borrowed memory such as a mapped file is never written).
-    /// A pass that scales 200 MB of convolution weights then allocates nothing.
-    public mutating func update(_ body: (UnsafeMutableBufferPointer<Float>) throws -> Void) rethrows {
-        precondition(isLoaded, "cannot update weights that were not loaded")
-        if producer == nil, owner is FloatStorage, isKnownUniquelyReferenced(&owner) {
-            return try body(UnsafeMutableBufferPointer(mutating: pointer))
-        }
-        let storage = FloatStorage(count: count) { copy in
-            if let producer { producer.fillAll(copy) } else { _ = copy.initialize(from: pointer) }
-        }
-        try body(UnsafeMutableBufferPointer(mutating: storage.buffer))
-        (pointer, owner, producer) = (storage.buffer, storage, nil)
-    }
-
     /// Rewrites the values with `body`, which works on any range of them
     /// (`start` is the first one's index), so that it need not run now:
-    /// owned values are rewritten in place at once (as `update` does);
-    /// borrowed or computed ones become computed, `body` applied to each
-    /// stretch as it is produced. Folding a batch norm into 200 MB of
+    /// values these weights alone own are rewritten in place at once;
+    /// shared, borrowed or computed ones (copy-on-write; a mapped file is
+    /// never written) become computed, `body` applied to each stretch as it
+    /// is produced. Folding a batch norm into 200 MB of
     /// convolution weights on their way to the output file costs no memory.
     public mutating func update(chunkwise body: @escaping WeightProducer.Fill) {
         precondition(isLoaded, "cannot update weights that were not loaded")

@@ -99,14 +99,4 @@ final class ComputedWeightsTests: XCTestCase {
         XCTAssertEqual(valuesByChunks(updated), Self.doubledAndIndexed(Self.expected(90_000)))
         XCTAssertEqual(original.values, Self.expected(90_000), "the copy before the update is unchanged")
     }
-
-    func testWholeUpdateOfComputedWeightsMovesThemIntoMemory() {
-        let source = Source()
-        var weights = Weights(producer: source.producer(count: 6, rowLength: 2))
-        let copy = weights
-        weights.update { $0[0] = 100 }
-        XCTAssertFalse(weights.isComputed)
-        XCTAssertEqual(weights.values, [100] + Self.expected(6).dropFirst())
-        XCTAssertEqual(copy.values, Self.expected(6))
-    }
 }

@@ -102,13 +102,13 @@ final class WeightsTests: XCTestCase {
     }
 }
 
-/// `Weights.update`: copy-on-write.
+/// `Weights.update(chunkwise:)`: copy-on-write.
 final class WeightsUpdateTests: XCTestCase {
     func testUniquelyOwnedWeightsAreUpdatedInPlace() {
         for count in [3, 1 << 20] { // heap and mapped storage
             var weights = Weights(count: count) { for i in $0.indices { $0[i] = Float(i) } }
             let address = weights.unsafeBuffer.baseAddress
-            weights.update { for i in $0.indices { $0[i] *= 2 } }
+            weights.update(chunkwise: { _, values in for i in values.indices { values[i] *= 2 } })
             XCTAssertEqual(weights.unsafeBuffer.baseAddress, address, "no copy for a sole owner")
             XCTAssertEqual(weights[count - 1], Float(2 * (count - 1)))
         }
@@ -117,7 +117,7 @@ final class WeightsUpdateTests: XCTestCase {
     func testSharedWeightsAreCopiedFirst() {
         var weights = Weights([1, 2, 3])
         let copy = weights
-        weights.update { $0[0] = 9 }
+        weights.update(chunkwise: { start, values in if start == 0 { values[0] = 9 } })
         XCTAssertEqual(weights.values, [9, 2, 3])
         XCTAssertEqual(copy.values, [1, 2, 3], "the other copy keeps its values")
         XCTAssertNotEqual(weights.unsafeBuffer.baseAddress, copy.unsafeBuffer.baseAddress)
@@ -126,7 +126,7 @@ final class WeightsUpdateTests: XCTestCase {
     func testBorrowedWeightsAreNeverWritten() {
         let lent = LentFloats([4, 5])
         var weights = Weights(borrowing: UnsafeBufferPointer(lent.buffer), owner: lent)
-        weights.update { $0[1] = -1 }
+        weights.update(chunkwise: { start, values in if start <= 1, start + values.count > 1 { values[1 - start] = -1 } })
         XCTAssertEqual(weights.values, [4, -1])
         XCTAssertEqual(Array(lent.buffer), [4, 5], "the lender's memory is untouched")
     }
