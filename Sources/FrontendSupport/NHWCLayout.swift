@@ -33,6 +33,20 @@ public enum NHWCLayout {
         permuted(spatial: 1, middle: inputs, last: outputs, from: source)
     }
 
+    /// Values that keep their layout (a bias, a MatMul given transposed):
+    /// computed like the moves, so that the writer streams them from the
+    /// source too instead of from a copy made now.
+    public static func unchanged(from source: FloatBytes) -> Weights {
+        let count = source.count / 4
+        guard count > 0 else { return Weights([]) }
+        let producer = WeightProducer(count: count, rowLength: 1, release: { source.releasePages() }) { start, target in
+            source.withBytes { bytes in
+                UnsafeMutableRawBufferPointer(target).copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[4 * start..<4 * (start + target.count)]))
+            }
+        }
+        return Weights(producer: producer)
+    }
+
     /// Tile edge along A and B: 16 floats is one 64-byte cache line.
     static let tile = 16
 

@@ -36,15 +36,12 @@ struct TFConstant {
     var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
     var floats: [Float] { (0..<count).map { Float(self[$0]) } }
 
-    /// The values as weights: through `layout` (a layout change, which
-    /// reads the file's own little-endian float32 bytes when the payload
-    /// lies there, and keeps the file alive until the weights are written),
-    /// or copied as they are.
-    func weights(_ layout: ((FloatBytes) -> Weights)? = nil) -> Weights {
-        let bytes = floatBytes
-        if let layout { return layout(bytes) }
-        defer { bytes.releasePages() }
-        return bytes.withBytes { source in Weights(count: count) { UnsafeMutableRawBufferPointer($0).copyMemory(from: source) } }
+    /// The values as weights, through `layout` (a layout change; by default
+    /// none), which reads the file's own little-endian float32 bytes when
+    /// the payload lies there and keeps the file alive until the weights
+    /// are written.
+    func weights(_ layout: (FloatBytes) -> Weights = NHWCLayout.unchanged) -> Weights {
+        layout(floatBytes)
     }
 
     private var floatBytes: FloatBytes {

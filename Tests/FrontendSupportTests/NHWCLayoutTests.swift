@@ -68,6 +68,16 @@ final class NHWCLayoutTests: XCTestCase {
         }
     }
 
+    func testUnchangedKeepsTheValuesInOrder() {
+        for count in [1, 5, 200_000] {  // 200,000 values make several chunks
+            let source = Self.source(count)
+            let weights = NHWCLayout.unchanged(from: Self.unaligned(source))
+            XCTAssertTrue(weights.isComputed)
+            XCTAssertEqual(valuesByChunks(weights), source, "\(count), by chunks")
+            XCTAssertEqual(weights.values, source, "\(count)")
+        }
+    }
+
     func testEmptyTensors() {
         let weights = NHWCLayout.convolution(kh: 3, kw: 3, cin: 0, cout: 4, from: FloatBytes([]))
         XCTAssertEqual(weights.count, 0)
