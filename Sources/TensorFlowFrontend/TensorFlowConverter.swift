@@ -32,8 +32,9 @@ public enum TensorFlowConverter {
     ///   - outputs: tensor names (`name` or `name:0`); empty means the graph's sinks.
     public static func convert(graph path: String, inputs: [InputShape] = [], outputs: [String] = [],
                                options: ConversionOptions = ConversionOptions()) throws -> Model {
-        // The graph is released before the passes run; its mapped file lives
-        // on in the weights whose layout change the writer streams from it.
+        // The walk's tables go before the passes run; the decoded graph and
+        // its mapped file live on in the weights, which the writer streams
+        // from the file.
         var model = try { () throws -> Model in
             let graph = try read(path)
             var walk = GraphWalk(graph: graph, path: path,
