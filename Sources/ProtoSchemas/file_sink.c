@@ -16,18 +16,13 @@ struct ProtoFileSink {
   ProtoStreamFunction stream;
   void *context;
   long long written;
-  long long flushed;  // bytes already handed to the disk (Linux only)
+  long long flushed;  // up to here: handed to the disk (Linux only), or reserved for the caller
   int failed;
 };
 
-// Every this many bytes the sink starts the disk writing what it has written
-// so far, without waiting: the caller's final fsync then waits for the last
-// stretch only instead of the whole file.
-static const long long writeback_stride = 8LL << 20;
-
 static void file_sink_start_writeback(ProtoFileSink *sink) {
 #ifdef __linux__
-  if (sink->written - sink->flushed < writeback_stride) return;
+  if (sink->written - sink->flushed < PROTO_WRITEBACK_STRIDE) return;
   if (fflush(sink->file) != 0) {
     sink->failed = 1;
     return;
@@ -57,7 +52,11 @@ int proto_sink_reserve(ProtoFileSink *sink, size_t length, long long *offset) {
     return -1;
   }
   *offset = (long long)here;
+  // The caller fills the stretch and starts the disk on it; the sink's own
+  // writeback covers what it writes itself (what it wrote before stays for
+  // the final fsync: headers between arrays, a few bytes).
   sink->written += (long long)length;
+  sink->flushed = sink->written;
   return fileno(sink->file);
 }
 
@@ -97,10 +96,7 @@ static void file_sink_append(ProtobufCBuffer *buffer, size_t length, const uint8
     if (handled < 0 || (handled > 0 && sink->written - before != (long long)length)) {
       sink->failed = 1;
     }
-    if (handled != 0) {
-      if (!sink->failed) file_sink_start_writeback(sink);
-      return;
-    }
+    if (handled != 0) return;
   }
   file_sink_write(sink, data, length);
 }

@@ -70,10 +70,9 @@ public enum AtomicFile {
         let result = SyncResult()
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) { result.code = fsync(descriptor) == 0 ? nil : errno }
-        defer { group.wait() }
-        do { try body() } catch { group.wait(); return .failure(error) }
+        let outcome = Result { try body() }
         group.wait()
-        return .success(result.code)
+        return outcome.map { result.code }
     }
 
     /// Creates `path` holding `bytes`.

@@ -173,7 +173,7 @@ private final class PieceQueue: @unchecked Sendable {
 /// progress (pieces go out in file order, give or take the one another
 /// thread is writing), as the sink does for what it writes itself.
 private final class Writeback: @unchecked Sendable {
-    static let stride: Int64 = 8 << 20
+    static let stride = Int64(PROTO_WRITEBACK_STRIDE)
     private let lock = Lock()
     private let descriptor: Int32
     private var started: Int64

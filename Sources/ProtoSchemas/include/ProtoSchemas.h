@@ -10,6 +10,10 @@
 #include "caffe.pb-c.h"
 #include "tensorflow.pb-c.h"
 
+/// Every this many bytes written, the writers start the disk on them without
+/// waiting, so that the final fsync waits for the last stretch only.
+#define PROTO_WRITEBACK_STRIDE (8LL << 20)
+
 /// The sink that `proto_pack_to_file` writes through.
 typedef struct ProtoFileSink ProtoFileSink;
 
