@@ -98,13 +98,10 @@ public final class StreamedFields {
         pending = []
         let pieces = jobs.indices.flatMap { job in (0..<jobs[job].array.pieces).map { (job: job, index: $0) } }
         guard !pieces.isEmpty else { return true }
-        let queue = PieceQueue(count: pieces.count)
-        let writeback = Writeback(descriptor: descriptor, from: jobs[0].offset)
-        let counts = jobs.map { _ in ByteCount() }
-        let workers = min(pieces.count, ProcessorCount.online)
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while let next = queue.next() {
-                let (job, count) = (jobs[pieces[next].job], counts[pieces[next].job])
+        let progress = FillProgress(pieces: pieces.count, arrays: jobs.count, from: jobs[0].offset)
+        DispatchQueue.concurrentPerform(iterations: min(pieces.count, ProcessorCount.online)) { _ in
+            while let next = progress.next() {
+                let (number, job) = (pieces[next].job, jobs[pieces[next].job])
                 do {
                     try job.array.writePiece(pieces[next].index) { bytes, offset in
                         guard offset >= 0, offset + bytes.count <= job.array.length else {
@@ -113,21 +110,22 @@ public final class StreamedFields {
                         guard proto_write_at(descriptor, bytes.baseAddress, bytes.count, job.offset + Int64(offset)) == 0 else {
                             throw WriteFailed(code: errno)
                         }
-                        if count.add(bytes.count) == job.array.length { job.array.finished?() }
-                        writeback.written(upTo: job.offset + Int64(offset + bytes.count))
+                        let (total, writeback) = progress.wrote(bytes.count, toArray: number, endingAt: job.offset + Int64(offset + bytes.count))
+                        if total == job.array.length { job.array.finished?() }
+                        if let (start, length) = writeback { proto_start_writeback(descriptor, start, length) }
                     }
                 } catch {
-                    queue.fail(error)
+                    progress.fail(error)
                 }
             }
         }
-        if let failure = queue.error {
+        if let failure = progress.failure {
             guard let write = failure as? WriteFailed else { throw failure }
             errno = write.code
             return false
         }
-        for (job, count) in zip(jobs, counts) where count.total != job.array.length {
-            throw StreamedFieldError(message: "a streamed array of \(job.array.length) bytes got \(count.total)")
+        for (job, total) in zip(jobs, progress.totals) where total != job.array.length {
+            throw StreamedFieldError(message: "a streamed array of \(job.array.length) bytes got \(total)")
         }
         return true
     }
@@ -145,66 +143,50 @@ private struct WriteFailed: Error {
     let code: Int32
 }
 
-/// Hands out 0..<count once each, to several threads, until done or failed.
-private final class PieceQueue: @unchecked Sendable {
+/// What the threads filling the pieces share, under one lock: the next
+/// piece to take (pieces 0..<count once each, until one fails), the first
+/// error, the bytes each array got, and how far the disk was started: every
+/// `PROTO_WRITEBACK_STRIDE` bytes of progress (pieces go out in file order,
+/// give or take the one another thread is writing), as the sink does for
+/// what it writes itself.
+private final class FillProgress: @unchecked Sendable {
     private let lock = Lock()
+    private let pieces: Int
     private var taken = 0
-    private let count: Int
-    private var failure: (any Error)?
+    private var firstFailure: (any Error)?
+    private var written: [Int]
+    private var writebackStart: Int64
 
-    init(count: Int) { self.count = count }
+    init(pieces: Int, arrays: Int, from offset: Int64) {
+        self.pieces = pieces
+        written = [Int](repeating: 0, count: arrays)
+        writebackStart = offset
+    }
 
     func next() -> Int? {
         lock.locked {
-            guard failure == nil, taken < count else { return nil }
+            guard firstFailure == nil, taken < pieces else { return nil }
             taken += 1
             return taken - 1
         }
     }
 
     func fail(_ error: any Error) {
-        lock.locked { if failure == nil { failure = error } }
+        lock.locked { if firstFailure == nil { firstFailure = error } }
     }
 
-    var error: (any Error)? { lock.locked { failure } }
-}
+    var failure: (any Error)? { lock.locked { firstFailure } }
+    var totals: [Int] { lock.locked { written } }
 
-/// Starts the disk on what the pieces wrote every `stride` bytes of
-/// progress (pieces go out in file order, give or take the one another
-/// thread is writing), as the sink does for what it writes itself.
-private final class Writeback: @unchecked Sendable {
-    static let stride = Int64(PROTO_WRITEBACK_STRIDE)
-    private let lock = Lock()
-    private let descriptor: Int32
-    private var started: Int64
-
-    init(descriptor: Int32, from offset: Int64) {
-        self.descriptor = descriptor
-        started = offset
-    }
-
-    func written(upTo end: Int64) {
-        let range: (Int64, Int64)? = lock.locked {
-            guard end - started >= Self.stride else { return nil }
-            defer { started = end }
-            return (started, end - started)
-        }
-        if let (offset, length) = range { proto_start_writeback(descriptor, offset, length) }
-    }
-}
-
-/// Bytes written by several threads.
-private final class ByteCount: @unchecked Sendable {
-    private let lock = Lock()
-    private var count = 0
-
-    var total: Int { lock.locked { count } }
-
-    /// Adds `bytes`; returns the new total.
-    func add(_ bytes: Int) -> Int {
+    /// Records `bytes` written to array `array`, ending at file offset
+    /// `end`: the array's total so far, and the stretch to start the disk
+    /// on, if a stride's worth has built up.
+    func wrote(_ bytes: Int, toArray array: Int, endingAt end: Int64) -> (total: Int, writeback: (Int64, Int64)?) {
         lock.locked {
-            count += bytes
-            return count
+            written[array] += bytes
+            guard end - writebackStart >= Int64(PROTO_WRITEBACK_STRIDE) else { return (written[array], nil) }
+            defer { writebackStart = end }
+            return (written[array], (writebackStart, end - writebackStart))
         }
     }
 }
