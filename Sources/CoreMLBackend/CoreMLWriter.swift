@@ -8,17 +8,18 @@ import Protobuf
 public enum CoreMLWriter {
     /// Validates `model` and writes it to `path` atomically: on any failure
     /// no file is left behind and an existing file is untouched.
-    /// `whileSyncing` gets the complete file's temporary path while it goes
-    /// to disk (to read it back); if it throws, nothing is written.
+    /// `beforeCommit` gets the complete file's temporary path before it is
+    /// renamed into place (to read it back); if it throws, nothing is
+    /// written. (`AtomicFile` tells when the file is synced to disk.)
     /// - Throws: `ModelError` for a model that does not hold together,
     ///   `FileError` when the file cannot be written.
-    public static func write(_ model: Model, to path: String, whileSyncing: ((String) throws -> Void)? = nil) throws {
+    public static func write(_ model: Model, to path: String, beforeCommit: ((String) throws -> Void)? = nil) throws {
         try model.validate()
         let builder = SpecBuilder()
         let spec = builder.model(model)
         try withExtendedLifetime(builder) {
             try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
-                try MessageFile.write($0, to: path, streamed: builder.streamed, whileSyncing: whileSyncing)
+                try MessageFile.write($0, to: path, streamed: builder.streamed, beforeCommit: beforeCommit)
             }
         }
     }

@@ -17,12 +17,13 @@ struct ProtoFileSink {
   void *context;
   long long written;
   long long flushed;  // up to here: handed to the disk (Linux only), or reserved for the caller
+  int writeback;      // start the disk every PROTO_WRITEBACK_STRIDE bytes
   int failed;
 };
 
 static void file_sink_start_writeback(ProtoFileSink *sink) {
 #ifdef __linux__
-  if (sink->written - sink->flushed < PROTO_WRITEBACK_STRIDE) return;
+  if (!sink->writeback || sink->written - sink->flushed < PROTO_WRITEBACK_STRIDE) return;
   if (fflush(sink->file) != 0) {
     sink->failed = 1;
     return;
@@ -101,8 +102,9 @@ static void file_sink_append(ProtobufCBuffer *buffer, size_t length, const uint8
   file_sink_write(sink, data, length);
 }
 
-long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file, ProtoStreamFunction stream, void *context) {
-  ProtoFileSink sink = { { file_sink_append }, file, stream, context, 0, 0, 0 };
+long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file, int writeback, ProtoStreamFunction stream,
+                             void *context) {
+  ProtoFileSink sink = { { file_sink_append }, file, stream, context, 0, 0, writeback, 0 };
   errno = 0;
   protobuf_c_message_pack_to_buffer(message, &sink.base);
   if (sink.failed) {

@@ -12,14 +12,14 @@ public enum MessageFile {
     /// serializer: fields stream from their memory (weights included)
     /// straight into the file, with no second copy of the message; the
     /// arrays at `streamed`'s placeholders are produced as they are written.
-    /// `whileSyncing` as for `AtomicFile.write`.
+    /// `beforeCommit` as for `AtomicFile.write`.
     /// - Throws: `FileError` when the file cannot be written, or what a
     ///   streamed array's producer throws.
     public static func write(_ message: UnsafePointer<ProtobufCMessage>, to path: String,
                              streamed: StreamedFields = StreamedFields(),
-                             whileSyncing: ((String) throws -> Void)? = nil) throws {
-        try AtomicFile.write(to: path, whileSyncing: whileSyncing) { stream in
-            guard try streamed.pack(message, into: stream) >= 0 else {
+                             beforeCommit: ((String) throws -> Void)? = nil) throws {
+        try AtomicFile.write(to: path, beforeCommit: beforeCommit) { stream, commit in
+            guard try streamed.pack(message, into: stream, startingWriteback: commit == .synced) >= 0 else {
                 throw FileError(path: path, errno: errno, action: "cannot write")
             }
         }

@@ -80,25 +80,32 @@ public final class StreamedFields {
     }
 
     /// Packs `message` into `stream`, then fills the reserved stretches;
-    /// returns the bytes written or -1 (errno set), throwing a producer's error.
-    func pack(_ message: UnsafePointer<ProtobufCMessage>, into stream: UnsafeMutablePointer<FILE>) throws -> Int64 {
+    /// returns the bytes written or -1 (errno set), throwing a producer's
+    /// error. `startingWriteback`: start the disk on every
+    /// `PROTO_WRITEBACK_STRIDE` bytes written (for a file about to be synced).
+    func pack(_ message: UnsafePointer<ProtobufCMessage>, into stream: UnsafeMutablePointer<FILE>,
+              startingWriteback: Bool) throws -> Int64 {
         let written = withExtendedLifetime(self) {
-            proto_pack_to_file(message, stream, Self.streamFunction, Unmanaged.passUnretained(self).toOpaque())
+            proto_pack_to_file(message, stream, startingWriteback ? 1 : 0, Self.streamFunction,
+                               Unmanaged.passUnretained(self).toOpaque())
         }
         if let error { throw error }
         guard written >= 0 else { return -1 }
-        guard fflush(stream) == 0, try fillPending(descriptor: fileno(stream)) else { return -1 }
+        guard fflush(stream) == 0, try fillPending(descriptor: fileno(stream), startingWriteback: startingWriteback) else {
+            return -1
+        }
         return written
     }
 
     /// Every pending piece, taken in file order from one queue by one
     /// thread per core. False when a write failed (errno is set).
-    private func fillPending(descriptor: Int32) throws -> Bool {
+    private func fillPending(descriptor: Int32, startingWriteback: Bool) throws -> Bool {
         let jobs = pending
         pending = []
         let pieces = jobs.indices.flatMap { job in (0..<jobs[job].array.pieces).map { (job: job, index: $0) } }
         guard !pieces.isEmpty else { return true }
-        let progress = FillProgress(pieces: pieces.count, arrays: jobs.count, from: jobs[0].offset)
+        let progress = FillProgress(pieces: pieces.count, arrays: jobs.count,
+                                    writebackFrom: startingWriteback ? jobs[0].offset : nil)
         DispatchQueue.concurrentPerform(iterations: min(pieces.count, ProcessorCount.online)) { _ in
             while let next = progress.next() {
                 let (number, job) = (pieces[next].job, jobs[pieces[next].job])
@@ -145,19 +152,19 @@ private struct WriteFailed: Error {
 
 /// What the threads filling the pieces share, under one lock: the next
 /// piece to take (pieces 0..<count once each, until one fails), the first
-/// error, the bytes each array got, and how far the disk was started: every
-/// `PROTO_WRITEBACK_STRIDE` bytes of progress (pieces go out in file order,
-/// give or take the one another thread is writing), as the sink does for
-/// what it writes itself.
+/// error, the bytes each array got, and, when the disk is to be started
+/// early, how far it was: every `PROTO_WRITEBACK_STRIDE` bytes of progress
+/// (pieces go out in file order, give or take the one another thread is
+/// writing), as the sink does for what it writes itself.
 private final class FillProgress: @unchecked Sendable {
     private let lock = Lock()
     private let pieces: Int
     private var taken = 0
     private var firstFailure: (any Error)?
     private var written: [Int]
-    private var writebackStart: Int64
+    private var writebackStart: Int64?
 
-    init(pieces: Int, arrays: Int, from offset: Int64) {
+    init(pieces: Int, arrays: Int, writebackFrom offset: Int64?) {
         self.pieces = pieces
         written = [Int](repeating: 0, count: arrays)
         writebackStart = offset
@@ -180,13 +187,15 @@ private final class FillProgress: @unchecked Sendable {
 
     /// Records `bytes` written to array `array`, ending at file offset
     /// `end`: the array's total so far, and the stretch to start the disk
-    /// on, if a stride's worth has built up.
+    /// on, if that is wanted and a stride's worth has built up.
     func wrote(_ bytes: Int, toArray array: Int, endingAt end: Int64) -> (total: Int, writeback: (Int64, Int64)?) {
         lock.locked {
             written[array] += bytes
-            guard end - writebackStart >= Int64(PROTO_WRITEBACK_STRIDE) else { return (written[array], nil) }
-            defer { writebackStart = end }
-            return (written[array], (writebackStart, end - writebackStart))
+            guard let start = writebackStart, end - start >= Int64(PROTO_WRITEBACK_STRIDE) else {
+                return (written[array], nil)
+            }
+            writebackStart = end
+            return (written[array], (start, end - start))
         }
     }
 }

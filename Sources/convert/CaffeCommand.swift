@@ -19,7 +19,7 @@ enum CaffeCommand: Command {
     static let options = Options {
         Positional("prototxt", valueName: "deploy.prototxt", help: "The deploy net definition.")
         Positional("weights", valueName: "weights.caffemodel", help: "Trained weights (.caffemodel, or HDF5 .caffemodel.h5).")
-        Option("output", short: "o", valueName: "Model.mlmodel", required: true, help: "Where to write the Core ML model.")
+        Option("output", short: "o", valueName: "Model.mlmodel", required: true, help: ConversionFlags.outputHelp)
         ConversionFlags.imageOptions
         Option("mean", valueName: "mean.binaryproto", help: "A mean image to subtract (Caffe BlobProto, in the net's channel order).")
         ConversionFlags.labelAndMetadataOptions
@@ -37,6 +37,8 @@ enum CaffeCommand: Command {
 
 /// The options every converter shares, declared once.
 enum ConversionFlags {
+    static let outputHelp = "Where to write the Core ML model (an existing file is replaced only by a complete new one)."
+
     static let imageOptions: [OptionSpec] = [
         Option("image-input", valueName: "name", repeatable: true, help: "Treat this input as an image.").spec,
         Flag("is-bgr", help: "Image inputs take channels in BGR order (Caffe models trained with OpenCV).").spec,

@@ -7,6 +7,12 @@ import ModelFormat
 enum ConvertCommand: Command {
     static let configuration = CommandConfiguration(
         name: "convert", abstract: "Convert neural-network models to Core ML (.mlmodel).",
+        discussion: """
+            The model is written to a temporary file next to the output and renamed into place once it is complete \
+            and reads back: a failed conversion leaves no file and an existing one as it was. When an existing file \
+            is replaced, the new one is synced to disk before the rename, so that not even a power cut leaves a \
+            partial model in its place; a new file is left to the system to write back, as cp leaves a copy.
+            """,
         subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, SampleCommand.self])
 }
 
@@ -16,7 +22,7 @@ enum SampleCommand: Command {
         name: "sample", abstract: "Write the built-in sample classifier (227x227 BGR image in, 8 age labels out).",
         discussion: "The model is built in code with generated weights; it exercises the whole writer and is the subject of the README's first command.")
     static let options = Options {
-        Option("output", short: "o", valueName: "path", default: "Sample.mlmodel", help: "Where to write the model.")
+        Option("output", short: "o", valueName: "path", default: "Sample.mlmodel", help: ConversionFlags.outputHelp)
     }
 
     static func run(_ arguments: ParsedArguments) throws {
@@ -26,7 +32,7 @@ enum SampleCommand: Command {
 
 /// Writes `model` to `path` and prints the summary of the file: read back
 /// from the file (so it shows what is in the file, not what was meant to
-/// be) while the file goes to disk.
+/// be) before it is renamed into place.
 func write(_ model: Model, to path: String) throws {
     var summary = ""
     try CoreMLWriter.write(model, to: path) { written in

@@ -14,7 +14,7 @@ enum KerasCommand: Command {
             """)
     static let options = Options {
         Positional("model", valueName: "model.h5", help: "The Keras model.")
-        Option("output", short: "o", valueName: "Model.mlmodel", required: true, help: "Where to write the Core ML model.")
+        Option("output", short: "o", valueName: "Model.mlmodel", required: true, help: ConversionFlags.outputHelp)
         ConversionFlags.imageOptions
         ConversionFlags.labelAndMetadataOptions
     }

@@ -17,7 +17,7 @@ enum TensorFlowCommand: Command {
             """)
     static let options = Options {
         Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")
-        Option("output-file", short: "o", valueName: "Model.mlmodel", required: true, help: "Where to write the Core ML model.")
+        Option("output-file", short: "o", valueName: "Model.mlmodel", required: true, help: ConversionFlags.outputHelp)
         Option("input", valueName: "name=1,H,W,C", repeatable: true, help: "An input's shape (default: the Placeholder's).")
         Option("output", valueName: "tensor", repeatable: true, help: "A tensor to expose as output (default: the graph's sinks).")
         ConversionFlags.imageOptions

@@ -32,7 +32,7 @@ final class FileTests: XCTestCase {
 
     func testWriteCreatesTheFileWithItsContent() throws {
         let path = folder + "/out.bin"
-        try AtomicFile.write(to: path) { stream in
+        try AtomicFile.write(to: path) { stream, _ in
             fputs("hello, ", stream)
             fputs("world", stream)
         }
@@ -47,6 +47,44 @@ final class FileTests: XCTestCase {
         XCTAssertEqual(try folderListing(), ["out.bin"])
     }
 
+    func testOnlyAFileThatReplacesAnotherIsSynced() throws {
+        let path = folder + "/model.bin"
+        var commits: [AtomicFile.Commit] = []
+        try AtomicFile.write(to: path) { stream, commit in
+            commits.append(commit)
+            fputs("first", stream)
+        }
+        try AtomicFile.write(to: path) { stream, commit in
+            commits.append(commit)
+            fputs("second", stream)
+        }
+        XCTAssertEqual(commits, [.cached, .synced])
+        XCTAssertEqual(contents(path), Array("second".utf8))
+
+        XCTAssertEqual(AtomicFile.commit(for: folder + "/absent.bin"), .cached)
+        XCTAssertEqual(AtomicFile.commit(for: folder), .synced, "a folder is something rename would replace or refuse")
+        let link = folder + "/dangling.bin"
+        XCTAssertEqual(symlink(folder + "/nowhere", link), 0)
+        XCTAssertEqual(AtomicFile.commit(for: link), .synced, "a link is replaced, even one that points nowhere")
+    }
+
+    func testBeforeCommitSeesTheCompleteFileWhetherSyncedOrNot() throws {
+        let path = folder + "/checked.bin"
+        for content in ["new file", "replacing it"] {
+            var seen: [UInt8]?
+            try AtomicFile.write(to: path, beforeCommit: { temporary in
+                XCTAssertNotEqual(temporary, path)
+                seen = self.contents(temporary)
+            }) { stream, _ in fputs(content, stream) }
+            XCTAssertEqual(seen, Array(content.utf8))
+        }
+        XCTAssertThrowsError(try AtomicFile.write(to: path, beforeCommit: { _ in throw Refusal() }) { stream, _ in
+            fputs("refused", stream)
+        }) { error in XCTAssertTrue(error is Refusal, "\(error)") }
+        XCTAssertEqual(contents(path), Array("replacing it".utf8))
+        XCTAssertEqual(try folderListing(), ["checked.bin"])
+    }
+
     func testWrittenFileGetsThePermissionsOfAPlainCreate() throws {
         let path = folder + "/mode.bin"
         try AtomicFile.write([1, 2, 3], to: path)
@@ -59,7 +97,7 @@ final class FileTests: XCTestCase {
 
     func testFailedWriteLeavesNoFileAndNoTemporaryFile() throws {
         let path = folder + "/never.bin"
-        XCTAssertThrowsError(try AtomicFile.write(to: path) { stream in
+        XCTAssertThrowsError(try AtomicFile.write(to: path) { stream, _ in
             fputs("partial content", stream)
             throw Refusal()
         }) { error in
@@ -73,7 +111,7 @@ final class FileTests: XCTestCase {
         let path = folder + "/keep.bin"
         let original: [UInt8] = Array("original content\n".utf8) + [0, 255, 7]
         try AtomicFile.write(original, to: path)
-        XCTAssertThrowsError(try AtomicFile.write(to: path) { stream in
+        XCTAssertThrowsError(try AtomicFile.write(to: path) { stream, _ in
             fputs(String(repeating: "new content ", count: 10_000), stream)
             fflush(stream)
             throw Refusal()

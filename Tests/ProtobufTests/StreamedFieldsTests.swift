@@ -53,6 +53,35 @@ final class StreamedFieldsTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: path).map(Array.init), expected)
     }
 
+    /// Over an existing file the writers start the disk every
+    /// PROTO_WRITEBACK_STRIDE bytes, the sink and the pieces alike: 12 MB of
+    /// pieces from several threads, then the header and the rest of the
+    /// message behind them, must still be protobuf-c's bytes.
+    func testLargeArrayReplacingAFileIsWrittenWhereProtobufCPutsIt() throws {
+        let count = 3 << 20, pieceLength = 1 << 16
+        let values = (0..<count).map { Float($0 % 1000) - 500 }
+        let spec = TestSpec()
+        let weights = try convolutionWeights(of: spec)
+        weights.pointee.n_floatvalue = count
+        let expected = values.withUnsafeBufferPointer { buffer in
+            weights.pointee.floatvalue = UnsafeMutablePointer(mutating: buffer.baseAddress)
+            return spec.packed()
+        }
+        let streamed = StreamedFields()
+        let placeholder = streamed.placeholder(length: 4 * count, pieces: count / pieceLength) { index, write in
+            let start = index * pieceLength
+            try values[start..<start + pieceLength].withUnsafeBytes { try write($0, 4 * start) }
+        }
+        weights.pointee.floatvalue = placeholder.assumingMemoryBound(to: Float.self)
+        let path = folder + "/large.mlmodel"
+        try AtomicFile.write([1, 2, 3], to: path)
+        XCTAssertEqual(AtomicFile.commit(for: path), .synced)
+        try MessageFile.write(spec.message, to: path, streamed: streamed)
+        let written = FileManager.default.contents(atPath: path).map(Array.init)
+        XCTAssertEqual(written?.count, expected.count)
+        XCTAssertTrue(written == expected, "the replacing file differs from protobuf-c's bytes")
+    }
+
     func testFinishedIsCalledOnceEveryPieceIsWritten() throws {
         let spec = TestSpec()
         let weights = try convolutionWeights(of: spec)
@@ -109,7 +138,7 @@ final class StreamedFieldsTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["kept.mlmodel"])
     }
 
-    func testWhileSyncingSeesTheCompleteFileAndCanRefuseIt() throws {
+    func testBeforeCommitSeesTheCompleteFileAndCanRefuseIt() throws {
         let spec = TestSpec()
         let path = folder + "/checked.mlmodel"
         var seen: [UInt8]?

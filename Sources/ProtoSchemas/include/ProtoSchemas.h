@@ -10,8 +10,9 @@
 #include "caffe.pb-c.h"
 #include "tensorflow.pb-c.h"
 
-/// Every this many bytes written, the writers start the disk on them without
-/// waiting, so that the final fsync waits for the last stretch only.
+/// Every this many bytes written to a file that is to be synced, the writers
+/// start the disk on them without waiting, so that the final fsync waits for
+/// the last stretch only.
 #define PROTO_WRITEBACK_STRIDE (8LL << 20)
 
 /// The sink that `proto_pack_to_file` writes through.
@@ -45,9 +46,12 @@ void proto_start_writeback(int descriptor, long long offset, long long length);
 /// each field's bytes (weights included) from where they live in memory: no
 /// second copy of the message is built. Arrays at the placeholder addresses
 /// `stream` recognizes are written by it, as they are computed (`stream`
-/// may be NULL). Returns the number of bytes written, or -1 when a write
-/// failed (errno is set, EIO when the stream function failed).
-long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file, ProtoStreamFunction stream, void *context);
+/// may be NULL). With `writeback` non-zero, the disk is started on every
+/// `PROTO_WRITEBACK_STRIDE` bytes the sink writes (for a file about to be
+/// synced). Returns the number of bytes written, or -1 when a write failed
+/// (errno is set, EIO when the stream function failed).
+long long proto_pack_to_file(const ProtobufCMessage *message, FILE *file, int writeback, ProtoStreamFunction stream,
+                             void *context);
 
 /// The stable addresses of the root message descriptors. Swift cannot take
 /// the address of a C global constant beyond a single call, and the
