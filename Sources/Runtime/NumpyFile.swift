@@ -297,8 +297,10 @@ struct NumpyInput {
     }
 }
 
-/// Atomic replacement of a file (the Runtime target does not depend on
-/// Protobuf's `AtomicFile`): temporary file in the same folder, fsync, rename.
+/// Atomic replacement of a file, by the rules of Protobuf's `AtomicFile`
+/// (which the Runtime target does not depend on): temporary file in the
+/// same folder, renamed into place once complete; synced to disk first
+/// when it replaces a file (a batch of new outputs is not one disk wait each).
 enum NumpyOutput {
     static func writeAtomically(_ bytes: [UInt8], to path: String) throws(RuntimeError) {
         let slash = path.lastIndex(of: "/")
@@ -328,7 +330,8 @@ enum NumpyOutput {
                 written += count
             }
         }
-        if failure == 0 && fsync(descriptor) != 0 { failure = errno }
+        var existing = stat()
+        if failure == 0 && lstat(path, &existing) == 0 && fsync(descriptor) != 0 { failure = errno }
         if posixClose(descriptor) != 0 && failure == 0 { failure = errno }
         if failure == 0 && rename(temporary, path) != 0 { failure = errno }
         if failure != 0 {

@@ -22,12 +22,13 @@ existing file is reused):
 
 For each model, in one run: one untimed round first (page cache warm for
 all), then --runs timed rounds, each: `convert` to a new file, `convert` again
-over that file, `cp`, durable copy (before every run but the second, the
-destination is deleted, untimed). A new file is renamed into place when
-complete and left to the page cache, as `cp` leaves its copy; a file that
-replaces another is synced to disk first (`AtomicFile`), so the second run is
-compared with the durable copy, `dd bs=4M conv=fsync`, which also ends when
-the bytes are on disk. Wall time is measured
+over that file, `cp` to a new file, durable copy over that copy (the
+destination of the first and the third is deleted, untimed, before the run).
+A new file is renamed into place when complete and left to the page cache, as
+`cp` leaves its copy; a file that replaces another is synced to disk first
+(`AtomicFile`), so the second run is compared with the durable copy, `dd
+bs=4M conv=fsync`, which also replaces a file of that size (freeing its
+blocks is part of both) and ends when the bytes are on disk. Wall time is measured
 around the child process, peak RSS is /usr/bin/time's %M. Also --runs runs of
 `convert --version` (start-up time and the process's baseline RSS). For irv2 also
 --ct-runs subprocesses that each import tensorflow + coremltools (not timed),
@@ -230,9 +231,9 @@ def measure(convert_command, source, output, copy_to, runs):
     warm(source)
     cp = ["cp", str(source), str(copy_to)]
     durable = ["dd", f"if={source}", f"of={copy_to}", "bs=4M", "conv=fsync", "status=none"]
-    # "replacing" runs right after "ours" and writes over its output.
+    # "replacing" writes over what "ours" wrote, "durable" over what "copy" wrote.
     sides = {"ours": (convert_command, output), "replacing": (convert_command, None),
-             "copy": (cp, copy_to), "durable": (durable, copy_to)}
+             "copy": (cp, copy_to), "durable": (durable, None)}
     times = {name: [] for name in sides}
     rss = {name: 0 for name in sides}
     for index in range(runs + 1):
@@ -472,11 +473,12 @@ compare the ratios, which come from one run, rather than absolute times).
 Times are median (min) wall seconds of the whole process. `ours` (convert
 to a new file, renamed into place when complete and left to the page cache),
 `ours replacing` (convert again over that file: the new one is synced to disk
-before the rename), `cp` (copying the input file to /tmp, the floor for
-touching those bytes) and `cp+fsync` (`dd bs=4M conv=fsync`: the same copy,
+before the rename), `cp` (copying the input file to a new file in /tmp, the
+floor for touching those bytes) and `cp+fsync` (`dd bs=4M conv=fsync` over
+that copy: replacing a file of the same size, as `ours replacing` does, and
 ending when the bytes are on disk) ran in {args.runs} alternating rounds after
-one untimed run of each (page cache warm; the destination deleted, untimed,
-before every run but the replacing one); peak RSS is
+one untimed run of each (page cache warm; the destination of `ours` and `cp`
+deleted, untimed, before each run); peak RSS is
 `/usr/bin/time`'s `%M`, the largest over the runs of both `ours` (`cp` peaks at
 {mib(max(r['copy_rss'] for r in results.values()))}; `convert --version` takes
 {startup_seconds * 1000:.0f} ms and {mib(startup_rss)}, the process's baseline). *input MB* is the weight file

@@ -63,7 +63,7 @@ def summary_rows(figures):
                      f"<= {GOAL_CONVERT_COPY:g}x: {verdict(c['ours_s'] / c['copy_s'], GOAL_CONVERT_COPY, True)}"
                      if goal else "—"))
         rows.append((f"convert {c['model']}, replacing a file (synced)", f"{c['replacing_s']:.2f} s",
-                     "durable copy (`dd conv=fsync`)", f"{c['durable_s']:.2f} s",
+                     "durable copy over a copy (`dd conv=fsync`)", f"{c['durable_s']:.2f} s",
                      f"{c['replacing_s'] / c['durable_s']:.2f}x the time", "—"))
         rss = c["ours_rss_mib"] * 1.048576 / c["input_mb"]
         rows.append((f"convert {c['model']}, peak memory", f"{c['ours_rss_mib']:.0f} MiB", "the weight bytes",
