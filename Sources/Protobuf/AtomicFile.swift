@@ -14,8 +14,8 @@ import Dispatch
 /// rename, so that not even a power cut can leave the old file replaced by
 /// a partial new one. A new file is left to the system's write-back, as
 /// `cp` leaves a copy: waiting for the disk there would protect nothing
-/// that existed, and it takes longer than writing the file (converting
-/// Inception-ResNet-v2, 224 MB: 0.21 s instead of 0.16 s in BENCHMARKS.md).
+/// that existed, and for a large model it takes about as long as writing
+/// the file (BENCHMARKS.md times conversions both ways).
 public enum AtomicFile {
     /// How a written file is committed.
     public enum Commit: Sendable {
