@@ -40,18 +40,7 @@ p=inception_resnet_v2_1
   --output $p/predictions_1/BiasAdd:0 --output $p/avg_pool_1/Mean:0 --output $p/block35_1_ac_1/Relu:0 \
   -o "$work/outputs.mlmodel" >/dev/null
 rm -rf "$work/ours" && .build/release/predict "$work/outputs.mlmodel" "$work/input.png" --output-npy "$work/ours" --benchmark 3 >/dev/null
-"$python" - "$work" <<'PY'
-import sys, numpy as np
-work, p = sys.argv[1], "inception_resnet_v2_1"
-pairs = [("Identity", "output", None), (f"{p}_predictions_1_BiasAdd", "output_logits", None),
-         (f"{p}_avg_pool_1_Mean", "output_avg_pool", None), (f"{p}_block35_1_ac_1_Relu", "output_block35_1", (35, 35, 320))]
-failed = False
-for ours, ref, hwc in pairs:
-    a = np.load(f"{work}/ours/{ours}.npy").astype(np.float64).reshape(-1)
-    b = np.load(f"{work}/{ref}.npy").astype(np.float64)
-    b = (np.transpose(b.reshape(hwc), (2, 0, 1)) if hwc else b).reshape(-1)
-    ok = bool((np.abs(a - b) <= 1e-4 * np.maximum(1, np.abs(b))).all()) and np.abs(a - b).max() <= 1e-4 * np.abs(b).max()
-    failed |= not ok
-    print(f"{ours}: {a.size} values, max |ours - TF| {np.abs(a - b).max():.3g}, relative to max |TF| {np.abs(a - b).max() / np.abs(b).max():.3g}: {'ok' if ok else 'FAILED'}")
-sys.exit(1 if failed else 0)
-PY
+o="$work/ours"
+"$python" scripts/verify/compare_outputs.py "$o/Identity.npy=$work/output.npy" \
+  "$o/${p}_predictions_1_BiasAdd.npy=$work/output_logits.npy" "$o/${p}_avg_pool_1_Mean.npy=$work/output_avg_pool.npy" \
+  "$o/${p}_block35_1_ac_1_Relu.npy=$work/output_block35_1.npy@35,35,320"
