@@ -37,25 +37,17 @@ make_inception_resnet_v2.py (tensorflow-cpu 2.21.0, numpy 2.4.6).
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE.parent / "bench"))
-from check_mlmodels import quiet_imports  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+# TensorFlow set up (quiet, one thread, deterministic) and its versions checked as there.
+from make_inception_resnet_v2 import check_versions, image, np, quiet_imports, tf  # noqa: E402
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 with quiet_imports():
     import cv2
-    import numpy as np
-    import tensorflow as tf
-    from make_inception_resnet_v2 import image  # noqa: E402
 
-PINS = {"numpy": "2.4.6", "tensorflow": "2.21.0"}
 SIZE = 299
 CLASSES = 1001
 SCOPE = "InceptionResnetV2"
@@ -202,10 +194,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out_dir", type=Path)
     args = parser.parse_args()
-    found = {"numpy": np.__version__, "tensorflow": tf.__version__}
-    wrong = [f"{k} {found[k]} (want {v})" for k, v in PINS.items() if not found[k].startswith(v)]
-    if wrong:
-        raise SystemExit("make_slim_inception_resnet_v2: unpinned versions: " + ", ".join(wrong))
+    check_versions()
     out = args.out_dir
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
