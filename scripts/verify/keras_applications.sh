@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The TensorFlow converter on the other networks its issue names: Keras'
-# MobileNet, MobileNetV2, InceptionV3, ResNet50 and VGG16 (random weights,
-# random batch-norm statistics), frozen as users freeze them. Not part of
-# scripts/test (TensorFlow, ~4 GB of memory, a few minutes):
-#   1. make_keras_applications.py writes each frozen graph with TensorFlow's
-#      logits for one image,
-#   2. each is converted with the image preprocessing Keras' preprocess_input
-#      applies for it (2/255 and -1; or BGR with the ImageNet mean as biases),
-#   3. the runtime runs it on the PNG and compare_outputs.py compares its
-#      logits with TensorFlow's.
+# The TensorFlow and Keras converters on the other networks the TensorFlow
+# issue names: Keras' MobileNet, MobileNetV2, InceptionV3, ResNet50 and VGG16
+# (random weights, random batch-norm statistics), frozen as users freeze
+# them and saved as .h5. Not part of scripts/test (TensorFlow, ~4 GB of
+# memory, a few minutes):
+#   1. make_keras_applications.py writes each frozen graph and .h5 with
+#      TensorFlow's logits for one image,
+#   2. each is converted from both files with the image preprocessing Keras'
+#      preprocess_input applies for it (2/255 and -1; or BGR with the
+#      ImageNet mean as biases),
+#   3. the runtime runs both on the PNG and compare_outputs.py compares
+#      their logits with TensorFlow's.
 # Usage: scripts/verify/keras_applications.sh [WORK_DIR [MODEL ...]]   (after scripts/bootstrap --fixtures)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -26,9 +28,6 @@ for model in "${models[@]}"; do
   mapfile -t options < <("$python" - "$dir/options.json" <<'PY'
 import json, sys
 o = json.load(open(sys.argv[1]))
-print("--input"); print(f"{o['input']}=1,{o['size']},{o['size']},3")
-print("--output"); print(o["output"])
-print("--image-input"); print(o["input"])
 for key, flag in (("redBias", "--red-bias"), ("greenBias", "--green-bias"), ("blueBias", "--blue-bias"),
                   ("imageScale", "--image-scale")):
     print(flag); print(repr(o[key]))
@@ -36,9 +35,19 @@ if o["isBGR"]:
     print("--is-bgr")
 PY
 )
-  .build/release/convert tensorflow "$dir/graph.pb" "${options[@]}" -o "$dir/model.mlmodel" | grep -E "^(Layers|Parameters):" | sed "s/^/$model: /"
-  rm -rf "$dir/ours" && .build/release/predict "$dir/model.mlmodel" "$dir/input.png" --output-npy "$dir/ours" >/dev/null
-  feature="$("$python" -c 'import json, re, sys; print(re.sub(r"\W", "_", json.load(open(sys.argv[1]))["output"].removesuffix(":0")))' "$dir/options.json")"
-  "$python" scripts/verify/compare_outputs.py "$dir/ours/$feature.npy=$dir/output.npy" || failed=1
+  graph=(--input input:0=1,$("$python" -c 'import json, sys; s = json.load(open(sys.argv[1]))["size"]; print(f"{s},{s},3")' "$dir/options.json"))
+  for source in tensorflow keras; do
+    if [ $source = tensorflow ]; then
+      .build/release/convert tensorflow "$dir/graph.pb" "${graph[@]}" --image-input input:0 "${options[@]}" -o "$dir/$source.mlmodel"
+    else
+      # Keras 3 writes input_layers as [name, 0, 0] for one input, Keras 2 as [[name, 0, 0]].
+      input="$("$python" -c 'import h5py, json, sys; first = json.loads(h5py.File(sys.argv[1])["/"].attrs["model_config"])["config"]["input_layers"][0]; print(first[0] if isinstance(first, list) else first)' "$dir/model.h5")"
+      .build/release/convert keras "$dir/model.h5" --image-input "$input" "${options[@]}" -o "$dir/$source.mlmodel"
+    fi | grep -E "^(Layers|Parameters):" | sed "s/^/$model from $source: /"
+    rm -rf "$dir/ours-$source" && .build/release/predict "$dir/$source.mlmodel" "$dir/input.png" --output-npy "$dir/ours-$source" >/dev/null
+    outputs=("$dir/ours-$source"/*.npy)
+    [ ${#outputs[@]} = 1 ] || { echo "$model from $source: ${#outputs[@]} outputs, expected 1"; failed=1; continue; }
+    "$python" scripts/verify/compare_outputs.py "${outputs[0]}=$dir/output.npy" || failed=1
+  done
 done
 exit $failed

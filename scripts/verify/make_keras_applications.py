@@ -12,6 +12,7 @@ MODEL is any of mobilenet, mobilenet_v2, inception_v3, resnet50, vgg16
                 random gamma, beta, moving mean and variance (so that folding
                 them is tested), called in a tf.function on a [1,H,W,3] input
                 named "input" and frozen with convert_variables_to_constants_v2
+  model.h5      the same Keras model saved as .h5 (Keras' legacy HDF5 format)
   input.png     the image (make_inception_resnet_v2.image, lossless)
   output.npy    the graph's logits for the image preprocessed as Keras'
                 preprocess_input does for the model
@@ -78,6 +79,8 @@ def write(name, out):
     graph_def = frozen.graph.as_graph_def()
     out.mkdir(parents=True, exist_ok=True)
     (out / "graph.pb").write_bytes(graph_def.SerializeToString(deterministic=True))
+    with quiet_imports():
+        model.save(out / "model.h5")
 
     raw = image(size, size)
     cv2.imwrite(str(out / "input.png"), cv2.cvtColor(raw.astype(np.uint8), cv2.COLOR_RGB2BGR))
