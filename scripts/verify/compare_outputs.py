@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares the runtime's outputs with TensorFlow's, for the scripts in
+"""Compares the runtime's outputs with a reference (TensorFlow's, OpenCV's), for the scripts in
 scripts/verify. Each pair is OURS.npy=REF.npy, or OURS.npy=REF.npy@H,W,C
 when the reference is an [H, W, C] map (ours is [C, H, W]). A pair passes
 when |ours - ref| <= 1e-4 * max(1, |ref|) everywhere and the largest
@@ -15,15 +15,19 @@ import numpy as np
 
 
 def compare(ours_path, ref_path, hwc):
-    ours = np.load(ours_path).astype(np.float64).reshape(-1)
-    ref = np.load(ref_path).astype(np.float64)
+    try:
+        ours = np.load(ours_path).astype(np.float64).reshape(-1)
+        ref = np.load(ref_path).astype(np.float64)
+    except OSError as error:
+        print(f"{ours_path}: {error}: FAILED")
+        return False
     ref = (np.transpose(ref.reshape(hwc), (2, 0, 1)) if hwc else ref).reshape(-1)
     if ours.size != ref.size:
         print(f"{ours_path}: {ours.size} values, {ref_path} has {ref.size}: FAILED")
         return False
     worst = float(np.abs(ours - ref).max())
     ok = bool((np.abs(ours - ref) <= 1e-4 * np.maximum(1, np.abs(ref))).all()) and worst <= 1e-4 * np.abs(ref).max()
-    print(f"{ours_path}: {ours.size} values, max |ours - TF| {worst:.3g}, relative to max |TF| "
+    print(f"{ours_path}: {ours.size} values, max |ours - ref| {worst:.3g}, relative to max |ref| "
           f"{worst / np.abs(ref).max():.3g}: {'ok' if ok else 'FAILED'}")
     return ok
 
