@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Compares the runtime's outputs with a reference (TensorFlow's, OpenCV's), for the scripts in
-scripts/verify. Each pair is OURS.npy=REF.npy, or OURS.npy=REF.npy@H,W,C
+"""Compares the runtime's outputs with a reference (TensorFlow's, OpenCV's),
+for the scripts in scripts/verify. Each pair is OURS.npy=REF.npy, or OURS.npy=REF.npy@H,W,C
 when the reference is an [H, W, C] map (ours is [C, H, W]). A pair passes
 when |ours - ref| <= 1e-4 * max(1, |ref|) everywhere and the largest
 difference is at most 1e-4 of the reference's largest |value| (random
