@@ -19,7 +19,6 @@ let package = Package(
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
         .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CImageCodecs", pkgConfig: "libpng16", providers: [.apt(["libpng-dev", "libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CHDF5", pkgConfig: "hdf5", providers: [.apt(["libhdf5-dev"])]),
 
         // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"]),
@@ -47,6 +46,9 @@ let package = Package(
         .target(name: "Inspection", dependencies: ["ModelFormat"]),
         // Command-line parsing shared by the programs.
         .target(name: "CLI"),
+        // libhdf5's API, the library loaded at first use (Debian: libhdf5-dev; not linked,
+        // so programs that read no HDF5 file do not load it and its dependencies).
+        .target(name: "CHDF5", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5", "Threads"]),
 

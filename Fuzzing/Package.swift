@@ -35,7 +35,7 @@ let package = Package(
         .systemLibrary(name: "CProtobufC", path: upstream("CProtobufC"), pkgConfig: "libprotobuf-c"),
         .systemLibrary(name: "COpenBLAS", path: upstream("COpenBLAS"), pkgConfig: "openblas"),
         .systemLibrary(name: "CImageCodecs", path: upstream("CImageCodecs"), pkgConfig: "libpng16"),
-        .systemLibrary(name: "CHDF5", path: upstream("CHDF5"), pkgConfig: "hdf5"),
+        .target(name: "CHDF5", path: upstream("CHDF5"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"], path: upstream("ProtoSchemas")),
         .target(name: "Threads", path: upstream("Threads")),
         .target(name: "Protobuf", dependencies: ["CProtobufC", "ProtoSchemas", "Threads"], path: upstream("Protobuf")),

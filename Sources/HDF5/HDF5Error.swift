@@ -71,18 +71,28 @@ let hdf5Lock = HDF5Lock()
 final class HDF5Lock: Sendable {
     private let lock = Lock()
 
-    /// Runs `body` holding the lock, with HDF5 set up and its error printing off.
+    /// Runs `body` holding the lock, with HDF5's error printing off. Only
+    /// once `loadFailure` said the library is there.
     func run<T>(_ body: () throws -> T) rethrows -> T {
         try lock.locked {
-            _ = hdf5Setup
             hdf5_silence_errors()
             return try body()
         }
     }
+
+    /// Why libhdf5 could not be loaded and set up (`hdf5_load`, tried once),
+    /// or nil when it was.
+    var loadFailure: String? {
+        lock.locked { hdf5Library }
+    }
 }
 
-/// `hdf5_setup()` (plugin loading off), run once by the first `HDF5Lock.run`.
-private let hdf5Setup: Void = hdf5_setup()
+/// `hdf5_load`'s outcome, under the lock at first use.
+private let hdf5Library: String? = {
+    var message = [CChar](repeating: 0, count: 512)
+    guard hdf5_load(&message, message.count) != 0 else { return nil }
+    return String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}()
 
 /// The most specific message on HDF5's error stack (which it clears), or "".
 func innermostHDF5Error() -> String {

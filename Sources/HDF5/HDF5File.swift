@@ -38,6 +38,9 @@ public final class HDF5File: @unchecked Sendable {
         guard !isDirectory.boolValue else {
             throw HDF5Error(path: path, object: nil, message: "is a directory")
         }
+        if let failure = hdf5Lock.loadFailure {
+            throw HDF5Error(path: path, object: nil, message: failure)
+        }
         (file, linkAccess, fileSize) = try hdf5Lock.run {
             let isHDF5 = H5Fis_hdf5(path)
             guard isHDF5 >= 0 else {

@@ -1,16 +1,52 @@
-// HDF5 (Debian: libhdf5-dev, found through pkg-config "hdf5") for the HDF5 module.
+// HDF5 for the HDF5 module: libhdf5's headers (Debian: libhdf5-dev) and the
+// helpers Swift needs around them.
+//
+// libhdf5 is not linked: library.c loads it with dlopen the first time an
+// HDF5 file is opened (`hdf5_load`), and defines the libhdf5 functions used
+// here as calls through the addresses it looked up. Linking it would load
+// libhdf5 and its dependencies (libcurl, gnutls, Kerberos: 37 libraries on
+// Debian 12) into every run of convert and inspect, whatever they read,
+// which took 7 of their 11 ms of start-up.
 //
 // HDF5's property-list, dataspace and datatype constants are macros that Swift
 // cannot import (H5T_NATIVE_FLOAT expands to `(H5open(), H5T_NATIVE_FLOAT_g)`),
-// so each one used is wrapped in a small `static inline` function below. Swift
-// calls only functions whose signature is the same in 1.10, 1.12 and 1.14;
-// those whose name is a macro picking a versioned one (H5Lget_info) are called
-// here in C. isolated_read.h reads variable-length strings in a child process.
+// so each one used is wrapped in a small function below. Swift calls only
+// functions whose signature is the same in 1.10, 1.12 and 1.14; those whose
+// name is a macro picking a versioned one (H5Lget_info) are called here in C.
+// isolated_read.h reads variable-length strings in a child process.
 #ifndef CHDF5_SHIM_H
 #define CHDF5_SHIM_H
 
+// Where pkg-config's hdf5 would point the compiler (the package is built
+// without it, since it would also link the library).
+#if __has_include(<hdf5.h>)
 #include <hdf5.h>
+#elif __has_include("/usr/include/hdf5/serial/hdf5.h")
+#include "/usr/include/hdf5/serial/hdf5.h"
+#elif __has_include("/opt/homebrew/include/hdf5.h")
+#include "/opt/homebrew/include/hdf5.h"
+#elif __has_include("/usr/local/include/hdf5.h")
+#include "/usr/local/include/hdf5.h"
+#else
+#error "hdf5.h not found: install libhdf5-dev (scripts/bootstrap)"
+#endif
 #include <string.h>
+
+/// Loads libhdf5 and sets it up, once per process: filter plugins off
+/// (shared libraries named by a file's filter ids, which untrusted files must
+/// not trigger, so datasets compressed with a filter the library lacks fail
+/// to read). Returns 0, or -1 with the reason in `message` (`size` bytes).
+/// Call before any other function here, with no other thread in them.
+int hdf5_load(char *message, size_t size);
+
+/// H5T_NATIVE_FLOAT: C `float` in memory; HDF5 converts any integer or
+/// floating-point file type to it when reading.
+hid_t hdf5_native_float(void);
+/// H5T_C_S1: a one-byte C string type, to copy and resize for string reads.
+hid_t hdf5_c_string(void);
+/// H5P_FILE_ACCESS and H5P_LINK_ACCESS: property list classes.
+hid_t hdf5_file_access_class(void);
+hid_t hdf5_link_access_class(void);
 
 /// H5P_DEFAULT: the default property list.
 static inline hid_t hdf5_default_plist(void) { return H5P_DEFAULT; }
@@ -18,11 +54,6 @@ static inline hid_t hdf5_default_plist(void) { return H5P_DEFAULT; }
 static inline unsigned hdf5_access_read_only(void) { return H5F_ACC_RDONLY; }
 /// H5S_ALL: the whole dataspace (for H5Dread / H5Aread selections).
 static inline hid_t hdf5_space_all(void) { return H5S_ALL; }
-/// H5T_NATIVE_FLOAT: C `float` in memory; HDF5 converts any integer or
-/// floating-point file type to it when reading.
-static inline hid_t hdf5_native_float(void) { return H5T_NATIVE_FLOAT; }
-/// H5T_C_S1: a one-byte C string type, to copy and resize for string reads.
-static inline hid_t hdf5_c_string(void) { return H5T_C_S1; }
 /// H5T_VARIABLE: the size that makes a string type variable-length.
 static inline size_t hdf5_variable_size(void) { return H5T_VARIABLE; }
 
@@ -31,7 +62,7 @@ static inline size_t hdf5_variable_size(void) { return H5T_VARIABLE; }
 /// locking fails on some file systems) and the "strong" close degree, so that
 /// closing the file also closes anything still open in it. Negative on failure.
 static inline hid_t hdf5_file_access(void) {
-    hid_t list = H5Pcreate(H5P_FILE_ACCESS);
+    hid_t list = H5Pcreate(hdf5_file_access_class());
     if (list < 0) return list;
 #if H5_VERSION_GE(1, 10, 7)
     H5Pset_file_locking(list, 0, 1);
@@ -41,14 +72,6 @@ static inline hid_t hdf5_file_access(void) {
         return -1;
     }
     return list;
-}
-
-/// Process-wide setup, once: stops HDF5 from loading filter plugins (shared
-/// libraries named by a file's filter ids, which untrusted files must not
-/// trigger), so datasets compressed with a filter the library lacks fail to read.
-static inline void hdf5_setup(void) {
-    H5open();
-    H5PLset_loading_state(0);
 }
 
 /// Turns off HDF5's automatic printing of its error stack to stderr for the
@@ -100,7 +123,7 @@ static inline herr_t hdf5_refuse_external_link(const char *parent_file, const ch
 /// A new link access property list on which following an external link (to an
 /// object in another file) fails; close it with H5Pclose. Negative on failure.
 static inline hid_t hdf5_link_access_without_external(void) {
-    hid_t list = H5Pcreate(H5P_LINK_ACCESS);
+    hid_t list = H5Pcreate(hdf5_link_access_class());
     if (list < 0) return list;
     if (H5Pset_elink_cb(list, hdf5_refuse_external_link, NULL) < 0) {
         H5Pclose(list);
