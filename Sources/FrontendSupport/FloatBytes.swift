@@ -30,6 +30,15 @@ public struct FloatBytes: @unchecked Sendable {
         source = .borrowed(bytes, owner: owner, isMappedFile: isMappedFile)
     }
 
+    /// `count` zeros that take no memory until read (an anonymous mapping:
+    /// pages read stay the system's one zero page): a stand-in for values a
+    /// summary counts but never reads.
+    public static func zeros(count: Int) -> FloatBytes {
+        let mapping = ZeroMapping(bytes: 4 * count)
+        return FloatBytes(borrowing: UnsafeRawBufferPointer(start: mapping.address, count: 4 * count), owner: mapping,
+                          isMappedFile: false)
+    }
+
     /// Number of bytes.
     public var count: Int {
         switch source {
@@ -58,5 +67,28 @@ public struct FloatBytes: @unchecked Sendable {
         let end = (Int(bitPattern: base) + bytes.count) / page * page
         guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
         withExtendedLifetime(owner) { _ = madvise(address, end - start, MADV_DONTNEED) }
+    }
+}
+
+/// An anonymous read-only mapping of zeros, unmapped with its owner.
+private final class ZeroMapping {
+    let address: UnsafeRawPointer?
+    let length: Int
+
+    init(bytes: Int) {
+        length = bytes
+        guard bytes > 0 else {
+            address = nil
+            return
+        }
+        let mapped = mmap(nil, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
+        guard let mapped, mapped != MAP_FAILED else {
+            fatalError("cannot reserve \(bytes) bytes of address space: \(String(cString: strerror(errno)))")
+        }
+        address = UnsafeRawPointer(mapped)
+    }
+
+    deinit {
+        if let address { munmap(UnsafeMutableRawPointer(mutating: address), length) }
     }
 }

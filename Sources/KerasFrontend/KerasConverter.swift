@@ -7,8 +7,12 @@ import ModelFormat
 /// TensorFlow frontend's do, with weights transposed once. A Lambda layer
 /// holds serialized Python: it is refused, never run or decoded.
 public enum KerasConverter {
-    public static func convert(model path: String, options: ConversionOptions = ConversionOptions()) throws -> Model {
-        let file = try KerasModelFile(path: path)
+    /// - Parameter readingKernels: false for a summary only: the kernels'
+    ///   values are not read and zeros stand in for them (their shapes and
+    ///   counts are the file's; biases and batch norms are read).
+    public static func convert(model path: String, options: ConversionOptions = ConversionOptions(),
+                               readingKernels: Bool = true) throws -> Model {
+        let file = try KerasModelFile(path: path, readsKernels: readingKernels)
         let graph = try KerasGraph(config: file.config, path: path)
         var walk = KerasWalk(file: file, graph: graph)
         var model = try walk.build()

@@ -1,3 +1,4 @@
+import FrontendSupport
 import ModelFormat
 
 /// What a layer mapping sees.
@@ -5,7 +6,7 @@ struct KerasBuilder {
     let layer: KerasLayer
     let inputShapes: [TensorShape]
     let ranks: [Int]
-    let weights: [(name: String, shape: [Int], values: [Float])]
+    let weights: [KerasWeight]
     /// Keras 2's hard sigmoid is 0.2 x + 0.5; Keras 3's relu6(x + 3) / 6.
     let hardSigmoidSlope: Float
 
@@ -31,11 +32,22 @@ struct KerasBuilder {
 
     /// Weight `index` of the layer, checked against the expected count.
     func weight(_ index: Int, _ what: String, count: Int? = nil) throws -> (shape: [Int], values: [Float]) {
+        let weight = try tensor(index, what, count: count)
+        return (weight.shape, try weight.values())
+    }
+
+    /// Kernel `index` of the layer: its shape and values (`KerasWeight.kernel`).
+    func kernel(_ index: Int, _ what: String) throws -> (shape: [Int], values: FloatBytes) {
+        let weight = try tensor(index, what, count: nil)
+        return (weight.shape, try weight.kernel())
+    }
+
+    private func tensor(_ index: Int, _ what: String, count: Int?) throws -> KerasWeight {
         guard index < weights.count else { throw fail("has \(weights.count) weight tensors, the \(what) is missing") }
-        if let count, weights[index].values.count != count {
+        if let count, weights[index].count != count {
             throw fail("\(what) has shape \(weights[index].shape), expected \(count) values")
         }
-        return (weights[index].shape, weights[index].values)
+        return weights[index]
     }
 
     func node(_ op: Op, _ inputs: [String], suffix: String? = nil) -> Node {

@@ -6,11 +6,11 @@ extension KerasLayerTable {
     /// Kernels are [kH, kW, Cin/groups, Cout]; Core ML wants [Cout, Cin/groups, kH, kW].
     static func convolution(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         try b.requireChannelsLast()
-        let (shape, kernel) = try b.weight(0, "kernel")
+        let (shape, kernel) = try b.kernel(0, "kernel")
         guard shape.count == 4 else { throw b.fail("kernel shape \(shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (shape[0], shape[1], shape[2], shape[3])
         try b.expect("filters", cout, shape)
-        let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: FloatBytes(kernel))
+        let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: kernel)
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: max(b.shape.channels / max(cin, 1), 1),
                                kernel: Size2(kh, kw), stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
@@ -19,15 +19,15 @@ extension KerasLayerTable {
     }
 
     /// Depthwise kernels are [kH, kW, Cin, multiplier]: groups = Cin, output channel c * multiplier + m.
-    static func depthwiseWeights(_ shape: [Int], _ kernel: [Float]) -> (weights: Weights, channels: Int, multiplier: Int, kernel: Size2) {
+    static func depthwiseWeights(_ shape: [Int], _ kernel: FloatBytes) -> (weights: Weights, channels: Int, multiplier: Int, kernel: Size2) {
         let (kh, kw, cin, multiplier) = (shape[0], shape[1], shape[2], shape[3])
-        let weights = NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier, from: FloatBytes(kernel))
+        let weights = NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier, from: kernel)
         return (weights, cin, multiplier, Size2(kh, kw))
     }
 
     static func depthwise(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         try b.requireChannelsLast()
-        let (shape, kernel) = try b.weight(0, "depthwise kernel")
+        let (shape, kernel) = try b.kernel(0, "depthwise kernel")
         guard shape.count == 4, shape[2] == b.shape.channels else { throw b.fail("depthwise kernel shape \(shape) does not fit \(b.shape)") }
         let d = depthwiseWeights(shape, kernel)
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: d.channels * d.multiplier).values) : nil
@@ -40,8 +40,8 @@ extension KerasLayerTable {
     /// Depthwise [kH, kW, Cin, mult] then pointwise [1, 1, Cin * mult, Cout] (with the bias).
     static func separable(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         try b.requireChannelsLast()
-        let (dshape, dkernel) = try b.weight(0, "depthwise kernel")
-        let (pshape, pkernel) = try b.weight(1, "pointwise kernel")
+        let (dshape, dkernel) = try b.kernel(0, "depthwise kernel")
+        let (pshape, pkernel) = try b.kernel(1, "pointwise kernel")
         guard dshape.count == 4, pshape.count == 4, pshape[2] == dshape[2] * dshape[3] else {
             throw b.fail("depthwise \(dshape) and pointwise \(pshape) kernels do not fit together")
         }
@@ -51,7 +51,7 @@ extension KerasLayerTable {
         let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                     stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
                                     padding: try b.padding(), weights: d.weights)
-        let pointwiseWeights = NHWCLayout.transposed(inputs: middle, outputs: cout, from: FloatBytes(pkernel))
+        let pointwiseWeights = NHWCLayout.transposed(inputs: middle, outputs: cout, from: pkernel)
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(2, "bias", count: cout).values) : nil
         let pointwise = Convolution(outputChannels: cout, kernelChannels: middle, kernel: Size2(1, 1), weights: pointwiseWeights, bias: bias)
         let first = b.node(.convolution(depthwise), [b.input], suffix: "depthwise")
@@ -61,10 +61,10 @@ extension KerasLayerTable {
     /// Conv2DTranspose kernels are [kH, kW, Cout, Cin]; Core ML deconvolution wants [Cin, Cout, kH, kW].
     static func transpose(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         try b.requireChannelsLast()
-        let (shape, kernel) = try b.weight(0, "kernel")
+        let (shape, kernel) = try b.kernel(0, "kernel")
         guard shape.count == 4, shape[3] == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape)") }
         let (kh, kw, cout, cin) = (shape[0], shape[1], shape[2], shape[3])
-        let weights = NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: FloatBytes(kernel))
+        let weights = NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: kernel)
         let stride = b.pair("strides", default: 1)
         let same = (b.string("padding") ?? "valid") == "same"
         // Keras: same -> in * stride; valid -> (in - 1) * stride + k.
@@ -79,14 +79,14 @@ extension KerasLayerTable {
 
     /// Kernel [in, out]; a map input is flattened in H, W, C order first (Keras's).
     static func dense(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let (shape, kernel) = try b.weight(0, "kernel")
+        let (shape, kernel) = try b.kernel(0, "kernel")
         guard shape.count == 2, shape[0] == b.shape.count else { throw b.fail("kernel shape \(shape) does not fit \(b.shape.count) inputs") }
         guard b.rank == 2 || (b.shape.height == 1 && b.shape.width == 1) else {
             throw b.fail("a Dense layer on an (H, W, C) map acts per pixel, which is not supported; flatten first")
         }
         let (inputs, outputs) = (shape[0], shape[1])
         try b.expect("units", outputs, shape)
-        let weights = NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: FloatBytes(kernel))
+        let weights = NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: kernel)
         let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
         return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias))), 2)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import FrontendSupport
 import HDF5
 
 /// A Keras `.h5` model: the `model_config` JSON (never executed: Lambda
@@ -8,10 +9,13 @@ struct KerasModelFile {
     let path: String
     let config: [String: Any]
     let kerasVersion: String
+    /// Whether kernels are read (`KerasWeight.kernel`), or zeros stand in.
+    let readsKernels: Bool
     private let file: HDF5File
 
-    init(path: String) throws {
+    init(path: String, readsKernels: Bool = true) throws {
         self.path = path
+        self.readsKernels = readsKernels
         do {
             file = try HDF5File(path: path)
         } catch let error as HDF5Error {
@@ -27,16 +31,40 @@ struct KerasModelFile {
         kerasVersion = (try? file.stringAttribute("keras_version", of: "/")) ?? nil ?? ""
     }
 
-    /// The weights of `layer` in the order Keras lists them, with their shapes.
-    func weights(of layer: String) throws -> [(name: String, shape: [Int], values: [Float])] {
+    /// The weights of `layer` in the order Keras lists them, with their
+    /// shapes; their values are read when asked for.
+    func weights(of layer: String) throws -> [KerasWeight] {
         let root = try file.kind(of: "model_weights") == .group ? "model_weights" : "/"
         let group = root == "/" ? layer : "\(root)/\(layer)"
         guard try file.kind(of: group) == .group else { return [] }
         let names = try file.stringArrayAttribute("weight_names", of: group) ?? []
         return try names.map { name in
-            let (shape, values) = try file.readFloats("\(group)/\(name)")
-            return (name, shape, values)
+            let dataset = "\(group)/\(name)"
+            return KerasWeight(name: name, shape: try file.shape(of: dataset), dataset: dataset, file: file,
+                               readsKernel: readsKernels)
         }
+    }
+}
+
+/// One weight tensor of a layer.
+struct KerasWeight {
+    let name: String
+    let shape: [Int]
+    let dataset: String
+    let file: HDF5File
+    let readsKernel: Bool
+
+    var count: Int { shape.reduce(1, *) }
+
+    /// The values, read from the file now.
+    func values() throws -> [Float] {
+        try file.readFloats(dataset).values
+    }
+
+    /// The values of a kernel, which the layout moves read when the model is
+    /// written: read now, or zeros when the file was opened for a summary.
+    func kernel() throws -> FloatBytes {
+        readsKernel ? FloatBytes(try values()) : .zeros(count: count)
     }
 }
 

@@ -113,7 +113,7 @@ enum ModelLoader {
                                   content: .network(model))
         case .hdf5 where isKerasModel(path):
             // A Keras .h5 with its architecture: as `convert keras` would convert it.
-            let model = try KerasConverter.convert(model: path)
+            let model = try KerasConverter.convert(model: path, readingKernels: loadWeights)
             return InspectedModel(path: path, format: FileFormatInfo(id: "keras", name: "Keras model (HDF5)"), content: .network(model))
         case .caffeModel, .hdf5:
             let file = try CaffeInspection.readWeightsFile(path, loadValues: loadWeights)
