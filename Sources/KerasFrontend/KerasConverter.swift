@@ -14,7 +14,7 @@ public enum KerasConverter {
                                readingKernels: Bool = true) throws -> Model {
         let file = try KerasModelFile(path: path, readsKernels: readingKernels)
         let graph = try KerasGraph(config: file.config, path: path)
-        var walk = KerasWalk(file: file, graph: graph)
+        var walk = try KerasWalk(file: file, graph: graph)
         var model = try walk.build()
         try options.finish(&model, description: "Converted from Keras model \(path.split(separator: "/").last ?? "")")
         return model
@@ -31,10 +31,15 @@ struct KerasWalk {
     var ranks: [String: Int] = [:]
     /// Identity layers (Dropout and kin): their name stands for their input.
     var alias: [String: String] = [:]
+    /// Each layer's weight tensors, listed before any is read: libhdf5 reads
+    /// their names in a child process (isolated_read.h), and forking costs
+    /// more the more memory the weights read so far take.
+    let weights: [String: [KerasWeight]]
 
-    init(file: KerasModelFile, graph: KerasGraph) {
+    init(file: KerasModelFile, graph: KerasGraph) throws {
         self.file = file
         self.graph = graph
+        weights = try Dictionary(graph.layers.map { ($0.name, try file.weights(of: $0.name)) }, uniquingKeysWith: { first, _ in first })
     }
 
     mutating func build() throws -> Model {
@@ -80,7 +85,7 @@ struct KerasWalk {
             throw KerasError("input '\(input)' is not produced by an earlier layer")
         }
         let builder = KerasBuilder(layer: layer, inputShapes: layer.inputs.map { shapes[$0]! }, ranks: layer.inputs.map { ranks[$0]! },
-                                   weights: try file.weights(of: layer.name), hardSigmoidSlope: file.kerasVersion.hasPrefix("2") ? 0.2 : 1.0 / 6)
+                                   weights: weights[layer.name] ?? [], hardSigmoidSlope: file.kerasVersion.hasPrefix("2") ? 0.2 : 1.0 / 6)
         let (emitted, rank) = try mapping(builder)
         if emitted.isEmpty {
             // An identity at inference (Dropout): the layer's name stands for its input.
