@@ -82,6 +82,44 @@ final class PassTests: XCTestCase {
         XCTAssertEqual(merged.beta.values, [4, 2.5], "beta * s + bias")
     }
 
+    /// data [2, 3, 3] -> padding (`kind`, top 1, bottom 2, left 3, right 0) -> conv (`padding`) -> model output.
+    static func paddingThenConvolution(_ kind: Padding.Kind = .constant(0),
+                                       convolutionPadding: WindowPadding = .explicit(Edges(top: 1, bottom: 1, left: 1, right: 1)),
+                                       isDeconvolution: Bool = false) -> Model {
+        let pad = Padding(kind: kind, edges: Edges(top: 1, bottom: 2, left: 3, right: 0))
+        let conv = Convolution(outputChannels: 2, kernelChannels: 2, kernel: Size2(square: 3), padding: convolutionPadding,
+                               isDeconvolution: isDeconvolution, weights: Weights([Float](repeating: 1, count: 36)))
+        return Model(inputs: [Input(name: "data", kind: .array(shape: [2, 3, 3]))], outputs: [Output(name: "conv")],
+                     nodes: [Node("pad", .padding(pad), input: "data"), Node("conv", .convolution(conv), input: "pad")])
+    }
+
+    func testZeroPaddingFoldsIntoTheConvolutionsOwn() throws {
+        var model = Self.paddingThenConvolution()
+        XCTAssertTrue(foldPaddingIntoConvolution(&model))
+        XCTAssertEqual(model.nodes.map(\.name), ["conv"])
+        XCTAssertEqual(model.nodes[0].inputs, ["data"], "the convolution reads what the padding read")
+        guard case .convolution(let conv) = model.nodes[0].operation else { return XCTFail("not a convolution") }
+        XCTAssertEqual(conv.padding, .explicit(Edges(top: 2, bottom: 3, left: 4, right: 1)))
+        XCTAssertFalse(foldPaddingIntoConvolution(&model), "nothing left to fold")
+    }
+
+    func testOtherPaddingsAndConvolutionsStay() {
+        let cases: [(Model, String)] = [
+            (Self.paddingThenConvolution(.constant(1)), "a padding of ones"),
+            (Self.paddingThenConvolution(.reflection), "a reflection"),
+            (Self.paddingThenConvolution(convolutionPadding: .same(topLeftHeavy: false)), "a same-padded convolution"),
+            (Self.paddingThenConvolution(isDeconvolution: true), "a deconvolution"),
+        ]
+        for (before, what) in cases {
+            var model = before
+            XCTAssertFalse(foldPaddingIntoConvolution(&model), what)
+            XCTAssertEqual(model.nodes.map(\.name), ["pad", "conv"], what)
+        }
+        var twoReaders = Self.paddingThenConvolution()
+        twoReaders.outputs.append(Output(name: "pad"))
+        XCTAssertFalse(foldPaddingIntoConvolution(&twoReaders), "the padded map is also a model output")
+    }
+
     func testAConvolutionWithTwoReadersIsNotFolded() {
         let norm = BatchNorm(channels: 2, epsilon: 1, gamma: Weights([1, 1]), beta: Weights([0, 0]),
                              mean: Weights([0, 0]), variance: Weights([0, 0]))

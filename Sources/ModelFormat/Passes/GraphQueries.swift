@@ -44,7 +44,12 @@ extension Model {
             nodes[source].outputs = nodes[consumer].outputs
             removed[consumer] = true
         }
-        // Compacted in place, keeping the order: nodes move, none is copied.
+        removeNodes(removed)
+    }
+
+    /// Drops the nodes whose index is marked, in place and keeping the
+    /// order: nodes move, none is copied.
+    mutating func removeNodes(_ removed: [Bool]) {
         var kept = 0
         for index in nodes.indices where !removed[index] {
             if kept != index { nodes.swapAt(kept, index) }
@@ -71,4 +76,5 @@ extension Op {
     var isBatchNorm: Bool { if case .batchNorm = self { true } else { false } }
     var isScale: Bool { if case .scale = self { true } else { false } }
     var isBias: Bool { if case .bias = self { true } else { false } }
+    var isConvolution: Bool { if case .convolution = self { true } else { false } }
 }

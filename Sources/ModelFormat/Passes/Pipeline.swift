@@ -5,9 +5,11 @@
 /// following Caffe Scale layer then meets the convolution and folds too;
 /// a BatchNorm + Scale pair with no convolution before it merges after;
 /// biases (TensorFlow's BiasAdd, the additive half of an unfused batch
-/// norm) fold last, once the scales before them have.
+/// norm) fold last, once the scales before them have. A zero padding folds
+/// into the convolution after it at any point.
 public enum Pipeline {
     public static let passes: [(name: String, run: @Sendable (inout Model) -> Bool)] = [
+        ("fold zero padding into convolution", foldPaddingIntoConvolution),
         ("fold batch norm into convolution", foldBatchNormIntoConvolution),
         ("fold scale into convolution", foldScaleIntoConvolution),
         ("merge scale into batch norm", mergeScaleIntoBatchNorm),
