@@ -57,6 +57,27 @@ final class ConvertInspectTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data("old".utf8))
     }
 
+    /// The same as root: the file size limit makes the write fail part-way,
+    /// for a new file and for one that replaces another (the synced path).
+    func testAWriteThatFailsPartWayLeavesNoFileAndTheOldOneUntouched() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("Model.mlmodel").path
+        let fresh = try ProgramRunner.run("convert", ["sample", "-o", path], fileSizeLimit: 16)
+        XCTAssertEqual(fresh.status, 1, fresh.standardError)
+        XCTAssertTrue(fresh.standardError.hasPrefix("error: \(path): cannot write: File too large"), fresh.standardError)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "no file, no temporary file")
+
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        let replacing = try ProgramRunner.run("convert", ["sample", "-o", path], fileSizeLimit: 16)
+        XCTAssertEqual(replacing.status, 1, replacing.standardError)
+        XCTAssertEqual(replacing.standardError.split(separator: "\n").count, 1, replacing.standardError)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data("old".utf8))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["Model.mlmodel"])
+
+        let unlimited = try ProgramRunner.run("convert", ["sample", "-o", path], fileSizeLimit: 4096)
+        XCTAssertEqual(unlimited.status, 0, "the limit, not the command, made them fail: \(unlimited.standardError)")
+    }
+
     func testUsageErrorsExit64WithTheUsageLine() throws {
         let result = try ProgramRunner.run("inspect", [])
         XCTAssertEqual(result.status, 64)

@@ -21,10 +21,20 @@ enum ProgramRunner {
         return repositoryRoot.appendingPathComponent(".build/debug")
     }()
 
-    static func run(_ program: String, _ arguments: [String]) throws -> Result {
+    /// Runs `program`; with `fileSizeLimit`, under `ulimit -f` of that many
+    /// KiB (through /bin/sh, SIGXFSZ ignored: a write past it fails with
+    /// EFBIG instead of killing the program), which fails writes as root too.
+    static func run(_ program: String, _ arguments: [String], fileSizeLimit: Int? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent(program)
-        process.arguments = arguments
+        let executable = productsDirectory.appendingPathComponent(program)
+        if let fileSizeLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            // POSIX sh counts ulimit -f in 512-byte blocks.
+            process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(2 * fileSizeLimit) && exec \"$0\" \"$@\"", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
         process.environment = environment
