@@ -30,6 +30,47 @@ extension HDF5File {
         }
     }
 
+    /// `stringArrayAttribute(name, of:)` of each of `objects`, in order, with
+    /// the variable-length strings of all of them read in one child process
+    /// instead of one each (Keras's `weight_names` of every layer). When that
+    /// read fails, each is read alone again, so that the error names its object.
+    public func stringArrayAttributes(_ name: String, of objects: [String]) throws -> [[String]?] {
+        try hdf5Lock.run {
+            var results = [[String]?](repeating: nil, count: objects.count)
+            var pending: [(index: Int, strings: VariableStrings)] = []
+            defer { for item in pending { item.strings.close() } }
+            for (index, object) in objects.enumerated() {
+                switch try openStrings(name, of: object, single: false) {
+                case .read(let strings): results[index] = strings
+                case .variable(let strings): pending.append((index, strings))
+                }
+            }
+            guard !pending.isEmpty else { return results }
+            let counts = pending.map(\.strings.count)
+            let limit = limits.maximumAttributeBytes * pending.count
+            let result = hdf5_read_strings_batch_isolated(pending.map(\.strings.attribute), pending.map(\.strings.memory),
+                                                          counts, pending.count, limit + 8 * counts.reduce(0, +),
+                                                          Int32(limits.attributeReadSeconds))
+            if let records = try? isolatedRecords(result, count: counts.reduce(0, +), limit: limit, object: "/",
+                                                  what: "", reading: "", corrupt: "") {
+                var start = 0
+                var withinLimits = true
+                for (item, count) in zip(pending, counts) {
+                    let strings = records[start..<start + count].map { $0 ?? "" }
+                    withinLimits = withinLimits && strings.reduce(0, { $0 + $1.utf8.count }) <= limits.maximumAttributeBytes
+                    results[item.index] = strings
+                    start += count
+                }
+                // Over an attribute's limit: the reads one by one say which.
+                if withinLimits { return results }
+            }
+            for item in pending {
+                results[item.index] = try variableLengthStrings(item.strings, name, objects[item.index])
+            }
+            return results
+        }
+    }
+
     /// Whether `object` has an attribute `name`, without reading it; throws
     /// if `object` is absent.
     public func hasAttribute(_ name: String, of object: String) throws -> Bool {
@@ -49,14 +90,46 @@ extension HDF5File {
         return found > 0
     }
 
+    /// An attribute's variable-length strings, still to be read: the open
+    /// attribute, the string type to read them as, and how many.
+    struct VariableStrings {
+        let attribute: hid_t
+        let memory: hid_t
+        let count: Int
+
+        func close() {
+            H5Tclose(memory)
+            H5Aclose(attribute)
+        }
+    }
+
+    /// What `openStrings` found: the strings (nil if absent), or
+    /// variable-length ones to read in a child process.
+    enum OpenedStrings {
+        case read([String]?)
+        case variable(VariableStrings)
+    }
+
     /// The strings of an attribute, nil if absent; `single` requires one string.
     func readStrings(_ name: String, of object: String, single: Bool) throws -> [String]? {
+        switch try openStrings(name, of: object, single: single) {
+        case .read(let strings):
+            return strings
+        case .variable(let strings):
+            defer { strings.close() }
+            return try variableLengthStrings(strings, name, object)
+        }
+    }
+
+    /// Checks an attribute and reads it unless its strings are variable-length.
+    func openStrings(_ name: String, of object: String, single: Bool) throws -> OpenedStrings {
         let objectID = try openObject(object, as: nil)
         defer { H5Oclose(objectID) }
-        guard try attributeExists(name, objectID, object) else { return nil }
+        guard try attributeExists(name, objectID, object) else { return .read(nil) }
         let attribute = H5Aopen(objectID, name, hdf5_default_plist())
         guard attribute >= 0 else { throw failure(object, "cannot open attribute \(name)") }
-        defer { H5Aclose(attribute) }
+        var keepsAttribute = false
+        defer { if !keepsAttribute { H5Aclose(attribute) } }
         let space = H5Aget_space(attribute)
         guard space >= 0 else { throw failure(object, "cannot read the dataspace of attribute \(name)") }
         defer { H5Sclose(space) }
@@ -65,7 +138,7 @@ extension HDF5File {
         defer { H5Tclose(type) }
 
         let count = try stringCount(space, name, object, single: single)
-        if count == 0 && !single { return [] }
+        if count == 0 && !single { return .read([]) }
         let typeClass = H5Tget_class(type)
         guard typeClass == H5T_STRING else {
             throw error(object, "attribute \(name) holds \(className(typeClass)) values, not strings")
@@ -75,9 +148,16 @@ extension HDF5File {
         }
         let variable = H5Tis_variable_str(type)
         guard variable >= 0 else { throw failure(object, "cannot read the datatype of attribute \(name)") }
-        return variable > 0
-            ? try variableLengthStrings(attribute, type, count, name, object)
-            : try fixedLengthStrings(attribute, type, count, name, object)
+        guard variable > 0 else { return .read(try fixedLengthStrings(attribute, type, count, name, object)) }
+        let memory = H5Tcopy(hdf5_c_string())
+        guard memory >= 0 else { throw failure(object, "cannot make a string type") }
+        // The same character set as stored: HDF5 does not convert between them.
+        guard H5Tset_size(memory, hdf5_variable_size()) >= 0, H5Tset_cset(memory, H5Tget_cset(type)) >= 0 else {
+            H5Tclose(memory)
+            throw failure(object, "cannot make a string type")
+        }
+        keepsAttribute = true
+        return .variable(VariableStrings(attribute: attribute, memory: memory, count: count))
     }
 
     /// How many strings the attribute's dataspace holds: 1 for a scalar, the
@@ -102,17 +182,9 @@ extension HDF5File {
 
     /// Reads variable-length strings in a child process (see isolated_read.h:
     /// libhdf5 1.10 crashes on some corrupted global heaps, where they live).
-    func variableLengthStrings(_ attribute: hid_t, _ type: hid_t, _ count: Int,
-                               _ name: String, _ object: String) throws -> [String] {
-        let memory = H5Tcopy(hdf5_c_string())
-        guard memory >= 0 else { throw failure(object, "cannot make a string type") }
-        defer { H5Tclose(memory) }
-        // The same character set as stored: HDF5 does not convert between them.
-        guard H5Tset_size(memory, hdf5_variable_size()) >= 0, H5Tset_cset(memory, H5Tget_cset(type)) >= 0 else {
-            throw failure(object, "cannot make a string type")
-        }
-        let limit = limits.maximumAttributeBytes
-        let result = hdf5_read_strings_isolated(attribute, memory, count, limit + 8 * count,
+    func variableLengthStrings(_ strings: VariableStrings, _ name: String, _ object: String) throws -> [String] {
+        let (count, limit) = (strings.count, limits.maximumAttributeBytes)
+        let result = hdf5_read_strings_isolated(strings.attribute, strings.memory, count, limit + 8 * count,
                                                  Int32(limits.attributeReadSeconds))
         // A null reference (not written by h5py) reads as "".
         return try isolatedRecords(result, count: count, limit: limit, object: object, what: "cannot read attribute \(name)",

@@ -32,14 +32,15 @@ struct KerasWalk {
     /// Identity layers (Dropout and kin): their name stands for their input.
     var alias: [String: String] = [:]
     /// Each layer's weight tensors, listed before any is read: libhdf5 reads
-    /// their names in a child process (isolated_read.h), and forking costs
-    /// more the more memory the weights read so far take.
+    /// their names in a child process (isolated_read.h), one for all layers,
+    /// while it costs little (a fork copies the page tables of every weight
+    /// read so far).
     let weights: [String: [KerasWeight]]
 
     init(file: KerasModelFile, graph: KerasGraph) throws {
         self.file = file
         self.graph = graph
-        weights = try Dictionary(graph.layers.map { ($0.name, try file.weights(of: $0.name)) }, uniquingKeysWith: { first, _ in first })
+        weights = try file.weights(of: graph.layers.map(\.name))
     }
 
     mutating func build() throws -> Model {

@@ -31,18 +31,27 @@ struct KerasModelFile {
         kerasVersion = (try? file.stringAttribute("keras_version", of: "/")) ?? nil ?? ""
     }
 
-    /// The weights of `layer` in the order Keras lists them, with their
-    /// shapes; their values are read when asked for.
-    func weights(of layer: String) throws -> [KerasWeight] {
+    /// The weights of each of `layers` in the order Keras lists them, with
+    /// their shapes; their values are read when asked for. The names of all
+    /// are read at once (in one child process: `stringArrayAttributes`).
+    func weights(of layers: [String]) throws -> [String: [KerasWeight]] {
         let root = try file.kind(of: "model_weights") == .group ? "model_weights" : "/"
-        let group = root == "/" ? layer : "\(root)/\(layer)"
-        guard try file.kind(of: group) == .group else { return [] }
-        let names = try file.stringArrayAttribute("weight_names", of: group) ?? []
-        return try names.map { name in
-            let dataset = "\(group)/\(name)"
-            return KerasWeight(name: name, shape: try file.shape(of: dataset), dataset: dataset, file: file,
-                               readsKernel: readsKernels)
+        var groups: [(layer: String, group: String)] = []
+        var seen = Set<String>()
+        for layer in layers where seen.insert(layer).inserted {
+            let group = root == "/" ? layer : "\(root)/\(layer)"
+            if try file.kind(of: group) == .group { groups.append((layer, group)) }
         }
+        let names = try file.stringArrayAttributes("weight_names", of: groups.map(\.group))
+        var weights: [String: [KerasWeight]] = [:]
+        for ((layer, group), names) in zip(groups, names) {
+            weights[layer] = try (names ?? []).map { name in
+                let dataset = "\(group)/\(name)"
+                return KerasWeight(name: name, shape: try file.shape(of: dataset), dataset: dataset, file: file,
+                                   readsKernel: readsKernels)
+            }
+        }
+        return weights
     }
 }
 

@@ -78,6 +78,13 @@ final class ErrorTests: XCTestCase {
         // empty strings: wrong, but neither a crash nor a hang.
         let names = try? file.stringArrayAttribute("weight_names", of: "model_weights/dense")
         XCTAssertEqual(names?.count ?? 2, 2)
+        // Read with another attribute in one child: the same outcome for each.
+        do {
+            let both = try file.stringArrayAttributes("backend", of: ["/", "/"])
+            XCTAssertEqual(both[0], both[1])
+        } catch let error as HDF5Error {
+            XCTAssertTrue(error.description.contains("cannot read attribute backend: "), error.description)
+        }
         XCTAssertEqual(try file.readFloats("model_weights/dense/dense/bias:0").values, expectedValues(2))
     }
 

@@ -41,6 +41,20 @@ final class KerasStyleTests: XCTestCase {
         }
     }
 
+    /// Several objects at once (variable-length ones in one child process):
+    /// what one read each gives, in order, absent ones nil.
+    func testStringArraysOfSeveralObjectsAtOnce() throws {
+        for name in files {
+            let file = try HDF5File(path: fixture(name))
+            let objects = ["model_weights/dense", "model_weights/flatten", "/", "model_weights/dense"]
+            let batch = try file.stringArrayAttributes("weight_names", of: objects)
+            XCTAssertEqual(batch, [["dense/kernel:0", "dense/bias:0"], [], nil, ["dense/kernel:0", "dense/bias:0"]], name)
+            XCTAssertEqual(try file.stringArrayAttributes("backend", of: ["/"]), [["tensorflow"]], name)
+            XCTAssertEqual(try file.stringArrayAttributes("weight_names", of: []), [], name)
+            XCTAssertThrowsError(try file.stringArrayAttributes("weight_names", of: ["model_weights/dense", "nowhere"]), name)
+        }
+    }
+
     func testNestedWeightDatasets() throws {
         for name in files {
             let file = try HDF5File(path: fixture(name))

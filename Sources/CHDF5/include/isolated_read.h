@@ -104,6 +104,35 @@ static inline int hdf5_read_strings_job(int fd, const void *context) {
     return 0;
 }
 
+/// What the batch string job reads: `attribute_count` attributes, each with
+/// its variable-length string type and number of strings.
+typedef struct {
+    const hid_t *attributes, *memory_types;
+    const size_t *counts;
+    size_t attribute_count;
+} hdf5_strings_batch_job;
+
+/// Reads every attribute before sending anything, so that an error in any
+/// of them is the whole answer ('E').
+static inline int hdf5_read_strings_batch_job(int fd, const void *context) {
+    const hdf5_strings_batch_job *job = (const hdf5_strings_batch_job *)context;
+    char ***strings = (char ***)calloc(job->attribute_count ? job->attribute_count : 1, sizeof(char **));
+    if (strings == NULL) return 3;
+    for (size_t a = 0; a < job->attribute_count; a++) {
+        strings[a] = (char **)calloc(job->counts[a] ? job->counts[a] : 1, sizeof(char *));
+        if (strings[a] == NULL) return 3;
+        if (H5Aread(job->attributes[a], job->memory_types[a], strings[a]) < 0) return hdf5_write_error(fd);
+    }
+    if (!hdf5_write_all(fd, "S", 1)) return 4;
+    for (size_t a = 0; a < job->attribute_count; a++) {
+        for (size_t i = 0; i < job->counts[a]; i++) {
+            const char *string = strings[a][i];
+            if (!hdf5_write_record(fd, string, string ? strlen(string) : 0)) return 4;
+        }
+    }
+    return 0;
+}
+
 /// What the link-name job lists.
 typedef struct {
     hid_t group, link_access;
@@ -238,6 +267,17 @@ static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, h
                                                               size_t max_bytes, int timeout_seconds) {
     hdf5_strings_job job = {attribute, memory_type, count};
     return hdf5_run_isolated(hdf5_read_strings_job, &job, max_bytes, timeout_seconds);
+}
+
+/// Reads the variable-length strings of `attribute_count` attributes (as
+/// `hdf5_read_strings_isolated` reads one) in one child process: `data`
+/// holds the records of the first attribute's `counts[0]` strings, then the
+/// second's, and so on; an error or crash in any of them fails them all.
+static inline hdf5_isolated_result hdf5_read_strings_batch_isolated(const hid_t *attributes, const hid_t *memory_types,
+                                                                    const size_t *counts, size_t attribute_count,
+                                                                    size_t max_bytes, int timeout_seconds) {
+    hdf5_strings_batch_job job = {attributes, memory_types, counts, attribute_count};
+    return hdf5_run_isolated(hdf5_read_strings_batch_job, &job, max_bytes, timeout_seconds);
 }
 
 /// Lists the names of the `count` links of `group` by name order in a child
