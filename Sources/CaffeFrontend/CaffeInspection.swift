@@ -147,11 +147,7 @@ public enum CaffeInspection {
             throw CaffeError("\(path): an HDF5 file without Caffe's 'data' group, so not Caffe weights")
         }
         var layers: [WeightsLayer] = []
-        for layer in try file.children(of: "data") {
-            let indices = try file.children(of: "data/\(layer)").compactMap(Int.init).sorted()
-            guard indices == Array(0..<indices.count) else {
-                throw CaffeError("\(path): data/\(layer) holds blobs \(indices), expected 0..<\(indices.count)")
-            }
+        for (layer, indices) in try CaffeWeights.blobIndices(file, path) {
             let blobs = try indices.map { index in
                 let dataset = "data/\(layer)/\(index)"
                 if loadValues {

@@ -89,16 +89,25 @@ extension CaffeWeights {
     static func read(hdf5 path: String) throws -> CaffeWeights {
         let file = try HDF5File(path: path)
         var table: [String: [Blob]] = [:]
-        for layer in try file.children(of: "data") {
-            let indices = try file.children(of: "data/\(layer)").compactMap(Int.init).sorted()
-            guard indices == Array(0..<indices.count) else {
-                throw CaffeError("\(path): data/\(layer) holds blobs \(indices), expected 0..<\(indices.count)")
-            }
+        for (layer, indices) in try blobIndices(file, path) {
             table[layer] = try indices.map { index in
                 let (shape, values) = try file.readFloats("data/\(layer)/\(index)")
                 return Blob(shape: shape, values: Weights(values))
             }
         }
         return CaffeWeights(blobs: table, source: path)
+    }
+
+    /// Each layer group of `data` with its blob numbers 0..<n, all listed
+    /// before any value is read: each listing forks a child (HDF5File), which
+    /// costs more the more memory the values read so far take.
+    static func blobIndices(_ file: HDF5File, _ path: String) throws -> [(layer: String, indices: [Int])] {
+        try file.children(of: "data").map { layer in
+            let indices = try file.children(of: "data/\(layer)").compactMap(Int.init).sorted()
+            guard indices == Array(0..<indices.count) else {
+                throw CaffeError("\(path): data/\(layer) holds blobs \(indices), expected 0..<\(indices.count)")
+            }
+            return (layer, indices)
+        }
     }
 }

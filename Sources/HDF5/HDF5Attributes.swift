@@ -191,9 +191,10 @@ extension HDF5File {
                                    reading: "its strings", corrupt: "corrupt variable-length data").map { $0 ?? "" }
     }
 
-    /// The `count` records an isolated read sent (nil for a record marked
-    /// absent), or the error its status says; frees the result's data.
-    func isolatedRecords(_ result: hdf5_isolated_result, count: Int, limit: Int, object: String,
+    /// The `count` records an isolated read sent (all it sent, when `count`
+    /// is nil; nil for a record marked absent), or the error its status
+    /// says; frees the result's data.
+    func isolatedRecords(_ result: hdf5_isolated_result, count: Int?, limit: Int, object: String,
                          what prefix: String, reading: String, corrupt: String) throws -> [String?] {
         defer { free(result.data) }
         let bytes = UnsafeRawBufferPointer(start: result.data, count: result.size)
@@ -211,7 +212,7 @@ extension HDF5File {
         var records: [String?] = []
         var offset = 0
         var total = 0
-        for _ in 0..<count {
+        while count.map({ records.count < $0 }) ?? (offset < bytes.count) {
             guard offset + 8 <= bytes.count else { throw error(object, "\(prefix): incomplete data") }
             let length = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             offset += 8

@@ -83,15 +83,7 @@ public final class HDF5File: @unchecked Sendable {
         try hdf5Lock.run {
             let id = try openObject(group, as: .group)
             defer { H5Oclose(id) }
-            var info = H5G_info_t()
-            guard H5Gget_info(id, &info) >= 0 else { throw failure(group, "cannot read the group") }
-            guard info.nlinks <= UInt64(limits.maximumLinks) else {
-                throw error(group, "group declares \(info.nlinks) links, more than \(limits.maximumLinks)")
-            }
-            let names = info.storage_type == H5G_STORAGE_TYPE_DENSE
-                ? try isolatedLinkNames(id, Int(info.nlinks), group)
-                : try linkNames(id, Int(info.nlinks), group)
-            return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            return try isolatedLinkNames(id, group).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         }
     }
 
@@ -109,30 +101,20 @@ public final class HDF5File: @unchecked Sendable {
 
     // MARK: Internals, called with `hdf5Lock` held.
 
-    /// The names of a compact or old-style group's `count` links.
-    private func linkNames(_ id: hid_t, _ count: Int, _ group: String) throws -> [String] {
-        try (0..<count).map { index in
-            let length = H5Lget_name_by_idx(id, ".", H5_INDEX_NAME, H5_ITER_INC, hsize_t(index), nil, 0, linkAccess)
-            guard length >= 0, length < 1 << 16 else { throw failure(group, "cannot read link \(index)") }
-            var name = [CChar](repeating: 0, count: length + 1)
-            guard H5Lget_name_by_idx(id, ".", H5_INDEX_NAME, H5_ITER_INC, hsize_t(index), &name, name.count,
-                                     linkAccess) >= 0 else {
-                throw failure(group, "cannot read link \(index)")
-            }
-            return String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-    }
-
-    /// The names of a dense group's `count` links (a fractal heap), listed
-    /// in a child process: libhdf5 1.10.8 frees garbage on some corrupt ones
-    /// (see isolated_read.h).
-    private func isolatedLinkNames(_ id: hid_t, _ count: Int, _ group: String) throws -> [String] {
+    /// The names of a group's links, listed (with the group's link count)
+    /// in a child process: libhdf5 1.10.8 frees garbage on some corrupt dense
+    /// groups and reads through a null pointer counting the links of some
+    /// corrupt symbol-table ones (see isolated_read.h).
+    private func isolatedLinkNames(_ id: hid_t, _ group: String) throws -> [String] {
         let limit = limits.maximumAttributeBytes
-        let result = hdf5_link_names_isolated(id, linkAccess, UInt64(count), limit + 8 * count,
+        let result = hdf5_link_names_isolated(id, linkAccess, UInt64(limits.maximumLinks), limit + 8 * limits.maximumLinks + 32,
                                               Int32(limits.attributeReadSeconds))
-        let names = try isolatedRecords(result, count: count, limit: limit, object: group,
-                                        what: "cannot list the group", reading: "its links", corrupt: "corrupt link storage")
-        return try names.enumerated().map { index, name in
+        let records = try isolatedRecords(result, count: nil, limit: limit, object: group, what: "cannot list the group",
+                                          reading: "its links", corrupt: "corrupt link storage")
+        guard let first = records.first, let count = first.flatMap({ Int($0) }), count == records.count - 1 else {
+            throw error(group, "cannot list the group: incomplete data")
+        }
+        return try records.dropFirst().enumerated().map { index, name in
             guard let name else { throw failure(group, "cannot read link \(index)") }
             return name
         }

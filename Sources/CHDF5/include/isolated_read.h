@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,17 +134,29 @@ static inline int hdf5_read_strings_batch_job(int fd, const void *context) {
     return 0;
 }
 
-/// What the link-name job lists.
+/// What the link-name job lists: the links of `group`, at most `max_links`.
 typedef struct {
     hid_t group, link_access;
-    uint64_t count;
+    uint64_t max_links;
 } hdf5_links_job;
 
+/// The group's info too is read here: on a corrupt symbol-table group
+/// libhdf5 1.10.8 copies from a null pointer while counting its links
+/// (H5Gget_info -> H5G__stab_count -> H5B_iterate -> H5F__accum_read).
 static inline int hdf5_link_names_job(int fd, const void *context) {
     const hdf5_links_job *job = (const hdf5_links_job *)context;
-    if (!hdf5_write_all(fd, "S", 1)) return 4;
+    H5G_info_t info;
+    if (H5Gget_info(job->group, &info) < 0) return hdf5_write_error(fd);
     char name[1 << 16];
-    for (uint64_t i = 0; i < job->count; i++) {
+    if (info.nlinks > job->max_links) {
+        int length = snprintf(name, sizeof name, "the group declares %llu links, more than %llu",
+                              (unsigned long long)info.nlinks, (unsigned long long)job->max_links);
+        return hdf5_write_all(fd, "E", 1) && hdf5_write_all(fd, name, (size_t)length) ? 0 : 4;
+    }
+    // First record: the number of links, in decimal.
+    int digits = snprintf(name, sizeof name, "%llu", (unsigned long long)info.nlinks);
+    if (!hdf5_write_all(fd, "S", 1) || !hdf5_write_record(fd, name, (size_t)digits)) return 4;
+    for (uint64_t i = 0; i < info.nlinks; i++) {
         ssize_t length = H5Lget_name_by_idx(job->group, ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i, name, sizeof name,
                                             job->link_access);
         // Too long or unreadable: a record of UINT64_MAX tells the parent.
@@ -280,12 +293,13 @@ static inline hdf5_isolated_result hdf5_read_strings_batch_isolated(const hid_t 
     return hdf5_run_isolated(hdf5_read_strings_batch_job, &job, max_bytes, timeout_seconds);
 }
 
-/// Lists the names of the `count` links of `group` by name order in a child
-/// process: `data` holds, per link, its name's length as a native uint64_t
-/// and its bytes (UINT64_MAX and no bytes for a name it could not read).
-static inline hdf5_isolated_result hdf5_link_names_isolated(hid_t group, hid_t link_access, uint64_t count,
+/// Lists the names of the links of `group` by name order in a child process
+/// (refusing more than `max_links`): `data` holds a record with their number
+/// in decimal, then per link its name's length as a native uint64_t and its
+/// bytes (UINT64_MAX and no bytes for a name it could not read).
+static inline hdf5_isolated_result hdf5_link_names_isolated(hid_t group, hid_t link_access, uint64_t max_links,
                                                             size_t max_bytes, int timeout_seconds) {
-    hdf5_links_job job = {group, link_access, count};
+    hdf5_links_job job = {group, link_access, max_links};
     return hdf5_run_isolated(hdf5_link_names_job, &job, max_bytes, timeout_seconds);
 }
 
