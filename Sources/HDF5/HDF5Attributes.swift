@@ -47,12 +47,9 @@ extension HDF5File {
             }
             guard !pending.isEmpty else { return results }
             let counts = pending.map(\.strings.count)
-            let limit = limits.maximumAttributeBytes * pending.count
-            let result = hdf5_read_strings_batch_isolated(pending.map(\.strings.attribute), pending.map(\.strings.memory),
-                                                          counts, pending.count, limit + 8 * counts.reduce(0, +),
-                                                          Int32(limits.attributeReadSeconds))
-            if let records = try? isolatedRecords(result, count: counts.reduce(0, +), limit: limit, object: "/",
-                                                  what: "", reading: "", corrupt: "") {
+            let (product, overflow) = limits.maximumAttributeBytes.multipliedReportingOverflow(by: pending.count)
+            let limit = overflow ? Int.max / 4 : min(product, Int.max / 4)
+            if let records = try? readIsolated(pending.map(\.strings), limit: limit, object: "/", name: name) {
                 var start = 0
                 var withinLimits = true
                 for (item, count) in zip(pending, counts) {
@@ -183,12 +180,19 @@ extension HDF5File {
     /// Reads variable-length strings in a child process (see isolated_read.h:
     /// libhdf5 1.10 crashes on some corrupted global heaps, where they live).
     func variableLengthStrings(_ strings: VariableStrings, _ name: String, _ object: String) throws -> [String] {
-        let (count, limit) = (strings.count, limits.maximumAttributeBytes)
-        let result = hdf5_read_strings_isolated(strings.attribute, strings.memory, count, limit + 8 * count,
-                                                 Int32(limits.attributeReadSeconds))
         // A null reference (not written by h5py) reads as "".
-        return try isolatedRecords(result, count: count, limit: limit, object: object, what: "cannot read attribute \(name)",
-                                   reading: "its strings", corrupt: "corrupt variable-length data").map { $0 ?? "" }
+        try readIsolated([strings], limit: limits.maximumAttributeBytes, object: object, name: name).map { $0 ?? "" }
+    }
+
+    /// The strings of all of `attributes`, one after another, read in one
+    /// child process; at most `limit` bytes of them.
+    private func readIsolated(_ attributes: [VariableStrings], limit: Int, object: String, name: String) throws -> [String?] {
+        let total = attributes.reduce(0) { $0 + $1.count }
+        let result = hdf5_read_strings_batch_isolated(attributes.map(\.attribute), attributes.map(\.memory),
+                                                      attributes.map(\.count), attributes.count, limit + 8 * total,
+                                                      Int32(limits.attributeReadSeconds))
+        return try isolatedRecords(result, count: total, limit: limit, object: object, what: "cannot read attribute \(name)",
+                                   reading: "its strings", corrupt: "corrupt variable-length data")
     }
 
     /// The `count` records an isolated read sent (all it sent, when `count`

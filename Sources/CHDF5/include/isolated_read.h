@@ -1,5 +1,5 @@
-// Reading variable-length strings, and the link names of dense groups, in a
-// child process.
+// Reading variable-length strings, and the links of groups, in a child
+// process.
 //
 // libhdf5 1.10.8 (Debian 12) trusts the global heap, where variable-length
 // strings live: a corrupted heap object size or a string reference naming a
@@ -7,9 +7,11 @@
 // Mutating the test files byte by byte finds such crashes in about 1 file in
 // 150. It also frees an uninitialized pointer when it lists the links of a
 // corrupt dense group (links in a fractal heap: H5Lget_name_by_idx ->
-// H5G__link_release_table). These two reads run in a forked child, which
-// sends its results back through a pipe; a crash or hang there becomes an
-// error.
+// H5G__link_release_table), and reads through a null pointer counting the
+// links of a corrupt symbol-table group (H5Gget_info -> H5G__stab_count).
+// These reads run in a forked child, which sends its results back through a
+// pipe; a crash or hang there becomes an error. Several attributes can be
+// read in one child (a fork costs more the more memory the parent holds).
 #ifndef CHDF5_ISOLATED_READ_H
 #define CHDF5_ISOLATED_READ_H
 
@@ -85,24 +87,6 @@ static inline int hdf5_write_error(int fd) {
 static inline int hdf5_write_record(int fd, const char *bytes, size_t length) {
     uint64_t size = bytes ? (uint64_t)length : UINT64_MAX;
     return hdf5_write_all(fd, &size, sizeof size) && (!bytes || hdf5_write_all(fd, bytes, length));
-}
-
-/// What the string job reads.
-typedef struct {
-    hid_t attribute, memory_type;
-    size_t count;
-} hdf5_strings_job;
-
-static inline int hdf5_read_strings_job(int fd, const void *context) {
-    const hdf5_strings_job *job = (const hdf5_strings_job *)context;
-    char **strings = (char **)calloc(job->count ? job->count : 1, sizeof(char *));
-    if (strings == NULL) return 3;
-    if (H5Aread(job->attribute, job->memory_type, strings) < 0) return hdf5_write_error(fd);
-    if (!hdf5_write_all(fd, "S", 1)) return 4;
-    for (size_t i = 0; i < job->count; i++) {
-        if (!hdf5_write_record(fd, strings[i], strings[i] ? strlen(strings[i]) : 0)) return 4;
-    }
-    return 0;
 }
 
 /// What the batch string job reads: `attribute_count` attributes, each with
@@ -272,20 +256,12 @@ static inline hdf5_isolated_result hdf5_run_isolated(hdf5_isolated_job job, cons
     return result;
 }
 
-/// Reads the `count` variable-length strings of `attribute` (scalar or 1-D)
-/// with the variable-length string type `memory_type` in a child process:
-/// `data` holds, per string, its length as a native uint64_t (UINT64_MAX for
-/// a null string) and its bytes.
-static inline hdf5_isolated_result hdf5_read_strings_isolated(hid_t attribute, hid_t memory_type, size_t count,
-                                                              size_t max_bytes, int timeout_seconds) {
-    hdf5_strings_job job = {attribute, memory_type, count};
-    return hdf5_run_isolated(hdf5_read_strings_job, &job, max_bytes, timeout_seconds);
-}
-
-/// Reads the variable-length strings of `attribute_count` attributes (as
-/// `hdf5_read_strings_isolated` reads one) in one child process: `data`
-/// holds the records of the first attribute's `counts[0]` strings, then the
-/// second's, and so on; an error or crash in any of them fails them all.
+/// Reads the variable-length strings of `attribute_count` attributes (each
+/// scalar or 1-D, read with its variable-length string type) in one child
+/// process: `data` holds, per string, its length as a native uint64_t
+/// (UINT64_MAX for a null string) and its bytes: the first attribute's
+/// `counts[0]` strings, then the second's, and so on. An error or crash in
+/// any of them fails them all.
 static inline hdf5_isolated_result hdf5_read_strings_batch_isolated(const hid_t *attributes, const hid_t *memory_types,
                                                                     const size_t *counts, size_t attribute_count,
                                                                     size_t max_bytes, int timeout_seconds) {
