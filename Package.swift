@@ -31,7 +31,7 @@ let package = Package(
         // ModelFormat <-> Core ML `.mlmodel` files.
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "ProtoSchemas", "CProtobufC"]),
         // Executes models on the CPU, to check conversions on Linux.
-        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "COpenBLAS", "Threads"]),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "Protobuf", "COpenBLAS", "Threads"]),
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into runtime images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime"]),
         // Shared by the converters: conversion options, label files.

@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "ModelFormat", dependencies: ["Threads"], path: upstream("ModelFormat")),
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "ProtoSchemas", "CProtobufC"],
                 path: upstream("CoreMLBackend")),
-        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "COpenBLAS", "Threads"], path: upstream("Runtime")),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "Protobuf", "COpenBLAS", "Threads"], path: upstream("Runtime")),
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime"], path: upstream("ImageFiles")),
         .target(name: "FrontendSupport", dependencies: ["ModelFormat"], path: upstream("FrontendSupport")),
         .target(name: "HDF5", dependencies: ["CHDF5", "Threads"], path: upstream("HDF5")),

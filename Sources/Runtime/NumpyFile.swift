@@ -1,3 +1,4 @@
+import Protobuf
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -81,7 +82,11 @@ public enum NumpyFile {
             let bits = value.bitPattern
             bytes += [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)]
         }
-        try NumpyOutput.writeAtomically(bytes, to: path)
+        do {
+            try AtomicFile.write(bytes, to: path)
+        } catch {
+            throw RuntimeError("\(error)")
+        }
     }
 }
 
@@ -297,57 +302,9 @@ struct NumpyInput {
     }
 }
 
-/// Atomic replacement of a file, by the rules of Protobuf's `AtomicFile`
-/// (which the Runtime target does not depend on): temporary file in the
-/// same folder, renamed into place once complete; synced to disk first
-/// when it replaces a file (a batch of new outputs is not one disk wait each).
-enum NumpyOutput {
-    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(RuntimeError) {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress.map { mkstemp($0) } ?? -1
-        }
-        guard descriptor >= 0 else {
-            throw RuntimeError("\(path): cannot create a file in \(folder): \(String(cString: strerror(errno)))")
-        }
-        let temporary = template.withUnsafeBufferPointer { buffer in
-            String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        }
-        // mkstemp creates 0600; give the file the permissions a plain create would.
-        let mask = umask(0)
-        umask(mask)
-        fchmod(descriptor, 0o666 & ~mask)
-
-        var written = 0, failure: Int32 = 0
-        bytes.withUnsafeBytes { buffer in
-            while written < bytes.count, let base = buffer.baseAddress {
-                let count = posixWrite(descriptor, base + written, bytes.count - written)
-                if count < 0 && errno == EINTR { continue }
-                if count <= 0 { failure = count < 0 ? errno : EIO; return }
-                written += count
-            }
-        }
-        var existing = stat()
-        if failure == 0 && lstat(path, &existing) == 0 && fsync(descriptor) != 0 { failure = errno }
-        if posixClose(descriptor) != 0 && failure == 0 { failure = errno }
-        if failure == 0 && rename(temporary, path) != 0 { failure = errno }
-        if failure != 0 {
-            unlink(temporary)
-            throw RuntimeError("\(path): cannot write: \(String(cString: strerror(failure)))")
-        }
-    }
-}
-
 // The system calls, under names the types above do not hide.
 private func posixRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     read(descriptor, buffer, count)
-}
-
-private func posixWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
 }
 
 @discardableResult
