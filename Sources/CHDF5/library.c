@@ -118,7 +118,7 @@ static const char *const candidates[] = {
 #endif
 };
 
-static int load(char *message, size_t size) {
+int hdf5_load(char *message, size_t size) {
     void *handle = NULL;
     char first[256] = "";  // why the first name failed: the likeliest to matter
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && handle == NULL; i++) {
@@ -157,10 +157,3 @@ static int load(char *message, size_t size) {
     return 0;
 }
 
-int hdf5_load(char *message, size_t size) {
-    static int outcome = 1;  // 1: not tried yet
-    static char reason[512];
-    if (outcome == 1) outcome = load(reason, sizeof reason);
-    if (outcome != 0 && size > 0) snprintf(message, size, "%s", reason);
-    return outcome;
-}

@@ -32,7 +32,7 @@
 #endif
 #include <string.h>
 
-/// Loads libhdf5 and sets it up, once per process: filter plugins off
+/// Loads libhdf5 and sets it up (the HDF5 module calls it once per process): filter plugins off
 /// (shared libraries named by a file's filter ids, which untrusted files must
 /// not trigger, so datasets compressed with a filter the library lacks fail
 /// to read). Returns 0, or -1 with the reason in `message` (`size` bytes).
