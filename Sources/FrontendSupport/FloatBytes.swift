@@ -15,6 +15,8 @@ public struct FloatBytes: @unchecked Sendable {
         /// Borrowed bytes, what keeps them alive, and whether they lie in a
         /// read-only file mapping, whose pages can be given back once read.
         case borrowed(UnsafeRawBufferPointer, owner: AnyObject, isMappedFile: Bool)
+        /// Values not read (a summary): only their number of bytes.
+        case unloaded(Int)
     }
 
     private let source: Source
@@ -30,13 +32,16 @@ public struct FloatBytes: @unchecked Sendable {
         source = .borrowed(bytes, owner: owner, isMappedFile: isMappedFile)
     }
 
-    /// `count` zeros that take no memory until read (an anonymous mapping:
-    /// pages read stay the system's one zero page): a stand-in for values a
-    /// summary counts but never reads.
-    public static func zeros(count: Int) -> FloatBytes {
-        let mapping = ZeroMapping(bytes: 4 * count)
-        return FloatBytes(borrowing: UnsafeRawBufferPointer(start: mapping.address, count: 4 * count), owner: mapping,
-                          isMappedFile: false)
+    /// `count` values that were not read, for a summary: the layout moves
+    /// give `Weights(unloadedCount:)` for them, as a structure-only read of
+    /// a model file does.
+    public init(unloadedCount count: Int) {
+        source = .unloaded(4 * count)
+    }
+
+    /// Whether the values are there (`withBytes` has nothing otherwise).
+    public var isLoaded: Bool {
+        if case .unloaded = source { false } else { true }
     }
 
     /// Number of bytes.
@@ -44,6 +49,7 @@ public struct FloatBytes: @unchecked Sendable {
         switch source {
         case .array(let values): 4 * values.count
         case .borrowed(let bytes, _, _): bytes.count
+        case .unloaded(let count): count
         }
     }
 
@@ -52,6 +58,7 @@ public struct FloatBytes: @unchecked Sendable {
         switch source {
         case .array(let values): try values.withUnsafeBytes(body)
         case .borrowed(let bytes, let owner, _): try withExtendedLifetime(owner) { try body(bytes) }
+        case .unloaded: try body(UnsafeRawBufferPointer(start: nil, count: 0))
         }
     }
 
@@ -67,28 +74,5 @@ public struct FloatBytes: @unchecked Sendable {
         let end = (Int(bitPattern: base) + bytes.count) / page * page
         guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
         withExtendedLifetime(owner) { _ = madvise(address, end - start, MADV_DONTNEED) }
-    }
-}
-
-/// An anonymous read-only mapping of zeros, unmapped with its owner.
-private final class ZeroMapping {
-    let address: UnsafeRawPointer?
-    let length: Int
-
-    init(bytes: Int) {
-        length = bytes
-        guard bytes > 0 else {
-            address = nil
-            return
-        }
-        let mapped = mmap(nil, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)
-        guard let mapped, mapped != MAP_FAILED else {
-            fatalError("cannot reserve \(bytes) bytes of address space: \(String(cString: strerror(errno)))")
-        }
-        address = UnsafeRawPointer(mapped)
-    }
-
-    deinit {
-        if let address { munmap(UnsafeMutableRawPointer(mutating: address), length) }
     }
 }

@@ -38,6 +38,7 @@ public enum NHWCLayout {
     /// source too instead of from a copy made now.
     public static func unchanged(from source: FloatBytes) -> Weights {
         let count = source.count / 4
+        guard source.isLoaded else { return Weights(unloadedCount: count) }
         guard count > 0 else { return Weights([]) }
         let producer = WeightProducer(count: count, rowLength: 1, release: { source.releasePages() }) { start, target in
             source.withBytes { bytes in
@@ -55,6 +56,7 @@ public enum NHWCLayout {
     static func permuted(spatial: Int, middle: Int, last: Int, from source: FloatBytes) -> Weights {
         let count = spatial * middle * last
         precondition(source.count >= 4 * count, "weight source holds \(source.count) bytes, \(4 * count) needed")
+        guard source.isLoaded else { return Weights(unloadedCount: count) }
         guard count > 0 else { return Weights([]) }
         let rowLength = middle * spatial
         let producer = WeightProducer(count: count, rowLength: rowLength, release: { source.releasePages() }) { start, target in

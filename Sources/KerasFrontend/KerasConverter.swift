@@ -8,8 +8,8 @@ import ModelFormat
 /// holds serialized Python: it is refused, never run or decoded.
 public enum KerasConverter {
     /// - Parameter readingKernels: false for a summary only: the kernels'
-    ///   values are not read and zeros stand in for them (their shapes and
-    ///   counts are the file's; biases and batch norms are read).
+    ///   values are not read (`Weights.isLoaded` false, their counts the
+    ///   file's); biases and batch norms are read.
     public static func convert(model path: String, options: ConversionOptions = ConversionOptions(),
                                readingKernels: Bool = true) throws -> Model {
         let file = try KerasModelFile(path: path, readsKernels: readingKernels)

@@ -71,9 +71,9 @@ struct KerasWeight {
     }
 
     /// The values of a kernel, which the layout moves read when the model is
-    /// written: read now, or zeros when the file was opened for a summary.
+    /// written: read now, or left unread when the file was opened for a summary.
     func kernel() throws -> FloatBytes {
-        readsKernel ? FloatBytes(try values()) : .zeros(count: count)
+        readsKernel ? FloatBytes(try values()) : FloatBytes(unloadedCount: count)
     }
 }
 

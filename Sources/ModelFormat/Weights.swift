@@ -116,8 +116,9 @@ public struct Weights: @unchecked Sendable {
     /// never written) become computed, `body` applied to each stretch as it
     /// is produced. Folding a batch norm into 200 MB of
     /// convolution weights on their way to the output file costs no memory.
+    /// Weights that were not loaded stay so (a summary folds layers too).
     public mutating func update(chunkwise body: @escaping WeightProducer.Fill) {
-        precondition(isLoaded, "cannot update weights that were not loaded")
+        guard isLoaded else { return }
         if let producer {
             self.producer = producer.then(body)
         } else if owner is FloatStorage, isKnownUniquelyReferenced(&owner) {

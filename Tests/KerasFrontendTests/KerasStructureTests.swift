@@ -4,7 +4,8 @@ import ModelFormat
 import XCTest
 
 /// `inspect` converts a Keras file without reading its kernels: the model
-/// must be the full conversion's in every respect but the kernels' values.
+/// must be the full conversion's in every respect but the kernels' values,
+/// which are not loaded (as after a structure-only read of a model file).
 final class KerasStructureTests: XCTestCase {
     func testWithoutKernelsOnlyTheKernelValuesDiffer() throws {
         let path = kerasFixtures.appendingPathComponent("functional_separable/model.h5").path
@@ -22,20 +23,28 @@ final class KerasStructureTests: XCTestCase {
                 continue
             }
             kernelCount += 1
-            XCTAssertTrue(kernel.values.allSatisfy { $0 == 0 }, "\(ours.name): a zero stand-in")
+            XCTAssertFalse(kernel.isLoaded, "\(ours.name): the kernel is not read")
+            XCTAssertEqual(kernel.count, reference.count, "\(ours.name): the kernel's count")
+            XCTAssertTrue(reference.isLoaded, "\(ours.name): the full conversion's kernel")
             XCTAssertFalse(reference.values.allSatisfy { $0 == 0 }, "\(ours.name): the file's kernel")
             XCTAssertEqual(a.dropFirst().map(\.values), b.dropFirst().map(\.values), "\(ours.name): bias read")
         }
         XCTAssertGreaterThan(kernelCount, 2)
     }
 
-    func testZerosStandInWithoutMemory() {
-        let zeros = FloatBytes.zeros(count: 1 << 20)
-        XCTAssertEqual(zeros.count, 4 << 20)
-        zeros.withBytes { bytes in
-            XCTAssertTrue(bytes.bindMemory(to: Float.self).allSatisfy { $0 == 0 })
+    func testUnloadedBytesGiveUnloadedWeightsThroughEveryLayout() {
+        let source = FloatBytes(unloadedCount: 2 * 3 * 4 * 5)
+        XCTAssertFalse(source.isLoaded)
+        XCTAssertEqual(source.count, 4 * 120)
+        for weights in [NHWCLayout.convolution(kh: 2, kw: 3, cin: 4, cout: 5, from: source),
+                        NHWCLayout.transposed(inputs: 24, outputs: 5, from: source), NHWCLayout.unchanged(from: source)] {
+            XCTAssertFalse(weights.isLoaded)
+            XCTAssertEqual(weights.count, 120)
         }
-        XCTAssertEqual(FloatBytes.zeros(count: 0).count, 0)
+        var folded = NHWCLayout.convolution(kh: 2, kw: 3, cin: 4, cout: 5, from: source)
+        folded.update { _, values in for index in values.indices { values[index] *= 2 } }
+        XCTAssertFalse(folded.isLoaded, "a fold leaves unread values unread")
+        XCTAssertTrue(FloatBytes([1, 2]).isLoaded)
     }
 
     /// The kernels of a convolution or dense layer, ours and the full conversion's.
