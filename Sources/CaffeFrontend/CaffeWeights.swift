@@ -99,11 +99,13 @@ extension CaffeWeights {
     }
 
     /// Each layer group of `data` with its blob numbers 0..<n, all listed
-    /// before any value is read: each listing forks a child (HDF5File), which
-    /// costs more the more memory the values read so far take.
+    /// before any value is read, in one child process (HDF5File lists groups
+    /// in a child; a fork costs more the more memory the parent holds).
     static func blobIndices(_ file: HDF5File, _ path: String) throws -> [(layer: String, indices: [Int])] {
-        try file.children(of: "data").map { layer in
-            let indices = try file.children(of: "data/\(layer)").compactMap(Int.init).sorted()
+        let layers = try file.children(of: "data")
+        let lists = try file.children(ofEach: layers.map { "data/\($0)" })
+        return try zip(layers, lists).map { layer, names in
+            let indices = names.compactMap(Int.init).sorted()
             guard indices == Array(0..<indices.count) else {
                 throw CaffeError("\(path): data/\(layer) holds blobs \(indices), expected 0..<\(indices.count)")
             }

@@ -13,6 +13,21 @@ final class CaffeStyleTests: XCTestCase {
         XCTAssertEqual(try file.children(of: "data/fc/"), ["0"])
     }
 
+    /// Several groups listed in one child process: the same lists as one
+    /// by one; a bad group anywhere in the batch is an error naming it.
+    func testSeveralGroupsAtOnce() throws {
+        let file = try HDF5File(path: fixture("caffe.h5"))
+        XCTAssertEqual(try file.children(ofEach: ["data/conv1", "/", "data/fc", "data"]),
+                       [["0", "1"], ["data"], ["0"], ["conv1", "fc"]])
+        XCTAssertEqual(try file.children(ofEach: []), [])
+        XCTAssertThrowsError(try file.children(ofEach: ["data", "data/conv2"])) { error in
+            XCTAssertTrue("\(error)".contains("data/conv2"), "\(error)")
+        }
+        XCTAssertThrowsError(try file.children(ofEach: ["data", "data/fc/0"])) { error in
+            XCTAssertTrue("\(error)".contains("data/fc/0"), "\(error)")
+        }
+    }
+
     func testKinds() throws {
         let file = try HDF5File(path: fixture("caffe.h5"))
         XCTAssertEqual(try file.kind(of: "/"), .group)

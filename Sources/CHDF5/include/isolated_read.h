@@ -118,37 +118,49 @@ static inline int hdf5_read_strings_batch_job(int fd, const void *context) {
     return 0;
 }
 
-/// What the link-name job lists: the links of `group`, at most `max_links`.
+/// What the link-name job lists: the links of each of `group_count`
+/// groups, at most `max_links` each.
 typedef struct {
-    hid_t group, link_access;
+    const hid_t *groups;
+    size_t group_count;
+    hid_t link_access;
     uint64_t max_links;
 } hdf5_links_job;
 
-/// The group's info too is read here: on a corrupt symbol-table group
+/// The groups' info too is read here: on a corrupt symbol-table group
 /// libhdf5 1.10.8 copies from a null pointer while counting its links
 /// (H5Gget_info -> H5G__stab_count -> H5B_iterate -> H5F__accum_read).
+/// Every group is counted before anything is sent, so that an error in any
+/// of them is the whole answer ('E').
 static inline int hdf5_link_names_job(int fd, const void *context) {
     const hdf5_links_job *job = (const hdf5_links_job *)context;
-    H5G_info_t info;
-    if (H5Gget_info(job->group, &info) < 0) return hdf5_write_error(fd);
     char name[1 << 16];
-    if (info.nlinks > job->max_links) {
-        int length = snprintf(name, sizeof name, "the group declares %llu links, more than %llu",
-                              (unsigned long long)info.nlinks, (unsigned long long)job->max_links);
-        return hdf5_write_all(fd, "E", 1) && hdf5_write_all(fd, name, (size_t)length) ? 0 : 4;
-    }
-    // First record: the number of links, in decimal.
-    int digits = snprintf(name, sizeof name, "%llu", (unsigned long long)info.nlinks);
-    if (!hdf5_write_all(fd, "S", 1) || !hdf5_write_record(fd, name, (size_t)digits)) return 4;
-    for (uint64_t i = 0; i < info.nlinks; i++) {
-        ssize_t length = H5Lget_name_by_idx(job->group, ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i, name, sizeof name,
-                                            job->link_access);
-        // Too long or unreadable: a record of UINT64_MAX tells the parent.
-        if (length < 0 || (size_t)length >= sizeof name) {
-            if (!hdf5_write_record(fd, NULL, 0)) return 4;
-            continue;
+    for (size_t g = 0; g < job->group_count; g++) {
+        H5G_info_t info;
+        if (H5Gget_info(job->groups[g], &info) < 0) return hdf5_write_error(fd);
+        if (info.nlinks > job->max_links) {
+            int length = snprintf(name, sizeof name, "the group declares %llu links, more than %llu",
+                                  (unsigned long long)info.nlinks, (unsigned long long)job->max_links);
+            return hdf5_write_all(fd, "E", 1) && hdf5_write_all(fd, name, (size_t)length) ? 0 : 4;
         }
-        if (!hdf5_write_record(fd, name, (size_t)length)) return 4;
+    }
+    if (!hdf5_write_all(fd, "S", 1)) return 4;
+    for (size_t g = 0; g < job->group_count; g++) {
+        H5G_info_t info;
+        if (H5Gget_info(job->groups[g], &info) < 0) return 4;
+        // First record of a group: the number of its links, in decimal.
+        int digits = snprintf(name, sizeof name, "%llu", (unsigned long long)info.nlinks);
+        if (!hdf5_write_record(fd, name, (size_t)digits)) return 4;
+        for (uint64_t i = 0; i < info.nlinks; i++) {
+            ssize_t length = H5Lget_name_by_idx(job->groups[g], ".", H5_INDEX_NAME, H5_ITER_INC, (hsize_t)i, name,
+                                                sizeof name, job->link_access);
+            // Too long or unreadable: a record of UINT64_MAX tells the parent.
+            if (length < 0 || (size_t)length >= sizeof name) {
+                if (!hdf5_write_record(fd, NULL, 0)) return 4;
+                continue;
+            }
+            if (!hdf5_write_record(fd, name, (size_t)length)) return 4;
+        }
     }
     return 0;
 }
@@ -269,13 +281,14 @@ static inline hdf5_isolated_result hdf5_read_strings_batch_isolated(const hid_t 
     return hdf5_run_isolated(hdf5_read_strings_batch_job, &job, max_bytes, timeout_seconds);
 }
 
-/// Lists the names of the links of `group` by name order in a child process
-/// (refusing more than `max_links`): `data` holds a record with their number
-/// in decimal, then per link its name's length as a native uint64_t and its
-/// bytes (UINT64_MAX and no bytes for a name it could not read).
-static inline hdf5_isolated_result hdf5_link_names_isolated(hid_t group, hid_t link_access, uint64_t max_links,
-                                                            size_t max_bytes, int timeout_seconds) {
-    hdf5_links_job job = {group, link_access, max_links};
+/// Lists the names of the links of each of `group_count` groups by name
+/// order in one child process (refusing a group of more than `max_links`):
+/// `data` holds, per group, a record with their number in decimal, then per
+/// link its name's length as a native uint64_t and its bytes (UINT64_MAX and
+/// no bytes for a name it could not read). An error in any group fails all.
+static inline hdf5_isolated_result hdf5_link_names_isolated(const hid_t *groups, size_t group_count, hid_t link_access,
+                                                            uint64_t max_links, size_t max_bytes, int timeout_seconds) {
+    hdf5_links_job job = {groups, group_count, link_access, max_links};
     return hdf5_run_isolated(hdf5_link_names_job, &job, max_bytes, timeout_seconds);
 }
 
