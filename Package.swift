@@ -22,46 +22,51 @@ let package = Package(
 
         // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"]),
-        // Binary protobuf decoding over memory-mapped files, packing, atomic files.
-        .target(name: "Protobuf", dependencies: ["CProtobufC", "ProtoSchemas", "Threads"]),
+        // Files: mapped reading of regular files only, atomic writing that
+        // never replaces an input or a device, cleanup on signals (CFileIO).
+        .target(name: "CFileIO"),
+        .target(name: "FileIO", dependencies: ["CFileIO"]),
+        // Binary protobuf decoding over memory-mapped files, packing into files.
+        .target(name: "Protobuf", dependencies: ["CProtobufC", "ProtoSchemas", "FileIO", "Threads"]),
         // The internal model spec: graph IR, inputs, outputs, labels, shape inference.
         .target(name: "ModelFormat", dependencies: ["Threads"]),
         // A lock and the core count, for the few things several threads share.
         .target(name: "Threads"),
         // ModelFormat <-> Core ML `.mlmodel` files.
-        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "ProtoSchemas", "CProtobufC"]),
+        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Executes models on the CPU, to check conversions on Linux.
-        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "Protobuf", "COpenBLAS", "Threads"]),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "FileIO", "COpenBLAS", "Threads"]),
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into runtime images.
-        .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime"]),
+        .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime", "FileIO"]),
         // Shared by the converters: conversion options, label files.
-        .target(name: "FrontendSupport", dependencies: ["ModelFormat"]),
+        .target(name: "FrontendSupport", dependencies: ["ModelFormat", "FileIO"]),
         // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
-        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC", "HDF5"]),
+        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5"]),
         // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
-        .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "ProtoSchemas", "CProtobufC"]),
+        .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
         .target(name: "KerasFrontend", dependencies: ["ModelFormat", "FrontendSupport", "HDF5"]),
         // Summaries of models for `inspect` and `convert`.
-        .target(name: "Inspection", dependencies: ["ModelFormat"]),
+        .target(name: "Inspection", dependencies: ["ModelFormat", "CLI"]),
         // Command-line parsing shared by the programs.
         .target(name: "CLI"),
         // libhdf5's API, the library loaded at first use (Debian: libhdf5-dev; not linked,
         // so programs that read no HDF5 file do not load it and its dependencies).
         .target(name: "CHDF5", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
-        .target(name: "HDF5", dependencies: ["CHDF5", "Threads"]),
+        .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport"]),
-        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "ProtoSchemas", "CProtobufC"]),
-        .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport", "FileIO"]),
+        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
+        .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles", "FileIO"]),
 
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
-        .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "ProtoSchemas", "CProtobufC"]),
+        .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
+        .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
-        .testTarget(name: "FrontendSupportTests", dependencies: ["TestSupport", "FrontendSupport", "ModelFormat"]),
-        .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "ProtoSchemas"]),
+        .testTarget(name: "FrontendSupportTests", dependencies: ["TestSupport", "FrontendSupport", "ModelFormat", "FileIO"]),
+        .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "TensorFlowFrontendTests",
@@ -71,7 +76,7 @@ let package = Package(
         .testTarget(name: "CaffeFrontendTests",
                     dependencies: ["TestSupport", "CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat"]),
         .testTarget(name: "CommandTests", dependencies: ["TestSupport"], exclude: ["Snapshots"]),
-        .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime"]),
+        .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime", "FileIO"]),
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
     ]

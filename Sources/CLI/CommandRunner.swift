@@ -29,13 +29,15 @@ public enum Outcome: Equatable, Sendable {
     case usageError(message: String, usage: String)
     /// The command threw: one-line message for stderr; exit 1.
     case failure(message: String)
+    /// The command failed and has printed why itself; exit 1.
+    case reportedFailure
 
     /// The process exit status for this outcome.
     public var exitCode: ExitCode {
         switch self {
         case .success, .output: .success
         case .usageError: .usage
-        case .failure: .failure
+        case .failure, .reportedFailure: .failure
         }
     }
 
@@ -48,9 +50,9 @@ public enum Outcome: Equatable, Sendable {
     /// Text for stderr: `error: <message>` and, for usage errors, the usage line.
     public var standardError: String {
         switch self {
-        case .success, .output: ""
-        case .usageError(let message, let usage): "error: \(message)\n\(usage)\n"
-        case .failure(let message): "error: \(message)\n"
+        case .success, .output, .reportedFailure: ""
+        case .usageError(let message, let usage): "error: \(TextEscaping.line(message))\n\(usage)\n"
+        case .failure(let message): "error: \(TextEscaping.line(message))\n"
         }
     }
 
@@ -138,6 +140,8 @@ public enum CommandRunner {
             } catch let error as UsageError {
                 return .usageError(message: error.message,
                                    usage: HelpFormatter.usage(for: command, path: arguments.commandPath))
+            } catch is ReportedFailure {
+                return .reportedFailure
             } catch {
                 return .failure(message: errorLine(for: error))
             }

@@ -28,6 +28,13 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 }
 
+/// A command that failed and has already said why on stderr (one line per
+/// failed item, say, after finishing the rest): exit status 1, nothing more
+/// printed.
+public struct ReportedFailure: Error, Equatable, Sendable {
+    public init() {}
+}
+
 /// Process exit status of a command-line program.
 public enum ExitCode: Int32, Sendable {
     /// The command ran (or printed help/version) successfully.
@@ -53,7 +60,8 @@ public enum ExitCode: Int32, Sendable {
 /// Uses `LocalizedError.errorDescription` when present, otherwise
 /// `String(describing:)` (which honours `CustomStringConvertible`), except that
 /// Foundation errors become `<path>: <reason>`; newlines
-/// are folded into spaces and a leading `error:` is dropped so it is not doubled.
+/// are folded into spaces, a leading `error:` is dropped so it is not doubled,
+/// and other control characters are escaped (`TextEscaping`).
 public func errorLine(for error: any Error) -> String {
     var text: String
     if let localized = error as? any LocalizedError, let description = localized.errorDescription {
@@ -69,7 +77,8 @@ public func errorLine(for error: any Error) -> String {
     while text.lowercased().hasPrefix("error:") {
         text = String(text.dropFirst("error:".count)).trimmingCharacters(in: .whitespaces)
     }
-    return text.isEmpty ? "unknown error" : text
+    // Names from model files may hold terminal control sequences.
+    return text.isEmpty ? "unknown error" : TextEscaping.line(text)
 }
 
 /// Readable text for a Foundation error (`CocoaError`, `POSIXError`, `NSError`),

@@ -1,3 +1,4 @@
+import FileIO
 import HDF5
 import ModelFormat
 import ProtoSchemas

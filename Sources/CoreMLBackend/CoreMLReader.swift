@@ -1,3 +1,4 @@
+import FileIO
 import ModelFormat
 import ProtoSchemas
 import Protobuf

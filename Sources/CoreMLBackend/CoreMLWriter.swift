@@ -1,3 +1,4 @@
+import FileIO
 import ModelFormat
 import ProtoSchemas
 import Protobuf
@@ -7,19 +8,23 @@ import Protobuf
 /// when the model has class labels.
 public enum CoreMLWriter {
     /// Validates `model` and writes it to `path` atomically: on any failure
-    /// no file is left behind and an existing file is untouched.
+    /// no file is left behind and an existing file is untouched. The files
+    /// the model was made from (`inputs`) are never replaced; neither is
+    /// anything but a regular file or a link (`AtomicFile`).
     /// `beforeCommit` gets the complete file's temporary path before it is
     /// renamed into place (to read it back); if it throws, nothing is
     /// written. (`AtomicFile` tells when the file is synced to disk.)
     /// - Throws: `ModelError` for a model that does not hold together,
     ///   `FileError` when the file cannot be written.
-    public static func write(_ model: Model, to path: String, beforeCommit: ((String) throws -> Void)? = nil) throws {
+    public static func write(_ model: Model, to path: String, inputs: [String] = [],
+                             beforeCommit: ((String) throws -> Void)? = nil) throws {
         try model.validate()
+        try AtomicFile.checkTarget(path, inputs: inputs)
         let builder = SpecBuilder()
         let spec = builder.model(model)
         try withExtendedLifetime(builder) {
             try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
-                try MessageFile.write($0, to: path, streamed: builder.streamed, beforeCommit: beforeCommit)
+                try MessageFile.write($0, to: path, inputs: inputs, streamed: builder.streamed, beforeCommit: beforeCommit)
             }
         }
     }

@@ -1,3 +1,4 @@
+import FileIO
 import Foundation
 import ModelFormat
 
@@ -5,13 +6,19 @@ import ModelFormat
 /// Trailing whitespace and a final empty line are ignored; blank lines in
 /// between are errors (they would shift every later label).
 public enum LabelFile {
+    /// The largest label file read (64 MB: millions of labels).
+    public static let maximumBytes = 64 << 20
+
     /// - Parameter expectedCount: when known, the number of classes the model gives.
     /// - Throws: `LabelFileError` naming the file and the line.
     public static func read(path: String, expectedCount: Int? = nil) throws -> [String] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LabelFileError(path: path, message: "cannot read the file")
+        let data: [UInt8]
+        do {
+            data = try ReadableFile.bytes(path, limit: maximumBytes)
+        } catch {
+            throw LabelFileError(path: path, message: error.message)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
+        guard let text = String(validating: data, as: UTF8.self) else {
             throw LabelFileError(path: path, message: "not UTF-8 text")
         }
         // "\r\n" is one Character in Swift: split on both line ends.

@@ -1,4 +1,5 @@
 import CHDF5
+import FileIO
 import Foundation
 
 /// An HDF5 file opened read-only through libhdf5, for reading model weights:
@@ -31,12 +32,11 @@ public final class HDF5File: @unchecked Sendable {
     public init(path: String, limits: HDF5Limits = HDF5Limits()) throws {
         self.path = path
         self.limits = limits
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw HDF5Error(path: path, object: nil, message: "no such file")
-        }
-        guard !isDirectory.boolValue else {
-            throw HDF5Error(path: path, object: nil, message: "is a directory")
+        // libhdf5 opens the file by name: a FIFO would block it forever.
+        do {
+            try ReadableFile.check(path)
+        } catch {
+            throw HDF5Error(path: path, object: nil, message: error.message)
         }
         if let failure = hdf5Lock.loadFailure {
             throw HDF5Error(path: path, object: nil, message: failure)

@@ -1,4 +1,5 @@
 import CImageCodecs
+import FileIO
 import Runtime
 
 /// PNG through libpng's simplified API (`png_image`), whose setjmp-based

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FileIO
 import Runtime
 
 /// Reads PNG and JPEG files into 8-bit `Image`s, for feeding image inputs to
@@ -77,44 +78,15 @@ public enum ImageFile {
         }
     }
 
-    /// The whole content of a regular file.
+    /// The whole content of a regular file (a folder, a FIFO or a device
+    /// is refused before anything is read).
     static func readBytes(path: String) throws(ImageFileError) -> [UInt8] {
-        func failure(_ action: String, _ code: Int32) -> ImageFileError {
-            ImageFileError(file: path, message: "\(action): \(String(cString: strerror(code)))")
+        do {
+            return try ReadableFile.bytes(path)
+        } catch {
+            throw ImageFileError(file: path, message: error.message)
         }
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw failure("cannot open", errno) }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw failure("cannot read", errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw (info.st_mode & S_IFMT) == S_IFDIR
-                ? ImageFileError(file: path, message: "is a folder, not an image file")
-                : ImageFileError(file: path, message: "not a regular file")
-        }
-        let size = Int(info.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var filled = 0
-        var readError: Int32 = 0
-        bytes.withUnsafeMutableBytes { buffer in
-            while filled < size, let base = buffer.baseAddress {
-                let count = systemRead(descriptor, base + filled, size - filled)
-                if count < 0 && errno == EINTR { continue }
-                if count < 0 { readError = errno; return }
-                if count == 0 { return }
-                filled += count
-            }
-        }
-        guard readError == 0 else { throw failure("cannot read", readError) }
-        // The file shrank while being read: keep what is there.
-        if filled < size { bytes.removeLast(size - filled) }
-        return bytes
     }
-}
-
-/// `read(2)`, which `ImageFile.read(path:)` hides inside the enum.
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }
 
 /// Why an image file cannot be read: one line naming the file, such as

@@ -1,3 +1,4 @@
+import CLI
 import Foundation
 import ModelFormat
 
@@ -12,7 +13,7 @@ public enum GraphDot {
     /// - Throws: `Unavailable` for a weights file that records no topology (HDF5).
     public static func render(_ inspected: InspectedModel) throws(Unavailable) -> String {
         let fileName = inspected.path.split(separator: "/").last.map(String.init) ?? inspected.path
-        var lines = ["digraph \(quoted(inspected.name.isEmpty ? fileName : inspected.name)) {",
+        var lines = ["digraph \(label(inspected.name.isEmpty ? fileName : inspected.name)) {",
                      "  graph [rankdir=TB];",
                      "  node [shape=box, style=rounded, fontname=\"Helvetica\", fontsize=10];",
                      "  edge [fontname=\"Helvetica\", fontsize=9];"]
@@ -21,25 +22,25 @@ public enum GraphDot {
             let statistics = ModelStatistics(model)
             var producer: [String: String] = [:]
             for (index, feature) in inspected.inputFeatures(statistics).enumerated() {
-                lines.append("  in\(index) [shape=ellipse, label=\(quoted("\(feature.name)\n\(feature.type)"))];")
+                lines.append("  in\(index) [shape=ellipse, label=\(label(feature.name, feature.type))];")
                 producer[feature.name] = "in\(index)"
             }
             for (index, node) in model.nodes.enumerated() {
                 let shapes = node.outputs.map { statistics.shapes[$0]?.description ?? "?" }.joined(separator: ", ")
-                lines.append("  n\(index) [label=\(quoted("\(node.name)\n\(node.operation.kindName)\n\(shapes)"))];")
+                lines.append("  n\(index) [label=\(label(node.name, node.operation.kindName, shapes))];")
                 for tensor in node.inputs {
-                    if let source = producer[tensor] { lines.append("  \(source) -> n\(index) [label=\(quoted(tensor))];") }
+                    if let source = producer[tensor] { lines.append("  \(source) -> n\(index) [label=\(label(tensor))];") }
                 }
                 for tensor in node.outputs { producer[tensor] = "n\(index)" }
             }
             for (index, feature) in inspected.outputFeatures(statistics).enumerated() {
-                lines.append("  out\(index) [shape=ellipse, label=\(quoted("\(feature.name)\n\(feature.type)"))];")
+                lines.append("  out\(index) [shape=ellipse, label=\(label(feature.name, feature.type))];")
                 // The classifier's label feature comes from the probabilities tensor.
                 var tensor = feature.name
                 if let classifier = model.classifier, feature.name == classifier.predictedFeatureName {
                     tensor = classifier.probabilitiesName
                 }
-                if let source = producer[tensor] { lines.append("  \(source) -> out\(index) [label=\(quoted(tensor))];") }
+                if let source = producer[tensor] { lines.append("  \(source) -> out\(index) [label=\(label(tensor))];") }
             }
         case .weightsOnly(let file):
             guard file.hasTopology else {
@@ -50,8 +51,8 @@ public enum GraphDot {
             var external: [String: String] = [:]
             for (index, layer) in file.layers.enumerated() {
                 let shapes = layer.blobs.map { "[" + $0.shape.map(String.init).joined(separator: ",") + "]" }.joined(separator: " ")
-                let label = [layer.name, layer.type, shapes].filter { !$0.isEmpty }.joined(separator: "\n")
-                lines.append("  n\(index) [label=\(quoted(label))];")
+                let text = [layer.name, layer.type, shapes].filter { !$0.isEmpty }.map(TextEscaping.line)
+                lines.append("  n\(index) [label=\(quoted(text.joined(separator: "\n")))];")
                 for blob in layer.inputs {
                     var source = producer[blob]
                     if source == nil {
@@ -61,13 +62,20 @@ public enum GraphDot {
                             lines.append("  \(source!) [shape=ellipse, label=\(quoted(blob))];")
                         }
                     }
-                    lines.append("  \(source!) -> n\(index) [label=\(quoted(blob))];")
+                    lines.append("  \(source!) -> n\(index) [label=\(label(blob))];")
                 }
                 for blob in layer.outputs { producer[blob] = "n\(index)" }
             }
         }
         lines.append("}")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A DOT label of lines: each escaped for display (`TextEscaping`: no
+    /// control characters reach Graphviz, so its SVG stays well-formed XML),
+    /// joined by DOT's line breaks.
+    static func label(_ lines: String...) -> String {
+        quoted(lines.map(TextEscaping.line).joined(separator: "\n"))
     }
 
     /// A DOT string: quotes and backslashes escaped, newlines as `\n`.

@@ -1,3 +1,5 @@
+import CLI
+
 /// A JSON value with object members in a fixed order, so that `--json`
 /// output is stable and diffable. Numbers keep their text: a Float prints
 /// as its shortest round-trip form (`-114.89585`, not `-114.89584350585938`).
@@ -107,7 +109,10 @@ public indirect enum JSON: Equatable, Sendable {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
+            // C0 controls must be escaped; the other characters a terminal
+            // acts on (DEL, C1 controls, bidirectional overrides) may be raw
+            // in JSON, but are escaped too.
+            case _ where TextEscaping.needsEscape(scalar):
                 let hex = String(scalar.value, radix: 16)
                 result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             default: result.unicodeScalars.append(scalar)

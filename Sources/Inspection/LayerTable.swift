@@ -1,3 +1,4 @@
+import CLI
 import ModelFormat
 
 /// One row per layer, for `inspect --layers`: index, name, type,
@@ -48,9 +49,11 @@ public enum LayerTable {
 
     /// Pads every column to its widest cell (numbers in `rightAligned`
     /// columns align right); the last column is not padded, so lines carry
-    /// no trailing spaces. The first row is the heading.
+    /// no trailing spaces. The first row is the heading. Cells are escaped
+    /// (`TextEscaping`): a newline in a layer name cannot forge a row.
     public static func align(_ rows: [[String]], rightAligned: Set<Int> = [], style: TextStyle = .plain,
                              typeColumn: Int? = nil) -> String {
+        let rows = rows.map { $0.map(TextEscaping.line) }
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.enumerated().map { rowIndex, row in
             let cells = row.enumerated().map { column, cell in

@@ -1,3 +1,4 @@
+import CLI
 import ModelFormat
 
 /// The plain-text summary `inspect` and `convert` print: what a model takes,
@@ -12,12 +13,14 @@ public enum SummaryText {
 
     /// Renders the summary of an inspected file: a network's inputs,
     /// outputs, labels, layers and size, or a weights file's layers and size.
+    /// Text from the file is escaped (`TextEscaping`) before it is styled.
     public static func render(_ inspected: InspectedModel, style: TextStyle = .plain, featureDescriptions: Bool = true) -> String {
         var lines: [String] = []
-        func line(_ label: String, _ value: String) { lines.append(style.heading(pad(label + ":")) + value) }
+        func line(_ label: String, _ value: String) { lines.append(style.heading(pad(label + ":")) + TextEscaping.line(value)) }
+        func append(_ text: String) { lines.append(TextEscaping.line(text)) }
         func notes(_ note: (label: String, items: [String])) {
             for (index, item) in note.items.enumerated() {
-                lines.append((index == 0 ? style.heading(pad(note.label + ":")) : pad("")) + item)
+                lines.append((index == 0 ? style.heading(pad(note.label + ":")) : pad("")) + TextEscaping.line(item))
             }
         }
         line("Format", inspected.format.name)
@@ -36,16 +39,16 @@ public enum SummaryText {
             }
             lines.append(style.heading("Inputs:"))
             for (input, feature) in zip(model.inputs, inspected.inputFeatures(statistics)) {
-                lines.append("  \(feature.name): \(feature.type)")
+                append("  \(feature.name): \(feature.type)")
                 if let image = input.image {
-                    lines.append("    preprocessing: \(preprocessing(image))")
+                    append("    preprocessing: \(preprocessing(image))")
                 }
-                if featureDescriptions && !feature.description.isEmpty { lines.append("    description: \(feature.description)") }
+                if featureDescriptions && !feature.description.isEmpty { append("    description: \(feature.description)") }
             }
             lines.append(style.heading("Outputs:"))
             for feature in inspected.outputFeatures(statistics) {
-                lines.append("  \(feature.name): \(feature.type)")
-                if featureDescriptions && !feature.description.isEmpty { lines.append("    description: \(feature.description)") }
+                append("  \(feature.name): \(feature.type)")
+                if featureDescriptions && !feature.description.isEmpty { append("    description: \(feature.description)") }
             }
             if let classifier = model.classifier {
                 let labels = classifier.labels.descriptions

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import FileIO
 import CProtobufC
 import ProtoSchemas
 
@@ -12,13 +13,13 @@ public enum MessageFile {
     /// serializer: fields stream from their memory (weights included)
     /// straight into the file, with no second copy of the message; the
     /// arrays at `streamed`'s placeholders are produced as they are written.
-    /// `beforeCommit` as for `AtomicFile.write`.
+    /// `inputs` and `beforeCommit` as for `AtomicFile.write`.
     /// - Throws: `FileError` when the file cannot be written, or what a
     ///   streamed array's producer throws.
-    public static func write(_ message: UnsafePointer<ProtobufCMessage>, to path: String,
+    public static func write(_ message: UnsafePointer<ProtobufCMessage>, to path: String, inputs: [String] = [],
                              streamed: StreamedFields = StreamedFields(),
                              beforeCommit: ((String) throws -> Void)? = nil) throws {
-        try AtomicFile.write(to: path, beforeCommit: beforeCommit) { stream, commit in
+        try AtomicFile.write(to: path, inputs: inputs, beforeCommit: beforeCommit) { stream, commit in
             guard try streamed.pack(message, into: stream, startingWriteback: commit == .synced) >= 0 else {
                 throw FileError(path: path, errno: errno, action: "cannot write")
             }

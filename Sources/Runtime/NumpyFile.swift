@@ -1,3 +1,4 @@
+import FileIO
 import Protobuf
 #if canImport(Glibc)
 import Glibc
@@ -60,10 +61,11 @@ public enum NumpyFile {
     /// Writes `values` as a float32 array of `shape` (C order), numpy format
     /// 1.0, atomically: a temporary file in the same folder is renamed over
     /// `path` only once completely written.
+    /// `inputs` are the files the run reads, which `path` must not be.
     /// - Throws: `RuntimeError` when `shape` does not hold `values.count`
     ///   values, or the file cannot be written.
-    public static func write(_ values: [Float], shape: [Int], to path: String) throws(RuntimeError) {
-        guard shape.allSatisfy({ $0 >= 0 }), shape.reduce(1, *) == values.count else {
+    public static func write(_ values: [Float], shape: [Int], to path: String, inputs: [String] = []) throws(RuntimeError) {
+        guard shape.allSatisfy({ $0 >= 0 }), shape.checkedProduct == values.count else {
             throw RuntimeError("\(path): shape \(NumpyHeader.text(of: shape)) does not hold \(values.count) values")
         }
         var header = "{'descr': '<f4', 'fortran_order': False, 'shape': \(NumpyHeader.text(of: shape)), }"
@@ -83,7 +85,7 @@ public enum NumpyFile {
             bytes += [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)]
         }
         do {
-            try AtomicFile.write(bytes, to: path)
+            try AtomicFile.write(bytes, to: path, inputs: inputs)
         } catch {
             throw RuntimeError("\(error)")
         }
@@ -269,14 +271,11 @@ struct NumpyInput {
 
     init(path: String) throws(RuntimeError) {
         self.path = path
-        descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw RuntimeError("\(path): cannot open: \(String(cString: strerror(errno)))") }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-            posixClose(descriptor)
-            throw RuntimeError("\(path): not a regular file")
+        do {
+            (descriptor, size) = try ReadableFile.open(path)
+        } catch {
+            throw RuntimeError(error.description)
         }
-        size = Int(info.st_size)
     }
 
     /// Up to `count` bytes (fewer at the end of the file).

@@ -14,14 +14,18 @@ public struct Ranking: Sendable, Equatable {
         self.deny = deny
     }
 
-    /// The labels to show, most probable first (ties keep label order).
+    /// The labels to show, most probable first (ties keep label order). A
+    /// NaN probability is shown first, whatever the threshold: it means the
+    /// model computed nothing meaningful, and hiding it would hide that.
     public func apply(_ probabilities: [(label: String, probability: Float)]) -> [(label: String, probability: Float)] {
         let kept = probabilities.enumerated().filter { _, entry in
-            entry.probability >= scoreThreshold && !deny.contains(entry.label)
+            (entry.probability >= scoreThreshold || entry.probability.isNaN) && !deny.contains(entry.label)
                 && (allow.isEmpty || allow.contains(entry.label))
         }
         let sorted = kept.sorted { a, b in
-            a.element.probability != b.element.probability ? a.element.probability > b.element.probability : a.offset < b.offset
+            let x = a.element.probability, y = b.element.probability
+            if x.isNaN != y.isNaN { return x.isNaN }
+            return x != y && !x.isNaN ? x > y : a.offset < b.offset
         }
         return sorted.prefix(max(maxResults, 0)).map(\.element)
     }

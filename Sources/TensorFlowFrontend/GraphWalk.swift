@@ -1,3 +1,4 @@
+import FileIO
 import ModelFormat
 
 /// One conversion walk over a pruned graph, in dependency order.

@@ -27,11 +27,13 @@ enum CaffeCommand: Command {
 
     static func run(_ arguments: ParsedArguments) throws {
         var options = try ConversionFlags.options(from: arguments)
-        if let mean = arguments.optionalString("mean") { options.meanImage = try CaffeConverter.readMeanImage(mean) }
-        let model = try CaffeConverter.convert(deploy: try arguments.string("prototxt"), weights: try arguments.string("weights"),
-                                               options: options)
-        let output = try arguments.string("output")
-        try write(model, to: output)
+        let deploy = try arguments.string("prototxt"), weights = try arguments.string("weights")
+        let mean = arguments.optionalString("mean")
+        let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
+        try convert(to: try arguments.string("output"), inputs: inputs) {
+            if let mean { options.meanImage = try CaffeConverter.readMeanImage(mean) }
+            return try CaffeConverter.convert(deploy: deploy, weights: weights, options: options)
+        }
     }
 }
 
@@ -58,6 +60,11 @@ enum ConversionFlags {
         Option("model-version", valueName: "text",
                help: "Metadata: the model's version string (--version prints the toolkit's own).").spec,
     ]
+
+    /// The files the shared options read (the labels), which the output must not replace.
+    static func inputFiles(_ arguments: ParsedArguments) -> [String] {
+        [arguments.optionalString("class-labels")].compactMap { $0 }
+    }
 
     static func options(from arguments: ParsedArguments) throws -> ConversionOptions {
         var options = ConversionOptions()

@@ -1,5 +1,6 @@
 import CLI
 import CoreMLBackend
+import FileIO
 import Inspection
 import ModelFormat
 
@@ -26,19 +27,42 @@ enum SampleCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) throws {
-        try write(SampleModel.classifier(), to: try arguments.string("output"))
+        try convert(to: try arguments.string("output"), inputs: []) { SampleModel.classifier() }
     }
 }
 
-/// Writes `model` to `path` and prints the summary of the file: read back
-/// from the file (so it shows what is in the file, not what was meant to
-/// be) before it is renamed into place.
-func write(_ model: Model, to path: String) throws {
+/// Makes the model, writes it to `path` and prints the summary of the file:
+/// read back from the file (so it shows what is in the file, not what was
+/// meant to be) before it is renamed into place. `inputs`, the files the
+/// model is made from, are never replaced: that, and what is at `path`
+/// (a device, a FIFO, a folder), is checked before any work is done.
+func convert(to path: String, inputs: [String], _ make: () throws -> Model) throws {
+    try AtomicFile.checkTarget(path, inputs: inputs)
+    try write(make(), to: path, inputs: inputs)
+}
+
+private func write(_ model: Model, to path: String, inputs: [String]) throws {
     var summary = ""
-    try CoreMLWriter.write(model, to: path) { written in
-        let file = try CoreMLReader.read(from: written, structureOnly: true)
+    try CoreMLWriter.write(model, to: path, inputs: inputs) { written in
+        let file: CoreMLFile
+        do {
+            file = try CoreMLReader.read(from: written, structureOnly: true)
+        } catch {
+            // The model was validated before writing: this is the writer's bug.
+            let reason = "\(error)".replacingOccurrences(of: written, with: path)
+            throw ConversionError("\(path): the written file does not read back, so it was not kept (a bug: please report it): \(reason)")
+        }
         summary = SummaryText.render(file.model, format: "Core ML model, specification version \(file.specificationVersion)")
     }
-    print("Wrote \(path)")
+    print("Wrote \(TextEscaping.line(path))")
     print(summary, terminator: "")
+}
+
+/// A conversion that failed after the model was made: one line, naming the file.
+struct ConversionError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
 }

@@ -21,8 +21,9 @@ enum KerasCommand: Command {
 
     static func run(_ arguments: ParsedArguments) throws {
         let options = try ConversionFlags.options(from: arguments)
-        let model = try KerasConverter.convert(model: try arguments.string("model"), options: options)
-        let output = try arguments.string("output")
-        try write(model, to: output)
+        let source = try arguments.string("model")
+        try convert(to: try arguments.string("output"), inputs: [source] + ConversionFlags.inputFiles(arguments)) {
+            try KerasConverter.convert(model: source, options: options)
+        }
     }
 }

@@ -35,9 +35,9 @@ enum TensorFlowCommand: Command {
             }
             return TensorFlowConverter.InputShape(name: String(parts[0]), shape: shape)
         }
-        let model = try TensorFlowConverter.convert(graph: try arguments.string("graph"), inputs: inputs,
-                                                    outputs: arguments.strings("output"), options: options)
-        let output = try arguments.string("output-file")
-        try write(model, to: output)
+        let graph = try arguments.string("graph")
+        try convert(to: try arguments.string("output-file"), inputs: [graph] + ConversionFlags.inputFiles(arguments)) {
+            try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output"), options: options)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import CLI
+import FileIO
 import Foundation
 import Inspection
 
@@ -23,6 +24,7 @@ enum InspectCommand: Command {
         Flag("json", help: "Print everything as JSON instead of text (schema: README.md, \"inspect --json\").")
         Option("graph", valueName: "format", help: "Print the graph instead: dot (Graphviz DOT) or svg (rendered by Graphviz's dot).")
         Option("graph-output", valueName: "file", help: "Write the --graph output to this file; the summary still goes to stdout.")
+        Option("graph-timeout", valueName: "seconds", default: "60", help: "Stop Graphviz's dot after this long (--graph svg).")
     }
 
     static func run(_ arguments: ParsedArguments) throws {
@@ -31,10 +33,14 @@ enum InspectCommand: Command {
         let json = arguments.flag("json"), layers = arguments.flag("layers"), weights = arguments.flag("weights")
         if let graph, graph != "dot" && graph != "svg" { throw UsageError("--graph takes dot or svg, not '\(graph)'") }
         if graphOutput != nil && graph == nil { throw UsageError("--graph-output needs --graph dot or --graph svg") }
+        let graphTimeout = try arguments.double("graph-timeout")
+        guard graphTimeout > 0, graphTimeout.isFinite else { throw UsageError("--graph-timeout takes a positive number of seconds") }
         if graph != nil && graphOutput == nil && (json || layers || weights) {
             throw UsageError("--graph prints only the graph; add --graph-output FILE to print the \(json ? "JSON" : "tables") too")
         }
-        let requests = try ModelLoader.requests(files: arguments.strings("file"), weightsFiles: arguments.strings("weights-file"))
+        let files = arguments.strings("file"), weightsFiles = arguments.strings("weights-file")
+        if let graphOutput { try AtomicFile.checkTarget(graphOutput, inputs: files + weightsFiles) }
+        let requests = try ModelLoader.requests(files: files, weightsFiles: weightsFiles)
         if graph != nil && requests.count != 1 { throw UsageError("--graph takes one model, got \(requests.count)") }
 
         let style = TextStyle(color: Terminal.useColor(for: .stdout))
@@ -42,18 +48,18 @@ enum InspectCommand: Command {
         for (index, request) in requests.enumerated() {
             let inspected = try ModelLoader.load(request, loadWeights: weights)
             if let graph {
-                let text = try GraphOutput.render(inspected, format: graph)
+                let text = try GraphOutput.render(inspected, format: graph, timeout: graphTimeout)
                 guard let graphOutput else {
                     print(text, terminator: "")
                     return
                 }
-                try GraphOutput.write(text, to: graphOutput)
+                try GraphOutput.write(text, to: graphOutput, inputs: files + weightsFiles)
             }
             if json {
                 documents.append(InspectionJSON.document(inspected, weightStatistics: weights))
                 continue
             }
-            if requests.count > 1 { print((index > 0 ? "\n" : "") + style.heading("== \(inspected.path)")) }
+            if requests.count > 1 { print((index > 0 ? "\n" : "") + style.heading("== \(TextEscaping.line(inspected.path))")) }
             print(SummaryText.render(inspected, style: style), terminator: "")
             if layers {
                 print()
@@ -72,36 +78,44 @@ enum InspectCommand: Command {
 
 /// `--graph dot` and `--graph svg`.
 enum GraphOutput {
-    static func render(_ inspected: InspectedModel, format: String) throws -> String {
+    static func render(_ inspected: InspectedModel, format: String, timeout: Double) throws -> String {
         let dot = try GraphDot.render(inspected)
-        return format == "svg" ? try svg(dot) : dot
+        let layers = switch inspected.content {
+        case .network(let model): model.nodes.count
+        case .weightsOnly(let file): file.layers.count
+        }
+        return format == "svg" ? try svg(dot, layers: layers, timeout: timeout) : dot
     }
 
-    /// Renders DOT through Graphviz's `dot -Tsvg`.
-    static func svg(_ dot: String) throws -> String {
+    /// Renders DOT through Graphviz's `dot -Tsvg` (text in, SVG out: no
+    /// temporary files), killed after `timeout` seconds.
+    static func svg(_ dot: String, layers: Int, timeout: Double) throws -> String {
         guard let program = executable(named: "dot") else {
             throw InspectError("--graph svg needs Graphviz's dot program, which is not on PATH "
                                + "(Debian: apt-get install graphviz); --graph dot writes the DOT text instead")
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("inspect-graph-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let input = folder.appendingPathComponent("graph.dot"), output = folder.appendingPathComponent("graph.svg")
-        try dot.write(to: input, atomically: false, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = ["-Tsvg", input.path, "-o", output.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let svg = try? String(contentsOf: output, encoding: .utf8) else {
-            let detail = message.split(separator: "\n").first.map { ": \($0)" } ?? ""
-            throw InspectError("Graphviz's dot (\(program)) failed with status \(process.terminationStatus)\(detail)")
+        let result: ChildProcess.Result
+        do {
+            result = try ChildProcess.run(program, arguments: ["-Tsvg"], input: Array(dot.utf8), timeout: timeout)
+        } catch .timedOut {
+            throw InspectError("Graphviz's dot took over \(seconds(timeout)) s to lay out \(layers) layers and was stopped; "
+                               + "allow it longer with --graph-timeout, or write the DOT text with --graph dot and lay it out "
+                               + "yourself (sfdp -Tsvg is faster on large graphs)")
+        } catch .tooMuchOutput {
+            throw InspectError("Graphviz's dot (\(program)) wrote more than 1 GB of SVG and was stopped")
+        } catch {
+            throw InspectError("cannot run Graphviz's dot (\(program)): \(error)")
         }
-        return svg
+        guard result.status == 0 else {
+            let message = String(decoding: result.errors, as: UTF8.self)
+            let detail = message.split(separator: "\n").first.map { ": \($0)" } ?? ""
+            throw InspectError("Graphviz's dot (\(program)) failed with status \(result.status)\(detail)")
+        }
+        return String(decoding: result.output, as: UTF8.self)
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     static func executable(named name: String) -> String? {
@@ -113,11 +127,8 @@ enum GraphOutput {
         return nil
     }
 
-    static func write(_ text: String, to path: String) throws {
-        do {
-            try text.write(toFile: path, atomically: true, encoding: .utf8)
-        } catch {
-            throw InspectError("\(path): cannot write the graph: \(errorLine(for: error))")
-        }
+    /// Writes the graph atomically; never over one of `inputs`, the files inspected.
+    static func write(_ text: String, to path: String, inputs: [String]) throws {
+        try AtomicFile.write(Array(text.utf8), to: path, inputs: inputs)
     }
 }

@@ -1,5 +1,6 @@
 import CaffeFrontend
 import CoreMLBackend
+import FileIO
 import Foundation
 import Inspection
 import ModelFormat

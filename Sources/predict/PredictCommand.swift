@@ -1,4 +1,5 @@
 import CLI
+import FileIO
 import Foundation
 import ImageFiles
 import ModelFormat
@@ -32,27 +33,59 @@ enum PredictCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) throws {
-        let network = try Network(contentsOf: try arguments.string("model"))
-        let ranking = Ranking(
-            maxResults: try arguments.int("max-results"), scoreThreshold: try arguments.float("score-threshold"),
-            allow: labelSet(arguments.optionalString("allow")), deny: labelSet(arguments.optionalString("deny")))
+        let maxResults = try arguments.int("max-results"), scoreThreshold = try arguments.float("score-threshold")
+        guard maxResults > 0 else { throw UsageError("--max-results takes a positive number of labels, not \(maxResults)") }
+        guard scoreThreshold >= 0 && scoreThreshold <= 1 else {
+            throw UsageError("--score-threshold takes a probability from 0 to 1, not \(arguments.optionalString("score-threshold") ?? "")")
+        }
+        let benchmarkRuns = try arguments.optionalValue("benchmark", as: Int.self)
+        if let runs = benchmarkRuns, runs <= 0 { throw UsageError("--benchmark takes a positive number of runs") }
+        if arguments.flag("profile") && benchmarkRuns == nil { throw UsageError("--profile times layers during --benchmark N: add it") }
+        let modelPath = try arguments.string("model")
+        let network = try Network(contentsOf: modelPath)
+        let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
+        try checkLabels(allow, "--allow", network.model)
+        try checkLabels(deny, "--deny", network.model)
+        let ranking = Ranking(maxResults: maxResults, scoreThreshold: scoreThreshold, allow: allow, deny: deny)
         let arrays = try arguments.values("input", parse: NamedFile.init(parsing:))
         let imagePaths = try ImageList.expand(arguments.strings("images"))
         let job = PredictionJob(network: network, arrays: arrays, ranking: ranking,
-                                centerCrop: arguments.flag("center-crop"), outputFolder: arguments.optionalString("output-npy"))
-        let results = try job.run(images: imagePaths)
-        if let runs = try arguments.optionalValue("benchmark", as: Int.self) {
-            guard runs > 0 else { throw UsageError("--benchmark takes a positive number of runs") }
-            let timing = try job.benchmark(runs: runs, image: imagePaths.first, profile: arguments.flag("profile"))
-            fflush(nil)  // the results first
-            var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
-            for (layer, milliseconds) in timing.layers { report += "  \(layer): \(milliseconds) ms\n" }
-            FileHandle.standardError.write(Data(report.utf8))
+                                centerCrop: arguments.flag("center-crop"), outputFolder: arguments.optionalString("output-npy"),
+                                inputFiles: [modelPath] + arrays.map(\.path) + imagePaths)
+        let (results, failures) = try job.run(images: imagePaths)
+        if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
+            // On the first image that could be read.
+            try benchmark(job, runs: runs, image: results.first.flatMap { $0.source == "arrays" ? nil : $0.source },
+                          profile: arguments.flag("profile"))
         }
         if arguments.flag("json") {
             print(ResultPrinter.json(results))
         } else {
             print(ResultPrinter.text(results, hasLabels: network.model.classifier != nil), terminator: "")
+        }
+        // Each unreadable image said so on stderr as it came; the others were predicted.
+        if failures > 0 { throw ReportedFailure() }
+    }
+
+    static func benchmark(_ job: PredictionJob, runs: Int, image: String?, profile: Bool) throws {
+        let timing = try job.benchmark(runs: runs, image: image, profile: profile)
+        fflush(nil)  // the results first
+        var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
+        for (layer, milliseconds) in timing.layers { report += "  \(TextEscaping.line(layer)): \(milliseconds) ms\n" }
+        FileHandle.standardError.write(Data(report.utf8))
+    }
+
+    /// Labels given to --allow or --deny must be the model's.
+    static func checkLabels(_ labels: Set<String>, _ option: String, _ model: Model) throws {
+        guard !labels.isEmpty else { return }
+        guard let classifier = model.classifier else {
+            throw UsageError("\(option) filters class labels, and this model is not a classifier")
+        }
+        let known = Set(classifier.labels.descriptions)
+        let unknown = labels.subtracting(known).sorted()
+        guard unknown.isEmpty else {
+            let list = unknown.map { "'\($0)'" }.joined(separator: ", ")
+            throw UsageError("\(option): the model has no label \(list) (it has \(known.count); inspect lists them)")
         }
     }
 

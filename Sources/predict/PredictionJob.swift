@@ -19,6 +19,8 @@ struct PredictionJob {
     let ranking: Ranking
     let centerCrop: Bool
     let outputFolder: String?
+    /// Every file the run reads: an output file may not replace one.
+    let inputFiles: [String]
 
     /// Times `runs` predictions on the same inputs (decoded once).
     func benchmark(runs: Int, image: String?, profile: Bool = false) throws -> (median: Double, minimum: Double, layers: [(String, Double)]) {
@@ -63,32 +65,43 @@ struct PredictionJob {
         return fixed
     }
 
-    func run(images: [String]) throws -> [PredictionResult] {
+    /// Predicts each image (or the arrays alone). An image that cannot be
+    /// read or predicted is reported on stderr as one `error:` line and
+    /// skipped: the others are still predicted.
+    /// - Returns: the results, and how many images failed.
+    func run(images: [String]) throws -> (results: [PredictionResult], failures: Int) {
         let imageInputs = network.model.inputs.filter { $0.image != nil }
         let fixed = try arrayInputs()
         let missing = network.model.inputs.filter { fixed[$0.name] == nil }
         if images.isEmpty {
             if let input = missing.first {
-                throw UsageError("no value for input '\(input.name)': give image files or --input \(input.name)=file.npy")
+                throw UsageError("no value for input '\(TextEscaping.line(input.name))': give image files or --input \(TextEscaping.line(input.name))=file.npy")
             }
-            return [try predict(fixed, source: "arrays")]
+            return ([try predict(fixed, source: "arrays")], 0)
         }
         guard missing.count == 1, let imageInput = missing.first, let format = imageInput.image, imageInputs.contains(where: { $0.name == imageInput.name }) else {
             throw UsageError("images need exactly one image input left without an --input value; the model's inputs: "
-                             + network.model.inputs.map { "\($0.name) (\($0.image == nil ? "array" : "image"))" }.joined(separator: ", "))
+                             + network.model.inputs.map { "\(TextEscaping.line($0.name)) (\($0.image == nil ? "array" : "image"))" }.joined(separator: ", "))
         }
         var progress = ProgressBar(total: images.count)
         var results: [PredictionResult] = []
+        var failures = 0
         for path in images {
-            var image = try ImageFile.read(path: path)
-            image = ImageResize.resize(image, width: format.width, height: format.height, mode: centerCrop ? .centerCrop : .stretch)
-            var inputs = fixed
-            inputs[imageInput.name] = .image(image)
-            results.append(try predict(inputs, source: path))
+            do {
+                var image = try ImageFile.read(path: path)
+                image = ImageResize.resize(image, width: format.width, height: format.height, mode: centerCrop ? .centerCrop : .stretch)
+                var inputs = fixed
+                inputs[imageInput.name] = .image(image)
+                results.append(try predict(inputs, source: path))
+            } catch let error as ImageFileError where images.count > 1 {
+                failures += 1
+                progress.interrupt()
+                FileHandle.standardError.write(Data("error: \(TextEscaping.line(errorLine(for: error)))\n".utf8))
+            }
             progress.advance()
         }
         progress.finish()
-        return results
+        return (results, failures)
     }
 
     private func predict(_ inputs: [String: InputValue], source: String) throws -> PredictionResult {
@@ -96,12 +109,28 @@ struct PredictionJob {
         let outputs = prediction.outputs.sorted { $0.key < $1.key }.map { (name: $0.key, shape: $0.value.shape.featureShape, values: $0.value.values) }
         if let folder = outputFolder {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            var written: [String: String] = [:]
             for output in outputs {
-                try NumpyFile.write(output.values, shape: output.shape, to: (folder as NSString).appendingPathComponent("\(output.name).npy"))
+                // Feature names come from the model file: never a path.
+                let name = NumpyOutputName.fileName(for: output.name)
+                if let other = written[name] {
+                    throw RuntimeError("outputs '\(other)' and '\(output.name)' would both be written to \(name)")
+                }
+                written[name] = output.name
+                try NumpyFile.write(output.values, shape: output.shape, to: (folder as NSString).appendingPathComponent(name),
+                                    inputs: inputFiles)
             }
         }
         return PredictionResult(source: source, classLabel: prediction.classLabel,
                                 labels: prediction.probabilities.map(ranking.apply) ?? [], outputs: outputs)
+    }
+}
+
+/// The .npy file name of an output: its feature name with `/` (and NUL)
+/// made `_`, so that a name such as `../../x` stays inside the folder.
+enum NumpyOutputName {
+    static func fileName(for feature: String) -> String {
+        String(feature.map { $0 == "/" || $0 == "\0" ? "_" : $0 }) + ".npy"
     }
 }
 
@@ -115,6 +144,11 @@ struct ProgressBar {
     init(total: Int) {
         self.total = total
         visible = total > 1 && Terminal.isInteractive(.stderr)
+    }
+
+    /// Clears the bar's line, so that an error line starts at the left edge.
+    func interrupt() {
+        if visible { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 
     mutating func advance() {

@@ -1,21 +1,27 @@
+import CLI
 import Foundation
 
-/// Text and JSON renderings of prediction results.
+/// Text and JSON renderings of prediction results. Names and labels come
+/// from the model file and are escaped for the terminal. Outputs holding
+/// NaN or infinite values are flagged: in the text by a warning line, in
+/// JSON (which has no NaN) by `null` values and a `warnings` array.
 enum ResultPrinter {
     static func text(_ results: [PredictionResult], hasLabels: Bool) -> String {
         var lines: [String] = []
         for result in results {
-            lines.append(result.source)
+            lines.append(TextEscaping.line(result.source))
+            lines += warnings(result).map { "  warning: \($0)" }
             if hasLabels {
-                let width = result.labels.map(\.label.count).max() ?? 0
-                for entry in result.labels {
+                let labels = result.labels.map { (label: TextEscaping.line($0.label), probability: $0.probability) }
+                let width = labels.map(\.label.count).max() ?? 0
+                for entry in labels {
                     let padding = String(repeating: " ", count: width - entry.label.count)
                     lines.append("  \(entry.label)\(padding)  \(String(format: "%.4f", entry.probability))")
                 }
             }
             for output in result.outputs where !hasLabels {
                 let shown = output.values.prefix(6).map { String(format: "%.5g", $0) }.joined(separator: ", ")
-                lines.append("  \(output.name) \(output.shape): [\(shown)\(output.values.count > 6 ? ", ..." : "")]")
+                lines.append("  \(TextEscaping.line(output.name)) \(output.shape): [\(shown)\(output.values.count > 6 ? ", ..." : "")]")
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -26,15 +32,33 @@ enum ResultPrinter {
             var object: [String: Any] = ["source": result.source]
             if let label = result.classLabel {
                 object["classLabel"] = label
-                object["results"] = result.labels.map { ["label": $0.label, "probability": Double($0.probability)] }
+                object["results"] = result.labels.map { ["label": $0.label, "probability": number($0.probability)] }
             } else {
                 object["outputs"] = Dictionary(uniqueKeysWithValues: result.outputs.map {
-                    ($0.name, ["shape": $0.shape, "values": $0.values.map(Double.init)] as [String: Any])
+                    ($0.name, ["shape": $0.shape, "values": $0.values.map(number)] as [String: Any])
                 })
             }
+            let warnings = warnings(result)
+            if !warnings.isEmpty { object["warnings"] = warnings.map { $0 + " (null in this JSON)" } }
             return object
         }
         let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// A JSON number, or null for NaN and infinities.
+    static func number(_ value: Float) -> Any {
+        value.isFinite ? Double(value) : NSNull()
+    }
+
+    /// `output 'prob' holds 3 NaN and 1 infinite values`, one per such output.
+    static func warnings(_ result: PredictionResult) -> [String] {
+        result.outputs.compactMap { output in
+            let nan = output.values.count(where: \.isNaN)
+            let infinite = output.values.count(where: \.isInfinite)
+            guard nan + infinite > 0 else { return nil }
+            let parts = [nan > 0 ? "\(nan) NaN" : nil, infinite > 0 ? "\(infinite) infinite" : nil].compactMap { $0 }
+            return "output '\(TextEscaping.line(output.name))' holds \(parts.joined(separator: " and ")) value\(nan + infinite == 1 ? "" : "s")"
+        }
     }
 }

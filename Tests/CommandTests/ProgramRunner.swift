@@ -24,7 +24,10 @@ enum ProgramRunner {
     /// Runs `program`; with `fileSizeLimit`, under `ulimit -f` of that many
     /// KiB (through /bin/sh, SIGXFSZ ignored: a write past it fails with
     /// EFBIG instead of killing the program), which fails writes as root too.
-    static func run(_ program: String, _ arguments: [String], fileSizeLimit: Int? = nil) throws -> Result {
+    /// A run that has not ended after `timeout` seconds is killed and fails
+    /// the calling test (a hang is a bug too).
+    static func run(_ program: String, _ arguments: [String], fileSizeLimit: Int? = nil, timeout: TimeInterval = 120,
+                    environment extra: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> Result {
         let process = Process()
         let executable = productsDirectory.appendingPathComponent(program)
         if let fileSizeLimit {
@@ -37,17 +40,33 @@ enum ProgramRunner {
         }
         var environment = ProcessInfo.processInfo.environment
         environment["NO_COLOR"] = "1"
-        process.environment = environment
+        process.environment = environment.merging(extra) { $1 }
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error
         try process.run()
+        let watchdog = DispatchWorkItem { [process] in
+            guard process.isRunning else { return }
+            XCTFail("\(program) \(arguments.joined(separator: " ")) still ran after \(timeout) s: killed", file: file, line: line)
+            kill(process.processIdentifier, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+        defer { watchdog.cancel() }
+        // Both pipes at once: a program that fills one while we wait on the other would block.
+        let errorData = Collected()
+        let errorRead = DispatchGroup()
+        DispatchQueue.global().async(group: errorRead) { errorData.data = error.fileHandleForReading.readDataToEndOfFile() }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = error.fileHandleForReading.readDataToEndOfFile()
+        errorRead.wait()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-                      standardError: String(decoding: errorData, as: UTF8.self))
+                      standardError: String(decoding: errorData.data, as: UTF8.self))
     }
+}
+
+/// Bytes one thread reads while another waits for it (read after `wait`).
+private final class Collected: @unchecked Sendable {
+    var data = Data()
 }
 
 /// Compares `text` with `Tests/CommandTests/Snapshots/<name>.txt`; with

@@ -1,4 +1,5 @@
 import CoreMLBackend
+import FileIO
 import Foundation
 import ModelFormat
 import TestSupport

@@ -1,3 +1,4 @@
+import FileIO
 import FrontendSupport
 import ModelFormat
 import TestSupport

@@ -10,9 +10,14 @@ final class ErrorTests: XCTestCase {
                           contains: "not an HDF5 file")
         }
         assertMessage(hdf5Error(fixture("missing.h5"), object: nil) { try HDF5File(path: fixture("missing.h5")) },
-                      contains: "no such file")
+                      contains: "cannot open: No such file or directory")
         assertMessage(hdf5Error(hdf5Fixtures.path, object: nil) { try HDF5File(path: hdf5Fixtures.path) },
-                      contains: "is a directory")
+                      contains: "not a regular file (a folder)")
+        // libhdf5 opens files by name: a FIFO is refused before it blocks.
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("hdf5-\(UUID().uuidString).h5").path
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        defer { unlink(fifo) }
+        assertMessage(hdf5Error(fifo, object: nil) { try HDF5File(path: fifo) }, contains: "not a regular file (a FIFO)")
     }
 
     func testTruncatedFile() {

@@ -1,3 +1,4 @@
+import FileIO
 import Foundation
 import ImageFiles
 import Runtime
@@ -77,7 +78,7 @@ final class ImageFileTests: XCTestCase {
             XCTAssertEqual("\(error)", "\(missing): cannot open: No such file or directory")
         }
         XCTAssertThrowsError(try ImageFile.read(path: imageFixtures.path)) { error in
-            XCTAssertEqual("\(error)", "\(imageFixtures.path): is a folder, not an image file")
+            XCTAssertEqual("\(error)", "\(imageFixtures.path): not a regular file (a folder)")
         }
     }
 

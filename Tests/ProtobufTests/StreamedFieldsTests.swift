@@ -1,4 +1,5 @@
 import CProtobufC
+import FileIO
 import Foundation
 import ProtoSchemas
 import Protobuf

@@ -138,7 +138,7 @@ final class NumpyFileTests: XCTestCase {
         XCTAssertEqual(readError(empty), "\(empty): not a .npy file (bad magic)")
         let missing = folder.appendingPathComponent("missing.npy").path
         XCTAssertEqual(readError(missing), "\(missing): cannot open: No such file or directory")
-        XCTAssertEqual(readError(folder.path), "\(folder.path): not a regular file")
+        XCTAssertEqual(readError(folder.path), "\(folder.path): not a regular file (a folder)")
     }
 
     func testTruncatedHeader() throws {

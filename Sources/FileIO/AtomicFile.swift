@@ -3,12 +3,20 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CFileIO
 import Dispatch
 
 /// Writes a file atomically: the content goes to a temporary file in the
 /// target's folder, which is flushed and renamed over the target only when
 /// everything succeeded. A failed write leaves no partial file and never
-/// touches an existing one.
+/// touches an existing one; SIGINT, SIGTERM or SIGHUP during the write
+/// remove the temporary file before the program ends (a SIGKILL cannot be
+/// caught: it leaves `.NAME.XXXXXX` next to the target).
+///
+/// The target must be absent, a regular file or a symbolic link (the link
+/// is replaced, the file it points to untouched): a FIFO, a device or a
+/// folder is refused, and so is any of the files the run reads (`inputs`).
+/// A replaced file's permissions carry over to the new one.
 ///
 /// When the target exists, the new file is also synced to disk before the
 /// rename, so that not even a power cut can leave the old file replaced by
@@ -31,27 +39,40 @@ public enum AtomicFile {
     /// `beforeCommit`, if given, is called with the path of the complete
     /// temporary file before it is renamed into place (while the file is
     /// synced, when it is), to read it back, say; if it throws, the file is
-    /// not committed.
-    /// - Throws: `FileError` for file-system failures, or whatever `write`
-    ///   or `beforeCommit` throws.
-    public static func write(to path: String, beforeCommit: ((String) throws -> Void)? = nil,
+    /// not committed. `inputs` are the files the run reads: the target must
+    /// not be one of them.
+    /// - Throws: `FileError` for file-system failures (and a target that may
+    ///   not be replaced), or whatever `write` or `beforeCommit` throws.
+    public static func write(to path: String, inputs: [String] = [], beforeCommit: ((String) throws -> Void)? = nil,
                              _ write: (_ stream: UnsafeMutablePointer<FILE>, _ commit: Commit) throws -> Void) throws {
+        let existing = try checkTarget(path, inputs: inputs)
         let folder = parentFolder(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        var template = Array("\(folder)/.\(name).XXXXXX".utf8CString)
+        var template = Array("\(folder)/.\(temporaryStem(name)).XXXXXX".utf8CString)
         let commit = Self.commit(for: path)
+        fileio_install_cleanup_handlers()
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw FileError(path: path, errno: errno, action: "cannot create a file in \(folder)")
         }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let cleanupSlot = fileio_remember_file(temporary)
         var committed = false
-        defer { if !committed { unlink(temporary) } }
+        defer {
+            if !committed { unlink(temporary) }
+            fileio_forget(cleanupSlot)
+        }
 
-        // mkstemp creates 0600; give the file the permissions a plain create would.
-        let mask = umask(0)
-        umask(mask)
-        fchmod(descriptor, 0o666 & ~mask)
+        // mkstemp creates 0600: keep the replaced file's permissions, or give
+        // a new file those a plain create would.
+        if let existing, (existing.st_mode & S_IFMT) == S_IFREG {
+            fchmod(descriptor, existing.st_mode & 0o777)
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            fchmod(descriptor, 0o666 & ~mask)
+        }
 
         guard let stream = fdopen(descriptor, "wb") else {
             close(descriptor)
@@ -78,10 +99,50 @@ public enum AtomicFile {
         case .success(let code?): throw FileError(path: path, errno: code, action: "cannot write")
         case .success(nil): guard closed else { throw FileError(path: path, errno: closeError, action: "cannot write") }
         }
+        _ = try checkTarget(path, inputs: inputs)
         guard rename(temporary, path) == 0 else {
             throw FileError(path: path, errno: errno, action: "cannot replace")
         }
         committed = true
+    }
+
+    /// What is at `path` now (nil: nothing), after checking that it may be
+    /// replaced: absent, a regular file or a symbolic link, and none of
+    /// `inputs` (compared by device and inode, through symbolic links too).
+    /// - Throws: `FileError` naming what is there.
+    @discardableResult
+    public static func checkTarget(_ path: String, inputs: [String]) throws(FileError) -> stat? {
+        var target = stat()
+        guard lstat(path, &target) == 0 else { return nil }
+        let kind = target.st_mode & S_IFMT
+        guard kind == S_IFREG || kind == S_IFLNK else {
+            throw FileError(path: path, message: "is \(kindName(target.st_mode)), not a regular file: "
+                            + "the output must be a new file or a regular file to replace")
+        }
+        for input in inputs {
+            var followed = stat(), link = stat()
+            let same = { (other: stat) in other.st_dev == target.st_dev && other.st_ino == target.st_ino }
+            if (stat(input, &followed) == 0 && same(followed)) || (lstat(input, &link) == 0 && same(link)) {
+                let alias = input == path ? "" : " (\(input))"
+                throw FileError(path: path, message: "is an input of this run\(alias); choose another output file")
+            }
+        }
+        return target
+    }
+
+    /// The target's name, shortened so that `.NAME.XXXXXX` fits a file
+    /// name (NAME_MAX, 255 bytes), cut at a character boundary.
+    static func temporaryStem(_ name: String) -> String {
+        let room = 255 - ".".utf8.count - ".XXXXXX".utf8.count
+        guard name.utf8.count > room else { return name }
+        var stem = ""
+        var bytes = 0
+        for character in name {
+            bytes += character.utf8.count
+            if bytes > room { break }
+            stem.append(character)
+        }
+        return stem
     }
 
     /// `.synced` when something exists at `path` (a link counts: rename
@@ -104,9 +165,9 @@ public enum AtomicFile {
         return outcome.map { result.code }
     }
 
-    /// Creates `path` holding `bytes`.
-    public static func write(_ bytes: some Collection<UInt8>, to path: String) throws {
-        try write(to: path) { stream, _ in
+    /// Creates `path` holding `bytes`; `inputs` as for `write(to:inputs:...)`.
+    public static func write(_ bytes: some Collection<UInt8>, to path: String, inputs: [String] = []) throws {
+        try write(to: path, inputs: inputs) { stream, _ in
             let array = Array(bytes)
             guard fwrite(array, 1, array.count, stream) == array.count else {
                 throw FileError(path: path, errno: errno, action: "cannot write")

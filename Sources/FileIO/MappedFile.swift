@@ -14,19 +14,12 @@ public final class MappedFile: @unchecked Sendable {
     private let mappedLength: Int
 
     /// Maps `path` read-only.
-    /// - Throws: `FileError` when the file cannot be opened, is a directory, or
-    ///   cannot be mapped.
+    /// - Throws: `FileError` when the file cannot be opened, is not a regular
+    ///   file (a folder, a FIFO, a device), or cannot be mapped.
     public init(path: String) throws {
         self.path = path
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw FileError(path: path, errno: errno, action: "cannot open") }
+        let (descriptor, length) = try ReadableFile.open(path)
         defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw FileError(path: path, errno: errno, action: "cannot read") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw FileError(path: path, message: "not a regular file")
-        }
-        let length = Int(info.st_size)
         guard length > 0 else {
             // mmap refuses a zero length; an empty file is an empty buffer.
             bytes = UnsafeRawBufferPointer(start: nil, count: 0)
@@ -46,21 +39,4 @@ public final class MappedFile: @unchecked Sendable {
             munmap(UnsafeMutableRawPointer(mutating: start), mappedLength)
         }
     }
-}
-
-/// A file-system failure, with the path it concerns.
-public struct FileError: Error, CustomStringConvertible, Sendable {
-    public let path: String
-    public let message: String
-
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    init(path: String, errno code: Int32, action: String) {
-        self.init(path: path, message: "\(action): \(String(cString: strerror(code)))")
-    }
-
-    public var description: String { "\(path): \(message)" }
 }

@@ -1,0 +1,29 @@
+@testable import CLI
+import XCTest
+
+final class TextEscapingTests: XCTestCase {
+    func testControlCharactersBecomeVisibleEscapes() {
+        let cases: [(String, String)] = [
+            ("conv1", "conv1"),
+            ("a\nb", #"a\nb"#),
+            ("tab\there\r", #"tab\there\r"#),
+            ("\u{1B}[2J", #"\u{1B}[2J"#),
+            ("bell\u{07}", #"bell\u{7}"#),
+            ("del\u{7F}c1\u{9B}", #"del\u{7F}c1\u{9B}"#),
+            ("rtl\u{202E}txt\u{2066}", #"rtl\u{202E}txt\u{2066}"#),
+            ("line\u{2028}sep", #"line\u{2028}sep"#),
+            ("non\u{FFFF}char", #"non\u{FFFF}char"#),
+            ("café 猫 🐈", "café 猫 🐈"),
+        ]
+        for (raw, shown) in cases {
+            XCTAssertEqual(TextEscaping.line(raw), shown)
+            XCTAssertEqual(TextEscaping.line(TextEscaping.line(raw)), shown, "escaping twice changes nothing")
+        }
+    }
+
+    func testErrorLinesAreEscaped() {
+        struct Message: Error, CustomStringConvertible { var description: String }
+        XCTAssertEqual(errorLine(for: Message(description: "layer 'x\u{1B}]0;t\u{07}': bad")), #"layer 'x\u{1B}]0;t\u{7}': bad"#)
+        XCTAssertEqual(Outcome.failure(message: "a\u{1B}b").standardError, "error: a\\u{1B}b\n")
+    }
+}
