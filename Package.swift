@@ -77,7 +77,7 @@ let package = Package(
                     dependencies: ["TestSupport", "CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat"]),
         .testTarget(name: "CommandTests", dependencies: ["TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime", "FileIO"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "ModelFormat"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
     ]
 )

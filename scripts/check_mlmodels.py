@@ -14,7 +14,8 @@ spec (all keys optional): specificationVersion, kind, inputs, outputs (lists
 in order of {name, type, width, height, colorSpace, shape, dataType,
 keyType}), predictedFeatureName, predictedProbabilitiesName, classLabels,
 preprocessing (list of {featureName, scaler: {...}, meanImageCount}),
-metadata, layerCount, and layers: entries matched by name with optional
+metadata, layerCount, arrayInputShapeMapping and imageInputShapeMapping
+(enum names or numbers), and layers: entries matched by name with optional
 type (the `layer` oneof member), inputs, outputs, params (dotted protobuf
 field paths into the layer's params message; numbers with relative
 tolerance 1e-6, enums by name or number, dicts compare sub-messages, {}
@@ -519,6 +520,8 @@ def expect_spec(spec, expected, report):
         elif key == "layerCount":
             if want != len(network.layers):
                 report.fail(key, want, len(network.layers))
+        elif key in ("arrayInputShapeMapping", "imageInputShapeMapping"):
+            compare_scalar(getattr(network, key), network.DESCRIPTOR.fields_by_name[key], want, key, report)
         else:
             report.error(key, "unknown key in expect.json")
 

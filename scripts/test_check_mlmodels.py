@@ -57,6 +57,8 @@ EXPECTED = {
     ],
     "metadata": {"author": "self-test", "userDefined": {"k": "v"}},
     "layerCount": 5,
+    "arrayInputShapeMapping": "RANK5_ARRAY_MAPPING",
+    "imageInputShapeMapping": 0,
 }
 
 
@@ -119,6 +121,10 @@ def wrong_scaler(expected):
     expected["preprocessing"][0]["scaler"]["blueBias"] = -3.5
 
 
+def wrong_array_mapping(expected):
+    expected["arrayInputShapeMapping"] = "EXACT_ARRAY_MAPPING"
+
+
 # mutation -> text that the checker's failure line must contain
 MUTATIONS = {
     wrong_stride: "layers[conv1].convolution.stride: expected [4, 4], got [2, 2]",
@@ -128,6 +134,7 @@ MUTATIONS = {
     missing_layer: "layers[conv2]: expected a layer with this name, got none",
     wrong_padding_kind: "layers[pool1].pooling.same: expected set, got includeLastPixel (oneof PoolingPaddingType)",
     wrong_scaler: "preprocessing[0].scaler.blueBias: expected -3.5, got -3.0",
+    wrong_array_mapping: 'arrayInputShapeMapping: expected "EXACT_ARRAY_MAPPING", got "RANK5_ARRAY_MAPPING"',
 }
 
 

@@ -85,29 +85,34 @@ struct SpecReader {
         var layers: (Int, UnsafeMutablePointer<UnsafeMutablePointer<MLLayer>?>?)
         var preprocessing: (Int, UnsafeMutablePointer<UnsafeMutablePointer<MLPreprocessing>?>?)
         var classifier: Classifier?
+        // With EXACT_ARRAY_MAPPING array features keep their rank: a leading
+        // batch axis of 1 is dropped ([1, C, H, W] is [C, H, W]).
+        var exactArrays = false
         switch spec.pointee.type_case {
         case CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK:
             let network = spec.pointee.neuralnetwork!
             layers = (network.pointee.n_layers, network.pointee.layers)
             preprocessing = (network.pointee.n_preprocessing, network.pointee.preprocessing)
+            exactArrays = network.pointee.arrayinputshapemapping != CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__RANK5_ARRAY_MAPPING
         case CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK_CLASSIFIER:
             let network = spec.pointee.neuralnetworkclassifier!
             layers = (network.pointee.n_layers, network.pointee.layers)
             preprocessing = (network.pointee.n_preprocessing, network.pointee.preprocessing)
+            exactArrays = network.pointee.arrayinputshapemapping != CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__RANK5_ARRAY_MAPPING
             classifier = try self.classifier(network, description)
         default:
             throw fail("the model is not a neural network or neural network classifier "
                        + "(other Core ML model types are not supported)", at: spec)
         }
 
-        var inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0) }
+        var inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0, exactArrays) }
         try applyPreprocessing(CArrays.buffer(preprocessing.1, preprocessing.0), to: &inputs)
         var nodes = try CArrays.buffer(layers.1, layers.0).map { try node($0) }
         var outputs: [Output] = []
         for feature in CArrays.buffer(description.pointee.output, description.pointee.n_output) {
             let name = CArrays.string(feature?.pointee.name)
             if let classifier, name == classifier.predictedFeatureName || name == classifier.probabilitiesName { continue }
-            outputs.append(try output(feature))
+            outputs.append(try output(feature, exactArrays))
         }
         if let classifier {
             try nameProbabilitiesTensor(classifier, spec.pointee.neuralnetworkclassifier!, &nodes)

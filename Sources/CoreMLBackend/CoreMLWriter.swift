@@ -11,44 +11,37 @@ public enum CoreMLWriter {
     /// no file is left behind and an existing file is untouched. The files
     /// the model was made from (`inputs`) are never replaced; neither is
     /// anything but a regular file or a link (`AtomicFile`).
+    /// The file is written at the lowest specification version the model
+    /// can be expressed in, and not below `minimumSpecificationVersion`
+    /// (`SpecificationVersion`: below 4, clip layers are written as older ones).
     /// `beforeCommit` gets the complete file's temporary path before it is
     /// renamed into place (to read it back); if it throws, nothing is
     /// written. (`AtomicFile` tells when the file is synced to disk.)
     /// - Throws: `ModelError` for a model that does not hold together,
     ///   `FileError` when the file cannot be written.
-    public static func write(_ model: Model, to path: String, inputs: [String] = [],
+    public static func write(_ model: Model, to path: String, inputs: [String] = [], minimumSpecificationVersion: Int32 = 1,
                              beforeCommit: ((String) throws -> Void)? = nil) throws {
         try model.validate()
         try AtomicFile.checkTarget(path, inputs: inputs)
+        let version = SpecificationVersion.chosen(for: model, minimum: minimumSpecificationVersion)
+        let written = SpecificationVersion.lowered(model, for: version)
         let builder = SpecBuilder()
-        let spec = builder.model(model)
+        let spec = builder.model(written, version: version)
         try withExtendedLifetime(builder) {
             try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
                 try MessageFile.write($0, to: path, inputs: inputs, streamed: builder.streamed, beforeCommit: beforeCommit)
             }
         }
     }
-
-    /// The lowest Core ML specification version that has every feature the
-    /// model uses, so the file loads on the oldest OS possible:
-    ///
-    /// | version | OS | needed for |
-    /// |---|---|---|
-    /// | 1 | iOS 11 | every layer here but clip |
-    /// | 4 | iOS 13 | the clip layer (ReLU6 and other bounded activations) |
-    public static func specificationVersion(for model: Model) -> Int32 {
-        var version: Int32 = 1
-        for node in model.nodes {
-            if case .activation(.clip) = node.operation { version = max(version, 4) }
-        }
-        return version
-    }
 }
 
 extension SpecBuilder {
-    func model(_ model: Model) -> UnsafeMutablePointer<MLModel> {
+    /// The Model message of `model` at specification `version` (lowered
+    /// for it already).
+    func model(_ model: Model, version: Int32) -> UnsafeMutablePointer<MLModel> {
         let spec: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
-        spec.pointee.specificationversion = CoreMLWriter.specificationVersion(for: model)
+        spec.pointee.specificationversion = version
+        rankN = SpecificationVersion.usesRankN(model, at: version)
 
         let description: UnsafeMutablePointer<MLModelDescription> = new(core_ml__specification__model_description__init)
         (description.pointee.n_input, description.pointee.input) = array(model.inputs.map(inputFeature))
@@ -78,12 +71,20 @@ extension SpecBuilder {
                 network.pointee.int64classlabels = integerLabels(labels)
             }
             network.pointee.labelprobabilitylayername = string(classifier.probabilitiesName)
+            if rankN {
+                network.pointee.arrayinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__EXACT_ARRAY_MAPPING
+                network.pointee.imageinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK4_IMAGE_MAPPING
+            }
             spec.pointee.type_case = CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK_CLASSIFIER
             spec.pointee.neuralnetworkclassifier = network
         } else {
             let network: UnsafeMutablePointer<MLNeuralNetwork> = new(core_ml__specification__neural_network__init)
             (network.pointee.n_layers, network.pointee.layers) = layers
             (network.pointee.n_preprocessing, network.pointee.preprocessing) = preprocessing
+            if rankN {
+                network.pointee.arrayinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__EXACT_ARRAY_MAPPING
+                network.pointee.imageinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK4_IMAGE_MAPPING
+            }
             spec.pointee.type_case = CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK
             spec.pointee.neuralnetwork = network
         }

@@ -10,6 +10,9 @@ import Protobuf
 final class SpecBuilder {
     let arena = Arena()
     let streamed = StreamedFields()
+    /// The network runs on Core ML's rank-N path (`SpecificationVersion`):
+    /// array features get a leading batch axis, [1, C, H, W].
+    var rankN = false
     private var retainedWeights: [Weights] = []
 
     /// A new message struct, initialised by its generated `__init` function.

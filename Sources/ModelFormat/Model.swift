@@ -85,6 +85,9 @@ public struct ImageInput: Equatable, Sendable {
         self.meanImage = meanImage
     }
 
+    /// The largest width or height of an image input.
+    public static let maximumSide = 1 << 16
+
     /// Channels the network sees: 1 for grayscale, 3 otherwise.
     public var channels: Int { colorSpace == .grayscale ? 1 : 3 }
 

@@ -121,11 +121,12 @@ public struct Convolution: Equatable, Sendable {
         self.bias = bias
     }
 
-    /// Number of weight values the attributes call for.
-    public var expectedWeightCount: Int {
+    /// Number of weight values the attributes call for (nil when the
+    /// product overflows: attributes from a hostile file).
+    public var expectedWeightCount: Int? {
         isDeconvolution
-            ? kernelChannels * (outputChannels / max(groups, 1)) * kernel.height * kernel.width
-            : outputChannels * kernelChannels * kernel.height * kernel.width
+            ? [kernelChannels, outputChannels / max(groups, 1), kernel.height, kernel.width].checkedProduct
+            : [outputChannels, kernelChannels, kernel.height, kernel.width].checkedProduct
     }
 }
 
@@ -307,7 +308,9 @@ public enum Crop: Equatable, Sendable {
 
 /// Takes `start..<end` with `stride` along one axis. Negative indices count
 /// from the axis' end as in Python: `end: -1` stops before the last element
-/// (Core ML's SliceLayerParams: "-1 denotes N-1"); ends past N are clamped.
+/// (Core ML's SliceLayerParams: "-1 denotes N-1"). Where Core ML computes
+/// otherwise, the model is refused (`ShapeInference.checkSliceBounds`): a
+/// positive end past the axis, a negative start before a positive end.
 public struct Slice: Equatable, Sendable {
     public enum Axis: Equatable, Sendable { case channel, height, width }
     public var axis: Axis

@@ -31,10 +31,16 @@ public enum ShapeInference {
             guard image.width > 0, image.height > 0 else {
                 throw ModelError("input '\(input.name)': image size \(image.width)x\(image.height) is empty")
             }
+            guard image.width <= ImageInput.maximumSide, image.height <= ImageInput.maximumSide else {
+                throw ModelError("input '\(input.name)': image size \(image.width)x\(image.height) is over \(ImageInput.maximumSide) pixels a side")
+            }
             return TensorShape(channels: image.channels, height: image.height, width: image.width)
         case .array(let dimensions):
             guard let shape = TensorShape(dimensions: dimensions), dimensions.allSatisfy({ $0 > 0 }) else {
                 throw ModelError("input '\(input.name)': shape \(dimensions) is not [C] or [C, H, W] with positive sizes")
+            }
+            guard dimensions.allSatisfy({ $0 <= maximumSize }), shape.count <= TensorShape.maximumCount else {
+                throw ModelError("input '\(input.name)': shape \(dimensions) is too large")
             }
             return shape
         }
@@ -49,7 +55,8 @@ public enum ShapeInference {
             guard shape.channels > 0, shape.height > 0, shape.width > 0 else {
                 throw ModelError(node: node.name, "output '\(name)' would have the empty shape \(shape)")
             }
-            guard shape.count <= TensorShape.maximumCount else {
+            guard shape.count <= TensorShape.maximumCount, shape.channels <= maximumSize, shape.height <= maximumSize,
+                  shape.width <= maximumSize else {
                 throw ModelError(node: node.name, "output '\(name)' would have the shape \(shape), too large")
             }
         }
@@ -60,6 +67,10 @@ public enum ShapeInference {
     /// a slice past the end has length 0).
     public static func outputShapes(of node: Node, inputs: [TensorShape]) throws(ModelError) -> [TensorShape] {
         func fail(_ message: String) -> ModelError { ModelError(node: node.name, message) }
+        try checkAttributes(of: node)
+        for shape in inputs where [shape.channels, shape.height, shape.width].contains(where: { $0 < 0 || $0 > maximumSize }) {
+            throw fail("an input has the shape \(shape), too large")
+        }
         guard let first = inputs.first else {
             if case .constant(let shape, _) = node.operation, let tensor = TensorShape(dimensions: shape) {
                 return [tensor]
@@ -87,9 +98,17 @@ public enum ShapeInference {
             guard inputs.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
                 throw fail("concatenates maps of different sizes: \(inputs.map(\.description).joined(separator: ", "))")
             }
-            return [TensorShape(channels: inputs.reduce(0) { $0 + $1.channels }, height: first.height, width: first.width)]
-        case .add, .multiply, .maximum, .minimum, .average:
+            let channels = inputs.reduce(0) { $0 + $1.channels }  // at most count * 2^30
+            return [TensorShape(channels: channels, height: first.height, width: first.width)]
+        case .add, .multiply, .average:
             return [try broadcast(inputs, fail)]
+        case .maximum, .minimum:
+            // Core ML gives these the first input's shape: no broadcasting to a larger one.
+            let shape = try broadcast(inputs, fail)
+            guard shape == first else {
+                throw fail("the first input \(first) must have the full shape \(shape) (Core ML does not broadcast it)")
+            }
+            return [shape]
         case .flatten:
             return [TensorShape(channels: first.count)]
         case .reshape(let target, _):
@@ -109,11 +128,20 @@ public enum ShapeInference {
         case .crop(.edges(let e)):
             return [TensorShape(channels: first.channels, height: first.height - e.top - e.bottom,
                                 width: first.width - e.left - e.right)]
-        case .crop(.like):
+        case .crop(.like(let offset)):
             guard inputs.count == 2 else { throw fail("crops to a reference input, but has \(inputs.count) inputs") }
+            guard offset[0] + inputs[1].height <= first.height, offset[1] + inputs[1].width <= first.width else {
+                throw fail("a \(inputs[1].height)x\(inputs[1].width) crop at offset \(offset) runs past the \(first.height)x\(first.width) input")
+            }
             return [TensorShape(channels: first.channels, height: inputs[1].height, width: inputs[1].width)]
         case .slice(let slice):
             var shape = first
+            let size = switch slice.axis {
+            case .channel: first.channels
+            case .height: first.height
+            case .width: first.width
+            }
+            try checkSliceBounds(slice, size: size, fail)
             switch slice.axis {
             case .channel: shape.channels = sliceLength(first.channels, slice)
             case .height: shape.height = sliceLength(first.height, slice)
@@ -136,13 +164,65 @@ public enum ShapeInference {
             case .w: return [TensorShape(channels: first.channels, height: first.height, width: 1)]
             }
         case .upsample(let upsample):
+            // At most 2^30 * 2^30 each: checked against the size limit after.
             return [TensorShape(channels: first.channels, height: first.height * upsample.scale.height,
                                 width: first.width * upsample.scale.width)]
         case .constant(let shape, _):
             guard let tensor = TensorShape(dimensions: shape) else { throw fail("constant shape \(shape) is not [C, H, W]") }
             return [tensor]
-        case .activation, .batchNorm, .scale, .bias, .lrn, .softmax, .unary, .l2Normalize:
+        case .activation(let activation):
+            try checkPerChannel(activation, channels: first.channels, fail)
             return [first]
+        case .batchNorm(let norm):
+            guard norm.channels == first.channels else {
+                throw fail("normalizes \(norm.channels) channels, its input has \(first.channels)")
+            }
+            return [first]
+        case .scale(let scale):
+            try checkBroadcast(scale.shape, "scale", to: first, fail)
+            if scale.bias != nil { try checkBroadcast(scale.biasShape, "scale bias", to: first, fail) }
+            return [first]
+        case .bias(let bias):
+            try checkBroadcast(bias.shape, "bias", to: first, fail)
+            return [first]
+        case .lrn, .softmax, .unary, .l2Normalize:
+            return [first]
+        }
+    }
+
+    /// PReLU and parametric softplus take one parameter per channel, or one for all.
+    static func checkPerChannel(_ activation: Activation, channels: Int, _ fail: (String) -> ModelError) throws(ModelError) {
+        let parameters: [(Weights, String)] = switch activation {
+        case .prelu(let alpha): [(alpha, "alpha")]
+        case .parametricSoftplus(let alpha, let beta): [(alpha, "alpha"), (beta, "beta")]
+        default: []
+        }
+        for (weights, name) in parameters where weights.count != 1 && weights.count != channels {
+            throw fail("\(name) has \(weights.count) values for \(channels) channels (one per channel, or one)")
+        }
+    }
+
+    /// A scale or bias constant of shape [1], [C], [1, H, W] or [C, H, W] of the input.
+    static func checkBroadcast(_ shape: [Int], _ what: String, to input: TensorShape,
+                               _ fail: (String) -> ModelError) throws(ModelError) {
+        let fits = switch shape.count {
+        case 1: shape[0] == 1 || shape[0] == input.channels
+        case 3: (shape[0] == 1 || shape[0] == input.channels) && shape[1] == input.height && shape[2] == input.width
+        default: false
+        }
+        guard fits else { throw fail("\(what) of shape \(shape) does not fit the input \(input)") }
+    }
+
+    /// Core ML's slice reads `start..<end` of an axis of `size` only where
+    /// it agrees with the Python semantics the model spec states: a positive
+    /// end within the axis (Core ML does not clamp it), and no negative start
+    /// before a positive end (Core ML computes that length differently).
+    static func checkSliceBounds(_ slice: Slice, size: Int, _ fail: (String) -> ModelError) throws(ModelError) {
+        if slice.end > size {
+            throw fail("slice end \(slice.end) is past the axis' \(size) elements")
+        }
+        if slice.start < 0 && slice.end > 0 {
+            throw fail("slice \(slice.start)..<\(slice.end) mixes a negative start with a positive end")
         }
     }
 

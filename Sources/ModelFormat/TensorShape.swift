@@ -28,8 +28,10 @@ public struct TensorShape: Equatable, Hashable, Sendable, CustomStringConvertibl
         return o1 || o2 ? .max : all
     }
 
-    /// The most values one tensor may hold (16 GB of float32).
-    public static let maximumCount = 1 << 32
+    /// The most values one tensor may hold (4 GB of float32): what a model
+    /// for a device can use, and a bound on what a hostile file can make the
+    /// runtime allocate for one tensor.
+    public static let maximumCount = 1 << 30
 
     /// [C, H, W].
     public var dimensions: [Int] { [channels, height, width] }

@@ -3816,7 +3816,7 @@ const ProtobufCMessageDescriptor core_ml__specification__int64_vector__descripto
   (ProtobufCMessageInit) core_ml__specification__int64_vector__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network__field_descriptors[2] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network__field_descriptors[4] =
 {
   {
     "layers",
@@ -3842,15 +3842,42 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network__fi
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "arrayInputShapeMapping",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NeuralNetwork, arrayinputshapemapping),
+    &core_ml__specification__neural_network_multi_array_shape_mapping__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "imageInputShapeMapping",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NeuralNetwork, imageinputshapemapping),
+    &core_ml__specification__neural_network_image_shape_mapping__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__neural_network__field_indices_by_name[] = {
+  2,   /* field[2] = arrayInputShapeMapping */
+  3,   /* field[3] = imageInputShapeMapping */
   0,   /* field[0] = layers */
   1,   /* field[1] = preprocessing */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network__number_ranges[1 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 5, 2 },
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network__descriptor =
 {
@@ -3860,14 +3887,14 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network__descrip
   "CoreML__Specification__NeuralNetwork",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetwork),
-  2,
+  4,
   core_ml__specification__neural_network__field_descriptors,
   core_ml__specification__neural_network__field_indices_by_name,
-  1,  core_ml__specification__neural_network__number_ranges,
+  2,  core_ml__specification__neural_network__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network_classifier__field_descriptors[5] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network_classifier__field_descriptors[7] =
 {
   {
     "layers",
@@ -3889,6 +3916,30 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_cla
     offsetof(CoreML__Specification__NeuralNetworkClassifier, n_preprocessing),
     offsetof(CoreML__Specification__NeuralNetworkClassifier, preprocessing),
     &core_ml__specification__neural_network_preprocessing__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "arrayInputShapeMapping",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NeuralNetworkClassifier, arrayinputshapemapping),
+    &core_ml__specification__neural_network_multi_array_shape_mapping__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "imageInputShapeMapping",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NeuralNetworkClassifier, imageinputshapemapping),
+    &core_ml__specification__neural_network_image_shape_mapping__descriptor,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -3931,18 +3982,21 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_cla
   },
 };
 static const unsigned core_ml__specification__neural_network_classifier__field_indices_by_name[] = {
-  3,   /* field[3] = int64ClassLabels */
-  4,   /* field[4] = labelProbabilityLayerName */
+  2,   /* field[2] = arrayInputShapeMapping */
+  3,   /* field[3] = imageInputShapeMapping */
+  5,   /* field[5] = int64ClassLabels */
+  6,   /* field[6] = labelProbabilityLayerName */
   0,   /* field[0] = layers */
   1,   /* field[1] = preprocessing */
-  2,   /* field[2] = stringClassLabels */
+  4,   /* field[4] = stringClassLabels */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network_classifier__number_ranges[3 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network_classifier__number_ranges[4 + 1] =
 {
   { 1, 0 },
-  { 100, 2 },
-  { 200, 4 },
-  { 0, 5 }
+  { 5, 2 },
+  { 100, 4 },
+  { 200, 6 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network_classifier__descriptor =
 {
@@ -3952,10 +4006,10 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_classifi
   "CoreML__Specification__NeuralNetworkClassifier",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetworkClassifier),
-  5,
+  7,
   core_ml__specification__neural_network_classifier__field_descriptors,
   core_ml__specification__neural_network_classifier__field_indices_by_name,
-  3,  core_ml__specification__neural_network_classifier__number_ranges,
+  4,  core_ml__specification__neural_network_classifier__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network_classifier__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -7556,4 +7610,60 @@ const ProtobufCMessageDescriptor core_ml__specification__clip_layer_params__desc
   1,  core_ml__specification__clip_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__clip_layer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue core_ml__specification__neural_network_multi_array_shape_mapping__enum_values_by_number[2] =
+{
+  { "RANK5_ARRAY_MAPPING", "CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__RANK5_ARRAY_MAPPING", 0 },
+  { "EXACT_ARRAY_MAPPING", "CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__EXACT_ARRAY_MAPPING", 1 },
+};
+static const ProtobufCIntRange core_ml__specification__neural_network_multi_array_shape_mapping__value_ranges[] = {
+{0, 0},{0, 2}
+};
+static const ProtobufCEnumValueIndex core_ml__specification__neural_network_multi_array_shape_mapping__enum_values_by_name[2] =
+{
+  { "EXACT_ARRAY_MAPPING", 1 },
+  { "RANK5_ARRAY_MAPPING", 0 },
+};
+const ProtobufCEnumDescriptor core_ml__specification__neural_network_multi_array_shape_mapping__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.NeuralNetworkMultiArrayShapeMapping",
+  "NeuralNetworkMultiArrayShapeMapping",
+  "CoreML__Specification__NeuralNetworkMultiArrayShapeMapping",
+  "CoreML.Specification",
+  2,
+  core_ml__specification__neural_network_multi_array_shape_mapping__enum_values_by_number,
+  2,
+  core_ml__specification__neural_network_multi_array_shape_mapping__enum_values_by_name,
+  1,
+  core_ml__specification__neural_network_multi_array_shape_mapping__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCEnumValue core_ml__specification__neural_network_image_shape_mapping__enum_values_by_number[2] =
+{
+  { "RANK5_IMAGE_MAPPING", "CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK5_IMAGE_MAPPING", 0 },
+  { "RANK4_IMAGE_MAPPING", "CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK4_IMAGE_MAPPING", 1 },
+};
+static const ProtobufCIntRange core_ml__specification__neural_network_image_shape_mapping__value_ranges[] = {
+{0, 0},{0, 2}
+};
+static const ProtobufCEnumValueIndex core_ml__specification__neural_network_image_shape_mapping__enum_values_by_name[2] =
+{
+  { "RANK4_IMAGE_MAPPING", 1 },
+  { "RANK5_IMAGE_MAPPING", 0 },
+};
+const ProtobufCEnumDescriptor core_ml__specification__neural_network_image_shape_mapping__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.NeuralNetworkImageShapeMapping",
+  "NeuralNetworkImageShapeMapping",
+  "CoreML__Specification__NeuralNetworkImageShapeMapping",
+  "CoreML.Specification",
+  2,
+  core_ml__specification__neural_network_image_shape_mapping__enum_values_by_number,
+  2,
+  core_ml__specification__neural_network_image_shape_mapping__enum_values_by_name,
+  1,
+  core_ml__specification__neural_network_image_shape_mapping__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -65,7 +65,7 @@ enum EveryLayerModel {
             node("crop_like", .crop(.like(offset: [1, 2])), ["conv1", "pool_avg"]),
             node("slice_c", .slice(Slice(axis: .channel, start: 1, end: 3))),
             node("slice_h", .slice(Slice(axis: .height, start: 0, end: -1, stride: 2))),
-            node("slice_w", .slice(Slice(axis: .width, start: -4, end: 8, stride: 3))),
+            node("slice_w", .slice(Slice(axis: .width, start: -5, end: -1, stride: 3))),
             Node(name: "split", operation: .split, inputs: ["conv1"], outputs: ["split_a", "split_b"]),
             node("reduce_sum", .reduce(Reduce(mode: .sum, axes: .chw))),
             node("reduce_avg", .reduce(Reduce(mode: .average, axes: .hw))),

@@ -5,15 +5,20 @@ import TestSupport
 import XCTest
 
 final class RoundTripTests: XCTestCase {
+    /// At specification 4 every layer is written as it is, clip included,
+    /// on Core ML's rank-N path: the array input takes [1, C, H, W] with
+    /// EXACT_ARRAY_MAPPING (what Core ML's validator requires of a network
+    /// with a version-4 layer), outputs [1, C, H, W]; read back, the same model.
     func testEveryLayerKindRoundTrips() throws {
         let model = EveryLayerModel.make()
         XCTAssertNoThrow(try model.validate())
         let path = checkDirectory.appendingPathComponent("every_layer.mlmodel").path
-        try CoreMLWriter.write(model, to: path)
-        try writeExpectation(for: model, specificationVersion: 4, to: checkDirectory.appendingPathComponent("every_layer.expect.json"))
+        try CoreMLWriter.write(model, to: path, minimumSpecificationVersion: 4)
+        try writeExpectation(for: model, specificationVersion: 4, rankN: true,
+                             to: checkDirectory.appendingPathComponent("every_layer.expect.json"))
 
         let file = try CoreMLReader.read(from: path)
-        XCTAssertEqual(file.specificationVersion, 4, "the clip layer needs specification 4")
+        XCTAssertEqual(file.specificationVersion, 4)
         XCTAssertEqual(file.model.nodes.count, model.nodes.count)
         for (read, written) in zip(file.model.nodes, model.nodes) {
             XCTAssertEqual(read, written, "layer \(written.name)")
@@ -21,12 +26,30 @@ final class RoundTripTests: XCTestCase {
         XCTAssertEqual(file.model, model)
     }
 
+    /// By default the lowest version: 1, with the clip written as relu,
+    /// linear(-1), threshold(-max), linear(-1); read back, that lowered model.
+    func testByDefaultClipIsLoweredToSpecificationOne() throws {
+        let model = EveryLayerModel.make()
+        XCTAssertEqual(SpecificationVersion.chosen(for: model), 1)
+        let path = checkDirectory.appendingPathComponent("every_layer_v1.mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let lowered = SpecificationVersion.lowered(model, for: 1)
+        XCTAssertEqual(lowered.nodes.count, model.nodes.count + 3)
+        try writeExpectation(for: lowered, specificationVersion: 1, rankN: false,
+                             to: checkDirectory.appendingPathComponent("every_layer_v1.expect.json"))
+        let file = try CoreMLReader.read(from: path)
+        XCTAssertEqual(file.specificationVersion, 1)
+        XCTAssertEqual(file.model, lowered)
+        XCTAssertFalse(file.model.nodes.contains { if case .activation(.clip) = $0.operation { true } else { false } })
+    }
+
     func testWithoutClipTheLowestSpecificationVersionIsOne() throws {
         let model = EveryLayerModel.make(includeClip: false)
-        XCTAssertEqual(CoreMLWriter.specificationVersion(for: model), 1)
+        XCTAssertEqual(SpecificationVersion.chosen(for: model), 1)
         let path = try temporaryFolder().appendingPathComponent("v1.mlmodel").path
         try CoreMLWriter.write(model, to: path)
         XCTAssertEqual(try CoreMLReader.read(from: path).specificationVersion, 1)
+        XCTAssertEqual(try CoreMLReader.read(from: path).model, model)
     }
 
     func testIntegerLabelsAndCustomFeatureNamesRoundTrip() throws {
@@ -77,7 +100,7 @@ final class RoundTripTests: XCTestCase {
 
     /// Expectations for the coremltools check, written from the model by
     /// test code that does not share the writer's mapping tables.
-    func writeExpectation(for model: Model, specificationVersion: Int, to url: URL) throws {
+    func writeExpectation(for model: Model, specificationVersion: Int, rankN: Bool, to url: URL) throws {
         let layers: [[String: Any]] = model.nodes.map { node in
             var entry: [String: Any] = ["name": node.name, "type": EveryLayerModel.coreMLType(node.operation),
                                         "inputs": node.inputs, "outputs": node.outputs]
@@ -109,8 +132,19 @@ final class RoundTripTests: XCTestCase {
         }
         let expectation: [String: Any] = [
             "specificationVersion": specificationVersion, "kind": "neuralNetwork", "layerCount": model.nodes.count,
-            "inputs": model.inputs.map { ["name": $0.name, "type": "multiArray"] },
-            "outputs": model.outputs.map { ["name": $0.name, "type": "multiArray", "dataType": "DOUBLE"] },
+            "arrayInputShapeMapping": rankN ? "EXACT_ARRAY_MAPPING" : "RANK5_ARRAY_MAPPING",
+            "imageInputShapeMapping": rankN ? "RANK4_IMAGE_MAPPING" : "RANK5_IMAGE_MAPPING",
+            "inputs": model.inputs.map { input -> [String: Any] in
+                guard case .array(let shape) = input.kind else { return ["name": input.name, "type": "image"] }
+                return ["name": input.name, "type": "multiArray", "shape": rankN ? [1] + shape : shape]
+            },
+            "outputs": model.outputs.map { output -> [String: Any] in
+                var entry: [String: Any] = ["name": output.name, "type": "multiArray", "dataType": "DOUBLE"]
+                if !output.shape.isEmpty {
+                    entry["shape"] = rankN ? [1] + output.shape + Array(repeating: 1, count: 3 - output.shape.count) : output.shape
+                }
+                return entry
+            },
             "metadata": ["author": model.metadata.author, "license": model.metadata.license,
                          "shortDescription": model.metadata.shortDescription, "versionString": model.metadata.version,
                          "userDefined": Dictionary(uniqueKeysWithValues: model.metadata.userDefined.map { ($0.key, $0.value) })],

@@ -12,7 +12,7 @@ func convolution(out: Int, kernelChannels: Int, groups: Int = 1, kernel: Size2, 
     var conv = Convolution(outputChannels: out, kernelChannels: kernelChannels, groups: groups, kernel: kernel, stride: stride,
                            dilation: dilation, padding: padding, isDeconvolution: deconvolution, outputShape: outputShape,
                            weights: Weights(unloadedCount: 0))
-    conv.weights = Weights(unloadedCount: conv.expectedWeightCount)
+    conv.weights = Weights(unloadedCount: conv.expectedWeightCount!)
     return .convolution(conv)
 }
 
@@ -114,13 +114,18 @@ final class ShapeInferenceTests: XCTestCase {
             Case("channels do not fit", convolution(out: 6, kernelChannels: 3, groups: 2, kernel: Size2(square: 1)),
                  [shape(8, 5, 5)], error: "expects 3 x 2 groups = 6 input channels, gets 8"),
             Case("zero groups", convolution(out: 6, kernelChannels: 3, groups: 0, kernel: Size2(square: 1)),
-                 [shape(3, 5, 5)], error: "do not split into 0 groups"),
+                 [shape(3, 5, 5)], error: "channel or group count 0 is out of range (1...1073741824)"),
             Case("window larger than the input", convolution(out: 1, kernelChannels: 1, kernel: Size2(square: 3)),
                  [shape(1, 2, 2)], error: "window 3 is larger than the padded input 2"),
             Case("dilated window larger than the input", convolution(out: 1, kernelChannels: 1, kernel: Size2(square: 3), dilation: Size2(square: 4)),
                  [shape(1, 8, 8)], error: "window 9 is larger than the padded input 8"),
             Case("stride 0", convolution(out: 1, kernelChannels: 1, kernel: Size2(square: 1), stride: Size2(1, 0)),
-                 [shape(1, 4, 4)], error: "must be positive"),
+                 [shape(1, 4, 4)], error: "stride 0 is out of range"),
+            Case("deconvolution stride 0", convolution(out: 1, kernelChannels: 1, kernel: Size2(square: 1), stride: Size2(0, 1),
+                                                       deconvolution: true),
+                 [shape(1, 4, 4)], error: "stride 0 is out of range"),
+            Case("input larger than any tensor", convolution(out: 1, kernelChannels: 1, kernel: Size2(square: 1)),
+                 [shape(1, 1 << 31, 4)], error: "an input has the shape 1x2147483648x4, too large"),
         ])
     }
 
@@ -176,7 +181,7 @@ final class ShapeInferenceTests: XCTestCase {
             Case("global of a vector", pooling(Size2(square: 3), Size2(square: 2), global: true), [shape(5)], [shape(5)]),
             Case("window larger than the input", pooling(Size2(square: 3), Size2(square: 1)), [shape(1, 2, 2)],
                  error: "window 3 is larger than the padded input 2"),
-            Case("kernel 0", pooling(Size2(0, 2), Size2(square: 1)), [shape(1, 4, 4)], error: "must be positive"),
+            Case("kernel 0", pooling(Size2(0, 2), Size2(square: 1)), [shape(1, 4, 4)], error: "kernel size 0 is out of range"),
         ])
     }
 
@@ -227,7 +232,8 @@ final class ShapeInferenceTests: XCTestCase {
 
     func testImageInputWithAnEmptySizeIsRejected() {
         for (width, height) in [(0, 227), (227, 0), (-4, 8)] {
-            let model = Model(inputs: [Input(name: "image", kind: .image(ImageInput(width: width, height: height)))], outputs: [], nodes: [])
+            let model = Model(inputs: [Input(name: "image", kind: .image(ImageInput(width: width, height: height)))],
+                              outputs: [Output(name: "r")], nodes: [Node("r", .activation(.relu), input: "image")])
             XCTAssertThrowsError(try model.validate(), "\(width)x\(height)") { error in
                 XCTAssertTrue((error as? ModelError)?.message.hasPrefix("input 'image': ") == true, "\(error)")
             }
@@ -245,7 +251,7 @@ final class ShapeInferenceTests: XCTestCase {
             Case("inner product size mismatch", product(16, 3), [shape(32)], error: "expects 16 input values, gets 32x1x1 = 32"),
 
             Case("concat", .concat, [shape(3, 4, 5), shape(5, 4, 5), shape(1, 4, 5)], [shape(9, 4, 5)]),
-            Case("concat of one", .concat, [shape(3, 4, 5)], [shape(3, 4, 5)]),
+            Case("concat of one", .concat, [shape(3, 4, 5)], error: "has 1 inputs, the operation takes at least 2"),
             Case("concat of different sizes", .concat, [shape(3, 4, 5), shape(3, 4, 6)], error: "concatenates maps of different sizes"),
 
             Case("add, same shapes", .add(constant: 0), [shape(3, 4, 5), shape(3, 4, 5)], [shape(3, 4, 5)]),
@@ -258,7 +264,9 @@ final class ShapeInferenceTests: XCTestCase {
             Case("add, one input", .add(constant: 2), [shape(3, 4, 5)], [shape(3, 4, 5)]),
             Case("multiply", .multiply(constant: 1), [shape(1, 4, 5), shape(2)], [shape(2, 4, 5)]),
             Case("maximum", .maximum, [shape(2, 4, 5), shape(2, 4, 5)], [shape(2, 4, 5)]),
-            Case("minimum", .minimum, [shape(2, 1, 1), shape(2, 4, 5)], [shape(2, 4, 5)]),
+            Case("minimum", .minimum, [shape(2, 4, 5), shape(2, 1, 1)], [shape(2, 4, 5)]),
+            // Core ML gives max and min the first input's shape.
+            Case("minimum, smaller first", .minimum, [shape(2, 1, 1), shape(2, 4, 5)], error: "the first input 2x1x1 must have the full shape 2x4x5"),
             Case("average", .average, [shape(2, 4, 5), shape(1)], [shape(2, 4, 5)]),
             Case("add, channel mismatch", .add(constant: 0), [shape(3, 4, 5), shape(2, 4, 5)], error: "cannot combine shapes 3x4x5 and 2x4x5"),
             Case("add, width mismatch", .add(constant: 0), [shape(3, 4, 5), shape(3, 4, 4)], error: "cannot combine shapes"),
@@ -273,11 +281,13 @@ final class ShapeInferenceTests: XCTestCase {
             Case("flatten a vector", .flatten(.channelFirst), [shape(7)], [shape(7)]),
 
             Case("reshape to [C, H, W]", .reshape(targetShape: [6, 2, 2], order: .channelFirst), [shape(2, 3, 4)], [shape(6, 2, 2)]),
-            Case("reshape to [C]", .reshape(targetShape: [24], order: .channelLast), [shape(2, 3, 4)], [shape(24)]),
+            Case("reshape to [C, 1, 1]", .reshape(targetShape: [24, 1, 1], order: .channelLast), [shape(2, 3, 4)], [shape(24)]),
+            // Core ML's validator: a reshape target has 3 or 4 dimensions.
+            Case("reshape to [C]", .reshape(targetShape: [24], order: .channelLast), [shape(2, 3, 4)], error: "reshape target [24] is not [C, H, W]"),
             Case("reshape a vector to a map", .reshape(targetShape: [1, 4, 6], order: .channelFirst), [shape(24)], [shape(1, 4, 6)]),
             Case("reshape, wrong count", .reshape(targetShape: [5, 1, 1], order: .channelFirst), [shape(2, 3, 4)],
                  error: "cannot reshape 2x3x4 (24 values) to [5, 1, 1]"),
-            Case("reshape to 2 dimensions", .reshape(targetShape: [2, 12], order: .channelFirst), [shape(2, 3, 4)], error: "cannot reshape"),
+            Case("reshape to 2 dimensions", .reshape(targetShape: [2, 12], order: .channelFirst), [shape(2, 3, 4)], error: "is not [C, H, W]"),
 
             // dims = [1, C, H, W] = [1, 2, 3, 4]; output = dims[axes[1]], dims[axes[2]], dims[axes[3]]
             Case("permute, identity", .permute(axes: [0, 1, 2, 3]), [shape(2, 3, 4)], [shape(2, 3, 4)]),
@@ -298,7 +308,13 @@ final class ShapeInferenceTests: XCTestCase {
             Case("crop edges", .crop(.edges(Edges(top: 1, bottom: 2, left: 3, right: 4))), [shape(3, 10, 12)], [shape(3, 7, 5)]),
             Case("crop like a reference", .crop(.like(offset: [1, 2])), [shape(3, 10, 12), shape(7, 6, 8)], [shape(3, 6, 8)]),
             Case("crop like without a reference", .crop(.like(offset: [0, 0])), [shape(3, 10, 12)],
-                 error: "crops to a reference input, but has 1 inputs"),
+                 error: "has 1 inputs, the operation takes 2"),
+            Case("crop like past the input", .crop(.like(offset: [5, 2])), [shape(3, 10, 12), shape(7, 6, 8)],
+                 error: "a 6x8 crop at offset [5, 2] runs past the 10x12 input"),
+            Case("crop like, one offset", .crop(.like(offset: [1])), [shape(3, 10, 12), shape(7, 6, 8)],
+                 error: "crop offset [1] is not [top, left]"),
+            Case("crop edges with a reference", .crop(.edges(Edges(all: 1))), [shape(3, 10, 12), shape(7, 6, 8)],
+                 error: "has 2 inputs, the operation takes 1"),
 
             Case("upsample", .upsample(Upsample(scale: Size2(2, 3))), [shape(3, 4, 5)], [shape(3, 8, 15)]),
             Case("upsample bilinear", .upsample(Upsample(scale: Size2(square: 2), mode: .bilinear)), [shape(1, 1, 1)], [shape(1, 2, 2)]),
@@ -306,8 +322,8 @@ final class ShapeInferenceTests: XCTestCase {
     }
 
     // Slice (Op.swift): start..<end by stride; negative indices count from the end as in Python
-    // (start = max(size + start, 0), end = size + end, so -1 stops before the last element); ends past the
-    // axis are clamped. length = ceil((end - start) / stride), 0 when empty.
+    // (start = max(size + start, 0), end = size + end, so -1 stops before the last element).
+    // length = ceil((end - start) / stride), 0 when empty.
     func testSlice() {
         func slice(_ axis: ModelFormat.Slice.Axis, _ start: Int, _ end: Int, _ stride: Int = 1) -> Op {
             .slice(ModelFormat.Slice(axis: axis, start: start, end: end, stride: stride))
@@ -319,18 +335,21 @@ final class ShapeInferenceTests: XCTestCase {
             Case("negative start and end", slice(.channel, -4, -1), [shape(10, 4, 4)], [shape(3, 4, 4)]),
             Case("end -1 leaves out the last", slice(.channel, 0, -1), [shape(10, 4, 4)], [shape(9, 4, 4)]),
             Case("end -2", slice(.channel, 1, -2), [shape(10, 4, 4)], [shape(7, 4, 4)]),
-            Case("end past the axis is clamped", slice(.channel, 0, 100), [shape(10, 4, 4)], [shape(10, 4, 4)]),
-            Case("start before the axis is clamped", slice(.channel, -20, 100), [shape(10, 4, 4)], [shape(10, 4, 4)]),
+            // Core ML does not clamp an end past the axis, and computes a negative
+            // start before a positive end differently: both refused.
+            Case("end past the axis", slice(.channel, 0, 100), [shape(10, 4, 4)], error: "slice end 100 is past the axis' 10 elements"),
+            Case("start before the axis, end past it", slice(.channel, -20, 100), [shape(10, 4, 4)], error: "is past the axis"),
             Case("start before the axis, negative end", slice(.channel, -20, -1), [shape(10, 4, 4)], [shape(9, 4, 4)]),
             Case("every other, to the end", slice(.channel, 0, 10, 2), [shape(10, 4, 4)], [shape(5, 4, 4)]),
-            Case("every third from the last four", slice(.channel, -4, 10, 3), [shape(10, 4, 4)], [shape(2, 4, 4)]),
+            Case("negative start, positive end", slice(.channel, -4, 10, 3), [shape(10, 4, 4)],
+                 error: "slice -4..<10 mixes a negative start with a positive end"),
             Case("height", slice(.height, 0, 5), [shape(3, 10, 4)], [shape(3, 5, 4)]),
             Case("width, stride 2, end -1", slice(.width, 3, -1, 2), [shape(3, 4, 10)], [shape(3, 4, 3)]),
             Case("empty range", slice(.channel, 5, 5), [shape(10, 4, 4)], [shape(0, 4, 4)]),
             Case("end 0", slice(.channel, 0, 0), [shape(10, 4, 4)], [shape(0, 4, 4)]),
-            Case("start past the end", slice(.channel, 12, 100), [shape(10, 4, 4)], [shape(0, 4, 4)]),
+            Case("start past the end", slice(.channel, 12, 10), [shape(10, 4, 4)], [shape(0, 4, 4)]),
             Case("end before start", slice(.channel, -2, -5), [shape(10, 4, 4)], [shape(0, 4, 4)]),
-            Case("stride 0", slice(.channel, 0, 4, 0), [shape(10, 4, 4)], [shape(0, 4, 4)]),
+            Case("stride 0", slice(.channel, 0, 4, 0), [shape(10, 4, 4)], error: "slice stride 0 is out of range"),
         ])
     }
 
@@ -348,12 +367,12 @@ final class ShapeInferenceTests: XCTestCase {
             Case("reduce W", .reduce(Reduce(mode: .argmax, axes: .w)), [shape(3, 4, 5)], [shape(3, 4, 1)]),
 
             Case("constant [C, H, W]", .constant(shape: [2, 3, 4], data: Weights(unloadedCount: 24)), [], [shape(2, 3, 4)]),
-            Case("constant [C]", .constant(shape: [5], data: Weights(unloadedCount: 5)), [], [shape(5)]),
-            Case("constant with an input", .constant(shape: [2, 3, 4], data: Weights(unloadedCount: 24)), [shape(9)], [shape(2, 3, 4)]),
-            Case("constant [C, H]", .constant(shape: [2, 3], data: Weights(unloadedCount: 6)), [], error: "has no input"),
-            Case("constant [C, H] with an input", .constant(shape: [2, 3], data: Weights(unloadedCount: 6)), [shape(1)],
-                 error: "constant shape [2, 3] is not [C, H, W]"),
-            Case("no input", .softmax, [], error: "has no input"),
+            // Core ML's validator: a load constant layer is 3-D.
+            Case("constant [C]", .constant(shape: [5], data: Weights(unloadedCount: 5)), [], error: "constant shape [5] is not [C, H, W]"),
+            Case("constant with an input", .constant(shape: [2, 3, 4], data: Weights(unloadedCount: 24)), [shape(9)],
+                 error: "has 1 inputs, the operation takes 0"),
+            Case("constant [C, H]", .constant(shape: [2, 3], data: Weights(unloadedCount: 6)), [], error: "constant shape [2, 3] is not [C, H, W]"),
+            Case("no input", .softmax, [], error: "has 0 inputs, the operation takes 1"),
         ])
     }
 

@@ -146,7 +146,9 @@ final class ValidationTests: XCTestCase {
     func testOtherWeightCounts() {
         let input = Input(name: "x", kind: .array(shape: [3, 2, 2]))
         func model(_ operation: Op) -> Model {
-            Model(inputs: [input], outputs: [], nodes: [Node("layer", operation, input: "x")])
+            let inputs = if case .constant = operation { [String]() } else { ["x"] }
+            return Model(inputs: [input], outputs: [Output(name: "layer")],
+                         nodes: [Node(name: "layer", operation: operation, inputs: inputs, outputs: ["layer"])])
         }
         let cases: [(String, Op, String)] = [
             ("scale", .scale(Scale(shape: [3], scale: Self.filled(2))), "layer 'layer': scale has 2 values, expected 3"),

@@ -1,3 +1,4 @@
+import CoreMLBackend
 import XCTest
 
 /// One test per fixture in Tests/Fixtures/runtime (see its README for the
@@ -25,6 +26,15 @@ final class LayerParityTests: XCTestCase {
     func testChainCaffe() throws { try checkParity("chain_caffe") }
     func testClassifier() throws { try checkParity("classifier") }
     func testClip() throws { try checkParity("clip") }
+    /// The clip as the writer expresses it below specification 4 (relu or
+    /// threshold, linear -1, threshold, linear -1) computes numpy's clip too.
+    func testClipLoweredToSpecificationOne() throws {
+        try checkParity("clip") { model in
+            let lowered = SpecificationVersion.lowered(model, for: 1)
+            XCTAssertEqual(lowered.nodes.map(\.operation.kindName), ["unary", "activation", "unary", "activation"])
+            return lowered
+        }
+    }
     func testConcat() throws { try checkParity("concat") }
     func testConv1x1() throws { try checkParity("conv_1x1") }
     func testConvDepthwise() throws { try checkParity("conv_depthwise") }

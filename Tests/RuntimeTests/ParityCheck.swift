@@ -1,3 +1,4 @@
+import CoreMLBackend
 import Foundation
 import ModelFormat
 import Runtime
@@ -9,9 +10,13 @@ let runtimeFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/runt
 /// Runs `Tests/Fixtures/runtime/<name>/model.mlmodel` (written by coremltools)
 /// on its inputs and compares every output with the reference computed by
 /// OpenCV dnn, TensorFlow or numpy: |ours - ref| <= 1e-4 * max(1, |ref|).
-func checkParity(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+/// `rewrite`, when given, changes the model read before it runs (to check
+/// that a rewriting computes the same).
+func checkParity(_ name: String, rewrite: ((Model) -> Model)? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
     let folder = runtimeFixtures.appendingPathComponent(name)
-    let network = try Network(contentsOf: folder.appendingPathComponent("model.mlmodel").path)
+    var model = try CoreMLReader.read(from: folder.appendingPathComponent("model.mlmodel").path).model
+    if let rewrite { model = rewrite(model) }
+    let network = try Network(model)
     var inputs: [String: InputValue] = [:]
     for input in network.model.inputs {
         let (shape, values) = try NumpyFile.read(path: folder.appendingPathComponent("input_\(input.name).npy").path)

@@ -167,6 +167,23 @@ typedef enum _CoreML__Specification__SliceLayerParams__SliceAxis {
   CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS)
 } CoreML__Specification__SliceLayerParams__SliceAxis;
+/*
+ * How inputs map to the network's tensors. The defaults (RANK5) are the
+ * iOS 11/12 execution path, where every tensor is [Seq, Batch, C, H, W]; a
+ * network with a layer added in specification 4 must use EXACT_ARRAY_MAPPING
+ * (an array input keeps its rank) and, with RANK4_IMAGE_MAPPING, images are
+ * [Batch, C, H, W]: Core ML's validator refuses the RANK5 array mapping then.
+ */
+typedef enum _CoreML__Specification__NeuralNetworkMultiArrayShapeMapping {
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__RANK5_ARRAY_MAPPING = 0,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__EXACT_ARRAY_MAPPING = 1
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING)
+} CoreML__Specification__NeuralNetworkMultiArrayShapeMapping;
+typedef enum _CoreML__Specification__NeuralNetworkImageShapeMapping {
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK5_IMAGE_MAPPING = 0,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK4_IMAGE_MAPPING = 1
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING)
+} CoreML__Specification__NeuralNetworkImageShapeMapping;
 
 /* --- messages --- */
 
@@ -381,10 +398,12 @@ struct  CoreML__Specification__NeuralNetwork
   CoreML__Specification__NeuralNetworkLayer **layers;
   size_t n_preprocessing;
   CoreML__Specification__NeuralNetworkPreprocessing **preprocessing;
+  CoreML__Specification__NeuralNetworkMultiArrayShapeMapping arrayinputshapemapping;
+  CoreML__Specification__NeuralNetworkImageShapeMapping imageinputshapemapping;
 };
 #define CORE_ML__SPECIFICATION__NEURAL_NETWORK__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__neural_network__descriptor) \
-    , 0,NULL, 0,NULL }
+    , 0,NULL, 0,NULL, CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__RANK5_ARRAY_MAPPING, CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK5_IMAGE_MAPPING }
 
 
 typedef enum {
@@ -401,6 +420,8 @@ struct  CoreML__Specification__NeuralNetworkClassifier
   CoreML__Specification__NeuralNetworkLayer **layers;
   size_t n_preprocessing;
   CoreML__Specification__NeuralNetworkPreprocessing **preprocessing;
+  CoreML__Specification__NeuralNetworkMultiArrayShapeMapping arrayinputshapemapping;
+  CoreML__Specification__NeuralNetworkImageShapeMapping imageinputshapemapping;
   char *labelprobabilitylayername;
   CoreML__Specification__NeuralNetworkClassifier__ClassLabelsCase class_labels_case;
   union {
@@ -410,7 +431,7 @@ struct  CoreML__Specification__NeuralNetworkClassifier
 };
 #define CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__neural_network_classifier__descriptor) \
-    , 0,NULL, 0,NULL, (char *)protobuf_c_empty_string, CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS__NOT_SET, {0} }
+    , 0,NULL, 0,NULL, CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__RANK5_ARRAY_MAPPING, CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK5_IMAGE_MAPPING, (char *)protobuf_c_empty_string, CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS__NOT_SET, {0} }
 
 
 typedef enum {
@@ -2655,6 +2676,8 @@ typedef void (*CoreML__Specification__ClipLayerParams_Closure)
 
 /* --- descriptors --- */
 
+extern const ProtobufCEnumDescriptor    core_ml__specification__neural_network_multi_array_shape_mapping__descriptor;
+extern const ProtobufCEnumDescriptor    core_ml__specification__neural_network_image_shape_mapping__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__model__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__model_description__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__metadata__descriptor;

@@ -1,0 +1,89 @@
+import ModelFormat
+
+/// Which Core ML specification version a model is written at, and the
+/// rewriting that lets it be written lower.
+///
+/// | version | iOS / macOS / tvOS / watchOS | what needs it here |
+/// |---|---|---|
+/// | 1 | 11 / 10.13 / 11 / 4 | every layer this toolkit writes, clip lowered |
+/// | 4 | 13 / 10.15 / 13 / 6 | the clip layer, written as one layer |
+///
+/// A network holding a layer added in version 4 runs on Core ML's
+/// rank-N path: its array inputs must use `EXACT_ARRAY_MAPPING` and take a
+/// rank-4 shape for its convolutions (the validator refuses the RANK5
+/// mapping then), so the writer gives every array feature a leading batch
+/// axis ([1, C, H, W]; a vector [C] is [1, C, 1, 1]) and image inputs
+/// `RANK4_IMAGE_MAPPING`.
+public enum SpecificationVersion {
+    /// The version `model` is written at, given the lowest the caller
+    /// accepts: clip stays a clip layer only at version 4 and above.
+    public static func chosen(for model: Model, minimum: Int32 = 1) -> Int32 {
+        max(minimum, 1)
+    }
+
+    /// Whether `operation` is a layer added in version 4 as written at
+    /// `version` (Core ML then interprets every tensor as rank N).
+    static func isVersion4Layer(_ operation: Op, at version: Int32) -> Bool {
+        if case .activation(.clip) = operation { return version >= 4 }
+        return false
+    }
+
+    /// Whether the network is written for Core ML's rank-N path.
+    static func usesRankN(_ model: Model, at version: Int32) -> Bool {
+        model.nodes.contains { isVersion4Layer($0.operation, at: version) }
+    }
+
+    /// `model` with every layer that `version` cannot hold written with
+    /// older layers: below version 4, `clip(min, max)` becomes
+    ///
+    ///     x -> max(x, min)   (relu when min is 0, unary threshold otherwise)
+    ///       -> linear(-1)    (-y)
+    ///       -> max(., -max)  (unary threshold: -min(y, max))
+    ///       -> linear(-1)    (min(y, max))
+    ///
+    /// as coremltools' iOS 11 converters wrote ReLU6. The last layer keeps
+    /// the clip's name and output tensor; the others are named
+    /// `<name>__lower_max`, `__neg`, `__min`, made unique if taken. An
+    /// infinite bound drops its half.
+    public static func lowered(_ model: Model, for version: Int32) -> Model {
+        guard version < 4, model.nodes.contains(where: { if case .activation(.clip) = $0.operation { true } else { false } }) else {
+            return model
+        }
+        var taken = Set(model.nodes.map(\.name))
+        for input in model.inputs { taken.insert(input.name) }
+        for node in model.nodes { taken.formUnion(node.outputs) }
+        func fresh(_ base: String) -> String {
+            var name = base, suffix = 1
+            while taken.contains(name) {
+                suffix += 1
+                name = "\(base)\(suffix)"
+            }
+            taken.insert(name)
+            return name
+        }
+        var result = model
+        result.nodes = model.nodes.flatMap { node -> [Node] in
+            guard case .activation(.clip(let low, let high)) = node.operation, let input = node.inputs.first,
+                  let output = node.outputs.first else { return [node] }
+            var steps: [Op] = []
+            if low > -.infinity { steps.append(low == 0 ? .activation(.relu) : .unary(Unary(kind: .threshold, alpha: low))) }
+            if high < .infinity {
+                steps += [.activation(.linear(alpha: -1, beta: 0)), .unary(Unary(kind: .threshold, alpha: -high)),
+                          .activation(.linear(alpha: -1, beta: 0))]
+            }
+            // Both bounds infinite: the identity, as a linear layer.
+            if steps.isEmpty { steps = [.activation(.linear(alpha: 1, beta: 0))] }
+            let suffixes = steps.count == 4 ? ["__lower_max", "__neg", "__min"] : steps.count == 3 ? ["__neg", "__min"] : []
+            var nodes: [Node] = []
+            var source = input
+            for (index, step) in steps.enumerated() {
+                let isLast = index == steps.count - 1
+                let name = isLast ? node.name : fresh(node.name + suffixes[index])
+                nodes.append(Node(name: name, operation: step, inputs: [source], outputs: [isLast ? output : name]))
+                source = name
+            }
+            return nodes
+        }
+        return result
+    }
+}
