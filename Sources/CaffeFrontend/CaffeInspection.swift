@@ -156,7 +156,8 @@ public enum CaffeInspection {
                     return WeightsBlob(shape: shape, precision: "float32", values: Weights(values))
                 }
                 let shape = try file.shape(of: dataset)
-                return WeightsBlob(shape: shape, precision: "float32", values: Weights(unloadedCount: shape.reduce(1, *)))
+                guard let count = shape.checkedProduct else { throw CaffeError("\(path): \(dataset) has the shape \(shape), too large") }
+                return WeightsBlob(shape: shape, precision: "float32", values: Weights(unloadedCount: count))
             }
             layers.append(WeightsLayer(name: layer, type: "", bottoms: [], tops: [], blobs: blobs))
         }

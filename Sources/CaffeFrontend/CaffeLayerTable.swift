@@ -47,6 +47,11 @@ enum CaffeLayerTable {
         let pad = windowSize(CArrays.array(p.pad, p.n_pad), h: p.has_pad_h != 0 || p.has_pad_w != 0 ? p.pad_h : nil,
                              w: p.has_pad_h != 0 || p.has_pad_w != 0 ? p.pad_w : nil, default: 0)
         let dilation = windowSize(CArrays.array(p.dilation, p.n_dilation), h: nil, w: nil, default: 1)
+        let limit = ShapeInference.maximumSize
+        for (name, size) in [("kernel size", kernel), ("stride", stride), ("dilation", dilation)] where !(1...limit).contains(size.height) || !(1...limit).contains(size.width) {
+            throw b.fail("\(name) \(size.height)x\(size.width) is out of range (1...\(limit))")
+        }
+        guard pad.height <= limit, pad.width <= limit else { throw b.fail("padding \(pad.height)x\(pad.width) is out of range (0...\(limit))") }
         let groups = Int(p.group)
         let outputs = Int(p.num_output)
         let inputChannels = b.inputShape.channels
@@ -62,7 +67,8 @@ enum CaffeLayerTable {
         let edges = Edges(top: pad.height, bottom: pad.height, left: pad.width, right: pad.width)
         var outputShape: [Int] = []
         if isDeconvolution {
-            // Caffe: (in - 1) * stride + dilation * (k - 1) + 1 - 2 * pad, stated explicitly for Core ML.
+            // Caffe: (in - 1) * stride + dilation * (k - 1) + 1 - 2 * pad, stated explicitly for Core ML
+            // (each term at most 2^60: the sizes are bounded above).
             func size(_ input: Int, _ k: Int, _ s: Int, _ d: Int, _ p: Int) -> Int { (input - 1) * s + d * (k - 1) + 1 - 2 * p }
             outputShape = [size(b.inputShape.height, kernel.height, stride.height, dilation.height, pad.height),
                            size(b.inputShape.width, kernel.width, stride.width, dilation.width, pad.width)]

@@ -53,7 +53,9 @@ struct CaffeNet {
     enum Format: String { case current = "Caffe net", legacyV1 = "Caffe V1 net" }
 
     var format: Format
-    var inputs: [(name: String, shape: [Int])]
+    /// Inputs declared at the top (`input:`), with the byte offset of their
+    /// `input_shape` in the text when they have one (for error locations).
+    var inputs: [(name: String, shape: [Int], offset: Int?)]
     var layers: [CaffeLayer]
     let decoded: Decoded<NetParameter>
     /// The prototxt itself, kept alive by `decoded`, for line numbers.
@@ -68,20 +70,27 @@ struct CaffeNet {
         let legacy = CArrays.buffer(net.layers, net.n_layers).compactMap { $0 }
         format = legacy.isEmpty ? .current : .legacyV1
         layers = current.map { Self.layer($0, decoded) } + legacy.map { Self.layer($0, decoded) }
-        inputs = try Self.declaredInputs(net)
+        inputs = try Self.declaredInputs(net, decoded)
     }
 
     /// `input: "data"` with four `input_dim`s, or with an `input_shape`.
-    static func declaredInputs(_ net: NetParameter) throws -> [(name: String, shape: [Int])] {
+    static func declaredInputs(_ net: NetParameter, _ decoded: Decoded<NetParameter>) throws -> [(name: String, shape: [Int], offset: Int?)] {
         let names = CArrays.strings(net.input, net.n_input)
         let shapes = CArrays.buffer(net.input_shape, net.n_input_shape)
         let dims = CArrays.array(net.input_dim, net.n_input_dim).map { Int($0) }
-        var inputs: [(name: String, shape: [Int])] = []
+        // Four per input, no more: a fifth would be dropped without a word.
+        let usingDims = max(names.count - shapes.count, 0)
+        guard dims.isEmpty || dims.count == 4 * usingDims else {
+            throw CaffeError("the net lists \(dims.count) input_dim values for \(usingDims) input(s) without input_shape: "
+                             + "Caffe takes exactly 4 (N, C, H, W) per input")
+        }
+        var inputs: [(name: String, shape: [Int], offset: Int?)] = []
         for (index, name) in names.enumerated() {
             if index < shapes.count, let shape = shapes[index] {
-                inputs.append((name, CArrays.array(shape.pointee.dim, shape.pointee.n_dim).map { Int($0) }))
-            } else if dims.count >= 4 * (index + 1) {
-                inputs.append((name, Array(dims[4 * index..<4 * index + 4])))
+                inputs.append((name, CArrays.array(shape.pointee.dim, shape.pointee.n_dim).map { Int($0) }, decoded.offset(of: shape)))
+            } else if dims.count >= 4 * (index - shapes.count + 1) {
+                let start = 4 * (index - shapes.count)
+                inputs.append((name, Array(dims[start..<start + 4]), nil))
             } else {
                 throw CaffeError("input '\(name)' has no shape (input_dim or input_shape)")
             }

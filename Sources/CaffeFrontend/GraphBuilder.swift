@@ -31,7 +31,14 @@ struct GraphBuilder {
     }
 
     mutating func build() throws -> Model {
-        for (name, shape) in net.inputs { try addInput(name, shape) }
+        for (name, shape, offset) in net.inputs {
+            do {
+                try addInput(name, shape)
+            } catch let error as CaffeError {
+                let line = offset.map { ":\(lineAndColumn(of: $0, in: net.text).line)" } ?? ""
+                throw CaffeError("\(deployPath)\(line): \(error.message)")
+            }
+        }
         for layer in net.layers where !layer.isTrainingOnly {
             do {
                 try add(layer)
@@ -62,7 +69,10 @@ struct GraphBuilder {
         let dims = shape.count == 4 || shape.count == 2 ? Array(shape.dropFirst()) : shape
         guard shape.first.map({ $0 == 1 || shape.count == 3 }) ?? false || shape.count == 3,
               dims.count == 3 || dims.count == 1, dims.allSatisfy({ $0 > 0 }) else {
-            throw CaffeError("\(deployPath): input '\(name)' has the shape \(shape); expected [1, C, H, W] or [1, C]")
+            throw CaffeError("input '\(name)' has the shape \(shape); expected [1, C, H, W] or [1, C]")
+        }
+        guard dims.allSatisfy({ $0 <= ShapeInference.maximumSize }), let count = dims.checkedProduct, count <= TensorShape.maximumCount else {
+            throw CaffeError("input '\(name)' has the shape \(shape), too large")
         }
         inputs.append(Input(name: name, kind: .array(shape: dims)))
         current[name] = name

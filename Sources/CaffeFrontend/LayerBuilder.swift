@@ -33,7 +33,7 @@ struct LayerBuilder {
         guard index < blobs.count else {
             throw fail("needs \(what) of shape \(shape) (blob \(index)), but the weights have \(blobs.count) blob(s) for this layer")
         }
-        guard blobs[index].count == shape.reduce(1, *) else {
+        guard blobs[index].count == shape.checkedProduct else {
             throw fail("\(what) (blob \(index)) has shape \(blobs[index].shape), the deploy definition needs \(shape)")
         }
         return blobs[index].values

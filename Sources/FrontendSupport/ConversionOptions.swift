@@ -54,7 +54,7 @@ public struct ConversionOptions: Sendable {
                 throw ModelError("input '\(name)' cannot be an image: its shape \(inputs[index].kind) is not [1 or 3, H, W]")
             }
             let colorSpace: ColorSpace = shape[0] == 1 ? .grayscale : isBGR ? .bgr : .rgb
-            if let meanImage, meanImage.count != shape.reduce(1, *) {
+            if let meanImage, meanImage.count != shape.checkedProduct {
                 throw ModelError("the mean image has \(meanImage.count) values; input '\(name)' has \(shape[0])x\(shape[1])x\(shape[2])")
             }
             inputs[index].kind = .image(ImageInput(

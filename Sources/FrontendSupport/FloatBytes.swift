@@ -36,7 +36,10 @@ public struct FloatBytes: @unchecked Sendable {
     /// give `Weights(unloadedCount:)` for them, as a structure-only read of
     /// a model file does.
     public init(unloadedCount count: Int) {
-        source = .unloaded(4 * count)
+        // A count no file can hold (2^62 values) is kept saturated: the
+        // model's validation then refuses the layer, nothing traps here.
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: 4)
+        source = .unloaded(overflow ? Int.max : bytes)
     }
 
     /// Whether the values are there (`withBytes` has nothing otherwise).

@@ -29,8 +29,10 @@ public struct ModelStatistics: Equatable, Sendable {
         parameterCount = model.nodes.reduce(0) { $0 + $1.operation.parameterCount }
         let shapes = (try? ShapeInference.shapes(of: model)) ?? [:]
         self.shapes = shapes
+        // Saturating: a hostile file's attributes must not trap a summary.
         multiplyAccumulates = model.nodes.reduce(0) { total, node in
-            total + node.multiplyAccumulates(outputShape: node.outputs.first.flatMap { shapes[$0] })
+            let (sum, overflow) = total.addingReportingOverflow(node.multiplyAccumulates(outputShape: node.outputs.first.flatMap { shapes[$0] }))
+            return overflow ? .max : sum
         }
     }
 
@@ -48,22 +50,24 @@ extension Op {
 }
 
 extension Node {
-    /// Multiply-accumulates of the layer, given its output shape.
+    /// Multiply-accumulates of the layer, given its output shape (Int.max
+    /// when the count overflows).
     public func multiplyAccumulates(outputShape: TensorShape?) -> Int {
+        let factors: [Int]
         switch operation {
         case .convolution(let c):
-            guard let shape = outputShape else { return 0 }
-            if c.isDeconvolution {
-                // Every input pixel meets every weight once; the input is
-                // about the output divided by the stride.
-                return c.weights.count * (shape.height / c.stride.height) * (shape.width / c.stride.width)
-            }
-            // Every output value takes one kernel's worth of products.
-            return shape.count * c.kernelChannels * c.kernel.height * c.kernel.width
+            guard let shape = outputShape, c.stride.height > 0, c.stride.width > 0 else { return 0 }
+            // A deconvolution: every input pixel meets every weight once, and
+            // the input is about the output divided by the stride. A
+            // convolution: every output value takes one kernel's worth.
+            factors = c.isDeconvolution ? [c.weights.count, shape.height / c.stride.height, shape.width / c.stride.width]
+                                        : [shape.count, c.kernelChannels, c.kernel.height, c.kernel.width]
         case .innerProduct(let p):
-            return p.inputChannels * p.outputChannels
+            factors = [p.inputChannels, p.outputChannels]
         default:
             return 0
         }
+        guard factors.allSatisfy({ $0 >= 0 }) else { return 0 }
+        return factors.checkedProduct ?? .max
     }
 }

@@ -46,7 +46,8 @@ struct KerasWalk {
     mutating func build() throws -> Model {
         var inputs: [Input] = []
         for name in graph.inputNames {
-            guard let shape = graph.inputShapes[name], shape.allSatisfy({ $0 > 0 }), shape.count == 3 || shape.count == 1 else {
+            guard let shape = graph.inputShapes[name], shape.allSatisfy({ $0 > 0 && $0 <= ShapeInference.maximumSize }),
+                  shape.count == 3 || shape.count == 1 else {
                 throw KerasError("\(file.path): input '\(name)' has the shape \(graph.inputShapes[name] ?? []); expected (H, W, C) or (N,) with known sizes")
             }
             let dims = shape.count == 3 ? [shape[2], shape[0], shape[1]] : shape
@@ -58,7 +59,7 @@ struct KerasWalk {
             do {
                 try add(layer)
             } catch let error as ModelError {
-                throw KerasError("\(file.path): layer '\(layer.name)' (\(layer.className)): \(error.message)")
+                throw KerasError("\(file.path): layer '\(layer.name)' (\(layer.className)): \(error.message.dropping(layer: layer.name))")
             } catch let error as KerasError {
                 throw KerasError("\(file.path): layer '\(layer.name)' (\(layer.className)): \(error.message)")
             }

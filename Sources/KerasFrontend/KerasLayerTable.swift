@@ -1,3 +1,4 @@
+import Foundation
 import FrontendSupport
 import ModelFormat
 
@@ -18,16 +19,73 @@ struct KerasBuilder {
 
     func fail(_ message: String) -> KerasError { KerasError(message) }
 
-    func int(_ key: String) -> Int? { config[key] as? Int }
-    func float(_ key: String) -> Float? { (config[key] as? Double).map(Float.init) ?? (config[key] as? Int).map(Float.init) }
-    func string(_ key: String) -> String? { config[key] as? String }
-    func bool(_ key: String) -> Bool? { config[key] as? Bool }
+    // The config's values: nil when absent (or null), an error when present
+    // with another type: a default used in place of a value the file states
+    // (a pool size of 1e30, say) would be a silently different model.
+
+    func int(_ key: String) throws -> Int? {
+        guard let value = present(key) else { return nil }
+        guard let int = Self.integer(value) else { throw fail("'\(key)' is \(value), not an integer") }
+        return int
+    }
+
+    func float(_ key: String) throws -> Float? {
+        guard let value = present(key) else { return nil }
+        guard let number = Self.number(value), number.isFinite else { throw fail("'\(key)' is \(value), not a finite number") }
+        return Float(number)
+    }
+
+    func string(_ key: String) throws -> String? {
+        guard let value = present(key) else { return nil }
+        guard let string = value as? String else { throw fail("'\(key)' is not a name: \(Self.brief(value))") }
+        return string
+    }
+
+    func bool(_ key: String) throws -> Bool? {
+        guard let value = present(key) else { return nil }
+        guard let bool = value as? Bool else { throw fail("'\(key)' is \(value), not true or false") }
+        return bool
+    }
 
     /// `[h, w]` (or a single int) as a Size2.
-    func pair(_ key: String, default value: Int) -> Size2 {
-        if let list = config[key] as? [Int], list.count == 2 { return Size2(list[0], list[1]) }
-        if let single = config[key] as? Int { return Size2(square: single) }
-        return Size2(square: value)
+    func pair(_ key: String, default fallback: Int) throws -> Size2 {
+        guard let value = present(key) else { return Size2(square: fallback) }
+        if let single = Self.integer(value) { return Size2(square: single) }
+        if let list = value as? [Any], list.count == 2, let h = Self.integer(list[0]), let w = Self.integer(list[1]) {
+            return Size2(h, w)
+        }
+        throw fail("'\(key)' is \(Self.brief(value)), not one integer or two")
+    }
+
+    private func present(_ key: String) -> Any? {
+        guard let value = config[key], !(value is NSNull) else { return nil }
+        return value
+    }
+
+    /// A JSON number that is a whole number an Int holds (not true or false).
+    static func integer(_ value: Any) -> Int? {
+        guard !isBoolean(value) else { return nil }
+        if let int = value as? Int { return int }
+        return (value as? Double).flatMap { Int(exactly: $0) }
+    }
+
+    static func number(_ value: Any) -> Double? {
+        guard !isBoolean(value) else { return nil }
+        return (value as? Double) ?? (value as? Int).map(Double.init)
+    }
+
+    /// JSONSerialization's true and false are NSNumbers that also cast to
+    /// Int (and 0 and 1 cast to Bool): their own type tells them apart.
+    static func isBoolean(_ value: Any) -> Bool {
+        type(of: value) == booleanType || value is Swift.Bool && !(value is NSNumber)
+    }
+
+    private static let booleanType = type(of: NSNumber(value: true) as Any)
+
+    /// A value in a message, cut short (a serialized function is long).
+    static func brief(_ value: Any) -> String {
+        let text = "\(value)".split(whereSeparator: \.isNewline).joined(separator: " ")
+        return text.count > 80 ? String(text.prefix(77)) + "..." : text
     }
 
     /// Weight `index` of the layer, checked against the expected count.
@@ -57,17 +115,35 @@ struct KerasBuilder {
 
     /// The config's `key` (filters, units) must agree with the stored weights.
     func expect(_ key: String, _ value: Int, _ shape: [Int]) throws {
-        if let declared = int(key), declared != value {
+        if let declared = try int(key), declared != value {
             throw fail("the config says \(key) \(declared), but the stored weights have shape \(shape)")
         }
     }
 
+    /// The layer's `activation`: a built-in's name ("linear" when absent).
+    /// Keras 3 may write a built-in as {"module": "keras.activations",
+    /// "class_name": "function", "config": "relu"}; any other dictionary is
+    /// a custom function or a serialized lambda (Python code): refused,
+    /// never run or decoded. A converter that took it as linear would write
+    /// a model that computes something else.
+    func activationName() throws -> String {
+        guard let value = config["activation"], !(value is NSNull) else { return "linear" }
+        if let name = value as? String { return name }
+        if let spec = value as? [String: Any], let module = spec["module"] as? String, module.hasPrefix("keras"),
+           module.hasSuffix("activations"), spec["class_name"] as? String == "function", let name = spec["config"] as? String {
+            return name
+        }
+        let what = (value as? [String: Any]).flatMap { ($0["config"] as? String) ?? ($0["class_name"] as? String) }.map { " '\($0)'" } ?? ""
+        throw fail("the activation\(what) is a custom function or a serialized lambda (Python code, never run or decoded): "
+                   + "only Keras's built-in activations are converted")
+    }
+
     func requireChannelsLast() throws {
-        if let format = string("data_format"), format != "channels_last" { throw fail("data_format \(format) is not supported") }
+        if let format = try string("data_format"), format != "channels_last" { throw fail("data_format \(format) is not supported") }
     }
 
     func padding() throws -> WindowPadding {
-        switch string("padding") ?? "valid" {
+        switch try string("padding") ?? "valid" {
         case "same": return .same(topLeftHeavy: false)
         case "valid": return .explicit(.zero)
         case let other: throw fail("padding '\(other)' is not supported")

@@ -11,9 +11,9 @@ extension KerasLayerTable {
         let (kh, kw, cin, cout) = (shape[0], shape[1], shape[2], shape[3])
         try b.expect("filters", cout, shape)
         let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: kernel)
-        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
+        let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: max(b.shape.channels / max(cin, 1), 1),
-                               kernel: Size2(kh, kw), stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
+                               kernel: Size2(kh, kw), stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
                                padding: try b.padding(), weights: weights, bias: bias)
         return (try fused(b, .convolution(conv)), 4)
     }
@@ -30,9 +30,9 @@ extension KerasLayerTable {
         let (shape, kernel) = try b.kernel(0, "depthwise kernel")
         guard shape.count == 4, shape[2] == b.shape.channels else { throw b.fail("depthwise kernel shape \(shape) does not fit \(b.shape)") }
         let d = depthwiseWeights(shape, kernel)
-        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: d.channels * d.multiplier).values) : nil
+        let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: d.channels * d.multiplier).values) : nil
         let conv = Convolution(outputChannels: d.channels * d.multiplier, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
-                               stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
+                               stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
                                padding: try b.padding(), weights: d.weights, bias: bias)
         return (try fused(b, .convolution(conv)), 4)
     }
@@ -49,10 +49,10 @@ extension KerasLayerTable {
         let middle = d.channels * d.multiplier, cout = pshape[3]
         try b.expect("filters", cout, pshape)
         let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
-                                    stride: b.pair("strides", default: 1), dilation: b.pair("dilation_rate", default: 1),
+                                    stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
                                     padding: try b.padding(), weights: d.weights)
         let pointwiseWeights = NHWCLayout.transposed(inputs: middle, outputs: cout, from: pkernel)
-        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(2, "bias", count: cout).values) : nil
+        let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(2, "bias", count: cout).values) : nil
         let pointwise = Convolution(outputChannels: cout, kernelChannels: middle, kernel: Size2(1, 1), weights: pointwiseWeights, bias: bias)
         let first = b.node(.convolution(depthwise), [b.input], suffix: "depthwise")
         return ([first] + (try fused(b, .convolution(pointwise), input: first.outputs[0])), 4)
@@ -65,12 +65,16 @@ extension KerasLayerTable {
         guard shape.count == 4, shape[3] == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape)") }
         let (kh, kw, cout, cin) = (shape[0], shape[1], shape[2], shape[3])
         let weights = NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: kernel)
-        let stride = b.pair("strides", default: 1)
-        let same = (b.string("padding") ?? "valid") == "same"
-        // Keras: same -> in * stride; valid -> (in - 1) * stride + k.
+        let stride = try b.pair("strides", default: 1)
+        let same = (try b.string("padding") ?? "valid") == "same"
+        let limit = ShapeInference.maximumSize
+        guard [stride.height, stride.width, kh, kw].allSatisfy({ $0 > 0 && $0 <= limit }) else {
+            throw b.fail("strides \([stride.height, stride.width]) or kernel \([kh, kw]) out of range (1...\(limit))")
+        }
+        // Keras: same -> in * stride; valid -> (in - 1) * stride + k (each at most 2^60 here).
         let outputShape = same ? [b.shape.height * stride.height, b.shape.width * stride.width]
                                : [(b.shape.height - 1) * stride.height + kh, (b.shape.width - 1) * stride.width + kw]
-        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
+        let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, kernel: Size2(kh, kw), stride: stride,
                                padding: same ? .same(topLeftHeavy: false) : .explicit(.zero), isDeconvolution: true,
                                outputShape: outputShape, weights: weights, bias: bias)
@@ -87,7 +91,7 @@ extension KerasLayerTable {
         let (inputs, outputs) = (shape[0], shape[1])
         try b.expect("units", outputs, shape)
         let weights = NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: kernel)
-        let bias = b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
+        let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
         return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias))), 2)
     }
 
@@ -101,23 +105,23 @@ extension KerasLayerTable {
             defer { index += 1 }
             return Weights(try b.weight(index, what, count: c).values)
         }
-        let gamma = b.bool("scale") ?? true ? try next("gamma") : Weights([Float](repeating: 1, count: c))
-        let beta = b.bool("center") ?? true ? try next("beta") : Weights([Float](repeating: 0, count: c))
+        let gamma = try b.bool("scale") ?? true ? try next("gamma") : Weights([Float](repeating: 1, count: c))
+        let beta = try b.bool("center") ?? true ? try next("beta") : Weights([Float](repeating: 0, count: c))
         let mean = try next("moving mean"), variance = try next("moving variance")
-        let norm = BatchNorm(channels: c, epsilon: b.float("epsilon") ?? 0.001, gamma: gamma, beta: beta, mean: mean, variance: variance)
+        let norm = BatchNorm(channels: c, epsilon: try b.float("epsilon") ?? 0.001, gamma: gamma, beta: beta, mean: mean, variance: variance)
         return ([b.node(.batchNorm(norm), [b.input])], b.rank)
     }
 
     /// The layer's op, then its fused `activation` (if any) under the layer's name.
     static func fused(_ b: KerasBuilder, _ op: Op, input: String? = nil) throws -> [Node] {
-        let function = b.string("activation") ?? "linear"
+        let function = try b.activationName()
         if function == "linear" { return [b.node(op, [input ?? b.input])] }
         let pre = b.node(op, [input ?? b.input], suffix: "preactivation")
         return [pre] + (try b.activation(function, after: pre.outputs[0]))
     }
 
     static func activationLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let function = b.string("activation") ?? "linear"
+        let function = try b.activationName()
         if function == "linear" { return ([], b.rank) }
         return (try b.activation(function, after: b.input), b.rank)
     }
@@ -150,7 +154,7 @@ extension KerasLayerTable {
     }
 
     static func relu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let maximum = b.float("max_value"), slope = b.float("negative_slope") ?? 0, threshold = b.float("threshold") ?? 0
+        let maximum = try b.float("max_value"), slope = try b.float("negative_slope") ?? 0, threshold = try b.float("threshold") ?? 0
         guard threshold == 0 else { throw b.fail("a ReLU threshold is not supported") }
         let op: Op
         if let maximum { op = slope == 0 ? .activation(.clip(min: 0, max: maximum)) : .activation(.leakyRelu(alpha: slope)) }
@@ -160,7 +164,8 @@ extension KerasLayerTable {
     }
 
     static func leakyRelu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        ([b.node(.activation(.leakyRelu(alpha: b.float("negative_slope") ?? b.float("alpha") ?? 0.3)), [b.input])], b.rank)
+        let slope = try b.float("negative_slope") ?? b.float("alpha") ?? 0.3
+        return ([b.node(.activation(.leakyRelu(alpha: slope)), [b.input])], b.rank)
     }
 
     /// Core ML's PReLU has one slope per channel: alpha must be shared over H and W.
@@ -174,7 +179,7 @@ extension KerasLayerTable {
     }
 
     static func elu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        ([b.node(.activation(.elu(alpha: b.float("alpha") ?? 1)), [b.input])], b.rank)
+        ([b.node(.activation(.elu(alpha: try b.float("alpha") ?? 1)), [b.input])], b.rank)
     }
 
     static func softmaxLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {

@@ -63,7 +63,9 @@ struct KerasWeight {
     let file: HDF5File
     let readsKernel: Bool
 
-    var count: Int { shape.reduce(1, *) }
+    /// The number of values (Int.max when the shape's product overflows:
+    /// such a tensor is then refused as larger than the layer needs).
+    var count: Int { shape.checkedProduct ?? .max }
 
     /// The values, read from the file now.
     func values() throws -> [Float] {
@@ -73,7 +75,12 @@ struct KerasWeight {
     /// The values of a kernel, which the layout moves read when the model is
     /// written: read now, or left unread when the file was opened for a summary.
     func kernel() throws -> FloatBytes {
-        readsKernel ? FloatBytes(try values()) : FloatBytes(unloadedCount: count)
+        if readsKernel { return FloatBytes(try values()) }
+        // Left unread: the limit a read would apply, all the same.
+        guard count <= file.limits.maximumElements else {
+            throw KerasError("\(dataset): shape \(shape) has more elements than the limit of \(file.limits.maximumElements)")
+        }
+        return FloatBytes(unloadedCount: count)
     }
 }
 

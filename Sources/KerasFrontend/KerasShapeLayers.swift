@@ -5,9 +5,9 @@ extension KerasLayerTable {
     /// Keras's average pooling with `same` padding divides by the pixels inside the input.
     static func pooling(_ b: KerasBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], rank: Int) {
         try b.requireChannelsLast()
-        let size = b.pair("pool_size", default: 2)
+        let size = try b.pair("pool_size", default: 2)
         // strides null (or absent) means the pool size.
-        let stride = b.config["strides"] is [Int] || b.config["strides"] is Int ? b.pair("strides", default: 1) : size
+        let stride = b.config["strides"] is [Int] || b.config["strides"] is Int ? try b.pair("strides", default: 1) : size
         let pool = Pooling(kind: kind, kernel: size, stride: stride, padding: try b.padding(), excludePaddingFromAverage: kind == .average)
         return ([b.node(.pooling(pool), [b.input])], 4)
     }
@@ -15,7 +15,7 @@ extension KerasLayerTable {
     static func globalPooling(_ b: KerasBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], rank: Int) {
         try b.requireChannelsLast()
         let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
-        return ([b.node(.pooling(pool), [b.input])], (b.bool("keepdims") ?? false) ? 4 : 2)
+        return ([b.node(.pooling(pool), [b.input])], (try b.bool("keepdims") ?? false) ? 4 : 2)
     }
 
     /// Flattens in H, W, C order, as Keras does on channels-last maps.
@@ -25,11 +25,18 @@ extension KerasLayerTable {
 
     static func reshape(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         var target = (b.config["target_shape"] as? [Int]) ?? []
-        if let unknown = target.firstIndex(of: -1) {
-            let known = target.enumerated().filter { $0.offset != unknown }.reduce(1) { $0 * $1.element }
-            target[unknown] = b.shape.count / max(known, 1)
+        guard target.allSatisfy({ $0 == -1 || $0 > 0 }), target.filter({ $0 == -1 }).count <= 1 else {
+            throw b.fail("cannot reshape \(b.shape.count) values to \(target)")
         }
-        guard target.reduce(1, *) == b.shape.count else { throw b.fail("cannot reshape \(b.shape.count) values to \(target)") }
+        if let unknown = target.firstIndex(of: -1) {
+            var known = target
+            known.remove(at: unknown)
+            guard let product = known.checkedProduct, product > 0, b.shape.count % product == 0 else {
+                throw b.fail("cannot infer -1 in \(target) for \(b.shape.count) values")
+            }
+            target[unknown] = b.shape.count / product
+        }
+        guard target.checkedProduct == b.shape.count else { throw b.fail("cannot reshape \(b.shape.count) values to \(target)") }
         switch target.count {
         case 1: return ([b.node(.flatten(.channelLast), [b.input])], 2)
         // (W, C) is kept as a map of height 1: the values stay in Keras's order.
@@ -66,12 +73,12 @@ extension KerasLayerTable {
     }
 
     static func upsampling(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        guard (b.string("interpolation") ?? "nearest") == "nearest" else { throw b.fail("only nearest-neighbour upsampling is supported") }
-        return ([b.node(.upsample(Upsample(scale: b.pair("size", default: 2))), [b.input])], 4)
+        guard (try b.string("interpolation") ?? "nearest") == "nearest" else { throw b.fail("only nearest-neighbour upsampling is supported") }
+        return ([b.node(.upsample(Upsample(scale: try b.pair("size", default: 2))), [b.input])], 4)
     }
 
     static func concatenate(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let axis = b.int("axis") ?? -1
+        let axis = try b.int("axis") ?? -1
         guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only concatenation along channels (axis -1) is supported") }
         return ([b.node(.concat, b.layer.inputs)], b.rank)
     }

@@ -15,3 +15,12 @@ public struct ModelError: Error, CustomStringConvertible, Sendable, Equatable {
 
     public var description: String { message }
 }
+
+extension String {
+    /// The message without a leading `layer 'name': `, for a caller that
+    /// names the layer itself (a converter naming the source layer).
+    public func dropping(layer name: String) -> String {
+        let prefix = "layer '\(name)': "
+        return hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+    }
+}

@@ -18,7 +18,8 @@ protocol ReLUFusing: Kernel {
 @inline(__always)
 func parallelFor(_ count: Int, minimumWork: Int = 1, cost: Int = 1, _ body: (Range<Int>) -> Void) {
     let workers = min(ProcessorCount.online, count)
-    if workers <= 1 || count * cost < 32_768 || count < minimumWork * 2 {
+    let (work, overflow) = count.multipliedReportingOverflow(by: cost)
+    if workers <= 1 || (!overflow && work < 32_768) || count < minimumWork * 2 {
         body(0..<count)
         return
     }
@@ -33,6 +34,12 @@ func parallelFor(_ count: Int, minimumWork: Int = 1, cost: Int = 1, _ body: (Ran
             if start < end { shared.value(start..<end) }
         }
     }
+}
+
+/// The product of `factors` as a work estimate for `parallelFor`: Int.max
+/// when it overflows (sizes from a hostile file must not trap).
+func workCost(_ factors: Int...) -> Int {
+    factors.checkedProduct ?? .max
 }
 
 /// Hands a value to other threads when the caller guarantees it is safe.

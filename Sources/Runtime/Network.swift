@@ -49,11 +49,53 @@ public final class Network: @unchecked Sendable {
             for input in step.inputs { lastUse[input] = index }
         }
         self.lastUse = lastUse
+        let peak = Self.peakBytes(model, steps: steps, shapes: shapes, lastUse: lastUse, kept: kept)
+        guard peak <= Self.memoryBudget else {
+            throw RuntimeError("the model's tensors need \(Self.gigabytes(peak)) at once, more than this machine can give "
+                               + "(\(Self.gigabytes(Self.memoryBudget)): half its memory)")
+        }
+    }
+
+    /// Half the machine's memory: what one prediction's tensors may hold at
+    /// once (a few hundred bytes of model file can ask for far more).
+    static let memoryBudget: Int = {
+        let pages = sysconf(Int32(_SC_PHYS_PAGES)), size = sysconf(Int32(_SC_PAGESIZE))
+        guard pages > 0, size > 0 else { return 1 << 32 }
+        return Int(pages).multipliedReportingOverflow(by: Int(size) / 2).partialValue
+    }()
+
+    /// The most bytes the tensors of one prediction hold at once, as
+    /// `predict(_:)` allocates and releases them (saturating).
+    static func peakBytes(_ model: Model, steps: [Step], shapes: [String: TensorShape], lastUse: [String: Int],
+                          kept: Set<String>) -> Int {
+        func bytes(_ name: String) -> Int { shapes[name].map { $0.count.multipliedReportingOverflow(by: 4).partialValue } ?? 0 }
+        func add(_ a: Int, _ b: Int) -> Int { let (sum, overflow) = a.addingReportingOverflow(b); return overflow ? .max : sum }
+        var live = model.inputs.reduce(0) { add($0, bytes($1.name)) }
+        var peak = live
+        for (index, step) in steps.enumerated() {
+            live = step.outputs.reduce(live) { add($0, bytes($1)) }
+            peak = max(peak, live)
+            for name in Set(step.inputs) where lastUse[name] == index && !kept.contains(name) { live -= bytes(name) }
+        }
+        return peak
+    }
+
+    static func gigabytes(_ bytes: Int) -> String {
+        String(format: "%.1f GB", Double(bytes) / Double(1 << 30))
     }
 
     /// Reads and compiles the `.mlmodel` at `path`.
+    /// - Throws: what `CoreMLReader.read` throws, and the model's
+    ///   `ModelError` or `RuntimeError` with `path` in front.
     public convenience init(contentsOf path: String) throws {
-        try self.init(CoreMLReader.read(from: path).model)
+        let model = try CoreMLReader.read(from: path).model
+        do {
+            try self.init(model)
+        } catch let error as ModelError {
+            throw RuntimeError("\(path): \(error)")
+        } catch let error as RuntimeError {
+            throw RuntimeError("\(path): \(error)")
+        }
     }
 
     /// Runs the model once.

@@ -28,20 +28,20 @@ enum ConstantEvaluator {
         case "Pack":
             // Scalars or equal-shaped tensors stacked along axis 0.
             guard node.int("axis") ?? 0 == 0, let first = inputs.first else { return nil }
+            guard inputs.allSatisfy({ $0.shape == first.shape }) else {
+                throw node.fail("packs tensors of different shapes \(inputs.map(\.shape))")
+            }
+            try checkMade(inputs.reduce(0) { $0 + $1.count }, node)
             return TFConstant(shape: [inputs.count] + first.shape, values: inputs.flatMap(\.values))
         case "ConcatV2":
             guard inputs.count >= 2, inputs.dropLast().allSatisfy({ $0.shape.count <= 1 }) else { return nil }
             let parts = inputs.dropLast()
-            return TFConstant(shape: [parts.reduce(0) { $0 + $1.count }], values: parts.flatMap(\.values))
+            let count = parts.reduce(0) { $0 + $1.count }
+            try checkMade(count, node)
+            return TFConstant(shape: [count], values: parts.flatMap(\.values))
         case "Reshape":
             guard inputs.count == 2 else { return nil }
-            var shape = inputs[1].ints
-            if let unknown = shape.firstIndex(of: -1) {
-                let known = shape.enumerated().filter { $0.offset != unknown }.reduce(1) { $0 * $1.element }
-                guard known > 0 else { throw node.fail("cannot infer -1 in \(shape)") }
-                shape[unknown] = inputs[0].count / known
-            }
-            guard shape.reduce(1, *) == inputs[0].count else { throw node.fail("cannot reshape \(inputs[0].shape) to \(shape)") }
+            let shape = try resolvedShape(try inputs[1].ints(node, "the shape"), count: inputs[0].count, node)
             return inputs[0].reshaped(shape)
         case "StridedSlice":
             return try stridedSlice(node, inputs)
@@ -54,6 +54,33 @@ enum ConstantEvaluator {
         default:
             return nil
         }
+    }
+
+    /// A folded result of `count` values must stay within the cap on what
+    /// the converter makes.
+    static func checkMade(_ count: Int, _ node: TFNode) throws {
+        guard count <= TFConstant.maximumMadeCount else {
+            throw node.fail("folding would make a constant of \(count) values, more than \(TFConstant.maximumMadeCount)")
+        }
+    }
+
+    /// A reshape's target with 0 kept and one -1 inferred from `count`
+    /// values; its product must be `count`.
+    static func resolvedShape(_ target: [Int], count: Int, _ node: TFNode) throws -> [Int] {
+        var shape = target
+        guard shape.allSatisfy({ $0 >= -1 }), shape.filter({ $0 == -1 }).count <= 1 else {
+            throw node.fail("cannot reshape \(count) values to \(target)")
+        }
+        if let unknown = shape.firstIndex(of: -1) {
+            var known = shape
+            known.remove(at: unknown)
+            guard let product = known.checkedProduct, product > 0, count % product == 0 else {
+                throw node.fail("cannot infer -1 in \(target) for \(count) values")
+            }
+            shape[unknown] = count / product
+        }
+        guard shape.checkedProduct == count else { throw node.fail("cannot reshape \(count) values to \(target)") }
+        return shape
     }
 
     static func map(_ inputs: [TFConstant], _ node: TFNode, _ f: (Double) -> Double) -> TFConstant? {
@@ -81,11 +108,13 @@ enum ConstantEvaluator {
             }
             return result
         }
-        let (ta, tb) = (strides(sa), strides(sb))
-        guard let count = shape.checkedProduct, count <= TFConstant.maximumMadeCount else {
+        // Counted before the strides: an empty operand may carry huge sizes.
+        guard let count = shape.checkedProduct, count <= TFConstant.maximumMadeCount,
+              shape.allSatisfy({ $0 <= TFConstant.maximumMadeCount }) else {
             throw node.fail("folding \(a.shape) with \(b.shape) would make a constant of shape \(shape), "
                             + "more than \(TFConstant.maximumMadeCount) values")
         }
+        let (ta, tb) = (strides(sa), strides(sb))
         var values = [Double](repeating: 0, count: count)
         var index = [Int](repeating: 0, count: rank)
         for flat in 0..<count {
@@ -108,7 +137,8 @@ enum ConstantEvaluator {
     static func stridedSlice(_ node: TFNode, _ inputs: [TFConstant]) throws -> TFConstant? {
         guard inputs.count == 4, inputs[0].shape.count == 1 else { return nil }
         let x = inputs[0], size = x.count
-        let begin = inputs[1].ints.first ?? 0, end = inputs[2].ints.first ?? size, step = inputs[3].ints.first ?? 1
+        let begin = try inputs[1].ints(node, "begin").first ?? 0, end = try inputs[2].ints(node, "end").first ?? size
+        let step = try inputs[3].ints(node, "strides").first ?? 1
         guard step != 0 else { throw node.fail("stride 0") }
         let beginMask = node.int("begin_mask") ?? 0, endMask = node.int("end_mask") ?? 0
         let shrink = (node.int("shrink_axis_mask") ?? 0) & 1 != 0
@@ -120,7 +150,9 @@ enum ConstantEvaluator {
             guard start >= 0, start < size else { throw node.fail("index \(begin) is out of range for \(size) values") }
             return TFConstant(shape: [], values: [x[start]])
         }
-        if step < 0 && endMask & 1 == 0 { stop = end < 0 ? end + size : end }
+        // Walking down, the stop may be -1 (before the first element), never further.
+        if step < 0 && endMask & 1 == 0 { stop = max(end < 0 ? end + size : min(end, size - 1), -1) }
+        if step < 0 { start = min(start, size - 1) }
         var values: [Double] = []
         var i = start
         while step > 0 ? i < stop : i > stop {

@@ -14,6 +14,8 @@ struct GraphWalk {
     private var nodes: [Node] = []
     private var inputs: [Input] = []
     private var unsupported: [String: [String]] = [:]
+    /// Values held by the constants made so far (`TFConstant.maximumMadeTotal`).
+    private var madeTotal = 0
 
     init(graph: TFGraph, path: String, inputShapes: [String: [Int]]) {
         self.graph = graph
@@ -42,7 +44,8 @@ struct GraphWalk {
             } catch let error as TensorFlowError {
                 throw TensorFlowError("\(path): \(error.message)")
             } catch let error as ModelError {
-                throw TensorFlowError("\(path): node '\(graph.nodes[index].name)': \(error.message)")
+                let name = graph.nodes[index].name
+                throw TensorFlowError("\(path): node '\(name)': \(error.message.dropping(layer: name))")
             }
         }
         if !unsupported.isEmpty {
@@ -114,7 +117,9 @@ struct GraphWalk {
             return
         case "Const":
             guard let tensor = node.tensor("value") else { throw node.fail("has no tensor value") }
-            values[index] = .constant(try TFConstant(tensor, node: node, owner: graph.decoded, inMappedFile: graph.payloadsLieInFile))
+            let constant = try TFConstant(tensor, node: node, owner: graph.decoded, inMappedFile: graph.payloadsLieInFile)
+            try count(constant, node)
+            values[index] = .constant(constant)
             return
         case "NoOp":
             return
@@ -140,6 +145,7 @@ struct GraphWalk {
         }
         let constants = arguments.compactMap { if case .constant(let c) = $0 { c } else { nil } }
         if constants.count == arguments.count, !arguments.isEmpty, let folded = try ConstantEvaluator.evaluate(node, constants) {
+            try count(folded, node)
             values[index] = .constant(folded)
             return
         }
@@ -155,6 +161,14 @@ struct GraphWalk {
             nodes.append(emittedNode)
         }
         values[index] = value
+    }
+
+    /// Adds a constant's values to what this conversion holds in memory.
+    private mutating func count(_ constant: TFConstant, _ node: TFNode) throws {
+        madeTotal += constant.madeCount
+        guard madeTotal <= TFConstant.maximumMadeTotal else {
+            throw node.fail("the constants made so far hold \(madeTotal) values, more than \(TFConstant.maximumMadeTotal) in all")
+        }
     }
 
     private mutating func placeholder(_ node: TFNode) throws -> TFValue {

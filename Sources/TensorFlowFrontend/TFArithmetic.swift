@@ -91,15 +91,11 @@ extension TFOpTable {
     /// [N, H, W, C]: a channel-last reshape.
     static func reshape(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
-        var target = try b.constant(1, "the shape").ints
-        if let unknown = target.firstIndex(of: -1) {
-            let known = target.enumerated().filter { $0.offset != unknown }.reduce(1) { $0 * max($1.element, 1) }
-            target[unknown] = x.shape.count / max(known, 1)
-        }
+        var target = try b.constant(1, "the shape").ints(b.node, "the shape")
+        // The batch axis: 0 or -1 there means 1 (one image at a time).
         if target.first == 0 || target.first == -1 { target[0] = 1 }
-        guard target.first == 1, target.reduce(1, *) == x.shape.count else {
-            throw b.node.fail("cannot reshape \(x.shape.count) values (batch 1) to \(target)")
-        }
+        guard target.first == 1 else { throw b.node.fail("cannot reshape \(x.shape.count) values (batch 1) to \(target)") }
+        target = try ConstantEvaluator.resolvedShape(target, count: x.shape.count, b.node)
         switch target.count {
         case 2:
             return ([b.emit(.flatten(.channelLast), [x.name])], .tensor(name: b.name, rank: 2))

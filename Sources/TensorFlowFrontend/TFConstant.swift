@@ -18,13 +18,22 @@ struct TFConstant {
     /// whether they lie in a mapped file.
     private var raw: (pointer: UnsafeRawPointer, owner: AnyObject, inMappedFile: Bool)?
 
-    var count: Int { raw == nil ? stored.count : shape.reduce(1, *) }
+    /// A raw payload's shape was checked when it was decoded.
+    var count: Int { raw == nil ? stored.count : shape.checkedProduct ?? 0 }
+
+    /// Values held in memory (a raw payload lies in the file).
+    var madeCount: Int { raw == nil ? stored.count : 0 }
 
     /// The most values the converter makes for a constant that the file does
     /// not store value by value: a value list that TensorFlow compacted (a
     /// few values repeated to fill the shape), or a folded result. 2^24 is a
     /// 4096 x 4096 matrix; a 600-byte file cannot ask for 16 GB.
     static let maximumMadeCount = 1 << 24
+
+    /// The most values all the constants one conversion makes may hold
+    /// together (256 MB as doubles): many made constants, each under the
+    /// cap, must not add up to gigabytes either.
+    static let maximumMadeTotal = 1 << 25
 
     var isScalar: Bool { count == 1 }
 
@@ -50,7 +59,19 @@ struct TFConstant {
         return FloatBytes(stored.map { Float($0) })
     }
 
-    var ints: [Int] { (0..<count).map { Int(self[$0]) } }
+    /// The values as integers (shapes, axes, paddings): each must be a
+    /// whole number of at most 2^53 in size (beyond, a double is not exact).
+    /// - Throws: naming the node and `what`, for NaN, infinities, fractions
+    ///   and larger numbers, instead of trapping on the conversion.
+    func ints(_ node: TFNode, _ what: String) throws -> [Int] {
+        try (0..<count).map { index in
+            let value = self[index]
+            guard let int = Int(exactly: value), int.magnitude <= 1 << 53 else {
+                throw node.fail("\(what) holds \(value), not an integer of a usable size")
+            }
+            return int
+        }
+    }
 
     init(shape: [Int], values: [Double]) {
         self.shape = shape

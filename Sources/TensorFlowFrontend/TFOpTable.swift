@@ -111,6 +111,9 @@ enum TFOpTable {
         guard filter.shape.count == 4 else { throw b.node.fail("filter shape \(filter.shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
         guard cin > 0, x.shape.channels % cin == 0 else { throw b.node.fail("filter takes \(cin) channels, the input has \(x.shape.channels)") }
+        guard filter.shape.checkedProduct == filter.count, filter.count > 0 else {
+            throw b.node.fail("filter shape \(filter.shape) does not hold its \(filter.count) values")
+        }
         let weights = filter.weights { NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: $0) }
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: x.shape.channels / cin, kernel: kernel,
@@ -129,6 +132,9 @@ enum TFOpTable {
             throw b.node.fail("filter shape \(filter.shape) does not fit \(x.shape.channels) input channels")
         }
         let (kh, kw, cin, multiplier) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
+        guard filter.shape.checkedProduct == filter.count, filter.count > 0 else {
+            throw b.node.fail("filter shape \(filter.shape) does not hold its \(filter.count) values")
+        }
         let weights = filter.weights { NHWCLayout.depthwise(kh: kh, kw: kw, cin: cin, multiplier: multiplier, from: $0) }
         let kernel = Size2(kh, kw)
         let conv = Convolution(outputChannels: cin * multiplier, kernelChannels: 1, groups: cin, kernel: kernel,
@@ -151,7 +157,7 @@ enum TFOpTable {
     /// Mean over H and W is global average pooling.
     static func mean(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
-        let axes = Set(try b.constant(1, "the axes").ints.map { $0 < 0 ? $0 + x.rank : $0 })
+        let axes = Set(try b.constant(1, "the axes").ints(b.node, "the axes").map { $0 < 0 ? $0 + x.rank : $0 })
         guard x.rank == 4, axes == [1, 2] else { throw b.node.fail("only a mean over H and W (axes 1, 2) is supported, not \(axes.sorted())") }
         let pool = Pooling(kind: .average, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
         let keep = b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false
@@ -159,9 +165,10 @@ enum TFOpTable {
     }
 
     static func concat(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        guard b.inputs.count >= 3 else { throw b.node.fail("concatenates \(max(b.inputs.count - 1, 0)) tensors: it needs two at least, and an axis") }
         let parts = try (0..<b.inputs.count - 1).map { try b.tensor($0) }
         let rank = parts[0].rank
-        var axis = try b.constant(b.inputs.count - 1, "the axis").ints.first ?? 0
+        var axis = try b.constant(b.inputs.count - 1, "the axis").ints(b.node, "the axis").first ?? 0
         if axis < 0 { axis += rank }
         guard axis == rank - 1 else { throw b.node.fail("only concatenation along channels (the last axis) is supported, not axis \(axis)") }
         return ([b.emit(.concat, parts.map(\.name))], .tensor(name: b.name, rank: rank))
@@ -169,7 +176,7 @@ enum TFOpTable {
 
     static func pad(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
-        let p = try b.constant(1, "the paddings").ints
+        let p = try b.constant(1, "the paddings").ints(b.node, "the paddings")
         guard x.rank == 4, p.count == 8, p[0] == 0, p[1] == 0, p[6] == 0, p[7] == 0 else {
             throw b.node.fail("only padding of H and W is supported, paddings \(p)")
         }

@@ -88,9 +88,16 @@ enum ModelLoader {
                 throw InspectError("\(path): \(error)")
             }
             let version = file.specificationVersion
+            // Shown, not refused: inspecting a broken file is how one finds out why.
+            var notes: [(label: String, items: [String])] = []
+            do {
+                try file.model.validate()
+            } catch {
+                notes.append(("Warning", ["not a valid model, which predict refuses and Core ML may too: \(error)"]))
+            }
             return InspectedModel(path: path, format: FileFormatInfo(id: "coreml", name: "Core ML model, specification version \(version)",
                                                                      version: version),
-                                  content: .network(file.model), featureTypes: scan.featureTypes, precisions: scan.precisions)
+                                  content: .network(file.model), featureTypes: scan.featureTypes, precisions: scan.precisions, notes: notes)
         case .caffePrototxt:
             let weights = request.weights!
             let net: CaffeInspection.Net

@@ -66,7 +66,7 @@ struct ConvolutionKernel: ReLUFusing {
         let (dh, dw) = (conv.dilation.height, conv.dilation.width)
         let (inH, inW, outH, outW) = (input.height, input.width, output.height, output.width)
         let rows = conv.kernelChannels * kh * kw
-        parallelFor(rows, cost: outH * outW) { range in
+        parallelFor(rows, cost: workCost(outH, outW)) { range in
             for row in range {
                 let c = row / (kh * kw), ky = (row / kw) % kh, kx = row % kw
                 let plane = x + c * inH * inW

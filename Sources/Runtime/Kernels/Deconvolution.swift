@@ -66,7 +66,7 @@ struct DeconvolutionKernel: Kernel {
         let (dh, dw) = (conv.dilation.height, conv.dilation.width)
         let (inH, inW, outH, outW) = (input.height, input.width, output.height, output.width)
         // Channels are independent: parallel over them, serial within one.
-        parallelFor(channels, cost: kh * kw * inH * inW) { range in
+        parallelFor(channels, cost: workCost(kh, kw, inH, inW)) { range in
             for c in range {
                 let plane = y + c * outH * outW
                 for ky in 0..<kh {

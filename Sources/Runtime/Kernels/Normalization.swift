@@ -16,7 +16,7 @@ struct LRNKernel: Kernel {
             outputs[0].values.withUnsafeMutableBufferPointer { y in
                 // Per channel: sum the squares of its window plane by plane
                 // (contiguous, vectorizable), then scale.
-                parallelFor(channels, cost: pixels * lrn.localSize) { range in
+                parallelFor(channels, cost: workCost(pixels, lrn.localSize)) { range in
                     var sums = [Float](repeating: 0, count: pixels)
                     for c in range {
                         let first = max(c - before, 0), last = min(c - before + lrn.localSize, channels)

@@ -38,7 +38,7 @@ struct PoolingKernel: Kernel {
         let exclude = pool.excludePaddingFromAverage
         inputs[0].values.withUnsafeBufferPointer { x in
             outputs[0].values.withUnsafeMutableBufferPointer { y in
-                parallelFor(input.channels, cost: outH * outW * kh * kw) { channels in
+                parallelFor(input.channels, cost: workCost(outH, outW, kh, kw)) { channels in
                     for c in channels {
                         let plane = x.baseAddress! + c * inH * inW
                         var target = y.baseAddress! + c * outH * outW
