@@ -22,7 +22,7 @@ public enum CaffeConverter {
         let blobs = try weights.map { try readWeights($0) } ?? CaffeWeights(blobs: [:], source: "")
         var builder = GraphBuilder(net: net, weights: blobs, deployPath: deploy)
         var model = try builder.build()
-        try options.finish(&model, description: "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")")
+        try options.finish(&model, description: "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")", source: deploy)
         return model
     }
 

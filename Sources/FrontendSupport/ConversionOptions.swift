@@ -31,8 +31,17 @@ public struct ConversionOptions: Sendable {
     /// image inputs, the graph passes, the classifier, the metadata
     /// (`description` when the user gave none), then validation, which also
     /// gives the outputs their shapes.
-    /// - Throws: `ModelError`.
-    public func finish(_ model: inout Model, description: String) throws {
+    /// - Parameter source: the file the model comes from, named in errors.
+    /// - Throws: `ModelError`, its message after `source: `.
+    public func finish(_ model: inout Model, description: String, source: String) throws {
+        do {
+            try finish(&model, description: description)
+        } catch {
+            throw ModelError("\(source): \(error.message)")
+        }
+    }
+
+    func finish(_ model: inout Model, description: String) throws(ModelError) {
         try applyImageInputs(to: &model.inputs)
         Pipeline.run(&model)
         try applyClassifier(to: &model)

@@ -16,7 +16,7 @@ public enum KerasConverter {
         let graph = try KerasGraph(config: file.config, path: path)
         var walk = try KerasWalk(file: file, graph: graph)
         var model = try walk.build()
-        try options.finish(&model, description: "Converted from Keras model \(path.split(separator: "/").last ?? "")")
+        try options.finish(&model, description: "Converted from Keras model \(path.split(separator: "/").last ?? "")", source: path)
         return model
     }
 }

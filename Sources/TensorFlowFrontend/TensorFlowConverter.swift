@@ -42,7 +42,7 @@ public enum TensorFlowConverter {
                                  inputShapes: Dictionary(inputs.map { (TensorRef($0.name).node, $0.shape) }) { a, _ in a })
             return try walk.build(outputs: outputs.map(TensorRef.init))
         }()
-        try options.finish(&model, description: "Converted from TensorFlow graph \(path.split(separator: "/").last ?? "")")
+        try options.finish(&model, description: "Converted from TensorFlow graph \(path.split(separator: "/").last ?? "")", source: path)
         return model
     }
 

@@ -8,8 +8,8 @@ import XCTest
 /// exit status 1 and exactly one stderr line that names the file and says
 /// where (line:column in text, the byte offset in binary files, where the
 /// manifest asks for it); never a crash, never a hang (each run is killed
-/// after 10 s); no output file appears, and one that was there before stays
-/// byte for byte. Entries with exit 0 (NaN and Inf weights, CRLF labels,
+/// after 10 s), never more than the fuzzers' 512 MB of memory; no output
+/// file appears, and one that was there before stays byte for byte. Entries with exit 0 (NaN and Inf weights, CRLF labels,
 /// fields the text parser skips by design) must succeed.
 ///
 /// Entries with a "bug" are what the programs get wrong today (found by the
@@ -50,7 +50,7 @@ final class MalformedCorpusTests: XCTestCase {
         let folder = repositoryRoot.appendingPathComponent("Tests/Fixtures/malformed")
         XCTAssertGreaterThan(Self.manifest.count, 100, "manifest.json is missing or unreadable")
         let listed = Set(Self.manifest.map(\.file))
-        let formats = ["mlmodel", "prototxt", "caffemodel", "pbtxt", "pb", "labels", "h5", "npy", "image"]
+        let formats = ["mlmodel", "prototxt", "caffemodel", "pbtxt", "pb", "labels", "h5", "npy", "image", "hostile"]
         for format in formats {
             let names = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(format).path)
             XCTAssertTrue(names.contains { listed.contains("Tests/Fixtures/malformed/\(format)/\($0)") }, "no entry for \(format)")
@@ -70,6 +70,7 @@ final class MalformedCorpusTests: XCTestCase {
     func testNpy() throws { try check(format: "npy") }
     func testImages() throws { try check(format: "image") }
     func testFuzzerRegressions() throws { try check(format: "regressions") }
+    func testHostileNumbers() throws { try check(format: "hostile") }
 
     /// Runs the entries of one format folder; known bugs end in one XCTSkip.
     func check(format: String) throws {
@@ -140,8 +141,14 @@ final class MalformedCorpusTests: XCTestCase {
         return problems
     }
 
+    /// The fuzzers' memory limit, which every run here must keep too.
+    static let memoryLimitKB = 512 * 1024
+
     func judge(_ result: TimedResult, _ entry: Entry, file: String) -> [String] {
         if result.timedOut { return ["still running after \(Int(Self.timeout)) s (killed)"] }
+        if let peak = result.peakKB, peak > Self.memoryLimitKB {
+            return ["used \(peak / 1024) MB, more than the fuzzers' \(Self.memoryLimitKB / 1024) MB"]
+        }
         if result.signaled { return ["crashed (signal \(result.status)): \(result.standardError.suffix(400))"] }
         guard result.status == entry.exit else {
             return ["exit status \(result.status), expected \(entry.exit): \(result.standardError.suffix(400))"]
@@ -169,10 +176,21 @@ final class MalformedCorpusTests: XCTestCase {
         var signaled: Bool
         var timedOut: Bool
         var standardError: String
+        /// The run's peak resident memory, when known: the children's
+        /// high-water mark rose during it (RUSAGE_CHILDREN keeps the largest
+        /// child reaped so far, so a run below an earlier peak is not measured).
+        var peakKB: Int?
+    }
+
+    static func childrenPeakKB() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Int(usage.ru_maxrss)
     }
 
     /// Runs a built program; kills it after `timeout` seconds.
     func runWithTimeout(_ program: String, _ arguments: [String]) throws -> TimedResult {
+        let peakBefore = Self.childrenPeakKB()
         let process = Process()
         process.executableURL = ProgramRunner.productsDirectory.appendingPathComponent(program)
         process.arguments = arguments
@@ -200,8 +218,10 @@ final class MalformedCorpusTests: XCTestCase {
         }
         // Children the program forked (HDF5 reads) may hold the pipes open a little longer.
         _ = group.wait(timeout: .now() + 5)
+        let peakAfter = Self.childrenPeakKB()
         return TimedResult(status: process.terminationStatus, signaled: process.terminationReason == .uncaughtSignal,
-                           timedOut: timedOut, standardError: String(decoding: errorData.data, as: UTF8.self))
+                           timedOut: timedOut, standardError: String(decoding: errorData.data, as: UTF8.self),
+                           peakKB: peakAfter > peakBefore ? peakAfter : nil)
     }
 }
 
