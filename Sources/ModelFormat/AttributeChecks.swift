@@ -110,7 +110,7 @@ extension ShapeInference {
         case .slice(let slice):
             try inputs(1...1)
             try size(slice.stride, "slice stride")
-            guard abs(slice.start) <= maximumSize, abs(slice.end) <= maximumSize else {
+            guard slice.start.magnitude <= UInt(maximumSize), slice.end.magnitude <= UInt(maximumSize) else {
                 throw fail("slice bounds \(slice.start)..<\(slice.end) are out of range")
             }
         case .split:

@@ -98,8 +98,7 @@ extension ImageInput {
             throw ModelError("input '\(name)': the preprocessing scale and biases must be finite, not \(numbers)")
         }
         if let meanImage {
-            let (pixels, overflow) = (width * height).multipliedReportingOverflow(by: channels)
-            guard !overflow, meanImage.count == pixels else {
+            guard meanImage.count == [width, height, channels].checkedProduct else {
                 throw ModelError("input '\(name)': the mean image has \(meanImage.count) values, the image \(channels)x\(height)x\(width)")
             }
         }

@@ -7,6 +7,13 @@ import Threads
 /// (from the executor's pool) with undefined contents.
 protocol Kernel {
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor])
+    /// Bytes of working memory the kernel holds besides its inputs and
+    /// outputs (an im2col matrix), for the network's memory budget.
+    var scratchBytes: Int { get }
+}
+
+extension Kernel {
+    var scratchBytes: Int { 0 }
 }
 
 /// A kernel that can apply a ReLU to its output as it finishes it.

@@ -23,6 +23,10 @@ struct ConvolutionKernel: ReLUFusing {
                                            stride: conv.stride, dilation: conv.dilation)
     }
 
+    var scratchBytes: Int {
+        isPointwise ? 0 : workCost(conv.kernelChannels, conv.kernel.height, conv.kernel.width, output.planeSize, 4)
+    }
+
     var isPointwise: Bool {
         conv.kernel == Size2(1, 1) && conv.stride == Size2(1, 1) && padTop == 0 && padLeft == 0
             && input.height == output.height && input.width == output.width

@@ -33,6 +33,10 @@ struct DeconvolutionKernel: Kernel {
         }
     }
 
+    var scratchBytes: Int {
+        workCost(conv.outputChannels / max(conv.groups, 1), conv.kernel.height, conv.kernel.width, input.planeSize, 4)
+    }
+
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
         let groups = conv.groups
         let inputPerGroup = input.channels / groups
