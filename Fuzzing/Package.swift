@@ -69,5 +69,6 @@ let package = Package(
         fuzzTarget("fuzz-hdf5", ["HDF5", "CaffeFrontend", "KerasFrontend"]),
         fuzzTarget("fuzz-npy", ["Runtime"]),
         fuzzTarget("fuzz-image", ["ImageFiles", "Runtime"]),
+        fuzzTarget("fuzz-shapes", ["ModelFormat", "Runtime"]),
     ]
 )
