@@ -39,7 +39,7 @@ let package = Package(
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into runtime images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime", "FileIO"]),
         // Shared by the converters: conversion options, label files.
-        .target(name: "FrontendSupport", dependencies: ["ModelFormat", "FileIO"]),
+        .target(name: "FrontendSupport", dependencies: ["ModelFormat", "FileIO", "Naming"]),
         // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
         .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5"]),
         // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
@@ -47,18 +47,21 @@ let package = Package(
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
         .target(name: "KerasFrontend", dependencies: ["ModelFormat", "FrontendSupport", "HDF5"]),
         // Summaries of models for `inspect` and `convert`.
-        .target(name: "Inspection", dependencies: ["ModelFormat", "CLI"]),
+        .target(name: "Inspection", dependencies: ["ModelFormat", "Naming"]),
+        // Text shown to people: names from files escaped for a terminal,
+        // suggestions for a mistyped name.
+        .target(name: "Naming"),
         // Command-line parsing shared by the programs.
-        .target(name: "CLI"),
+        .target(name: "CLI", dependencies: ["Naming"]),
         // libhdf5's API, the library loaded at first use (Debian: libhdf5-dev; not linked,
         // so programs that read no HDF5 file do not load it and its dependencies).
         .target(name: "CHDF5", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport", "FileIO"]),
-        .executableTarget(name: "inspect", dependencies: ["CLI", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
-        .executableTarget(name: "predict", dependencies: ["CLI", "ModelFormat", "Runtime", "ImageFiles", "FileIO"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport", "FileIO"]),
+        .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
+        .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "ImageFiles", "FileIO"]),
 
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
@@ -69,6 +72,7 @@ let package = Package(
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(name: "NamingTests", dependencies: ["Naming"]),
         .testTarget(name: "TensorFlowFrontendTests",
                     dependencies: ["TestSupport", "TensorFlowFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
         .testTarget(name: "KerasFrontendTests",

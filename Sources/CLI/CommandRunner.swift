@@ -1,4 +1,5 @@
 import Foundation
+import Naming
 
 /// What a command line asks for, once subcommands are resolved and arguments parsed.
 public enum Invocation: Sendable {

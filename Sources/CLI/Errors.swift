@@ -1,4 +1,5 @@
 import Foundation
+import Naming
 
 /// A mistake in how the program was invoked: unknown option, missing or
 /// malformed value, missing required argument, extra argument.
@@ -94,35 +95,4 @@ private func foundationErrorText(_ error: NSError) -> String {
     let text = reason(underlying ?? error)
     guard let path = error.userInfo[NSFilePathErrorKey] as? String else { return text }
     return "\(path): \(text)"
-}
-
-/// The candidate closest to `word` by edit distance, if that distance is at most `maxDistance`.
-/// Ties go to the earliest candidate.
-func closestMatch(to word: String, in candidates: [String], maxDistance: Int = 2) -> String? {
-    var best: (candidate: String, distance: Int)?
-    for candidate in candidates {
-        let distance = editDistance(word, candidate)
-        if distance <= maxDistance, distance < (best?.distance ?? .max) {
-            best = (candidate, distance)
-        }
-    }
-    return best?.candidate
-}
-
-/// Levenshtein distance (insertions, deletions, substitutions) between two strings.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a), b = Array(b)
-    if a.isEmpty { return b.count }
-    if b.isEmpty { return a.count }
-    var previous = Array(0...b.count)
-    var current = [Int](repeating: 0, count: b.count + 1)
-    for i in 1...a.count {
-        current[0] = i
-        for j in 1...b.count {
-            let substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, substitution)
-        }
-        swap(&previous, &current)
-    }
-    return previous[b.count]
 }

@@ -1,4 +1,4 @@
-import CLI
+import Naming
 import Foundation
 import ModelFormat
 

@@ -1,4 +1,4 @@
-import CLI
+import Naming
 
 /// A JSON value with object members in a fixed order, so that `--json`
 /// output is stable and diffable. Numbers keep their text: a Float prints

@@ -1,4 +1,4 @@
-import CLI
+import Naming
 import ModelFormat
 
 /// One row per layer, for `inspect --layers`: index, name, type,

@@ -1,4 +1,4 @@
-import CLI
+import Naming
 import ModelFormat
 
 /// The plain-text summary `inspect` and `convert` print: what a model takes,

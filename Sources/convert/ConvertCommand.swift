@@ -3,6 +3,7 @@ import CoreMLBackend
 import FileIO
 import Inspection
 import ModelFormat
+import Naming
 
 /// `convert`: source models in, Core ML `.mlmodel` out.
 enum ConvertCommand: Command {

@@ -2,6 +2,7 @@ import CLI
 import FileIO
 import Foundation
 import Inspection
+import Naming
 
 /// `inspect`: what a model takes, what it gives, which layers, how big.
 enum InspectCommand: Command {

@@ -3,6 +3,7 @@ import FileIO
 import Foundation
 import ImageFiles
 import ModelFormat
+import Naming
 import Runtime
 
 /// `predict`: run a `.mlmodel` on the CPU and print what it predicts.

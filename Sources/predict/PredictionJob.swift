@@ -2,6 +2,7 @@ import CLI
 import Foundation
 import ImageFiles
 import ModelFormat
+import Naming
 import Runtime
 
 /// One prediction's result, ready to print.

@@ -1,5 +1,6 @@
 import CLI
 import Foundation
+import Naming
 
 /// Text and JSON renderings of prediction results. Names and labels come
 /// from the model file and are escaped for the terminal. Outputs holding

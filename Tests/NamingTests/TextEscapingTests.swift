@@ -1,4 +1,4 @@
-@testable import CLI
+import Naming
 import XCTest
 
 final class TextEscapingTests: XCTestCase {
@@ -19,11 +19,5 @@ final class TextEscapingTests: XCTestCase {
             XCTAssertEqual(TextEscaping.line(raw), shown)
             XCTAssertEqual(TextEscaping.line(TextEscaping.line(raw)), shown, "escaping twice changes nothing")
         }
-    }
-
-    func testErrorLinesAreEscaped() {
-        struct Message: Error, CustomStringConvertible { var description: String }
-        XCTAssertEqual(errorLine(for: Message(description: "layer 'x\u{1B}]0;t\u{07}': bad")), #"layer 'x\u{1B}]0;t\u{7}': bad"#)
-        XCTAssertEqual(Outcome.failure(message: "a\u{1B}b").standardError, "error: a\\u{1B}b\n")
     }
 }
