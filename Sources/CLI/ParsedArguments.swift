@@ -17,13 +17,30 @@ extension Int: ArgumentValue {
 }
 
 extension Float: ArgumentValue {
-    public init?(argument: String) { self.init(argument) }
-    public static var expectedValue: String { "a number" }
+    public init?(argument: String) {
+        // A double beyond Float's range becomes an infinity: refused too.
+        guard let value = Double(argument: argument), Float(value).isFinite else { return nil }
+        self = Float(value)
+    }
+    public static var expectedValue: String { Double.expectedValue }
 }
 
 extension Double: ArgumentValue {
-    public init?(argument: String) { self.init(argument) }
-    public static var expectedValue: String { "a number" }
+    /// A finite decimal number, or a fraction of two (`2/255`, `-1/127.5`),
+    /// as tutorials write an image scale. NaN and infinities are refused:
+    /// a preprocessing bias of NaN would make every prediction NaN.
+    public init?(argument: String) {
+        let parts = argument.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let numerator = Double(parts[0]), numerator.isFinite else { return nil }
+        if parts.count == 2 {
+            guard let denominator = Double(parts[1]), denominator.isFinite, denominator != 0, !parts[1].hasPrefix("-") else { return nil }
+            self = numerator / denominator
+        } else {
+            self = numerator
+        }
+        guard isFinite else { return nil }
+    }
+    public static var expectedValue: String { "a finite number, or a fraction such as 2/255" }
 }
 
 extension Bool: ArgumentValue {

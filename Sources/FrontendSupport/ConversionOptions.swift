@@ -1,4 +1,5 @@
 import ModelFormat
+import Naming
 
 /// What a user tells a converter beyond the source files, named as in
 /// coremltools' Caffe and TensorFlow converters so a Python call translates
@@ -24,6 +25,10 @@ public struct ConversionOptions: Sendable {
     public var predictedFeatureName = "classLabel"
     public var predictedProbabilitiesName = "classLabelProbs"
     public var metadata = Metadata()
+    /// The preprocessing options the user gave (`--is-bgr`, `--red-bias`,
+    /// ...), by name: each must reach an image input it applies to, or the
+    /// conversion stops (`ConversionOptionError`) instead of dropping it.
+    public var givenImageOptions: [String] = []
 
     public init() {}
 
@@ -36,12 +41,12 @@ public struct ConversionOptions: Sendable {
     public func finish(_ model: inout Model, description: String, source: String) throws {
         do {
             try finish(&model, description: description)
-        } catch {
+        } catch let error as ModelError {
             throw ModelError("\(source): \(error.message)")
         }
     }
 
-    func finish(_ model: inout Model, description: String) throws(ModelError) {
+    func finish(_ model: inout Model, description: String) throws {
         try applyImageInputs(to: &model.inputs)
         Pipeline.run(&model)
         try applyClassifier(to: &model)
@@ -52,15 +57,33 @@ public struct ConversionOptions: Sendable {
     }
 
     /// Turns the named array inputs into images with this preprocessing.
-    /// - Throws: `ModelError` when a name is not an input, or its shape is
-    ///   not [1 or 3, H, W].
-    public func applyImageInputs(to inputs: inout [Input]) throws(ModelError) {
+    /// - Throws: `ConversionOptionError` when a name is not an input (with
+    ///   a suggestion), preprocessing options were given without an image
+    ///   input, or they name channels the image does not have; `ModelError`
+    ///   when an input's shape is not [1 or 3, H, W].
+    public func applyImageInputs(to inputs: inout [Input]) throws {
+        let names = inputs.map(\.name)
+        if imageInputNames.isEmpty, !givenImageOptions.isEmpty {
+            let candidate = inputs.first { if case .array(let shape) = $0.kind { shape.count == 3 } else { false } }?.name ?? names.first ?? "NAME"
+            throw ConversionOptionError("\(givenImageOptions.joined(separator: ", ")) apply to an image input, and none is named: "
+                                        + "add --image-input \(candidate) (the model's inputs: \(names.joined(separator: ", ")))")
+        }
         for name in imageInputNames {
             guard let index = inputs.firstIndex(where: { $0.name == name }) else {
-                throw ModelError("--image-input '\(name)' is not an input of the model (inputs: \(inputs.map(\.name).joined(separator: ", ")))")
+                let suggestion = closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""
+                throw ConversionOptionError("--image-input '\(name)' is not an input of the model (its inputs: \(names.joined(separator: ", ")))\(suggestion)")
             }
             guard case .array(let shape) = inputs[index].kind, shape.count == 3, shape[0] == 1 || shape[0] == 3 else {
                 throw ModelError("input '\(name)' cannot be an image: its shape \(inputs[index].kind) is not [1 or 3, H, W]")
+            }
+            let colorOptions = givenImageOptions.filter { ["--is-bgr", "--red-bias", "--green-bias", "--blue-bias"].contains($0) }
+            if shape[0] == 1, !colorOptions.isEmpty {
+                throw ConversionOptionError("input '\(name)' has one channel (a grayscale image): \(colorOptions.joined(separator: ", ")) "
+                                            + "do not apply to it; its bias is --gray-bias")
+            }
+            if shape[0] == 3, givenImageOptions.contains("--gray-bias") {
+                throw ConversionOptionError("input '\(name)' has three channels (a color image): --gray-bias does not apply to it; "
+                                            + "use --red-bias, --green-bias and --blue-bias")
             }
             let colorSpace: ColorSpace = shape[0] == 1 ? .grayscale : isBGR ? .bgr : .rgb
             if let meanImage, meanImage.count != shape.checkedProduct {
@@ -90,6 +113,19 @@ public struct ConversionOptions: Sendable {
         model.classifier = Classifier(labels: labels, predictedFeatureName: predictedFeatureName,
                                       probabilitiesName: predictedProbabilitiesName)
     }
+}
+
+/// Conversion options that do not fit the model (a preprocessing option
+/// with no image input to apply to, an input name the model does not have):
+/// a usage error in the command-line programs.
+public struct ConversionOptionError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
 }
 
 extension Model {

@@ -1,5 +1,7 @@
 import FileIO
+import FrontendSupport
 import ModelFormat
+import Naming
 
 /// One conversion walk over a pruned graph, in dependency order.
 struct GraphWalk {
@@ -30,11 +32,21 @@ struct GraphWalk {
     }
 
     mutating func build(outputs requested: [TensorRef]) throws -> Model {
+        // Every name the user gave must be the graph's: an --input for a
+        // placeholder that does not exist was once ignored without a word.
+        let placeholders = graph.nodes.filter { $0.op == "Placeholder" }.map(\.name)
+        for name in inputShapes.keys.sorted() where !placeholders.contains(name) {
+            throw ConversionOptionError("--input '\(name)': the graph has no placeholder of that name (its placeholders: "
+                                        + "\(placeholders.joined(separator: ", ")))\(suggestion(name, placeholders))")
+        }
         let outputs = requested.isEmpty ? sinks() : requested
         var roots: [Int] = []
         for output in outputs {
             guard let root = graph.index[output.node] else {
-                throw TensorFlowError("\(path): output '\(output)' is not a node of the graph")
+                let sinks = sinks().map(\.node)
+                throw ConversionOptionError("output tensor '\(output)' is not a node of the graph (its outputs without readers: "
+                                            + "\(sinks.prefix(10).joined(separator: ", "))\(sinks.count > 10 ? ", ..." : ""))"
+                                            + suggestion(output.node, graph.nodes.map(\.name)))
             }
             roots.append(root)
         }
@@ -65,6 +77,11 @@ struct GraphWalk {
         }
         guard !model.inputs.isEmpty else { throw TensorFlowError("\(path): no Placeholder feeds the outputs") }
         return model
+    }
+
+    /// "; did you mean 'x'?" for a near name among `candidates`.
+    func suggestion(_ name: String, _ candidates: [String]) -> String {
+        closestMatch(to: name, in: candidates, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""
     }
 
     /// Nodes nothing reads, other than bookkeeping ops.

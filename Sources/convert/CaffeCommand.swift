@@ -68,6 +68,12 @@ enum ConversionFlags {
 
     static func options(from arguments: ParsedArguments) throws -> ConversionOptions {
         var options = ConversionOptions()
+        let preprocessing = ["is-bgr", "red-bias", "green-bias", "blue-bias", "gray-bias", "image-scale", "mean"]
+        options.givenImageOptions = preprocessing.filter { arguments.options.spec(named: $0) != nil && arguments.isPresent($0) }
+            .map { "--\($0)" }
+        if arguments.isPresent("predicted-feature-name") && !arguments.isPresent("class-labels") {
+            throw UsageError("--predicted-feature-name names the label output of a classifier: give its labels with --class-labels")
+        }
         options.imageInputNames = arguments.strings("image-input")
         options.isBGR = arguments.flag("is-bgr")
         options.redBias = try arguments.float("red-bias")

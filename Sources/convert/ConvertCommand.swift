@@ -1,6 +1,7 @@
 import CLI
 import CoreMLBackend
 import FileIO
+import FrontendSupport
 import Inspection
 import ModelFormat
 import Naming
@@ -39,7 +40,14 @@ enum SampleCommand: Command {
 /// (a device, a FIFO, a folder), is checked before any work is done.
 func convert(to path: String, inputs: [String], _ make: () throws -> Model) throws {
     try AtomicFile.checkTarget(path, inputs: inputs)
-    try write(make(), to: path, inputs: inputs)
+    let model: Model
+    do {
+        model = try make()
+    } catch let error as ConversionOptionError {
+        // An option that does not fit the model: a mistake on the command line.
+        throw UsageError(error.message)
+    }
+    try write(model, to: path, inputs: inputs)
 }
 
 private func write(_ model: Model, to path: String, inputs: [String]) throws {

@@ -73,7 +73,7 @@ final class CommandRunnerTests: XCTestCase {
             (["caffe", "m.prototxt", "m.caffemodel"],
              .usageError(message: "missing required option '--output'", usage: caffeUsage)),
             (caffeArguments + ["--image-scale", "abc"],
-             .usageError(message: "invalid value 'abc' for '--image-scale': expected a number", usage: caffeUsage)),
+             .usageError(message: "invalid value 'abc' for '--image-scale': expected a finite number, or a fraction such as 2/255", usage: caffeUsage)),
             (["tensorflow", "g.pb", "-o", "x", "--input", "fail=1"], .failure(message: "unsupported layer 'Foo'")),
         ]
         for (arguments, expected) in cases {

@@ -105,8 +105,13 @@ final class ParserTests: XCTestCase {
 
     func testBadNumbersNameTheOption() throws {
         let cases: [(arguments: [String], message: String)] = [
-            (["--image-scale", "abc"], "invalid value 'abc' for '--image-scale': expected a number"),
-            (["--red-bias=1.2.3"], "invalid value '1.2.3' for '--red-bias': expected a number"),
+            (["--image-scale", "abc"], "invalid value 'abc' for '--image-scale': expected a finite number, or a fraction such as 2/255"),
+            (["--red-bias=1.2.3"], "invalid value '1.2.3' for '--red-bias': expected a finite number, or a fraction such as 2/255"),
+            (["--red-bias", "nan"], "invalid value 'nan' for '--red-bias': expected a finite number, or a fraction such as 2/255"),
+            (["--image-scale", "inf"], "invalid value 'inf' for '--image-scale': expected a finite number, or a fraction such as 2/255"),
+            (["--red-bias", "1e39"], "invalid value '1e39' for '--red-bias': expected a finite number, or a fraction such as 2/255"),
+            (["--image-scale", "1/0"], "invalid value '1/0' for '--image-scale': expected a finite number, or a fraction such as 2/255"),
+            (["--image-scale", "2/255/3"], "invalid value '2/255/3' for '--image-scale': expected a finite number, or a fraction such as 2/255"),
             (["--batch", "2.5"], "invalid value '2.5' for '--batch': expected an integer"),
         ]
         for (arguments, message) in cases {
@@ -128,6 +133,17 @@ final class ParserTests: XCTestCase {
         XCTAssertThrowsError(try bad.values("input", parse: InputShape.init(parsing:))) { error in
             XCTAssertEqual((error as? UsageError)?.message,
                            "invalid value 'image=1,x' for '--input': 'x' is not a positive dimension")
+        }
+    }
+
+    /// Numbers take a fraction as tutorials write an image scale.
+    func testNumbersAcceptFractions() {
+        XCTAssertEqual(Float(argument: "2/255"), Float(2.0 / 255))
+        XCTAssertEqual(Double(argument: "-1/127.5"), -1 / 127.5)
+        XCTAssertEqual(Double(argument: "0.007843"), 0.007843)
+        XCTAssertEqual(Double(argument: "-114.895847746"), -114.895847746)
+        for bad in ["nan", "-inf", "inf/2", "1/-2", "1/", "/2", "", "1e400"] {
+            XCTAssertNil(Double(argument: bad), bad)
         }
     }
 

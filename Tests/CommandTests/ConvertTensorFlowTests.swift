@@ -35,7 +35,6 @@ final class ConvertTensorFlowTests: XCTestCase {
         let cases: [(String, [String], String)] = [
             ("unknown ops", [unknown], "unsupported ops: Fancier (b); Fancy (a)"),
             ("cycle", [cycle, "--output", "b"], "cycle"),
-            ("missing output", [relu, "--output", "nope:0"], "output 'nope:0' is not a node of the graph"),
             ("input shape", [relu, "--input", "x=1,5"], "does not match the graph's [1, 4]"),
             ("text syntax", [broken], "broken.pbtxt:3:1: expected '}'"),
             ("truncated", [truncated.path], "truncated.pb: byte "),
