@@ -3,6 +3,7 @@ import CaffeFrontend
 import CoreMLBackend
 import FrontendSupport
 import ModelFormat
+import Naming
 
 /// `convert caffe`: deploy prototxt + weights -> .mlmodel, with the options
 /// of coremltools' removed Caffe converter.
@@ -30,7 +31,8 @@ enum CaffeCommand: Command {
         let deploy = try arguments.string("prototxt"), weights = try arguments.string("weights")
         let mean = arguments.optionalString("mean")
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
-        try convert(to: try arguments.string("output"), inputs: inputs) {
+        try convert(to: try arguments.string("output"), inputs: inputs,
+                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             if let mean { options.meanImage = try CaffeConverter.readMeanImage(mean) }
             return try CaffeConverter.convert(deploy: deploy, weights: weights, options: options)
         }
@@ -59,7 +61,19 @@ enum ConversionFlags {
         Option("description", valueName: "text", help: "Metadata: short description.").spec,
         Option("model-version", valueName: "text",
                help: "Metadata: the model's version string (--version prints the toolkit's own).").spec,
+        Option("minimum-deployment-target", valueName: "target",
+               help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow).").spec,
     ]
+
+    /// The Core ML specification version --minimum-deployment-target asks for (1 when absent).
+    static func minimumSpecificationVersion(_ arguments: ParsedArguments) throws -> Int32 {
+        guard let text = arguments.optionalString("minimum-deployment-target") else { return 1 }
+        guard let target = DeploymentTarget(text) else {
+            let suggestion = closestMatch(to: text, in: DeploymentTarget.names, maxDistance: 3).map { "; did you mean \($0)?" } ?? ""
+            throw UsageError("--minimum-deployment-target \(text) is not one of \(DeploymentTarget.names.joined(separator: ", "))\(suggestion)")
+        }
+        return target.specificationVersion
+    }
 
     /// The files the shared options read (the labels), which the output must not replace.
     static func inputFiles(_ arguments: ParsedArguments) -> [String] {

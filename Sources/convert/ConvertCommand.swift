@@ -38,7 +38,9 @@ enum SampleCommand: Command {
 /// meant to be) before it is renamed into place. `inputs`, the files the
 /// model is made from, are never replaced: that, and what is at `path`
 /// (a device, a FIFO, a folder), is checked before any work is done.
-func convert(to path: String, inputs: [String], _ make: () throws -> Model) throws {
+/// The file loads on the oldest OS its layers allow, and not older than
+/// `minimumSpecificationVersion` says (`--minimum-deployment-target`).
+func convert(to path: String, inputs: [String], minimumSpecificationVersion: Int32 = 1, _ make: () throws -> Model) throws {
     try AtomicFile.checkTarget(path, inputs: inputs)
     let model: Model
     do {
@@ -47,12 +49,12 @@ func convert(to path: String, inputs: [String], _ make: () throws -> Model) thro
         // An option that does not fit the model: a mistake on the command line.
         throw UsageError(error.message)
     }
-    try write(model, to: path, inputs: inputs)
+    try write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion)
 }
 
-private func write(_ model: Model, to path: String, inputs: [String]) throws {
+private func write(_ model: Model, to path: String, inputs: [String], minimumSpecificationVersion: Int32) throws {
     var summary = ""
-    try CoreMLWriter.write(model, to: path, inputs: inputs) { written in
+    try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion) { written in
         let file: CoreMLFile
         do {
             file = try CoreMLReader.read(from: written, structureOnly: true)

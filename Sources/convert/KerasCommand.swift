@@ -22,7 +22,8 @@ enum KerasCommand: Command {
     static func run(_ arguments: ParsedArguments) throws {
         let options = try ConversionFlags.options(from: arguments)
         let source = try arguments.string("model")
-        try convert(to: try arguments.string("output"), inputs: [source] + ConversionFlags.inputFiles(arguments)) {
+        try convert(to: try arguments.string("output"), inputs: [source] + ConversionFlags.inputFiles(arguments),
+                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try KerasConverter.convert(model: source, options: options)
         }
     }

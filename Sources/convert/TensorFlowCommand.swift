@@ -36,7 +36,8 @@ enum TensorFlowCommand: Command {
             return TensorFlowConverter.InputShape(name: String(parts[0]), shape: shape)
         }
         let graph = try arguments.string("graph")
-        try convert(to: try arguments.string("output-file"), inputs: [graph] + ConversionFlags.inputFiles(arguments)) {
+        try convert(to: try arguments.string("output-file"), inputs: [graph] + ConversionFlags.inputFiles(arguments),
+                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output"), options: options)
         }
     }

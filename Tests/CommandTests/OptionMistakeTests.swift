@@ -82,6 +82,11 @@ final class OptionMistakeTests: XCTestCase {
         XCTAssertTrue(fine.standardOutput.contains("image<Grayscale,8x8>"), fine.standardOutput)
     }
 
+    func testAnUnknownDeploymentTargetIsAUsageError() throws {
+        try assertMistake(caffe(["--minimum-deployment-target", "iOS31"]), "--minimum-deployment-target iOS31 is not one of iOS11")
+        try assertMistake(caffe(["--minimum-deployment-target", "iOS-13"]), "did you mean iOS13?")
+    }
+
     func testClassifierNamesMustFit() throws {
         try assertMistake(caffe(["--predicted-feature-name", "age"]), "--predicted-feature-name names the label output of a classifier")
         let labels = sample("age_labels.txt")

@@ -16,6 +16,19 @@ let tensorflowFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/t
 final class TensorFlowParityTests: XCTestCase {
     func testInceptionResNetBlock() throws { try checkParity("inception_resnet_block") }
     func testMobileNetBlockWithUnfusedBatchNormAndReLU6() throws { try checkParity("mobilenet_block") }
+    /// For iOS 13 the ReLU6 stays a clip layer, on Core ML's rank-N path
+    /// (EXACT_ARRAY_MAPPING; the image input is [1, C, H, W] with
+    /// RANK4_IMAGE_MAPPING), and computes the same.
+    func testMobileNetBlockWrittenForIOS13() throws {
+        try checkParity("mobilenet_block", minimumSpecificationVersion: 4)
+        let expectation: [String: Any] = [
+            "specificationVersion": 4, "arrayInputShapeMapping": "EXACT_ARRAY_MAPPING", "imageInputShapeMapping": "RANK4_IMAGE_MAPPING",
+            "inputs": [["name": "input", "type": "image", "width": 33, "height": 33]],
+            "layers": [["name": "MobilenetV1/Conv2d_3_depthwise/Relu6", "type": "clip", "params": ["minVal": 0.0, "maxVal": 6.0]]],
+        ]
+        try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
+            .write(to: checkDirectory.appendingPathComponent("tensorflow_mobilenet_block_ios13.expect.json"))
+    }
     func testVGGHeadWithShapeArithmeticAndMatMul() throws { try checkParity("vgg_head") }
     func testMiscellaneousOps() throws { try checkParity("misc_ops") }
     func testTextGraphsConvertLikeBinaryOnes() throws {
@@ -56,11 +69,13 @@ final class TensorFlowParityTests: XCTestCase {
         return (model, meta)
     }
 
-    func checkParity(_ name: String, text: Bool = false, file: StaticString = #filePath, line: UInt = #line) throws {
+    func checkParity(_ name: String, text: Bool = false, minimumSpecificationVersion: Int32 = 1,
+                     file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = tensorflowFixtures.appendingPathComponent(name)
         let (model, meta) = try convert(name, text: text)
-        let path = checkDirectory.appendingPathComponent("tensorflow_\(name)\(text ? "_text" : "").mlmodel").path
-        try CoreMLWriter.write(model, to: path)
+        let suffix = (text ? "_text" : "") + (minimumSpecificationVersion == 4 ? "_ios13" : "")
+        let path = checkDirectory.appendingPathComponent("tensorflow_\(name)\(suffix).mlmodel").path
+        try CoreMLWriter.write(model, to: path, minimumSpecificationVersion: minimumSpecificationVersion)
         let network = try Network(contentsOf: path)
         let input = try XCTUnwrap(network.model.inputs.first)
         let (shape, hwc) = try NumpyFile.read(path: folder.appendingPathComponent("input.npy").path)
