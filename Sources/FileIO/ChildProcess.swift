@@ -35,7 +35,8 @@ public enum ChildProcess {
         fileio_install_cleanup_handlers()
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let milliseconds = Int32(clamping: Int((timeout * 1000).rounded(.up)))
+        // At most Int32.max ms (24 days); a NaN or negative timeout is no time.
+        let milliseconds = timeout > 0 ? Int32((min(timeout, 2_000_000) * 1000).rounded(.up)) : 0
         let result = input.withUnsafeBufferPointer { bytes in
             argv.withUnsafeBufferPointer { argv in
                 bytes.withMemoryRebound(to: CChar.self) { text in

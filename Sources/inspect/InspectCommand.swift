@@ -35,7 +35,7 @@ enum InspectCommand: Command {
         if let graph, graph != "dot" && graph != "svg" { throw UsageError("--graph takes dot or svg, not '\(graph)'") }
         if graphOutput != nil && graph == nil { throw UsageError("--graph-output needs --graph dot or --graph svg") }
         let graphTimeout = try arguments.double("graph-timeout")
-        guard graphTimeout > 0, graphTimeout.isFinite else { throw UsageError("--graph-timeout takes a positive number of seconds") }
+        guard graphTimeout > 0, graphTimeout <= 86_400 else { throw UsageError("--graph-timeout takes a number of seconds from 0 to 86400") }
         if graph != nil && graphOutput == nil && (json || layers || weights) {
             throw UsageError("--graph prints only the graph; add --graph-output FILE to print the \(json ? "JSON" : "tables") too")
         }

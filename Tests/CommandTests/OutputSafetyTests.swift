@@ -203,6 +203,11 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
         XCTAssertTrue(result.standardError.contains("took over 1 s") && result.standardError.contains("--graph dot"), result.standardError)
         XCTAssertFalse(isAlive(pidFile), "dot was killed")
+        // A time no one means (it once trapped converting to milliseconds): a usage error.
+        let model = fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path
+        for timeout in ["1e300", "0", "-5", "nan"] {
+            XCTAssertEqual(try ProgramRunner.run("inspect", [model, "--graph", "svg", "--graph-timeout", timeout]).status, 64, timeout)
+        }
     }
 
     /// SIGTERM (or SIGINT, SIGHUP) to `inspect` while Graphviz runs: dot is
