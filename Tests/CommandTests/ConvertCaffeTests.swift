@@ -32,7 +32,7 @@ final class ConvertCaffeTests: XCTestCase {
         let weights = try Data(contentsOf: samples.appendingPathComponent("age_net.caffemodel"))
         func write(_ name: String, _ text: String) throws -> String {
             let url = folder.appendingPathComponent(name)
-            try text.write(to: url, atomically: true, encoding: .utf8)
+            try text.write(to: url, atomically: false, encoding: .utf8)
             return url.path
         }
         let unbalanced = try write("unbalanced.prototxt", deploy + "\nlayers {\n  name: \"extra\"\n")

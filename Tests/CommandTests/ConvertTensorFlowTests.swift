@@ -21,7 +21,7 @@ final class ConvertTensorFlowTests: XCTestCase {
         let folder = try temporaryFolder()
         func write(_ name: String, _ text: String) throws -> String {
             let url = folder.appendingPathComponent(name)
-            try text.write(to: url, atomically: true, encoding: .utf8)
+            try text.write(to: url, atomically: false, encoding: .utf8)
             return url.path
         }
         let placeholder = "node { name: \"x\" op: \"Placeholder\" attr { key: \"shape\" value { shape { dim { size: 1 } dim { size: 4 } } } } }\n"

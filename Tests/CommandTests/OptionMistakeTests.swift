@@ -68,7 +68,7 @@ final class OptionMistakeTests: XCTestCase {
         let folder = try temporaryFolder()
         let deploy = folder.appendingPathComponent("gray.prototxt")
         try "input: \"data\"\ninput_shape { dim: 1 dim: 1 dim: 8 dim: 8 }\nlayer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n"
-            .write(to: deploy, atomically: true, encoding: .utf8)
+            .write(to: deploy, atomically: false, encoding: .utf8)
         let weights = folder.appendingPathComponent("w.caffemodel")
         try Data([0xA2, 0x06, 0x03, 0x0A, 0x01, 0x78]).write(to: weights)  // one unrelated layer
         let gray = ["caffe", deploy.path, weights.path, "--image-input", "data"]

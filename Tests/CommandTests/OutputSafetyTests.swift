@@ -177,7 +177,7 @@ final class OutputSafetyTests: XCTestCase {
         let pidFile = folder.appendingPathComponent("dot.pid").path
         let script = "#!/bin/sh\necho $$ > \(pidFile)\nexec sleep 600\n"
         let dot = bin.appendingPathComponent("dot").path
-        try script.write(toFile: dot, atomically: true, encoding: .utf8)
+        try script.write(toFile: dot, atomically: false, encoding: .utf8)
         XCTAssertEqual(chmod(dot, 0o755), 0)
         return (bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"), pidFile)
     }

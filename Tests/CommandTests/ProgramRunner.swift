@@ -74,7 +74,7 @@ private final class Collected: @unchecked Sendable {
 func assertSnapshot(_ text: String, named name: String, file: StaticString = #filePath, line: UInt = #line) throws {
     let url = repositoryRoot.appendingPathComponent("Tests/CommandTests/Snapshots/\(name).txt")
     if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
-        try text.write(to: url, atomically: true, encoding: .utf8)
+        try text.write(to: url, atomically: false, encoding: .utf8)
         return
     }
     let recorded = try String(contentsOf: url, encoding: .utf8)

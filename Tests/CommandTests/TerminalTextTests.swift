@@ -35,7 +35,7 @@ final class TerminalTextTests: XCTestCase {
             input_shape { dim: 1 dim: 3 dim: 4 dim: 4 }
             layer { name: "\(Self.prototxtName)" type: "\(reluType)" bottom: "data" top: "r" }
             layer { name: "prob" type: "Softmax" bottom: "r" top: "prob" }
-            """.write(to: deploy, atomically: true, encoding: .utf8)
+            """.write(to: deploy, atomically: false, encoding: .utf8)
         // NetParameter { layer (100) { name (1): "x" } }
         let weights = folder.appendingPathComponent("w.caffemodel")
         try Data([0xA2, 0x06, 0x03, 0x0A, 0x01, 0x78]).write(to: weights)
@@ -99,7 +99,7 @@ final class TerminalTextTests: XCTestCase {
     func testLabelsAreEscapedInPredictions() throws {
         let folder = try temporaryFolder()
         let labels = folder.appendingPathComponent("labels.txt")
-        try "0-2\u{1B}[2J\n4-6\n8-13\n15-20\u{07}\n25-32\n38-43\n48-53\n60\n".write(to: labels, atomically: true, encoding: .utf8)
+        try "0-2\u{1B}[2J\n4-6\n8-13\n15-20\u{07}\n25-32\n38-43\n48-53\n60\n".write(to: labels, atomically: false, encoding: .utf8)
         let samples = repositoryRoot.appendingPathComponent("Samples")
         let model = folder.appendingPathComponent("AgeNet.mlmodel").path
         let converted = try ProgramRunner.run("convert", [
@@ -130,7 +130,7 @@ final class TerminalTextTests: XCTestCase {
         let folder = try temporaryFolder()
         let malformed = repositoryRoot.appendingPathComponent("Tests/Fixtures/malformed/caffemodel")
         let labels = folder.appendingPathComponent("labels.txt")
-        try "a\nb\nc\n".write(to: labels, atomically: true, encoding: .utf8)
+        try "a\nb\nc\n".write(to: labels, atomically: false, encoding: .utf8)
         let model = folder.appendingPathComponent("nan.mlmodel").path
         let converted = try ProgramRunner.run("convert", [
             "caffe", malformed.appendingPathComponent("tiny.prototxt").path, malformed.appendingPathComponent("nan_inf_weights.caffemodel").path,

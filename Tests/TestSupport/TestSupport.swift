@@ -10,12 +10,28 @@ public let repositoryRoot = URL(fileURLWithPath: #filePath)
 
 /// Where tests leave the `.mlmodel` files they write for the independent
 /// coremltools check (`scripts/check_mlmodels.py`, run by `scripts/test`):
-/// `MLMODEL_CHECK_DIR`, or a temporary folder.
+/// `MLMODEL_CHECK_DIR`, or a folder in the session folder.
 public let checkDirectory: URL = {
-    let path = ProcessInfo.processInfo.environment["MLMODEL_CHECK_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? FileManager.default.temporaryDirectory.appendingPathComponent("mlmodel-check-\(getpid())").path
-    try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return URL(fileURLWithPath: path)
+    if let path = ProcessInfo.processInfo.environment["MLMODEL_CHECK_DIR"], !path.isEmpty {
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return URL(fileURLWithPath: path)
+    }
+    let url = sessionFolder.appendingPathComponent("mlmodel-check")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}()
+
+/// Every temporary file of one test process lives in this folder, removed
+/// when the process exits, unless `TOOLKIT_KEEP_TEST_FILES` is set
+/// (`scripts/verify/apple_validator.sh` keeps them to validate every model
+/// the tests wrote). A crashed or killed run leaves it behind.
+public let sessionFolder: URL = {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("toolkit-tests-\(getpid())-\(UUID().uuidString.prefix(8))")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    if ProcessInfo.processInfo.environment["TOOLKIT_KEEP_TEST_FILES"] == nil {
+        atexit { try? FileManager.default.removeItem(at: sessionFolder) }
+    }
+    return url
 }()
 
 /// [H, W, C] values (TensorFlow's and Keras's layout) as [C, H, W].
@@ -37,9 +53,9 @@ public func worstMismatch(_ ours: [Float], _ reference: [Float]) -> (index: Int,
     return worst.index < 0 ? nil : (worst.index, ours[worst.index], reference[worst.index])
 }
 
-/// A fresh empty folder for one test.
+/// A fresh empty folder for one test, inside `sessionFolder`.
 public func temporaryFolder() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("toolkit-tests-\(UUID().uuidString)")
+    let url = sessionFolder.appendingPathComponent(UUID().uuidString)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }

@@ -13,7 +13,8 @@
 #   FOLDER     validate every regular *.mlmodel under these folders (the
 #              verify scripts' work folders, e.g. /tmp/keras_applications).
 #   Without folders: runs swift test with TMPDIR and MLMODEL_CHECK_DIR in a
-#   work folder, then validates every model the tests wrote: the check
+#   work folder (and TOOLKIT_KEEP_TEST_FILES=1: tests keep their temporary
+#   files), then validates every model the tests wrote: the check
 #   folder, and every other .mlmodel they left that the toolkit's own reader
 #   accepts (inspect exits 0), but for the files the malformed-input tests
 #   make on purpose (bad.mlmodel: corrupted bytes; unknown.mlmodel: a layer
@@ -34,7 +35,7 @@ else
   work="${APPLE_VALIDATOR_WORK:-/tmp/apple-validator}"
   rm -rf "$work" && mkdir -p "$work/tmp" "$work/check"
   echo "== swift test, models left in $work"
-  TMPDIR="$work/tmp" MLMODEL_CHECK_DIR="$work/check" swift test --disable-swift-testing >"$work/swift-test.log" 2>&1 \
+  TOOLKIT_KEEP_TEST_FILES=1 TMPDIR="$work/tmp" MLMODEL_CHECK_DIR="$work/check" swift test --disable-swift-testing >"$work/swift-test.log" 2>&1 \
     || echo "apple-validator: swift test failed (see $work/swift-test.log); validating what it wrote"
   swift build >/dev/null 2>&1
   inspect="$(swift build --show-bin-path)/inspect"
