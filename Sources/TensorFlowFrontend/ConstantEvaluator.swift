@@ -11,33 +11,36 @@ enum ConstantEvaluator {
     ]
 
     /// The node's value, or nil when the op is not one the evaluator knows.
-    static func evaluate(_ node: TFNode, _ inputs: [TFConstant]) throws -> TFConstant? {
+    /// - Parameter budget: how many values the conversion may still make
+    ///   (`TFConstant.maximumMadeTotal` less what it holds): a result that
+    ///   would not fit is refused before it is computed.
+    static func evaluate(_ node: TFNode, _ inputs: [TFConstant], budget: Int = TFConstant.maximumMadeTotal) throws -> TFConstant? {
         switch node.op {
         case "Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "Cast":
             return inputs.first
-        case "Add", "AddV2": return try broadcast(inputs, node, +)
-        case "Sub": return try broadcast(inputs, node, -)
-        case "Mul": return try broadcast(inputs, node, *)
-        case "RealDiv": return try broadcast(inputs, node, /)
-        case "Maximum": return try broadcast(inputs, node) { max($0, $1) }
-        case "Minimum": return try broadcast(inputs, node) { min($0, $1) }
-        case "Rsqrt": return map(inputs, node) { 1 / $0.squareRoot() }
-        case "Sqrt": return map(inputs, node) { $0.squareRoot() }
-        case "Neg": return map(inputs, node) { -$0 }
-        case "Reciprocal": return map(inputs, node) { 1 / $0 }
+        case "Add", "AddV2": return try broadcast(inputs, node, budget, +)
+        case "Sub": return try broadcast(inputs, node, budget, -)
+        case "Mul": return try broadcast(inputs, node, budget, *)
+        case "RealDiv": return try broadcast(inputs, node, budget, /)
+        case "Maximum": return try broadcast(inputs, node, budget) { max($0, $1) }
+        case "Minimum": return try broadcast(inputs, node, budget) { min($0, $1) }
+        case "Rsqrt": return try map(inputs, node, budget) { 1 / $0.squareRoot() }
+        case "Sqrt": return try map(inputs, node, budget) { $0.squareRoot() }
+        case "Neg": return try map(inputs, node, budget) { -$0 }
+        case "Reciprocal": return try map(inputs, node, budget) { 1 / $0 }
         case "Pack":
             // Scalars or equal-shaped tensors stacked along axis 0.
             guard node.int("axis") ?? 0 == 0, let first = inputs.first else { return nil }
             guard inputs.allSatisfy({ $0.shape == first.shape }) else {
                 throw node.fail("packs tensors of different shapes \(inputs.map(\.shape))")
             }
-            try checkMade(inputs.reduce(0) { $0 + $1.count }, node)
+            try checkMade(inputs.reduce(0) { $0 + $1.count }, node, budget: budget)
             return TFConstant(shape: [inputs.count] + first.shape, values: inputs.flatMap(\.values))
         case "ConcatV2":
             guard inputs.count >= 2, inputs.dropLast().allSatisfy({ $0.shape.count <= 1 }) else { return nil }
             let parts = inputs.dropLast()
             let count = parts.reduce(0) { $0 + $1.count }
-            try checkMade(count, node)
+            try checkMade(count, node, budget: budget)
             return TFConstant(shape: [count], values: parts.flatMap(\.values))
         case "Reshape":
             guard inputs.count == 2 else { return nil }
@@ -57,10 +60,14 @@ enum ConstantEvaluator {
     }
 
     /// A folded result of `count` values must stay within the cap on what
-    /// the converter makes.
-    static func checkMade(_ count: Int, _ node: TFNode) throws {
+    /// the converter makes, and within what the conversion may still make.
+    static func checkMade(_ count: Int, _ node: TFNode, budget: Int) throws {
         guard count <= TFConstant.maximumMadeCount else {
             throw node.fail("folding would make a constant of \(count) values, more than \(TFConstant.maximumMadeCount)")
+        }
+        guard count <= budget else {
+            throw node.fail("folding would make \(count) more values: the constants made so far hold "
+                            + "\(TFConstant.maximumMadeTotal - budget), and at most \(TFConstant.maximumMadeTotal) in all")
         }
     }
 
@@ -83,13 +90,15 @@ enum ConstantEvaluator {
         return shape
     }
 
-    static func map(_ inputs: [TFConstant], _ node: TFNode, _ f: (Double) -> Double) -> TFConstant? {
+    static func map(_ inputs: [TFConstant], _ node: TFNode, _ budget: Int, _ f: (Double) -> Double) throws -> TFConstant? {
         guard let x = inputs.first else { return nil }
+        try checkMade(x.count, node, budget: budget)
         return TFConstant(shape: x.shape, values: x.values.map(f))
     }
 
     /// Element-wise with NumPy broadcasting of two operands.
-    static func broadcast(_ inputs: [TFConstant], _ node: TFNode, _ f: (Double, Double) -> Double) throws -> TFConstant? {
+    static func broadcast(_ inputs: [TFConstant], _ node: TFNode, _ budget: Int,
+                          _ f: (Double, Double) -> Double) throws -> TFConstant? {
         guard inputs.count == 2 else { return nil }
         let (a, b) = (inputs[0], inputs[1])
         let rank = max(a.shape.count, b.shape.count)
@@ -98,7 +107,7 @@ enum ConstantEvaluator {
         var shape: [Int] = []
         for (x, y) in zip(sa, sb) {
             guard x == y || x == 1 || y == 1 else { throw node.fail("cannot broadcast \(a.shape) with \(b.shape)") }
-            shape.append(max(x, y))
+            shape.append(x == 1 ? y : x)  // a size-1 axis takes the other's size, 0 included
         }
         func strides(_ s: [Int]) -> [Int] {
             var result = [Int](repeating: 0, count: rank), step = 1
@@ -114,19 +123,37 @@ enum ConstantEvaluator {
             throw node.fail("folding \(a.shape) with \(b.shape) would make a constant of shape \(shape), "
                             + "more than \(TFConstant.maximumMadeCount) values")
         }
+        try checkMade(count, node, budget: budget)
         let (ta, tb) = (strides(sa), strides(sb))
+        // Row by row along the last axis, operand offsets advanced rather
+        // than recomputed: 2^24 values take a fraction of a second.
+        let (av, bv) = (a.values, b.values)
+        let inner = rank == 0 ? 1 : shape[rank - 1]
+        let (stepA, stepB) = rank == 0 ? (0, 0) : (ta[rank - 1], tb[rank - 1])
         var values = [Double](repeating: 0, count: count)
-        var index = [Int](repeating: 0, count: rank)
-        for flat in 0..<count {
-            var ia = 0, ib = 0
-            for axis in 0..<rank { ia += index[axis] * ta[axis]; ib += index[axis] * tb[axis] }
-            values[flat] = f(a[ia], b[ib])
-            var axis = rank - 1
-            while axis >= 0 {
-                index[axis] += 1
-                if index[axis] < shape[axis] { break }
-                index[axis] = 0
-                axis -= 1
+        var index = [Int](repeating: 0, count: max(rank - 1, 0))
+        values.withUnsafeMutableBufferPointer { out in
+            av.withUnsafeBufferPointer { av in
+                bv.withUnsafeBufferPointer { bv in
+                    var flat = 0
+                    while flat < count {
+                        var ia = 0, ib = 0
+                        for axis in index.indices { ia += index[axis] * ta[axis]; ib += index[axis] * tb[axis] }
+                        for _ in 0..<inner {
+                            out[flat] = f(av[ia], bv[ib])
+                            flat += 1
+                            ia += stepA
+                            ib += stepB
+                        }
+                        var axis = index.count - 1
+                        while axis >= 0 {
+                            index[axis] += 1
+                            if index[axis] < shape[axis] { break }
+                            index[axis] = 0
+                            axis -= 1
+                        }
+                    }
+                }
             }
         }
         return TFConstant(shape: shape, values: values)

@@ -161,7 +161,7 @@ struct GraphWalk {
             return
         }
         let constants = arguments.compactMap { if case .constant(let c) = $0 { c } else { nil } }
-        if constants.count == arguments.count, !arguments.isEmpty, let folded = try ConstantEvaluator.evaluate(node, constants) {
+        if constants.count == arguments.count, !arguments.isEmpty, let folded = try ConstantEvaluator.evaluate(node, constants, budget: TFConstant.maximumMadeTotal - madeTotal) {
             try count(folded, node)
             values[index] = .constant(folded)
             return
