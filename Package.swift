@@ -10,9 +10,9 @@ let package = Package(
         .library(name: "ModelFormat", targets: ["ModelFormat"]),
         .library(name: "CoreMLBackend", targets: ["CoreMLBackend"]),
         .library(name: "Runtime", targets: ["Runtime"]),
-        .executable(name: "convert", targets: ["convert"]),
-        .executable(name: "inspect", targets: ["inspect"]),
-        .executable(name: "predict", targets: ["predict"]),
+        .executable(name: "coreml-convert", targets: ["convert"]),
+        .executable(name: "coreml-inspect", targets: ["inspect"]),
+        .executable(name: "coreml-predict", targets: ["predict"]),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config.
@@ -47,7 +47,7 @@ let package = Package(
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
         .target(name: "KerasFrontend", dependencies: ["ModelFormat", "FrontendSupport", "HDF5"]),
         // Summaries of models for `inspect` and `convert`.
-        .target(name: "Inspection", dependencies: ["ModelFormat", "Naming"]),
+        .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "Naming"]),
         // Text shown to people: names from files escaped for a terminal,
         // suggestions for a mistyped name.
         .target(name: "Naming"),
@@ -61,7 +61,7 @@ let package = Package(
 
         .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport", "FileIO"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
-        .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "ImageFiles", "FileIO"]),
+        .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "ImageFiles", "FileIO", "Inspection"]),
 
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),

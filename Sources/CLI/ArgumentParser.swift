@@ -5,7 +5,7 @@
 /// - `--name value`, `--name=value`, `-s value`, `-svalue`, `-s=value`
 /// - flags `--flag`, `-f`, and bundled short flags `-abc`
 /// - repeatable options collect every occurrence in order; a non-repeatable
-///   option given twice keeps the last value
+///   option given twice is a usage error (which of two outputs was meant?)
 /// - `--` ends options: every later token is positional
 /// - a token that starts with `-` followed by a digit or `.` is a value
 ///   (a negative number), both as an option value and as a positional
@@ -38,9 +38,7 @@ public struct ArgumentParser: Sendable {
                 let body = token.dropFirst(2)
                 let name = String(body.prefix { $0 != "=" })
                 let inline = body.firstIndex(of: "=").map { String(body[body.index(after: $0)...]) }
-                guard let spec = options.named(name) else {
-                    throw UsageError.unknownOption("--\(name)", candidates: longNames)
-                }
+                guard let spec = options.named(name) else { throw unknownOption(name) }
                 try consume(spec, inline: inline, tokens: tokens, index: &index, into: &result)
             } else {
                 try parseShortCluster(token, tokens: tokens, index: &index, into: &result)
@@ -53,9 +51,21 @@ public struct ArgumentParser: Sendable {
         return result
     }
 
-    /// Every long option name with dashes, including the built-in ones, for suggestions.
-    private var longNames: [String] {
-        options.named.map { "--\($0.name)" } + ["--help", "--version"]
+    /// `--name` is not an option: suggest the one meant. Another tool's
+    /// spelling (coremltools' `--image_input_names`, `--class_labels`)
+    /// or an old one (`otherSpellings`), underscores for dashes, a plural
+    /// or `-names` suffix, or else the closest name by edit distance.
+    func unknownOption(_ name: String) -> UsageError {
+        let token = "--\(name)"
+        let normalized = name.lowercased().replacingOccurrences(of: "_", with: "-")
+        let stems = [normalized] + ["-names", "-name", "s"].compactMap { suffix in
+            normalized.hasSuffix(suffix) ? String(normalized.dropLast(suffix.count)) : nil
+        }
+        let named = options.named
+        let match = named.first { spec in spec.otherSpellings.contains { $0.replacingOccurrences(of: "_", with: "-") == normalized } }
+            ?? stems.lazy.compactMap { stem in named.first { $0.name == stem } }.first
+        if let match { return UsageError("unknown option '\(token)'; did you mean '--\(match.name)'?") }
+        return UsageError.unknownOption(token, candidates: named.map { "--\($0.name)" } + ["--help", "--version"])
     }
 
     /// `-o value`, `-ovalue`, `-o=value`, or bundled flags `-abc`.
@@ -88,15 +98,20 @@ public struct ArgumentParser: Sendable {
             result.record(spec, value: nil)
             return
         }
+        let value: String
         if let inline {
-            result.record(spec, value: inline)
-            return
+            value = inline
+        } else {
+            guard index < tokens.count, !Self.looksLikeOption(tokens[index]) else {
+                throw UsageError("missing value for option '\(spec.displayName)'")
+            }
+            value = tokens[index]
+            index += 1
         }
-        guard index < tokens.count, !Self.looksLikeOption(tokens[index]) else {
-            throw UsageError("missing value for option '\(spec.displayName)'")
+        if !spec.isRepeatable, let earlier = result.givenValues(spec.name).first {
+            throw UsageError("'\(spec.displayName)' given twice ('\(earlier)', then '\(value)'); it takes one value")
         }
-        result.record(spec, value: tokens[index])
-        index += 1
+        result.record(spec, value: value)
     }
 
     /// Hands positional tokens to the positional declarations in order.

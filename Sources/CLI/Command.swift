@@ -1,7 +1,14 @@
 /// Version of the conversion toolkit, printed by `--version` of every program.
 public enum ToolkitVersion {
     /// Semantic version string.
-    public static let string = "0.1.0"
+    public static let string = "0.2.0"
+
+    /// What `--version` prints: `coreml-convert 0.2.0 (ModelToolkit)` and
+    /// the program's own lines (the Core ML versions it writes or reads).
+    public static func text(for command: any Command.Type) -> String {
+        let details = command.configuration.versionDetails
+        return "\(command.configuration.name) \(string) (ModelToolkit)" + (details.isEmpty ? "" : "\n" + details)
+    }
 }
 
 /// Name, help text and subcommands of a command.
@@ -14,13 +21,18 @@ public struct CommandConfiguration: Sendable {
     public var discussion: String
     /// Child commands, dispatched on the first argument (`convert caffe ...`).
     public var subcommands: [any Command.Type]
+    /// Lines `--version` prints after the program name and version (a
+    /// program's root command sets them).
+    public var versionDetails: String
 
     /// Creates a configuration.
-    public init(name: String, abstract: String, discussion: String = "", subcommands: [any Command.Type] = []) {
+    public init(name: String, abstract: String, discussion: String = "", subcommands: [any Command.Type] = [],
+                versionDetails: String = "") {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.subcommands = subcommands
+        self.versionDetails = versionDetails
     }
 }
 

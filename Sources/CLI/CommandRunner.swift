@@ -7,7 +7,7 @@ public enum Invocation: Sendable {
     case run(any Command.Type, ParsedArguments)
     /// Print this help text (from `--help`, `-h` or `help <subcommand>`).
     case help(String)
-    /// Print the toolkit version.
+    /// Print the program's name and the toolkit version.
     case version
 }
 
@@ -133,7 +133,7 @@ public enum CommandRunner {
         case .help(let text):
             return .output(text)
         case .version:
-            return .output(ToolkitVersion.string)
+            return .output(ToolkitVersion.text(for: root))
         case .run(let command, let arguments):
             do {
                 try command.run(arguments)

@@ -31,11 +31,16 @@ public struct OptionSpec: Sendable, Equatable {
     public var isRepeatable: Bool
     /// Whether parsing fails with a usage error when the input is absent.
     public var isRequired: Bool
+    /// Names, without dashes, that other tools or older versions use for
+    /// this input (coremltools' `image_input_names`, an old `output-file`):
+    /// typed as options, they get a did-you-mean to this one.
+    public var otherSpellings: [String]
 
     /// Creates a declaration; prefer the `Positional`, `Option` and `Flag` helpers.
     public init(
         kind: Kind, name: String, short: Character? = nil, valueName: String? = nil,
-        help: String, defaultValue: String? = nil, isRepeatable: Bool = false, isRequired: Bool = false
+        help: String, defaultValue: String? = nil, isRepeatable: Bool = false, isRequired: Bool = false,
+        otherSpellings: [String] = []
     ) {
         self.kind = kind
         self.name = name
@@ -45,6 +50,7 @@ public struct OptionSpec: Sendable, Equatable {
         self.defaultValue = kind == .flag ? nil : defaultValue
         self.isRepeatable = isRepeatable
         self.isRequired = kind != .flag && isRequired && defaultValue == nil
+        self.otherSpellings = otherSpellings
     }
 
     /// How the input is named in messages: `--output` or `<prototxt>`.
@@ -81,19 +87,19 @@ public struct Option: OptionDeclaration {
     public let spec: OptionSpec
     public init(
         _ name: String, short: Character? = nil, valueName: String? = nil, default defaultValue: String? = nil,
-        required: Bool = false, repeatable: Bool = false, help: String
+        required: Bool = false, repeatable: Bool = false, otherSpellings: [String] = [], help: String
     ) {
         spec = OptionSpec(
             kind: .option, name: name, short: short, valueName: valueName, help: help,
-            defaultValue: defaultValue, isRepeatable: repeatable, isRequired: required)
+            defaultValue: defaultValue, isRepeatable: repeatable, isRequired: required, otherSpellings: otherSpellings)
     }
 }
 
 /// Declares a boolean flag: `--name` or `-s`.
 public struct Flag: OptionDeclaration {
     public let spec: OptionSpec
-    public init(_ name: String, short: Character? = nil, help: String) {
-        spec = OptionSpec(kind: .flag, name: name, short: short, help: help)
+    public init(_ name: String, short: Character? = nil, otherSpellings: [String] = [], help: String) {
+        spec = OptionSpec(kind: .flag, name: name, short: short, help: help, otherSpellings: otherSpellings)
     }
 }
 

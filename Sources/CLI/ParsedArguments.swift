@@ -82,6 +82,11 @@ public struct ParsedArguments: Sendable {
         }
     }
 
+    /// The values given for `name` so far (while parsing).
+    func givenValues(_ name: String) -> [String] {
+        given[name] ?? []
+    }
+
     private func declared(_ name: String) -> OptionSpec {
         guard let spec = options.spec(named: name) else {
             preconditionFailure("'\(name)' is not declared by command '\(commandPath.joined(separator: " "))'")

@@ -14,13 +14,16 @@ import Protobuf
 /// Scale fold into the convolution before them.
 public enum CaffeConverter {
     /// Converts `deploy` with the weights in `weights` (a `.caffemodel`, or
-    /// `.caffemodel.h5` when `hdf5Reader` is given).
+    /// an HDF5 `.caffemodel.h5`, told apart by content). Without weights,
+    /// only layers with inline blobs have values: the others get stand-ins
+    /// of the right shapes (zeros for vectors, unloaded values otherwise),
+    /// enough for a summary of the structure, never for a file.
     /// - Throws: `CaffeError` (one line, naming the file and line or layer)
     ///   or `ModelError`.
     public static func convert(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions()) throws -> Model {
         let net = try readDeploy(deploy)
         let blobs = try weights.map { try readWeights($0) } ?? CaffeWeights(blobs: [:], source: "")
-        var builder = GraphBuilder(net: net, weights: blobs, deployPath: deploy)
+        var builder = GraphBuilder(net: net, weights: blobs, deployPath: deploy, structureOnly: weights == nil)
         var model = try builder.build()
         try options.finish(&model, description: "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")", source: deploy)
         return model

@@ -56,13 +56,15 @@ public enum CaffeInspection {
 
     /// Converts `deploy` with `weights` for inspection: what `convert caffe`
     /// builds without options (array inputs, no labels), metadata empty.
+    /// Without weights, the structure alone: shapes and parameter counts
+    /// from the deploy definition, no values.
     /// - Throws: `CaffeError` naming the file (and line or layer), or `ModelError`.
-    public static func convert(deploy: String, weights: String) throws -> Net {
+    public static func convert(deploy: String, weights: String?) throws -> Net {
         let net = try CaffeConverter.readDeploy(deploy)
         var model = try CaffeConverter.convert(deploy: deploy, weights: weights)
         model.metadata = Metadata()
-        let file = try readWeightsFile(weights, loadValues: false)
-        let doubles = Set(file.layers.filter { $0.blobs.contains { $0.precision == "float64" } }.map(\.name))
+        let file = try weights.map { try readWeightsFile($0, loadValues: false) }
+        let doubles = Set((file?.layers ?? []).filter { $0.blobs.contains { $0.precision == "float64" } }.map(\.name))
 
         // Which deploy layers left no node of their own, and where their work went.
         let nodeNames = Set(model.nodes.map(\.name))

@@ -9,6 +9,9 @@ struct GraphBuilder {
     let net: CaffeNet
     let weights: CaffeWeights
     let deployPath: String
+    /// No weights file: layers get stand-ins of the right shapes (see
+    /// `LayerBuilder.structureOnly`), for a summary of the deploy file alone.
+    let structureOnly: Bool
 
     private var inputs: [Input] = []
     private var nodes: [Node] = []
@@ -19,10 +22,11 @@ struct GraphBuilder {
     /// Caffe top names, for naming the model's outputs.
     private var topOfTensor: [String: String] = [:]
 
-    init(net: CaffeNet, weights: CaffeWeights, deployPath: String) {
+    init(net: CaffeNet, weights: CaffeWeights, deployPath: String, structureOnly: Bool = false) {
         self.net = net
         self.weights = weights
         self.deployPath = deployPath
+        self.structureOnly = structureOnly
     }
 
     /// `deploy.prototxt:12`, where the layer starts.
@@ -116,7 +120,8 @@ struct GraphBuilder {
         guard !inputs.isEmpty, !layer.tops.isEmpty else { throw CaffeError("layer '\(layer.name)' needs bottoms and tops") }
         let outputs = layer.tops.map { freshName(for: $0, layer: layer.name) }
         let blobs = try blobs(for: layer)
-        let builder = LayerBuilder(layer: layer, inputs: inputs, inputShapes: inputs.map { shapes[$0]! }, blobs: blobs, outputs: outputs)
+        let builder = LayerBuilder(layer: layer, inputs: inputs, inputShapes: inputs.map { shapes[$0]! }, blobs: blobs, outputs: outputs,
+                                   structureOnly: structureOnly)
         for node in try mapping(builder) {
             let produced = try ShapeInference.checkedOutputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
             for (name, shape) in zip(node.outputs, produced) {

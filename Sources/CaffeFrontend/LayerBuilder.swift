@@ -10,6 +10,10 @@ struct LayerBuilder {
     let blobs: [Blob]
     /// The tensor name each top gets (fresh names for in-place tops).
     let outputs: [String]
+    /// Without weights, a missing blob is a stand-in: zeros for a vector
+    /// (the per-channel statistics that folds read), else unloaded values
+    /// (the count alone, as a structure-only read of a weights file gives).
+    var structureOnly = false
 
     var input: String { inputs[0] }
     var inputShape: TensorShape { inputShapes[0] }
@@ -31,6 +35,9 @@ struct LayerBuilder {
     /// own layout of the blob; legacy files may pad it with 1s).
     func blob(_ index: Int, shape: [Int], _ what: String) throws -> Weights {
         guard index < blobs.count else {
+            if structureOnly && blobs.isEmpty, let count = shape.checkedProduct, count <= TensorShape.maximumCount {
+                return shape.count <= 1 && count <= 4096 ? Weights([Float](repeating: 0, count: count)) : Weights(unloadedCount: count)
+            }
             throw fail("needs \(what) of shape \(shape) (blob \(index)), but the weights have \(blobs.count) blob(s) for this layer")
         }
         guard blobs[index].count == shape.checkedProduct else {

@@ -111,7 +111,13 @@ struct SpecReader {
         var outputs: [Output] = []
         for feature in CArrays.buffer(description.pointee.output, description.pointee.n_output) {
             let name = CArrays.string(feature?.pointee.name)
-            if let classifier, name == classifier.predictedFeatureName || name == classifier.probabilitiesName { continue }
+            if let feature, var known = classifier, name == known.predictedFeatureName || name == known.probabilitiesName {
+                let description = CArrays.string(feature.pointee.shortdescription)
+                if name == known.predictedFeatureName { known.predictedFeatureDescription = description }
+                if name == known.probabilitiesName { known.probabilitiesDescription = description }
+                classifier = known
+                continue
+            }
             outputs.append(try output(feature, exactArrays))
         }
         if let classifier {

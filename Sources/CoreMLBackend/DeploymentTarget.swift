@@ -55,4 +55,13 @@ public struct DeploymentTarget: Equatable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(platform.rawValue) \(version)" }
+
+    /// The specification versions of the table, oldest first.
+    public static var specificationVersions: ClosedRange<Int32> { table.first!.0...table.last!.0 }
+
+    /// "iOS 13, macOS 10.15, tvOS 13, watchOS 6": the oldest systems that
+    /// load `specificationVersion`.
+    public static func systems(for specificationVersion: Int32) -> String {
+        oldest(for: specificationVersion).map(\.description).joined(separator: ", ")
+    }
 }

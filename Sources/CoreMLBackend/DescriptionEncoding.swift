@@ -70,8 +70,8 @@ extension SpecBuilder {
             label.pointee.int64type = new(core_ml__specification__int64_feature_type__init)
         }
         return [
-            feature(classifier.probabilitiesName, "Probability of each class label", probabilities),
-            feature(classifier.predictedFeatureName, "Most likely class label", label),
+            feature(classifier.probabilitiesName, classifier.probabilitiesDescription, probabilities),
+            feature(classifier.predictedFeatureName, classifier.predictedFeatureDescription, label),
         ]
     }
 

@@ -28,6 +28,14 @@ public enum SpecificationVersion {
         return false
     }
 
+    /// The layers of `model` that need a specification version above 1 as
+    /// written at `version`, in graph order, with the Core ML layer type
+    /// that needs it and the version it was added in.
+    public static func layersNeedingNewerVersions(_ model: Model, at version: Int32)
+        -> [(layer: String, type: String, version: Int32)] {
+        model.nodes.compactMap { node in isVersion4Layer(node.operation, at: version) ? (node.name, "clip", 4) : nil }
+    }
+
     /// Whether the network is written for Core ML's rank-N path.
     static func usesRankN(_ model: Model, at version: Int32) -> Bool {
         model.nodes.contains { isVersion4Layer($0.operation, at: version) }

@@ -16,22 +16,30 @@ import Runtime
 /// OpenCV's `INTER_LINEAR` for 8-bit images uses 11-bit fixed-point weights,
 /// so results may differ from `cv2.resize` by 1 in a few pixels.
 public enum ImageResize {
-    /// How the image is fitted to the target size.
-    public enum Mode: Sendable, Equatable {
-        /// Scales each axis independently to fill the target exactly; the
-        /// aspect ratio changes (Vision's `scaleFill`).
-        case stretch
+    /// How the image is fitted to the target size, named as Vision's
+    /// `VNImageCropAndScaleOption` names it.
+    public enum Mode: String, Sendable, Equatable, CaseIterable {
         /// Scales uniformly so the shorter side fits, then keeps the center
-        /// (Vision's `centerCrop`). The crop is computed in source pixels and
-        /// resampled once, so a non-integer crop offset is not rounded.
+        /// (Vision's `centerCrop`, `VNCoreMLRequest`'s default). The crop is
+        /// computed in source pixels and resampled once, so a non-integer
+        /// crop offset is not rounded.
         case centerCrop
+        /// Scales each axis independently to fill the target exactly; the
+        /// aspect ratio changes (Vision's `scaleFill`; iOS 18's
+        /// `CoreMLRequest` defaults to it as `scaleToFill`).
+        case scaleFill
+        /// Scales uniformly so the longer side fits and centers the image;
+        /// the bands left over are black (Vision's `scaleFit`, whose padding
+        /// Vision does not document: no pixel parity is promised).
+        case scaleFit
     }
 
     /// `image` resized to `width` x `height`, keeping its channel count.
     /// - Precondition: `width`, `height` and the image's size are positive.
-    public static func resize(_ image: Image, width: Int, height: Int, mode: Mode = .stretch) -> Image {
+    public static func resize(_ image: Image, width: Int, height: Int, mode: Mode = .scaleFill) -> Image {
         precondition(width > 0 && height > 0, "target size \(width)x\(height)")
         precondition(image.width > 0 && image.height > 0, "source size \(image.width)x\(image.height)")
+        if mode == .scaleFit { return fitted(image, width: width, height: height) }
         var windowWidth = Double(image.width), windowHeight = Double(image.height)
         if mode == .centerCrop {
             let scale = max(Double(width) / windowWidth, Double(height) / windowHeight)
@@ -41,6 +49,21 @@ public enum ImageResize {
         let columns = Taps(source: image.width, start: (Double(image.width) - windowWidth) / 2, length: windowWidth, count: width)
         let rows = Taps(source: image.height, start: (Double(image.height) - windowHeight) / 2, length: windowHeight, count: height)
         return resample(image, columns: columns, rows: rows)
+    }
+
+    /// `scaleFit`: the image scaled to fit inside, centered on black.
+    static func fitted(_ image: Image, width: Int, height: Int) -> Image {
+        let scale = min(Double(width) / Double(image.width), Double(height) / Double(image.height))
+        let innerWidth = min(width, max(1, Int((Double(image.width) * scale).rounded())))
+        let innerHeight = min(height, max(1, Int((Double(image.height) * scale).rounded())))
+        let inner = resize(image, width: innerWidth, height: innerHeight, mode: .scaleFill)
+        let channels = image.channels, left = (width - innerWidth) / 2, top = (height - innerHeight) / 2
+        var pixels = [UInt8](repeating: 0, count: width * height * channels)
+        for y in 0..<innerHeight {
+            let from = y * innerWidth * channels, to = ((top + y) * width + left) * channels
+            pixels[to..<to + innerWidth * channels] = inner.pixels[from..<from + innerWidth * channels]
+        }
+        return Image(width: width, height: height, channels: channels, pixels: pixels)
     }
 
     /// Source indices and weights for each output index along one axis.

@@ -1,5 +1,5 @@
 /// The kinds of model file `inspect` reads, recognised from their content.
-public enum DetectedFormat: Equatable, Sendable {
+public enum DetectedFormat: Hashable, Sendable {
     /// A Core ML `.mlmodel`: binary protobuf opening with field 1 as a varint
     /// (`specificationVersion`), or with Model's other top-level fields.
     case coreML
@@ -27,6 +27,7 @@ public enum FormatDetection {
 
     public static func detect(_ bytes: UnsafeRawBufferPointer) throws(FormatDetectionError) -> DetectedFormat {
         guard !bytes.isEmpty else { throw FormatDetectionError(message: "the file is empty") }
+        if let other = otherKind(bytes) { throw FormatDetectionError(message: "\(other), not a model file") }
         // HDF5's signature sits at 0, or after a user block at 512, 1024, 2048, ...
         for offset in [0, 512, 1024, 2048] where bytes.count >= offset + 8 {
             if zip(bytes[offset..<offset + 8], hdf5Signature).allSatisfy({ $0 == $1 }) { return .hdf5 }
@@ -41,6 +42,20 @@ public enum FormatDetection {
         if let format = protobufFormat(bytes) { return format }
         throw FormatDetectionError(message: "unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt, "
                                    + "a caffemodel, an HDF5 weights file or a TensorFlow graph")
+    }
+
+    /// Files often given where a model is expected: "a PNG image", "a
+    /// JPEG image", "a NumPy array (.npy)", "a ZIP archive (...)"; nil for
+    /// anything else.
+    public static func otherKind(_ bytes: UnsafeRawBufferPointer) -> String? {
+        func starts(_ signature: [UInt8]) -> Bool { bytes.count >= signature.count && zip(bytes, signature).allSatisfy { $0 == $1 } }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "a PNG image" }
+        if starts([0xFF, 0xD8, 0xFF]) { return "a JPEG image" }
+        if starts([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59]) { return "a NumPy array (.npy)" }
+        if starts([0x50, 0x4B, 0x03, 0x04]) {
+            return "a ZIP archive (Keras 3 .keras files and PyTorch .pt files are ZIP archives: save a Keras model as .h5)"
+        }
+        return nil
     }
 
     /// Text when the first 64 KB hold no control bytes other than
@@ -104,11 +119,10 @@ public enum FormatDetection {
         return fields
     }
 
-    /// Core ML or caffemodel, from the top-level fields of a binary protobuf
-    /// (payloads skipped, so this is cheap even for a large file). A cut
-    /// file is classified by the fields before the cut, so that the reader
-    /// then reports where it ends.
-    static func protobufFormat(_ bytes: UnsafeRawBufferPointer) -> DetectedFormat? {
+    /// The (number, wire type) of each top-level field of a binary
+    /// protobuf, payloads skipped (cheap even for a large file); a cut
+    /// file gives the fields before the cut, the last one included.
+    static func topLevelFields(_ bytes: UnsafeRawBufferPointer) -> [(number: UInt64, wireType: UInt64)] {
         var fields: [(number: UInt64, wireType: UInt64)] = []
         var position = 0
         func varint() -> UInt64? {
@@ -138,6 +152,14 @@ public enum FormatDetection {
             }
             fields.append((number, wireType))
         }
+        return fields
+    }
+
+    /// Core ML or caffemodel, from the top-level fields of a binary protobuf.
+    /// A cut file is classified by the fields before the cut, so that the
+    /// reader then reports where it ends.
+    static func protobufFormat(_ bytes: UnsafeRawBufferPointer) -> DetectedFormat? {
+        let fields = topLevelFields(bytes)
         guard let first = fields.first else { return nil }
         if first.number == 1 && first.wireType == 0 { return .coreML }  // specificationVersion
         // GraphDef: node 1 (many), library 2, version 3, versions 4; a
@@ -153,5 +175,61 @@ public enum FormatDetection {
         let caffe: [UInt64: Set<UInt64>] = [1: [2], 2: [2], 3: [2], 4: [0, 2], 5: [0], 6: [2], 7: [0], 8: [2], 100: [2]]
         if fields.allSatisfy({ caffe[$0.number]?.contains($0.wireType) ?? false }) { return .caffeModel }
         return nil
+    }
+}
+
+extension DetectedFormat {
+    /// What the file is, for messages: "a TensorFlow graph".
+    public var noun: String {
+        switch self {
+        case .coreML: "a Core ML model"
+        case .caffePrototxt: "a Caffe deploy definition (prototxt)"
+        case .caffeModel: "Caffe weights (.caffemodel)"
+        case .hdf5: "an HDF5 file (a Keras .h5 model, or Caffe .caffemodel.h5 weights)"
+        case .tensorflowGraph: "a TensorFlow graph"
+        case .tensorflowText: "a TensorFlow graph in text form"
+        }
+    }
+
+    /// Which program takes such a file.
+    public var advice: String {
+        switch self {
+        case .coreML: "inspect it with coreml-inspect, run it with coreml-predict"
+        case .caffePrototxt, .caffeModel: "convert a deploy definition and its weights with coreml-convert caffe"
+        case .hdf5: "convert a Keras model with coreml-convert keras, Caffe weights with coreml-convert caffe"
+        case .tensorflowGraph, .tensorflowText: "convert it with coreml-convert tensorflow"
+        }
+    }
+}
+
+extension FormatDetection {
+    /// Refuses a file that is clearly not one of `expected`, recognised
+    /// from its content, with what it is and which program takes it:
+    /// `g.h5: is an HDF5 file (...), not a TensorFlow graph: convert a Keras
+    /// model with coreml-convert keras`. A file of no known format, or one
+    /// that could be either of two formats (a one-node GraphDef reads like a
+    /// caffemodel), is left to the reader, which says where it fails.
+    /// - Parameters:
+    ///   - what: the expected kind, for the message ("a TensorFlow graph").
+    ///   - sameProgram: formats the running command takes elsewhere (a
+    ///     Caffe pair's other file), for which the advice to run it is left out.
+    public static func check(_ bytes: UnsafeRawBufferPointer, path: String, expected: Set<DetectedFormat>,
+                             what: String, sameProgram: Set<DetectedFormat> = []) throws(FormatDetectionError) {
+        if bytes.isEmpty { return }
+        if let other = otherKind(bytes) { throw FormatDetectionError(message: "\(path): is \(other), not \(what)") }
+        guard let format = try? detect(bytes), !expected.contains(format) else { return }
+        let lookalikes: Set<DetectedFormat> = [.caffeModel, .tensorflowGraph]
+        if lookalikes.contains(format) && !expected.isDisjoint(with: lookalikes) { return }
+        // A Core ML model opens with its version (field 1, a varint), has a
+        // description (field 2) and no length-delimited field 1 (a graph's
+        // nodes); another file that happens to open with a varint field 1
+        // is left to the reader, which says where it breaks.
+        if format == .coreML {
+            let fields = topLevelFields(bytes)
+            guard fields.contains(where: { $0.number == 2 && $0.wireType == 2 }),
+                  !fields.contains(where: { $0.number == 1 && $0.wireType == 2 }) else { return }
+        }
+        let advice = sameProgram.contains(format) ? "" : ": \(format.advice)"
+        throw FormatDetectionError(message: "\(path): is \(format.noun), not \(what)\(advice)")
     }
 }

@@ -1,3 +1,4 @@
+import CoreMLBackend
 import ModelFormat
 
 /// A model file as `inspect` presents it, whatever its format: the graph
@@ -22,6 +23,8 @@ public struct InspectedModel: Sendable {
     /// Labelled remarks shown after the layer counts, one item a line:
     /// `("Folded", ["bn1 (BatchNorm), scale1 (Scale) into conv1"])`.
     public var notes: [(label: String, items: [String])]
+    /// For a Core ML file: the oldest systems that load it, and why.
+    public var deployment: DeploymentRequirement?
 
     public enum Content: Sendable {
         case network(Model)
@@ -38,6 +41,16 @@ public struct InspectedModel: Sendable {
         self.featureTypes = featureTypes
         self.precisions = precisions
         self.notes = notes
+    }
+
+    /// A Core ML file read by `CoreMLReader`, with what a scan of its bytes
+    /// adds (exact feature types, stored precisions) and notes.
+    public init(coreMLFile file: CoreMLFile, path: String, featureTypes: [String: String] = [:],
+                precisions: [String: [String: Precision]] = [:], notes: [(label: String, items: [String])] = []) {
+        let version = file.specificationVersion
+        self.init(path: path, format: FileFormatInfo(id: "coreml", name: "Core ML model, specification version \(version)", version: version),
+                  content: .network(file.model), featureTypes: featureTypes, precisions: precisions, notes: notes)
+        deployment = DeploymentRequirement(model: file.model, specificationVersion: version)
     }
 
     /// The graph, when the file has one.

@@ -6,11 +6,23 @@ public enum InspectionJSON {
     /// The document for one file; `weightStatistics` adds the `weights`
     /// array (min / max / mean / std / NaN / Inf per tensor), which reads the
     /// weight values.
+    /// `{specificationVersion, systems: ["iOS 13", ...], raisedBy: [{type, version, layers}]}`.
+    static func deployment(_ requirement: DeploymentRequirement) -> JSON {
+        .object([
+            "specificationVersion": .int(requirement.specificationVersion),
+            "systems": .strings(requirement.systems),
+            "raisedBy": .array(requirement.raisedBy.map { group in
+                .object(["type": .string(group.type), "version": .int(group.version), "layers": .strings(group.layers)])
+            }),
+        ])
+    }
+
     public static func document(_ inspected: InspectedModel, weightStatistics: Bool) -> JSON {
         var members: [JSON.Member] = [
             .init("file", .string(inspected.path)),
             .init("format", .object(["id": .string(inspected.format.id), "name": .string(inspected.format.name),
                                      "version": inspected.format.version.map(JSON.int) ?? .null])),
+            .init("deployment", inspected.deployment.map(deployment) ?? .null),
             .init("name", inspected.name.isEmpty ? .null : .string(inspected.name)),
         ]
         let tensors = inspected.weightTensors

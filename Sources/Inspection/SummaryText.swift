@@ -24,6 +24,7 @@ public enum SummaryText {
             }
         }
         line("Format", inspected.format.name)
+        if let deployment = inspected.deployment { line("Loads on", deployment.summary) }
         if !inspected.name.isEmpty { line("Name", inspected.name) }
         switch inspected.content {
         case .network(let model):
@@ -177,9 +178,10 @@ extension InspectedModel {
             let key = if case .strings = classifier.labels { "string" } else { "int64" }
             features.append(FeatureSummary(name: classifier.probabilitiesName,
                                            type: featureTypes[classifier.probabilitiesName] ?? "dictionary<\(key),double>",
-                                           description: "", shape: []))
+                                           description: classifier.probabilitiesDescription, shape: []))
             features.append(FeatureSummary(name: classifier.predictedFeatureName,
-                                           type: featureTypes[classifier.predictedFeatureName] ?? key, description: "", shape: []))
+                                           type: featureTypes[classifier.predictedFeatureName] ?? key,
+                                           description: classifier.predictedFeatureDescription, shape: []))
         }
         let shapes = (statistics ?? ModelStatistics(model)).shapes
         for output in model.outputs {

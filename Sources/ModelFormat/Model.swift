@@ -137,12 +137,19 @@ public struct Classifier: Equatable, Sendable {
     /// Name of the label -> probability feature; also the graph tensor that
     /// holds the probabilities.
     public var probabilitiesName: String
+    /// The features' descriptions, as Xcode shows them.
+    public var predictedFeatureDescription: String
+    public var probabilitiesDescription: String
 
     public init(labels: ClassLabels, predictedFeatureName: String = "classLabel",
-                probabilitiesName: String = "classLabelProbs") {
+                probabilitiesName: String = "classLabelProbs",
+                predictedFeatureDescription: String = "Most likely class label",
+                probabilitiesDescription: String = "Probability of each class label") {
         self.labels = labels
         self.predictedFeatureName = predictedFeatureName
         self.probabilitiesName = probabilitiesName
+        self.predictedFeatureDescription = predictedFeatureDescription
+        self.probabilitiesDescription = probabilitiesDescription
     }
 }
 

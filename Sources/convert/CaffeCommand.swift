@@ -1,4 +1,6 @@
 import CLI
+import FileIO
+import Inspection
 import CaffeFrontend
 import CoreMLBackend
 import FrontendSupport
@@ -19,8 +21,9 @@ enum CaffeCommand: Command {
             """)
     static let options = Options {
         Positional("prototxt", valueName: "deploy.prototxt", help: "The deploy net definition.")
-        Positional("weights", valueName: "weights.caffemodel", help: "Trained weights (.caffemodel, or HDF5 .caffemodel.h5).")
-        Option("output", short: "o", valueName: "Model.mlmodel", required: true, help: ConversionFlags.outputHelp)
+        Positional("weights", valueName: "weights.caffemodel",
+                   help: "Trained weights (.caffemodel, or HDF5 .caffemodel.h5). The two files may come in either order (coremltools took weights first): they are told apart by content.")
+        ConversionFlags.outputOptions()
         ConversionFlags.imageOptions
         Option("mean", valueName: "mean.binaryproto", help: "A mean image to subtract (Caffe BlobProto, in the net's channel order).")
         ConversionFlags.labelAndMetadataOptions
@@ -28,10 +31,11 @@ enum CaffeCommand: Command {
 
     static func run(_ arguments: ParsedArguments) throws {
         var options = try ConversionFlags.options(from: arguments)
-        let deploy = try arguments.string("prototxt"), weights = try arguments.string("weights")
+        let (deploy, weights) = try ConversionFlags.caffePair(try arguments.string("prototxt"), try arguments.string("weights"))
         let mean = arguments.optionalString("mean")
+        if let mean { try ConversionFlags.refuseNonModel(mean, what: "a Caffe mean image (mean.binaryproto)") }
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
-        try convert(to: try arguments.string("output"), inputs: inputs,
+        try convert(to: ConversionFlags.output(arguments), inputs: inputs,
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             if let mean { options.meanImage = try CaffeConverter.readMeanImage(mean) }
             return try CaffeConverter.convert(deploy: deploy, weights: weights, options: options)
@@ -41,7 +45,40 @@ enum CaffeCommand: Command {
 
 /// The options every converter shares, declared once.
 enum ConversionFlags {
-    static let outputHelp = "Where to write the Core ML model (an existing file is replaced only by a complete new one)."
+    static let outputHelp = "Where to write the Core ML model, a name ending in .mlmodel (an existing file is replaced only by a complete new one)."
+
+    /// `-o, --output` (the one spelling of the output file in every
+    /// subcommand), `--json` and `--quiet`.
+    static func outputOptions(default defaultPath: String? = nil) -> [OptionSpec] {
+        [
+            Option("output", short: "o", valueName: "Model.mlmodel", default: defaultPath, required: defaultPath == nil,
+                   otherSpellings: ["output-file", "output-path", "out"], help: outputHelp).spec,
+            Flag("json", help: "Print the written model's summary as JSON (the schema of inspect --json) instead of text.").spec,
+            Flag("quiet", short: "q", help: "Print nothing when the conversion succeeds (errors still go to stderr).").spec,
+        ]
+    }
+
+    /// The output file and report the options ask for. A name that does
+    /// not end in `.mlmodel` is refused: Xcode recognises a model by that
+    /// extension, an `.mlpackage` is a folder this toolkit does not write,
+    /// and `--output softmax` was how an old grammar named a tensor.
+    static func output(_ arguments: ParsedArguments) throws -> OutputRequest {
+        let path = try arguments.string("output")
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let dot = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]).lowercased() }
+        if dot == "mlpackage" {
+            throw UsageError("--output \(path): this toolkit writes the single-file .mlmodel format, not an .mlpackage "
+                             + "(a folder, for ML programs); Xcode opens and compiles .mlmodel files too: use -o "
+                             + "\(path.dropLast("mlpackage".count))mlmodel")
+        }
+        guard dot == "mlmodel" else {
+            let tensorHint = arguments.options.spec(named: "output-feature-name") != nil
+                ? "; to make a tensor an output of the model, use --output-feature-name \(path)" : ""
+            throw UsageError("--output \(path): a Core ML model file's name ends in .mlmodel (Xcode goes by it)\(tensorHint)")
+        }
+        if arguments.flag("json") && arguments.flag("quiet") { throw UsageError("--json and --quiet: choose one") }
+        return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text)
+    }
 
     static let imageOptions: [OptionSpec] = [
         Option("image-input", valueName: "name", repeatable: true, help: "Treat this input as an image.").spec,
@@ -73,6 +110,48 @@ enum ConversionFlags {
             throw UsageError("--minimum-deployment-target \(text) is not one of \(DeploymentTarget.names.joined(separator: ", "))\(suggestion)")
         }
         return target.specificationVersion
+    }
+
+    /// The deploy definition and the weights, in whichever order they were
+    /// given: told apart by content. A file that is clearly neither (an
+    /// image, a Core ML model, a TensorFlow graph) is refused, naming it.
+    static func caffePair(_ first: String, _ second: String) throws -> (deploy: String, weights: String) {
+        let weightFormats: Set<DetectedFormat> = [.caffeModel, .hdf5]
+        if format(of: first).map(weightFormats.contains) == true, format(of: second) == .caffePrototxt {
+            return (second, first)
+        }
+        let caffe: Set<DetectedFormat> = [.caffePrototxt, .caffeModel, .hdf5]
+        try check(first, is: [.caffePrototxt], "a Caffe deploy definition (prototxt)", sameProgram: caffe)
+        try check(second, is: weightFormats, "Caffe weights (.caffemodel or .caffemodel.h5)", sameProgram: caffe)
+        return (first, second)
+    }
+
+    /// The format of `path` by content, or nil when it is none the toolkit knows.
+    static func format(of path: String) -> DetectedFormat? {
+        guard let file = try? MappedFile(path: path) else { return nil }
+        return withExtendedLifetime(file) { try? FormatDetection.detect(file.bytes) }
+    }
+
+    /// Refuses `path` when its content says it is another kind of file
+    /// than `what` (`FormatDetection.check`).
+    static func check(_ path: String, is expected: Set<DetectedFormat>, _ what: String, sameProgram: Set<DetectedFormat> = []) throws {
+        let file = try MappedFile(path: path)
+        do {
+            try withExtendedLifetime(file) { () throws(FormatDetectionError) in
+                try FormatDetection.check(file.bytes, path: path, expected: expected, what: what, sameProgram: sameProgram)
+            }
+        } catch {
+            throw ConversionError(error.message)
+        }
+    }
+
+    /// Refuses an image, an array or an archive where a file of another
+    /// kind (a mean image, labels) is expected.
+    static func refuseNonModel(_ path: String, what: String) throws {
+        let file = try MappedFile(path: path)
+        if let other = withExtendedLifetime(file, { FormatDetection.otherKind(file.bytes) }) {
+            throw ConversionError("\(path): is \(other), not \(what)")
+        }
     }
 
     /// The files the shared options read (the labels), which the output must not replace.

@@ -9,14 +9,23 @@ import Naming
 /// `convert`: source models in, Core ML `.mlmodel` out.
 enum ConvertCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "convert", abstract: "Convert neural-network models to Core ML (.mlmodel).",
+        name: "coreml-convert", abstract: "Convert neural-network models to Core ML (.mlmodel).",
         discussion: """
             The model is written to a temporary file next to the output and renamed into place once it is complete \
             and reads back: a failed conversion leaves no file and an existing one as it was. When an existing file \
             is replaced, the new one is synced to disk before the rename, so that not even a power cut leaves a \
             partial model in its place; a new file is left to the system to write back, as cp leaves a copy.
             """,
-        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, SampleCommand.self])
+        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, SampleCommand.self],
+        versionDetails: {
+            let versions = DeploymentTarget.specificationVersions
+            return """
+                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5
+                writes Core ML .mlmodel files, specification version \(versions.lowerBound) (\(DeploymentTarget.systems(for: versions.lowerBound))) \
+                to \(versions.upperBound) (\(DeploymentTarget.systems(for: versions.upperBound))): the oldest the model's layers allow, \
+                or --minimum-deployment-target
+                """
+        }())
 }
 
 /// `convert sample`: writes the classifier built in code by `SampleModel`.
@@ -25,23 +34,32 @@ enum SampleCommand: Command {
         name: "sample", abstract: "Write the built-in sample classifier (227x227 BGR image in, 8 age labels out).",
         discussion: "The model is built in code with generated weights; it exercises the whole writer and is the subject of the README's first command.")
     static let options = Options {
-        Option("output", short: "o", valueName: "path", default: "Sample.mlmodel", help: ConversionFlags.outputHelp)
+        ConversionFlags.outputOptions(default: "Sample.mlmodel")
     }
 
     static func run(_ arguments: ParsedArguments) throws {
-        try convert(to: try arguments.string("output"), inputs: []) { SampleModel.classifier() }
+        try convert(to: ConversionFlags.output(arguments), inputs: []) { SampleModel.classifier() }
     }
 }
 
-/// Makes the model, writes it to `path` and prints the summary of the file:
-/// read back from the file (so it shows what is in the file, not what was
-/// meant to be) before it is renamed into place. `inputs`, the files the
-/// model is made from, are never replaced: that, and what is at `path`
-/// (a device, a FIFO, a folder), is checked before any work is done.
-/// The file loads on the oldest OS its layers allow, and not older than
-/// `minimumSpecificationVersion` says (`--minimum-deployment-target`).
-func convert(to path: String, inputs: [String], minimumSpecificationVersion: Int32 = 1, _ make: () throws -> Model) throws {
-    try AtomicFile.checkTarget(path, inputs: inputs)
+/// Where and how `convert` reports a written model: the path (checked to
+/// be a `.mlmodel` name), and whether to print the text summary, JSON or
+/// nothing.
+struct OutputRequest {
+    enum Report { case text, json, quiet }
+    var path: String
+    var report: Report
+}
+
+/// Makes the model, writes it to `output.path` and prints the summary of
+/// the file: read back from the file (so it shows what is in the file, not
+/// what was meant to be) before it is renamed into place. `inputs`, the
+/// files the model is made from, are never replaced: that, and what is at
+/// the path (a device, a FIFO, a folder), is checked before any work is
+/// done. The file loads on the oldest OS its layers allow, and not older
+/// than `minimumSpecificationVersion` says (`--minimum-deployment-target`).
+func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1, _ make: () throws -> Model) throws {
+    try AtomicFile.checkTarget(output.path, inputs: inputs)
     let model: Model
     do {
         model = try make()
@@ -49,11 +67,12 @@ func convert(to path: String, inputs: [String], minimumSpecificationVersion: Int
         // An option that does not fit the model: a mistake on the command line.
         throw UsageError(error.message)
     }
-    try write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion)
+    try write(model, to: output, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion)
 }
 
-private func write(_ model: Model, to path: String, inputs: [String], minimumSpecificationVersion: Int32) throws {
-    var summary = ""
+private func write(_ model: Model, to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32) throws {
+    let path = output.path
+    var inspected: InspectedModel?
     try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion) { written in
         let file: CoreMLFile
         do {
@@ -63,10 +82,18 @@ private func write(_ model: Model, to path: String, inputs: [String], minimumSpe
             let reason = "\(error)".replacingOccurrences(of: written, with: path)
             throw ConversionError("\(path): the written file does not read back, so it was not kept (a bug: please report it): \(reason)")
         }
-        summary = SummaryText.render(file.model, format: "Core ML model, specification version \(file.specificationVersion)")
+        inspected = InspectedModel(coreMLFile: file, path: path)
     }
-    print("Wrote \(TextEscaping.line(path))")
-    print(summary, terminator: "")
+    guard let inspected else { return }
+    switch output.report {
+    case .quiet:
+        break
+    case .text:
+        print("Wrote \(TextEscaping.line(path))")
+        print(SummaryText.render(inspected, featureDescriptions: false), terminator: "")
+    case .json:
+        print(InspectionJSON.document(inspected, weightStatistics: false).rendered(), terminator: "")
+    }
 }
 
 /// A conversion that failed after the model was made: one line, naming the file.

@@ -14,7 +14,7 @@ enum KerasCommand: Command {
             """)
     static let options = Options {
         Positional("model", valueName: "model.h5", help: "The Keras model.")
-        Option("output", short: "o", valueName: "Model.mlmodel", required: true, help: ConversionFlags.outputHelp)
+        ConversionFlags.outputOptions()
         ConversionFlags.imageOptions
         ConversionFlags.labelAndMetadataOptions
     }
@@ -22,7 +22,8 @@ enum KerasCommand: Command {
     static func run(_ arguments: ParsedArguments) throws {
         let options = try ConversionFlags.options(from: arguments)
         let source = try arguments.string("model")
-        try convert(to: try arguments.string("output"), inputs: [source] + ConversionFlags.inputFiles(arguments),
+        try ConversionFlags.check(source, is: [.hdf5], "a Keras model (.h5)")
+        try convert(to: ConversionFlags.output(arguments), inputs: [source] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try KerasConverter.convert(model: source, options: options)
         }

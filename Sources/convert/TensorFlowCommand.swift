@@ -9,7 +9,8 @@ enum TensorFlowCommand: Command {
     static let configuration = CommandConfiguration(
         name: "tensorflow", abstract: "Convert a frozen TensorFlow graph (.pb or .pbtxt) to Core ML.",
         discussion: """
-            Options follow tfcoreml.convert: input_name_shape_dict -> --input, output_feature_names -> --output, \
+            Options follow tfcoreml.convert: input_name_shape_dict -> --input, output_feature_names -> \
+            --output-feature-name, \
             image_input_names -> --image-input, red_bias / image_scale / class_labels likewise. Tensor names may be \
             given with or without ':0'. Core ML feature names come from tensor names: ':0' is dropped and characters \
             other than letters, digits and '_' become '_' (input:0 -> input, a/b:1 -> a_b_1); --image-input takes \
@@ -17,9 +18,11 @@ enum TensorFlowCommand: Command {
             """)
     static let options = Options {
         Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")
-        Option("output-file", short: "o", valueName: "Model.mlmodel", required: true, help: ConversionFlags.outputHelp)
-        Option("input", valueName: "name=1,H,W,C", repeatable: true, help: "An input's shape (default: the Placeholder's).")
-        Option("output", valueName: "tensor", repeatable: true, help: "A tensor to expose as output (default: the graph's sinks).")
+        ConversionFlags.outputOptions()
+        Option("input", valueName: "name=1,H,W,C", repeatable: true, otherSpellings: ["input-name-shape-dict", "input-shape"],
+               help: "An input's shape (default: the Placeholder's).")
+        Option("output-feature-name", valueName: "tensor", repeatable: true, otherSpellings: ["output-tensor"],
+               help: "A tensor to expose as an output of the model (default: the graph's sinks).")
         ConversionFlags.imageOptions
         ConversionFlags.labelAndMetadataOptions
     }
@@ -36,9 +39,10 @@ enum TensorFlowCommand: Command {
             return TensorFlowConverter.InputShape(name: String(parts[0]), shape: shape)
         }
         let graph = try arguments.string("graph")
-        try convert(to: try arguments.string("output-file"), inputs: [graph] + ConversionFlags.inputFiles(arguments),
+        try ConversionFlags.check(graph, is: [.tensorflowGraph, .tensorflowText], "a TensorFlow graph")
+        try convert(to: ConversionFlags.output(arguments), inputs: [graph] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output"), options: options)
+            try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output-feature-name"), options: options)
         }
     }
 }

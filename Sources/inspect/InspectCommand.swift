@@ -7,17 +7,25 @@ import Naming
 /// `inspect`: what a model takes, what it gives, which layers, how big.
 enum InspectCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "inspect", abstract: "Summarize models: inputs, outputs, preprocessing, labels, layers, size.",
+        name: "coreml-inspect", abstract: "Summarize models: inputs, outputs, preprocessing, labels, layers, size.",
         discussion: """
-            Reads Core ML models (.mlmodel), Caffe deploy definitions with their weights \
-            (deploy.prototxt --weights W.caffemodel or W.caffemodel.h5) and Caffe weights files on their own \
-            (layers and blob shapes); the format is recognised from the content. For a .mlmodel or a weights \
-            file, the summary, --layers, --json and --graph never read weight values, so large files are fast; \
-            --weights reads them. A deploy prototxt is converted with its weights, as convert caffe does \
-            (BatchNorm and Scale folded, Dropout removed). Several files: one section each, or a JSON array.
+            Reads Core ML models (.mlmodel); Caffe deploy definitions with their weights \
+            (deploy.prototxt W.caffemodel, or --weights W.caffemodel[.h5]) or alone (structure and shapes, no values); \
+            Caffe weights files on their own (layers and blob shapes); TensorFlow frozen graphs (.pb, .pbtxt) and \
+            Keras .h5 models, as convert would convert them without options. The format is recognised from the \
+            content, never the name. For a .mlmodel or a weights file, the summary, --layers, --json and --graph \
+            never read weight values, so large files are fast; --weights reads them. A deploy prototxt is converted \
+            as convert caffe does (BatchNorm and Scale folded, Dropout removed). Several files: one section each, or \
+            a JSON array. A Core ML file's summary says which systems load it (its specification version) and which \
+            layers need that version.
+            """,
+        versionDetails: """
+            reads Core ML .mlmodel files (neural networks, any specification version), Caffe deploy definitions and \
+            weights, TensorFlow frozen graphs, Keras .h5
             """)
     static let options = Options {
-        Positional("file", valueName: "file", repeatable: true, help: "Model files to summarize.")
+        Positional("file", valueName: "file", repeatable: true,
+                   help: "Model files to summarize: .mlmodel, deploy.prototxt [W.caffemodel[.h5]], .caffemodel, .caffemodel.h5, .pb, .pbtxt, Keras .h5.")
         Flag("layers", help: "Also list every layer: name, type, inputs -> outputs, output shape, parameters, attributes.")
         Flag("weights", help: "Also list every weight tensor: shape, precision, min, max, mean, std, NaN and Inf counts (reads the weights).")
         Option("weights-file", valueName: "file", repeatable: true,

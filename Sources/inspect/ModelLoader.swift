@@ -33,7 +33,7 @@ enum ModelLoader {
     static func detect(_ path: String) throws -> DetectedFormat {
         let file = try MappedFile(path: path)
         do {
-            return try FormatDetection.detect(file.bytes)
+            return try withExtendedLifetime(file) { () throws(FormatDetectionError) in try FormatDetection.detect(file.bytes) }
         } catch {
             throw InspectError("\(path): \(error.message)")
         }
@@ -60,9 +60,8 @@ enum ModelLoader {
                         throw InspectError("\(next): not Caffe weights (a .caffemodel or .caffemodel.h5), so not the weights of \(path)")
                     }
                     weights = next
-                } else {
-                    throw InspectError("\(path): a Caffe deploy definition needs its weights: inspect \(path) --weights WEIGHTS.caffemodel")
                 }
+                // Else the deploy definition alone: its structure and shapes.
             }
             requests.append(InspectRequest(path: path, format: format, weights: weights))
         }
@@ -87,7 +86,6 @@ enum ModelLoader {
             } catch {
                 throw InspectError("\(path): \(error)")
             }
-            let version = file.specificationVersion
             // Shown, not refused: inspecting a broken file is how one finds out why.
             var notes: [(label: String, items: [String])] = []
             do {
@@ -95,11 +93,13 @@ enum ModelLoader {
             } catch {
                 notes.append(("Warning", ["not a valid model, which predict refuses and Core ML may too: \(error)"]))
             }
-            return InspectedModel(path: path, format: FileFormatInfo(id: "coreml", name: "Core ML model, specification version \(version)",
-                                                                     version: version),
-                                  content: .network(file.model), featureTypes: scan.featureTypes, precisions: scan.precisions, notes: notes)
+            return InspectedModel(coreMLFile: file, path: path, featureTypes: scan.featureTypes, precisions: scan.precisions, notes: notes)
         case .caffePrototxt:
-            let weights = request.weights!
+            let weights = request.weights
+            if weights == nil && loadWeights {
+                throw InspectError("\(path): --weights lists weight values, and a deploy definition has none: "
+                                   + "give its weights too (\(path) WEIGHTS.caffemodel --weights)")
+            }
             let net: CaffeInspection.Net
             do {
                 net = try CaffeInspection.convert(deploy: path, weights: weights)
@@ -111,8 +111,13 @@ enum ModelLoader {
                 let layer = node.name.components(separatedBy: "__").first ?? node.name
                 if net.doubleLayers.contains(node.name) || net.doubleLayers.contains(layer) { precisions[node.name] = ["*": .float64] }
             }
-            return InspectedModel(path: "\(path) + \(weights)", format: FileFormatInfo(id: "caffe", name: net.format), name: net.name,
-                                  content: .network(net.model), precisions: precisions, notes: notes(net))
+            var notes = notes(net)
+            if weights == nil {
+                notes.append(("Weights", ["not given: shapes and parameter counts from the deploy definition "
+                                          + "(inspect \(path) WEIGHTS.caffemodel reads them)"]))
+            }
+            return InspectedModel(path: weights.map { "\(path) + \($0)" } ?? path, format: FileFormatInfo(id: "caffe", name: net.format),
+                                  name: net.name, content: .network(net.model), precisions: precisions, notes: notes)
         case .tensorflowGraph, .tensorflowText:
             // As `convert tensorflow` would convert it without options (placeholders need static shapes).
             let model = try TensorFlowConverter.convert(graph: path)

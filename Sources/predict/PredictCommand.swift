@@ -2,6 +2,7 @@ import CLI
 import FileIO
 import Foundation
 import ImageFiles
+import Inspection
 import ModelFormat
 import Naming
 import Runtime
@@ -9,13 +10,14 @@ import Runtime
 /// `predict`: run a `.mlmodel` on the CPU and print what it predicts.
 enum PredictCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "predict", abstract: "Run a Core ML model on the CPU: top labels for images, or outputs as .npy files.",
+        name: "coreml-predict", abstract: "Run a Core ML model on the CPU: top labels for images, or outputs as .npy files.",
         discussion: """
-            Images (PNG or JPEG, or folders of them) are resized to the model's image input (stretched to fill, \
-            or --center-crop) and preprocessed as Core ML does. Array inputs come from .npy files with --input. \
+            Images (PNG or JPEG, or folders of them) are fitted to the model's image input as Vision fits them \
+            (--crop-and-scale, printed with the results) and preprocessed as Core ML does. Array inputs come from .npy files with --input. \
             Runs on Linux, where Apple's Core ML does not exist, to check that a converted model computes what the \
             original did.
-            """)
+            """,
+        versionDetails: "runs Core ML .mlmodel neural networks (any specification version) on the CPU, with the layers the converters write")
     static let options = Options {
         Positional("model", valueName: "model.mlmodel", help: "The Core ML model to run.")
         Positional("images", valueName: "image", required: false, repeatable: true,
@@ -26,7 +28,12 @@ enum PredictCommand: Command {
         Option("score-threshold", valueName: "p", default: "0", help: "Show only labels at least this probable.")
         Option("allow", valueName: "label,...", help: "Show only these labels.")
         Option("deny", valueName: "label,...", help: "Never show these labels.")
-        Flag("center-crop", help: "Scale the shorter side to fit, then crop the centre (default: stretch to fill).")
+        Option("crop-and-scale", valueName: "mode", default: "scaleFill", otherSpellings: ["center-crop", "image-crop-and-scale-option"],
+               help: """
+                   How images are fitted to the input, by Vision's names: scaleFill stretches to fill (iOS 18's CoreMLRequest \
+                   default, scaleToFill), centerCrop scales the shorter side to fit and keeps the middle (VNCoreMLRequest's \
+                   default), scaleFit scales the longer side to fit on black (Vision's padding is undocumented: no pixel parity).
+                   """)
         Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy.")
         Flag("json", help: "Print results as JSON.")
         Option("benchmark", valueName: "runs", help: "Also time this many predictions on the first input and print the median latency to stderr.")
@@ -42,7 +49,16 @@ enum PredictCommand: Command {
         let benchmarkRuns = try arguments.optionalValue("benchmark", as: Int.self)
         if let runs = benchmarkRuns, runs <= 0 { throw UsageError("--benchmark takes a positive number of runs") }
         if arguments.flag("profile") && benchmarkRuns == nil { throw UsageError("--profile times layers during --benchmark N: add it") }
+        let cropAndScale = try arguments.value("crop-and-scale") { text in
+            guard let mode = ImageResize.Mode(rawValue: text) else {
+                let names = ImageResize.Mode.allCases.map(\.rawValue)
+                let hint = closestMatch(to: text, in: names, maxDistance: 4).map { "; did you mean \($0)?" } ?? ""
+                throw UsageError("takes \(names.joined(separator: ", "))\(hint)")
+            }
+            return mode
+        }
         let modelPath = try arguments.string("model")
+        try checkModelFile(modelPath)
         let network = try Network(contentsOf: modelPath)
         let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
         try checkLabels(allow, "--allow", network.model)
@@ -51,7 +67,7 @@ enum PredictCommand: Command {
         let arrays = try arguments.values("input", parse: NamedFile.init(parsing:))
         let imagePaths = try ImageList.expand(arguments.strings("images"))
         let job = PredictionJob(network: network, arrays: arrays, ranking: ranking,
-                                centerCrop: arguments.flag("center-crop"), outputFolder: arguments.optionalString("output-npy"),
+                                cropAndScale: cropAndScale, outputFolder: arguments.optionalString("output-npy"),
                                 inputFiles: [modelPath] + arrays.map(\.path) + imagePaths)
         let (results, failures) = try job.run(images: imagePaths)
         if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
@@ -59,9 +75,17 @@ enum PredictCommand: Command {
             try benchmark(job, runs: runs, image: results.first.flatMap { $0.source == "arrays" ? nil : $0.source },
                           profile: arguments.flag("profile"))
         }
+        // How the images were fitted, so that a different label than an app's has an explanation.
+        let fit = imagePaths.isEmpty ? nil : network.model.inputs.compactMap(\.image).first.map { image in
+            (mode: cropAndScale.rawValue, size: "\(image.width)x\(image.height)")
+        }
         if arguments.flag("json") {
-            print(ResultPrinter.json(results))
+            print(ResultPrinter.json(results, cropAndScale: fit?.mode))
         } else {
+            if let fit, !results.isEmpty {
+                print("images: \(fit.mode) to \(fit.size) (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, "
+                      + "CoreMLRequest to scaleToFill)")
+            }
             print(ResultPrinter.text(results, hasLabels: network.model.classifier != nil), terminator: "")
         }
         // Each unreadable image said so on stderr as it came; the others were predicted.
@@ -74,6 +98,19 @@ enum PredictCommand: Command {
         var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
         for (layer, milliseconds) in timing.layers { report += "  \(TextEscaping.line(layer)): \(milliseconds) ms\n" }
         FileHandle.standardError.write(Data(report.utf8))
+    }
+
+    /// A TensorFlow graph, a Caffe file or an image given as the model is
+    /// refused with what it is and how to convert it.
+    static func checkModelFile(_ path: String) throws {
+        let file = try MappedFile(path: path)
+        do {
+            try withExtendedLifetime(file) { () throws(FormatDetectionError) in
+                try FormatDetection.check(file.bytes, path: path, expected: [.coreML], what: "a Core ML model")
+            }
+        } catch {
+            throw RuntimeError(error.message)
+        }
     }
 
     /// Labels given to --allow or --deny must be the model's.

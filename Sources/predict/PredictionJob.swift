@@ -18,7 +18,7 @@ struct PredictionJob {
     let network: Network
     let arrays: [NamedFile]
     let ranking: Ranking
-    let centerCrop: Bool
+    let cropAndScale: ImageResize.Mode
     let outputFolder: String?
     /// Every file the run reads: an output file may not replace one.
     let inputFiles: [String]
@@ -30,7 +30,7 @@ struct PredictionJob {
            let format = input.image {
             let decoded = try ImageFile.read(path: image)
             inputs[input.name] = .image(ImageResize.resize(decoded, width: format.width, height: format.height,
-                                                           mode: centerCrop ? .centerCrop : .stretch))
+                                                           mode: cropAndScale))
         }
         var times: [Double] = []
         var layerTotals: [String: Double] = [:]
@@ -90,7 +90,7 @@ struct PredictionJob {
         for path in images {
             do {
                 var image = try ImageFile.read(path: path)
-                image = ImageResize.resize(image, width: format.width, height: format.height, mode: centerCrop ? .centerCrop : .stretch)
+                image = ImageResize.resize(image, width: format.width, height: format.height, mode: cropAndScale)
                 var inputs = fixed
                 inputs[imageInput.name] = .image(image)
                 results.append(try predict(inputs, source: path))

@@ -28,9 +28,12 @@ enum ResultPrinter {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func json(_ results: [PredictionResult]) -> String {
+    /// - Parameter cropAndScale: how images were fitted (Vision's name),
+    ///   added to each result from an image.
+    static func json(_ results: [PredictionResult], cropAndScale: String? = nil) -> String {
         let objects: [[String: Any]] = results.map { result in
             var object: [String: Any] = ["source": result.source]
+            if let cropAndScale, result.source != "arrays" { object["cropAndScale"] = cropAndScale }
             if let label = result.classLabel {
                 object["classLabel"] = label
                 object["results"] = result.labels.map { ["label": $0.label, "probability": number($0.probability)] }

@@ -47,12 +47,12 @@ final class CommandRunnerTests: XCTestCase {
         XCTAssertEqual(try args.string("prototxt"), "--help")
     }
 
+    /// The program's name, the version, and the program's own lines.
     func testVersion() {
-        XCTAssertEqual(ToolkitVersion.string, "0.1.0")
+        XCTAssertEqual(ToolkitVersion.string, "0.2.0")
         for arguments in [["--version"], ["caffe", "--version"]] {
             let outcome = CommandRunner.execute(ConvertCommand.self, arguments: arguments)
-            XCTAssertEqual(outcome, .output("0.1.0"))
-            XCTAssertEqual(outcome.standardOutput, "0.1.0\n")
+            XCTAssertEqual(outcome, .output("convert 0.2.0 (ModelToolkit)\nwrites specification versions 1 to 5"))
             XCTAssertEqual(outcome.exitCode, .success)
         }
     }

@@ -4,7 +4,7 @@ import CLI
 enum ConvertCommand: Command {
     static let configuration = CommandConfiguration(
         name: "convert", abstract: "Convert models to Core ML.",
-        subcommands: [CaffeCommand.self, TensorflowCommand.self])
+        subcommands: [CaffeCommand.self, TensorflowCommand.self], versionDetails: "writes specification versions 1 to 5")
 }
 
 struct CaffeCommand: Command {
@@ -18,7 +18,7 @@ struct CaffeCommand: Command {
         Flag("is-bgr", help: "Image channels are in BGR order.")
         Option("image-scale", valueName: "scale", default: "1.0", help: "Multiply pixel values by this.")
         Option("red-bias", valueName: "bias", default: "0.0", help: "Added to the red channel.")
-        Option("batch", valueName: "n", help: "Batch size.")
+        Option("batch", valueName: "n", otherSpellings: ["batch_size", "minibatch"], help: "Batch size.")
         Flag("verbose", short: "v", help: "Print progress.")
         Flag("quiet", short: "q", help: "Print nothing.")
         Option("output", short: "o", valueName: "path", required: true, help: "Where to write the model.")

@@ -29,7 +29,6 @@ final class ParserTests: XCTestCase {
             (["-oa.mlmodel"], "output", ["a.mlmodel"]),
             (["-o=a.mlmodel"], "output", ["a.mlmodel"]),
             (["-o", "-"], "output", ["-"]),
-            (["-o", "x", "--output", "y"], "output", ["x", "y"]),
             (["--image-scale", "0.5"], "image-scale", ["0.5"]),
             (["--red-bias", "-123.68"], "red-bias", ["-123.68"]),
             (["--red-bias=-123.68"], "red-bias", ["-123.68"]),
@@ -37,8 +36,8 @@ final class ParserTests: XCTestCase {
             (["--image-input", "a", "--image-input", "b", "--image-input=c"], "image-input", ["a", "b", "c"]),
         ]
         for (arguments, name, expected) in cases {
-            let parsed = try parse(["p", "w", "-o", "x"] + arguments)
-            let values = name == "output" ? Array(parsed.strings(name).dropFirst()) : parsed.strings(name)
+            let parsed = try parse(["p", "w"] + (name == "output" ? [] : ["-o", "x"]) + arguments)
+            let values = parsed.strings(name)
             XCTAssertEqual(values, expected, "\(arguments)")
         }
     }
@@ -61,7 +60,7 @@ final class ParserTests: XCTestCase {
             (["-qvo", "x"], false, 1, true),
         ]
         for (arguments, bgr, verbose, quiet) in cases {
-            let parsed = try parse(required + arguments)
+            let parsed = try parse(["p", "w"] + (arguments.contains("-qvo") ? [] : ["-o", "out.mlmodel"]) + arguments)
             XCTAssertEqual(parsed.flag("is-bgr"), bgr, "\(arguments)")
             XCTAssertEqual(parsed.flagCount("verbose"), verbose, "\(arguments)")
             XCTAssertEqual(parsed.flag("quiet"), quiet, "\(arguments)")
@@ -172,6 +171,16 @@ final class ParserTests: XCTestCase {
             (["p", "w", "-o", "--"], "missing value for option '--output'"),
             (required + ["--image-scale", "-v"], "missing value for option '--image-scale'"),
             (required + ["--is-bgr=yes"], "flag '--is-bgr' does not take a value"),
+            // A second value would silently win: which output was meant?
+            (required + ["--output", "y"], "'--output' given twice ('out.mlmodel', then 'y'); it takes one value"),
+            (required + ["--image-scale", "2", "--image-scale=3"], "'--image-scale' given twice ('2', then '3'); it takes one value"),
+            // coremltools' parameter names and other spellings get the option meant.
+            (required + ["--image_input_names", "data"], "unknown option '--image_input_names'; did you mean '--image-input'?"),
+            (required + ["--is_bgr"], "unknown option '--is_bgr'; did you mean '--is-bgr'?"),
+            (required + ["--red_bias", "-1"], "unknown option '--red_bias'; did you mean '--red-bias'?"),
+            (required + ["--IMAGE_SCALE", "2"], "unknown option '--IMAGE_SCALE'; did you mean '--image-scale'?"),
+            (required + ["--batch-size", "2"], "unknown option '--batch-size'; did you mean '--batch'?"),
+            (required + ["--minibatch", "2"], "unknown option '--minibatch'; did you mean '--batch'?"),
         ]
         for (arguments, message) in cases {
             XCTAssertEqual(usageError(arguments), message, "\(arguments)")

@@ -10,10 +10,10 @@ final class ConvertCaffeTests: XCTestCase {
     /// OpenCV dnn gives 15-20 (0.3680) for the same Caffe files (Samples/README.md).
     func testTheSampleConvertsAndPredictsWhatOpenCVDoes() throws {
         let output = try temporaryFolder().appendingPathComponent("AgeNet.mlmodel").path
-        let result = try ProgramRunner.run("convert", sampleArguments(output: output))
+        let result = try ProgramRunner.run("coreml-convert", sampleArguments(output: output))
         XCTAssertEqual(result.status, 0, result.standardError)
         try assertSnapshot(result.standardOutput.replacingOccurrences(of: output, with: "<out>"), named: "convert-caffe-sample")
-        let prediction = try ProgramRunner.run("predict", [output, samples.appendingPathComponent("face.png").path, "--max-results", "1"])
+        let prediction = try ProgramRunner.run("coreml-predict", [output, samples.appendingPathComponent("face.png").path, "--max-results", "1"])
         XCTAssertEqual(prediction.status, 0, prediction.standardError)
         XCTAssertTrue(prediction.standardOutput.contains("15-20  0.3680"), prediction.standardOutput)
     }
@@ -55,7 +55,7 @@ final class ConvertCaffeTests: XCTestCase {
         for (what, arguments, fragment) in cases {
             let output = folder.appendingPathComponent("\(what).mlmodel").path
             try Data("old".utf8).write(to: URL(fileURLWithPath: output))
-            let result = try ProgramRunner.run("convert", arguments.dropLast() + [output])
+            let result = try ProgramRunner.run("coreml-convert", arguments.dropLast() + [output])
             XCTAssertEqual(result.status, 1, "\(what): \(result.standardError)")
             XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "\(what): \(result.standardError)")
             XCTAssertTrue(result.standardError.contains(fragment), "\(what): \(result.standardError)")

@@ -6,7 +6,7 @@ final class ConvertInspectTests: XCTestCase {
     func testConvertSampleWritesTheModelAndPrintsItsSummary() throws {
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("Sample.mlmodel").path
-        let result = try ProgramRunner.run("convert", ["sample", "-o", path])
+        let result = try ProgramRunner.run("coreml-convert", ["sample", "-o", path])
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertEqual(result.standardError, "")
         XCTAssertTrue(FileManager.default.fileExists(atPath: path))
@@ -15,8 +15,8 @@ final class ConvertInspectTests: XCTestCase {
 
     func testInspectLayersOfTheSample() throws {
         let path = try temporaryFolder().appendingPathComponent("Sample.mlmodel").path
-        XCTAssertEqual(try ProgramRunner.run("convert", ["sample", "-o", path]).status, 0)
-        let result = try ProgramRunner.run("inspect", ["--layers", path])
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["sample", "-o", path]).status, 0)
+        let result = try ProgramRunner.run("coreml-inspect", ["--layers", path])
         XCTAssertEqual(result.status, 0, result.standardError)
         try assertSnapshot(result.standardOutput, named: "inspect-layers-sample")
     }
@@ -24,15 +24,15 @@ final class ConvertInspectTests: XCTestCase {
     func testFailuresAreOneLineWithExitOne() throws {
         let folder = try temporaryFolder()
         let sample = folder.appendingPathComponent("Sample.mlmodel").path
-        XCTAssertEqual(try ProgramRunner.run("convert", ["sample", "-o", sample]).status, 0)
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["sample", "-o", sample]).status, 0)
         let truncated = folder.appendingPathComponent("truncated.mlmodel")
         try Data(try Data(contentsOf: URL(fileURLWithPath: sample)).prefix(300)).write(to: truncated)
 
         let cases: [(String, [String], String)] = [
-            ("inspect", [folder.appendingPathComponent("missing.mlmodel").path], "missing.mlmodel: cannot open: No such file or directory"),
-            ("inspect", [truncated.path], "truncated.mlmodel: byte "),
-            ("inspect", [folder.path], "not a regular file"),
-            ("convert", ["sample", "-o", folder.appendingPathComponent("no/such/folder/x.mlmodel").path], "no/such/folder"),
+            ("coreml-inspect", [folder.appendingPathComponent("missing.mlmodel").path], "missing.mlmodel: cannot open: No such file or directory"),
+            ("coreml-inspect", [truncated.path], "truncated.mlmodel: byte "),
+            ("coreml-inspect", [folder.path], "not a regular file"),
+            ("coreml-convert", ["sample", "-o", folder.appendingPathComponent("no/such/folder/x.mlmodel").path], "no/such/folder"),
         ]
         for (program, arguments, fragment) in cases {
             let result = try ProgramRunner.run(program, arguments)
@@ -52,7 +52,7 @@ final class ConvertInspectTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: folder.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path) }
         if access(folder.path, W_OK) == 0 { throw XCTSkip("running as a user who can write to read-only folders (root)") }
-        let result = try ProgramRunner.run("convert", ["sample", "-o", path])
+        let result = try ProgramRunner.run("coreml-convert", ["sample", "-o", path])
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data("old".utf8))
     }
@@ -62,36 +62,45 @@ final class ConvertInspectTests: XCTestCase {
     func testAWriteThatFailsPartWayLeavesNoFileAndTheOldOneUntouched() throws {
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("Model.mlmodel").path
-        let fresh = try ProgramRunner.run("convert", ["sample", "-o", path], fileSizeLimit: 16)
+        let fresh = try ProgramRunner.run("coreml-convert", ["sample", "-o", path], fileSizeLimit: 16)
         XCTAssertEqual(fresh.status, 1, fresh.standardError)
         XCTAssertTrue(fresh.standardError.hasPrefix("error: \(path): cannot write: File too large"), fresh.standardError)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "no file, no temporary file")
 
         try Data("old".utf8).write(to: URL(fileURLWithPath: path))
-        let replacing = try ProgramRunner.run("convert", ["sample", "-o", path], fileSizeLimit: 16)
+        let replacing = try ProgramRunner.run("coreml-convert", ["sample", "-o", path], fileSizeLimit: 16)
         XCTAssertEqual(replacing.status, 1, replacing.standardError)
         XCTAssertEqual(replacing.standardError.split(separator: "\n").count, 1, replacing.standardError)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data("old".utf8))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["Model.mlmodel"])
 
-        let unlimited = try ProgramRunner.run("convert", ["sample", "-o", path], fileSizeLimit: 4096)
+        let unlimited = try ProgramRunner.run("coreml-convert", ["sample", "-o", path], fileSizeLimit: 4096)
         XCTAssertEqual(unlimited.status, 0, "the limit, not the command, made them fail: \(unlimited.standardError)")
     }
 
     func testUsageErrorsExit64WithTheUsageLine() throws {
-        let result = try ProgramRunner.run("inspect", [])
+        let result = try ProgramRunner.run("coreml-inspect", [])
         XCTAssertEqual(result.status, 64)
-        XCTAssertTrue(result.standardError.contains("usage: inspect"), result.standardError)
-        let unknown = try ProgramRunner.run("convert", ["sample", "--outptu", "x"])
+        XCTAssertTrue(result.standardError.contains("usage: coreml-inspect"), result.standardError)
+        let unknown = try ProgramRunner.run("coreml-convert", ["sample", "--outptu", "x"])
         XCTAssertEqual(unknown.status, 64)
         XCTAssertTrue(unknown.standardError.contains("--output"), unknown.standardError)
     }
 
     func testVersionAndHelp() throws {
-        let version = try ProgramRunner.run("convert", ["--version"])
-        XCTAssertEqual(version.status, 0)
-        XCTAssertEqual(version.standardOutput, "0.1.0\n")
-        let help = try ProgramRunner.run("inspect", ["--help"])
+        // The program's installed name, the version, and what it reads and writes.
+        let expected = [
+            "coreml-convert": "writes Core ML .mlmodel files, specification version 1 (iOS 11, macOS 10.13, tvOS 11, watchOS 4) to 5",
+            "coreml-inspect": "reads Core ML .mlmodel files (neural networks, any specification version)",
+            "coreml-predict": "runs Core ML .mlmodel neural networks (any specification version)",
+        ]
+        for (program, fragment) in expected {
+            let version = try ProgramRunner.run(program, ["--version"])
+            XCTAssertEqual(version.status, 0)
+            XCTAssertTrue(version.standardOutput.hasPrefix("\(program) 0.2.0 (ModelToolkit)\n"), version.standardOutput)
+            XCTAssertTrue(version.standardOutput.contains(fragment), version.standardOutput)
+        }
+        let help = try ProgramRunner.run("coreml-inspect", ["--help"])
         XCTAssertEqual(help.status, 0)
         try assertSnapshot(help.standardOutput, named: "inspect-help")
     }

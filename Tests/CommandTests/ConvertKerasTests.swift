@@ -9,7 +9,7 @@ final class ConvertKerasTests: XCTestCase {
     func testTheSequentialClassifierConvertsWithItsLabels() throws {
         let folder = keras.appendingPathComponent("sequential_classifier")
         let output = try temporaryFolder().appendingPathComponent("Keras.mlmodel").path
-        let result = try ProgramRunner.run("convert", ["keras", folder.appendingPathComponent("model.h5").path, "--image-input", "image",
+        let result = try ProgramRunner.run("coreml-convert", ["keras", folder.appendingPathComponent("model.h5").path, "--image-input", "image",
                                                       "--image-scale", "0.00392156862745098",
                                                       "--class-labels", folder.appendingPathComponent("labels.txt").path, "-o", output])
         XCTAssertEqual(result.status, 0, result.standardError)
@@ -31,7 +31,7 @@ final class ConvertKerasTests: XCTestCase {
         for (what, model, fragment) in cases {
             let output = folder.appendingPathComponent("\(what).mlmodel").path
             try Data("old".utf8).write(to: URL(fileURLWithPath: output))
-            let result = try ProgramRunner.run("convert", ["keras", model, "-o", output])
+            let result = try ProgramRunner.run("coreml-convert", ["keras", model, "-o", output])
             XCTAssertEqual(result.status, 1, "\(what): \(result.standardError)")
             XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "\(what): \(result.standardError)")
             XCTAssertTrue(result.standardError.contains(fragment), "\(what): \(result.standardError)")
@@ -43,7 +43,7 @@ final class ConvertKerasTests: XCTestCase {
 /// `inspect` tells Keras models from Caffe HDF5 weights by the model_config attribute.
 final class InspectKerasTests: XCTestCase {
     func testKerasModelsAreSummarisedAsTheyConvert() throws {
-        let result = try ProgramRunner.run("inspect", [repositoryRoot.appendingPathComponent("Tests/Fixtures/keras/functional_keras2/model.h5").path])
+        let result = try ProgramRunner.run("coreml-inspect", [repositoryRoot.appendingPathComponent("Tests/Fixtures/keras/functional_keras2/model.h5").path])
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.hasPrefix("Format:       Keras model (HDF5)\n"), result.standardOutput)
         XCTAssertTrue(result.standardOutput.contains("input: multiarray<double,[3,16,16]>"), result.standardOutput)

@@ -8,8 +8,8 @@ final class ConvertTensorFlowTests: XCTestCase {
 
     func testTheVGGHeadConvertsAsAClassifier() throws {
         let output = try temporaryFolder().appendingPathComponent("VGG.mlmodel").path
-        let result = try ProgramRunner.run("convert", [
-            "tensorflow", vgg.appendingPathComponent("graph.pb").path, "--input", "input:0=1,32,32,3", "--output", "Identity:0",
+        let result = try ProgramRunner.run("coreml-convert", [
+            "tensorflow", vgg.appendingPathComponent("graph.pb").path, "--input", "input:0=1,32,32,3", "--output-feature-name", "Identity:0",
             "--image-input", "input:0", "--image-scale", "0.00392156862745098", "--red-bias", "-0.5", "--green-bias", "-0.5",
             "--blue-bias", "-0.5", "--class-labels", vgg.appendingPathComponent("labels.txt").path, "-o", output])
         XCTAssertEqual(result.status, 0, result.standardError)
@@ -34,7 +34,7 @@ final class ConvertTensorFlowTests: XCTestCase {
         try graph.prefix(graph.count / 3).write(to: truncated)
         let cases: [(String, [String], String)] = [
             ("unknown ops", [unknown], "unsupported ops: Fancier (b); Fancy (a)"),
-            ("cycle", [cycle, "--output", "b"], "cycle"),
+            ("cycle", [cycle, "--output-feature-name", "b"], "cycle"),
             ("input shape", [relu, "--input", "x=1,5"], "does not match the graph's [1, 4]"),
             ("text syntax", [broken], "broken.pbtxt:3:1: expected '}'"),
             ("truncated", [truncated.path], "truncated.pb: byte "),
@@ -42,7 +42,7 @@ final class ConvertTensorFlowTests: XCTestCase {
         for (what, arguments, fragment) in cases {
             let output = folder.appendingPathComponent("\(what).mlmodel").path
             try Data("old".utf8).write(to: URL(fileURLWithPath: output))
-            let result = try ProgramRunner.run("convert", ["tensorflow"] + arguments + ["-o", output])
+            let result = try ProgramRunner.run("coreml-convert", ["tensorflow"] + arguments + ["-o", output])
             XCTAssertEqual(result.status, 1, "\(what): \(result.standardError)")
             XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "\(what): \(result.standardError)")
             XCTAssertTrue(result.standardError.contains(fragment), "\(what): \(result.standardError)")

@@ -41,7 +41,7 @@ final class InspectTests: XCTestCase {
 
     /// Runs inspect, expects success and returns stdout with the repository path removed.
     func inspect(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
-        let result = try ProgramRunner.run("inspect", arguments)
+        let result = try ProgramRunner.run("coreml-inspect", arguments)
         XCTAssertEqual(result.status, 0, "inspect \(arguments): \(result.standardError)", file: file, line: line)
         XCTAssertEqual(result.standardError, "", file: file, line: line)
         return result.standardOutput.replacingOccurrences(of: root, with: "")
@@ -74,7 +74,7 @@ final class InspectTests: XCTestCase {
     func testTheConvertedSampleModel() throws {
         let output = try temporaryFolder().appendingPathComponent("AgeNet.mlmodel").path
         let samples = root + "Samples/"
-        let conversion = try ProgramRunner.run("convert", [
+        let conversion = try ProgramRunner.run("coreml-convert", [
             "caffe", samples + "deploy_age.prototxt", samples + "age_net.caffemodel", "--image-input", "data", "--is-bgr",
             "--red-bias", "-114.895847746", "--green-bias", "-87.7689143744", "--blue-bias", "-78.4263377603",
             "--class-labels", samples + "age_labels.txt", "-o", output])
@@ -99,7 +99,7 @@ final class InspectTests: XCTestCase {
         pairs += Self.caffeFixtures.map { ("Tests/Fixtures/caffe/\($0)/deploy.prototxt", "Tests/Fixtures/caffe/\($0)/weights.caffemodel") }
         for (index, (deploy, weights)) in pairs.enumerated() {
             let output = folder.appendingPathComponent("model\(index).mlmodel").path
-            let conversion = try ProgramRunner.run("convert", ["caffe", root + deploy, root + weights, "-o", output])
+            let conversion = try ProgramRunner.run("coreml-convert", ["caffe", root + deploy, root + weights, "-o", output])
             XCTAssertEqual(conversion.status, 0, "\(deploy): \(conversion.standardError)")
             let caffe = try jsonObject(try inspect(["--json", root + deploy, "--weights", root + weights]))
             let coreML = try jsonObject(try inspect(["--json", output]))
@@ -184,7 +184,7 @@ final class InspectTests: XCTestCase {
 
     func testSVGWithoutGraphvizIsOneClearError() throws {
         let process = Process()
-        process.executableURL = ProgramRunner.productsDirectory.appendingPathComponent("inspect")
+        process.executableURL = ProgramRunner.productsDirectory.appendingPathComponent("coreml-inspect")
         process.arguments = ["--graph", "svg", root + "Tests/Fixtures/coreml/builder_classifier.mlmodel"]
         process.environment = ["PATH": try temporaryFolder().path, "NO_COLOR": "1"]
         let error = Pipe(), output = Pipe()
@@ -220,14 +220,14 @@ final class InspectTests: XCTestCase {
              "notes.prototxt: a text file, but not a Caffe deploy prototxt or a TensorFlow .pbtxt (it has no top-level layer, layers, input or node field)"),
             ("empty file", [empty], "empty.mlmodel: the file is empty"),
             ("unknown format", [unknown], "image.caffemodel: unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt"),
-            ("prototxt without weights", [deploy], "deploy_age.prototxt: a Caffe deploy definition needs its weights"),
+            ("--weights without weights", [deploy, "--weights"], "deploy_age.prototxt: --weights lists weight values, and a deploy definition has none"),
             ("weights of another net", [deploy, "--weights", resnetWeights], "deploy_age.prototxt:"),
             ("not weights", [deploy, "--weights-file", truncated], "truncated.mlmodel: not Caffe weights"),
             ("HDF5 has no graph", ["--graph", "dot", root + "Tests/Fixtures/caffe/resnet_bn_h5/weights.caffemodel.h5"],
              "weights.caffemodel.h5: Caffe weights (HDF5) store blobs only, no graph"),
         ]
         for (what, arguments, fragment) in cases {
-            let result = try ProgramRunner.run("inspect", arguments)
+            let result = try ProgramRunner.run("coreml-inspect", arguments)
             XCTAssertEqual(result.status, 1, "\(what): \(result.standardError)")
             XCTAssertEqual(result.standardOutput, "", what)
             XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "\(what): \(result.standardError)")
@@ -245,7 +245,7 @@ final class InspectTests: XCTestCase {
             (["--graph", "dot", model, model], "--graph takes one model, got 2"),
         ]
         for (arguments, fragment) in cases {
-            let result = try ProgramRunner.run("inspect", arguments)
+            let result = try ProgramRunner.run("coreml-inspect", arguments)
             XCTAssertEqual(result.status, 64, "\(arguments): \(result.standardError)")
             XCTAssertTrue(result.standardError.contains(fragment), result.standardError)
         }

@@ -20,12 +20,12 @@ final class OptionMistakeTests: XCTestCase {
                        file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = try temporaryFolder()
         let output = folder.appendingPathComponent("out.mlmodel").path
-        let result = try ProgramRunner.run("convert", arguments + ["-o", output], file: file, line: line)
+        let result = try ProgramRunner.run("coreml-convert", arguments + ["-o", output], file: file, line: line)
         XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
         let errors = result.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
         XCTAssertEqual(errors.count, 1, result.standardError, file: file, line: line)
         XCTAssertTrue(result.standardError.contains(fragment), "'\(fragment)' not in: \(result.standardError)", file: file, line: line)
-        if status == 64 { XCTAssertTrue(result.standardError.contains("usage: convert"), result.standardError, file: file, line: line) }
+        if status == 64 { XCTAssertTrue(result.standardError.contains("usage: coreml-convert"), result.standardError, file: file, line: line) }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "nothing written", file: file, line: line)
     }
 
@@ -47,7 +47,7 @@ final class OptionMistakeTests: XCTestCase {
         try assertMistake(["tensorflow", mobilenet, "--input", "images=1,33,33,3"],
                           "--input 'images': the graph has no placeholder of that name (its placeholders: input)")
         try assertMistake(["tensorflow", mobilenet, "--input", "inptu=1,33,33,3"], "did you mean 'input'?")
-        try assertMistake(["tensorflow", mobilenet, "--output", "MobilenetV1/Logits/SpatialSqeeze"],
+        try assertMistake(["tensorflow", mobilenet, "--output-feature-name", "MobilenetV1/Logits/SpatialSqeeze"],
                           "did you mean 'MobilenetV1/Logits/SpatialSqueeze'?")
         try assertMistake(["tensorflow", mobilenet, "--image-input", "inputs"], "did you mean 'input'?")
     }
@@ -57,7 +57,7 @@ final class OptionMistakeTests: XCTestCase {
         try assertMistake(caffe(["--image-input", "data", "--image-scale", "inf"]), "invalid value 'inf' for '--image-scale'")
         try assertMistake(caffe(["--image-input", "data", "--green-bias", "-1e39"]), "invalid value '-1e39' for '--green-bias'")
         let output = try temporaryFolder().appendingPathComponent("scaled.mlmodel").path
-        let result = try ProgramRunner.run("convert", caffe(["--image-input", "data", "--image-scale", "2/255", "-o", output]))
+        let result = try ProgramRunner.run("coreml-convert", caffe(["--image-input", "data", "--image-scale", "2/255", "-o", output]))
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.contains("preprocessing: scale 0.007843138"), result.standardOutput)
     }
@@ -77,7 +77,7 @@ final class OptionMistakeTests: XCTestCase {
         try assertMistake(caffe(["--image-input", "data", "--gray-bias", "-100"]),
                           "input 'data' has three channels (a color image): --gray-bias does not apply to it")
         let output = folder.appendingPathComponent("gray.mlmodel").path
-        let fine = try ProgramRunner.run("convert", gray + ["--gray-bias", "-0.5", "--image-scale", "1/255", "-o", output])
+        let fine = try ProgramRunner.run("coreml-convert", gray + ["--gray-bias", "-0.5", "--image-scale", "1/255", "-o", output])
         XCTAssertEqual(fine.status, 0, fine.standardError)
         XCTAssertTrue(fine.standardOutput.contains("image<Grayscale,8x8>"), fine.standardOutput)
     }

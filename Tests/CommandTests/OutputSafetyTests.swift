@@ -43,12 +43,12 @@ final class OutputSafetyTests: XCTestCase {
         let fifo = folder.appendingPathComponent("model.mlmodel").path
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
         var targets = [(fifo, "a FIFO", S_IFIFO)]
-        let device = folder.appendingPathComponent("null").path
+        let device = folder.appendingPathComponent("null.mlmodel").path
         if mknod(device, S_IFCHR | 0o666, 0x103) == 0 { targets.append((device, "a character device", S_IFCHR)) }
         for (target, name, type) in targets {
-            try assertRefused("convert", ageNet(output: target), "\(target): is \(name), not a regular file")
-            try assertRefused("convert", ["sample", "-o", target], "\(target): is \(name)")
-            try assertRefused("inspect", [sample("deploy_age.prototxt"), "--weights", sample("age_net.caffemodel"),
+            try assertRefused("coreml-convert", ageNet(output: target), "\(target): is \(name), not a regular file")
+            try assertRefused("coreml-convert", ["sample", "-o", target], "\(target): is \(name)")
+            try assertRefused("coreml-inspect", [sample("deploy_age.prototxt"), "--weights", sample("age_net.caffemodel"),
                                           "--graph", "dot", "--graph-output", target], "\(target): is \(name)")
             XCTAssertEqual(kind(target), type, "\(target) is still \(name)")
         }
@@ -56,7 +56,7 @@ final class OutputSafetyTests: XCTestCase {
         try FileManager.default.createDirectory(at: npyFolder, withIntermediateDirectories: true)
         let chain = fixtures.appendingPathComponent("runtime/chain_caffe")
         XCTAssertEqual(mkfifo(npyFolder.appendingPathComponent("prob.npy").path, 0o644), 0)
-        try assertRefused("predict", [chain.appendingPathComponent("model.mlmodel").path,
+        try assertRefused("coreml-predict", [chain.appendingPathComponent("model.mlmodel").path,
                                       "--input", "x=" + chain.appendingPathComponent("input_x.npy").path,
                                       "--output-npy", npyFolder.path], "prob.npy: is a FIFO")
         XCTAssertEqual(kind(npyFolder.appendingPathComponent("prob.npy").path), S_IFIFO)
@@ -81,22 +81,46 @@ final class OutputSafetyTests: XCTestCase {
         let model = try copy(fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path, "m.mlmodel")
         let before = try [deploy, weights, labels, keras, graph, model].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
 
-        for (output, what) in [(deploy, deploy), (weights, weights), (labels, labels), (link, link)] {
-            try assertRefused("convert", ageNet(output: output, deploy: link == output ? link : deploy, weights: weights, labels: labels),
-                              "\(what): is an input of this run")
+        // A model's name ends in .mlmodel: an input by its own name is refused as a usage error.
+        for input in [deploy, weights, labels, link] {
+            let result = try ProgramRunner.run("coreml-convert", ageNet(output: input, deploy: deploy, weights: weights, labels: labels))
+            XCTAssertEqual(result.status, 64, result.standardError)
+            XCTAssertTrue(result.standardError.contains("ends in .mlmodel"), result.standardError)
         }
-        try assertRefused("convert", ["caffe", deploy, weights, "--image-input", "data", "--class-labels", labels, "-o",
-                                      folder.appendingPathComponent("./deploy.prototxt").path], "is an input of this run")
-        try assertRefused("convert", ["keras", keras, "-o", keras], "\(keras): is an input of this run")
-        try assertRefused("convert", ["tensorflow", graph, "-o", graph], "\(graph): is an input of this run")
-        try assertRefused("inspect", [model, "--graph", "dot", "--graph-output", model], "\(model): is an input of this run")
+        // Through a .mlmodel name that is the same file (a hard link), or a
+        // link given as an input itself (a link that is not an input is
+        // replaced, what it points to untouched).
+        func aliases(_ input: String) -> [String] {
+            let hard = input + "-hard.mlmodel"
+            XCTAssertEqual(hardLink(input, hard), 0)
+            return [hard]
+        }
+        for input in [deploy, weights, labels] {
+            for alias in aliases(input) {
+                try assertRefused("coreml-convert", ageNet(output: alias, deploy: deploy, weights: weights, labels: labels),
+                                  "\(alias): is an input of this run")
+            }
+        }
+        let linkedDeploy = folder.appendingPathComponent("deploy-link.mlmodel").path
+        XCTAssertEqual(symlink(deploy, linkedDeploy), 0)
+        try assertRefused("coreml-convert", ageNet(output: linkedDeploy, deploy: linkedDeploy, weights: weights, labels: labels),
+                          "\(linkedDeploy): is an input of this run")
+        try assertRefused("coreml-convert", ageNet(output: folder.appendingPathComponent("./deploy.prototxt-hard.mlmodel").path,
+                                                   deploy: deploy, weights: weights, labels: labels), "is an input of this run")
+        for alias in aliases(keras) {
+            try assertRefused("coreml-convert", ["keras", keras, "-o", alias], "\(alias): is an input of this run")
+        }
+        for alias in aliases(graph) {
+            try assertRefused("coreml-convert", ["tensorflow", graph, "-o", alias], "\(alias): is an input of this run")
+        }
+        try assertRefused("coreml-inspect", [model, "--graph", "dot", "--graph-output", model], "\(model): is an input of this run")
 
         let out = folder.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let chain = fixtures.appendingPathComponent("runtime/chain_caffe")
         let probInput = try copy(chain.appendingPathComponent("input_x.npy").path, "out/prob.npy")
         let probBefore = try Data(contentsOf: URL(fileURLWithPath: probInput))
-        try assertRefused("predict", [model, "--input", "x=" + probInput, "--output-npy", out.path], "prob.npy: is an input of this run")
+        try assertRefused("coreml-predict", [model, "--input", "x=" + probInput, "--output-npy", out.path], "prob.npy: is an input of this run")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: probInput)), probBefore)
 
         let after = try [deploy, weights, labels, keras, graph, model].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
@@ -114,35 +138,36 @@ final class OutputSafetyTests: XCTestCase {
         let fifo = folder.appendingPathComponent("input.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
         let output = folder.appendingPathComponent("out.mlmodel").path
-        try assertRefused("convert", ageNet(output: output, deploy: fifo), "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("convert", ageNet(output: output, weights: fifo), "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("convert", ageNet(output: output, labels: fifo), "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("convert", ["caffe", sample("deploy_age.prototxt"), sample("age_net.caffemodel"), "--image-input", "data",
+        try assertRefused("coreml-convert", ageNet(output: output, deploy: fifo), "\(fifo): not a regular file (a FIFO)")
+        try assertRefused("coreml-convert", ageNet(output: output, weights: fifo), "\(fifo): not a regular file (a FIFO)")
+        try assertRefused("coreml-convert", ageNet(output: output, labels: fifo), "\(fifo): not a regular file (a FIFO)")
+        try assertRefused("coreml-convert", ["caffe", sample("deploy_age.prototxt"), sample("age_net.caffemodel"), "--image-input", "data",
                                       "--mean", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("convert", ["tensorflow", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("convert", ["keras", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("inspect", [fifo], "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("predict", [fifo], "\(fifo): not a regular file (a FIFO)")
+        try assertRefused("coreml-convert", ["tensorflow", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
+        try assertRefused("coreml-convert", ["keras", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
+        try assertRefused("coreml-inspect", [fifo], "\(fifo): not a regular file (a FIFO)")
+        try assertRefused("coreml-predict", [fifo], "\(fifo): not a regular file (a FIFO)")
         let chain = fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path
-        try assertRefused("predict", [chain, "--input", "x=" + fifo], "\(fifo): not a regular file (a FIFO)")
+        try assertRefused("coreml-predict", [chain, "--input", "x=" + fifo], "\(fifo): not a regular file (a FIFO)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
 
         // A folder of images with a FIFO (named like an image) and a broken file among them.
         let model = folder.appendingPathComponent("AgeNet.mlmodel").path
-        XCTAssertEqual(try ProgramRunner.run("convert", ageNet(output: model)).status, 0)
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ageNet(output: model)).status, 0)
         let images = folder.appendingPathComponent("images")
         try FileManager.default.createDirectory(at: images, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: sample("face.png"), toPath: images.appendingPathComponent("a.png").path)
         XCTAssertEqual(mkfifo(images.appendingPathComponent("b.png").path, 0o644), 0)
         try Data("not an image".utf8).write(to: images.appendingPathComponent("c.jpg"))
         try FileManager.default.copyItem(atPath: sample("face.png"), toPath: images.appendingPathComponent("d.png").path)
-        let result = try ProgramRunner.run("predict", [model, images.path, "--max-results", "1"], timeout: 60)
+        let result = try ProgramRunner.run("coreml-predict", [model, images.path, "--max-results", "1"], timeout: 60)
         XCTAssertEqual(result.status, 1, result.standardError)
         XCTAssertEqual(result.standardError.split(separator: "\n"), [
             "error: \(images.path)/b.png: not a regular file (a FIFO)",
             "error: \(images.path)/c.jpg: not a PNG or JPEG image",
         ])
         XCTAssertEqual(result.standardOutput.split(separator: "\n"), [
+            "images: scaleFill to 227x227 (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, CoreMLRequest to scaleToFill)",
             "\(images.path)/a.png", "  15-20  0.3680", "\(images.path)/d.png", "  15-20  0.3680",
         ])
     }
@@ -151,7 +176,7 @@ final class OutputSafetyTests: XCTestCase {
         let output = try temporaryFolder().appendingPathComponent("private.mlmodel").path
         try Data("old".utf8).write(to: URL(fileURLWithPath: output))
         XCTAssertEqual(chmod(output, 0o600), 0)
-        XCTAssertEqual(try ProgramRunner.run("convert", ["sample", "-o", output]).status, 0)
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["sample", "-o", output]).status, 0)
         var info = stat()
         XCTAssertEqual(stat(output, &info), 0)
         XCTAssertEqual(info.st_mode & 0o777, 0o600)
@@ -163,7 +188,7 @@ final class OutputSafetyTests: XCTestCase {
         let folder = try temporaryFolder()
         for length in [252, 255] {
             let name = String(repeating: "m", count: length - ".mlmodel".count) + ".mlmodel"
-            let result = try ProgramRunner.run("convert", ["sample", "-o", folder.appendingPathComponent(name).path])
+            let result = try ProgramRunner.run("coreml-convert", ["sample", "-o", folder.appendingPathComponent(name).path])
             XCTAssertEqual(result.status, 0, result.standardError)
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).count, 2)
@@ -196,7 +221,7 @@ final class OutputSafetyTests: XCTestCase {
         let folder = try temporaryFolder()
         let (path, pidFile) = try slowDot(in: folder)
         let start = Date()
-        let result = try ProgramRunner.run("inspect", [fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path,
+        let result = try ProgramRunner.run("coreml-inspect", [fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path,
                                                        "--graph", "svg", "--graph-timeout", "1"], environment: ["PATH": path])
         XCTAssertLessThan(Date().timeIntervalSince(start), 30)
         XCTAssertEqual(result.status, 1, result.standardError)
@@ -206,7 +231,7 @@ final class OutputSafetyTests: XCTestCase {
         // A time no one means (it once trapped converting to milliseconds): a usage error.
         let model = fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path
         for timeout in ["1e300", "0", "-5", "nan"] {
-            XCTAssertEqual(try ProgramRunner.run("inspect", [model, "--graph", "svg", "--graph-timeout", timeout]).status, 64, timeout)
+            XCTAssertEqual(try ProgramRunner.run("coreml-inspect", [model, "--graph", "svg", "--graph-timeout", timeout]).status, 64, timeout)
         }
     }
 
@@ -217,7 +242,7 @@ final class OutputSafetyTests: XCTestCase {
             let folder = try temporaryFolder()
             let (path, pidFile) = try slowDot(in: folder)
             let process = Process()
-            process.executableURL = ProgramRunner.productsDirectory.appendingPathComponent("inspect")
+            process.executableURL = ProgramRunner.productsDirectory.appendingPathComponent("coreml-inspect")
             process.arguments = [fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path, "--graph", "svg"]
             process.environment = ProcessInfo.processInfo.environment.merging(["PATH": path]) { $1 }
             process.standardOutput = FileHandle.nullDevice
@@ -234,4 +259,9 @@ final class OutputSafetyTests: XCTestCase {
             XCTAssertFalse(isAlive(pidFile), "dot was killed with inspect (signal \(signal))")
         }
     }
+}
+
+/// link(2), under a name no local variable shadows.
+private func hardLink(_ existing: String, _ new: String) -> Int32 {
+    link(existing, new)
 }

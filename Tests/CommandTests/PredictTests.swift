@@ -9,7 +9,7 @@ final class PredictTests: XCTestCase {
 
     func testClassifierPrintsTheReferenceTopLabelAndProbabilities() throws {
         let folder = fixtures.appendingPathComponent("classifier")
-        let result = try ProgramRunner.run("predict", [folder.appendingPathComponent("model.mlmodel").path,
+        let result = try ProgramRunner.run("coreml-predict", [folder.appendingPathComponent("model.mlmodel").path,
                                                       "--input", "x=" + folder.appendingPathComponent("input_x.npy").path, "--json"])
         XCTAssertEqual(result.status, 0, result.standardError)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
@@ -32,20 +32,20 @@ final class PredictTests: XCTestCase {
     func testOptionsFilterTheLabels() throws {
         let folder = fixtures.appendingPathComponent("classifier")
         let base = [folder.appendingPathComponent("model.mlmodel").path, "--input", "x=" + folder.appendingPathComponent("input_x.npy").path]
-        let top2 = try ProgramRunner.run("predict", base + ["--max-results", "2"])
+        let top2 = try ProgramRunner.run("coreml-predict", base + ["--max-results", "2"])
         XCTAssertEqual(top2.standardOutput.split(separator: "\n").count, 3, top2.standardOutput)  // source + 2 labels
-        let denied = try ProgramRunner.run("predict", base + ["--deny", "dog", "--max-results", "1"])
+        let denied = try ProgramRunner.run("coreml-predict", base + ["--deny", "dog", "--max-results", "1"])
         XCTAssertTrue(denied.standardOutput.contains("cat") && !denied.standardOutput.contains("dog"), denied.standardOutput)
-        let allowed = try ProgramRunner.run("predict", base + ["--allow", "ant,eel"])
+        let allowed = try ProgramRunner.run("coreml-predict", base + ["--allow", "ant,eel"])
         XCTAssertEqual(allowed.standardOutput.split(separator: "\n").count, 3, allowed.standardOutput)
-        let threshold = try ProgramRunner.run("predict", base + ["--score-threshold", "0.2"])
+        let threshold = try ProgramRunner.run("coreml-predict", base + ["--score-threshold", "0.2"])
         XCTAssertTrue(threshold.standardOutput.contains("dog") && !threshold.standardOutput.contains("eel"), threshold.standardOutput)
     }
 
     func testOutputsAsNpyMatchOpenCVOnTheCaffeChain() throws {
         let folder = fixtures.appendingPathComponent("chain_caffe")
         let out = try temporaryFolder()
-        let result = try ProgramRunner.run("predict", [folder.appendingPathComponent("model.mlmodel").path,
+        let result = try ProgramRunner.run("coreml-predict", [folder.appendingPathComponent("model.mlmodel").path,
                                                       "--input", "x=" + folder.appendingPathComponent("input_x.npy").path,
                                                       "--output-npy", out.path])
         XCTAssertEqual(result.status, 0, result.standardError)
@@ -78,7 +78,7 @@ final class PredictTests: XCTestCase {
              "layer 'l' has a layer type this toolkit does not support"),
         ]
         for (arguments, fragment) in cases {
-            let result = try ProgramRunner.run("predict", arguments)
+            let result = try ProgramRunner.run("coreml-predict", arguments)
             XCTAssertEqual(result.status, 1, "\(arguments): \(result.standardError)")
             XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
             XCTAssertTrue(result.standardError.contains(fragment), result.standardError)

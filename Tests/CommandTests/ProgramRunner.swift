@@ -16,7 +16,7 @@ enum ProgramRunner {
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
         while url.path != "/" {
             url.deleteLastPathComponent()
-            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("convert").path) { return url }
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("coreml-convert").path) { return url }
         }
         return repositoryRoot.appendingPathComponent(".build/debug")
     }()

@@ -46,12 +46,12 @@ final class TerminalTextTests: XCTestCase {
         let folder = try temporaryFolder()
         let (deploy, weights) = try hostileCaffeNet(in: folder)
         let model = folder.appendingPathComponent("m.mlmodel").path
-        let converted = try ProgramRunner.run("convert", ["caffe", deploy, weights, "-o", model])
+        let converted = try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights, "-o", model])
         XCTAssertEqual(converted.status, 0, converted.standardError)
         assertNoControlCharacters(converted.standardOutput, "convert's summary")
 
         for arguments in [[model, "--layers"], [deploy, "--weights", weights, "--layers"], [model, "--weights"]] {
-            let inspected = try ProgramRunner.run("inspect", arguments)
+            let inspected = try ProgramRunner.run("coreml-inspect", arguments)
             XCTAssertEqual(inspected.status, 0, inspected.standardError)
             assertNoControlCharacters(inspected.standardOutput, "inspect \(arguments)")
             XCTAssertFalse(inspected.standardOutput.contains("\nfake row"), "a name forged a row: \(inspected.standardOutput)")
@@ -61,7 +61,7 @@ final class TerminalTextTests: XCTestCase {
         }
         // In an error line: the same name on a layer type the toolkit refuses.
         let unknown = try hostileCaffeNet(in: try temporaryFolder(), reluType: "NoSuchType")
-        let failed = try ProgramRunner.run("convert", ["caffe", unknown.deploy, unknown.weights, "-o", model + ".2"])
+        let failed = try ProgramRunner.run("coreml-convert", ["caffe", unknown.deploy, unknown.weights, "-o", model + ".2.mlmodel"])
         XCTAssertEqual(failed.status, 1)
         XCTAssertEqual(failed.standardError.split(separator: "\n").count, 1, failed.standardError)
         assertNoControlCharacters(failed.standardError, "the error line")
@@ -74,20 +74,20 @@ final class TerminalTextTests: XCTestCase {
         let folder = try temporaryFolder()
         let (deploy, weights) = try hostileCaffeNet(in: folder)
         let model = folder.appendingPathComponent("m.mlmodel").path
-        XCTAssertEqual(try ProgramRunner.run("convert", ["caffe", deploy, weights, "-o", model]).status, 0)
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights, "-o", model]).status, 0)
 
-        let dot = try ProgramRunner.run("inspect", [model, "--graph", "dot"])
+        let dot = try ProgramRunner.run("coreml-inspect", [model, "--graph", "dot"])
         XCTAssertEqual(dot.status, 0, dot.standardError)
         assertNoControlCharacters(dot.standardOutput, "the DOT text")
 
-        let svg = try ProgramRunner.run("inspect", [model, "--graph", "svg"])
+        let svg = try ProgramRunner.run("coreml-inspect", [model, "--graph", "svg"])
         XCTAssertEqual(svg.status, 0, svg.standardError)
         assertNoControlCharacters(svg.standardOutput, "the SVG")
         let parser = XMLParser(data: Data(svg.standardOutput.utf8))
         parser.shouldResolveExternalEntities = false
         XCTAssertTrue(parser.parse(), "the SVG is well-formed XML: \(parser.parserError.map { "\($0)" } ?? "")")
 
-        let json = try ProgramRunner.run("inspect", [model, "--layers", "--json"])
+        let json = try ProgramRunner.run("coreml-inspect", [model, "--layers", "--json"])
         XCTAssertEqual(json.status, 0, json.standardError)
         assertNoControlCharacters(json.standardOutput, "the JSON")
         let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
@@ -102,12 +102,12 @@ final class TerminalTextTests: XCTestCase {
         try "0-2\u{1B}[2J\n4-6\n8-13\n15-20\u{07}\n25-32\n38-43\n48-53\n60\n".write(to: labels, atomically: false, encoding: .utf8)
         let samples = repositoryRoot.appendingPathComponent("Samples")
         let model = folder.appendingPathComponent("AgeNet.mlmodel").path
-        let converted = try ProgramRunner.run("convert", [
+        let converted = try ProgramRunner.run("coreml-convert", [
             "caffe", samples.appendingPathComponent("deploy_age.prototxt").path, samples.appendingPathComponent("age_net.caffemodel").path,
             "--image-input", "data", "--is-bgr", "--class-labels", labels.path, "-o", model])
         XCTAssertEqual(converted.status, 0, converted.standardError)
         assertNoControlCharacters(converted.standardOutput, "convert's summary")
-        let predicted = try ProgramRunner.run("predict", [model, samples.appendingPathComponent("face.png").path, "--max-results", "8"])
+        let predicted = try ProgramRunner.run("coreml-predict", [model, samples.appendingPathComponent("face.png").path, "--max-results", "8"])
         XCTAssertEqual(predicted.status, 0, predicted.standardError)
         assertNoControlCharacters(predicted.standardOutput, "predict's labels")
         XCTAssertTrue(predicted.standardOutput.contains(#"0-2\u{1B}[2J"#), predicted.standardOutput)
@@ -132,19 +132,19 @@ final class TerminalTextTests: XCTestCase {
         let labels = folder.appendingPathComponent("labels.txt")
         try "a\nb\nc\n".write(to: labels, atomically: false, encoding: .utf8)
         let model = folder.appendingPathComponent("nan.mlmodel").path
-        let converted = try ProgramRunner.run("convert", [
+        let converted = try ProgramRunner.run("coreml-convert", [
             "caffe", malformed.appendingPathComponent("tiny.prototxt").path, malformed.appendingPathComponent("nan_inf_weights.caffemodel").path,
             "--class-labels", labels.path, "-o", model])
         XCTAssertEqual(converted.status, 0, converted.standardError)
         let input = folder.appendingPathComponent("x.npy")
         try writeNpy((0..<18).map { Float($0) / 18 }, shape: [2, 3, 3], to: input)
 
-        let text = try ProgramRunner.run("predict", [model, "--input", "data=" + input.path])
+        let text = try ProgramRunner.run("coreml-predict", [model, "--input", "data=" + input.path])
         XCTAssertEqual(text.status, 0, text.standardError)
         XCTAssertTrue(text.standardOutput.contains("warning: output 'classLabelProbs' holds 3 NaN values"), text.standardOutput)
         XCTAssertEqual(text.standardOutput.components(separatedBy: "nan").count - 1, 3, text.standardOutput)
 
-        let json = try ProgramRunner.run("predict", [model, "--input", "data=" + input.path, "--json"])
+        let json = try ProgramRunner.run("coreml-predict", [model, "--input", "data=" + input.path, "--json"])
         XCTAssertEqual(json.status, 0, json.standardError)
         let results = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [[String: Any]])
         let first = try XCTUnwrap(results.first)

@@ -12,7 +12,7 @@ final class ImageResizeTests: XCTestCase {
     /// Floating-point weights against OpenCV's 11-bit fixed-point ones: at
     /// most 1 apart.
     func testStretchUpscaleMatchesOpenCVInterLinear() throws {
-        let resized = ImageResize.resize(try source("rgb.png"), width: 17, height: 11, mode: .stretch)
+        let resized = ImageResize.resize(try source("rgb.png"), width: 17, height: 11, mode: .scaleFill)
         XCTAssertLessThanOrEqual(maximumDifference(resized, try expectedImage("resize_stretch_17x11.npy")), 1)
     }
 
@@ -41,7 +41,7 @@ final class ImageResizeTests: XCTestCase {
         XCTAssertEqual(ImageResize.resize(image, width: image.width, height: image.height, mode: .centerCrop), image)
         let flat = Image(width: 5, height: 3, channels: 3, pixels: Array(repeating: [10, 200, 77], count: 15).flatMap { $0 })
         for (width, height) in [(1, 1), (2, 9), (13, 2), (40, 30)] {
-            for mode in [ImageResize.Mode.stretch, .centerCrop] {
+            for mode in [ImageResize.Mode.scaleFill, .centerCrop] {
                 let resized = ImageResize.resize(flat, width: width, height: height, mode: mode)
                 XCTAssertEqual(resized.pixels, Array(repeating: [10, 200, 77], count: width * height).flatMap { $0 })
             }
@@ -64,7 +64,22 @@ final class ImageResizeTests: XCTestCase {
         let pixels = (0..<2).flatMap { _ in (0..<6).map { UInt8($0 * 10) } }
         let wide = Image(width: 6, height: 2, channels: 1, pixels: pixels)
         XCTAssertEqual(ImageResize.resize(wide, width: 2, height: 2, mode: .centerCrop).pixels, [20, 30, 20, 30])
-        XCTAssertEqual(ImageResize.resize(wide, width: 3, height: 1, mode: .stretch).pixels, [5, 25, 45])
+        XCTAssertEqual(ImageResize.resize(wide, width: 3, height: 1, mode: .scaleFill).pixels, [5, 25, 45])
+    }
+
+    /// scaleFit: the longer side fits, the image is centered, the bands
+    /// left over are black (Vision's padding is undocumented; this is ours).
+    func testScaleFitLetterboxesOnBlack() {
+        let white = Image(width: 4, height: 2, channels: 1, pixels: [UInt8](repeating: 255, count: 8))
+        XCTAssertEqual(ImageResize.resize(white, width: 4, height: 4, mode: .scaleFit).pixels,
+                       [0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 0, 0, 0, 0])
+        let tall = Image(width: 1, height: 3, channels: 3, pixels: [10, 20, 30, 10, 20, 30, 10, 20, 30])
+        let fitted = ImageResize.resize(tall, width: 3, height: 3, mode: .scaleFit)
+        XCTAssertEqual(fitted.pixels, (0..<3).flatMap { _ in [0, 0, 0, 10, 20, 30, 0, 0, 0] as [UInt8] })
+        // A square target of a square image is a plain resize.
+        let square = Image(width: 2, height: 2, channels: 1, pixels: [0, 100, 200, 50])
+        XCTAssertEqual(ImageResize.resize(square, width: 4, height: 4, mode: .scaleFit),
+                       ImageResize.resize(square, width: 4, height: 4, mode: .scaleFill))
     }
 
     func testGrayAndRGBConversions() {

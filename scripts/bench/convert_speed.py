@@ -3,7 +3,7 @@
 against copying the same bytes (`cp`) and, for TensorFlow, coremltools 9.
 
   swift build -c release --static-swift-stdlib --scratch-path /tmp/convbench-build
-  .venv/bin/python scripts/bench/convert_speed.py --convert /tmp/convbench-build/release/convert
+  .venv/bin/python scripts/bench/convert_speed.py --convert /tmp/convbench-build/release/coreml-convert
 
 Models (generated into --work, default /tmp/convbench, never committed; an
 existing file is reused):
@@ -274,8 +274,8 @@ def seconds(values):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--convert", default="/tmp/convbench-build/release/convert",
-                        help="the convert binary (default /tmp/convbench-build/release/convert)")
+    parser.add_argument("--convert", default="/tmp/convbench-build/release/coreml-convert",
+                        help="the convert binary (default /tmp/convbench-build/release/coreml-convert)")
     parser.add_argument("--work", default="/tmp/convbench", help="generated models and outputs (default /tmp/convbench)")
     parser.add_argument("--irv2-dir", default="/tmp/tfx/irv2",
                         help="make_inception_resnet_v2.py's output (written there if missing)")
@@ -298,7 +298,7 @@ def main():
     # This process never imports numpy, TensorFlow or coremltools: children
     # are measured alone.
     convert = str(Path(args.convert).resolve())
-    inspect = str(Path(convert).with_name("inspect"))
+    inspect = str(Path(convert).with_name("coreml-inspect"))
     if not Path(convert).exists():
         sys.exit(f"no {convert}: {RELEASE_BUILD} --scratch-path /tmp/convbench-build")
     work = Path(args.work)
@@ -362,7 +362,7 @@ def main():
         for name, shape in options["inputShapes"].items():
             command += ["--input", f"{name}={','.join(map(str, shape))}"]
         for name in options["outputNames"]:
-            command += ["--output", name]
+            command += ["--output-feature-name", name]
         command += ["--image-input", options["imageInput"]]
         if options.get("isBGR"):
             command.append("--is-bgr")
@@ -530,7 +530,7 @@ generates the models if missing, ~15 min, mostly coremltools):
 
 ```sh
 {RELEASE_BUILD} --scratch-path /tmp/convbench-build
-.venv/bin/python scripts/bench/convert_speed.py --convert /tmp/convbench-build/release/convert
+.venv/bin/python scripts/bench/convert_speed.py --convert /tmp/convbench-build/release/coreml-convert
 ```
 {MARK_END}
 """

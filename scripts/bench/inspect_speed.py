@@ -2,7 +2,7 @@
 """Benchmark: `inspect` on a large .mlmodel against coremltools' load_spec +
 print_network_spec on the same file.
 
-  swift build -c release --static-swift-stdlib --product inspect
+  swift build -c release --static-swift-stdlib --product coreml-inspect
   .venv/bin/python scripts/bench/inspect_speed.py [--megabytes 500] [--runs 7]
 
 It
@@ -144,8 +144,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--megabytes", type=int, default=500, help="size of the generated model (default 500)")
     parser.add_argument("--runs", type=int, default=7, help="timed runs per side (default 7)")
-    parser.add_argument("--inspect", default=str(ROOT / ".build" / "release" / "inspect"),
-                        help="the inspect binary (default .build/release/inspect)")
+    parser.add_argument("--inspect", default=str(ROOT / ".build" / "release" / "coreml-inspect"),
+                        help="the inspect binary (default .build/release/coreml-inspect)")
     parser.add_argument("--model", default="/tmp/inspect_speed.mlmodel", help="where to write the model")
     parser.add_argument("--keep", action="store_true", help="reuse --model if it exists, and keep it")
     parser.add_argument("--no-markdown", action="store_true", help="do not touch BENCHMARKS.md")
@@ -232,8 +232,8 @@ Versions: inspect built from {git_revision()}, coremltools
 Reproduce (from the repository root, after `scripts/bootstrap --fixtures`):
 
 ```sh
-{RELEASE_BUILD} --product inspect
-.venv/bin/python scripts/bench/inspect_speed.py --inspect .build/release/inspect
+{RELEASE_BUILD} --product coreml-inspect
+.venv/bin/python scripts/bench/inspect_speed.py --inspect .build/release/coreml-inspect
 ```
 {MARK_END}
 """

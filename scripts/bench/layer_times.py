@@ -119,7 +119,7 @@ def main():
     parser.add_argument("--model", choices=sorted(MODELS), default="age_net")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--predict", default=str(ROOT / ".build" / "release" / "predict"))
+    parser.add_argument("--predict", default=str(ROOT / ".build" / "release" / "coreml-predict"))
     parser.add_argument("--work-dir", default=str(ROOT / ".build" / "bench"))
     args = parser.parse_args()
     folder = Path(args.work_dir) / args.model

@@ -161,10 +161,10 @@ def main():
     python = sys.executable
     with tempfile.TemporaryDirectory() as scratch:
         out = {name: Path(scratch) / f"{name}.json" for name in ("convert", "inspect", "predict")}
-        step("conversion", [python, HERE / "convert_speed.py", "--convert", binaries / "convert",
+        step("conversion", [python, HERE / "convert_speed.py", "--convert", binaries / "coreml-convert",
                             "--runs", args.convert_runs, "--ct-runs", args.ct_runs, "--json", out["convert"]])
-        step("inspect", [python, HERE / "inspect_speed.py", "--inspect", binaries / "inspect", "--json", out["inspect"]])
-        step("predict", [python, HERE / "runtime_vs_opencv.py", "--predict", binaries / "predict",
+        step("inspect", [python, HERE / "inspect_speed.py", "--inspect", binaries / "coreml-inspect", "--json", out["inspect"]])
+        step("predict", [python, HERE / "runtime_vs_opencv.py", "--predict", binaries / "coreml-predict",
                          "--rounds", args.predict_rounds, "--json", out["predict"]])
         figures = {}
         for path in out.values():

@@ -417,8 +417,8 @@ def main():
                         help="alternating rounds of both sides (default 3)")
     parser.add_argument("--warmup", type=int, default=3, help="OpenCV warm-up passes")
     parser.add_argument("--threads", type=int, default=2, help="cv2.setNumThreads")
-    parser.add_argument("--predict", default=str(ROOT / ".build" / "release" / "predict"),
-                        help="the predict binary (default .build/release/predict)")
+    parser.add_argument("--predict", default=str(ROOT / ".build" / "release" / "coreml-predict"),
+                        help="the predict binary (default .build/release/coreml-predict)")
     parser.add_argument("--work-dir", default=str(ROOT / ".build" / "bench"),
                         help="where the generated models go (default .build/bench)")
     parser.add_argument("--markdown", action=argparse.BooleanOptionalAction, default=None,

@@ -13,9 +13,9 @@ python="$root/.venv/bin/python"
 cd "$root"
 swift build -c release >/dev/null
 [ -f "$work/output_prob.npy" ] || "$python" scripts/fixtures/make_caffe_fixtures.py --full-size "$work" >/dev/null
-.build/release/convert caffe "$work/deploy_age.prototxt" "$work/age_net.caffemodel" --image-input data --is-bgr \
+.build/release/coreml-convert caffe "$work/deploy_age.prototxt" "$work/age_net.caffemodel" --image-input data --is-bgr \
   --red-bias -114.895847746 --green-bias -87.7689143744 --blue-bias -78.4263377603 \
   --class-labels "$work/age_labels.txt" -o "$work/AgeNet.mlmodel" | grep -E "^(Labels|Layers|Parameters):"
-.build/release/predict "$work/AgeNet.mlmodel" "$work/face.png" --max-results 2
-rm -rf "$work/ours" && .build/release/predict "$work/AgeNet.mlmodel" "$work/face.png" --output-npy "$work/ours" >/dev/null
+.build/release/coreml-predict "$work/AgeNet.mlmodel" "$work/face.png" --max-results 2
+rm -rf "$work/ours" && .build/release/coreml-predict "$work/AgeNet.mlmodel" "$work/face.png" --output-npy "$work/ours" >/dev/null
 "$python" scripts/verify/compare_outputs.py "$work/ours/classLabelProbs.npy=$work/output_prob.npy"

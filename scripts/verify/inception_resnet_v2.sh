@@ -26,7 +26,7 @@ cv2.imwrite(f"{work}/input.png", cv2.cvtColor(x.astype(np.uint8), cv2.COLOR_RGB2
 PY
 common=(--input input:0=1,299,299,3 --image-input input:0 --red-bias -1 --green-bias -1 --blue-bias -1 --image-scale 0.00784313725490196)
 mkdir -p "$work/check"
-.build/release/convert tensorflow "$work/inception_resnet_v2.pb" "${common[@]}" --output Identity:0 \
+.build/release/coreml-convert tensorflow "$work/inception_resnet_v2.pb" "${common[@]}" --output-feature-name Identity:0 \
   --class-labels "$work/imagenet_slim_labels.txt" -o "$work/check/InceptionResNetV2.mlmodel" >/dev/null
 cat > "$work/check/InceptionResNetV2.expect.json" <<'JSON'
 {"specificationVersion": 1, "kind": "neuralNetworkClassifier",
@@ -36,10 +36,10 @@ cat > "$work/check/InceptionResNetV2.expect.json" <<'JSON'
 JSON
 "$python" scripts/check_mlmodels.py "$work/check"
 p=inception_resnet_v2_1
-.build/release/convert tensorflow "$work/inception_resnet_v2.pb" "${common[@]}" --output Identity:0 \
-  --output $p/predictions_1/BiasAdd:0 --output $p/avg_pool_1/Mean:0 --output $p/block35_1_ac_1/Relu:0 \
+.build/release/coreml-convert tensorflow "$work/inception_resnet_v2.pb" "${common[@]}" --output-feature-name Identity:0 \
+  --output-feature-name $p/predictions_1/BiasAdd:0 --output-feature-name $p/avg_pool_1/Mean:0 --output-feature-name $p/block35_1_ac_1/Relu:0 \
   -o "$work/outputs.mlmodel" >/dev/null
-rm -rf "$work/ours" && .build/release/predict "$work/outputs.mlmodel" "$work/input.png" --output-npy "$work/ours" --benchmark 3 >/dev/null
+rm -rf "$work/ours" && .build/release/coreml-predict "$work/outputs.mlmodel" "$work/input.png" --output-npy "$work/ours" --benchmark 3 >/dev/null
 o="$work/ours"
 "$python" scripts/verify/compare_outputs.py "$o/Identity.npy=$work/output.npy" \
   "$o/${p}_predictions_1_BiasAdd.npy=$work/output_logits.npy" "$o/${p}_avg_pool_1_Mean.npy=$work/output_avg_pool.npy" \

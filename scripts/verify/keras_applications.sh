@@ -68,11 +68,11 @@ PY
         ios13) name="$source-ios13" input=(--image-input "$model_input") target=(--minimum-deployment-target iOS13) ;;
       esac
       if [ $source = tensorflow ]; then
-        .build/release/convert tensorflow "$dir/graph.pb" "${graph[@]}" "${input[@]}" "${preprocessing[@]}" "${target[@]}" -o "$dir/$name.mlmodel"
+        .build/release/coreml-convert tensorflow "$dir/graph.pb" "${graph[@]}" "${input[@]}" "${preprocessing[@]}" "${target[@]}" -o "$dir/$name.mlmodel"
       else
-        .build/release/convert keras "$dir/model.h5" "${input[@]}" "${preprocessing[@]}" "${target[@]}" -o "$dir/$name.mlmodel"
+        .build/release/coreml-convert keras "$dir/model.h5" "${input[@]}" "${preprocessing[@]}" "${target[@]}" -o "$dir/$name.mlmodel"
       fi | grep -E "^(Format|Layers|Parameters):" | sed "s/^/$model from $name: /"
-      rm -rf "$dir/ours-$name" && .build/release/predict "$dir/$name.mlmodel" "${feed[@]}" --output-npy "$dir/ours-$name" >/dev/null
+      rm -rf "$dir/ours-$name" && .build/release/coreml-predict "$dir/$name.mlmodel" "${feed[@]}" --output-npy "$dir/ours-$name" >/dev/null
       outputs=("$dir/ours-$name"/*.npy)
       [ ${#outputs[@]} = 1 ] || { echo "$model from $name: ${#outputs[@]} outputs, expected 1"; failed=1; continue; }
       "$python" scripts/verify/compare_outputs.py "${outputs[0]}=$dir/output.npy" || failed=1

@@ -22,8 +22,8 @@ cd "$root"
 swift build -c release >/dev/null
 [ -f "$work/slim_inception_resnet_v2.pb" ] || "$python" scripts/verify/make_slim_inception_resnet_v2.py "$work"
 common=(--input input:0=1,299,299,3 --image-input input:0 --red-bias -1 --green-bias -1 --blue-bias -1 --image-scale 0.00784313725490196)
-.build/release/convert tensorflow "$work/slim_inception_resnet_v2.pb" "${common[@]}" \
-  --output InceptionResnetV2/Logits/Predictions:0 --class-labels "$work/labels.txt" -o "$work/check/InceptionResnetV2.mlmodel"
+.build/release/coreml-convert tensorflow "$work/slim_inception_resnet_v2.pb" "${common[@]}" \
+  --output-feature-name InceptionResnetV2/Logits/Predictions:0 --class-labels "$work/labels.txt" -o "$work/check/InceptionResnetV2.mlmodel"
 cat > "$work/check/InceptionResnetV2.expect.json" <<'JSON'
 {"specificationVersion": 1, "kind": "neuralNetworkClassifier",
  "inputs": [{"name": "input", "type": "image", "width": 299, "height": 299, "colorSpace": "RGB"}],
@@ -32,9 +32,9 @@ cat > "$work/check/InceptionResnetV2.expect.json" <<'JSON'
 JSON
 "$python" scripts/check_mlmodels.py "$work/check"
 s=InceptionResnetV2
-.build/release/convert tensorflow "$work/slim_inception_resnet_v2.pb" "${common[@]}" --output $s/Logits/Predictions:0 \
-  --output $s/Logits/Logits/BiasAdd:0 --output $s/Repeat/block35_1/Relu:0 -o "$work/outputs.mlmodel" >/dev/null
-rm -rf "$work/ours" && .build/release/predict "$work/outputs.mlmodel" "$work/input.png" --output-npy "$work/ours" >/dev/null
+.build/release/coreml-convert tensorflow "$work/slim_inception_resnet_v2.pb" "${common[@]}" --output-feature-name $s/Logits/Predictions:0 \
+  --output-feature-name $s/Logits/Logits/BiasAdd:0 --output-feature-name $s/Repeat/block35_1/Relu:0 -o "$work/outputs.mlmodel" >/dev/null
+rm -rf "$work/ours" && .build/release/coreml-predict "$work/outputs.mlmodel" "$work/input.png" --output-npy "$work/ours" >/dev/null
 o="$work/ours"
 "$python" scripts/verify/compare_outputs.py "$o/${s}_Logits_Predictions.npy=$work/output.npy" \
   "$o/${s}_Logits_Logits_BiasAdd.npy=$work/output_logits.npy" "$o/${s}_Repeat_block35_1_Relu.npy=$work/output_block35_1.npy@35,35,320"

@@ -11,11 +11,13 @@ public func foldBatchNormIntoConvolution(_ model: inout Model) -> Bool {
     let pairs = model.soleConsumerPairs(consumers: { $0.operation.isBatchNorm }) { producer, consumer in
         guard case .convolution(let conv) = producer.operation, !conv.isDeconvolution,
               case .batchNorm(let norm) = consumer.operation, !norm.computeMeanVar else { return false }
-        return norm.channels == conv.outputChannels
+        return norm.channels == conv.outputChannels && norm.hasChannelCounts
     }
     model.mergePairs(pairs) { producer, consumer in
         guard case .batchNorm(let norm) = consumer.operation else { return }
-        let (gamma, beta, mean, variance) = (norm.gamma.values, norm.beta.values, norm.mean.values, norm.variance.values)
+        // Unloaded statistics (a summary's structure-only read) fold as zeros into unloaded weights.
+        let (gamma, beta, mean, variance) = (norm.gamma.perChannel(norm.channels), norm.beta.perChannel(norm.channels),
+                                             norm.mean.perChannel(norm.channels), norm.variance.perChannel(norm.channels))
         let scale = (0..<norm.channels).map { gamma[$0] / (variance[$0] + norm.epsilon).squareRoot() }
         let shift = (0..<norm.channels).map { beta[$0] - mean[$0] * scale[$0] }
         producer.updateConvolution { $0.scalePerOutputChannel(scale, thenAdd: shift) }
@@ -48,12 +50,12 @@ public func foldScaleIntoConvolution(_ model: inout Model) -> Bool {
 public func mergeScaleIntoBatchNorm(_ model: inout Model) -> Bool {
     let pairs = model.soleConsumerPairs(consumers: { $0.operation.isScale }) { producer, consumer in
         guard case .batchNorm(let norm) = producer.operation, case .scale(let scale) = consumer.operation else { return false }
-        return scale.shape == [norm.channels] || scale.shape == [1]
+        return (scale.shape == [norm.channels] || scale.shape == [1]) && norm.hasChannelCounts
     }
     model.mergePairs(pairs) { producer, consumer in
         guard case .batchNorm(var norm) = producer, case .scale(let scale) = consumer.operation else { return }
         let factors = scale.scale.perChannel(norm.channels), bias = scale.bias.perChannel(norm.channels)
-        let gamma = norm.gamma.values, beta = norm.beta.values
+        let gamma = norm.gamma.perChannel(norm.channels), beta = norm.beta.perChannel(norm.channels)
         norm.gamma = Weights((0..<norm.channels).map { gamma[$0] * factors[$0] })
         norm.beta = Weights((0..<norm.channels).map { beta[$0] * factors[$0] + bias[$0] })
         producer = .batchNorm(norm)
@@ -91,6 +93,14 @@ extension Optional where Wrapped == Weights {
     func perChannel(_ channels: Int) -> [Float] {
         guard let values = self?.values, !values.isEmpty else { return [Float](repeating: 0, count: channels) }
         return values.count == 1 ? [Float](repeating: values[0], count: channels) : values
+    }
+}
+
+extension BatchNorm {
+    /// Whether gamma, beta, mean and variance hold one value per channel
+    /// (or were not loaded: a structure-only read).
+    var hasChannelCounts: Bool {
+        [gamma, beta, mean, variance].allSatisfy { $0.count == channels }
     }
 }
 

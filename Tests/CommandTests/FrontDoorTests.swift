@@ -1,0 +1,197 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The way in, as a new user meets it: one grammar for the three
+/// converters (and did-you-means for coremltools' and old spellings),
+/// files recognised by content, the Caffe pair in either order, the
+/// systems a file loads on, predict fitting images as Vision does.
+final class FrontDoorTests: XCTestCase {
+    let root = repositoryRoot.path + "/"
+    let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures").path + "/"
+    var deploy: String { root + "Samples/deploy_age.prototxt" }
+    var weights: String { root + "Samples/age_net.caffemodel" }
+    var face: String { root + "Samples/face.png" }
+    var mobilenet: String { fixtures + "tensorflow/mobilenet_block/graph.pb" }
+    var keras: String { fixtures + "keras/sequential_classifier/model.h5" }
+
+    /// Exit `status` with one `error:` line holding `fragment`, nothing on stdout.
+    func assertError(_ program: String, _ arguments: [String], _ fragment: String, status: Int32 = 1,
+                     file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try ProgramRunner.run(program, arguments, file: file, line: line)
+        XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
+        XCTAssertEqual(result.standardOutput, "", file: file, line: line)
+        let errors = result.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
+        XCTAssertEqual(errors.count, 1, result.standardError, file: file, line: line)
+        XCTAssertTrue(result.standardError.contains(fragment), "'\(fragment)' not in: \(result.standardError)", file: file, line: line)
+    }
+
+    func testOneSpellingOfTheOutputFileInEveryConverter() throws {
+        let folder = try temporaryFolder()
+        for (index, arguments) in [["caffe", deploy, weights], ["tensorflow", mobilenet], ["keras", keras], ["sample"]].enumerated() {
+            for spelling in ["-o", "--output"] {
+                let output = folder.appendingPathComponent("\(index)\(spelling).mlmodel").path
+                let result = try ProgramRunner.run("coreml-convert", arguments + [spelling, output])
+                XCTAssertEqual(result.status, 0, "\(arguments) \(spelling): \(result.standardError)")
+                XCTAssertTrue(FileManager.default.fileExists(atPath: output), "\(arguments) \(spelling)")
+            }
+        }
+        let output = folder.appendingPathComponent("old.mlmodel").path
+        try assertError("coreml-convert", ["tensorflow", mobilenet, "--output-file", output],
+                        "unknown option '--output-file'; did you mean '--output'?", status: 64)
+        // The old tensor option: now the output file, which a tensor name is not.
+        try assertError("coreml-convert", ["tensorflow", mobilenet, "--output", "MobilenetV1/Logits/SpatialSqueeze"],
+                        "a Core ML model file's name ends in .mlmodel (Xcode goes by it); to make a tensor an output of the model, "
+                        + "use --output-feature-name MobilenetV1/Logits/SpatialSqueeze", status: 64)
+        try assertError("coreml-convert", ["tensorflow", mobilenet, "--output", "softmax", "-o", output],
+                        "'--output' given twice ('softmax', then '\(output)')", status: 64)
+        try assertError("coreml-convert", ["tensorflow", mobilenet, "--output_feature_names", "x", "-o", output],
+                        "did you mean '--output-feature-name'?", status: 64)
+        let tensor = try ProgramRunner.run("coreml-convert", ["tensorflow", mobilenet, "--output-feature-name",
+                                                              "MobilenetV1/Logits/SpatialSqueeze", "-o", output])
+        XCTAssertEqual(tensor.status, 0, tensor.standardError)
+        XCTAssertTrue(tensor.standardOutput.contains("MobilenetV1_Logits_SpatialSqueeze:"), tensor.standardOutput)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("old") }, ["old.mlmodel"])
+    }
+
+    func testCoremltoolsParameterNamesGetOurs() throws {
+        let output = try temporaryFolder().appendingPathComponent("m.mlmodel").path
+        for (typed, ours) in [("--image_input_names", "--image-input"), ("--is_bgr", "--is-bgr"), ("--class_labels", "--class-labels"),
+                              ("--red_bias", "--red-bias"), ("--image_scale", "--image-scale"),
+                              ("--predicted_feature_name", "--predicted-feature-name"),
+                              ("--minimum_deployment_target", "--minimum-deployment-target")] {
+            try assertError("coreml-convert", ["caffe", deploy, weights, typed, "x", "-o", output],
+                            "unknown option '\(typed)'; did you mean '\(ours)'?", status: 64)
+        }
+        try assertError("coreml-convert", ["tensorflow", mobilenet, "--input_name_shape_dict", "x", "-o", output],
+                        "did you mean '--input'?", status: 64)
+        try assertError("coreml-predict", [root + "Samples/face.png", "--center-crop"], "did you mean '--crop-and-scale'?", status: 64)
+    }
+
+    func testJSONAndQuiet() throws {
+        let folder = try temporaryFolder()
+        let json = try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights, "--json", "-o", folder.path + "/a.mlmodel"])
+        XCTAssertEqual(json.status, 0, json.standardError)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(object["file"] as? String, folder.path + "/a.mlmodel")
+        XCTAssertEqual((object["format"] as? [String: Any])?["version"] as? Int, 1)
+        XCTAssertEqual((object["deployment"] as? [String: Any])?["systems"] as? [String], ["iOS 11", "macOS 10.13", "tvOS 11", "watchOS 4"])
+        XCTAssertEqual(object["layerCount"] as? Int, 18)
+        let quiet = try ProgramRunner.run("coreml-convert", ["sample", "-q", "-o", folder.path + "/b.mlmodel"])
+        XCTAssertEqual(quiet.status, 0, quiet.standardError)
+        XCTAssertEqual(quiet.standardOutput + quiet.standardError, "")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.path + "/b.mlmodel"))
+        try assertError("coreml-convert", ["sample", "--json", "--quiet", "-o", folder.path + "/c.mlmodel"], "choose one", status: 64)
+    }
+
+    func testTheCaffePairInEitherOrder() throws {
+        let folder = try temporaryFolder()
+        let options = ["--image-input", "data", "--is-bgr", "--class-labels", root + "Samples/age_labels.txt"]
+        let first = try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights] + options + ["-o", folder.path + "/1.mlmodel"])
+        let second = try ProgramRunner.run("coreml-convert", ["caffe", weights, deploy] + options + ["-o", folder.path + "/2.mlmodel"])
+        XCTAssertEqual(first.status, 0, first.standardError)
+        XCTAssertEqual(second.status, 0, second.standardError)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/1.mlmodel")),
+                       try Data(contentsOf: URL(fileURLWithPath: folder.path + "/2.mlmodel")))
+        let output = folder.path + "/3.mlmodel"
+        try assertError("coreml-convert", ["caffe", deploy, deploy, "-o", output],
+                        "deploy_age.prototxt: is a Caffe deploy definition (prototxt), not Caffe weights (.caffemodel or .caffemodel.h5)")
+        try assertError("coreml-convert", ["caffe", face, weights, "-o", output], "face.png: is a PNG image, not a Caffe deploy definition")
+    }
+
+    /// A file of another kind says what it is and which program takes it.
+    func testFilesAreRecognisedByContent() throws {
+        let folder = try temporaryFolder()
+        let output = folder.path + "/m.mlmodel"
+        try assertError("coreml-convert", ["tensorflow", keras, "-o", output],
+                        "model.h5: is an HDF5 file (a Keras .h5 model, or Caffe .caffemodel.h5 weights), not a TensorFlow graph: "
+                        + "convert a Keras model with coreml-convert keras")
+        try assertError("coreml-convert", ["keras", mobilenet, "-o", output],
+                        "graph.pb: is a TensorFlow graph, not a Keras model (.h5): convert it with coreml-convert tensorflow")
+        try assertError("coreml-convert", ["tensorflow", deploy, "-o", output],
+                        "deploy_age.prototxt: is a Caffe deploy definition (prototxt), not a TensorFlow graph")
+        try assertError("coreml-predict", [mobilenet, face],
+                        "graph.pb: is a TensorFlow graph, not a Core ML model: convert it with coreml-convert tensorflow")
+        try assertError("coreml-predict", [face], "face.png: is a PNG image, not a Core ML model")
+        try assertError("coreml-convert", ["caffe", deploy, weights, "--image-input", "data", "--mean", face, "-o", output],
+                        "face.png: is a PNG image, not a Caffe mean image (mean.binaryproto)")
+        try assertError("coreml-inspect", [face], "face.png: a PNG image, not a model file")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+
+    func testAnMLPackageIsRefusedAndNothingWritten() throws {
+        let folder = try temporaryFolder()
+        try assertError("coreml-convert", ["caffe", deploy, weights, "-o", folder.path + "/AgeNet.mlpackage"],
+                        "this toolkit writes the single-file .mlmodel format, not an .mlpackage", status: 64)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+
+    /// A deploy definition alone: the structure, shapes and parameter
+    /// counts it has with its weights, and a note that they were not given.
+    func testADeployDefinitionAloneShowsItsStructure() throws {
+        for name in ["age_net_v1", "resnet_bn", "layers_v2"] {
+            let folder = fixtures + "caffe/\(name)/"
+            let alone = try ProgramRunner.run("coreml-inspect", [folder + "deploy.prototxt", "--layers"])
+            let paired = try ProgramRunner.run("coreml-inspect", [folder + "deploy.prototxt", folder + "weights.caffemodel", "--layers"])
+            XCTAssertEqual(alone.status, 0, alone.standardError)
+            XCTAssertEqual(paired.status, 0, paired.standardError)
+            let weightsNote = alone.standardOutput.split(separator: "\n").filter { $0.hasPrefix("Weights:") }
+            XCTAssertEqual(weightsNote.count, 1, alone.standardOutput)
+            XCTAssertTrue(weightsNote.first?.contains("not given") == true)
+            XCTAssertEqual(alone.standardOutput.split(separator: "\n").filter { !$0.hasPrefix("Weights:") },
+                           paired.standardOutput.split(separator: "\n"), name)
+        }
+    }
+
+    /// The summary and inspect say which systems load a file and which layers need that.
+    func testTheSystemsAFileLoadsOnAndWhy() throws {
+        let folder = try temporaryFolder()
+        let lowest = try ProgramRunner.run("coreml-convert", ["tensorflow", mobilenet, "-o", folder.path + "/1.mlmodel"])
+        XCTAssertEqual(lowest.status, 0, lowest.standardError)
+        XCTAssertTrue(lowest.standardOutput.contains("Loads on:     iOS 11, macOS 10.13, tvOS 11, watchOS 4\n"), lowest.standardOutput)
+        let raised = try ProgramRunner.run("coreml-convert", ["tensorflow", mobilenet, "--minimum-deployment-target", "iOS13",
+                                                              "-o", folder.path + "/4.mlmodel"])
+        XCTAssertEqual(raised.status, 0, raised.standardError)
+        let line = "Loads on:     iOS 13, macOS 10.15, tvOS 13, watchOS 6 (specification 4 for its clip layers: "
+        XCTAssertTrue(raised.standardOutput.contains(line), raised.standardOutput)
+        let inspected = try ProgramRunner.run("coreml-inspect", [folder.path + "/4.mlmodel"])
+        XCTAssertTrue(inspected.standardOutput.contains(line), inspected.standardOutput + inspected.standardError)
+        let sample = try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights, "--minimum-deployment-target", "macOS10_15",
+                                                              "-o", folder.path + "/s.mlmodel"])
+        XCTAssertTrue(sample.standardOutput.contains("(specification 4 as written; its layers need no more than 1)"), sample.standardOutput)
+    }
+
+    func testInspectShowsOutputDescriptions() throws {
+        let output = try temporaryFolder().path + "/s.mlmodel"
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["sample", "-o", output]).status, 0)
+        let inspected = try ProgramRunner.run("coreml-inspect", [output])
+        XCTAssertTrue(inspected.standardOutput.contains("  classLabelProbs: dictionary<string,double>\n    description: Probability of each class label\n"),
+                      inspected.standardOutput)
+        XCTAssertTrue(inspected.standardOutput.contains("  classLabel: string\n    description: Most likely class label\n"),
+                      inspected.standardOutput)
+    }
+
+    /// Vision's three ways of fitting an image, by Vision's names, and the one used printed.
+    func testPredictFitsImagesAsVisionDoes() throws {
+        let model = try temporaryFolder().path + "/AgeNet.mlmodel"
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights, "--image-input", "data",
+                                                                "--class-labels", root + "Samples/age_labels.txt", "-o", model]).status, 0)
+        let image = fixtures + "images/crop_src.png"
+        var firstLines: [String] = []
+        for mode in ["centerCrop", "scaleFill", "scaleFit"] {
+            let result = try ProgramRunner.run("coreml-predict", [model, image, "--crop-and-scale", mode, "--max-results", "8"])
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertTrue(result.standardOutput.hasPrefix("images: \(mode) to 227x227 (--crop-and-scale; Vision's VNCoreMLRequest "
+                                                          + "defaults to centerCrop, CoreMLRequest to scaleToFill)\n"), result.standardOutput)
+            firstLines.append(result.standardOutput.split(separator: "\n").dropFirst(2).joined(separator: "\n"))
+            let json = try ProgramRunner.run("coreml-predict", [model, image, "--crop-and-scale", mode, "--json"])
+            XCTAssertTrue(json.standardOutput.contains("\"cropAndScale\" : \"\(mode)\""), json.standardOutput)
+        }
+        XCTAssertEqual(Set(firstLines).count, 3, "three fits of a non-square image give three results: \(firstLines)")
+        let plain = try ProgramRunner.run("coreml-predict", [model, image])
+        XCTAssertTrue(plain.standardOutput.hasPrefix("images: scaleFill to 227x227"), plain.standardOutput)
+        try assertError("coreml-predict", [model, image, "--crop-and-scale", "centercrop"],
+                        "invalid value 'centercrop' for '--crop-and-scale': takes centerCrop, scaleFill, scaleFit; did you mean centerCrop?",
+                        status: 64)
+    }
+}
