@@ -83,10 +83,12 @@ final class ErrorTests: XCTestCase {
         // empty strings: wrong, but neither a crash nor a hang.
         let names = try? file.stringArrayAttribute("weight_names", of: "model_weights/dense")
         XCTAssertEqual(names?.count ?? 2, 2)
-        // Read with another attribute in one child: the same outcome for each.
+        // Read twice in one child: an answer for each or an error, never a
+        // crash or a hang. Not the same answer: what libhdf5 reads through the
+        // corrupt heap object depends on memory (1 run in 5 differed here).
         do {
             let both = try file.stringArrayAttributes("backend", of: ["/", "/"])
-            XCTAssertEqual(both[0], both[1])
+            XCTAssertEqual(both.count, 2)
         } catch let error as HDF5Error {
             XCTAssertTrue(error.description.contains("cannot read attribute backend: "), error.description)
         }

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -168,10 +169,11 @@ static inline int hdf5_link_names_job(int fd, const void *context) {
 /// The child: runs `job`, never returns. It never outlives `parent` nor
 /// `timeout_seconds` (plus one), even when the parent is killed while waiting.
 static inline void hdf5_isolated_child(int fd, hdf5_isolated_job job, const void *context,
-                                       pid_t parent, int timeout_seconds) {
+                                       pid_t parent, int timeout_seconds, const sigset_t *mask) {
     // No crash reporter inherited from the parent (Swift's backtracer).
     int signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE, SIGALRM};
     for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) signal(signals[i], SIG_DFL);
+    pthread_sigmask(SIG_SETMASK, mask, NULL);
 #ifdef __linux__
     prctl(PR_SET_PDEATHSIG, SIGKILL);
 #endif
@@ -197,16 +199,24 @@ static inline hdf5_isolated_result hdf5_run_isolated(hdf5_isolated_job job, cons
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
     fcntl(fds[1], F_SETFD, FD_CLOEXEC);
     pid_t parent = getpid();
+    // No signal handler runs while fork() holds the allocator's locks: a
+    // handler that allocates (libFuzzer's timeout report did) would wait on
+    // them forever. A signal that arrives meanwhile is delivered right after.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
     pid_t child = fork();
+    int fork_error = errno;
+    if (child == 0) {
+        close(fds[0]);
+        hdf5_isolated_child(fds[1], job, context, parent, timeout_seconds, &previous);
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
     if (child < 0) {
-        result.code = errno;
+        result.code = fork_error;
         close(fds[0]);
         close(fds[1]);
         return result;
-    }
-    if (child == 0) {
-        close(fds[0]);
-        hdf5_isolated_child(fds[1], job, context, parent, timeout_seconds);
     }
     close(fds[1]);
     size_t capacity = 4096;
