@@ -9,16 +9,21 @@ let package = Package(
     products: [
         .library(name: "ModelFormat", targets: ["ModelFormat"]),
         .library(name: "CoreMLBackend", targets: ["CoreMLBackend"]),
-        .library(name: "Runtime", targets: ["Runtime"]),
+        .library(name: "Runtime", targets: ["Runtime", "ImageFiles"]),
+        // The converters: CaffeConverter, TensorFlowConverter and KerasConverter
+        // turn source files into a Model (ConversionOptions: preprocessing, labels).
+        .library(name: "Converters", targets: ["CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport"]),
+        // Any model file recognised and summarized: ModelFiles.inspect, SummaryText, InspectionJSON.
+        .library(name: "Inspection", targets: ["Inspection", "ModelFiles"]),
         .executable(name: "coreml-convert", targets: ["convert"]),
         .executable(name: "coreml-inspect", targets: ["inspect"]),
         .executable(name: "coreml-predict", targets: ["predict"]),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config.
-        .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"])]),
-        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
-        .systemLibrary(name: "CImageCodecs", pkgConfig: "libpng16", providers: [.apt(["libpng-dev", "libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"]), .brew(["protobuf-c"])]),
+        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]),
+        .systemLibrary(name: "CImageCodecs", pkgConfig: "libpng16", providers: [.apt(["libpng-dev", "libturbojpeg0-dev"]), .brew(["libpng", "jpeg-turbo"])]),
 
         // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"]),
@@ -46,6 +51,9 @@ let package = Package(
         .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
         .target(name: "KerasFrontend", dependencies: ["ModelFormat", "FrontendSupport", "HDF5"]),
+        // Model files of every format recognised by content and read for summaries.
+        .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend",
+                                                   "ModelFormat", "HDF5", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "Naming"]),
         // Text shown to people: names from files escaped for a terminal,
@@ -60,7 +68,7 @@ let package = Package(
         .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"]),
 
         .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport", "FileIO"]),
-        .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "HDF5", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
+        .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "Inspection", "ModelFiles", "FileIO"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "ImageFiles", "FileIO", "Inspection"]),
 
         // What several test targets share (paths, tolerance, layout helpers).
@@ -83,5 +91,8 @@ let package = Package(
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime", "FileIO"]),
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
+        // README.md's Swift snippets, compiled and run against the library products.
+        .testTarget(name: "ReadmeTests", dependencies: ["TestSupport", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport",
+                                                        "CoreMLBackend", "ModelFormat", "Inspection", "ModelFiles", "Runtime", "ImageFiles"]),
     ]
 )

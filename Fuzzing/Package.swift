@@ -7,11 +7,10 @@
 //       -Xswiftc -sanitize=fuzzer,address
 //
 // Why the main package's targets are re-declared here instead of reached
-// through `.package(path: "..")`: ../Package.swift exports only ModelFormat,
-// CoreMLBackend and Runtime as library products, and SwiftPM lets a package
-// use a dependency's products only, not its targets (Protobuf, ProtoSchemas,
-// CaffeFrontend, TensorFlowFrontend, KerasFrontend, FrontendSupport, HDF5,
-// ImageFiles).
+// through `.package(path: "..")`: ../Package.swift's library products
+// (ModelFormat, CoreMLBackend, Runtime, Converters, Inspection) leave out
+// targets the fuzz targets call directly (Protobuf, ProtoSchemas, HDF5), and
+// SwiftPM lets a package use a dependency's products only, not its targets.
 // Mixing the two would declare Protobuf twice. So `Upstream` is a symlink to
 // ../Sources and the target graph below mirrors ../Package.swift's (same
 // names, same dependencies, same system libraries). When ../Package.swift

@@ -2,6 +2,7 @@ import CLI
 import FileIO
 import Foundation
 import Inspection
+import ModelFiles
 import Naming
 
 /// `inspect`: what a model takes, what it gives, which layers, how big.
@@ -49,13 +50,13 @@ enum InspectCommand: Command {
         }
         let files = arguments.strings("file"), weightsFiles = arguments.strings("weights-file")
         if let graphOutput { try AtomicFile.checkTarget(graphOutput, inputs: files + weightsFiles) }
-        let requests = try ModelLoader.requests(files: files, weightsFiles: weightsFiles)
+        let requests = try ModelFiles.requests(files: files, weightsFiles: weightsFiles)
         if graph != nil && requests.count != 1 { throw UsageError("--graph takes one model, got \(requests.count)") }
 
         let style = TextStyle(color: Terminal.useColor(for: .stdout))
         var documents: [JSON] = []
         for (index, request) in requests.enumerated() {
-            let inspected = try ModelLoader.load(request, loadWeights: weights)
+            let inspected = try ModelFiles.load(request, loadWeights: weights)
             if let graph {
                 let text = try GraphOutput.render(inspected, format: graph, timeout: graphTimeout)
                 guard let graphOutput else {
@@ -139,5 +140,14 @@ enum GraphOutput {
     /// Writes the graph atomically; never over one of `inputs`, the files inspected.
     static func write(_ text: String, to path: String, inputs: [String]) throws {
         try AtomicFile.write(Array(text.utf8), to: path, inputs: inputs)
+    }
+}
+
+/// A failure of `inspect` itself (Graphviz): one line.
+struct InspectError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ description: String) {
+        self.description = description
     }
 }

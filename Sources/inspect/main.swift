@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CLI
 import Inspection
+import ModelFiles
 
 /// `--weights` is a flag (list the weight tensors), but after a Caffe deploy
 /// prototxt `--weights W.caffemodel` names its weights, as the Caffe tools
@@ -18,7 +19,7 @@ func rewritingWeightsFiles(_ arguments: [String]) -> [String] {
         arguments[index] = "--weights-file=" + arguments[index].dropFirst("--weights=".count)
     }
     func format(_ path: String) -> DetectedFormat? {
-        path.hasPrefix("-") ? nil : try? ModelLoader.detect(path)
+        path.hasPrefix("-") ? nil : try? ModelFiles.detect(path)
     }
     guard arguments[..<end].contains(where: { format($0) == .caffePrototxt }) else { return arguments }
     var result = arguments

@@ -9,39 +9,61 @@ import TensorFlowFrontend
 import KerasFrontend
 import HDF5
 
-/// A failure to inspect a file: one line, naming the file.
-struct InspectError: Error, CustomStringConvertible {
-    var description: String
+/// A failure to read a model file: one line, naming the file.
+public struct ModelFileError: Error, CustomStringConvertible, Sendable {
+    public var description: String
 
-    init(_ description: String) {
+    public init(_ description: String) {
         self.description = description
     }
 }
 
-/// One thing to inspect: a model file, or a Caffe deploy definition with its weights.
-struct InspectRequest {
-    var path: String
-    var format: DetectedFormat
-    /// The weights of a Caffe deploy prototxt.
-    var weights: String?
+/// One thing to inspect: a model file, or a Caffe deploy definition with
+/// its weights (or alone: its structure).
+public struct InspectRequest: Sendable {
+    public var path: String
+    public var format: DetectedFormat
+    /// The weights of a Caffe deploy prototxt; nil for its structure alone.
+    public var weights: String?
+
+    public init(path: String, format: DetectedFormat, weights: String? = nil) {
+        self.path = path
+        self.format = format
+        self.weights = weights
+    }
 }
 
-/// Recognises files by their content and reads them into `InspectedModel`.
-enum ModelLoader {
-    /// The format of the file at `path`, from its first bytes.
-    /// - Throws: `FileError` (cannot open, not a regular file) or `InspectError`.
-    static func detect(_ path: String) throws -> DetectedFormat {
+/// Model files of every format the toolkit reads, recognised by their
+/// content and read into `InspectedModel`, which `SummaryText`,
+/// `LayerTable`, `WeightTable`, `InspectionJSON` and `GraphDot` render:
+///
+///     let inspected = try ModelFiles.inspect("AgeNet.mlmodel")
+///     print(SummaryText.render(inspected))
+public enum ModelFiles {
+    /// Reads the model at `path` (a Caffe deploy prototxt with `weights`,
+    /// or alone), as `coreml-inspect` shows it.
+    /// - Parameter loadWeights: load weight values (for weight statistics);
+    ///   a summary, layer table, JSON or graph never needs them.
+    /// - Throws: `ModelFileError`, `FileError`, or the reader's error, each naming the file.
+    public static func inspect(_ path: String, weights: String? = nil, loadWeights: Bool = false) throws -> InspectedModel {
+        try load(InspectRequest(path: path, format: try detect(path), weights: weights), loadWeights: loadWeights)
+    }
+
+    /// The format of the file at `path`, from its bytes.
+    /// - Throws: `FileError` (cannot open, not a regular file) or `ModelFileError`.
+    public static func detect(_ path: String) throws -> DetectedFormat {
         let file = try MappedFile(path: path)
         do {
             return try withExtendedLifetime(file) { () throws(FormatDetectionError) in try FormatDetection.detect(file.bytes) }
         } catch {
-            throw InspectError("\(path): \(error.message)")
+            throw ModelFileError("\(path): \(error.message)")
         }
     }
 
     /// Pairs each Caffe deploy prototxt with its weights: the weights file
-    /// right after it, or else the next `--weights-file`.
-    static func requests(files: [String], weightsFiles: [String]) throws -> [InspectRequest] {
+    /// right after it, or else the next of `weightsFiles`; without either
+    /// it stands alone.
+    public static func requests(files: [String], weightsFiles: [String]) throws -> [InspectRequest] {
         var pending = weightsFiles[...]
         var requests: [InspectRequest] = []
         var index = 0
@@ -57,7 +79,7 @@ enum ModelLoader {
                 } else if let next = pending.popFirst() {
                     let nextFormat = try detect(next)
                     guard nextFormat == .caffeModel || nextFormat == .hdf5 else {
-                        throw InspectError("\(next): not Caffe weights (a .caffemodel or .caffemodel.h5), so not the weights of \(path)")
+                        throw ModelFileError("\(next): not Caffe weights (a .caffemodel or .caffemodel.h5), so not the weights of \(path)")
                     }
                     weights = next
                 }
@@ -66,7 +88,7 @@ enum ModelLoader {
             requests.append(InspectRequest(path: path, format: format, weights: weights))
         }
         if let extra = pending.first {
-            throw InspectError("\(extra): weights without a Caffe deploy prototxt to go with them")
+            throw ModelFileError("\(extra): weights without a Caffe deploy prototxt to go with them")
         }
         return requests
     }
@@ -74,7 +96,7 @@ enum ModelLoader {
     /// Reads what `request` names.
     /// - Parameter loadWeights: load weight values (for `--weights`); the
     ///   summary, layers, JSON and graph never need them.
-    static func load(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+    public static func load(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
         switch request.format {
         case .coreML:
@@ -84,7 +106,7 @@ enum ModelLoader {
             do {
                 scan = try CoreMLSpecScan(bytes: mapped.bytes, owner: mapped)
             } catch {
-                throw InspectError("\(path): \(error)")
+                throw ModelFileError("\(path): \(error)")
             }
             // Shown, not refused: inspecting a broken file is how one finds out why.
             var notes: [(label: String, items: [String])] = []
@@ -97,14 +119,14 @@ enum ModelLoader {
         case .caffePrototxt:
             let weights = request.weights
             if weights == nil && loadWeights {
-                throw InspectError("\(path): --weights lists weight values, and a deploy definition has none: "
+                throw ModelFileError("\(path): --weights lists weight values, and a deploy definition has none: "
                                    + "give its weights too (\(path) WEIGHTS.caffemodel --weights)")
             }
             let net: CaffeInspection.Net
             do {
                 net = try CaffeInspection.convert(deploy: path, weights: weights)
             } catch let error as ModelError {
-                throw InspectError("\(path): \(error)")
+                throw ModelFileError("\(path): \(error)")
             }
             var precisions: [String: [String: Precision]] = [:]
             for node in net.model.nodes {
