@@ -15,8 +15,8 @@
 #   Without folders: runs swift test with TMPDIR and MLMODEL_CHECK_DIR in a
 #   work folder (and TOOLKIT_KEEP_TEST_FILES=1: tests keep their temporary
 #   files), then validates every model the tests wrote: the check
-#   folder, and every other .mlmodel they left that the toolkit's own reader
-#   accepts (inspect exits 0), but for the files the malformed-input tests
+#   folder, and every other .mlmodel they left that coreml-inspect reads as
+#   a Core ML model, but for the files the malformed-input tests
 #   make on purpose (bad.mlmodel: corrupted bytes; unknown.mlmodel: a layer
 #   type the toolkit does not know).
 # Ends with "apple-validator: N valid, M invalid"; exits 1 if any is invalid.
@@ -38,12 +38,13 @@ else
   TOOLKIT_KEEP_TEST_FILES=1 TMPDIR="$work/tmp" MLMODEL_CHECK_DIR="$work/check" swift test --disable-swift-testing >"$work/swift-test.log" 2>&1 \
     || echo "apple-validator: swift test failed (see $work/swift-test.log); validating what it wrote"
   swift build >/dev/null 2>&1
-  inspect="$(swift build --show-bin-path)/inspect"
+  inspect="$(swift build --show-bin-path)/coreml-inspect"
   {
     find "$work/check" -name '*.mlmodel' -type f -print0
+    # Core ML files (by content: a test may name another file .mlmodel) that read back.
     find "$work/tmp" -name '*.mlmodel' -type f ! -name bad.mlmodel ! -name unknown.mlmodel -print0 |
       while IFS= read -r -d '' file; do
-        "$inspect" "$file" >/dev/null 2>&1 && printf '%s\0' "$file"
+        "$inspect" "$file" 2>/dev/null | grep -q '^Format: *Core ML model' && printf '%s\0' "$file"
       done
   } >"$list"
 fi
