@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .library(name: "ModelFormat", targets: ["ModelFormat"]),
         .library(name: "CoreMLBackend", targets: ["CoreMLBackend"]),
-        .library(name: "Runtime", targets: ["Runtime", "ImageFiles"]),
+        .library(name: "Runtime", targets: ["Runtime", "ImageFiles", "Images"]),
         // The converters: CaffeConverter, TensorFlowConverter and KerasConverter
         // turn source files into a Model (ConversionOptions: preprocessing, labels).
         .library(name: "Converters", targets: ["CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport"]),
@@ -39,10 +39,12 @@ let package = Package(
         .target(name: "Threads"),
         // ModelFormat <-> Core ML `.mlmodel` files.
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
-        // Executes models on the CPU, to check conversions on Linux.
-        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "FileIO", "COpenBLAS", "Threads"]),
-        // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into runtime images.
-        .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime", "FileIO"]),
+        // Decoded pixels (`Image`), what image files give and the runtime takes.
+        .target(name: "Images"),
+        // Executes models on the CPU, to check conversions on Linux; knows no file format.
+        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "COpenBLAS", "Threads"]),
+        // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into images.
+        .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"]),
         // Shared by the converters: conversion options, label files.
         .target(name: "FrontendSupport", dependencies: ["ModelFormat", "FileIO", "Naming"]),
         // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
@@ -51,8 +53,9 @@ let package = Package(
         .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
         .target(name: "KerasFrontend", dependencies: ["ModelFormat", "FrontendSupport", "HDF5"]),
-        // Model files of every format recognised by content and read for summaries.
-        .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend",
+        // Model files of every format recognised by content and read for summaries,
+        // and a .mlmodel loaded for the runtime.
+        .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend", "Runtime",
                                                    "ModelFormat", "HDF5", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "Naming"]),
@@ -69,7 +72,7 @@ let package = Package(
 
         .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport", "FileIO"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "Inspection", "ModelFiles", "FileIO"]),
-        .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "ImageFiles", "FileIO", "Inspection"]),
+        .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "Images", "ImageFiles", "FileIO", "Inspection", "ModelFiles"]),
 
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
@@ -82,17 +85,17 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "NamingTests", dependencies: ["Naming"]),
         .testTarget(name: "TensorFlowFrontendTests",
-                    dependencies: ["TestSupport", "TensorFlowFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
+                    dependencies: ["TestSupport", "TensorFlowFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "KerasFrontendTests",
-                    dependencies: ["TestSupport", "KerasFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat"]),
+                    dependencies: ["TestSupport", "KerasFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "CaffeFrontendTests",
-                    dependencies: ["TestSupport", "CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat"]),
+                    dependencies: ["TestSupport", "CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "CommandTests", dependencies: ["TestSupport"], exclude: ["Snapshots"]),
-        .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Runtime", "FileIO"]),
-        .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "CoreMLBackend", "ModelFormat"]),
+        .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Images", "Runtime", "FileIO"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "Images", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
         // README.md's Swift snippets, compiled and run against the library products.
         .testTarget(name: "ReadmeTests", dependencies: ["TestSupport", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport",
-                                                        "CoreMLBackend", "ModelFormat", "Inspection", "ModelFiles", "Runtime", "ImageFiles"]),
+                                                        "CoreMLBackend", "ModelFormat", "Inspection", "ModelFiles", "Runtime", "ImageFiles", "Images"]),
     ]
 )

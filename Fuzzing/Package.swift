@@ -43,8 +43,9 @@ let package = Package(
         .target(name: "ModelFormat", dependencies: ["Threads"], path: upstream("ModelFormat")),
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"],
                 path: upstream("CoreMLBackend")),
-        .target(name: "Runtime", dependencies: ["ModelFormat", "CoreMLBackend", "FileIO", "COpenBLAS", "Threads"], path: upstream("Runtime")),
-        .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Runtime", "FileIO"], path: upstream("ImageFiles")),
+        .target(name: "Images", path: upstream("Images")),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "COpenBLAS", "Threads"], path: upstream("Runtime")),
+        .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"], path: upstream("ImageFiles")),
         .target(name: "Naming", path: upstream("Naming")),
         .target(name: "FrontendSupport", dependencies: ["ModelFormat", "FileIO", "Naming"], path: upstream("FrontendSupport")),
         .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"], path: upstream("HDF5")),
@@ -68,7 +69,7 @@ let package = Package(
         fuzzTarget("fuzz-labels", ["FrontendSupport"]),
         fuzzTarget("fuzz-hdf5", ["HDF5", "CaffeFrontend", "KerasFrontend"]),
         fuzzTarget("fuzz-npy", ["Runtime"]),
-        fuzzTarget("fuzz-image", ["ImageFiles", "Runtime"]),
+        fuzzTarget("fuzz-image", ["ImageFiles", "Images"]),
         fuzzTarget("fuzz-shapes", ["ModelFormat", "Runtime"]),
     ]
 )

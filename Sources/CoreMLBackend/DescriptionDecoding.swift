@@ -142,28 +142,12 @@ extension SpecReader {
         guard half.len % 2 == 0 else { throw fail("layer '\(layer)': float16 \(what) has an odd byte count \(half.len)", at: params) }
         guard let data = half.data else { return Weights(unloadedCount: half.len / 2) }
         let raw = UnsafeRawPointer(data)
-        return Weights((0..<half.len / 2).map { widenHalf(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) })
+        return Weights((0..<half.len / 2).map { Float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) })
     }
 
     /// Optional weights: present only when the layer says so.
     func optionalWeights(_ present: Int32, _ params: UnsafeMutablePointer<MLWeights>?, _ what: String,
                          of layer: String) throws -> Weights? {
         present != 0 ? try weights(params, what, of: layer) : nil
-    }
-}
-
-/// IEEE 754 half precision to single precision.
-func widenHalf(_ bits: UInt16) -> Float {
-    let sign = UInt32(bits >> 15) << 31
-    let exponent = Int((bits >> 10) & 0x1f)
-    let mantissa = UInt32(bits & 0x3ff)
-    switch exponent {
-    case 0:  // zero or subnormal: mantissa * 2^-24
-        let magnitude = Float(mantissa) * Float(sign: .plus, exponent: -24, significand: 1)
-        return sign != 0 ? -magnitude : magnitude
-    case 31:  // infinity or NaN
-        return Float(bitPattern: sign | 0x7f80_0000 | (mantissa << 13))
-    default:
-        return Float(bitPattern: sign | UInt32(exponent - 15 + 127) << 23 | (mantissa << 13))
     }
 }

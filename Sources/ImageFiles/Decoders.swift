@@ -1,6 +1,6 @@
 import CImageCodecs
 import FileIO
-import Runtime
+import Images
 
 /// PNG through libpng's simplified API (`png_image`), whose setjmp-based
 /// error handling stays inside libpng: failures come back as a return value

@@ -4,7 +4,7 @@ import Glibc
 import Darwin
 #endif
 import FileIO
-import Runtime
+import Images
 
 /// Reads PNG and JPEG files into 8-bit `Image`s, for feeding image inputs to
 /// the runtime.

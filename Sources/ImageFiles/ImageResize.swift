@@ -1,4 +1,4 @@
-import Runtime
+import Images
 
 /// Resizing images to a model's input size, as Vision's
 /// `VNImageCropAndScaleOption` does before Core ML sees them.

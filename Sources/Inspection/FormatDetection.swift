@@ -19,6 +19,10 @@ public enum DetectedFormat: Hashable, Sendable {
 public struct FormatDetectionError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+
+    public init(message: String) {
+        self.message = message
+    }
 }
 
 /// Tells the formats apart by their bytes, never by the file's name.

@@ -9,15 +9,6 @@ import TensorFlowFrontend
 import KerasFrontend
 import HDF5
 
-/// A failure to read a model file: one line, naming the file.
-public struct ModelFileError: Error, CustomStringConvertible, Sendable {
-    public var description: String
-
-    public init(_ description: String) {
-        self.description = description
-    }
-}
-
 /// One thing to inspect: a model file, or a Caffe deploy definition with
 /// its weights (or alone: its structure).
 public struct InspectRequest: Sendable {
@@ -44,19 +35,19 @@ public enum ModelFiles {
     /// or alone), as `coreml-inspect` shows it.
     /// - Parameter loadWeights: load weight values (for weight statistics);
     ///   a summary, layer table, JSON or graph never needs them.
-    /// - Throws: `ModelFileError`, `FileError`, or the reader's error, each naming the file.
+    /// - Throws: `FormatDetectionError`, `FileError`, or the reader's error, each naming the file.
     public static func inspect(_ path: String, weights: String? = nil, loadWeights: Bool = false) throws -> InspectedModel {
         try load(InspectRequest(path: path, format: try detect(path), weights: weights), loadWeights: loadWeights)
     }
 
     /// The format of the file at `path`, from its bytes.
-    /// - Throws: `FileError` (cannot open, not a regular file) or `ModelFileError`.
+    /// - Throws: `FileError` (cannot open, not a regular file) or `FormatDetectionError`.
     public static func detect(_ path: String) throws -> DetectedFormat {
         let file = try MappedFile(path: path)
         do {
             return try withExtendedLifetime(file) { () throws(FormatDetectionError) in try FormatDetection.detect(file.bytes) }
         } catch {
-            throw ModelFileError("\(path): \(error.message)")
+            throw FormatDetectionError(message: "\(path): \(error.message)")
         }
     }
 
@@ -79,7 +70,7 @@ public enum ModelFiles {
                 } else if let next = pending.popFirst() {
                     let nextFormat = try detect(next)
                     guard nextFormat == .caffeModel || nextFormat == .hdf5 else {
-                        throw ModelFileError("\(next): not Caffe weights (a .caffemodel or .caffemodel.h5), so not the weights of \(path)")
+                        throw FormatDetectionError(message: "\(next): not Caffe weights (a .caffemodel or .caffemodel.h5), so not the weights of \(path)")
                     }
                     weights = next
                 }
@@ -88,7 +79,7 @@ public enum ModelFiles {
             requests.append(InspectRequest(path: path, format: format, weights: weights))
         }
         if let extra = pending.first {
-            throw ModelFileError("\(extra): weights without a Caffe deploy prototxt to go with them")
+            throw FormatDetectionError(message: "\(extra): weights without a Caffe deploy prototxt to go with them")
         }
         return requests
     }
@@ -106,7 +97,7 @@ public enum ModelFiles {
             do {
                 scan = try CoreMLSpecScan(bytes: mapped.bytes, owner: mapped)
             } catch {
-                throw ModelFileError("\(path): \(error)")
+                throw FormatDetectionError(message: "\(path): \(error)")
             }
             // Shown, not refused: inspecting a broken file is how one finds out why.
             var notes: [(label: String, items: [String])] = []
@@ -119,14 +110,14 @@ public enum ModelFiles {
         case .caffePrototxt:
             let weights = request.weights
             if weights == nil && loadWeights {
-                throw ModelFileError("\(path): --weights lists weight values, and a deploy definition has none: "
+                throw FormatDetectionError(message: "\(path): --weights lists weight values, and a deploy definition has none: "
                                    + "give its weights too (\(path) WEIGHTS.caffemodel --weights)")
             }
             let net: CaffeInspection.Net
             do {
                 net = try CaffeInspection.convert(deploy: path, weights: weights)
             } catch let error as ModelError {
-                throw ModelFileError("\(path): \(error)")
+                throw FormatDetectionError(message: "\(path): \(error)")
             }
             var precisions: [String: [String: Precision]] = [:]
             for node in net.model.nodes {

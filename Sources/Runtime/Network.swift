@@ -1,5 +1,5 @@
-import CoreMLBackend
 import Foundation
+import Images
 import Dispatch
 import ModelFormat
 
@@ -83,20 +83,6 @@ public final class Network: @unchecked Sendable {
 
     static func gigabytes(_ bytes: Int) -> String {
         String(format: "%.1f GB", Double(bytes) / Double(1 << 30))
-    }
-
-    /// Reads and compiles the `.mlmodel` at `path`.
-    /// - Throws: what `CoreMLReader.read` throws, and the model's
-    ///   `ModelError` or `RuntimeError` with `path` in front.
-    public convenience init(contentsOf path: String) throws {
-        let model = try CoreMLReader.read(from: path).model
-        do {
-            try self.init(model)
-        } catch let error as ModelError {
-            throw RuntimeError("\(path): \(error)")
-        } catch let error as RuntimeError {
-            throw RuntimeError("\(path): \(error)")
-        }
     }
 
     /// Runs the model once.

@@ -1,5 +1,4 @@
 import FileIO
-import Protobuf
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -124,7 +124,7 @@ struct TFConstant {
                 case TENSORFLOW__DATA_TYPE__DT_DOUBLE: raw.loadUnaligned(fromByteOffset: 8 * index, as: Double.self)
                 case TENSORFLOW__DATA_TYPE__DT_INT64: Double(raw.loadUnaligned(fromByteOffset: 8 * index, as: Int64.self))
                 case TENSORFLOW__DATA_TYPE__DT_INT8: Double(raw.loadUnaligned(fromByteOffset: index, as: Int8.self))
-                case TENSORFLOW__DATA_TYPE__DT_HALF: Double(halfToFloat(raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
+                case TENSORFLOW__DATA_TYPE__DT_HALF: Double(Float(halfBits: raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
                 default: Double(raw.load(fromByteOffset: index, as: UInt8.self))
                 }
             }
@@ -135,7 +135,7 @@ struct TFConstant {
             case TENSORFLOW__DATA_TYPE__DT_DOUBLE: listed = CArrays.array(p.double_val, p.n_double_val)
             case TENSORFLOW__DATA_TYPE__DT_INT64: listed = CArrays.array(p.int64_val, p.n_int64_val).map(Double.init)
             case TENSORFLOW__DATA_TYPE__DT_BOOL: listed = CArrays.array(p.bool_val, p.n_bool_val).map { $0 != 0 ? 1 : 0 }
-            case TENSORFLOW__DATA_TYPE__DT_HALF: listed = CArrays.array(p.half_val, p.n_half_val).map { Double(halfToFloat(UInt16(truncatingIfNeeded: $0))) }
+            case TENSORFLOW__DATA_TYPE__DT_HALF: listed = CArrays.array(p.half_val, p.n_half_val).map { Double(Float(halfBits: UInt16(truncatingIfNeeded: $0))) }
             default: listed = CArrays.array(p.int_val, p.n_int_val).map(Double.init)
             }
             // TensorFlow compacts value lists: trailing repeats of the last value
@@ -148,16 +148,5 @@ struct TFConstant {
             values = listed + [Double](repeating: listed.last ?? 0, count: count - listed.count)
         }
         self.init(shape: shape, values: values)
-    }
-}
-
-/// IEEE half to single precision.
-func halfToFloat(_ bits: UInt16) -> Float {
-    let sign: Float = bits & 0x8000 != 0 ? -1 : 1
-    let exponent = Int((bits >> 10) & 0x1f), mantissa = Float(bits & 0x3ff)
-    switch exponent {
-    case 0: return sign * mantissa * Float(sign: .plus, exponent: -24, significand: 1)
-    case 31: return mantissa == 0 ? sign * .infinity : .nan
-    default: return sign * (1 + mantissa / 1024) * Float(sign: .plus, exponent: exponent - 15, significand: 1)
     }
 }

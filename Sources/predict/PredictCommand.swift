@@ -3,6 +3,7 @@ import FileIO
 import Foundation
 import ImageFiles
 import Inspection
+import ModelFiles
 import ModelFormat
 import Naming
 import Runtime

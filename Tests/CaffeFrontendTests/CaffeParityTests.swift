@@ -1,8 +1,10 @@
 import CaffeFrontend
 import CoreMLBackend
 import Foundation
+import Images
 import FrontendSupport
 import ImageFiles
+import ModelFiles
 import ModelFormat
 import Runtime
 import TestSupport

@@ -1,6 +1,7 @@
 import FileIO
 import Foundation
 import ImageFiles
+import Images
 import Runtime
 import XCTest
 

@@ -1,5 +1,5 @@
 import ImageFiles
-import Runtime
+import Images
 import XCTest
 
 /// Resizing against `cv2.resize` (`scripts/fixtures/make_image_fixtures.py`)

@@ -1,7 +1,9 @@
 import CoreMLBackend
 import Foundation
+import Images
 import FrontendSupport
 import KerasFrontend
+import ModelFiles
 import ModelFormat
 import Runtime
 import TestSupport

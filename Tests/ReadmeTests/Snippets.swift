@@ -19,6 +19,7 @@ import ModelFiles
 // README end
 // README predict: imports
 import ImageFiles
+import ModelFiles
 import Runtime
 // README end
 // README build: imports

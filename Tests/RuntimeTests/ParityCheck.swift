@@ -1,5 +1,6 @@
 import CoreMLBackend
 import Foundation
+import Images
 import ModelFormat
 import Runtime
 import TestSupport

@@ -1,6 +1,8 @@
 import CoreMLBackend
 import Foundation
+import Images
 import FrontendSupport
+import ModelFiles
 import ModelFormat
 import Runtime
 import TensorFlowFrontend

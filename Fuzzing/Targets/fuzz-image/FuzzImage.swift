@@ -1,6 +1,6 @@
 import FuzzSupport
 import ImageFiles
-import Runtime
+import Images
 
 /// PNG and JPEG bytes, as `predict` decodes them (libpng, TurboJPEG).
 @_cdecl("LLVMFuzzerTestOneInput")
