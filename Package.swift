@@ -58,7 +58,7 @@ let package = Package(
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend", "Runtime",
                                                    "ModelFormat", "HDF5", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Summaries of models for `inspect` and `convert`.
-        .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "Naming"]),
+        .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming"]),
         // Text shown to people: names from files escaped for a terminal,
         // suggestions for a mistyped name.
         .target(name: "Naming"),
@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
         .testTarget(name: "FrontendSupportTests", dependencies: ["TestSupport", "FrontendSupport", "ModelFormat", "FileIO"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),
-        .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat"]),
+        .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat", "HDF5"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "NamingTests", dependencies: ["Naming"]),
         .testTarget(name: "TensorFlowFrontendTests",

@@ -1,5 +1,6 @@
 import FileIO
 import FrontendSupport
+import HDF5
 import ModelFormat
 import ProtoSchemas
 import Protobuf
@@ -47,10 +48,7 @@ public enum CaffeConverter {
     /// a binary caffemodel.
     static func readWeights(_ path: String) throws -> CaffeWeights {
         let file = try MappedFile(path: path)
-        let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
-        if file.bytes.count >= 8 && Array(file.bytes.prefix(8)) == signature {
-            return try CaffeWeights.read(hdf5: path)
-        }
+        if HDF5File.isHDF5(file.bytes) { return try CaffeWeights.read(hdf5: path) }
         return try CaffeWeights.read(caffemodel: path)
     }
 }

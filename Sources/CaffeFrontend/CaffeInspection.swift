@@ -98,10 +98,7 @@ public enum CaffeInspection {
     /// - Throws: `CaffeError` naming the file (and byte offset or layer).
     public static func readWeightsFile(_ path: String, loadValues: Bool) throws -> WeightsFile {
         let file = try MappedFile(path: path)
-        let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
-        if file.bytes.count >= 8 && Array(file.bytes.prefix(8)) == signature {
-            return try readHDF5(path, loadValues: loadValues)
-        }
+        if HDF5File.isHDF5(file.bytes) { return try readHDF5(path, loadValues: loadValues) }
         let decoded: Decoded<NetParameter>
         do {
             decoded = try BinaryDecoder.decode(NetParameter.self, descriptor: proto_caffe_net_descriptor(), bytes: file.bytes,

@@ -25,6 +25,17 @@ public final class HDF5File: @unchecked Sendable {
     /// Link access property list used for every path lookup: no external links.
     let linkAccess: hid_t
 
+    /// Whether `bytes` are an HDF5 file: its signature at 0, or after a
+    /// user block at 512, 1024, 2048 (what libhdf5 itself looks for first).
+    /// The one test of the format, for every reader that must tell it apart.
+    public static func isHDF5(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
+        return [0, 512, 1024, 2048].contains { offset in
+            bytes.count >= offset + 8 && zip(bytes[offset..<offset + 8], signature).allSatisfy { $0 == $1 }
+        }
+    }
+
+
     /// Opens the HDF5 file at `path` read-only.
     ///
     /// Throws `HDF5Error` if the file does not exist, does not start with the

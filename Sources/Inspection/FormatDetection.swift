@@ -1,3 +1,5 @@
+import HDF5
+
 /// The kinds of model file `inspect` reads, recognised from their content.
 public enum DetectedFormat: Hashable, Sendable {
     /// A Core ML `.mlmodel`: binary protobuf opening with field 1 as a varint
@@ -27,15 +29,10 @@ public struct FormatDetectionError: Error, Equatable, Sendable, CustomStringConv
 
 /// Tells the formats apart by their bytes, never by the file's name.
 public enum FormatDetection {
-    static let hdf5Signature: [UInt8] = [0x89, 0x48, 0x44, 0x46, 0x0D, 0x0A, 0x1A, 0x0A]
-
     public static func detect(_ bytes: UnsafeRawBufferPointer) throws(FormatDetectionError) -> DetectedFormat {
         guard !bytes.isEmpty else { throw FormatDetectionError(message: "the file is empty") }
         if let other = otherKind(bytes) { throw FormatDetectionError(message: "\(other), not a model file") }
-        // HDF5's signature sits at 0, or after a user block at 512, 1024, 2048, ...
-        for offset in [0, 512, 1024, 2048] where bytes.count >= offset + 8 {
-            if zip(bytes[offset..<offset + 8], hdf5Signature).allSatisfy({ $0 == $1 }) { return .hdf5 }
-        }
+        if HDF5File.isHDF5(bytes) { return .hdf5 }
         if isText(bytes) {
             let fields = topLevelTextFields(bytes)
             if !fields.isDisjoint(with: ["layer", "layers", "input", "input_shape", "input_dim"]) { return .caffePrototxt }
