@@ -152,12 +152,5 @@ struct CaffeNet {
 /// A Caffe model that cannot be converted: a missing blob, an unknown layer
 /// type, a shape that does not fit. The message names the layer; the
 /// converter adds the file and line.
-public struct CaffeError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}
+public typealias CaffeError = MessageError<CaffeErrorKind>
+public enum CaffeErrorKind {}

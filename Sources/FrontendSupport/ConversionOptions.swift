@@ -118,15 +118,8 @@ public struct ConversionOptions: Sendable {
 /// Conversion options that do not fit the model (a preprocessing option
 /// with no image input to apply to, an input name the model does not have):
 /// a usage error in the command-line programs.
-public struct ConversionOptionError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}
+public typealias ConversionOptionError = MessageError<ConversionOptionErrorKind>
+public enum ConversionOptionErrorKind {}
 
 extension Model {
     /// Renames a tensor wherever it is produced or read, and in the outputs.

@@ -1,6 +1,7 @@
 import Foundation
 import FrontendSupport
 import HDF5
+import ModelFormat
 
 /// A Keras `.h5` model: the `model_config` JSON (never executed: Lambda
 /// layers are refused, not decoded) and the weights of each layer, read
@@ -85,12 +86,5 @@ struct KerasWeight {
 }
 
 /// A Keras model that cannot be converted; the message names the file and layer.
-public struct KerasError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}
+public typealias KerasError = MessageError<KerasErrorKind>
+public enum KerasErrorKind {}

@@ -1,19 +1,28 @@
-/// A model that does not hold together: a dangling tensor, a weight count
-/// that does not fit its layer, shapes that do not line up. The message
-/// names the node (or input, or output) concerned.
-public struct ModelError: Error, CustomStringConvertible, Sendable, Equatable {
+/// An error that is one line of text for a person: what went wrong, naming
+/// the file, layer or option concerned. `Kind` keeps the errors of each
+/// stage apart (`catch let error as ConversionOptionError` is a usage
+/// mistake, a `ModelError` is not) while they share this one definition.
+public struct MessageError<Kind>: Error, CustomStringConvertible, Sendable, Equatable {
     public var message: String
 
     public init(_ message: String) {
         self.message = message
     }
 
+    public var description: String { message }
+}
+
+/// A model that does not hold together: a dangling tensor, a weight count
+/// that does not fit its layer, shapes that do not line up. The message
+/// names the node (or input, or output) concerned.
+public typealias ModelError = MessageError<ModelErrorKind>
+public enum ModelErrorKind {}
+
+extension MessageError where Kind == ModelErrorKind {
     /// An error about the node called `node`.
     public init(node: String, _ message: String) {
-        self.message = "layer '\(node)': \(message)"
+        self.init("layer '\(node)': \(message)")
     }
-
-    public var description: String { message }
 }
 
 extension String {

@@ -19,12 +19,5 @@ public struct Tensor: Equatable, Sendable {
 }
 
 /// Why a model cannot run, or an input does not fit it.
-public struct RuntimeError: Error, CustomStringConvertible, Sendable, Equatable {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}
+public typealias RuntimeError = MessageError<RuntimeErrorKind>
+public enum RuntimeErrorKind {}

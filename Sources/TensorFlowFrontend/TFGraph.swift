@@ -1,3 +1,4 @@
+import ModelFormat
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -152,12 +153,5 @@ extension TFNode {
 }
 
 /// A TensorFlow graph that cannot be converted; the message names the node.
-public struct TensorFlowError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}
+public typealias TensorFlowError = MessageError<TensorFlowErrorKind>
+public enum TensorFlowErrorKind {}
