@@ -62,6 +62,12 @@ fileio_child_result fileio_run_child(char *const argv[], const char *input, size
     posix_spawn_file_actions_adddup2(&actions, in[0], 0);
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    // Nothing else of ours reaches the child: not a file being written, nor
+    // a descriptor by which our own parent watches us (Foundation's Process
+    // waits for its end, and a child holding it would outlive our death).
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+#endif
     posix_spawnattr_t attributes;
     posix_spawnattr_init(&attributes);
     sigset_t empty, cleanup, previous;
@@ -78,9 +84,11 @@ fileio_child_result fileio_run_child(char *const argv[], const char *input, size
     sigaddset(&cleanup, SIGTERM);
     sigaddset(&cleanup, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &cleanup, &previous);
+    fileio_begin_spawn();
     pid_t child;
     int spawned = posix_spawn(&child, argv[0], &actions, &attributes, argv, environ);
     int slot = spawned == 0 ? fileio_remember_child(child) : -1;
+    fileio_end_spawn();
     pthread_sigmask(SIG_SETMASK, &previous, NULL);
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attributes);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <time.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -19,9 +20,18 @@ static char paths[SLOTS][PATH_BYTES];
 static pid_t children[SLOTS];
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static atomic_flag installed = ATOMIC_FLAG_INIT;
+/// Spawns between fileio_begin_spawn and fileio_end_spawn.
+static _Atomic int spawning = 0;
+
+void fileio_begin_spawn(void) { atomic_fetch_add(&spawning, 1); }
+void fileio_end_spawn(void) { atomic_fetch_sub(&spawning, 1); }
 
 static void cleanup_and_reraise(int signal_number) {
     int saved = errno;
+    // A child being spawned on another thread is registered in a moment
+    // (that thread blocks these signals meanwhile, so it is not this one).
+    struct timespec pause = {0, 1000000};
+    for (int waited = 0; atomic_load(&spawning) > 0 && waited < 1000; waited++) nanosleep(&pause, NULL);
     for (int i = 0; i < SLOTS; i++) {
         if (atomic_load(&states[i]) != 2) continue;
         if (children[i] > 0) kill(children[i], SIGKILL);

@@ -113,6 +113,7 @@ public enum SummaryText {
     }
 
     static func preprocessing(_ image: ImageInput) -> String {
+        if !image.hasScaler && image.meanImage == nil { return "none (pixel values 0 to 255 as they are)" }
         var parts = ["scale \(image.scale)"]
         switch image.colorSpace {
         case .grayscale: parts.append("gray bias \(image.grayBias)")

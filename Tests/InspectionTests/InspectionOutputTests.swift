@@ -117,6 +117,16 @@ final class WeightsAndPrecisionTests: XCTestCase {
         XCTAssertFalse(text.contains("description:"), "convert's summary shows no feature descriptions")
         XCTAssertTrue(text.hasSuffix("Parameters:   51,368 (float32, 200.7 KB)\nMACs:         3,738,112\n"), text)
     }
+
+    /// An image input without a scaler or mean says so, rather than listing a scale of 1 and zero biases.
+    func testAnImageWithoutPreprocessingSaysNone() {
+        let plain = Model(inputs: [Input(name: "image", kind: .image(ImageInput(width: 4, height: 4)))], outputs: [],
+                          nodes: [Node("out", .activation(.relu), input: "image")])
+        XCTAssertTrue(SummaryText.render(plain, format: "f").contains("    preprocessing: none (pixel values 0 to 255 as they are)\n"))
+        let scaled = Model(inputs: [Input(name: "image", kind: .image(ImageInput(width: 4, height: 4, scale: 2)))], outputs: [],
+                           nodes: [Node("out", .activation(.relu), input: "image")])
+        XCTAssertTrue(SummaryText.render(scaled, format: "f").contains("    preprocessing: scale 2.0, bias R 0.0 G 0.0 B 0.0\n"))
+    }
 }
 
 final class RenderingTests: XCTestCase {

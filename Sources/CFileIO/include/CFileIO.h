@@ -25,6 +25,13 @@ int fileio_remember_child(pid_t pid);
 /// Forgets a slot (the file was renamed or removed, the child reaped).
 void fileio_forget(int slot);
 
+/// Brackets a spawn and the registration of its child (with the cleanup
+/// signals blocked in the calling thread): a handler running meanwhile on
+/// another thread (a process-directed signal goes to any thread that does
+/// not block it) waits for the registration, so the new child is killed too.
+void fileio_begin_spawn(void);
+void fileio_end_spawn(void);
+
 /// What `fileio_run_child` did.
 typedef struct {
     /// 0: the child ran and `status` is its wait status; 1: it ran past the
