@@ -10,7 +10,7 @@ import XCTest
 /// with arbitrary values.
 final class ExtremeAttributeTests: XCTestCase {
     static let integers = [0, 1, -1, 2, 3, -(1 << 31), 1 << 30, (1 << 30) + 1, 1 << 31, 1 << 32, 1 << 62, Int.max, Int.min]
-    static let floats: [Float] = [0, -1, 1e-45, 1e30, -1e30, .nan, .infinity, -.infinity, .greatestFiniteMagnitude]
+    static let floats: [Float] = [0, -1, .leastNonzeroMagnitude, 1e30, -1e30, .nan, .infinity, -.infinity, .greatestFiniteMagnitude]
 
     /// Every operation, built from a few integers and one float, so each
     /// position can take each extreme value in turn.

@@ -73,7 +73,7 @@ final class ReadmeSnippetTests: XCTestCase {
         }
         let previous = FileManager.default.currentDirectoryPath
         XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(folder.path))
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
 
         let model = try Snippets.convert()
         XCTAssertEqual(model.classifier?.labels.count, 8)

@@ -11,7 +11,7 @@ import Runtime
 /// Int64). Errors are fine; a trap is a finding.
 let extremes: [Int] = [0, 1, 2, 3, -1, -2, 1 << 30, (1 << 30) + 1, 1 << 31, (1 << 31) - 1, 1 << 32, (1 << 32) - 1,
                        1 << 62, Int.max, Int.min, Int.max - 1, -(1 << 31), 7, 8, 16, 64, 224, 4096, 65536]
-let floats: [Float] = [0, 1, -1, .nan, .infinity, -.infinity, 1e30, -1e30, 1e-45, 0.5, .greatestFiniteMagnitude, 6]
+let floats: [Float] = [0, 1, -1, .nan, .infinity, -.infinity, 1e30, -1e30, .leastNonzeroMagnitude, 0.5, .greatestFiniteMagnitude, 6]
 
 struct Reader {
     var bytes: UnsafeRawBufferPointer.SubSequence
