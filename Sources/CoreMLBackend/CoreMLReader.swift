@@ -3,11 +3,25 @@ import ModelFormat
 import ProtoSchemas
 import Protobuf
 
-/// A Core ML model file as read: its specification version and the model.
+/// A Core ML model file as read: its specification version, the model,
+/// and how the file types its features (which the model does not keep:
+/// an array's element type, its stored shape). Weights carry their stored
+/// precision (`Weights.storedPrecision`).
 public struct CoreMLFile: Sendable {
     /// `Model.specificationVersion` as stored in the file.
     public var specificationVersion: Int
     public var model: Model
+    /// By feature name, for every input and output whose type the file states.
+    public var featureTypes: [String: StoredFeatureType] = [:]
+}
+
+/// A feature's type as a Core ML file writes it.
+public enum StoredFeatureType: Equatable, Sendable {
+    case image(colorSpace: String, width: Int, height: Int)
+    /// `shape` as stored (with any batch axis); empty when unstated.
+    case multiArray(dataType: String, shape: [Int])
+    case dictionary(keyType: String)
+    case string, int64, double
 }
 
 /// A `.mlmodel` that decodes as protobuf but is not a model this toolkit
@@ -125,7 +139,12 @@ struct SpecReader {
         }
         let model = Model(inputs: inputs, outputs: outputs, nodes: nodes, classifier: classifier,
                           metadata: metadata(description.pointee.metadata))
-        return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model)
+        var featureTypes: [String: StoredFeatureType] = [:]
+        for case let feature? in Array(CArrays.buffer(description.pointee.input, description.pointee.n_input))
+            + Array(CArrays.buffer(description.pointee.output, description.pointee.n_output)) {
+            if let type = storedFeatureType(feature.pointee.type) { featureTypes[CArrays.string(feature.pointee.name)] = type }
+        }
+        return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model, featureTypes: featureTypes)
     }
 
     /// Files from other tools may name the probabilities tensor differently

@@ -140,14 +140,56 @@ extension SpecReader {
         }
         guard half.len > 0 else { return Weights([]) }
         guard half.len % 2 == 0 else { throw fail("layer '\(layer)': float16 \(what) has an odd byte count \(half.len)", at: params) }
-        guard let data = half.data else { return Weights(unloadedCount: half.len / 2) }
-        let raw = UnsafeRawPointer(data)
-        return Weights((0..<half.len / 2).map { Float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) })
+        var widened: Weights
+        if let data = half.data {
+            let raw = UnsafeRawPointer(data)
+            widened = Weights((0..<half.len / 2).map { Float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) })
+        } else {
+            widened = Weights(unloadedCount: half.len / 2)
+        }
+        widened.storedPrecision = .float16
+        return widened
     }
 
     /// Optional weights: present only when the layer says so.
     func optionalWeights(_ present: Int32, _ params: UnsafeMutablePointer<MLWeights>?, _ what: String,
                          of layer: String) throws -> Weights? {
         present != 0 ? try weights(params, what, of: layer) : nil
+    }
+}
+
+extension SpecReader {
+    /// How `type` is written in the file; nil for a type the toolkit does not describe.
+    func storedFeatureType(_ type: UnsafeMutablePointer<MLFeatureType>?) -> StoredFeatureType? {
+        guard let type = type?.pointee else { return nil }
+        switch type.type_case {
+        case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_INT64_TYPE: return .int64
+        case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_DOUBLE_TYPE: return .double
+        case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_STRING_TYPE: return .string
+        case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_IMAGE_TYPE:
+            guard let image = type.imagetype?.pointee else { return nil }
+            let colorSpace = switch image.colorspace {
+            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__GRAYSCALE: "Grayscale"
+            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__RGB: "RGB"
+            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__BGR: "BGR"
+            default: "?"
+            }
+            return .image(colorSpace: colorSpace, width: Int(image.width), height: Int(image.height))
+        case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE:
+            guard let array = type.multiarraytype?.pointee else { return nil }
+            let dataType = switch array.datatype {
+            case CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__FLOAT32: "float32"
+            case CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__DOUBLE: "double"
+            case CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__INT32: "int32"
+            default: "?"
+            }
+            return .multiArray(dataType: dataType, shape: CArrays.array(array.shape, array.n_shape).map { Int($0) })
+        case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_DICTIONARY_TYPE:
+            guard let dictionary = type.dictionarytype?.pointee else { return nil }
+            return .dictionary(keyType: dictionary.key_type_case == CORE_ML__SPECIFICATION__DICTIONARY_FEATURE_TYPE__KEY_TYPE_INT64_KEY_TYPE
+                ? "int64" : "string")
+        default:
+            return nil
+        }
     }
 }

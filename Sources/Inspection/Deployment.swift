@@ -28,6 +28,11 @@ public struct DeploymentRequirement: Equatable, Sendable {
                 groups.append(Group(type: needed.type, version: Int(needed.version), layers: [needed.layer]))
             }
         }
+        // Weights stored as float16 came with specification 2 (iOS 11.2).
+        let halfLayers = model.nodes.filter { node in node.operation.weightTensors.contains { $0.values.storedPrecision == .float16 } }
+        if !halfLayers.isEmpty && specificationVersion >= 2 {
+            groups.insert(Group(type: "float16 weights", version: 2, layers: halfLayers.map(\.name)), at: 0)
+        }
         raisedBy = groups
     }
 
@@ -42,7 +47,7 @@ public struct DeploymentRequirement: Equatable, Sendable {
         let reasons = raisedBy.map { group in
             let shown = group.layers.prefix(3).joined(separator: ", ")
             let more = group.layers.count > 3 ? ", ... \(group.layers.count) in all" : ""
-            return "\(group.type) layers: \(shown)\(more)"
+            return group.type.hasSuffix("weights") ? "\(group.type) in \(shown)\(more)" : "\(group.type) layers: \(shown)\(more)"
         }
         return "\(systemsText) (specification \(specificationVersion) for its \(reasons.joined(separator: "; ")))"
     }

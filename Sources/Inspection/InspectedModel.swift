@@ -17,8 +17,8 @@ public struct InspectedModel: Sendable {
     /// by feature name; features missing here are described from the model.
     public var featureTypes: [String: String]
     /// Stored precision of weight tensors, by node name and tensor name
-    /// ("weights", "bias", ...; "*" for every tensor of the node); float32
-    /// when absent.
+    /// ("weights", "bias", ...; "*" for every tensor of the node), where the
+    /// weights themselves do not say (`Weights.storedPrecision`).
     public var precisions: [String: [String: Precision]]
     /// Labelled remarks shown after the layer counts, one item a line:
     /// `("Folded", ["bn1 (BatchNorm), scale1 (Scale) into conv1"])`.
@@ -43,13 +43,12 @@ public struct InspectedModel: Sendable {
         self.notes = notes
     }
 
-    /// A Core ML file read by `CoreMLReader`, with what a scan of its bytes
-    /// adds (exact feature types, stored precisions) and notes.
-    public init(coreMLFile file: CoreMLFile, path: String, featureTypes: [String: String] = [:],
-                precisions: [String: [String: Precision]] = [:], notes: [(label: String, items: [String])] = []) {
+    /// A Core ML file read by `CoreMLReader`: the feature types as the file
+    /// states them, the weights' stored precisions (theirs), and notes.
+    public init(coreMLFile file: CoreMLFile, path: String, notes: [(label: String, items: [String])] = []) {
         let version = file.specificationVersion
         self.init(path: path, format: FileFormatInfo(id: "coreml", name: "Core ML model, specification version \(version)", version: version),
-                  content: .network(file.model), featureTypes: featureTypes, precisions: precisions, notes: notes)
+                  content: .network(file.model), featureTypes: file.featureTypes.compactMapValues(SummaryText.typeText), notes: notes)
         deployment = DeploymentRequirement(model: file.model, specificationVersion: version)
     }
 
@@ -59,9 +58,11 @@ public struct InspectedModel: Sendable {
         return nil
     }
 
-    /// Stored precision of tensor `tensor` of node `node`.
-    public func precision(node: String, tensor: String) -> Precision {
-        precisions[node]?[tensor] ?? precisions[node]?["*"] ?? .float32
+    /// Stored precision of tensor `tensor` of node `node`, holding `values`:
+    /// as `precisions` says (a Caffe net's double blobs), else as the
+    /// weights were read.
+    public func precision(node: String, tensor: String, values: Weights) -> Precision {
+        precisions[node]?[tensor] ?? precisions[node]?["*"] ?? values.storedPrecision
     }
 }
 
@@ -79,21 +80,6 @@ public struct FileFormatInfo: Equatable, Sendable {
         self.name = name
         self.version = version
     }
-}
-
-/// How weight values are stored in the file.
-public enum Precision: String, Equatable, Sendable, CaseIterable, Comparable {
-    case float16, float32, float64
-
-    public var bytesPerValue: Int {
-        switch self {
-        case .float16: 2
-        case .float32: 4
-        case .float64: 8
-        }
-    }
-
-    public static func < (lhs: Precision, rhs: Precision) -> Bool { lhs.bytesPerValue < rhs.bytesPerValue }
 }
 
 /// A weights file read without a network definition: layers and their blobs.
@@ -169,7 +155,7 @@ extension InspectedModel {
             for node in model.nodes {
                 for tensor in node.operation.weightTensors {
                     tensors.append(WeightTensor(layer: node.name, name: tensor.name, shape: tensor.shape,
-                                                precision: precision(node: node.name, tensor: tensor.name),
+                                                precision: precision(node: node.name, tensor: tensor.name, values: tensor.values),
                                                 values: tensor.values, isParameter: true))
                 }
             }

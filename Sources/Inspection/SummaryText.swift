@@ -1,4 +1,5 @@
 import Naming
+import CoreMLBackend
 import ModelFormat
 
 /// The plain-text summary `inspect` and `convert` print: what a model takes,
@@ -104,6 +105,20 @@ public enum SummaryText {
         switch input.kind {
         case .image(let image): "image<\(image.colorSpace.rawValue),\(image.width)x\(image.height)>"
         case .array(let shape): arrayType(shape)
+        }
+    }
+
+    /// A feature type as a Core ML file states it: `multiarray<float32,[3,32,32]>`,
+    /// `image<BGR,227x227>`, `dictionary<string,double>`, `string`; nil for
+    /// an array without a stated shape (the model's shape inference tells).
+    public static func typeText(_ type: StoredFeatureType) -> String? {
+        switch type {
+        case .int64: "int64"
+        case .double: "double"
+        case .string: "string"
+        case .image(let colorSpace, let width, let height): "image<\(colorSpace),\(width)x\(height)>"
+        case .multiArray(let dataType, let shape): shape.isEmpty ? nil : arrayType(shape, dataType: dataType)
+        case .dictionary(let keyType): "dictionary<\(keyType),double>"
         }
     }
 

@@ -92,13 +92,6 @@ public enum ModelFiles {
         switch request.format {
         case .coreML:
             let file = try CoreMLReader.read(from: path, structureOnly: !loadWeights)
-            let mapped = try MappedFile(path: path)
-            let scan: CoreMLSpecScan
-            do {
-                scan = try CoreMLSpecScan(bytes: mapped.bytes, owner: mapped)
-            } catch {
-                throw FormatDetectionError(message: "\(path): \(error)")
-            }
             // Shown, not refused: inspecting a broken file is how one finds out why.
             var notes: [(label: String, items: [String])] = []
             do {
@@ -106,7 +99,7 @@ public enum ModelFiles {
             } catch {
                 notes.append(("Warning", ["not a valid model, which predict refuses and Core ML may too: \(error)"]))
             }
-            return InspectedModel(coreMLFile: file, path: path, featureTypes: scan.featureTypes, precisions: scan.precisions, notes: notes)
+            return InspectedModel(coreMLFile: file, path: path, notes: notes)
         case .caffePrototxt:
             let weights = request.weights
             if weights == nil && loadWeights {

@@ -32,6 +32,11 @@ public struct Weights: @unchecked Sendable {
     /// knows how many values a tensor has without loading them.
     public let isLoaded: Bool
 
+    /// How the file the values were read from stores them (a Core ML file's
+    /// float16 weights are widened to Float here): what a summary reports.
+    /// Not part of equality.
+    public var storedPrecision: Precision = .float32
+
     /// Weights holding a copy of `values`.
     public init(_ values: [Float]) {
         self.init(count: values.count) { _ = $0.initialize(from: values) }

@@ -34,6 +34,33 @@ final class CoreMLToolsFixtureTests: XCTestCase {
         XCTAssertNoThrow(try model.validate(), "coremltools' classifier should hold together in our model spec")
     }
 
+    /// coremltools' own float16 weights: widened to the values it dumped, and
+    /// known to be stored as float16 (full and structure-only reads).
+    func testBuilderHalfWidensFloat16WeightsAndSaysSo() throws {
+        let path = folder.appendingPathComponent("builder_half.mlmodel").path
+        let spec = try description("builder_half")
+        let file = try CoreMLReader.read(from: path)
+        XCTAssertEqual(file.specificationVersion, 2)
+        try compareLayers(file.model, with: spec["neuralNetworkClassifier"] as? [String: Any])
+        for structureOnly in [false, true] {
+            let model = try CoreMLReader.read(from: path, structureOnly: structureOnly).model
+            var stored: [String] = []
+            for node in model.nodes {
+                switch node.operation {
+                case .convolution(let c): stored += ["\(node.name) \(c.weights.storedPrecision) \(c.bias?.storedPrecision as Any)"]
+                case .innerProduct(let p): stored += ["\(node.name) \(p.weights.storedPrecision) \(p.bias?.storedPrecision as Any)"]
+                default: break
+                }
+            }
+            XCTAssertEqual(stored, ["conv1 float16 Optional(ModelFormat.Precision.float16)", "fc1 float16 Optional(ModelFormat.Precision.float16)"])
+        }
+        let plain = try CoreMLReader.read(from: folder.appendingPathComponent("builder_classifier.mlmodel").path).model
+        guard case .innerProduct(let ip) = plain.nodes.first(where: { $0.name == "fc1" })?.operation else { return XCTFail("no fc1") }
+        XCTAssertEqual(ip.weights.storedPrecision, .float32)
+        XCTAssertEqual(file.featureTypes["image"], .image(colorSpace: "RGB", width: 16, height: 16))
+        XCTAssertEqual(file.featureTypes["classLabelProbs"], .dictionary(keyType: "string"))
+    }
+
     func testBuilderLayersMatchesItsDescriptionAndShapes() throws {
         let file = try CoreMLReader.read(from: folder.appendingPathComponent("builder_layers.mlmodel").path)
         let spec = try description("builder_layers")
