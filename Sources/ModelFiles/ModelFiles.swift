@@ -4,7 +4,6 @@ import FileIO
 import Foundation
 import Inspection
 import ModelFormat
-import Protobuf
 import TensorFlowFrontend
 import KerasFrontend
 import HDF5
