@@ -162,7 +162,11 @@ public enum FormatDetection {
     static func protobufFormat(_ bytes: UnsafeRawBufferPointer) -> DetectedFormat? {
         let fields = topLevelFields(bytes)
         guard let first = fields.first else { return nil }
-        if first.number == 1 && first.wireType == 0 { return .coreML }  // specificationVersion
+        // specificationVersion; a Core ML model has no length-delimited field 1
+        // (a graph opening with a stray varint has its nodes there).
+        if first.number == 1 && first.wireType == 0 {
+            return fields.contains { $0.number == 1 && $0.wireType == 2 } ? nil : .coreML
+        }
         // GraphDef: node 1 (many), library 2, version 3, versions 4; a
         // caffemodel names itself once in field 1.
         if fields.filter({ $0.number == 1 && $0.wireType == 2 }).count > 1,
@@ -203,33 +207,46 @@ extension DetectedFormat {
     }
 }
 
-extension FormatDetection {
-    /// Refuses a file that is clearly not one of `expected`, recognised
-    /// from its content, with what it is and which program takes it:
-    /// `g.h5: is an HDF5 file (...), not a TensorFlow graph: convert a Keras
-    /// model with coreml-convert keras`. A file of no known format, or one
-    /// that could be either of two formats (a one-node GraphDef reads like a
-    /// caffemodel), is left to the reader, which says where it fails.
+/// What a file is, from one look at its bytes, for a program that takes
+/// one kind of file and must refuse another with a clear message.
+public struct FileKind: Sendable {
+    public var path: String
+    /// Its model format, when detection recognises one.
+    public var format: DetectedFormat?
+    /// Another kind of file often given by mistake: "a PNG image".
+    public var otherKind: String?
+    /// For a Core ML model: whether it also has a description (field 2),
+    /// as every real one does.
+    var hasDescription = false
+
+    public init(bytes: UnsafeRawBufferPointer, path: String) {
+        self.path = path
+        otherKind = FormatDetection.otherKind(bytes)
+        guard otherKind == nil, !bytes.isEmpty else { return }
+        format = try? FormatDetection.detect(bytes)
+        if format == .coreML {
+            hasDescription = FormatDetection.topLevelFields(bytes).contains { $0.number == 2 && $0.wireType == 2 }
+        }
+    }
+
+    /// Refuses a file that is clearly not one of `expected`, with what it is
+    /// and which program takes it: `g.h5: is an HDF5 file (...), not a
+    /// TensorFlow graph: convert a Keras model with coreml-convert keras`.
+    /// A file of no known format, or one that could be either of two
+    /// formats (a one-node GraphDef reads like a caffemodel; a Core ML file
+    /// cut before its description like any varint), is left to the reader,
+    /// which says where it fails.
     /// - Parameters:
     ///   - what: the expected kind, for the message ("a TensorFlow graph").
     ///   - sameProgram: formats the running command takes elsewhere (a
     ///     Caffe pair's other file), for which the advice to run it is left out.
-    public static func check(_ bytes: UnsafeRawBufferPointer, path: String, expected: Set<DetectedFormat>,
-                             what: String, sameProgram: Set<DetectedFormat> = []) throws(FormatDetectionError) {
-        if bytes.isEmpty { return }
-        if let other = otherKind(bytes) { throw FormatDetectionError(message: "\(path): is \(other), not \(what)") }
-        guard let format = try? detect(bytes), !expected.contains(format) else { return }
+    public func check(expected: Set<DetectedFormat>, what: String,
+                      sameProgram: Set<DetectedFormat> = []) throws(FormatDetectionError) {
+        if let otherKind { throw FormatDetectionError(message: "\(path): is \(otherKind), not \(what)") }
+        guard let format, !expected.contains(format) else { return }
         let lookalikes: Set<DetectedFormat> = [.caffeModel, .tensorflowGraph]
         if lookalikes.contains(format) && !expected.isDisjoint(with: lookalikes) { return }
-        // A Core ML model opens with its version (field 1, a varint), has a
-        // description (field 2) and no length-delimited field 1 (a graph's
-        // nodes); another file that happens to open with a varint field 1
-        // is left to the reader, which says where it breaks.
-        if format == .coreML {
-            let fields = topLevelFields(bytes)
-            guard fields.contains(where: { $0.number == 2 && $0.wireType == 2 }),
-                  !fields.contains(where: { $0.number == 1 && $0.wireType == 2 }) else { return }
-        }
+        if format == .coreML && !hasDescription { return }
         let advice = sameProgram.contains(format) ? "" : ": \(format.advice)"
         throw FormatDetectionError(message: "\(path): is \(format.noun), not \(what)\(advice)")
     }

@@ -42,12 +42,30 @@ public enum ModelFiles {
     /// The format of the file at `path`, from its bytes.
     /// - Throws: `FileError` (cannot open, not a regular file) or `FormatDetectionError`.
     public static func detect(_ path: String) throws -> DetectedFormat {
-        let file = try MappedFile(path: path)
         do {
-            return try withExtendedLifetime(file) { () throws(FormatDetectionError) in try FormatDetection.detect(file.bytes) }
-        } catch {
+            return try withBytes(of: path) { bytes throws(FormatDetectionError) in try FormatDetection.detect(bytes) }
+        } catch let error as FormatDetectionError {
             throw FormatDetectionError(message: "\(path): \(error.message)")
         }
+    }
+
+    /// What the file at `path` is, from one look at its bytes (`FileKind`).
+    /// - Throws: `FileError` (cannot open, not a regular file).
+    public static func kind(of path: String) throws -> FileKind {
+        try withBytes(of: path) { FileKind(bytes: $0, path: path) }
+    }
+
+    /// Refuses the file at `path` when its content says it is another kind
+    /// of file than `what` (`FileKind.check`).
+    /// - Throws: `FileError` or `FormatDetectionError`.
+    public static func require(_ path: String, isOneOf expected: Set<DetectedFormat>, _ what: String) throws {
+        try kind(of: path).check(expected: expected, what: what)
+    }
+
+    /// `body` with the mapped bytes of the file at `path`, kept alive for the call.
+    static func withBytes<Result>(of path: String, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
+        let file = try MappedFile(path: path)
+        return try withExtendedLifetime(file) { try body(file.bytes) }
     }
 
     /// Pairs each Caffe deploy prototxt with its weights: the weights file

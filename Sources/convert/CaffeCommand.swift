@@ -1,6 +1,7 @@
 import CLI
 import FileIO
 import Inspection
+import ModelFiles
 import CaffeFrontend
 import CoreMLBackend
 import FrontendSupport
@@ -33,7 +34,7 @@ enum CaffeCommand: Command {
         var options = try ConversionFlags.options(from: arguments)
         let (deploy, weights) = try ConversionFlags.caffePair(try arguments.string("prototxt"), try arguments.string("weights"))
         let mean = arguments.optionalString("mean")
-        if let mean { try ConversionFlags.refuseNonModel(mean, what: "a Caffe mean image (mean.binaryproto)") }
+        if let mean { try ConversionFlags.refuseOtherKinds(mean, what: "a Caffe mean image (mean.binaryproto)") }
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
         try convert(to: ConversionFlags.output(arguments), inputs: inputs,
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
@@ -113,45 +114,22 @@ enum ConversionFlags {
     }
 
     /// The deploy definition and the weights, in whichever order they were
-    /// given: told apart by content. A file that is clearly neither (an
-    /// image, a Core ML model, a TensorFlow graph) is refused, naming it.
+    /// given: told apart by content (each file looked at once). A file that
+    /// is clearly neither (an image, a Core ML model, a TensorFlow graph) is
+    /// refused, naming it.
     static func caffePair(_ first: String, _ second: String) throws -> (deploy: String, weights: String) {
-        let weightFormats: Set<DetectedFormat> = [.caffeModel, .hdf5]
-        if format(of: first).map(weightFormats.contains) == true, format(of: second) == .caffePrototxt {
-            return (second, first)
-        }
-        let caffe: Set<DetectedFormat> = [.caffePrototxt, .caffeModel, .hdf5]
-        try check(first, is: [.caffePrototxt], "a Caffe deploy definition (prototxt)", sameProgram: caffe)
-        try check(second, is: weightFormats, "Caffe weights (.caffemodel or .caffemodel.h5)", sameProgram: caffe)
-        return (first, second)
-    }
-
-    /// The format of `path` by content, or nil when it is none the toolkit knows.
-    static func format(of path: String) -> DetectedFormat? {
-        guard let file = try? MappedFile(path: path) else { return nil }
-        return withExtendedLifetime(file) { try? FormatDetection.detect(file.bytes) }
-    }
-
-    /// Refuses `path` when its content says it is another kind of file
-    /// than `what` (`FormatDetection.check`).
-    static func check(_ path: String, is expected: Set<DetectedFormat>, _ what: String, sameProgram: Set<DetectedFormat> = []) throws {
-        let file = try MappedFile(path: path)
-        do {
-            try withExtendedLifetime(file) { () throws(FormatDetectionError) in
-                try FormatDetection.check(file.bytes, path: path, expected: expected, what: what, sameProgram: sameProgram)
-            }
-        } catch {
-            throw ConversionError(error.message)
-        }
+        let weightFormats: Set<DetectedFormat> = [.caffeModel, .hdf5], caffe = weightFormats.union([.caffePrototxt])
+        var (deploy, weights) = (try ModelFiles.kind(of: first), try ModelFiles.kind(of: second))
+        if deploy.format.map(weightFormats.contains) == true, weights.format == .caffePrototxt { swap(&deploy, &weights) }
+        try deploy.check(expected: [.caffePrototxt], what: "a Caffe deploy definition (prototxt)", sameProgram: caffe)
+        try weights.check(expected: weightFormats, what: "Caffe weights (.caffemodel or .caffemodel.h5)", sameProgram: caffe)
+        return (deploy.path, weights.path)
     }
 
     /// Refuses an image, an array or an archive where a file of another
     /// kind (a mean image, labels) is expected.
-    static func refuseNonModel(_ path: String, what: String) throws {
-        let file = try MappedFile(path: path)
-        if let other = withExtendedLifetime(file, { FormatDetection.otherKind(file.bytes) }) {
-            throw ConversionError("\(path): is \(other), not \(what)")
-        }
+    static func refuseOtherKinds(_ path: String, what: String) throws {
+        if let other = try ModelFiles.kind(of: path).otherKind { throw ConversionError("\(path): is \(other), not \(what)") }
     }
 
     /// The files the shared options read (the labels), which the output must not replace.

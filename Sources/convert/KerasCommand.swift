@@ -1,6 +1,7 @@
 import CLI
 import CoreMLBackend
 import FrontendSupport
+import ModelFiles
 import KerasFrontend
 
 /// `convert keras`: a Keras .h5 model -> .mlmodel.
@@ -22,7 +23,7 @@ enum KerasCommand: Command {
     static func run(_ arguments: ParsedArguments) throws {
         let options = try ConversionFlags.options(from: arguments)
         let source = try arguments.string("model")
-        try ConversionFlags.check(source, is: [.hdf5], "a Keras model (.h5)")
+        try ModelFiles.require(source, isOneOf: [.hdf5], "a Keras model (.h5)")
         try convert(to: ConversionFlags.output(arguments), inputs: [source] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try KerasConverter.convert(model: source, options: options)

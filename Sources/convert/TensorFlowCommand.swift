@@ -1,6 +1,7 @@
 import CLI
 import CoreMLBackend
 import FrontendSupport
+import ModelFiles
 import TensorFlowFrontend
 
 /// `convert tensorflow`: frozen GraphDef -> .mlmodel, with the options of
@@ -39,7 +40,7 @@ enum TensorFlowCommand: Command {
             return TensorFlowConverter.InputShape(name: String(parts[0]), shape: shape)
         }
         let graph = try arguments.string("graph")
-        try ConversionFlags.check(graph, is: [.tensorflowGraph, .tensorflowText], "a TensorFlow graph")
+        try ModelFiles.require(graph, isOneOf: [.tensorflowGraph, .tensorflowText], "a TensorFlow graph")
         try convert(to: ConversionFlags.output(arguments), inputs: [graph] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output-feature-name"), options: options)

@@ -59,7 +59,8 @@ enum PredictCommand: Command {
             return mode
         }
         let modelPath = try arguments.string("model")
-        try checkModelFile(modelPath)
+        // A TensorFlow graph, a Caffe file or an image given as the model says what it is.
+        try ModelFiles.require(modelPath, isOneOf: [.coreML], "a Core ML model")
         let network = try Network(contentsOf: modelPath)
         let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
         try checkLabels(allow, "--allow", network.model)
@@ -99,19 +100,6 @@ enum PredictCommand: Command {
         var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
         for (layer, milliseconds) in timing.layers { report += "  \(TextEscaping.line(layer)): \(milliseconds) ms\n" }
         FileHandle.standardError.write(Data(report.utf8))
-    }
-
-    /// A TensorFlow graph, a Caffe file or an image given as the model is
-    /// refused with what it is and how to convert it.
-    static func checkModelFile(_ path: String) throws {
-        let file = try MappedFile(path: path)
-        do {
-            try withExtendedLifetime(file) { () throws(FormatDetectionError) in
-                try FormatDetection.check(file.bytes, path: path, expected: [.coreML], what: "a Core ML model")
-            }
-        } catch {
-            throw RuntimeError(error.message)
-        }
     }
 
     /// Labels given to --allow or --deny must be the model's.
