@@ -29,11 +29,19 @@ public enum SpecificationVersion {
     }
 
     /// The layers of `model` that need a specification version above 1 as
-    /// written at `version`, in graph order, with the Core ML layer type
-    /// that needs it and the version it was added in.
+    /// written at `version`, in graph order, with what needs it (the Core ML
+    /// layer type, or "float16 weights": stored so, they came with
+    /// version 2) and the version it was added in.
     public static func layersNeedingNewerVersions(_ model: Model, at version: Int32)
         -> [(layer: String, type: String, version: Int32)] {
-        model.nodes.compactMap { node in isVersion4Layer(node.operation, at: version) ? (node.name, "clip", 4) : nil }
+        model.nodes.flatMap { node -> [(layer: String, type: String, version: Int32)] in
+            var needs: [(layer: String, type: String, version: Int32)] = []
+            if version >= 2, node.operation.weightTensors.contains(where: { $0.values.storedPrecision == .float16 }) {
+                needs.append((node.name, "float16 weights", 2))
+            }
+            if isVersion4Layer(node.operation, at: version) { needs.append((node.name, "clip", 4)) }
+            return needs
+        }
     }
 
     /// Whether the network is written for Core ML's rank-N path.

@@ -28,11 +28,6 @@ public struct DeploymentRequirement: Equatable, Sendable {
                 groups.append(Group(type: needed.type, version: Int(needed.version), layers: [needed.layer]))
             }
         }
-        // Weights stored as float16 came with specification 2 (iOS 11.2).
-        let halfLayers = model.nodes.filter { node in node.operation.weightTensors.contains { $0.values.storedPrecision == .float16 } }
-        if !halfLayers.isEmpty && specificationVersion >= 2 {
-            groups.insert(Group(type: "float16 weights", version: 2, layers: halfLayers.map(\.name)), at: 0)
-        }
         raisedBy = groups
     }
 

@@ -181,34 +181,3 @@ extension InspectedModel {
         }
     }
 }
-
-extension Op {
-    /// The operation's weight tensors with their names (as Core ML's
-    /// fields call them) and shapes.
-    public var weightTensors: [(name: String, shape: [Int], values: Weights)] {
-        switch self {
-        case .convolution(let c):
-            let shape = c.isDeconvolution
-                ? [c.kernelChannels, c.outputChannels / max(c.groups, 1), c.kernel.height, c.kernel.width]
-                : [c.outputChannels, c.kernelChannels, c.kernel.height, c.kernel.width]
-            return [("weights", shape, c.weights)] + (c.bias.map { [("bias", [$0.count], $0)] } ?? [])
-        case .innerProduct(let p):
-            return [("weights", [p.outputChannels, p.inputChannels], p.weights)] + (p.bias.map { [("bias", [$0.count], $0)] } ?? [])
-        case .batchNorm(let b):
-            return [("gamma", [b.gamma.count], b.gamma), ("beta", [b.beta.count], b.beta),
-                    ("mean", [b.mean.count], b.mean), ("variance", [b.variance.count], b.variance)]
-        case .scale(let s):
-            return [("scale", s.shape, s.scale)] + (s.bias.map { [("bias", s.biasShape.isEmpty ? [$0.count] : s.biasShape, $0)] } ?? [])
-        case .bias(let b):
-            return [("bias", b.shape, b.bias)]
-        case .activation(.prelu(let alpha)):
-            return [("alpha", [alpha.count], alpha)]
-        case .activation(.parametricSoftplus(let alpha, let beta)):
-            return [("alpha", [alpha.count], alpha), ("beta", [beta.count], beta)]
-        case .constant(let shape, let data):
-            return [("data", shape, data)]
-        default:
-            return []
-        }
-    }
-}
