@@ -16,12 +16,8 @@ extension SpecReader {
         switch type.pointee.type_case {
         case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_IMAGE_TYPE:
             let image = type.pointee.imagetype!
-            let colorSpace: ColorSpace
-            switch image.pointee.colorspace {
-            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__RGB: colorSpace = .rgb
-            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__BGR: colorSpace = .bgr
-            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__GRAYSCALE: colorSpace = .grayscale
-            default: throw fail("image input '\(name)' has the unknown color space \(image.pointee.colorspace.rawValue)", at: image)
+            guard let colorSpace = Self.colorSpace(image.pointee.colorspace) else {
+                throw fail("image input '\(name)' has the unknown color space \(image.pointee.colorspace.rawValue)", at: image)
             }
             let width = Int(image.pointee.width), height = Int(image.pointee.height)
             guard width > 0, height > 0, width <= 1 << 16, height <= 1 << 16 else {
@@ -159,6 +155,16 @@ extension SpecReader {
 }
 
 extension SpecReader {
+    /// The color space an image feature states, nil for an unknown value.
+    static func colorSpace(_ value: CoreML__Specification__ImageFeatureType__ColorSpace) -> ColorSpace? {
+        switch value {
+        case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__RGB: .rgb
+        case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__BGR: .bgr
+        case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__GRAYSCALE: .grayscale
+        default: nil
+        }
+    }
+
     /// How `type` is written in the file; nil for a type the toolkit does not describe.
     func storedFeatureType(_ type: UnsafeMutablePointer<MLFeatureType>?) -> StoredFeatureType? {
         guard let type = type?.pointee else { return nil }
@@ -168,13 +174,7 @@ extension SpecReader {
         case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_STRING_TYPE: return .string
         case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_IMAGE_TYPE:
             guard let image = type.imagetype?.pointee else { return nil }
-            let colorSpace = switch image.colorspace {
-            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__GRAYSCALE: "Grayscale"
-            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__RGB: "RGB"
-            case CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__BGR: "BGR"
-            default: "?"
-            }
-            return .image(colorSpace: colorSpace, width: Int(image.width), height: Int(image.height))
+            return .image(colorSpace: Self.colorSpace(image.colorspace)?.rawValue ?? "?", width: Int(image.width), height: Int(image.height))
         case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE:
             guard let array = type.multiarraytype?.pointee else { return nil }
             let dataType = switch array.datatype {

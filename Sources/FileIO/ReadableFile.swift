@@ -46,21 +46,28 @@ public enum ReadableFile {
         let (descriptor, size) = try open(path)
         defer { close(descriptor) }
         guard size <= limit else { throw FileError(path: path, message: "the file has \(size) bytes, more than the limit of \(limit)") }
-        var bytes = [UInt8](repeating: 0, count: size)
+        // The file shrank while being read: keep what is there.
+        return try read(descriptor, count: size, path: path)
+    }
+
+    /// Up to `count` bytes from `descriptor` (fewer at the end of the file),
+    /// reads interrupted by a signal resumed.
+    /// - Throws: `FileError` naming `path` when a read fails.
+    public static func read(_ descriptor: Int32, count: Int, path: String) throws(FileError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
         var filled = 0
         var failure: Int32 = 0
         bytes.withUnsafeMutableBytes { buffer in
-            while filled < size, let base = buffer.baseAddress {
-                let count = read(descriptor, base + filled, size - filled)
-                if count < 0 && errno == EINTR { continue }
-                if count < 0 { failure = errno }
-                if count <= 0 { return }
-                filled += count
+            while filled < count, let base = buffer.baseAddress {
+                let got = systemRead(descriptor, base + filled, count - filled)
+                if got < 0 && errno == EINTR { continue }
+                if got < 0 { failure = errno }
+                if got <= 0 { return }
+                filled += got
             }
         }
         guard failure == 0 else { throw FileError(path: path, errno: failure, action: "cannot read") }
-        // The file shrank while being read: keep what is there.
-        if filled < size { bytes.removeLast(size - filled) }
+        if filled < count { bytes.removeLast(count - filled) }
         return bytes
     }
 
@@ -69,7 +76,11 @@ public enum ReadableFile {
     }
 }
 
-/// `open(2)`, which `ReadableFile.open` hides.
+/// `open(2)` and `read(2)`, which `ReadableFile.open` and `read` hide.
 private func systemOpen(_ path: String, _ flags: Int32) -> Int32 {
     open(path, flags)
+}
+
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

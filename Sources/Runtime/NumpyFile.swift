@@ -279,20 +279,14 @@ struct NumpyInput {
 
     /// Up to `count` bytes (fewer at the end of the file).
     mutating func read(_ count: Int) throws(RuntimeError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0, failure: Int32 = 0
-        bytes.withUnsafeMutableBytes { buffer in
-            while filled < count, let base = buffer.baseAddress {
-                let got = posixRead(descriptor, base + filled, count - filled)
-                if got < 0 && errno == EINTR { continue }
-                if got < 0 { failure = errno }
-                if got <= 0 { return }
-                filled += got
-            }
+        let bytes: [UInt8]
+        do {
+            bytes = try ReadableFile.read(descriptor, count: count, path: path)
+        } catch {
+            throw RuntimeError(error.description)
         }
-        guard failure == 0 else { throw RuntimeError("\(path): cannot read: \(String(cString: strerror(failure)))") }
-        offset += filled
-        return filled == count ? bytes : Array(bytes[..<filled])
+        offset += bytes.count
+        return bytes
     }
 
     func close() {
@@ -300,11 +294,7 @@ struct NumpyInput {
     }
 }
 
-// The system calls, under names the types above do not hide.
-private func posixRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
-}
-
+// The system call, under a name the type above does not hide.
 @discardableResult
 private func posixClose(_ descriptor: Int32) -> Int32 {
     close(descriptor)
