@@ -76,8 +76,8 @@ let package = Package(
 
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
-        .testTarget(name: "FileIOTests", dependencies: ["FileIO"]),
-        .testTarget(name: "ProtobufTests", dependencies: ["Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
+        .testTarget(name: "FileIOTests", dependencies: ["TestSupport", "FileIO"]),
+        .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
         .testTarget(name: "FrontendSupportTests", dependencies: ["TestSupport", "FrontendSupport", "ModelFormat", "FileIO"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),

@@ -15,17 +15,6 @@ final class FrontDoorTests: XCTestCase {
     var mobilenet: String { fixtures + "tensorflow/mobilenet_block/graph.pb" }
     var keras: String { fixtures + "keras/sequential_classifier/model.h5" }
 
-    /// Exit `status` with one `error:` line holding `fragment`, nothing on stdout.
-    func assertError(_ program: String, _ arguments: [String], _ fragment: String, status: Int32 = 1,
-                     file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try ProgramRunner.run(program, arguments, file: file, line: line)
-        XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
-        XCTAssertEqual(result.standardOutput, "", file: file, line: line)
-        let errors = result.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
-        XCTAssertEqual(errors.count, 1, result.standardError, file: file, line: line)
-        XCTAssertTrue(result.standardError.contains(fragment), "'\(fragment)' not in: \(result.standardError)", file: file, line: line)
-    }
-
     func testOneSpellingOfTheOutputFileInEveryConverter() throws {
         let folder = try temporaryFolder()
         for (index, arguments) in [["caffe", deploy, weights], ["tensorflow", mobilenet], ["keras", keras], ["sample"]].enumerated() {
@@ -37,15 +26,15 @@ final class FrontDoorTests: XCTestCase {
             }
         }
         let output = folder.appendingPathComponent("old.mlmodel").path
-        try assertError("coreml-convert", ["tensorflow", mobilenet, "--output-file", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, "--output-file", output],
                         "unknown option '--output-file'; did you mean '--output'?", status: 64)
         // The old tensor option: now the output file, which a tensor name is not.
-        try assertError("coreml-convert", ["tensorflow", mobilenet, "--output", "MobilenetV1/Logits/SpatialSqueeze"],
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, "--output", "MobilenetV1/Logits/SpatialSqueeze"],
                         "a Core ML model file's name ends in .mlmodel (Xcode goes by it); to make a tensor an output of the model, "
                         + "use --output-feature-name MobilenetV1/Logits/SpatialSqueeze", status: 64)
-        try assertError("coreml-convert", ["tensorflow", mobilenet, "--output", "softmax", "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, "--output", "softmax", "-o", output],
                         "'--output' given twice ('softmax', then '\(output)')", status: 64)
-        try assertError("coreml-convert", ["tensorflow", mobilenet, "--output_feature_names", "x", "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, "--output_feature_names", "x", "-o", output],
                         "did you mean '--output-feature-name'?", status: 64)
         let tensor = try ProgramRunner.run("coreml-convert", ["tensorflow", mobilenet, "--output-feature-name",
                                                               "MobilenetV1/Logits/SpatialSqueeze", "-o", output])
@@ -60,12 +49,12 @@ final class FrontDoorTests: XCTestCase {
                               ("--red_bias", "--red-bias"), ("--image_scale", "--image-scale"),
                               ("--predicted_feature_name", "--predicted-feature-name"),
                               ("--minimum_deployment_target", "--minimum-deployment-target")] {
-            try assertError("coreml-convert", ["caffe", deploy, weights, typed, "x", "-o", output],
+            try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, typed, "x", "-o", output],
                             "unknown option '\(typed)'; did you mean '\(ours)'?", status: 64)
         }
-        try assertError("coreml-convert", ["tensorflow", mobilenet, "--input_name_shape_dict", "x", "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, "--input_name_shape_dict", "x", "-o", output],
                         "did you mean '--input'?", status: 64)
-        try assertError("coreml-predict", [root + "Samples/face.png", "--center-crop"], "did you mean '--crop-and-scale'?", status: 64)
+        try ProgramRunner.assertOneError("coreml-predict", [root + "Samples/face.png", "--center-crop"], "did you mean '--crop-and-scale'?", status: 64)
     }
 
     func testJSONAndQuiet() throws {
@@ -81,7 +70,7 @@ final class FrontDoorTests: XCTestCase {
         XCTAssertEqual(quiet.status, 0, quiet.standardError)
         XCTAssertEqual(quiet.standardOutput + quiet.standardError, "")
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.path + "/b.mlmodel"))
-        try assertError("coreml-convert", ["sample", "--json", "--quiet", "-o", folder.path + "/c.mlmodel"], "choose one", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["sample", "--json", "--quiet", "-o", folder.path + "/c.mlmodel"], "choose one", status: 64)
     }
 
     func testTheCaffePairInEitherOrder() throws {
@@ -94,34 +83,34 @@ final class FrontDoorTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: folder.path + "/1.mlmodel")),
                        try Data(contentsOf: URL(fileURLWithPath: folder.path + "/2.mlmodel")))
         let output = folder.path + "/3.mlmodel"
-        try assertError("coreml-convert", ["caffe", deploy, deploy, "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, deploy, "-o", output],
                         "deploy_age.prototxt: is a Caffe deploy definition (prototxt), not Caffe weights (.caffemodel or .caffemodel.h5)")
-        try assertError("coreml-convert", ["caffe", face, weights, "-o", output], "face.png: is a PNG image, not a Caffe deploy definition")
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", face, weights, "-o", output], "face.png: is a PNG image, not a Caffe deploy definition")
     }
 
     /// A file of another kind says what it is and which program takes it.
     func testFilesAreRecognisedByContent() throws {
         let folder = try temporaryFolder()
         let output = folder.path + "/m.mlmodel"
-        try assertError("coreml-convert", ["tensorflow", keras, "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", keras, "-o", output],
                         "model.h5: is an HDF5 file (a Keras .h5 model, or Caffe .caffemodel.h5 weights), not a TensorFlow graph: "
                         + "convert a Keras model with coreml-convert keras")
-        try assertError("coreml-convert", ["keras", mobilenet, "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["keras", mobilenet, "-o", output],
                         "graph.pb: is a TensorFlow graph, not a Keras model (.h5): convert it with coreml-convert tensorflow")
-        try assertError("coreml-convert", ["tensorflow", deploy, "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", deploy, "-o", output],
                         "deploy_age.prototxt: is a Caffe deploy definition (prototxt), not a TensorFlow graph")
-        try assertError("coreml-predict", [mobilenet, face],
+        try ProgramRunner.assertOneError("coreml-predict", [mobilenet, face],
                         "graph.pb: is a TensorFlow graph, not a Core ML model: convert it with coreml-convert tensorflow")
-        try assertError("coreml-predict", [face], "face.png: is a PNG image, not a Core ML model")
-        try assertError("coreml-convert", ["caffe", deploy, weights, "--image-input", "data", "--mean", face, "-o", output],
+        try ProgramRunner.assertOneError("coreml-predict", [face], "face.png: is a PNG image, not a Core ML model")
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, "--image-input", "data", "--mean", face, "-o", output],
                         "face.png: is a PNG image, not a Caffe mean image (mean.binaryproto)")
-        try assertError("coreml-inspect", [face], "face.png: a PNG image, not a model file")
+        try ProgramRunner.assertOneError("coreml-inspect", [face], "face.png: a PNG image, not a model file")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
     }
 
     func testAnMLPackageIsRefusedAndNothingWritten() throws {
         let folder = try temporaryFolder()
-        try assertError("coreml-convert", ["caffe", deploy, weights, "-o", folder.path + "/AgeNet.mlpackage"],
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, "-o", folder.path + "/AgeNet.mlpackage"],
                         "this toolkit writes the single-file .mlmodel format, not an .mlpackage", status: 64)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
     }
@@ -190,7 +179,7 @@ final class FrontDoorTests: XCTestCase {
         XCTAssertEqual(Set(firstLines).count, 3, "three fits of a non-square image give three results: \(firstLines)")
         let plain = try ProgramRunner.run("coreml-predict", [model, image])
         XCTAssertTrue(plain.standardOutput.hasPrefix("images: scaleFill to 227x227"), plain.standardOutput)
-        try assertError("coreml-predict", [model, image, "--crop-and-scale", "centercrop"],
+        try ProgramRunner.assertOneError("coreml-predict", [model, image, "--crop-and-scale", "centercrop"],
                         "invalid value 'centercrop' for '--crop-and-scale': takes centerCrop, scaleFill, scaleFit; did you mean centerCrop?",
                         status: 64)
     }

@@ -20,17 +20,6 @@ final class OutputSafetyTests: XCTestCase {
          "--class-labels", labels ?? sample("age_labels.txt"), "-o", output]
     }
 
-    /// Exit 1 and one `error:` line that contains `fragment`.
-    func assertRefused(_ program: String, _ arguments: [String], _ fragment: String,
-                       file: StaticString = #filePath, line: UInt = #line) throws {
-        let result = try ProgramRunner.run(program, arguments, timeout: 60, file: file, line: line)
-        XCTAssertEqual(result.status, 1, result.standardError, file: file, line: line)
-        let lines = result.standardError.split(separator: "\n")
-        XCTAssertEqual(lines.count, 1, result.standardError, file: file, line: line)
-        XCTAssertTrue(lines.first?.hasPrefix("error: ") == true && result.standardError.contains(fragment),
-                      "'\(fragment)' not in: \(result.standardError)", file: file, line: line)
-    }
-
     func kind(_ path: String) -> mode_t? {
         var info = stat()
         return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : nil
@@ -46,9 +35,9 @@ final class OutputSafetyTests: XCTestCase {
         let device = folder.appendingPathComponent("null.mlmodel").path
         if mknod(device, S_IFCHR | 0o666, 0x103) == 0 { targets.append((device, "a character device", S_IFCHR)) }
         for (target, name, type) in targets {
-            try assertRefused("coreml-convert", ageNet(output: target), "\(target): is \(name), not a regular file")
-            try assertRefused("coreml-convert", ["sample", "-o", target], "\(target): is \(name)")
-            try assertRefused("coreml-inspect", [sample("deploy_age.prototxt"), "--weights", sample("age_net.caffemodel"),
+            try ProgramRunner.assertOneError("coreml-convert", ageNet(output: target), "\(target): is \(name), not a regular file")
+            try ProgramRunner.assertOneError("coreml-convert", ["sample", "-o", target], "\(target): is \(name)")
+            try ProgramRunner.assertOneError("coreml-inspect", [sample("deploy_age.prototxt"), "--weights", sample("age_net.caffemodel"),
                                           "--graph", "dot", "--graph-output", target], "\(target): is \(name)")
             XCTAssertEqual(kind(target), type, "\(target) is still \(name)")
         }
@@ -56,7 +45,7 @@ final class OutputSafetyTests: XCTestCase {
         try FileManager.default.createDirectory(at: npyFolder, withIntermediateDirectories: true)
         let chain = fixtures.appendingPathComponent("runtime/chain_caffe")
         XCTAssertEqual(mkfifo(npyFolder.appendingPathComponent("prob.npy").path, 0o644), 0)
-        try assertRefused("coreml-predict", [chain.appendingPathComponent("model.mlmodel").path,
+        try ProgramRunner.assertOneError("coreml-predict", [chain.appendingPathComponent("model.mlmodel").path,
                                       "--input", "x=" + chain.appendingPathComponent("input_x.npy").path,
                                       "--output-npy", npyFolder.path], "prob.npy: is a FIFO")
         XCTAssertEqual(kind(npyFolder.appendingPathComponent("prob.npy").path), S_IFIFO)
@@ -97,30 +86,30 @@ final class OutputSafetyTests: XCTestCase {
         }
         for input in [deploy, weights, labels] {
             for alias in aliases(input) {
-                try assertRefused("coreml-convert", ageNet(output: alias, deploy: deploy, weights: weights, labels: labels),
+                try ProgramRunner.assertOneError("coreml-convert", ageNet(output: alias, deploy: deploy, weights: weights, labels: labels),
                                   "\(alias): is an input of this run")
             }
         }
         let linkedDeploy = folder.appendingPathComponent("deploy-link.mlmodel").path
         XCTAssertEqual(symlink(deploy, linkedDeploy), 0)
-        try assertRefused("coreml-convert", ageNet(output: linkedDeploy, deploy: linkedDeploy, weights: weights, labels: labels),
+        try ProgramRunner.assertOneError("coreml-convert", ageNet(output: linkedDeploy, deploy: linkedDeploy, weights: weights, labels: labels),
                           "\(linkedDeploy): is an input of this run")
-        try assertRefused("coreml-convert", ageNet(output: folder.appendingPathComponent("./deploy.prototxt-hard.mlmodel").path,
+        try ProgramRunner.assertOneError("coreml-convert", ageNet(output: folder.appendingPathComponent("./deploy.prototxt-hard.mlmodel").path,
                                                    deploy: deploy, weights: weights, labels: labels), "is an input of this run")
         for alias in aliases(keras) {
-            try assertRefused("coreml-convert", ["keras", keras, "-o", alias], "\(alias): is an input of this run")
+            try ProgramRunner.assertOneError("coreml-convert", ["keras", keras, "-o", alias], "\(alias): is an input of this run")
         }
         for alias in aliases(graph) {
-            try assertRefused("coreml-convert", ["tensorflow", graph, "-o", alias], "\(alias): is an input of this run")
+            try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", graph, "-o", alias], "\(alias): is an input of this run")
         }
-        try assertRefused("coreml-inspect", [model, "--graph", "dot", "--graph-output", model], "\(model): is an input of this run")
+        try ProgramRunner.assertOneError("coreml-inspect", [model, "--graph", "dot", "--graph-output", model], "\(model): is an input of this run")
 
         let out = folder.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
         let chain = fixtures.appendingPathComponent("runtime/chain_caffe")
         let probInput = try copy(chain.appendingPathComponent("input_x.npy").path, "out/prob.npy")
         let probBefore = try Data(contentsOf: URL(fileURLWithPath: probInput))
-        try assertRefused("coreml-predict", [model, "--input", "x=" + probInput, "--output-npy", out.path], "prob.npy: is an input of this run")
+        try ProgramRunner.assertOneError("coreml-predict", [model, "--input", "x=" + probInput, "--output-npy", out.path], "prob.npy: is an input of this run")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: probInput)), probBefore)
 
         let after = try [deploy, weights, labels, keras, graph, model].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
@@ -138,17 +127,17 @@ final class OutputSafetyTests: XCTestCase {
         let fifo = folder.appendingPathComponent("input.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
         let output = folder.appendingPathComponent("out.mlmodel").path
-        try assertRefused("coreml-convert", ageNet(output: output, deploy: fifo), "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("coreml-convert", ageNet(output: output, weights: fifo), "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("coreml-convert", ageNet(output: output, labels: fifo), "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("coreml-convert", ["caffe", sample("deploy_age.prototxt"), sample("age_net.caffemodel"), "--image-input", "data",
+        try ProgramRunner.assertOneError("coreml-convert", ageNet(output: output, deploy: fifo), "\(fifo): not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-convert", ageNet(output: output, weights: fifo), "\(fifo): not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-convert", ageNet(output: output, labels: fifo), "\(fifo): not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", sample("deploy_age.prototxt"), sample("age_net.caffemodel"), "--image-input", "data",
                                       "--mean", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("coreml-convert", ["tensorflow", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("coreml-convert", ["keras", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("coreml-inspect", [fifo], "\(fifo): not a regular file (a FIFO)")
-        try assertRefused("coreml-predict", [fifo], "\(fifo): not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-convert", ["keras", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-inspect", [fifo], "\(fifo): not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-predict", [fifo], "\(fifo): not a regular file (a FIFO)")
         let chain = fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path
-        try assertRefused("coreml-predict", [chain, "--input", "x=" + fifo], "\(fifo): not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-predict", [chain, "--input", "x=" + fifo], "\(fifo): not a regular file (a FIFO)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
 
         // A folder of images with a FIFO (named like an image) and a broken file among them.

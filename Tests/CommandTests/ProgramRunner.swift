@@ -64,6 +64,23 @@ enum ProgramRunner {
     }
 }
 
+extension ProgramRunner {
+    /// Runs `program`, which must end with `status`, print nothing on stdout
+    /// and exactly one `error:` line containing `fragment` (for a usage
+    /// error, followed by the usage lines only).
+    static func assertOneError(_ program: String, _ arguments: [String], _ fragment: String, status: Int32 = 1,
+                               file: StaticString = #filePath, line: UInt = #line) throws {
+        let result = try run(program, arguments, timeout: 60, file: file, line: line)
+        XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
+        XCTAssertEqual(result.standardOutput, "", file: file, line: line)
+        let lines = result.standardError.split(separator: "\n")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("error: ") }.count, 1, result.standardError, file: file, line: line)
+        XCTAssertTrue(lines.first?.hasPrefix("error: ") == true && lines.first!.contains(fragment),
+                      "'\(fragment)' not in: \(result.standardError)", file: file, line: line)
+        if status != 64 { XCTAssertEqual(lines.count, 1, result.standardError, file: file, line: line) }
+    }
+}
+
 /// Bytes one thread reads while another waits for it (read after `wait`).
 private final class Collected: @unchecked Sendable {
     var data = Data()

@@ -1,29 +1,10 @@
 @testable import FileIO
 import Foundation
+import TestSupport
 import XCTest
 
 /// AtomicFile against a scratch folder.
-final class AtomicFileTests: XCTestCase {
-    var folder = ""
-
-    override func setUpWithError() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("FileIOTests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        folder = path
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
-
-    func contents(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map(Array.init)
-    }
-
-    func folderListing() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-    }
-
+final class AtomicFileTests: ScratchFolderTestCase {
     struct Refusal: Error {}
 
     func testWriteCreatesTheFileWithItsContent() throws {

@@ -1,29 +1,10 @@
 import FileIO
 import Foundation
+import TestSupport
 import XCTest
 
 /// MappedFile and ReadableFile against a scratch folder.
-final class ReadableFileTests: XCTestCase {
-    var folder = ""
-
-    override func setUpWithError() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("FileIOTests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        folder = path
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
-
-    func contents(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map(Array.init)
-    }
-
-    func folderListing() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-    }
-
+final class ReadableFileTests: ScratchFolderTestCase {
     func testMappedFileReadsTheBytes() throws {
         let path = folder + "/data.bin"
         let bytes: [UInt8] = Array(0...255)

@@ -1,32 +1,13 @@
 import CProtobufC
 import FileIO
 import Foundation
+import TestSupport
 import ProtoSchemas
 import Protobuf
 import XCTest
 
 /// MessageFile against a scratch folder.
-final class MessageFileTests: XCTestCase {
-    var folder = ""
-
-    override func setUpWithError() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ProtobufTests-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        folder = path
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: folder)
-    }
-
-    func contents(_ path: String) -> [UInt8]? {
-        FileManager.default.contents(atPath: path).map(Array.init)
-    }
-
-    func folderListing() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-    }
-
+final class MessageFileTests: ScratchFolderTestCase {
     // MARK: MessageFile
 
     func testMessageFileRoundTrip() throws {
