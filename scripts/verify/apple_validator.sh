@@ -10,15 +10,11 @@
 #   VALIDATOR  a program built outside this repository from Apple's source
 #              that takes .mlmodel paths and prints one line per file:
 #              "OK <file> ..." or "INVALID <file>: <message>".
-#   FOLDER     validate every regular *.mlmodel under these folders (the
+#   FOLDER     validate every Core ML model under these folders (the
 #              verify scripts' work folders, e.g. /tmp/keras_applications).
-#   Without folders: runs swift test with TMPDIR and MLMODEL_CHECK_DIR in a
-#   work folder (and TOOLKIT_KEEP_TEST_FILES=1: tests keep their temporary
-#   files), then validates every model the tests wrote: the check
-#   folder, and every other .mlmodel they left that coreml-inspect reads as
-#   a Core ML model, but for the files the malformed-input tests
-#   make on purpose (bad.mlmodel: corrupted bytes; unknown.mlmodel: a layer
-#   type the toolkit does not know).
+#   Without folders: validates every model the test suite writes
+#   (scripts/verify/test_models.sh, in APPLE_VALIDATOR_WORK, default
+#   /tmp/apple-validator).
 # Ends with "apple-validator: N valid, M invalid"; exits 1 if any is invalid.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -30,23 +26,12 @@ trap 'rm -f "$list"' EXIT
 cd "$root"
 
 if [ $# -gt 0 ]; then
-  find "$@" -name '*.mlmodel' -type f -print0 >"$list"
+  scripts/verify/core_ml_files.sh "$@" >"$list"
 else
   work="${APPLE_VALIDATOR_WORK:-/tmp/apple-validator}"
-  rm -rf "$work" && mkdir -p "$work/tmp" "$work/check"
   echo "== swift test, models left in $work"
-  TOOLKIT_KEEP_TEST_FILES=1 TMPDIR="$work/tmp" MLMODEL_CHECK_DIR="$work/check" swift test --disable-swift-testing >"$work/swift-test.log" 2>&1 \
+  scripts/verify/test_models.sh "$work" >"$list" \
     || echo "apple-validator: swift test failed (see $work/swift-test.log); validating what it wrote"
-  swift build >/dev/null 2>&1
-  inspect="$(swift build --show-bin-path)/coreml-inspect"
-  {
-    find "$work/check" -name '*.mlmodel' -type f -print0
-    # Core ML files (by content: a test may name another file .mlmodel) that read back.
-    find "$work/tmp" -name '*.mlmodel' -type f ! -name bad.mlmodel ! -name unknown.mlmodel -print0 |
-      while IFS= read -r -d '' file; do
-        "$inspect" "$file" 2>/dev/null | grep -q '^Format: *Core ML model' && printf '%s\0' "$file"
-      done
-  } >"$list"
 fi
 
 results="$(xargs -0 -r "$validator" <"$list" 2>/dev/null)"
