@@ -72,6 +72,34 @@ final class MalformedCorpusTests: XCTestCase {
     func testFuzzerRegressions() throws { try check(format: "regressions") }
     func testHostileNumbers() throws { try check(format: "hostile") }
 
+    /// Every malformed and hostile deploy definition, given to inspect on
+    /// its own (structure only, stand-in weights): a summary, or one error
+    /// line naming the file; never a crash, a hang or a run past 512 MB.
+    func testDeployDefinitionsAloneThroughInspect() throws {
+        let folder = repositoryRoot.appendingPathComponent("Tests/Fixtures/malformed")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".prototxt") }.sorted()
+        XCTAssertGreaterThan(files.count, 30)
+        for name in files {
+            let path = folder.appendingPathComponent(name).path
+            for extra in [[], ["--json"], ["--graph", "dot"]] {
+                let result = try runWithTimeout("coreml-inspect", [path] + extra)
+                let what = "\(name) \(extra)"
+                XCTAssertFalse(result.timedOut, "\(what): still ran after \(Self.timeout) s")
+                XCTAssertFalse(result.signaled, "\(what): crashed: \(result.standardError.suffix(300))")
+                if let peak = result.peakKB { XCTAssertLessThanOrEqual(peak, Self.memoryLimitKB, what) }
+                if result.status == 0 {
+                    XCTAssertEqual(result.standardError, "", what)
+                } else {
+                    XCTAssertEqual(result.status, 1, what)
+                    let lines = result.standardError.split(separator: "\n")
+                    XCTAssertEqual(lines.count, 1, "\(what): \(result.standardError)")
+                    XCTAssertTrue(lines.first?.hasPrefix("error: ") == true && lines.first!.contains(name.split(separator: "/").last!),
+                                  "\(what): \(result.standardError)")
+                }
+            }
+        }
+    }
+
     /// Runs the entries of one format folder; known bugs end in one XCTSkip.
     func check(format: String) throws {
         let entries = Self.manifest.filter { $0.file.hasPrefix("Tests/Fixtures/malformed/\(format)/") }
