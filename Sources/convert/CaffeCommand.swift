@@ -31,12 +31,13 @@ enum CaffeCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) throws {
+        let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         let (deploy, weights) = try ConversionFlags.caffePair(try arguments.string("prototxt"), try arguments.string("weights"))
         let mean = arguments.optionalString("mean")
         if let mean { try ConversionFlags.refuseOtherKinds(mean, what: "a Caffe mean image (mean.binaryproto)") }
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
-        try convert(to: ConversionFlags.output(arguments), inputs: inputs,
+        try convert(to: output, inputs: inputs,
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             if let mean { options.meanImage = try CaffeConverter.readMeanImage(mean) }
             return try CaffeConverter.convert(deploy: deploy, weights: weights, options: options)

@@ -21,10 +21,11 @@ enum KerasCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) throws {
+        let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         let options = try ConversionFlags.options(from: arguments)
         let source = try arguments.string("model")
         try ModelFiles.require(source, isOneOf: [.hdf5], "a Keras model (.h5)")
-        try convert(to: ConversionFlags.output(arguments), inputs: [source] + ConversionFlags.inputFiles(arguments),
+        try convert(to: output, inputs: [source] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try KerasConverter.convert(model: source, options: options)
         }

@@ -29,6 +29,7 @@ enum TensorFlowCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) throws {
+        let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         options.imageInputNames = options.imageInputNames.map(TensorFlowConverter.featureName)
         let inputs = try arguments.values("input") { text in
@@ -41,7 +42,7 @@ enum TensorFlowCommand: Command {
         }
         let graph = try arguments.string("graph")
         try ModelFiles.require(graph, isOneOf: [.tensorflowGraph, .tensorflowText], "a TensorFlow graph")
-        try convert(to: ConversionFlags.output(arguments), inputs: [graph] + ConversionFlags.inputFiles(arguments),
+        try convert(to: output, inputs: [graph] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output-feature-name"), options: options)
         }
