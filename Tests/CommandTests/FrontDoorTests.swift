@@ -112,6 +112,9 @@ final class FrontDoorTests: XCTestCase {
         let folder = try temporaryFolder()
         try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, "-o", folder.path + "/AgeNet.mlpackage"],
                         "this toolkit writes the single-file .mlmodel format, not an .mlpackage", status: 64)
+        // The output's name is a usage mistake found before any input is read.
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, deploy, "-o", deploy],
+                                         "--output \(deploy): a Core ML model file's name ends in .mlmodel", status: 64)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
     }
 
