@@ -81,7 +81,7 @@ struct GraphBuilder {
         inputs.append(Input(name: name, kind: .array(shape: dims)))
         current[name] = name
         tensorNames.insert(name)
-        shapes[name] = TensorShape(dimensions: dims)
+        shapes[name] = TensorShape(featureShape: dims)
     }
 
     private mutating func add(_ layer: CaffeLayer) throws {

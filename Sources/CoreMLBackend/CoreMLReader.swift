@@ -119,9 +119,12 @@ struct SpecReader {
                        + "(other Core ML model types are not supported)", at: spec)
         }
 
-        var inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0, exactArrays) }
-        try applyPreprocessing(CArrays.buffer(preprocessing.1, preprocessing.0), to: &inputs)
         var nodes = try CArrays.buffer(layers.1, layers.0).map { try node($0) }
+        let inputFeatures = CArrays.buffer(description.pointee.input, description.pointee.n_input)
+        let mapping: ArrayMapping = !exactArrays ? .rank5
+            : isTensorNetwork(inputFeatures, nodes) ? .exact : .batchAxis
+        var inputs = try inputFeatures.map { try input($0, mapping) }
+        try applyPreprocessing(CArrays.buffer(preprocessing.1, preprocessing.0), to: &inputs)
         var outputs: [Output] = []
         for feature in CArrays.buffer(description.pointee.output, description.pointee.n_output) {
             let name = CArrays.string(feature?.pointee.name)
@@ -132,7 +135,7 @@ struct SpecReader {
                 classifier = known
                 continue
             }
-            outputs.append(try output(feature, exactArrays))
+            outputs.append(try output(feature, mapping))
         }
         if let classifier {
             try nameProbabilitiesTensor(classifier, spec.pointee.neuralnetworkclassifier!, &nodes)
@@ -145,6 +148,24 @@ struct SpecReader {
             if let type = storedFeatureType(feature.pointee.type) { featureTypes[CArrays.string(feature.pointee.name)] = type }
         }
         return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model, featureTypes: featureTypes)
+    }
+
+    /// Whether an `EXACT_ARRAY_MAPPING` network takes tensors as shaped
+    /// (`ArrayMapping.exact`) rather than [C, H, W] maps with a batch axis:
+    /// when a layer is a rank-N one that does not just map values, or an
+    /// array input is not [1, C, H, W]. (So a network of tensor inputs
+    /// shaped [1, C, H, W] and [C, H, W]-era layers reads back as one of
+    /// [C, H, W] arrays: the same computation.)
+    func isTensorNetwork(_ inputs: UnsafeBufferPointer<UnsafeMutablePointer<MLFeatureDescription>?>, _ nodes: [Node]) -> Bool {
+        if nodes.contains(where: { ($0.operation.definition as? any LayerCoding).map { !type(of: $0).keepsShape } ?? false }) {
+            return true
+        }
+        return inputs.contains { feature in
+            guard let type = feature?.pointee.type, type.pointee.type_case == CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE,
+                  let array = type.pointee.multiarraytype else { return false }
+            let shape = CArrays.array(array.pointee.shape, array.pointee.n_shape)
+            return shape.count != 4 || shape[0] != 1
+        }
     }
 
     /// Files from other tools may name the probabilities tensor differently

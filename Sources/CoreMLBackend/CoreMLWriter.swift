@@ -21,7 +21,8 @@ public enum CoreMLWriter {
     ///   `FileError` when the file cannot be written.
     public static func write(_ model: Model, to path: String, inputs: [String] = [], minimumSpecificationVersion: Int32 = 1,
                              beforeCommit: ((String) throws -> Void)? = nil) throws {
-        try model.validate()
+        let shapes = try model.validate()
+        try SpecificationVersion.checkWritable(model, shapes: shapes)
         try AtomicFile.checkTarget(path, inputs: inputs)
         let version = SpecificationVersion.chosen(for: model, minimum: minimumSpecificationVersion)
         let written = SpecificationVersion.lowered(model, for: version)
@@ -41,7 +42,7 @@ extension SpecBuilder {
     func model(_ model: Model, version: Int32) -> UnsafeMutablePointer<MLModel> {
         let spec: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
         spec.pointee.specificationversion = version
-        rankN = SpecificationVersion.usesRankN(model, at: version)
+        arrayMapping = SpecificationVersion.arrayMapping(model, at: version)
 
         let description: UnsafeMutablePointer<MLModelDescription> = new(core_ml__specification__model_description__init)
         (description.pointee.n_input, description.pointee.input) = array(model.inputs.map(inputFeature))
@@ -71,7 +72,7 @@ extension SpecBuilder {
                 network.pointee.int64classlabels = integerLabels(labels)
             }
             network.pointee.labelprobabilitylayername = string(classifier.probabilitiesName)
-            if rankN {
+            if arrayMapping != .rank5 {
                 network.pointee.arrayinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__EXACT_ARRAY_MAPPING
                 network.pointee.imageinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK4_IMAGE_MAPPING
             }
@@ -81,7 +82,7 @@ extension SpecBuilder {
             let network: UnsafeMutablePointer<MLNeuralNetwork> = new(core_ml__specification__neural_network__init)
             (network.pointee.n_layers, network.pointee.layers) = layers
             (network.pointee.n_preprocessing, network.pointee.preprocessing) = preprocessing
-            if rankN {
+            if arrayMapping != .rank5 {
                 network.pointee.arrayinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__EXACT_ARRAY_MAPPING
                 network.pointee.imageinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_IMAGE_SHAPE_MAPPING__RANK4_IMAGE_MAPPING
             }

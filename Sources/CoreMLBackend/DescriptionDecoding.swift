@@ -5,9 +5,9 @@ import Protobuf
 /// Inputs, outputs, preprocessing, labels, metadata and weights from
 /// decoded Core ML structs.
 extension SpecReader {
-    /// - Parameter exactArrays: the network maps array inputs exactly
-    ///   (`EXACT_ARRAY_MAPPING`), so their shapes may carry a batch axis.
-    func input(_ feature: UnsafeMutablePointer<MLFeatureDescription>?, _ exactArrays: Bool = false) throws -> Input {
+    /// - Parameter mapping: how the network maps array features: with a
+    ///   batch axis to drop, or as tensors of any rank.
+    func input(_ feature: UnsafeMutablePointer<MLFeatureDescription>?, _ mapping: ArrayMapping = .rank5) throws -> Input {
         guard let feature else { throw fail("an input is empty", at: nil) }
         let name = CArrays.string(feature.pointee.name)
         let description = CArrays.string(feature.pointee.shortdescription)
@@ -27,30 +27,32 @@ extension SpecReader {
                          description: description)
         case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE:
             let array = type.pointee.multiarraytype!
-            return Input(name: name, kind: .array(shape: try shape(array, of: name, exactArrays)), description: description)
+            let shape = try shape(array, of: name, mapping)
+            return Input(name: name, kind: mapping == .exact ? .tensor(shape: shape) : .array(shape: shape), description: description)
         default:
             throw fail("input '\(name)' is not an image or a multi-array; other input types are not supported", at: type)
         }
     }
 
-    func output(_ feature: UnsafeMutablePointer<MLFeatureDescription>?, _ exactArrays: Bool = false) throws -> Output {
+    func output(_ feature: UnsafeMutablePointer<MLFeatureDescription>?, _ mapping: ArrayMapping = .rank5) throws -> Output {
         guard let feature else { throw fail("an output is empty", at: nil) }
         let name = CArrays.string(feature.pointee.name)
         guard !name.isEmpty else { throw fail("an output has no name", at: feature) }
         var shape: [Int] = []
         if let type = feature.pointee.type, type.pointee.type_case == CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE {
-            shape = try self.shape(type.pointee.multiarraytype!, of: name, exactArrays)
+            shape = try self.shape(type.pointee.multiarraytype!, of: name, mapping)
         }
         return Output(name: name, shape: shape, description: CArrays.string(feature.pointee.shortdescription))
     }
 
-    /// [C] or [C, H, W]; with `exactArrays` also [1, C] and [1, C, H, W]
-    /// (the batch axis dropped, and [1, C, 1, 1] read as the vector [C]).
-    func shape(_ array: UnsafeMutablePointer<MLArrayType>, of name: String, _ exactArrays: Bool = false) throws -> [Int] {
+    /// [C] or [C, H, W]; with a batch axis also [1, C] and [1, C, H, W]
+    /// (the batch axis dropped, and [1, C, 1, 1] read as the vector [C]);
+    /// a tensor's shape as stored.
+    func shape(_ array: UnsafeMutablePointer<MLArrayType>, of name: String, _ mapping: ArrayMapping = .rank5) throws -> [Int] {
         let stored = CArrays.array(array.pointee.shape, array.pointee.n_shape)
         guard stored.allSatisfy({ $0 > 0 && $0 <= 1 << 31 }) else { throw fail("feature '\(name)' has the shape \(stored)", at: array) }
         var shape = stored.map { Int($0) }
-        if exactArrays, shape.count == 2 || shape.count == 4, shape[0] == 1 {
+        if mapping == .batchAxis, shape.count == 2 || shape.count == 4, shape[0] == 1 {
             shape.removeFirst()
             if shape.count == 3, shape[1] == 1, shape[2] == 1 { shape = [shape[0]] }
         }

@@ -27,18 +27,19 @@ extension SpecBuilder {
             type.pointee.type_case = CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_IMAGE_TYPE
             type.pointee.imagetype = imageType
             return feature(input.name, input.description, type)
-        case .array(let shape):
+        case .array(let shape), .tensor(let shape):
             return feature(input.name, input.description, arrayType(shape))
         }
     }
 
     /// A multi-array feature of doubles, as coremltools writes them for
     /// neural networks of every specification version: [C] or [C, H, W],
-    /// or on the rank-N path [1, C, H, W] (a vector as [1, C, 1, 1]).
+    /// or on the rank-N path [1, C, H, W] (a vector as [1, C, 1, 1]);
+    /// a tensor's shape as it is.
     func arrayType(_ shape: [Int]) -> UnsafeMutablePointer<MLFeatureType> {
         let type: UnsafeMutablePointer<MLFeatureType> = new(core_ml__specification__feature_type__init)
         let array: UnsafeMutablePointer<MLArrayType> = new(core_ml__specification__array_feature_type__init)
-        let written = rankN && !shape.isEmpty ? [1] + shape + Array(repeating: 1, count: max(0, 3 - shape.count)) : shape
+        let written = arrayMapping == .batchAxis && !shape.isEmpty ? [1] + shape + Array(repeating: 1, count: max(0, 3 - shape.count)) : shape
         (array.pointee.n_shape, array.pointee.shape) = int64s(written)
         array.pointee.datatype = CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__DOUBLE
         type.pointee.type_case = CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE

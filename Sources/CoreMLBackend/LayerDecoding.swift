@@ -62,6 +62,10 @@ extension SpecReader {
             operation = .concat
         case CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ADD:
             operation = .add(constant: l.add.pointee.alpha)
+        case CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ADD_BROADCASTABLE:
+            operation = .add(constant: 0)
+        case CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_MULTIPLY_BROADCASTABLE:
+            operation = .multiply(constant: 1)
         case CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_MULTIPLY:
             operation = .multiply(constant: l.multiply.pointee.alpha)
         case CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_MAX:
@@ -110,7 +114,10 @@ extension SpecReader {
             let p = l.loadconstant.pointee
             operation = .constant(shape: try counts(p.shape, p.n_shape, name), data: try weights(p.data, "data", of: name))
         default:
-            throw fail("layer '\(name)' has a layer type this toolkit does not support (or none)", at: layer)
+            guard let defined = try definedOperation(l, name: name) else {
+                throw fail("layer '\(name)' has a layer type this toolkit does not support (or none)", at: layer)
+            }
+            operation = defined
         }
         return Node(name: name, operation: operation, inputs: inputs, outputs: outputs)
     }

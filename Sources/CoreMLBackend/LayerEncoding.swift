@@ -62,6 +62,12 @@ extension SpecBuilder {
         case .concat:
             l.pointee.layer_case = CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT
             l.pointee.concat = new(core_ml__specification__concat_layer_params__init)
+        case .add where arrayMapping == .exact && node.inputs.count > 1:
+            l.pointee.layer_case = CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ADD_BROADCASTABLE
+            l.pointee.addbroadcastable = new(core_ml__specification__add_broadcastable_layer_params__init)
+        case .multiply where arrayMapping == .exact && node.inputs.count > 1:
+            l.pointee.layer_case = CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_MULTIPLY_BROADCASTABLE
+            l.pointee.multiplybroadcastable = new(core_ml__specification__multiply_broadcastable_layer_params__init)
         case .add(let constant):
             let params: UnsafeMutablePointer<CoreML__Specification__AddLayerParams> = new(core_ml__specification__add_layer_params__init)
             params.pointee.alpha = constant
@@ -145,6 +151,8 @@ extension SpecBuilder {
             params.pointee.data = weights(data)
             l.pointee.layer_case = CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT
             l.pointee.loadconstant = params
+        case .defined(let op):
+            encode(op.definition, into: l)
         }
         return layer
     }

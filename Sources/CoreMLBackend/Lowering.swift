@@ -6,25 +6,36 @@ import ModelFormat
 /// | version | iOS / macOS / tvOS / watchOS | what needs it here |
 /// |---|---|---|
 /// | 1 | 11 / 10.13 / 11 / 4 | every layer this toolkit writes, clip lowered |
-/// | 4 | 13 / 10.15 / 13 / 6 | the clip layer, written as one layer |
+/// | 4 | 13 / 10.15 / 13 / 6 | the clip layer, written as one layer; the rank-N layers (`LayerCoding`); tensor inputs |
 ///
 /// A network holding a layer added in version 4 runs on Core ML's
 /// rank-N path: its array inputs must use `EXACT_ARRAY_MAPPING` and take a
 /// rank-4 shape for its convolutions (the validator refuses the RANK5
-/// mapping then), so the writer gives every array feature a leading batch
-/// axis ([1, C, H, W]; a vector [C] is [1, C, 1, 1]) and image inputs
-/// `RANK4_IMAGE_MAPPING`.
+/// mapping then). A model of [C, H, W] arrays and images gets a leading
+/// batch axis on every array feature ([1, C, H, W]; a vector [C] is
+/// [1, C, 1, 1]) and image inputs `RANK4_IMAGE_MAPPING`
+/// (`ArrayMapping.batchAxis`); a model of tensor inputs is written as
+/// shaped (`ArrayMapping.exact`).
 public enum SpecificationVersion {
     /// The version `model` is written at, given the lowest the caller
-    /// accepts: clip stays a clip layer only at version 4 and above.
+    /// accepts: clip stays a clip layer only at version 4 and above; the
+    /// rank-N layers and tensor inputs need version 4.
     public static func chosen(for model: Model, minimum: Int32 = 1) -> Int32 {
-        max(minimum, 1)
+        max(minimum, requiredVersion(model))
+    }
+
+    /// The lowest version that can hold `model` at all (clip can be lowered).
+    static func requiredVersion(_ model: Model) -> Int32 {
+        let layers = model.nodes.compactMap { ($0.operation.definition as? any LayerCoding).map { type(of: $0).specificationVersion } }
+        let inputs: [Int32] = model.hasTensorInputs ? [4] : []
+        return (layers + inputs).max() ?? 1
     }
 
     /// Whether `operation` is a layer added in version 4 as written at
     /// `version` (Core ML then interprets every tensor as rank N).
     static func isVersion4Layer(_ operation: Op, at version: Int32) -> Bool {
         if case .activation(.clip) = operation { return version >= 4 }
+        if let coding = operation.definition as? any LayerCoding { return type(of: coding).specificationVersion >= 4 }
         return false
     }
 
@@ -39,14 +50,48 @@ public enum SpecificationVersion {
             if version >= 2, node.operation.weightTensors.contains(where: { $0.values.storedPrecision == .float16 }) {
                 needs.append((node.name, "float16 weights", 2))
             }
-            if isVersion4Layer(node.operation, at: version) { needs.append((node.name, "clip", 4)) }
+            if isVersion4Layer(node.operation, at: version) {
+                let type = if case .activation(.clip) = node.operation { "clip" } else { node.operation.kindName }
+                needs.append((node.name, type, 4))
+            }
             return needs
         }
     }
 
-    /// Whether the network is written for Core ML's rank-N path.
-    static func usesRankN(_ model: Model, at version: Int32) -> Bool {
-        model.nodes.contains { isVersion4Layer($0.operation, at: version) }
+    /// How the network's array features map to Core ML's tensors.
+    static func arrayMapping(_ model: Model, at version: Int32) -> ArrayMapping {
+        if model.hasTensorInputs { return .exact }
+        return model.nodes.contains { isVersion4Layer($0.operation, at: version) } ? .batchAxis : .rank5
+    }
+
+    /// Refuses what the backend cannot write: an operation without a
+    /// Core ML layer, a rank-N operation on [C, H, W] maps (only tensor
+    /// inputs give it the shapes the IR gave it), tensor inputs mixed
+    /// with images or arrays, and on tensors a maximum, minimum or average
+    /// of differently shaped inputs (those layers have no broadcasting
+    /// form for rank N; add and multiply do).
+    /// - Throws: `ModelError` naming the layer or input.
+    static func checkWritable(_ model: Model, shapes: [String: TensorShape]) throws(ModelError) {
+        if model.hasTensorInputs, let other = model.inputs.first(where: { if case .tensor = $0.kind { false } else { true } }) {
+            throw ModelError("input '\(other.name)': a model with tensor inputs takes only tensor inputs")
+        }
+        for node in model.nodes {
+            switch node.operation {
+            case .maximum, .minimum, .average:
+                guard model.hasTensorInputs, Set(node.inputs.map { shapes[$0] }).count > 1 else { break }
+                throw ModelError(node: node.name, "Core ML cannot broadcast a \(node.operation.kindName) of tensors: "
+                                 + "its inputs must have one shape, not \(node.inputs.compactMap { shapes[$0]?.description })")
+            default:
+                break
+            }
+            guard let definition = node.operation.definition else { continue }
+            guard let coding = definition as? any LayerCoding else {
+                throw ModelError(node: node.name, "Core ML has no layer for the operation '\(definition.kindName)'")
+            }
+            guard model.hasTensorInputs || type(of: coding).keepsShape else {
+                throw ModelError(node: node.name, "\(definition.kindName) needs a model with tensor (rank-N) inputs")
+            }
+        }
     }
 
     /// `model` with every layer that `version` cannot hold written with

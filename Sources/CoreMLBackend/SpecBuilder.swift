@@ -10,9 +10,8 @@ import Protobuf
 final class SpecBuilder {
     let arena = Arena()
     let streamed = StreamedFields()
-    /// The network runs on Core ML's rank-N path (`SpecificationVersion`):
-    /// array features get a leading batch axis, [1, C, H, W].
-    var rankN = false
+    /// How array features map to Core ML's tensors (`SpecificationVersion`).
+    var arrayMapping = ArrayMapping.rank5
     private var retainedWeights: [Weights] = []
 
     /// A new message struct, initialised by its generated `__init` function.

@@ -149,6 +149,8 @@ extension Op {
             return [LayerAttribute("shape", .ints(shape), text: "shape \(dims(shape))")]
         case .softmax, .concat, .maximum, .minimum, .average, .split:
             return []
+        case .defined(let op):
+            return op.definition.attributes.map { LayerAttribute($0.key, JSON($0.value), text: $0.text) }
         }
     }
 
@@ -222,5 +224,18 @@ extension Op {
 
     private func dims(_ values: [Int]) -> String {
         "[" + values.map(String.init).joined(separator: ",") + "]"
+    }
+}
+
+extension JSON {
+    /// An operation attribute's value.
+    init(_ value: OpAttribute.Value) {
+        switch value {
+        case .int(let value): self = .int(value)
+        case .ints(let values): self = .ints(values)
+        case .float(let value): self = .float(value)
+        case .bool(let value): self = .bool(value)
+        case .string(let value): self = .string(value)
+        }
     }
 }

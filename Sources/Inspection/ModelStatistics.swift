@@ -31,7 +31,12 @@ public struct ModelStatistics: Equatable, Sendable {
         self.shapes = shapes
         // Saturating: a hostile file's attributes must not trap a summary.
         multiplyAccumulates = model.nodes.reduce(0) { total, node in
-            let (sum, overflow) = total.addingReportingOverflow(node.multiplyAccumulates(outputShape: node.outputs.first.flatMap { shapes[$0] }))
+            let macs = if let definition = node.operation.definition {
+                definition.multiplyAccumulates(inputs: node.inputs.compactMap { shapes[$0] }, outputs: node.outputs.compactMap { shapes[$0] })
+            } else {
+                node.multiplyAccumulates(outputShape: node.outputs.first.flatMap { shapes[$0] })
+            }
+            let (sum, overflow) = total.addingReportingOverflow(macs)
             return overflow ? .max : sum
         }
     }

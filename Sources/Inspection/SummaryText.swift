@@ -104,7 +104,7 @@ public enum SummaryText {
     public static func typeDescription(_ input: Input) -> String {
         switch input.kind {
         case .image(let image): "image<\(image.colorSpace.rawValue),\(image.width)x\(image.height)>"
-        case .array(let shape): arrayType(shape)
+        case .array(let shape), .tensor(let shape): arrayType(shape)
         }
     }
 
@@ -179,7 +179,7 @@ extension InspectedModel {
         return model.inputs.map { input in
             let shape: [Int] = switch input.kind {
             case .image(let image): [image.channels, image.height, image.width]
-            case .array(let shape): shape
+            case .array(let shape), .tensor(let shape): shape
             }
             return FeatureSummary(name: input.name, type: featureTypes[input.name] ?? SummaryText.typeDescription(input),
                                   description: input.description, shape: shape)

@@ -52,7 +52,7 @@ struct KerasWalk {
             }
             let dims = shape.count == 3 ? [shape[2], shape[0], shape[1]] : shape
             inputs.append(Input(name: name, kind: .array(shape: dims)))
-            shapes[name] = TensorShape(dimensions: dims)
+            shapes[name] = TensorShape(featureShape: dims)
             ranks[name] = shape.count + 1
         }
         for layer in graph.layers {

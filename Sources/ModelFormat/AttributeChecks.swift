@@ -122,6 +122,9 @@ extension ShapeInference {
             try inputs(0...0)
             guard shape.count == 3 else { throw fail("constant shape \(shape) is not [C, H, W]") }
             try sizes(shape, "constant size")
+        case .defined(let op):
+            try inputs(op.definition.inputCounts)
+            do { try op.definition.checkAttributes() } catch { throw fail(error.message) }
         }
     }
 

@@ -38,8 +38,13 @@ public struct Input: Equatable, Sendable {
 
     public enum Kind: Equatable, Sendable {
         case image(ImageInput)
-        /// A float32 array; shape [C] or [C, H, W].
+        /// A float32 array; shape [C] or [C, H, W], a [C] vector read as
+        /// [C, 1, 1] (Core ML's rank-5 array mapping).
         case array(shape: [Int])
+        /// A float32 array of any rank taken exactly as shaped (Core ML's
+        /// exact array mapping, specification 4). A model with one has
+        /// only such inputs.
+        case tensor(shape: [Int])
     }
 
     public init(name: String, kind: Kind, description: String = "") {
@@ -52,6 +57,13 @@ public struct Input: Equatable, Sendable {
     public var image: ImageInput? {
         if case .image(let image) = kind { return image }
         return nil
+    }
+}
+
+extension Model {
+    /// Whether the inputs are tensors of any rank (`Input.Kind.tensor`).
+    public var hasTensorInputs: Bool {
+        inputs.contains { if case .tensor = $0.kind { true } else { false } }
     }
 }
 

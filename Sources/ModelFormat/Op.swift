@@ -1,7 +1,10 @@
 /// What a node computes, with typed attributes. The set mirrors the layers
 /// Core ML's NeuralNetwork format can express (specification versions 1-4),
 /// since that is the one backend; frontends map onto it, and the runtime
-/// executes it. Tensors are [C, H, W].
+/// executes it. These cases see rank-3 [C, H, W] tensors, except the
+/// element-wise ones (add, multiply, maximum, minimum, average, unary,
+/// activation), which take any rank; `defined` holds the operations whose
+/// facts live in one `OpDefinition` type (rank-N ones among them).
 public enum Op: Equatable, Sendable {
     case convolution(Convolution)
     case pooling(Pooling)
@@ -43,6 +46,9 @@ public enum Op: Equatable, Sendable {
     case upsample(Upsample)
     /// A constant tensor of `shape` [C, H, W].
     case constant(shape: [Int], data: Weights)
+    /// An operation defined in one place (`OpDefinition`): matmul, softmax
+    /// along an axis, transpose, GELU, ...
+    case defined(DefinedOp)
 
     /// A short name for messages and summaries ("convolution", "pooling", ...).
     public var kindName: String {
@@ -74,6 +80,29 @@ public enum Op: Equatable, Sendable {
         case .reduce: "reduce"
         case .upsample: "upsample"
         case .constant: "constant"
+        case .defined(let op): op.definition.kindName
+        }
+    }
+}
+
+extension Op {
+    /// Whether the operation takes tensors of any rank (the rest of the
+    /// NeuralNetwork-era cases take [C, H, W]).
+    public var takesAnyRank: Bool {
+        switch self {
+        case .add, .multiply, .maximum, .minimum, .average, .unary, .defined: true
+        case .activation(let activation): !activation.isPerChannel
+        default: false
+        }
+    }
+}
+
+extension Activation {
+    /// Whether it holds one parameter per channel (PReLU, parametric softplus).
+    public var isPerChannel: Bool {
+        switch self {
+        case .prelu, .parametricSoftplus: true
+        default: false
         }
     }
 }
@@ -376,6 +405,8 @@ extension Op {
             return [("alpha", [alpha.count], alpha), ("beta", [beta.count], beta)]
         case .constant(let shape, let data):
             return [("data", shape, data)]
+        case .defined(let op):
+            return op.definition.weightTensors.map { ($0.name, $0.shape, $0.values) }
         default:
             return []
         }

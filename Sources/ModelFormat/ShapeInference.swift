@@ -36,13 +36,19 @@ public enum ShapeInference {
             }
             return TensorShape(channels: image.channels, height: image.height, width: image.width)
         case .array(let dimensions):
-            guard let shape = TensorShape(dimensions: dimensions), dimensions.allSatisfy({ $0 > 0 }) else {
+            guard let shape = TensorShape(featureShape: dimensions), dimensions.allSatisfy({ $0 > 0 }) else {
                 throw ModelError("input '\(input.name)': shape \(dimensions) is not [C] or [C, H, W] with positive sizes")
             }
             guard dimensions.allSatisfy({ $0 <= maximumSize }), shape.count <= TensorShape.maximumCount else {
                 throw ModelError("input '\(input.name)': shape \(dimensions) is too large")
             }
             return shape
+        case .tensor(let dimensions):
+            guard !dimensions.isEmpty, dimensions.allSatisfy({ $0 > 0 && $0 <= maximumSize }),
+                  let count = dimensions.checkedProduct, count <= TensorShape.maximumCount else {
+                throw ModelError("input '\(input.name)': shape \(dimensions) is empty or too large")
+            }
+            return TensorShape(dimensions)
         }
     }
 
@@ -52,11 +58,10 @@ public enum ShapeInference {
     public static func checkedOutputShapes(of node: Node, inputs: [TensorShape]) throws(ModelError) -> [TensorShape] {
         let shapes = try outputShapes(of: node, inputs: inputs)
         for (name, shape) in zip(node.outputs, shapes) {
-            guard shape.channels > 0, shape.height > 0, shape.width > 0 else {
+            guard shape.dimensions.allSatisfy({ $0 > 0 }) else {
                 throw ModelError(node: node.name, "output '\(name)' would have the empty shape \(shape)")
             }
-            guard shape.count <= TensorShape.maximumCount, shape.channels <= maximumSize, shape.height <= maximumSize,
-                  shape.width <= maximumSize else {
+            guard shape.count <= TensorShape.maximumCount, shape.dimensions.allSatisfy({ $0 <= maximumSize }) else {
                 throw ModelError(node: node.name, "output '\(name)' would have the shape \(shape), too large")
             }
         }
@@ -68,14 +73,20 @@ public enum ShapeInference {
     public static func outputShapes(of node: Node, inputs: [TensorShape]) throws(ModelError) -> [TensorShape] {
         func fail(_ message: String) -> ModelError { ModelError(node: node.name, message) }
         try checkAttributes(of: node)
-        for shape in inputs where [shape.channels, shape.height, shape.width].contains(where: { $0 < 0 || $0 > maximumSize }) {
+        for shape in inputs where shape.dimensions.contains(where: { $0 < 0 || $0 > maximumSize }) {
             throw fail("an input has the shape \(shape), too large")
         }
         guard let first = inputs.first else {
-            if case .constant(let shape, _) = node.operation, let tensor = TensorShape(dimensions: shape) {
+            if case .constant(let shape, _) = node.operation, let tensor = TensorShape(featureShape: shape) {
                 return [tensor]
             }
             throw fail("has no input")
+        }
+        if let definition = node.operation.definition {
+            do { return try definition.outputShapes(inputs, outputCount: node.outputs.count) } catch { throw fail(error.message) }
+        }
+        if !node.operation.takesAnyRank, let shape = inputs.first(where: { $0.rank != 3 }) {
+            throw fail("takes [C, H, W] tensors, gets \(shape)")
         }
         switch node.operation {
         case .convolution(let conv):
@@ -112,7 +123,7 @@ public enum ShapeInference {
         case .flatten:
             return [TensorShape(channels: first.count)]
         case .reshape(let target, _):
-            guard let shape = TensorShape(dimensions: target), shape.count == first.count else {
+            guard let shape = TensorShape(featureShape: target), shape.count == first.count else {
                 throw fail("cannot reshape \(first) (\(first.count) values) to \(target)")
             }
             return [shape]
@@ -135,19 +146,13 @@ public enum ShapeInference {
             }
             return [TensorShape(channels: first.channels, height: inputs[1].height, width: inputs[1].width)]
         case .slice(let slice):
-            var shape = first
-            let size = switch slice.axis {
-            case .channel: first.channels
-            case .height: first.height
-            case .width: first.width
+            let axis = switch slice.axis {
+            case .channel: first.rank - 3
+            case .height: first.rank - 2
+            case .width: first.rank - 1
             }
-            try checkSliceBounds(slice, size: size, fail)
-            switch slice.axis {
-            case .channel: shape.channels = sliceLength(first.channels, slice)
-            case .height: shape.height = sliceLength(first.height, slice)
-            case .width: shape.width = sliceLength(first.width, slice)
-            }
-            return [shape]
+            try checkSliceBounds(slice, size: first.dimensions[axis], fail)
+            return [first.replacing(axis: axis, with: sliceLength(first.dimensions[axis], slice))]
         case .split:
             guard node.outputs.count >= 2 else { throw fail("a split needs at least 2 outputs, has \(node.outputs.count)") }
             guard first.channels % node.outputs.count == 0 else {
@@ -168,7 +173,7 @@ public enum ShapeInference {
             return [TensorShape(channels: first.channels, height: first.height * upsample.scale.height,
                                 width: first.width * upsample.scale.width)]
         case .constant(let shape, _):
-            guard let tensor = TensorShape(dimensions: shape) else { throw fail("constant shape \(shape) is not [C, H, W]") }
+            guard let tensor = TensorShape(featureShape: shape) else { throw fail("constant shape \(shape) is not [C, H, W]") }
             return [tensor]
         case .activation(let activation):
             try checkPerChannel(activation, channels: first.channels, fail)
@@ -187,6 +192,8 @@ public enum ShapeInference {
             return [first]
         case .lrn, .softmax, .unary, .l2Normalize:
             return [first]
+        case .defined:
+            preconditionFailure("handled above")
         }
     }
 
@@ -299,18 +306,29 @@ public enum ShapeInference {
         return (end - start + slice.stride - 1) / slice.stride
     }
 
-    /// Element-wise layers broadcast [1, 1, 1], [C, 1, 1] or [1, H, W] to the full shape.
+    /// Element-wise layers broadcast as numpy does: shapes aligned at their
+    /// last axis, each size equal or 1 (so a [C, 1, 1] or [1, H, W] map
+    /// meets a [C, H, W] one, as in Core ML's rank-5 layers).
     static func broadcast(_ inputs: [TensorShape], _ fail: (String) -> ModelError) throws(ModelError) -> TensorShape {
-        var result = inputs[0]
+        var result = inputs[0].dimensions
         for shape in inputs.dropFirst() {
-            func merge(_ a: Int, _ b: Int) throws(ModelError) -> Int {
-                if a == b || b == 1 { return a }
-                if a == 1 { return b }
+            guard let merged = try? broadcast(result, shape.dimensions) else {
                 throw fail("cannot combine shapes \(inputs.map(\.description).joined(separator: " and "))")
             }
-            result = TensorShape(channels: try merge(result.channels, shape.channels),
-                                 height: try merge(result.height, shape.height),
-                                 width: try merge(result.width, shape.width))
+            result = merged
+        }
+        return TensorShape(result)
+    }
+
+    /// The numpy broadcast of two shapes (either may be empty: a scalar).
+    /// - Throws: `ModelError` when a pair of sizes is neither equal nor 1.
+    public static func broadcast(_ a: [Int], _ b: [Int]) throws(ModelError) -> [Int] {
+        let rank = max(a.count, b.count)
+        let a = Array(repeating: 1, count: rank - a.count) + a, b = Array(repeating: 1, count: rank - b.count) + b
+        var result: [Int] = []
+        for (x, y) in zip(a, b) {
+            guard x == y || x == 1 || y == 1 else { throw ModelError("cannot broadcast \(a) with \(b)") }
+            result.append(x == 1 ? y : x)
         }
         return result
     }

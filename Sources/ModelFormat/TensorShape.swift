@@ -1,45 +1,67 @@
-/// The shape of a tensor between layers: [C, H, W]. Vectors (inner-product
-/// outputs, flattened maps) are [C, 1, 1].
+/// The shape of a tensor between layers: its dimensions, outermost first,
+/// of any rank from 1.
+///
+/// The NeuralNetwork layers of Core ML's first specifications see rank-3
+/// [C, H, W] tensors, vectors (inner-product outputs, flattened maps) as
+/// [C, 1, 1]: `init(channels:height:width:)` and `init?(featureShape:)` make
+/// those, and `channels`, `height` and `width` read the last three axes.
+/// Rank-N operations (matmul, transpose, softmax along an axis) take the
+/// dimensions as they are.
 public struct TensorShape: Equatable, Hashable, Sendable, CustomStringConvertible {
-    public var channels: Int
-    public var height: Int
-    public var width: Int
+    /// The sizes of the axes, outermost first; never empty.
+    public private(set) var dimensions: [Int]
 
-    public init(channels: Int, height: Int = 1, width: Int = 1) {
-        self.channels = channels
-        self.height = height
-        self.width = width
+    /// A shape of exactly these dimensions (at least one).
+    public init(_ dimensions: [Int]) {
+        precondition(!dimensions.isEmpty, "a tensor shape has at least one dimension")
+        self.dimensions = dimensions
     }
 
-    /// From a [C] or [C, H, W] array shape.
-    public init?(dimensions: [Int]) {
-        switch dimensions.count {
-        case 1: self.init(channels: dimensions[0])
-        case 3: self.init(channels: dimensions[0], height: dimensions[1], width: dimensions[2])
+    /// The rank-3 [C, H, W] shape.
+    public init(channels: Int, height: Int = 1, width: Int = 1) {
+        dimensions = [channels, height, width]
+    }
+
+    /// From a [C] or [C, H, W] array shape, as Core ML's rank-5 array
+    /// mapping reads it: [C] is [C, 1, 1].
+    public init?(featureShape: [Int]) {
+        switch featureShape.count {
+        case 1: self.init(channels: featureShape[0])
+        case 3: self.init(featureShape)
         default: return nil
         }
     }
 
+    public var rank: Int { dimensions.count }
+
+    /// The third axis from the end (1 below rank 3).
+    public var channels: Int { rank >= 3 ? dimensions[rank - 3] : 1 }
+    /// The second axis from the end (1 below rank 2).
+    public var height: Int { rank >= 2 ? dimensions[rank - 2] : 1 }
+    /// The last axis.
+    public var width: Int { dimensions[rank - 1] }
+
     /// Number of values (Int.max when the product overflows, so a hostile
     /// shape is an error in validation, never a crash).
-    public var count: Int {
-        let (ch, o1) = channels.multipliedReportingOverflow(by: height)
-        let (all, o2) = ch.multipliedReportingOverflow(by: width)
-        return o1 || o2 ? .max : all
-    }
+    public var count: Int { dimensions.checkedProduct ?? .max }
 
     /// The most values one tensor may hold (4 GB of float32): what a model
     /// for a device can use, and a bound on what a hostile file can make the
     /// runtime allocate for one tensor.
     public static let maximumCount = 1 << 30
 
-    /// [C, H, W].
-    public var dimensions: [Int] { [channels, height, width] }
+    /// The same shape with axis `axis` (counted from the front) set to `size`.
+    public func replacing(axis: Int, with size: Int) -> TensorShape {
+        var copy = self
+        copy.dimensions[axis] = size
+        return copy
+    }
 
-    /// [C] for a vector, [C, H, W] otherwise: how Core ML describes it.
-    public var featureShape: [Int] { height == 1 && width == 1 ? [channels] : dimensions }
+    /// [C] for a rank-3 vector, the dimensions otherwise: how Core ML describes it.
+    public var featureShape: [Int] { rank == 3 && height == 1 && width == 1 ? [channels] : dimensions }
 
-    public var description: String { "\(channels)x\(height)x\(width)" }
+    /// `3x224x224`.
+    public var description: String { dimensions.map(String.init).joined(separator: "x") }
 }
 
 extension Collection where Element == Int {

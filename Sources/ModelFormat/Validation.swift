@@ -143,6 +143,10 @@ extension Node {
             guard alpha.count > 0 else { throw ModelError(node: name, "alpha is empty") }
         case .activation(.parametricSoftplus(let alpha, let beta)):
             guard alpha.count > 0, beta.count > 0 else { throw ModelError(node: name, "alpha or beta is empty") }
+        case .defined(let op):
+            for tensor in op.definition.weightTensors {
+                try expect(tensor.values, tensor.shape.checkedProduct, tensor.name)
+            }
         default:
             break
         }

@@ -2962,6 +2962,276 @@ void   core_ml__specification__clip_layer_params__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__clip_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__gelu_layer_params__init
+                     (CoreML__Specification__GeluLayerParams         *message)
+{
+  static const CoreML__Specification__GeluLayerParams init_value = CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__gelu_layer_params__get_packed_size
+                     (const CoreML__Specification__GeluLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__gelu_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__gelu_layer_params__pack
+                     (const CoreML__Specification__GeluLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__gelu_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__gelu_layer_params__pack_to_buffer
+                     (const CoreML__Specification__GeluLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__gelu_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__GeluLayerParams *
+       core_ml__specification__gelu_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__GeluLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__gelu_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__gelu_layer_params__free_unpacked
+                     (CoreML__Specification__GeluLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__gelu_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__add_broadcastable_layer_params__init
+                     (CoreML__Specification__AddBroadcastableLayerParams         *message)
+{
+  static const CoreML__Specification__AddBroadcastableLayerParams init_value = CORE_ML__SPECIFICATION__ADD_BROADCASTABLE_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__add_broadcastable_layer_params__get_packed_size
+                     (const CoreML__Specification__AddBroadcastableLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__add_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__add_broadcastable_layer_params__pack
+                     (const CoreML__Specification__AddBroadcastableLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__add_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__add_broadcastable_layer_params__pack_to_buffer
+                     (const CoreML__Specification__AddBroadcastableLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__add_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__AddBroadcastableLayerParams *
+       core_ml__specification__add_broadcastable_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__AddBroadcastableLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__add_broadcastable_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__add_broadcastable_layer_params__free_unpacked
+                     (CoreML__Specification__AddBroadcastableLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__add_broadcastable_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__multiply_broadcastable_layer_params__init
+                     (CoreML__Specification__MultiplyBroadcastableLayerParams         *message)
+{
+  static const CoreML__Specification__MultiplyBroadcastableLayerParams init_value = CORE_ML__SPECIFICATION__MULTIPLY_BROADCASTABLE_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__multiply_broadcastable_layer_params__get_packed_size
+                     (const CoreML__Specification__MultiplyBroadcastableLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__multiply_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__multiply_broadcastable_layer_params__pack
+                     (const CoreML__Specification__MultiplyBroadcastableLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__multiply_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__multiply_broadcastable_layer_params__pack_to_buffer
+                     (const CoreML__Specification__MultiplyBroadcastableLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__multiply_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__MultiplyBroadcastableLayerParams *
+       core_ml__specification__multiply_broadcastable_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__MultiplyBroadcastableLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__multiply_broadcastable_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__multiply_broadcastable_layer_params__free_unpacked
+                     (CoreML__Specification__MultiplyBroadcastableLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__multiply_broadcastable_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__softmax_ndlayer_params__init
+                     (CoreML__Specification__SoftmaxNDLayerParams         *message)
+{
+  static const CoreML__Specification__SoftmaxNDLayerParams init_value = CORE_ML__SPECIFICATION__SOFTMAX_NDLAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__softmax_ndlayer_params__get_packed_size
+                     (const CoreML__Specification__SoftmaxNDLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__softmax_ndlayer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__softmax_ndlayer_params__pack
+                     (const CoreML__Specification__SoftmaxNDLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__softmax_ndlayer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__softmax_ndlayer_params__pack_to_buffer
+                     (const CoreML__Specification__SoftmaxNDLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__softmax_ndlayer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__SoftmaxNDLayerParams *
+       core_ml__specification__softmax_ndlayer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__SoftmaxNDLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__softmax_ndlayer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__softmax_ndlayer_params__free_unpacked
+                     (CoreML__Specification__SoftmaxNDLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__softmax_ndlayer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__transpose_layer_params__init
+                     (CoreML__Specification__TransposeLayerParams         *message)
+{
+  static const CoreML__Specification__TransposeLayerParams init_value = CORE_ML__SPECIFICATION__TRANSPOSE_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__transpose_layer_params__get_packed_size
+                     (const CoreML__Specification__TransposeLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__transpose_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__transpose_layer_params__pack
+                     (const CoreML__Specification__TransposeLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__transpose_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__transpose_layer_params__pack_to_buffer
+                     (const CoreML__Specification__TransposeLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__transpose_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__TransposeLayerParams *
+       core_ml__specification__transpose_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__TransposeLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__transpose_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__transpose_layer_params__free_unpacked
+                     (CoreML__Specification__TransposeLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__transpose_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__batched_mat_mul_layer_params__init
+                     (CoreML__Specification__BatchedMatMulLayerParams         *message)
+{
+  static const CoreML__Specification__BatchedMatMulLayerParams init_value = CORE_ML__SPECIFICATION__BATCHED_MAT_MUL_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__batched_mat_mul_layer_params__get_packed_size
+                     (const CoreML__Specification__BatchedMatMulLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__batched_mat_mul_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__batched_mat_mul_layer_params__pack
+                     (const CoreML__Specification__BatchedMatMulLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__batched_mat_mul_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__batched_mat_mul_layer_params__pack_to_buffer
+                     (const CoreML__Specification__BatchedMatMulLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__batched_mat_mul_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__BatchedMatMulLayerParams *
+       core_ml__specification__batched_mat_mul_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__BatchedMatMulLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__batched_mat_mul_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__batched_mat_mul_layer_params__free_unpacked
+                     (CoreML__Specification__BatchedMatMulLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__batched_mat_mul_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor core_ml__specification__model__field_descriptors[4] =
 {
   {
@@ -4259,7 +4529,7 @@ const ProtobufCMessageDescriptor core_ml__specification__weight_params__descript
   (ProtobufCMessageInit) core_ml__specification__weight_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[31] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[37] =
 {
   {
     "name",
@@ -4633,11 +4903,85 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "gelu",
+    795,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, gelu),
+    &core_ml__specification__gelu_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "addBroadcastable",
+    880,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, addbroadcastable),
+    &core_ml__specification__add_broadcastable_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "multiplyBroadcastable",
+    900,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, multiplybroadcastable),
+    &core_ml__specification__multiply_broadcastable_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "softmaxND",
+    950,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, softmaxnd),
+    &core_ml__specification__softmax_ndlayer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "transpose",
+    985,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, transpose),
+    &core_ml__specification__transpose_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "batchedMatmul",
+    1045,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, batchedmatmul),
+    &core_ml__specification__batched_mat_mul_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__neural_network_layer__field_indices_by_name[] = {
   5,   /* field[5] = activation */
   15,   /* field[15] = add */
+  32,   /* field[32] = addBroadcastable */
   17,   /* field[17] = average */
+  36,   /* field[36] = batchedMatmul */
   7,   /* field[7] = batchnorm */
   19,   /* field[19] = bias */
   30,   /* field[30] = clip */
@@ -4645,6 +4989,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   3,   /* field[3] = convolution */
   11,   /* field[11] = crop */
   25,   /* field[25] = flatten */
+  31,   /* field[31] = gelu */
   6,   /* field[6] = innerProduct */
   1,   /* field[1] = input */
   8,   /* field[8] = l2normalize */
@@ -4653,6 +4998,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   20,   /* field[20] = max */
   21,   /* field[21] = min */
   16,   /* field[16] = multiply */
+  33,   /* field[33] = multiplyBroadcastable */
   0,   /* field[0] = name */
   2,   /* field[2] = output */
   12,   /* field[12] = padding */
@@ -4663,11 +5009,13 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   18,   /* field[18] = scale */
   29,   /* field[29] = slice */
   9,   /* field[9] = softmax */
+  34,   /* field[34] = softmaxND */
   28,   /* field[28] = split */
+  35,   /* field[35] = transpose */
   14,   /* field[14] = unary */
   13,   /* field[13] = upsample */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[26 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[32 + 1] =
 {
   { 1, 0 },
   { 100, 3 },
@@ -4695,7 +5043,13 @@ static const ProtobufCIntRange core_ml__specification__neural_network_layer__num
   { 330, 28 },
   { 350, 29 },
   { 660, 30 },
-  { 0, 31 }
+  { 795, 31 },
+  { 880, 32 },
+  { 900, 33 },
+  { 950, 34 },
+  { 985, 35 },
+  { 1045, 36 },
+  { 0, 37 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__descriptor =
 {
@@ -4705,10 +5059,10 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__d
   "CoreML__Specification__NeuralNetworkLayer",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetworkLayer),
-  31,
+  37,
   core_ml__specification__neural_network_layer__field_descriptors,
   core_ml__specification__neural_network_layer__field_indices_by_name,
-  26,  core_ml__specification__neural_network_layer__number_ranges,
+  32,  core_ml__specification__neural_network_layer__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network_layer__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -7609,6 +7963,303 @@ const ProtobufCMessageDescriptor core_ml__specification__clip_layer_params__desc
   core_ml__specification__clip_layer_params__field_indices_by_name,
   1,  core_ml__specification__clip_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__clip_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue core_ml__specification__gelu_layer_params__gelu_mode__enum_values_by_number[3] =
+{
+  { "EXACT", "CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__EXACT", 0 },
+  { "TANH_APPROXIMATION", "CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__TANH_APPROXIMATION", 1 },
+  { "SIGMOID_APPROXIMATION", "CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__SIGMOID_APPROXIMATION", 2 },
+};
+static const ProtobufCIntRange core_ml__specification__gelu_layer_params__gelu_mode__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex core_ml__specification__gelu_layer_params__gelu_mode__enum_values_by_name[3] =
+{
+  { "EXACT", 0 },
+  { "SIGMOID_APPROXIMATION", 2 },
+  { "TANH_APPROXIMATION", 1 },
+};
+const ProtobufCEnumDescriptor core_ml__specification__gelu_layer_params__gelu_mode__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.GeluLayerParams.GeluMode",
+  "GeluMode",
+  "CoreML__Specification__GeluLayerParams__GeluMode",
+  "CoreML.Specification",
+  3,
+  core_ml__specification__gelu_layer_params__gelu_mode__enum_values_by_number,
+  3,
+  core_ml__specification__gelu_layer_params__gelu_mode__enum_values_by_name,
+  1,
+  core_ml__specification__gelu_layer_params__gelu_mode__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__gelu_layer_params__field_descriptors[1] =
+{
+  {
+    "mode",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__GeluLayerParams, mode),
+    &core_ml__specification__gelu_layer_params__gelu_mode__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__gelu_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = mode */
+};
+static const ProtobufCIntRange core_ml__specification__gelu_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__gelu_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.GeluLayerParams",
+  "GeluLayerParams",
+  "CoreML__Specification__GeluLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__GeluLayerParams),
+  1,
+  core_ml__specification__gelu_layer_params__field_descriptors,
+  core_ml__specification__gelu_layer_params__field_indices_by_name,
+  1,  core_ml__specification__gelu_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__gelu_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define core_ml__specification__add_broadcastable_layer_params__field_descriptors NULL
+#define core_ml__specification__add_broadcastable_layer_params__field_indices_by_name NULL
+#define core_ml__specification__add_broadcastable_layer_params__number_ranges NULL
+const ProtobufCMessageDescriptor core_ml__specification__add_broadcastable_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.AddBroadcastableLayerParams",
+  "AddBroadcastableLayerParams",
+  "CoreML__Specification__AddBroadcastableLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__AddBroadcastableLayerParams),
+  0,
+  core_ml__specification__add_broadcastable_layer_params__field_descriptors,
+  core_ml__specification__add_broadcastable_layer_params__field_indices_by_name,
+  0,  core_ml__specification__add_broadcastable_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__add_broadcastable_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define core_ml__specification__multiply_broadcastable_layer_params__field_descriptors NULL
+#define core_ml__specification__multiply_broadcastable_layer_params__field_indices_by_name NULL
+#define core_ml__specification__multiply_broadcastable_layer_params__number_ranges NULL
+const ProtobufCMessageDescriptor core_ml__specification__multiply_broadcastable_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.MultiplyBroadcastableLayerParams",
+  "MultiplyBroadcastableLayerParams",
+  "CoreML__Specification__MultiplyBroadcastableLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__MultiplyBroadcastableLayerParams),
+  0,
+  core_ml__specification__multiply_broadcastable_layer_params__field_descriptors,
+  core_ml__specification__multiply_broadcastable_layer_params__field_indices_by_name,
+  0,  core_ml__specification__multiply_broadcastable_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__multiply_broadcastable_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__softmax_ndlayer_params__field_descriptors[1] =
+{
+  {
+    "axis",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__SoftmaxNDLayerParams, axis),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__softmax_ndlayer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axis */
+};
+static const ProtobufCIntRange core_ml__specification__softmax_ndlayer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__softmax_ndlayer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.SoftmaxNDLayerParams",
+  "SoftmaxNDLayerParams",
+  "CoreML__Specification__SoftmaxNDLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__SoftmaxNDLayerParams),
+  1,
+  core_ml__specification__softmax_ndlayer_params__field_descriptors,
+  core_ml__specification__softmax_ndlayer_params__field_indices_by_name,
+  1,  core_ml__specification__softmax_ndlayer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__softmax_ndlayer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__transpose_layer_params__field_descriptors[1] =
+{
+  {
+    "axes",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(CoreML__Specification__TransposeLayerParams, n_axes),
+    offsetof(CoreML__Specification__TransposeLayerParams, axes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__transpose_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axes */
+};
+static const ProtobufCIntRange core_ml__specification__transpose_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__transpose_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.TransposeLayerParams",
+  "TransposeLayerParams",
+  "CoreML__Specification__TransposeLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__TransposeLayerParams),
+  1,
+  core_ml__specification__transpose_layer_params__field_descriptors,
+  core_ml__specification__transpose_layer_params__field_indices_by_name,
+  1,  core_ml__specification__transpose_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__transpose_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__batched_mat_mul_layer_params__field_descriptors[7] =
+{
+  {
+    "transposeA",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__BatchedMatMulLayerParams, transposea),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "transposeB",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__BatchedMatMulLayerParams, transposeb),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "weightMatrixFirstDimension",
+    5,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__BatchedMatMulLayerParams, weightmatrixfirstdimension),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "weightMatrixSecondDimension",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__BatchedMatMulLayerParams, weightmatrixseconddimension),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "hasBias",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__BatchedMatMulLayerParams, hasbias),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "weights",
+    8,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__BatchedMatMulLayerParams, weights),
+    &core_ml__specification__weight_params__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "bias",
+    9,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__BatchedMatMulLayerParams, bias),
+    &core_ml__specification__weight_params__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__batched_mat_mul_layer_params__field_indices_by_name[] = {
+  6,   /* field[6] = bias */
+  4,   /* field[4] = hasBias */
+  0,   /* field[0] = transposeA */
+  1,   /* field[1] = transposeB */
+  2,   /* field[2] = weightMatrixFirstDimension */
+  3,   /* field[3] = weightMatrixSecondDimension */
+  5,   /* field[5] = weights */
+};
+static const ProtobufCIntRange core_ml__specification__batched_mat_mul_layer_params__number_ranges[2 + 1] =
+{
+  { 1, 0 },
+  { 5, 2 },
+  { 0, 7 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__batched_mat_mul_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.BatchedMatMulLayerParams",
+  "BatchedMatMulLayerParams",
+  "CoreML__Specification__BatchedMatMulLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__BatchedMatMulLayerParams),
+  7,
+  core_ml__specification__batched_mat_mul_layer_params__field_descriptors,
+  core_ml__specification__batched_mat_mul_layer_params__field_indices_by_name,
+  2,  core_ml__specification__batched_mat_mul_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__batched_mat_mul_layer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue core_ml__specification__neural_network_multi_array_shape_mapping__enum_values_by_number[2] =

@@ -26,7 +26,7 @@ func makeKernel(_ node: Node, inputs: [TensorShape], outputs: [TensorShape]) thr
     case .lrn(let lrn):
         return LRNKernel(lrn: lrn, shape: input)
     case .softmax:
-        return SoftmaxKernel(shape: input)
+        return AxisSoftmaxKernel(input, axis: input.rank - 3)
     case .concat:
         return ConcatKernel()
     case .add(let constant):
@@ -66,7 +66,19 @@ func makeKernel(_ node: Node, inputs: [TensorShape], outputs: [TensorShape]) thr
         return UpsampleKernel(upsample: upsample, input: input)
     case .constant(_, let data):
         return ConstantKernel(data: data)
+    case .defined(let op):
+        guard let making = op.definition as? any KernelMaking else {
+            throw RuntimeError("layer '\(node.name)': the runtime cannot execute the operation '\(op.definition.kindName)'")
+        }
+        return making.kernel(inputs: inputs, outputs: outputs)
     }
+}
+
+/// How the runtime executes one `OpDefinition`: a new operation conforms
+/// here with its kernel.
+protocol KernelMaking: OpDefinition {
+    /// The kernel for these (checked) input and output shapes.
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel
 }
 
 /// Weights read structure-only cannot be executed.

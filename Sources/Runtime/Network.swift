@@ -152,7 +152,7 @@ public final class Network: @unchecked Sendable {
         switch (value, input.kind) {
         case (.image(let image), .image(let format)):
             return try Preprocessing.tensor(from: image, for: format, name: input.name)
-        case (.image, .array):
+        case (.image, .array), (.image, .tensor):
             throw RuntimeError("input '\(input.name)' takes an array, not an image")
         case (.array(var tensor), _):
             guard tensor.values.count == expected.count else {

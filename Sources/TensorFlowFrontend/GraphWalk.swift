@@ -203,7 +203,7 @@ struct GraphWalk {
         let name = TensorFlowConverter.featureName(node.name)
         let dims = shape.count == 4 ? [shape[3], shape[1], shape[2]] : [shape[1]]
         inputs.append(Input(name: name, kind: .array(shape: dims)))
-        shapes[name] = TensorShape(dimensions: dims)
+        shapes[name] = TensorShape(featureShape: dims)
         return .tensor(name: name, rank: shape.count)
     }
 }

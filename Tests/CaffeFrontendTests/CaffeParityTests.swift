@@ -80,7 +80,7 @@ final class CaffeParityTests: XCTestCase {
             value = .image(try ImageFile.read(path: folder.appendingPathComponent("input.png").path))
         } else {
             let (shape, values) = try NumpyFile.read(path: folder.appendingPathComponent("input.npy").path)
-            value = .array(Tensor(shape: try XCTUnwrap(TensorShape(dimensions: shape)), values: values))
+            value = .array(Tensor(shape: try XCTUnwrap(TensorShape(featureShape: shape)), values: values))
         }
         let prediction = try network.predict([input.name: value])
         let expected = meta["expected"] as? [String: Any] ?? [:]

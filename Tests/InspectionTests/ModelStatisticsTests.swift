@@ -14,6 +14,19 @@ final class ModelStatisticsTests: XCTestCase {
         XCTAssertTrue(statistics.layerCounts.allSatisfy { $0.count == 1 })
     }
 
+    /// A product's multiply-accumulates: one per output value and inner index.
+    func testMatMulCountsComputedByHand() {
+        let model = Model(
+            inputs: [Input(name: "x", kind: .tensor(shape: [2, 16, 8]))], outputs: [Output(name: "y")],
+            nodes: [Node("fc", .defined(MatMul(inputChannels: 8, outputChannels: 4, weights: Weights([Float](repeating: 1, count: 32)))), input: "x"),
+                    Node(name: "y", operation: .defined(MatMul(transposeA: true)), inputs: ["fc", "fc"], outputs: ["y"])])
+        let statistics = ModelStatistics(model)
+        // fc: 2 x 16 x 4 outputs, 8 products each; y: [2, 4, 16] x [2, 16, 4] -> 2 x 4 x 4 outputs, 16 each.
+        XCTAssertEqual(statistics.multiplyAccumulates, 2 * 16 * 4 * 8 + 2 * 4 * 4 * 16)
+        XCTAssertEqual(statistics.parameterCount, 32)
+        XCTAssertEqual(statistics.layerCounts.map(\.kind), ["matmul"])
+    }
+
     func testGroupedNumbersAndByteCounts() {
         XCTAssertEqual(SummaryText.grouped(0), "0")
         XCTAssertEqual(SummaryText.grouped(999), "999")

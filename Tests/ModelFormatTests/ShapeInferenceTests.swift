@@ -440,11 +440,11 @@ final class ShapeInferenceTests: XCTestCase {
     }
 
     func testTensorShape() {
-        XCTAssertEqual(TensorShape(dimensions: [3]), shape(3))
-        XCTAssertEqual(TensorShape(dimensions: [3, 4, 5]), shape(3, 4, 5))
-        XCTAssertNil(TensorShape(dimensions: []))
-        XCTAssertNil(TensorShape(dimensions: [3, 4]))
-        XCTAssertNil(TensorShape(dimensions: [1, 3, 4, 5]))
+        XCTAssertEqual(TensorShape(featureShape: [3]), shape(3))
+        XCTAssertEqual(TensorShape(featureShape: [3, 4, 5]), shape(3, 4, 5))
+        XCTAssertNil(TensorShape(featureShape: []))
+        XCTAssertNil(TensorShape(featureShape: [3, 4]))
+        XCTAssertNil(TensorShape(featureShape: [1, 3, 4, 5]))
         XCTAssertEqual(shape(3, 4, 5).count, 60)
         XCTAssertEqual(shape(3, 4, 5).dimensions, [3, 4, 5])
         XCTAssertEqual(shape(3).featureShape, [3])

@@ -77,6 +77,7 @@ final class LayerParityTests: XCTestCase {
     func testReduceL2() throws { try checkParity("reduce_l2") }
     func testReduceLogsum() throws { try checkParity("reduce_logsum") }
     func testReduceMax() throws { try checkParity("reduce_max") }
+    func testRankNAttention() throws { try checkParity("rank_n_attention") }
     func testReduceMin() throws { try checkParity("reduce_min") }
     func testReduceProd() throws { try checkParity("reduce_prod") }
     func testReduceSum() throws { try checkParity("reduce_sum") }

@@ -25,7 +25,7 @@ func checkParity(_ name: String, rewrite: ((Model) -> Model)? = nil, file: Stati
             // uint8 [H, W, 3] RGB pixels.
             inputs[input.name] = .image(Image(width: shape[1], height: shape[0], channels: shape[2], pixels: values.map { UInt8($0) }))
         } else {
-            inputs[input.name] = .array(Tensor(shape: TensorShape(dimensions: shape) ?? TensorShape(channels: values.count), values: values))
+            inputs[input.name] = .array(Tensor(shape: TensorShape(featureShape: shape) ?? TensorShape(channels: values.count), values: values))
         }
     }
     let prediction = try network.predict(inputs)

@@ -85,6 +85,12 @@ typedef struct CoreML__Specification__ConcatLayerParams CoreML__Specification__C
 typedef struct CoreML__Specification__SplitLayerParams CoreML__Specification__SplitLayerParams;
 typedef struct CoreML__Specification__SliceLayerParams CoreML__Specification__SliceLayerParams;
 typedef struct CoreML__Specification__ClipLayerParams CoreML__Specification__ClipLayerParams;
+typedef struct CoreML__Specification__GeluLayerParams CoreML__Specification__GeluLayerParams;
+typedef struct CoreML__Specification__AddBroadcastableLayerParams CoreML__Specification__AddBroadcastableLayerParams;
+typedef struct CoreML__Specification__MultiplyBroadcastableLayerParams CoreML__Specification__MultiplyBroadcastableLayerParams;
+typedef struct CoreML__Specification__SoftmaxNDLayerParams CoreML__Specification__SoftmaxNDLayerParams;
+typedef struct CoreML__Specification__TransposeLayerParams CoreML__Specification__TransposeLayerParams;
+typedef struct CoreML__Specification__BatchedMatMulLayerParams CoreML__Specification__BatchedMatMulLayerParams;
 
 
 /* --- enums --- */
@@ -167,6 +173,12 @@ typedef enum _CoreML__Specification__SliceLayerParams__SliceAxis {
   CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS = 2
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS)
 } CoreML__Specification__SliceLayerParams__SliceAxis;
+typedef enum _CoreML__Specification__GeluLayerParams__GeluMode {
+  CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__EXACT = 0,
+  CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__TANH_APPROXIMATION = 1,
+  CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__SIGMOID_APPROXIMATION = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE)
+} CoreML__Specification__GeluLayerParams__GeluMode;
 /*
  * How inputs map to the network's tensors. The defaults (RANK5) are the
  * iOS 11/12 execution path, where every tensor is [Seq, Batch, C, H, W]; a
@@ -525,7 +537,13 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT = 320,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SPLIT = 330,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE = 350,
-  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CLIP = 660
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CLIP = 660,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_GELU = 795,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ADD_BROADCASTABLE = 880,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_MULTIPLY_BROADCASTABLE = 900,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX_ND = 950,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE = 985,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BATCHED_MATMUL = 1045
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER__CASE)
 } CoreML__Specification__NeuralNetworkLayer__LayerCase;
 
@@ -567,6 +585,12 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__SplitLayerParams *split;
     CoreML__Specification__SliceLayerParams *slice;
     CoreML__Specification__ClipLayerParams *clip;
+    CoreML__Specification__GeluLayerParams *gelu;
+    CoreML__Specification__AddBroadcastableLayerParams *addbroadcastable;
+    CoreML__Specification__MultiplyBroadcastableLayerParams *multiplybroadcastable;
+    CoreML__Specification__SoftmaxNDLayerParams *softmaxnd;
+    CoreML__Specification__TransposeLayerParams *transpose;
+    CoreML__Specification__BatchedMatMulLayerParams *batchedmatmul;
   };
 };
 #define CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__INIT \
@@ -1206,6 +1230,76 @@ struct  CoreML__Specification__ClipLayerParams
 #define CORE_ML__SPECIFICATION__CLIP_LAYER_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__clip_layer_params__descriptor) \
     , 0, 0 }
+
+
+struct  CoreML__Specification__GeluLayerParams
+{
+  ProtobufCMessage base;
+  CoreML__Specification__GeluLayerParams__GeluMode mode;
+};
+#define CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__gelu_layer_params__descriptor) \
+    , CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__EXACT }
+
+
+struct  CoreML__Specification__AddBroadcastableLayerParams
+{
+  ProtobufCMessage base;
+};
+#define CORE_ML__SPECIFICATION__ADD_BROADCASTABLE_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__add_broadcastable_layer_params__descriptor) \
+     }
+
+
+struct  CoreML__Specification__MultiplyBroadcastableLayerParams
+{
+  ProtobufCMessage base;
+};
+#define CORE_ML__SPECIFICATION__MULTIPLY_BROADCASTABLE_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__multiply_broadcastable_layer_params__descriptor) \
+     }
+
+
+struct  CoreML__Specification__SoftmaxNDLayerParams
+{
+  ProtobufCMessage base;
+  int64_t axis;
+};
+#define CORE_ML__SPECIFICATION__SOFTMAX_NDLAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__softmax_ndlayer_params__descriptor) \
+    , 0 }
+
+
+struct  CoreML__Specification__TransposeLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_axes;
+  uint64_t *axes;
+};
+#define CORE_ML__SPECIFICATION__TRANSPOSE_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__transpose_layer_params__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * With one input, weights are [Cout, Cin] (the transpose of the
+ * [Cin, Cout] matrix the input is multiplied by), Cin and Cout given as
+ * weightMatrixFirstDimension and weightMatrixSecondDimension.
+ */
+struct  CoreML__Specification__BatchedMatMulLayerParams
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean transposea;
+  protobuf_c_boolean transposeb;
+  uint64_t weightmatrixfirstdimension;
+  uint64_t weightmatrixseconddimension;
+  protobuf_c_boolean hasbias;
+  CoreML__Specification__WeightParams *weights;
+  CoreML__Specification__WeightParams *bias;
+};
+#define CORE_ML__SPECIFICATION__BATCHED_MAT_MUL_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__batched_mat_mul_layer_params__descriptor) \
+    , 0, 0, 0, 0, 0, NULL, NULL }
 
 
 /* CoreML__Specification__Model methods */
@@ -2458,6 +2552,120 @@ CoreML__Specification__ClipLayerParams *
 void   core_ml__specification__clip_layer_params__free_unpacked
                      (CoreML__Specification__ClipLayerParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__GeluLayerParams methods */
+void   core_ml__specification__gelu_layer_params__init
+                     (CoreML__Specification__GeluLayerParams         *message);
+size_t core_ml__specification__gelu_layer_params__get_packed_size
+                     (const CoreML__Specification__GeluLayerParams   *message);
+size_t core_ml__specification__gelu_layer_params__pack
+                     (const CoreML__Specification__GeluLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__gelu_layer_params__pack_to_buffer
+                     (const CoreML__Specification__GeluLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__GeluLayerParams *
+       core_ml__specification__gelu_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__gelu_layer_params__free_unpacked
+                     (CoreML__Specification__GeluLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__AddBroadcastableLayerParams methods */
+void   core_ml__specification__add_broadcastable_layer_params__init
+                     (CoreML__Specification__AddBroadcastableLayerParams         *message);
+size_t core_ml__specification__add_broadcastable_layer_params__get_packed_size
+                     (const CoreML__Specification__AddBroadcastableLayerParams   *message);
+size_t core_ml__specification__add_broadcastable_layer_params__pack
+                     (const CoreML__Specification__AddBroadcastableLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__add_broadcastable_layer_params__pack_to_buffer
+                     (const CoreML__Specification__AddBroadcastableLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__AddBroadcastableLayerParams *
+       core_ml__specification__add_broadcastable_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__add_broadcastable_layer_params__free_unpacked
+                     (CoreML__Specification__AddBroadcastableLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__MultiplyBroadcastableLayerParams methods */
+void   core_ml__specification__multiply_broadcastable_layer_params__init
+                     (CoreML__Specification__MultiplyBroadcastableLayerParams         *message);
+size_t core_ml__specification__multiply_broadcastable_layer_params__get_packed_size
+                     (const CoreML__Specification__MultiplyBroadcastableLayerParams   *message);
+size_t core_ml__specification__multiply_broadcastable_layer_params__pack
+                     (const CoreML__Specification__MultiplyBroadcastableLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__multiply_broadcastable_layer_params__pack_to_buffer
+                     (const CoreML__Specification__MultiplyBroadcastableLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__MultiplyBroadcastableLayerParams *
+       core_ml__specification__multiply_broadcastable_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__multiply_broadcastable_layer_params__free_unpacked
+                     (CoreML__Specification__MultiplyBroadcastableLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__SoftmaxNDLayerParams methods */
+void   core_ml__specification__softmax_ndlayer_params__init
+                     (CoreML__Specification__SoftmaxNDLayerParams         *message);
+size_t core_ml__specification__softmax_ndlayer_params__get_packed_size
+                     (const CoreML__Specification__SoftmaxNDLayerParams   *message);
+size_t core_ml__specification__softmax_ndlayer_params__pack
+                     (const CoreML__Specification__SoftmaxNDLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__softmax_ndlayer_params__pack_to_buffer
+                     (const CoreML__Specification__SoftmaxNDLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__SoftmaxNDLayerParams *
+       core_ml__specification__softmax_ndlayer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__softmax_ndlayer_params__free_unpacked
+                     (CoreML__Specification__SoftmaxNDLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__TransposeLayerParams methods */
+void   core_ml__specification__transpose_layer_params__init
+                     (CoreML__Specification__TransposeLayerParams         *message);
+size_t core_ml__specification__transpose_layer_params__get_packed_size
+                     (const CoreML__Specification__TransposeLayerParams   *message);
+size_t core_ml__specification__transpose_layer_params__pack
+                     (const CoreML__Specification__TransposeLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__transpose_layer_params__pack_to_buffer
+                     (const CoreML__Specification__TransposeLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__TransposeLayerParams *
+       core_ml__specification__transpose_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__transpose_layer_params__free_unpacked
+                     (CoreML__Specification__TransposeLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__BatchedMatMulLayerParams methods */
+void   core_ml__specification__batched_mat_mul_layer_params__init
+                     (CoreML__Specification__BatchedMatMulLayerParams         *message);
+size_t core_ml__specification__batched_mat_mul_layer_params__get_packed_size
+                     (const CoreML__Specification__BatchedMatMulLayerParams   *message);
+size_t core_ml__specification__batched_mat_mul_layer_params__pack
+                     (const CoreML__Specification__BatchedMatMulLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__batched_mat_mul_layer_params__pack_to_buffer
+                     (const CoreML__Specification__BatchedMatMulLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__BatchedMatMulLayerParams *
+       core_ml__specification__batched_mat_mul_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__batched_mat_mul_layer_params__free_unpacked
+                     (CoreML__Specification__BatchedMatMulLayerParams *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*CoreML__Specification__Model_Closure)
@@ -2670,6 +2878,24 @@ typedef void (*CoreML__Specification__SliceLayerParams_Closure)
 typedef void (*CoreML__Specification__ClipLayerParams_Closure)
                  (const CoreML__Specification__ClipLayerParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__GeluLayerParams_Closure)
+                 (const CoreML__Specification__GeluLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__AddBroadcastableLayerParams_Closure)
+                 (const CoreML__Specification__AddBroadcastableLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__MultiplyBroadcastableLayerParams_Closure)
+                 (const CoreML__Specification__MultiplyBroadcastableLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__SoftmaxNDLayerParams_Closure)
+                 (const CoreML__Specification__SoftmaxNDLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__TransposeLayerParams_Closure)
+                 (const CoreML__Specification__TransposeLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__BatchedMatMulLayerParams_Closure)
+                 (const CoreML__Specification__BatchedMatMulLayerParams *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -2759,6 +2985,13 @@ extern const ProtobufCMessageDescriptor core_ml__specification__split_layer_para
 extern const ProtobufCMessageDescriptor core_ml__specification__slice_layer_params__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__slice_layer_params__slice_axis__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__clip_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__gelu_layer_params__descriptor;
+extern const ProtobufCEnumDescriptor    core_ml__specification__gelu_layer_params__gelu_mode__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__add_broadcastable_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__multiply_broadcastable_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__softmax_ndlayer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__transpose_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__batched_mat_mul_layer_params__descriptor;
 
 PROTOBUF_C__END_DECLS
 

@@ -1,8 +1,8 @@
 import ModelFormat
 
-/// Add, multiply, maximum, minimum and average of one or more inputs, each
-/// broadcast to the output shape ([1,1,1], [C,1,1], [1,H,W] or [C,H,W]).
-/// With one input, add and multiply apply their constant.
+/// Add, multiply, maximum, minimum and average of one or more inputs of
+/// any rank, each broadcast to the output shape as numpy does. With one
+/// input, add and multiply apply their constant.
 struct ElementwiseKernel: Kernel {
     enum Combine { case add, multiply, maximum, minimum, average }
     let combine: Combine
@@ -13,7 +13,11 @@ struct ElementwiseKernel: Kernel {
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
         let count = output.count
         outputs[0].values.withUnsafeMutableBufferPointer { y in
-            broadcast(inputs[0], into: y)
+            inputs[0].values.withUnsafeBufferPointer { x in
+                BroadcastRows(inputs[0].shape, to: output).forEach { out, from, stride in
+                    for i in 0..<output.width { y[out + i] = x[from + i * stride] }
+                }
+            }
             if inputs.count == 1 {
                 switch combine {
                 case .add: for i in 0..<count { y[i] += constant }
@@ -24,20 +28,14 @@ struct ElementwiseKernel: Kernel {
             }
             for input in inputs.dropFirst() {
                 input.values.withUnsafeBufferPointer { x in
-                    let (sc, sh, sw) = broadcastStrides(input.shape)
-                    var i = 0
-                    for c in 0..<output.channels {
-                        for h in 0..<output.height {
-                            let row = c * sc + h * sh
-                            for w in 0..<output.width {
-                                let v = x[row + w * sw]
-                                switch combine {
-                                case .add, .average: y[i] += v
-                                case .multiply: y[i] *= v
-                                case .maximum: y[i] = max(y[i], v)
-                                case .minimum: y[i] = min(y[i], v)
-                                }
-                                i += 1
+                    BroadcastRows(input.shape, to: output).forEach { out, from, stride in
+                        for i in 0..<output.width {
+                            let v = x[from + i * stride]
+                            switch combine {
+                            case .add, .average: y[out + i] += v
+                            case .multiply: y[out + i] *= v
+                            case .maximum: y[out + i] = max(y[out + i], v)
+                            case .minimum: y[out + i] = min(y[out + i], v)
                             }
                         }
                     }
@@ -49,22 +47,44 @@ struct ElementwiseKernel: Kernel {
             }
         }
     }
+}
 
-    func broadcast(_ input: Tensor, into y: UnsafeMutableBufferPointer<Float>) {
-        if input.shape == output {
-            input.values.withUnsafeBufferPointer { _ = y.update(fromContentsOf: $0) }
-            return
+/// Walks the rows (last axis) of an output shape together with the
+/// matching positions of an input broadcast to it (numpy's rules: shapes
+/// aligned at the last axis, a size-1 axis repeated).
+struct BroadcastRows {
+    /// The input's element stride along each output axis (0 where it repeats).
+    let strides: [Int]
+    let output: TensorShape
+
+    init(_ input: TensorShape, to output: TensorShape) {
+        let padded = Array(repeating: 1, count: output.rank - input.rank) + input.dimensions
+        var strides = Array(repeating: 0, count: output.rank)
+        var step = 1
+        for axis in (0..<output.rank).reversed() {
+            strides[axis] = padded[axis] == 1 ? 0 : step
+            step *= padded[axis]
         }
-        let (sc, sh, sw) = broadcastStrides(input.shape)
-        input.values.withUnsafeBufferPointer { x in
-            var i = 0
-            for c in 0..<output.channels {
-                for h in 0..<output.height {
-                    for w in 0..<output.width {
-                        y[i] = x[c * sc + h * sh + w * sw]
-                        i += 1
-                    }
-                }
+        self.strides = strides
+        self.output = output
+    }
+
+    /// Calls `body(outputOffset, inputOffset, inputStride)` for each row.
+    func forEach(_ body: (Int, Int, Int) -> Void) {
+        let rows = output.count / output.width
+        var index = Array(repeating: 0, count: output.rank)
+        var from = 0
+        for row in 0..<rows {
+            body(row * output.width, from, strides[output.rank - 1])
+            // Advance the index over the axes before the last.
+            var axis = output.rank - 2
+            while axis >= 0 {
+                index[axis] += 1
+                from += strides[axis]
+                if index[axis] < output.dimensions[axis] { break }
+                from -= strides[axis] * index[axis]
+                index[axis] = 0
+                axis -= 1
             }
         }
     }
@@ -84,8 +104,8 @@ struct AffineKernel: Kernel {
         self.scale = scale
         self.bias = bias
         self.shape = shape
-        self.scaleShape = TensorShape(dimensions: scaleShape) ?? TensorShape(channels: scale.count)
-        self.biasShape = TensorShape(dimensions: biasShape) ?? TensorShape(channels: max(bias.count, 1))
+        self.scaleShape = TensorShape(featureShape: scaleShape) ?? TensorShape(channels: scale.count)
+        self.biasShape = TensorShape(featureShape: biasShape) ?? TensorShape(channels: max(bias.count, 1))
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {

@@ -44,30 +44,6 @@ struct LRNKernel: Kernel {
     }
 }
 
-/// Softmax over channels at every (h, w).
-struct SoftmaxKernel: Kernel {
-    let shape: TensorShape
-
-    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        let (channels, pixels) = (shape.channels, shape.planeSize)
-        inputs[0].values.withUnsafeBufferPointer { x in
-            outputs[0].values.withUnsafeMutableBufferPointer { y in
-                for p in 0..<pixels {
-                    var largest = -Float.infinity
-                    for c in 0..<channels { largest = max(largest, x[c * pixels + p]) }
-                    var sum: Float = 0
-                    for c in 0..<channels {
-                        let e = exp(x[c * pixels + p] - largest)
-                        y[c * pixels + p] = e
-                        sum += e
-                    }
-                    for c in 0..<channels { y[c * pixels + p] /= sum }
-                }
-            }
-        }
-    }
-}
-
 /// x / sqrt(sum(x²) + epsilon) over the whole [C, H, W] tensor.
 struct L2NormalizeKernel: Kernel {
     let epsilon: Float

@@ -1,0 +1,85 @@
+import ModelFormat
+import ProtoSchemas
+
+// The specification-4 layers behind the rank-N operations.
+
+extension MatMul: LayerCoding {
+    static var layerCase: CoreML__Specification__NeuralNetworkLayer__LayerCase {
+        CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BATCHED_MATMUL
+    }
+    static var specificationVersion: Int32 { 4 }
+
+    func encode(into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<CoreML__Specification__BatchedMatMulLayerParams> =
+            builder.new(core_ml__specification__batched_mat_mul_layer_params__init)
+        params.pointee.transposea = transposeA ? 1 : 0
+        params.pointee.transposeb = transposeB ? 1 : 0
+        if let weights {
+            params.pointee.weightmatrixfirstdimension = UInt64(inputChannels)
+            params.pointee.weightmatrixseconddimension = UInt64(outputChannels)
+            params.pointee.weights = builder.weights(weights)
+            if let bias {
+                params.pointee.hasbias = 1
+                params.pointee.bias = builder.weights(bias)
+            }
+        }
+        layer.pointee.layer_case = Self.layerCase
+        layer.pointee.batchedmatmul = params
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> MatMul {
+        let p = layer.batchedmatmul.pointee
+        guard p.weights != nil else { return MatMul(transposeA: p.transposea != 0, transposeB: p.transposeb != 0) }
+        guard layer.n_input == 1 else {
+            throw reader.fail("layer '\(name)': a batched matmul with weights takes one input, not \(layer.n_input)", at: layer.batchedmatmul)
+        }
+        var product = MatMul(inputChannels: try reader.count(p.weightmatrixfirstdimension, "weightMatrixFirstDimension", name),
+                             outputChannels: try reader.count(p.weightmatrixseconddimension, "weightMatrixSecondDimension", name),
+                             weights: try reader.weights(p.weights, "weights", of: name),
+                             bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name))
+        product.transposeA = p.transposea != 0
+        product.transposeB = p.transposeb != 0
+        return product
+    }
+}
+
+extension SoftmaxND: LayerCoding {
+    static var layerCase: CoreML__Specification__NeuralNetworkLayer__LayerCase {
+        CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX_ND
+    }
+    static var specificationVersion: Int32 { 4 }
+
+    func encode(into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<CoreML__Specification__SoftmaxNDLayerParams> =
+            builder.new(core_ml__specification__softmax_ndlayer_params__init)
+        params.pointee.axis = Int64(axis)
+        layer.pointee.layer_case = Self.layerCase
+        layer.pointee.softmaxnd = params
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> SoftmaxND {
+        let axis = layer.softmaxnd.pointee.axis
+        guard axis.magnitude <= 1 << 16 else { throw reader.fail("layer '\(name)': softmax axis \(axis) is out of range", at: layer.softmaxnd) }
+        return SoftmaxND(axis: Int(axis))
+    }
+}
+
+extension Transpose: LayerCoding {
+    static var layerCase: CoreML__Specification__NeuralNetworkLayer__LayerCase {
+        CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE
+    }
+    static var specificationVersion: Int32 { 4 }
+
+    func encode(into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<CoreML__Specification__TransposeLayerParams> =
+            builder.new(core_ml__specification__transpose_layer_params__init)
+        (params.pointee.n_axes, params.pointee.axes) = builder.uint64s(axes)
+        layer.pointee.layer_case = Self.layerCase
+        layer.pointee.transpose = params
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Transpose {
+        let p = layer.transpose.pointee
+        return Transpose(axes: try reader.counts(p.axes, p.n_axes, name, allowZero: true))
+    }
+}

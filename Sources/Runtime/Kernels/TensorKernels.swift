@@ -1,0 +1,144 @@
+import COpenBLAS
+import Foundation
+import ModelFormat
+
+/// Softmax along one axis: the tensor seen as [outer, size, inner], each
+/// of the outer x inner lines of `size` values normalized on its own
+/// (`exp(x - max) / sum(exp(x - max))`). The [C, H, W] softmax is the
+/// channel axis of it.
+struct AxisSoftmaxKernel: Kernel {
+    let outer: Int
+    let size: Int
+    let inner: Int
+
+    init(_ shape: TensorShape, axis: Int) {
+        outer = shape.dimensions[..<axis].reduce(1, *)
+        size = shape.dimensions[axis]
+        inner = shape.dimensions[(axis + 1)...].reduce(1, *)
+    }
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        inputs[0].values.withUnsafeBufferPointer { x in
+            outputs[0].values.withUnsafeMutableBufferPointer { y in
+                for o in 0..<outer {
+                    for p in 0..<inner {
+                        let base = o * size * inner + p
+                        var largest = -Float.infinity
+                        for i in 0..<size { largest = max(largest, x[base + i * inner]) }
+                        var sum: Float = 0
+                        for i in 0..<size {
+                            let e = exp(x[base + i * inner] - largest)
+                            y[base + i * inner] = e
+                            sum += e
+                        }
+                        for i in 0..<size { y[base + i * inner] /= sum }
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension SoftmaxND: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        AxisSoftmaxKernel(inputs[0], axis: inputs[0].axisIndex(axis)!)  // checked by shape inference
+    }
+}
+
+/// Output axis i is input axis `axes[i]`: each output element read from
+/// the input at the permuted strides.
+struct TransposeKernel: Kernel {
+    let output: TensorShape
+    /// The input's stride along each output axis.
+    let strides: [Int]
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let rank = output.rank
+        var index = Array(repeating: 0, count: rank)
+        var from = 0
+        inputs[0].values.withUnsafeBufferPointer { x in
+            outputs[0].values.withUnsafeMutableBufferPointer { y in
+                for i in 0..<y.count {
+                    y[i] = x[from]
+                    var axis = rank - 1
+                    while axis >= 0 {
+                        index[axis] += 1
+                        from += strides[axis]
+                        if index[axis] < output.dimensions[axis] { break }
+                        from -= strides[axis] * index[axis]
+                        index[axis] = 0
+                        axis -= 1
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension Transpose: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        var inputStrides = Array(repeating: 1, count: inputs[0].rank)
+        for axis in stride(from: inputs[0].rank - 2, through: 0, by: -1) {
+            inputStrides[axis] = inputStrides[axis + 1] * inputs[0].dimensions[axis + 1]
+        }
+        return TransposeKernel(output: outputs[0], strides: axes.map { inputStrides[$0] })
+    }
+}
+
+/// numpy's matmul: for each batch index (broadcast), an [M, K] x [K, N]
+/// product by BLAS; or the input's rows times constant weights stored
+/// [N, K], plus a bias.
+struct MatMulKernel: Kernel {
+    let product: MatMul
+    let a: TensorShape
+    let b: TensorShape?
+    let output: TensorShape
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        if let weights = product.weights {
+            let (n, k) = (product.outputChannels, product.inputChannels)
+            let rows = a.count / k
+            inputs[0].values.withUnsafeBufferPointer { x in
+                weights.withUnsafeBufferPointer { w in
+                    outputs[0].values.withUnsafeMutableBufferPointer { y in
+                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(n), Int32(k), 1,
+                                    x.baseAddress!, Int32(k), w.baseAddress!, Int32(k), 0, y.baseAddress!, Int32(n))
+                        guard let bias = product.bias else { return }
+                        bias.withUnsafeBufferPointer { bias in
+                            for row in 0..<rows { for j in 0..<n { y[row * n + j] += bias[j] } }
+                        }
+                    }
+                }
+            }
+            return
+        }
+        guard let b else { return }
+        let (m, n) = (output.height, output.width)
+        let k = product.transposeA ? a.height : a.width
+        let batch = TensorShape(Array(output.dimensions.dropLast(2)) + [1])
+        let aRows = BroadcastRows(TensorShape(Array(a.dimensions.dropLast(2)) + [1]), to: batch)
+        let bRows = BroadcastRows(TensorShape(Array(b.dimensions.dropLast(2)) + [1]), to: batch)
+        var aOffsets: [Int] = [], bOffsets: [Int] = []
+        aRows.forEach { _, from, _ in aOffsets.append(from) }
+        bRows.forEach { _, from, _ in bOffsets.append(from) }
+        inputs[0].values.withUnsafeBufferPointer { x in
+            inputs[1].values.withUnsafeBufferPointer { z in
+                outputs[0].values.withUnsafeMutableBufferPointer { y in
+                    for index in aOffsets.indices {
+                        cblas_sgemm(CblasRowMajor, product.transposeA ? CblasTrans : CblasNoTrans,
+                                    product.transposeB ? CblasTrans : CblasNoTrans, Int32(m), Int32(n), Int32(k), 1,
+                                    x.baseAddress! + aOffsets[index] * a.height * a.width, Int32(a.width),
+                                    z.baseAddress! + bOffsets[index] * b.height * b.width, Int32(b.width),
+                                    0, y.baseAddress! + index * m * n, Int32(n))
+                    }
+                }
+            }
+        }
+    }
+}
+
+extension MatMul: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        MatMulKernel(product: self, a: inputs[0], b: inputs.count > 1 ? inputs[1] : nil, output: outputs[0])
+    }
+}

@@ -1,0 +1,61 @@
+import CoreMLBackend
+import Foundation
+import ModelFormat
+import TestSupport
+import XCTest
+
+/// What the NeuralNetwork backend refuses of rank-N models, before any
+/// byte is written, and how it writes a shape-keeping rank-N layer in a
+/// model of [C, H, W] arrays.
+final class RankNWriterTests: XCTestCase {
+    /// An operation that no backend or runtime knows.
+    struct Unknown: OpDefinition, Equatable {
+        var kindName: String { "unknown" }
+        func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] { [inputs[0]] }
+    }
+
+    func assertRefused(_ model: Model, _ fragment: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let path = try temporaryFolder().appendingPathComponent("refused.mlmodel").path
+        XCTAssertThrowsError(try CoreMLWriter.write(model, to: path), file: file, line: line) { error in
+            XCTAssertTrue("\(error)".contains(fragment), "\(error)", file: file, line: line)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path), file: file, line: line)
+    }
+
+    func testWhatCoreMLCannotHoldIsRefused() throws {
+        let array = Input(name: "x", kind: .array(shape: [3, 4, 5]))
+        let tensor = Input(name: "t", kind: .tensor(shape: [2, 3]))
+        try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .defined(Transpose(axes: [0, 2, 1])), input: "x")]),
+                          "layer 'y': transpose needs a model with tensor (rank-N) inputs")
+        try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .defined(SoftmaxND(axis: -1)), input: "x")]),
+                          "softmaxND needs a model with tensor (rank-N) inputs")
+        try assertRefused(Model(inputs: [tensor, Input(name: "i", kind: .image(ImageInput(width: 4, height: 4)))], outputs: [Output(name: "y")],
+                                nodes: [Node("y", .defined(GELU()), input: "t")]),
+                          "input 'i': a model with tensor inputs takes only tensor inputs")
+        try assertRefused(Model(inputs: [tensor, Input(name: "u", kind: .tensor(shape: [3]))], outputs: [Output(name: "y")],
+                                nodes: [Node(name: "y", operation: .maximum, inputs: ["t", "u"], outputs: ["y"])]),
+                          "layer 'y': Core ML cannot broadcast a maximum of tensors")
+        try assertRefused(Model(inputs: [tensor], outputs: [Output(name: "y")], nodes: [Node("y", .defined(Unknown()), input: "t")]),
+                          "layer 'y': Core ML has no layer for the operation 'unknown'")
+    }
+
+    /// GELU only maps values, so a model of [C, H, W] arrays can hold it:
+    /// written at version 4 with the batch axis, read back the same.
+    func testAShapeKeepingLayerJoinsAnArrayModel() throws {
+        let model = Model(inputs: [Input(name: "x", kind: .array(shape: [3, 4, 5]))], outputs: [Output(name: "y", shape: [3, 4, 5])],
+                          nodes: [Node("y", .defined(GELU(mode: .tanhApproximation)), input: "x")])
+        let path = checkDirectory.appendingPathComponent("gelu_array_model.mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let expectation: [String: Any] = [
+            "specificationVersion": 4, "arrayInputShapeMapping": "EXACT_ARRAY_MAPPING",
+            "inputs": [["name": "x", "type": "multiArray", "shape": [1, 3, 4, 5]]],
+            "outputs": [["name": "y", "type": "multiArray", "shape": [1, 3, 4, 5]]],
+            "layers": [["name": "y", "type": "gelu", "params": ["mode": "TANH_APPROXIMATION"]]],
+        ]
+        try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
+            .write(to: checkDirectory.appendingPathComponent("gelu_array_model.expect.json"))
+        let file = try CoreMLReader.read(from: path)
+        XCTAssertEqual(file.specificationVersion, 4)
+        XCTAssertEqual(file.model, model)
+    }
+}

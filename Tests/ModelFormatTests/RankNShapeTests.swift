@@ -1,0 +1,75 @@
+import ModelFormat
+import XCTest
+
+/// Shapes of the rank-N operations, as numpy computes them (matmul,
+/// transpose, broadcasting), and the refusals: wrong ranks, inner sizes,
+/// axes and permutations, hostile sizes.
+extension ShapeInferenceTests {
+    func testRankNOperations() {
+        let t = { (dims: [Int]) in TensorShape(dims) }
+        let weights = Weights([Float](repeating: 0.5, count: 6))
+        check([
+            Case("matmul", .defined(MatMul()), [t([4, 5]), t([5, 6])], [t([4, 6])]),
+            Case("matmul batch broadcast", .defined(MatMul()), [t([2, 1, 4, 5]), t([3, 5, 6])], [t([2, 3, 4, 6])]),
+            Case("matmul transposes", .defined(MatMul(transposeA: true, transposeB: true)), [t([5, 4]), t([6, 5])], [t([4, 6])]),
+            Case("matmul inner sizes", .defined(MatMul()), [t([4, 5]), t([4, 5])], error: "inner sizes 5 and 4 differ"),
+            Case("matmul batches", .defined(MatMul()), [t([2, 4, 5]), t([3, 5, 6])], error: "cannot broadcast"),
+            Case("matmul of a vector", .defined(MatMul()), [t([5]), t([5, 6])], error: "rank 2 or more"),
+            Case("matmul weights", .defined(MatMul(inputChannels: 3, outputChannels: 2, weights: weights)), [t([1, 7, 3])], [t([1, 7, 2])]),
+            Case("matmul weights on a vector", .defined(MatMul(inputChannels: 3, outputChannels: 2, weights: weights)), [t([3])], [t([2])]),
+            Case("matmul weights last axis", .defined(MatMul(inputChannels: 3, outputChannels: 2, weights: weights)), [t([3, 4])],
+                 error: "gets 3x4 with 4 on the last axis"),
+            Case("softmax last axis", .defined(SoftmaxND(axis: -1)), [t([2, 3, 4])], [t([2, 3, 4])]),
+            Case("softmax first axis", .defined(SoftmaxND(axis: 0)), [t([2, 3, 4])], [t([2, 3, 4])]),
+            Case("softmax axis outside", .defined(SoftmaxND(axis: 3)), [t([2, 3, 4])], error: "axis 3 is outside"),
+            Case("softmax axis below", .defined(SoftmaxND(axis: -4)), [t([2, 3, 4])], error: "axis -4 is outside"),
+            Case("softmax axis Int.min", .defined(SoftmaxND(axis: .min)), [t([2, 3, 4])], error: "is outside"),
+            Case("transpose", .defined(Transpose(axes: [2, 0, 1])), [t([2, 3, 4])], [t([4, 2, 3])]),
+            Case("transpose rank", .defined(Transpose(axes: [1, 0])), [t([2, 3, 4])], error: "permutes 2 axes"),
+            Case("transpose repeated axis", .defined(Transpose(axes: [0, 0, 1])), [t([2, 3, 4])], error: "not a permutation"),
+            Case("transpose huge axis", .defined(Transpose(axes: [0, Int.max, 1])), [t([2, 3, 4])], error: "not a permutation"),
+            Case("gelu keeps the shape", .defined(GELU()), [t([7])], [t([7])]),
+            Case("add broadcasts numpy's way", .add(constant: 0), [t([2, 1, 4]), t([3, 1])], [t([2, 3, 4])]),
+            Case("add refuses", .add(constant: 0), [t([2, 3]), t([4])], error: "cannot combine shapes 2x3 and 4"),
+            Case("relu on a vector tensor", .activation(.relu), [t([5])], [t([5])]),
+            Case("convolution on rank 4", convolution(out: 2, kernelChannels: 3, kernel: Size2(square: 1)), [t([1, 3, 4, 4])],
+                 error: "takes [C, H, W] tensors, gets 1x3x4x4"),
+            Case("softmax over channels on rank 2", .softmax, [t([3, 4])], error: "takes [C, H, W] tensors"),
+            Case("two inputs to a one-input op", .defined(GELU()), [t([2]), t([2])], error: "has 2 inputs, the operation takes 1"),
+            Case("one input to a product", .defined(MatMul()), [t([2, 2])], error: "has 1 inputs, the operation takes 2"),
+        ])
+    }
+
+    func testRankNOutputsTooLargeAreRefused() {
+        let node = Node(name: "big", operation: .defined(MatMul()), inputs: ["a", "b"], outputs: ["big"])
+        XCTAssertThrowsError(try ShapeInference.checkedOutputShapes(of: node, inputs: [TensorShape([1 << 20, 1]), TensorShape([1, 1 << 20])])) {
+            XCTAssertTrue("\($0)".contains("would have the shape 1048576x1048576, too large"), "\($0)")
+        }
+        check([
+            Case("matmul weights out of range", .defined(MatMul(inputChannels: 1 << 31, outputChannels: 1, weights: Weights([1]))),
+                 [TensorShape([1 << 20])], error: "channel count 2147483648 is out of range"),
+        ])
+    }
+
+    func testTensorInputs() throws {
+        func model(_ shape: [Int]) -> Model {
+            Model(inputs: [Input(name: "x", kind: .tensor(shape: shape))], outputs: [Output(name: "y")],
+                  nodes: [Node("y", .defined(GELU()), input: "x")])
+        }
+        XCTAssertEqual(try model([1, 16, 64]).validate()["y"], TensorShape([1, 16, 64]))
+        for shape in [[], [0, 3], [-1], [1 << 31], [1 << 16, 1 << 16]] {
+            XCTAssertThrowsError(try model(shape).validate(), "\(shape)") { error in
+                XCTAssertTrue("\(error)".contains("input 'x': shape"), "\(error)")
+            }
+        }
+    }
+
+    func testWeightCountsOfDefinedOperations() {
+        let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: [4, 3]))], outputs: [Output(name: "y")],
+                          nodes: [Node("y", .defined(MatMul(inputChannels: 3, outputChannels: 2, weights: Weights([1, 2, 3]),
+                                                            bias: Weights([1, 2]))), input: "x")])
+        XCTAssertThrowsError(try model.validate()) { error in
+            XCTAssertEqual("\(error)", "layer 'y': weights has 3 values, expected 6")
+        }
+    }
+}

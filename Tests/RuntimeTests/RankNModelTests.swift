@@ -1,0 +1,92 @@
+import CoreMLBackend
+import Foundation
+import ModelFormat
+import Runtime
+import TestSupport
+import XCTest
+
+/// A rank-N model built in code: [1, 16, 64] through matmul, GELU, add,
+/// matmul, softmax over the last axis, matmul and transpose. The same
+/// block that coremltools' NeuralNetworkBuilder wrote for the runtime
+/// fixture `rank_n_attention` (numpy's reference output, TensorFlow's
+/// cross-check), here written by our writer: coremltools checks its fields
+/// (`rank_n_attention.expect.json`), our reader reads back what was built
+/// and what coremltools built, and the runtime computes numpy's output.
+final class RankNModelTests: XCTestCase {
+    let fixture = runtimeFixtures.appendingPathComponent("rank_n_attention")
+
+    func model() throws -> Model {
+        let weights = try NumpyFile.read(path: fixture.appendingPathComponent("weights_fc.npy").path)
+        let bias = try NumpyFile.read(path: fixture.appendingPathComponent("bias_fc.npy").path)
+        XCTAssertEqual(weights.shape, [64, 64])
+        func node(_ name: String, _ op: Op, _ inputs: [String]) -> Node {
+            Node(name: name, operation: op, inputs: inputs, outputs: [name])
+        }
+        return Model(
+            inputs: [Input(name: "x", kind: .tensor(shape: [1, 16, 64]))],
+            outputs: [Output(name: "y", shape: [1, 64, 16])],
+            nodes: [
+                node("fc", .defined(MatMul(inputChannels: 64, outputChannels: 64, weights: Weights(weights.values),
+                                           bias: Weights(bias.values))), ["x"]),
+                node("gelu", .defined(GELU(mode: .exact)), ["fc"]),
+                node("residual", .add(constant: 0), ["gelu", "x"]),
+                node("scores", .defined(MatMul(transposeB: true)), ["residual", "residual"]),
+                node("attention", .defined(SoftmaxND(axis: -1)), ["scores"]),
+                node("context", .defined(MatMul()), ["attention", "residual"]),
+                node("y", .defined(Transpose(axes: [0, 2, 1])), ["context"]),
+            ])
+    }
+
+    func testTheShapesAreRankN() throws {
+        let shapes = try model().validate()
+        XCTAssertEqual(shapes["x"], TensorShape([1, 16, 64]))
+        XCTAssertEqual(shapes["scores"], TensorShape([1, 16, 16]))
+        XCTAssertEqual(shapes["y"], TensorShape([1, 64, 16]))
+    }
+
+    func testWrittenReadAndRunItComputesWhatNumpyDoes() throws {
+        let built = try model()
+        let path = checkDirectory.appendingPathComponent("rank_n_attention.mlmodel").path
+        try CoreMLWriter.write(built, to: path)
+        let expectation = repositoryRoot.appendingPathComponent("Tests/Fixtures/expect/rank_n_attention.expect.json")
+        let target = path.replacingOccurrences(of: ".mlmodel", with: ".expect.json")
+        try? FileManager.default.removeItem(atPath: target)
+        try FileManager.default.copyItem(atPath: expectation.path, toPath: target)
+
+        let file = try CoreMLReader.read(from: path)
+        XCTAssertEqual(file.specificationVersion, 4)
+        XCTAssertEqual(file.model, built)
+        // coremltools' own file of the same block reads as the same layers.
+        let theirs = try CoreMLReader.read(from: fixture.appendingPathComponent("model.mlmodel").path).model
+        XCTAssertEqual(theirs.inputs, built.inputs)
+        XCTAssertEqual(theirs.nodes, built.nodes)
+
+        let input = try NumpyFile.read(path: fixture.appendingPathComponent("input_x.npy").path)
+        let reference = try NumpyFile.read(path: fixture.appendingPathComponent("output_y.npy").path)
+        let prediction = try Network(file.model).predict(["x": .array(Tensor(shape: TensorShape(input.shape), values: input.values))])
+        let y = try XCTUnwrap(prediction.outputs["y"])
+        XCTAssertEqual(y.shape, TensorShape([1, 64, 16]))
+        XCTAssertEqual(reference.shape, [1, 64, 16])
+        XCTAssertNil(worstMismatch(y.values, reference.values))
+    }
+
+    /// Each GELU mode against its formula in double precision.
+    func testGELUModes() throws {
+        let xs: [Float] = [-6, -3, -1.5, -0.5, 0, 0.25, 1, 2.5, 7]
+        let formulas: [(GELU.Mode, (Double) -> Double)] = [
+            (.exact, { 0.5 * $0 * (1 + erf($0 / 2.0.squareRoot())) }),
+            (.tanhApproximation, { 0.5 * $0 * (1 + tanh((2 / Double.pi).squareRoot() * ($0 + 0.044715 * $0 * $0 * $0))) }),
+            (.sigmoidApproximation, { $0 / (1 + exp(-1.702 * $0)) }),
+        ]
+        for (mode, formula) in formulas {
+            let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: [xs.count]))], outputs: [Output(name: "y")],
+                              nodes: [Node("y", .defined(GELU(mode: mode)), input: "x")])
+            let path = try temporaryFolder().appendingPathComponent("gelu.mlmodel").path
+            try CoreMLWriter.write(model, to: path)
+            let read = try CoreMLReader.read(from: path).model
+            XCTAssertEqual(read, model)
+            let y = try XCTUnwrap(Network(read).predict(["x": .array(Tensor(shape: TensorShape([xs.count]), values: xs))]).outputs["y"])
+            XCTAssertNil(worstMismatch(y.values, xs.map { Float(formula(Double($0))) }), "\(mode)")
+        }
+    }
+}
