@@ -84,7 +84,8 @@ public enum SpecificationVersion {
             default:
                 break
             }
-            guard let definition = node.operation.definition else { continue }
+            guard case .defined(let op) = node.operation else { continue }
+            let definition = op.definition
             guard let coding = definition as? any LayerCoding else {
                 throw ModelError(node: node.name, "Core ML has no layer for the operation '\(definition.kindName)'")
             }

@@ -31,12 +31,7 @@ public struct ModelStatistics: Equatable, Sendable {
         self.shapes = shapes
         // Saturating: a hostile file's attributes must not trap a summary.
         multiplyAccumulates = model.nodes.reduce(0) { total, node in
-            let macs = if let definition = node.operation.definition {
-                definition.multiplyAccumulates(inputs: node.inputs.compactMap { shapes[$0] }, outputs: node.outputs.compactMap { shapes[$0] })
-            } else {
-                node.multiplyAccumulates(outputShape: node.outputs.first.flatMap { shapes[$0] })
-            }
-            let (sum, overflow) = total.addingReportingOverflow(macs)
+            let (sum, overflow) = total.addingReportingOverflow(node.multiplyAccumulates(shapes: shapes))
             return overflow ? .max : sum
         }
     }
@@ -55,24 +50,12 @@ extension Op {
 }
 
 extension Node {
-    /// Multiply-accumulates of the layer, given its output shape (Int.max
-    /// when the count overflows).
-    public func multiplyAccumulates(outputShape: TensorShape?) -> Int {
-        let factors: [Int]
-        switch operation {
-        case .convolution(let c):
-            guard let shape = outputShape, c.stride.height > 0, c.stride.width > 0 else { return 0 }
-            // A deconvolution: every input pixel meets every weight once, and
-            // the input is about the output divided by the stride. A
-            // convolution: every output value takes one kernel's worth.
-            factors = c.isDeconvolution ? [c.weights.count, shape.height / c.stride.height, shape.width / c.stride.width]
-                                        : [shape.count, c.kernelChannels, c.kernel.height, c.kernel.width]
-        case .innerProduct(let p):
-            factors = [p.inputChannels, p.outputChannels]
-        default:
-            return 0
-        }
-        guard factors.allSatisfy({ $0 >= 0 }) else { return 0 }
-        return factors.checkedProduct ?? .max
+    /// Multiply-accumulates of the layer, given the model's tensor shapes
+    /// (all of them, or none when shape inference failed: then only what
+    /// the attributes tell, an inner product's), Int.max when the count
+    /// overflows.
+    public func multiplyAccumulates(shapes: [String: TensorShape]) -> Int {
+        let inputShapes = inputs.compactMap { shapes[$0] }, outputShapes = outputs.compactMap { shapes[$0] }
+        return operation.definition.multiplyAccumulates(inputs: inputShapes, outputs: outputShapes)
     }
 }

@@ -108,47 +108,9 @@ extension ImageInput {
 extension Node {
     /// Checks that every weight tensor has the number of values the
     /// operation's attributes call for, and that none a layer needs is
-    /// empty (Core ML's validator refuses empty weights).
+    /// empty (Core ML's validator refuses empty weights):
+    /// `OpDefinition.checkWeights`.
     func checkWeightCounts() throws(ModelError) {
-        func expect(_ weights: Weights?, _ count: Int?, _ what: String) throws(ModelError) {
-            guard let weights else { return }
-            guard let count else { throw ModelError(node: name, "\(what) would hold more values than an Int can count") }
-            guard weights.count == count else {
-                throw ModelError(node: name, "\(what) has \(weights.count) values, expected \(count)")
-            }
-            guard count > 0 else { throw ModelError(node: name, "\(what) is empty") }
-        }
-        switch operation {
-        case .convolution(let conv):
-            if case .includeLastPixel = conv.padding {
-                throw ModelError(node: name, "a convolution cannot use pooling's include-last-pixel padding")
-            }
-            try expect(conv.weights, conv.expectedWeightCount, "weights")
-            try expect(conv.bias, conv.outputChannels, "bias")
-        case .innerProduct(let product):
-            try expect(product.weights, [product.inputChannels, product.outputChannels].checkedProduct, "weights")
-            try expect(product.bias, product.outputChannels, "bias")
-        case .batchNorm(let norm):
-            for (weights, what) in [(norm.gamma, "gamma"), (norm.beta, "beta"), (norm.mean, "mean"), (norm.variance, "variance")] {
-                try expect(weights, norm.channels, what)
-            }
-        case .scale(let scale):
-            try expect(scale.scale, scale.shape.checkedProduct, "scale")
-            try expect(scale.bias, scale.biasShape.checkedProduct, "bias")
-        case .bias(let bias):
-            try expect(bias.bias, bias.shape.checkedProduct, "bias")
-        case .constant(let shape, let data):
-            try expect(data, shape.checkedProduct, "constant")
-        case .activation(.prelu(let alpha)):
-            guard alpha.count > 0 else { throw ModelError(node: name, "alpha is empty") }
-        case .activation(.parametricSoftplus(let alpha, let beta)):
-            guard alpha.count > 0, beta.count > 0 else { throw ModelError(node: name, "alpha or beta is empty") }
-        case .defined(let op):
-            for tensor in op.definition.weightTensors {
-                try expect(tensor.values, tensor.shape.checkedProduct, tensor.name)
-            }
-        default:
-            break
-        }
+        do { try operation.definition.checkWeights() } catch { throw ModelError(node: name, error.message) }
     }
 }

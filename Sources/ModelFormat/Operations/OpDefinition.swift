@@ -1,30 +1,38 @@
-/// An operation whose facts live in one place: the conforming type's
-/// properties are its attributes, and its conformance states how many
+/// What ModelFormat knows of one kind of operation, in one place: how many
 /// inputs it takes, the bounds its attributes keep, the shapes it makes,
-/// the weights it holds and what `inspect` shows of it.
+/// the weights it holds and what `inspect` shows of it. Every `Op` has one
+/// (`Op.definition`): the payload of its case, or the type `Op.defined`
+/// holds. `ShapeInference`, `Validation`, `inspect` and the passes ask it
+/// instead of switching over the cases.
 ///
-/// A new operation is one such type here, one encode/decode pair in the
-/// backend (`LayerCoding`), one kernel in the runtime (`KernelMaking`) and
-/// a test; nothing else switches over it. It reaches a graph as
-/// `Op.defined(_:)`. (The NeuralNetwork-era cases of `Op` predate this and
-/// keep their facts in `ShapeInference`, `AttributeChecks`, `Validation`
-/// and `LayerAttributes`.)
+/// A new operation is one conforming type here, reaching a graph as
+/// `Op.defined(_:)`; one encode/decode pair in the backend (`LayerCoding`);
+/// one kernel in the runtime (`KernelMaking`); and a test.
 public protocol OpDefinition: Sendable {
-    /// A short name for messages and summaries ("matmul").
+    /// A short name for messages and summaries ("convolution", "matmul").
     var kindName: String { get }
     /// How many inputs the operation reads.
     var inputCounts: ClosedRange<Int> { get }
+    /// Whether it takes tensors of any rank; the NeuralNetwork-era
+    /// operations take rank-3 [C, H, W] ones.
+    var takesAnyRank: Bool { get }
     /// Refuses attributes out of bounds before any shape is computed from
-    /// them (sizes are at most `ShapeInference.maximumSize`, floats finite).
+    /// them (`AttributeBounds`: sizes at most `ShapeInference.maximumSize`,
+    /// floats finite).
     /// - Throws: `ModelError` with a message that does not name the layer.
     func checkAttributes() throws(ModelError)
     /// The shapes of the outputs, given the shapes of the inputs (as many
-    /// as `inputCounts` allows, each at most `maximumSize` a side).
+    /// as `inputCounts` allows, of a rank it takes, each size at most
+    /// `maximumSize`; possibly 0, which the caller refuses after).
     /// - Throws: `ModelError` with a message that does not name the layer.
     func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape]
-    /// The weight tensors it holds, named as Core ML's fields call them;
-    /// each must hold exactly the values its shape calls for.
+    /// The weight tensors it holds, named as Core ML's fields call them,
+    /// with the shapes its attributes call for.
     var weightTensors: [NamedWeights] { get }
+    /// Refuses weights that do not fit the attributes; by default, each
+    /// weight tensor must hold exactly the values of its shape, and some.
+    /// - Throws: `ModelError` with a message that does not name the layer.
+    func checkWeights() throws(ModelError)
     /// Its attributes, in a fixed order, for `inspect`.
     var attributes: [OpAttribute] { get }
     /// Multiply-accumulates of one run on these (inferred) shapes, for
@@ -36,10 +44,17 @@ public protocol OpDefinition: Sendable {
 
 extension OpDefinition {
     public var inputCounts: ClosedRange<Int> { 1...1 }
+    public var takesAnyRank: Bool { true }
     public func checkAttributes() throws(ModelError) {}
     public var weightTensors: [NamedWeights] { [] }
     public var attributes: [OpAttribute] { [] }
     public func multiplyAccumulates(inputs: [TensorShape], outputs: [TensorShape]) -> Int { 0 }
+
+    public func checkWeights() throws(ModelError) {
+        for tensor in weightTensors {
+            try AttributeBounds.weights(tensor.values, count: tensor.shape.checkedProduct, tensor.name)
+        }
+    }
 }
 
 extension OpDefinition where Self: Equatable {
@@ -69,6 +84,8 @@ public struct OpAttribute: Equatable, Sendable {
         case float(Float)
         case bool(Bool)
         case string(String)
+        /// Top, bottom, left and right amounts.
+        case edges(Edges)
     }
     public var key: String
     public var value: Value
@@ -98,12 +115,6 @@ extension Op {
     /// The node operation `definition`.
     public static func defined(_ definition: some OpDefinition) -> Op {
         .defined(DefinedOp(definition))
-    }
-
-    /// The operation's definition, when it is one.
-    public var definition: (any OpDefinition)? {
-        if case .defined(let op) = self { return op.definition }
-        return nil
     }
 }
 
