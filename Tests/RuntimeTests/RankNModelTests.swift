@@ -89,4 +89,53 @@ final class RankNModelTests: XCTestCase {
             XCTAssertNil(worstMismatch(y.values, xs.map { Float(formula(Double($0))) }), "\(mode)")
         }
     }
+
+    /// Broadcasting, batched products and transposes of ranks 1 to 4,
+    /// against their index definitions written out as loops.
+    func testRankNKernelsFollowTheirIndexDefinitions() throws {
+        func run(_ op: Op, _ inputs: [(shape: [Int], values: [Float])]) throws -> Tensor {
+            let names = inputs.indices.map { "x\($0)" }
+            let model = Model(inputs: zip(names, inputs).map { Input(name: $0, kind: .tensor(shape: $1.shape)) },
+                              outputs: [Output(name: "y")], nodes: [Node(name: "y", operation: op, inputs: names, outputs: ["y"])])
+            var values: [String: InputValue] = [:]
+            for (name, input) in zip(names, inputs) { values[name] = .array(Tensor(shape: TensorShape(input.shape), values: input.values)) }
+            return try XCTUnwrap(Network(model).predict(values).outputs["y"])
+        }
+        let a = (0..<8).map { Float($0) }, b = (0..<3).map { Float($0 * 10) }
+        // [2, 1, 4] + [3, 1] -> [2, 3, 4]: y[i, j, k] = a[i, 0, k] + b[j, 0].
+        let sum = try run(.add(constant: 0), [([2, 1, 4], a), ([3, 1], b)])
+        XCTAssertEqual(sum.shape, TensorShape([2, 3, 4]))
+        var expected: [Float] = []
+        for i in 0..<2 { for j in 0..<3 { for k in 0..<4 { expected.append(a[i * 4 + k] + b[j]) } } }
+        XCTAssertEqual(sum.values, expected)
+
+        // [2, 3, 4, 5] transposed by [3, 1, 0, 2]: y[l, j, i, k] = x[i, j, k, l].
+        let x = (0..<120).map { Float($0) }
+        let transposed = try run(.defined(Transpose(axes: [3, 1, 0, 2])), [([2, 3, 4, 5], x)])
+        XCTAssertEqual(transposed.shape, TensorShape([5, 3, 2, 4]))
+        expected = []
+        for l in 0..<5 { for j in 0..<3 { for i in 0..<2 { for k in 0..<4 { expected.append(x[((i * 3 + j) * 4 + k) * 5 + l]) } } } }
+        XCTAssertEqual(transposed.values, expected)
+
+        // [2, 1, 2, 3] x [3, 3, 2] -> [2, 3, 2, 2]: y[p, q] = sum_k a[p, 0] [.., k] * b[q] [k, ..].
+        let m = (0..<12).map { Float($0 % 7) - 3 }, n = (0..<18).map { Float($0 % 5) - 2 }
+        let product = try run(.defined(MatMul()), [([2, 1, 2, 3], m), ([3, 3, 2], n)])
+        XCTAssertEqual(product.shape, TensorShape([2, 3, 2, 2]))
+        expected = []
+        for p in 0..<2 { for q in 0..<3 { for r in 0..<2 { for c in 0..<2 {
+            expected.append((0..<3).reduce(0) { $0 + m[p * 6 + r * 3 + $1] * n[q * 6 + $1 * 2 + c] })
+        } } } }
+        XCTAssertEqual(product.values, expected)
+
+        // Softmax along the middle axis of [2, 3, 2].
+        let s = (0..<12).map { Float($0) / 4 }
+        let softmax = try run(.defined(SoftmaxND(axis: 1)), [([2, 3, 2], s)])
+        for i in 0..<2 { for k in 0..<2 {
+            let column = (0..<3).map { s[(i * 3 + $0) * 2 + k] }
+            let total = column.map { exp(Double($0)) }.reduce(0, +)
+            for j in 0..<3 {
+                XCTAssertEqual(Double(softmax.values[(i * 3 + j) * 2 + k]), exp(Double(column[j])) / total, accuracy: 1e-6)
+            }
+        } }
+    }
 }

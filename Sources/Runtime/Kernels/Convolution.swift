@@ -6,33 +6,28 @@ import ModelFormat
 /// kernelChannels*kH*kW] weight matrix with OpenBLAS. A 1x1 convolution with
 /// stride 1 and no padding needs no im2col: the input already is the matrix.
 struct ConvolutionKernel: ReLUFusing {
-    let conv: Convolution
+    let window: ConvolutionWindow
     /// Also applies max(0, y) (a ReLU folded in by the network).
     var fusedReLU = false
-    let input: TensorShape
-    let output: TensorShape
-    let padTop: Int
-    let padLeft: Int
     let scratch = Scratch()
 
     init(_ conv: Convolution, input: TensorShape, output: TensorShape) {
-        self.conv = conv
-        self.input = input
-        self.output = output
-        (padTop, padLeft) = leadingPadding(conv.padding, input: input, output: output, kernel: conv.kernel,
-                                           stride: conv.stride, dilation: conv.dilation)
+        window = ConvolutionWindow(conv, input: input, output: output)
     }
 
     var scratchBytes: Int {
-        isPointwise ? 0 : workCost(conv.kernelChannels, conv.kernel.height, conv.kernel.width, output.planeSize, 4)
+        let (conv, output) = (window.conv, window.output)
+        return isPointwise ? 0 : workCost(conv.kernelChannels, conv.kernel.height, conv.kernel.width, output.planeSize, 4)
     }
 
     var isPointwise: Bool {
-        conv.kernel == Size2(1, 1) && conv.stride == Size2(1, 1) && padTop == 0 && padLeft == 0
+        let (conv, input, output) = (window.conv, window.input, window.output)
+        return conv.kernel == Size2(1, 1) && conv.stride == Size2(1, 1) && window.padTop == 0 && window.padLeft == 0
             && input.height == output.height && input.width == output.width
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let (conv, input, output) = (window.conv, window.input, window.output)
         let groups = conv.groups
         let outputPerGroup = conv.outputChannels / groups
         let patch = conv.kernelChannels * conv.kernel.height * conv.kernel.width
@@ -65,6 +60,7 @@ struct ConvolutionKernel: ReLUFusing {
 
     /// Writes row (c, ky, kx) x column (oy, ox) = input[c, oy*s - pad + ky*d, ox*s - pad + kx*d] (0 outside).
     func im2col(_ x: UnsafePointer<Float>, into columns: UnsafeMutablePointer<Float>) {
+        let (conv, input, output, padTop, padLeft) = (window.conv, window.input, window.output, window.padTop, window.padLeft)
         let (kh, kw) = (conv.kernel.height, conv.kernel.width)
         let (sh, sw) = (conv.stride.height, conv.stride.width)
         let (dh, dw) = (conv.dilation.height, conv.dilation.width)
@@ -110,6 +106,27 @@ func finishChannels(_ y: UnsafeMutableBufferPointer<Float>, bias: Weights?, pixe
         }
     } else if relu {
         for i in y.indices { y[i] = Swift.max(y[i], 0) }
+    }
+}
+
+/// What a convolution or deconvolution kernel knows of its window: the
+/// layer, its [C, H, W] input and output, and the padding before the first
+/// row and column of the larger side (a convolution's input, a
+/// deconvolution's output: the same geometry run backwards).
+struct ConvolutionWindow {
+    let conv: Convolution
+    let input: TensorShape
+    let output: TensorShape
+    let padTop: Int
+    let padLeft: Int
+
+    init(_ conv: Convolution, input: TensorShape, output: TensorShape) {
+        self.conv = conv
+        self.input = input
+        self.output = output
+        let (large, small) = conv.isDeconvolution ? (output, input) : (input, output)
+        (padTop, padLeft) = leadingPadding(conv.padding, input: large, output: small, kernel: conv.kernel,
+                                           stride: conv.stride, dilation: conv.dilation)
     }
 }
 

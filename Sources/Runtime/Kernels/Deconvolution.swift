@@ -6,38 +6,20 @@ import ModelFormat
 /// adds the patches into the output at stride steps, cropped by the padding.
 /// Weights are [inputChannels, outputChannels / groups, kH, kW].
 struct DeconvolutionKernel: Kernel {
-    let conv: Convolution
-    let input: TensorShape
-    let output: TensorShape
-    let padTop: Int
-    let padLeft: Int
+    let window: ConvolutionWindow
     let scratch = Scratch()
 
     init(_ conv: Convolution, input: TensorShape, output: TensorShape) {
-        self.conv = conv
-        self.input = input
-        self.output = output
-        switch conv.padding {
-        case .explicit(let edges):
-            (padTop, padLeft) = (edges.top, edges.left)
-        case .includeLastPixel(let pads):
-            (padTop, padLeft) = (pads.height, pads.width)
-        case .same(let topLeftHeavy):
-            // The full (uncropped) output minus the requested one, split as for convolution.
-            func leading(_ size: Int, _ out: Int, _ k: Int, _ s: Int, _ d: Int) -> Int {
-                let total = max((size - 1) * s + (k - 1) * d + 1 - out, 0)
-                return topLeftHeavy ? total - total / 2 : total / 2
-            }
-            padTop = leading(input.height, output.height, conv.kernel.height, conv.stride.height, conv.dilation.height)
-            padLeft = leading(input.width, output.width, conv.kernel.width, conv.stride.width, conv.dilation.width)
-        }
+        window = ConvolutionWindow(conv, input: input, output: output)
     }
 
     var scratchBytes: Int {
-        workCost(conv.outputChannels / max(conv.groups, 1), conv.kernel.height, conv.kernel.width, input.planeSize, 4)
+        let (conv, input) = (window.conv, window.input)
+        return workCost(conv.outputChannels / max(conv.groups, 1), conv.kernel.height, conv.kernel.width, input.planeSize, 4)
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        let (conv, input, output) = (window.conv, window.input, window.output)
         let groups = conv.groups
         let inputPerGroup = input.channels / groups
         let outputPerGroup = conv.outputChannels / groups
@@ -65,6 +47,7 @@ struct DeconvolutionKernel: Kernel {
 
     /// y[c, iy*s - pad + ky*d, ix*s - pad + kx*d] += columns[(c, ky, kx), (iy, ix)].
     func col2im(_ columns: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, channels: Int) {
+        let (conv, input, output, padTop, padLeft) = (window.conv, window.input, window.output, window.padTop, window.padLeft)
         let (kh, kw) = (conv.kernel.height, conv.kernel.width)
         let (sh, sw) = (conv.stride.height, conv.stride.width)
         let (dh, dw) = (conv.dilation.height, conv.dilation.width)

@@ -71,21 +71,30 @@ struct BroadcastRows {
 
     /// Calls `body(outputOffset, inputOffset, inputStride)` for each row.
     func forEach(_ body: (Int, Int, Int) -> Void) {
-        let rows = output.count / output.width
-        var index = Array(repeating: 0, count: output.rank)
-        var from = 0
-        for row in 0..<rows {
+        forEachOffset(Array(output.dimensions.dropLast()), strides: Array(strides.dropLast())) { row, from in
             body(row * output.width, from, strides[output.rank - 1])
-            // Advance the index over the axes before the last.
-            var axis = output.rank - 2
-            while axis >= 0 {
-                index[axis] += 1
-                from += strides[axis]
-                if index[axis] < output.dimensions[axis] { break }
-                from -= strides[axis] * index[axis]
-                index[axis] = 0
-                axis -= 1
-            }
+        }
+    }
+}
+
+/// Visits every position of `dimensions` in row-major order, with the
+/// offset `sum(index[axis] * strides[axis])` into another tensor: the walk
+/// behind broadcasting (stride 0 on a repeated axis) and transposing
+/// (the input's strides permuted). No dimensions: one position, offset 0.
+func forEachOffset(_ dimensions: [Int], strides: [Int], _ body: (_ position: Int, _ offset: Int) -> Void) {
+    let count = dimensions.reduce(1, *)
+    var index = [Int](repeating: 0, count: dimensions.count)
+    var offset = 0
+    for position in 0..<count {
+        body(position, offset)
+        var axis = dimensions.count - 1
+        while axis >= 0 {
+            index[axis] += 1
+            offset += strides[axis]
+            if index[axis] < dimensions[axis] { break }
+            offset -= strides[axis] * index[axis]
+            index[axis] = 0
+            axis -= 1
         }
     }
 }

@@ -53,23 +53,9 @@ struct TransposeKernel: Kernel {
     let strides: [Int]
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        let rank = output.rank
-        var index = Array(repeating: 0, count: rank)
-        var from = 0
         inputs[0].values.withUnsafeBufferPointer { x in
             outputs[0].values.withUnsafeMutableBufferPointer { y in
-                for i in 0..<y.count {
-                    y[i] = x[from]
-                    var axis = rank - 1
-                    while axis >= 0 {
-                        index[axis] += 1
-                        from += strides[axis]
-                        if index[axis] < output.dimensions[axis] { break }
-                        from -= strides[axis] * index[axis]
-                        index[axis] = 0
-                        axis -= 1
-                    }
-                }
+                forEachOffset(output.dimensions, strides: strides) { i, from in y[i] = x[from] }
             }
         }
     }
