@@ -55,7 +55,7 @@ public enum InspectionJSON {
                     "outputs": .strings(node.outputs),
                     "outputShapes": .array(node.outputs.map { statistics.shapes[$0].map { .ints($0.dimensions) } ?? .null }),
                     "parameters": .int(node.operation.parameterCount),
-                    "attributes": .object(node.attributes.map { JSON.Member($0.key, $0.value) }),
+                    "attributes": .object(node.attributes.map { JSON.Member($0.key, JSON($0.value)) }),
                     "weights": .array((byLayer[node.name] ?? []).map(tensorShape)),
                 ])
             })))

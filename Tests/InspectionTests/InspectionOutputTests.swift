@@ -83,9 +83,9 @@ final class AttributeTests: XCTestCase {
                        "kernel 3x3, stride 2x2, pad 1, groups 2, no bias")
         XCTAssertEqual(convolution(padding: .explicit(Edges(top: 0, bottom: 1, left: 0, right: 1))).attributeText, "kernel 3x3, pad 0,1,0,1")
         XCTAssertEqual(convolution(padding: .same(topLeftHeavy: false)).attributeText, "kernel 3x3, pad same")
-        let keys = convolution().attributes.map(\.key)
+        let keys = convolution().definition.attributes.map(\.key)
         XCTAssertEqual(keys, ["outputChannels", "kernelChannels", "kernel", "stride", "dilation", "padding", "pad", "groups", "hasBias"])
-        XCTAssertEqual(convolution().attributes.first { $0.key == "stride" }?.value, .ints([1, 1]))
+        XCTAssertEqual(convolution().definition.attributes.first { $0.key == "stride" }?.value, .ints([1, 1]))
     }
 
     func testActivationsPoolingAndElementwiseConstants() {

@@ -74,9 +74,11 @@ public struct NamedWeights: Sendable {
     }
 }
 
-/// One attribute of an operation as `inspect` shows it: its value for
-/// `--json`, and its text for the `--layers` table (nil when it is a
-/// default not worth showing).
+/// One attribute of an operation as `inspect` shows it: its
+/// machine-readable value (every attribute appears in `--json`) and, when
+/// it is worth showing in `--layers`, its text there (`kernel 7x7`).
+/// Defaults (stride 1, no padding, one group, ...) and values that the
+/// table's other columns already show have no text.
 public struct OpAttribute: Equatable, Sendable {
     public enum Value: Equatable, Sendable {
         case int(Int)
