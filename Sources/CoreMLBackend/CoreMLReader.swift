@@ -157,7 +157,11 @@ struct SpecReader {
     /// shaped [1, C, H, W] and [C, H, W]-era layers reads back as one of
     /// [C, H, W] arrays: the same computation.)
     func isTensorNetwork(_ inputs: UnsafeBufferPointer<UnsafeMutablePointer<MLFeatureDescription>?>, _ nodes: [Node]) -> Bool {
-        if nodes.contains(where: { ($0.operation.definition as? any LayerCoding).map { !type(of: $0).keepsShape } ?? false }) {
+        let rankN = nodes.contains { node in
+            guard case .defined(let op) = node.operation, let coding = op.definition as? any LayerCoding else { return false }
+            return !type(of: coding).keepsShape
+        }
+        if rankN {
             return true
         }
         return inputs.contains { feature in

@@ -26,17 +26,18 @@ public enum SpecificationVersion {
 
     /// The lowest version that can hold `model` at all (clip can be lowered).
     static func requiredVersion(_ model: Model) -> Int32 {
-        let layers = model.nodes.compactMap { ($0.operation.definition as? any LayerCoding).map { type(of: $0).specificationVersion } }
-        let inputs: [Int32] = model.hasTensorInputs ? [4] : []
-        return (layers + inputs).max() ?? 1
+        let layers = model.nodes.compactMap { node -> Int32? in
+            if case .activation(.clip) = node.operation { return nil }
+            return (node.operation.definition as? any LayerCoding)?.specificationVersion
+        }
+        return (layers + (model.hasTensorInputs ? [4] : [])).max() ?? 1
     }
 
     /// Whether `operation` is a layer added in version 4 as written at
     /// `version` (Core ML then interprets every tensor as rank N).
     static func isVersion4Layer(_ operation: Op, at version: Int32) -> Bool {
         if case .activation(.clip) = operation { return version >= 4 }
-        if let coding = operation.definition as? any LayerCoding { return type(of: coding).specificationVersion >= 4 }
-        return false
+        return ((operation.definition as? any LayerCoding)?.specificationVersion ?? 1) >= 4
     }
 
     /// The layers of `model` that need a specification version above 1 as
@@ -76,6 +77,7 @@ public enum SpecificationVersion {
             throw ModelError("input '\(other.name)': a model with tensor inputs takes only tensor inputs")
         }
         for node in model.nodes {
+            let definition = node.operation.definition
             switch node.operation {
             case .maximum, .minimum, .average:
                 guard model.hasTensorInputs, Set(node.inputs.map { shapes[$0] }).count > 1 else { break }
@@ -84,12 +86,14 @@ public enum SpecificationVersion {
             default:
                 break
             }
-            guard case .defined(let op) = node.operation else { continue }
-            let definition = op.definition
             guard let coding = definition as? any LayerCoding else {
                 throw ModelError(node: node.name, "Core ML has no layer for the operation '\(definition.kindName)'")
             }
-            guard model.hasTensorInputs || type(of: coding).keepsShape else {
+            if model.hasTensorInputs, !definition.takesAnyRank {
+                throw ModelError(node: node.name, "a \(definition.kindName) on tensor inputs is not written yet "
+                                 + "(Core ML takes it on [1, C, H, W] tensors there, the model on [C, H, W])")
+            }
+            if case .defined = node.operation, !model.hasTensorInputs, !type(of: coding).keepsShape {
                 throw ModelError(node: node.name, "\(definition.kindName) needs a model with tensor (rank-N) inputs")
             }
         }

@@ -37,6 +37,11 @@ final class RankNWriterTests: XCTestCase {
                           "layer 'y': Core ML cannot broadcast a maximum of tensors")
         try assertRefused(Model(inputs: [tensor], outputs: [Output(name: "y")], nodes: [Node("y", .defined(Unknown()), input: "t")]),
                           "layer 'y': Core ML has no layer for the operation 'unknown'")
+        // Core ML's validator takes a convolution on tensors only at rank 4 and more.
+        let conv = Op.convolution(Convolution(outputChannels: 1, kernelChannels: 2, kernel: Size2(square: 1), weights: Weights([1, 1])))
+        try assertRefused(Model(inputs: [Input(name: "t", kind: .tensor(shape: [2, 3, 3]))], outputs: [Output(name: "y")],
+                                nodes: [Node("y", conv, input: "t")]),
+                          "layer 'y': a convolution on tensor inputs is not written yet")
     }
 
     /// GELU only maps values, so a model of [C, H, W] arrays can hold it:

@@ -4,12 +4,10 @@ import ProtoSchemas
 // The specification-4 layers behind the rank-N operations.
 
 extension MatMul: LayerCoding {
-    static var layerCase: CoreML__Specification__NeuralNetworkLayer__LayerCase {
-        CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BATCHED_MATMUL
-    }
-    static var specificationVersion: Int32 { 4 }
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BATCHED_MATMUL] }
+    var specificationVersion: Int32 { 4 }
 
-    func encode(into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         let params: UnsafeMutablePointer<CoreML__Specification__BatchedMatMulLayerParams> =
             builder.new(core_ml__specification__batched_mat_mul_layer_params__init)
         params.pointee.transposea = transposeA ? 1 : 0
@@ -23,13 +21,12 @@ extension MatMul: LayerCoding {
                 params.pointee.bias = builder.weights(bias)
             }
         }
-        layer.pointee.layer_case = Self.layerCase
-        layer.pointee.batchedmatmul = params
+        builder.set(layer, Self.layerCases[0], \.batchedmatmul, params)
     }
 
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> MatMul {
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.batchedmatmul.pointee
-        guard p.weights != nil else { return MatMul(transposeA: p.transposea != 0, transposeB: p.transposeb != 0) }
+        guard p.weights != nil else { return .defined(MatMul(transposeA: p.transposea != 0, transposeB: p.transposeb != 0)) }
         guard layer.n_input == 1 else {
             throw reader.fail("layer '\(name)': a batched matmul with weights takes one input, not \(layer.n_input)", at: layer.batchedmatmul)
         }
@@ -39,47 +36,41 @@ extension MatMul: LayerCoding {
                              bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name))
         product.transposeA = p.transposea != 0
         product.transposeB = p.transposeb != 0
-        return product
+        return .defined(product)
     }
 }
 
 extension SoftmaxND: LayerCoding {
-    static var layerCase: CoreML__Specification__NeuralNetworkLayer__LayerCase {
-        CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX_ND
-    }
-    static var specificationVersion: Int32 { 4 }
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX_ND] }
+    var specificationVersion: Int32 { 4 }
 
-    func encode(into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         let params: UnsafeMutablePointer<CoreML__Specification__SoftmaxNDLayerParams> =
             builder.new(core_ml__specification__softmax_ndlayer_params__init)
         params.pointee.axis = Int64(axis)
-        layer.pointee.layer_case = Self.layerCase
-        layer.pointee.softmaxnd = params
+        builder.set(layer, Self.layerCases[0], \.softmaxnd, params)
     }
 
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> SoftmaxND {
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let axis = layer.softmaxnd.pointee.axis
         guard axis.magnitude <= 1 << 16 else { throw reader.fail("layer '\(name)': softmax axis \(axis) is out of range", at: layer.softmaxnd) }
-        return SoftmaxND(axis: Int(axis))
+        return .defined(SoftmaxND(axis: Int(axis)))
     }
 }
 
 extension Transpose: LayerCoding {
-    static var layerCase: CoreML__Specification__NeuralNetworkLayer__LayerCase {
-        CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE
-    }
-    static var specificationVersion: Int32 { 4 }
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE] }
+    var specificationVersion: Int32 { 4 }
 
-    func encode(into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         let params: UnsafeMutablePointer<CoreML__Specification__TransposeLayerParams> =
             builder.new(core_ml__specification__transpose_layer_params__init)
         (params.pointee.n_axes, params.pointee.axes) = builder.uint64s(axes)
-        layer.pointee.layer_case = Self.layerCase
-        layer.pointee.transpose = params
+        builder.set(layer, Self.layerCases[0], \.transpose, params)
     }
 
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Transpose {
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.transpose.pointee
-        return Transpose(axes: try reader.counts(p.axes, p.n_axes, name, allowZero: true))
+        return .defined(Transpose(axes: try reader.counts(p.axes, p.n_axes, name, allowZero: true)))
     }
 }

@@ -41,15 +41,15 @@ extension Unary: OpDefinition {
 /// `Op.add`, `.multiply`, `.maximum`, `.minimum` and `.average`: inputs of
 /// any rank combined value by value, broadcast as numpy does; add and
 /// multiply apply `constant` to a single input.
-struct Elementwise: OpDefinition, Equatable {
-    enum Kind: String { case add, multiply, maximum, minimum, average }
-    var kind: Kind
-    var constant: Float = 0
+public struct Elementwise: OpDefinition, Equatable {
+    public enum Kind: String, Sendable { case add, multiply, maximum, minimum, average }
+    public var kind: Kind
+    public var constant: Float = 0
 
-    var kindName: String { kind.rawValue }
-    var inputCounts: ClosedRange<Int> { 1...Int.max }
+    public var kindName: String { kind.rawValue }
+    public var inputCounts: ClosedRange<Int> { 1...Int.max }
 
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
         var result = inputs[0].dimensions
         for shape in inputs.dropFirst() {
             guard let merged = try? ShapeInference.broadcast(result, shape.dimensions) else {
@@ -65,7 +65,7 @@ struct Elementwise: OpDefinition, Equatable {
         return [shape]
     }
 
-    var attributes: [OpAttribute] {
+    public var attributes: [OpAttribute] {
         switch kind {
         case .add: [OpAttribute("constant", .float(constant), text: constant == 0 ? nil : "constant \(constant)")]
         case .multiply: [OpAttribute("constant", .float(constant), text: constant == 1 ? nil : "constant \(constant)")]

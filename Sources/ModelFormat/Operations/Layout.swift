@@ -1,11 +1,11 @@
 /// `Op.concat`: the inputs stacked along channels.
-struct Concat: OpDefinition, Equatable {
-    var kindName: String { "concat" }
-    var takesAnyRank: Bool { false }
+public struct Concat: OpDefinition, Equatable {
+    public var kindName: String { "concat" }
+    public var takesAnyRank: Bool { false }
     // Core ML's validator: at least 2 inputs.
-    var inputCounts: ClosedRange<Int> { 2...Int.max }
+    public var inputCounts: ClosedRange<Int> { 2...Int.max }
 
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
         let first = inputs[0]
         guard inputs.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
             throw ModelError("concatenates maps of different sizes: \(inputs.map(\.description).joined(separator: ", "))")
@@ -16,11 +16,11 @@ struct Concat: OpDefinition, Equatable {
 }
 
 /// `Op.split`: the channels split evenly into one tensor per output.
-struct Split: OpDefinition, Equatable {
-    var kindName: String { "split" }
-    var takesAnyRank: Bool { false }
+public struct Split: OpDefinition, Equatable {
+    public var kindName: String { "split" }
+    public var takesAnyRank: Bool { false }
 
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
         let first = inputs[0]
         guard outputCount >= 2 else { throw ModelError("a split needs at least 2 outputs, has \(outputCount)") }
         guard first.channels % outputCount == 0 else {
@@ -32,79 +32,79 @@ struct Split: OpDefinition, Equatable {
 }
 
 /// `Op.flatten`: [C, H, W] -> [C*H*W, 1, 1].
-struct Flatten: OpDefinition, Equatable {
-    var order: ChannelOrder
-    var kindName: String { "flatten" }
-    var takesAnyRank: Bool { false }
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+public struct Flatten: OpDefinition, Equatable {
+    public var order: ChannelOrder
+    public var kindName: String { "flatten" }
+    public var takesAnyRank: Bool { false }
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
         [TensorShape(channels: inputs[0].count)]
     }
-    var attributes: [OpAttribute] { [.order(order)] }
+    public var attributes: [OpAttribute] { [.order(order)] }
 }
 
 /// `Op.reshape`: to a [C, H, W] target.
-struct Reshape: OpDefinition, Equatable {
-    var targetShape: [Int]
-    var order: ChannelOrder
-    var kindName: String { "reshape" }
-    var takesAnyRank: Bool { false }
+public struct Reshape: OpDefinition, Equatable {
+    public var targetShape: [Int]
+    public var order: ChannelOrder
+    public var kindName: String { "reshape" }
+    public var takesAnyRank: Bool { false }
 
-    func checkAttributes() throws(ModelError) {
+    public func checkAttributes() throws(ModelError) {
         guard targetShape.count == 3 else { throw ModelError("reshape target \(targetShape) is not [C, H, W]") }
         try AttributeBounds.sizes(targetShape, "reshape size")
     }
 
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
         guard let shape = TensorShape(featureShape: targetShape), shape.count == inputs[0].count else {
             throw ModelError("cannot reshape \(inputs[0]) (\(inputs[0].count) values) to \(targetShape)")
         }
         return [shape]
     }
 
-    var attributes: [OpAttribute] {
+    public var attributes: [OpAttribute] {
         [OpAttribute("targetShape", .ints(targetShape), text: "to \(OpAttribute.dims(targetShape))"), .order(order)]
     }
 }
 
 /// `Op.permute`: the axes of [Seq, C, H, W] reordered, Seq staying first.
-struct Permute: OpDefinition, Equatable {
-    var axes: [Int]
-    var kindName: String { "permute" }
-    var takesAnyRank: Bool { false }
+public struct Permute: OpDefinition, Equatable {
+    public var axes: [Int]
+    public var kindName: String { "permute" }
+    public var takesAnyRank: Bool { false }
 
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
         let first = inputs[0]
         guard axes.sorted() == [0, 1, 2, 3], axes[0] == 0 else { throw ModelError("permutation \(axes) is not supported") }
         let dims = [1, first.channels, first.height, first.width]
         return [TensorShape(channels: dims[axes[1]], height: dims[axes[2]], width: dims[axes[3]])]
     }
 
-    var attributes: [OpAttribute] { [OpAttribute("axes", .ints(axes), text: "axes \(OpAttribute.dims(axes))")] }
+    public var attributes: [OpAttribute] { [OpAttribute("axes", .ints(axes), text: "axes \(OpAttribute.dims(axes))")] }
 }
 
 /// `Op.constant`: a [C, H, W] tensor of stored values; no input.
-struct ConstantTensor: OpDefinition, Equatable {
-    var shape: [Int]
-    var data: Weights
-    var kindName: String { "constant" }
-    var takesAnyRank: Bool { false }
-    var inputCounts: ClosedRange<Int> { 0...0 }
+public struct ConstantTensor: OpDefinition, Equatable {
+    public var shape: [Int]
+    public var data: Weights
+    public var kindName: String { "constant" }
+    public var takesAnyRank: Bool { false }
+    public var inputCounts: ClosedRange<Int> { 0...0 }
 
-    func checkAttributes() throws(ModelError) {
+    public func checkAttributes() throws(ModelError) {
         guard shape.count == 3 else { throw ModelError("constant shape \(shape) is not [C, H, W]") }
         try AttributeBounds.sizes(shape, "constant size")
     }
 
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
         guard let tensor = TensorShape(featureShape: shape) else { throw ModelError("constant shape \(shape) is not [C, H, W]") }
         return [tensor]
     }
 
-    var weightTensors: [NamedWeights] { [NamedWeights("data", shape: shape, data)] }
+    public var weightTensors: [NamedWeights] { [NamedWeights("data", shape: shape, data)] }
 
-    func checkWeights() throws(ModelError) {
+    public func checkWeights() throws(ModelError) {
         try AttributeBounds.weights(data, count: shape.checkedProduct, "constant")
     }
 
-    var attributes: [OpAttribute] { [OpAttribute("shape", .ints(shape), text: "shape \(OpAttribute.dims(shape))")] }
+    public var attributes: [OpAttribute] { [OpAttribute("shape", .ints(shape), text: "shape \(OpAttribute.dims(shape))")] }
 }

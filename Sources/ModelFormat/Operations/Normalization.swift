@@ -98,19 +98,19 @@ extension LRN: OpDefinition {
 }
 
 /// `Op.l2Normalize`: x / sqrt(sum(x^2) + epsilon) over C, H and W.
-struct L2Normalize: OpDefinition, Equatable {
-    var epsilon: Float
-    var kindName: String { "l2Normalize" }
-    var takesAnyRank: Bool { false }
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] { [inputs[0]] }
-    var attributes: [OpAttribute] {
+public struct L2Normalize: OpDefinition, Equatable {
+    public var epsilon: Float
+    public var kindName: String { "l2Normalize" }
+    public var takesAnyRank: Bool { false }
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] { [inputs[0]] }
+    public var attributes: [OpAttribute] {
         [OpAttribute("epsilon", .float(epsilon), text: epsilon == 1e-6 ? nil : "epsilon \(epsilon)")]
     }
 }
 
 /// `Op.softmax`: softmax over the channels of a [C, H, W] tensor.
-struct ChannelSoftmax: OpDefinition, Equatable {
-    var kindName: String { "softmax" }
-    var takesAnyRank: Bool { false }
-    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] { [inputs[0]] }
+public struct ChannelSoftmax: OpDefinition, Equatable {
+    public var kindName: String { "softmax" }
+    public var takesAnyRank: Bool { false }
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] { [inputs[0]] }
 }

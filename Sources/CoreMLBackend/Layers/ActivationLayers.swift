@@ -1,10 +1,46 @@
 import ModelFormat
 import ProtoSchemas
 
-/// The smaller layer parameter messages: activations, unary functions,
-/// slices and reductions.
+// Activations (ActivationParams; clip as ClipLayerParams) and unary functions.
+
+extension Activation: LayerCoding {
+    static var layerCases: [LayerCase] {
+        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ACTIVATION, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CLIP]
+    }
+    /// Clip is a version-4 layer (written lower as four older ones, `SpecificationVersion.lowered`).
+    var specificationVersion: Int32 { if case .clip = self { 4 } else { 1 } }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        if case .clip(let low, let high) = self {
+            let clip: UnsafeMutablePointer<CoreML__Specification__ClipLayerParams> = builder.new(core_ml__specification__clip_layer_params__init)
+            clip.pointee.minval = low
+            clip.pointee.maxval = high
+            builder.set(layer, Self.layerCases[1], \.clip, clip)
+        } else {
+            builder.set(layer, Self.layerCases[0], \.activation, builder.activationParams(self))
+        }
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        if layer.layer_case == layerCases[1] { return .activation(.clip(min: layer.clip.pointee.minval, max: layer.clip.pointee.maxval)) }
+        return .activation(try reader.activation(layer.activation, name))
+    }
+}
+
+extension Unary: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_UNARY] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        builder.set(layer, Self.layerCases[0], \.unary, builder.unary(self))
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        .unary(try reader.unary(layer.unary, name))
+    }
+}
+
 extension SpecBuilder {
-    func activation(_ activation: Activation) -> UnsafeMutablePointer<MLActivation> {
+    func activationParams(_ activation: Activation) -> UnsafeMutablePointer<MLActivation> {
         let params: UnsafeMutablePointer<MLActivation> = new(core_ml__specification__activation_params__init)
         let p = params
         switch activation {
@@ -68,7 +104,7 @@ extension SpecBuilder {
             p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_LINEAR
             p.pointee.linear = linear
         case .clip:
-            preconditionFailure("clip is its own layer type (ClipLayerParams), written by layer(_:)")
+            preconditionFailure("clip is its own layer type (ClipLayerParams), written by Activation.encode")
         }
         return params
     }
@@ -91,42 +127,45 @@ extension SpecBuilder {
         params.pointee.scale = unary.scale
         return params
     }
+}
 
-    func slice(_ slice: Slice) -> UnsafeMutablePointer<MLSlice> {
-        let params: UnsafeMutablePointer<MLSlice> = new(core_ml__specification__slice_layer_params__init)
-        params.pointee.startindex = Int64(slice.start)
-        params.pointee.endindex = Int64(slice.end)
-        params.pointee.stride = UInt64(slice.stride)
-        params.pointee.axis = switch slice.axis {
-        case .channel: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__CHANNEL_AXIS
-        case .height: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__HEIGHT_AXIS
-        case .width: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS
+extension SpecReader {
+    func activation(_ params: UnsafeMutablePointer<MLActivation>, _ layer: String) throws -> Activation {
+        let p = params.pointee
+        switch p.nonlinearity_type_case {
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_RE_LU: return .relu
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_LEAKY_RE_LU: return .leakyRelu(alpha: p.leakyrelu.pointee.alpha)
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_THRESHOLDED_RE_LU:
+            return .thresholdedRelu(alpha: p.thresholdedrelu.pointee.alpha)
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_PRE_LU:
+            return .prelu(alpha: try weights(p.prelu.pointee.alpha, "alpha", of: layer))
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_TANH: return .tanh
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SCALED_TANH:
+            return .scaledTanh(alpha: p.scaledtanh.pointee.alpha, beta: p.scaledtanh.pointee.beta)
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SIGMOID: return .sigmoid
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SIGMOID_HARD:
+            return .sigmoidHard(alpha: p.sigmoidhard.pointee.alpha, beta: p.sigmoidhard.pointee.beta)
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_ELU: return .elu(alpha: p.elu.pointee.alpha)
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SOFTSIGN: return .softsign
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SOFTPLUS: return .softplus
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_PARAMETRIC_SOFTPLUS:
+            return .parametricSoftplus(alpha: try weights(p.parametricsoftplus.pointee.alpha, "alpha", of: layer),
+                                       beta: try weights(p.parametricsoftplus.pointee.beta, "beta", of: layer))
+        case CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_LINEAR:
+            return .linear(alpha: p.linear.pointee.alpha, beta: p.linear.pointee.beta)
+        default:
+            throw fail("layer '\(layer)' has an activation type this toolkit does not support (or none)", at: params)
         }
-        return params
     }
 
-    func reduce(_ reduce: Reduce) -> UnsafeMutablePointer<MLReduce> {
-        let params: UnsafeMutablePointer<MLReduce> = new(core_ml__specification__reduce_layer_params__init)
-        params.pointee.mode = switch reduce.mode {
-        case .sum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUM
-        case .average: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__AVG
-        case .product: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__PROD
-        case .logSum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__LOGSUM
-        case .sumSquare: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUMSQUARE
-        case .l1: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L1
-        case .l2: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L2
-        case .max: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MAX
-        case .min: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MIN
-        case .argmax: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__ARGMAX
+    func unary(_ params: UnsafeMutablePointer<MLUnary>, _ layer: String) throws -> Unary {
+        let p = params.pointee
+        let kinds: [Unary.Kind] = [.sqrt, .rsqrt, .inverse, .power, .exp, .log, .abs, .threshold]
+        guard Int(p.type.rawValue) < kinds.count else {
+            throw fail("layer '\(layer)' has the unknown unary function \(p.type.rawValue)", at: params)
         }
-        params.pointee.axis = switch reduce.axes {
-        case .chw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__CHW
-        case .hw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__HW
-        case .c: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__C
-        case .h: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__H
-        case .w: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__W
-        }
-        params.pointee.epsilon = reduce.epsilon
-        return params
+        // proto3: an unset scale reads as 0; Core ML treats the layer as scale 1 then.
+        return Unary(kind: kinds[Int(p.type.rawValue)], alpha: p.alpha, epsilon: p.epsilon, shift: p.shift,
+                     scale: p.scale == 0 ? 1 : p.scale)
     }
 }

@@ -1,0 +1,286 @@
+import ModelFormat
+import ProtoSchemas
+import Protobuf
+
+// Concat, split, flatten, reshape, permute, padding, crop, slice,
+// reduce, upsample and load-constant.
+
+extension Concat: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        builder.set(layer, Self.layerCases[0], \.concat, builder.new(core_ml__specification__concat_layer_params__init))
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        guard layer.concat.pointee.sequenceconcat == 0 else {
+            throw reader.fail("layer '\(name)': sequence concatenation is not supported", at: layer.concat)
+        }
+        return .concat
+    }
+}
+
+extension Split: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SPLIT] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<CoreML__Specification__SplitLayerParams> = builder.new(core_ml__specification__split_layer_params__init)
+        params.pointee.noutputs = UInt64(node.outputs.count)
+        builder.set(layer, Self.layerCases[0], \.split, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        guard Int(clamping: layer.split.pointee.noutputs) == layer.n_output else {
+            throw reader.fail("layer '\(name)': split into \(layer.split.pointee.noutputs) parts, but \(layer.n_output) outputs", at: layer.split)
+        }
+        return .split
+    }
+}
+
+extension Flatten: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_FLATTEN] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<MLFlatten> = builder.new(core_ml__specification__flatten_layer_params__init)
+        params.pointee.mode = order == .channelFirst
+            ? CORE_ML__SPECIFICATION__FLATTEN_LAYER_PARAMS__FLATTEN_ORDER__CHANNEL_FIRST
+            : CORE_ML__SPECIFICATION__FLATTEN_LAYER_PARAMS__FLATTEN_ORDER__CHANNEL_LAST
+        builder.set(layer, Self.layerCases[0], \.flatten, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        .flatten(try reader.order(layer.flatten.pointee.mode.rawValue, name, at: layer.flatten))
+    }
+}
+
+extension Reshape: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<MLReshape> = builder.new(core_ml__specification__reshape_layer_params__init)
+        (params.pointee.n_targetshape, params.pointee.targetshape) = builder.int64s(targetShape)
+        params.pointee.mode = order == .channelFirst
+            ? CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_FIRST
+            : CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_LAST
+        builder.set(layer, Self.layerCases[0], \.reshape, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        let p = layer.reshape.pointee
+        let target = CArrays.array(p.targetshape, p.n_targetshape).map { Int($0) }
+        guard target.count == 3 || target.count == 4, target.allSatisfy({ $0 > 0 && $0 <= 1 << 31 }) else {
+            throw reader.fail("layer '\(name)': reshape target \(target) is not [C, H, W] or [Seq, C, H, W]", at: layer.reshape)
+        }
+        return .reshape(targetShape: Array(target.suffix(3)), order: try reader.order(p.mode.rawValue, name, at: layer.reshape))
+    }
+}
+
+extension Permute: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_PERMUTE] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<MLPermute> = builder.new(core_ml__specification__permute_layer_params__init)
+        (params.pointee.n_axis, params.pointee.axis) = builder.uint64s(axes)
+        builder.set(layer, Self.layerCases[0], \.permute, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        let p = layer.permute.pointee
+        return .permute(axes: try reader.counts(p.axis, p.n_axis, name, allowZero: true))
+    }
+}
+
+extension Padding: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_PADDING] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        builder.set(layer, Self.layerCases[0], \.padding, builder.padding(self))
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        .padding(try reader.padding(layer.padding, name))
+    }
+}
+
+extension Crop: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CROP] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<MLCrop> = builder.new(core_ml__specification__crop_layer_params__init)
+        switch self {
+        case .edges(let edges): params.pointee.cropamounts = builder.borderAmounts(edges)
+        case .like(let offset): (params.pointee.n_offset, params.pointee.offset) = builder.uint64s(offset)
+        }
+        builder.set(layer, Self.layerCases[0], \.crop, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        let p = layer.crop.pointee
+        if layer.n_input == 2 { return .crop(.like(offset: try reader.counts(p.offset, p.n_offset, name, allowZero: true))) }
+        return .crop(.edges(try reader.edges(p.cropamounts, name)))
+    }
+}
+
+extension Slice: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        builder.set(layer, Self.layerCases[0], \.slice, builder.slice(self))
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        .slice(try reader.slice(layer.slice, name))
+    }
+}
+
+extension Reduce: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        builder.set(layer, Self.layerCases[0], \.reduce, builder.reduce(self))
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        .reduce(try reader.reduce(layer.reduce, name))
+    }
+}
+
+extension Upsample: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_UPSAMPLE] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<MLUpsample> = builder.new(core_ml__specification__upsample_layer_params__init)
+        (params.pointee.n_scalingfactor, params.pointee.scalingfactor) = builder.uint64s([scale.height, scale.width])
+        params.pointee.mode = mode == .nearest
+            ? CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN
+            : CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR
+        builder.set(layer, Self.layerCases[0], \.upsample, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        .upsample(try reader.upsample(layer.upsample, name))
+    }
+}
+
+extension ConstantTensor: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<MLLoadConstant> = builder.new(core_ml__specification__load_constant_layer_params__init)
+        (params.pointee.n_shape, params.pointee.shape) = builder.uint64s(shape)
+        params.pointee.data = builder.weights(data)
+        builder.set(layer, Self.layerCases[0], \.loadconstant, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        let p = layer.loadconstant.pointee
+        return .constant(shape: try reader.counts(p.shape, p.n_shape, name), data: try reader.weights(p.data, "data", of: name))
+    }
+}
+
+extension SpecBuilder {
+    func padding(_ padding: Padding) -> UnsafeMutablePointer<MLPadding> {
+        let params: UnsafeMutablePointer<MLPadding> = new(core_ml__specification__padding_layer_params__init)
+        switch padding.kind {
+        case .constant(let value):
+            let constant: UnsafeMutablePointer<CoreML__Specification__PaddingLayerParams__PaddingConstant> =
+                new(core_ml__specification__padding_layer_params__padding_constant__init)
+            constant.pointee.value = value
+            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_CONSTANT
+            params.pointee.constant = constant
+        case .reflection:
+            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REFLECTION
+            params.pointee.reflection = new(core_ml__specification__padding_layer_params__padding_reflection__init)
+        case .replication:
+            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REPLICATION
+            params.pointee.replication = new(core_ml__specification__padding_layer_params__padding_replication__init)
+        }
+        params.pointee.paddingamounts = borderAmounts(padding.edges)
+        return params
+    }
+
+    func slice(_ slice: Slice) -> UnsafeMutablePointer<MLSlice> {
+        let params: UnsafeMutablePointer<MLSlice> = new(core_ml__specification__slice_layer_params__init)
+        params.pointee.startindex = Int64(slice.start)
+        params.pointee.endindex = Int64(slice.end)
+        params.pointee.stride = UInt64(slice.stride)
+        params.pointee.axis = switch slice.axis {
+        case .channel: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__CHANNEL_AXIS
+        case .height: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__HEIGHT_AXIS
+        case .width: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS
+        }
+        return params
+    }
+
+    func reduce(_ reduce: Reduce) -> UnsafeMutablePointer<MLReduce> {
+        let params: UnsafeMutablePointer<MLReduce> = new(core_ml__specification__reduce_layer_params__init)
+        params.pointee.mode = switch reduce.mode {
+        case .sum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUM
+        case .average: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__AVG
+        case .product: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__PROD
+        case .logSum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__LOGSUM
+        case .sumSquare: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUMSQUARE
+        case .l1: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L1
+        case .l2: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L2
+        case .max: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MAX
+        case .min: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MIN
+        case .argmax: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__ARGMAX
+        }
+        params.pointee.axis = switch reduce.axes {
+        case .chw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__CHW
+        case .hw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__HW
+        case .c: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__C
+        case .h: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__H
+        case .w: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__W
+        }
+        params.pointee.epsilon = reduce.epsilon
+        return params
+    }
+}
+
+extension SpecReader {
+    func padding(_ params: UnsafeMutablePointer<MLPadding>, _ layer: String) throws -> Padding {
+        let p = params.pointee
+        let kind: Padding.Kind
+        switch p.padding_type_case {
+        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_CONSTANT: kind = .constant(p.constant.pointee.value)
+        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REFLECTION: kind = .reflection
+        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REPLICATION: kind = .replication
+        default: throw fail("layer '\(layer)' has no padding type", at: params)
+        }
+        return Padding(kind: kind, edges: try edges(p.paddingamounts, layer))
+    }
+
+    func slice(_ params: UnsafeMutablePointer<MLSlice>, _ layer: String) throws -> Slice {
+        let p = params.pointee
+        let axes: [Slice.Axis] = [.channel, .height, .width]
+        guard Int(p.axis.rawValue) < axes.count else { throw fail("layer '\(layer)' has the unknown slice axis \(p.axis.rawValue)", at: params) }
+        let limit = Int64(Self.maximumCount)
+        guard (-limit...limit).contains(p.startindex), (-limit...limit).contains(p.endindex) else {
+            throw fail("layer '\(layer)' slices from \(p.startindex) to \(p.endindex)", at: params)
+        }
+        return Slice(axis: axes[Int(p.axis.rawValue)], start: Int(p.startindex), end: Int(p.endindex),
+                     stride: p.stride == 0 ? 1 : try count(p.stride, "stride", layer))
+    }
+
+    func reduce(_ params: UnsafeMutablePointer<MLReduce>, _ layer: String) throws -> Reduce {
+        let p = params.pointee
+        let modes: [Reduce.Mode] = [.sum, .average, .product, .logSum, .sumSquare, .l1, .l2, .max, .min, .argmax]
+        let axes: [Reduce.Axes] = [.chw, .hw, .c, .h, .w]
+        guard Int(p.mode.rawValue) < modes.count, Int(p.axis.rawValue) < axes.count else {
+            throw fail("layer '\(layer)' has the unknown reduction \(p.mode.rawValue) over axes \(p.axis.rawValue)", at: params)
+        }
+        return Reduce(mode: modes[Int(p.mode.rawValue)], axes: axes[Int(p.axis.rawValue)], epsilon: p.epsilon)
+    }
+
+    func upsample(_ params: UnsafeMutablePointer<MLUpsample>, _ layer: String) throws -> Upsample {
+        let p = params.pointee
+        let mode: Upsample.Mode
+        switch p.mode {
+        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN: mode = .nearest
+        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR: mode = .bilinear
+        default: throw fail("layer '\(layer)' has the unknown upsampling mode \(p.mode.rawValue)", at: params)
+        }
+        return Upsample(scale: try size2(p.scalingfactor, p.n_scalingfactor, default: 1, "scalingFactor", layer), mode: mode)
+    }
+}

@@ -1,0 +1,139 @@
+import ModelFormat
+import ProtoSchemas
+
+// Convolution and pooling: ConvolutionLayerParams, PoolingLayerParams.
+
+extension Convolution: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONVOLUTION] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<MLConvolution> = builder.new(core_ml__specification__convolution_layer_params__init)
+        params.pointee.outputchannels = UInt64(outputChannels)
+        params.pointee.kernelchannels = UInt64(kernelChannels)
+        params.pointee.ngroups = UInt64(groups)
+        (params.pointee.n_kernelsize, params.pointee.kernelsize) = builder.uint64s([kernel.height, kernel.width])
+        (params.pointee.n_stride, params.pointee.stride) = builder.uint64s([stride.height, stride.width])
+        (params.pointee.n_dilationfactor, params.pointee.dilationfactor) = builder.uint64s([dilation.height, dilation.width])
+        switch padding {
+        case .explicit(let edges):
+            params.pointee.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
+            params.pointee.valid = builder.validPadding(edges)
+        case .includeLastPixel(let pads):
+            // Pooling only; Model.validate() rejects it on a convolution.
+            params.pointee.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
+            params.pointee.valid = builder.validPadding(Edges(top: pads.height, bottom: pads.height, left: pads.width, right: pads.width))
+        case .same(let topLeftHeavy):
+            params.pointee.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_SAME
+            params.pointee.same = builder.samePadding(topLeftHeavy: topLeftHeavy)
+        }
+        params.pointee.isdeconvolution = isDeconvolution ? 1 : 0
+        (params.pointee.n_outputshape, params.pointee.outputshape) = builder.uint64s(outputShape)
+        params.pointee.weights = builder.weights(weights)
+        if let bias {
+            params.pointee.hasbias = 1
+            params.pointee.bias = builder.weights(bias)
+        }
+        builder.set(layer, Self.layerCases[0], \.convolution, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        let p = layer.convolution.pointee
+        let padding: WindowPadding
+        switch p.convolution_padding_type_case {
+        case CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_SAME:
+            padding = .same(topLeftHeavy: try reader.topLeftHeavy(p.same, name))
+        case CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID:
+            padding = .explicit(try reader.edges(p.valid.pointee.paddingamounts, name))
+        default:
+            padding = .explicit(.zero)
+        }
+        return .convolution(Convolution(
+            outputChannels: try reader.count(p.outputchannels, "outputChannels", name),
+            kernelChannels: try reader.count(p.kernelchannels, "kernelChannels", name),
+            groups: p.ngroups == 0 ? 1 : try reader.count(p.ngroups, "nGroups", name),
+            kernel: try reader.size2(p.kernelsize, p.n_kernelsize, default: 3, "kernelSize", name),
+            stride: try reader.size2(p.stride, p.n_stride, default: 1, "stride", name),
+            dilation: try reader.size2(p.dilationfactor, p.n_dilationfactor, default: 1, "dilationFactor", name),
+            padding: padding, isDeconvolution: p.isdeconvolution != 0,
+            outputShape: try reader.counts(p.outputshape, p.n_outputshape, name),
+            weights: try reader.weights(p.weights, "weights", of: name),
+            bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name)))
+    }
+}
+
+extension Pooling: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_POOLING] }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let params: UnsafeMutablePointer<MLPooling> = builder.new(core_ml__specification__pooling_layer_params__init)
+        params.pointee.type = switch kind {
+        case .max: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__MAX
+        case .average: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__AVERAGE
+        case .l2: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__L2
+        }
+        (params.pointee.n_kernelsize, params.pointee.kernelsize) = builder.uint64s([kernel.height, kernel.width])
+        (params.pointee.n_stride, params.pointee.stride) = builder.uint64s([stride.height, stride.width])
+        switch padding {
+        case .explicit(let edges):
+            params.pointee.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_VALID
+            params.pointee.valid = builder.validPadding(edges)
+        case .same(let topLeftHeavy):
+            params.pointee.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME
+            params.pointee.same = builder.samePadding(topLeftHeavy: topLeftHeavy)
+        case .includeLastPixel(let pads):
+            let padding: UnsafeMutablePointer<MLIncludeLastPixel> = builder.new(core_ml__specification__pooling_layer_params__valid_complete_padding__init)
+            (padding.pointee.n_paddingamounts, padding.pointee.paddingamounts) = builder.uint64s([pads.height, pads.width])
+            params.pointee.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_INCLUDE_LAST_PIXEL
+            params.pointee.includelastpixel = padding
+        }
+        params.pointee.avgpoolexcludepadding = excludePaddingFromAverage ? 1 : 0
+        params.pointee.globalpooling = global ? 1 : 0
+        builder.set(layer, Self.layerCases[0], \.pooling, params)
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        let params = layer.pooling!
+        let p = params.pointee
+        let kind: Pooling.Kind
+        switch p.type {
+        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__MAX: kind = .max
+        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__AVERAGE: kind = .average
+        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__L2: kind = .l2
+        default: throw reader.fail("layer '\(name)' has the unknown pooling type \(p.type.rawValue)", at: params)
+        }
+        let padding: WindowPadding
+        switch p.pooling_padding_type_case {
+        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME:
+            padding = .same(topLeftHeavy: try reader.topLeftHeavy(p.same, name))
+        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_INCLUDE_LAST_PIXEL:
+            let amounts = p.includelastpixel.pointee
+            padding = .includeLastPixel(try reader.size2(amounts.paddingamounts, amounts.n_paddingamounts, default: 0,
+                                                         "paddingAmounts", name, allowZero: true))
+        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_VALID:
+            padding = .explicit(try reader.edges(p.valid.pointee.paddingamounts, name))
+        default:
+            padding = .explicit(.zero)
+        }
+        // Global pooling ignores the kernel; coremltools writes it as [0, 0].
+        let kernel = try reader.size2(p.kernelsize, p.n_kernelsize, default: 3, "kernelSize", name, allowZero: p.globalpooling != 0)
+        return .pooling(Pooling(kind: kind, kernel: kernel,
+                                stride: try reader.size2(p.stride, p.n_stride, default: 1, "stride", name), padding: padding,
+                                excludePaddingFromAverage: p.avgpoolexcludepadding != 0, global: p.globalpooling != 0))
+    }
+}
+
+extension SpecBuilder {
+    func validPadding(_ edges: Edges) -> UnsafeMutablePointer<MLValidPadding> {
+        let valid: UnsafeMutablePointer<MLValidPadding> = new(core_ml__specification__valid_padding__init)
+        valid.pointee.paddingamounts = borderAmounts(edges)
+        return valid
+    }
+
+    func samePadding(topLeftHeavy: Bool) -> UnsafeMutablePointer<MLSamePadding> {
+        let same: UnsafeMutablePointer<MLSamePadding> = new(core_ml__specification__same_padding__init)
+        same.pointee.asymmetrymode = topLeftHeavy
+            ? CORE_ML__SPECIFICATION__SAME_PADDING__SAME_PADDING_MODE__TOP_LEFT_HEAVY
+            : CORE_ML__SPECIFICATION__SAME_PADDING__SAME_PADDING_MODE__BOTTOM_RIGHT_HEAVY
+        return same
+    }
+}
