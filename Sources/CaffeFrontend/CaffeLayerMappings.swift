@@ -134,17 +134,7 @@ extension CaffeLayerTable {
             guard index < input.count else { throw b.fail("dim 0 at position \(index) copies nothing") }
             dims[index] = input[index]
         }
-        guard dims.allSatisfy({ $0 == -1 || $0 > 0 }), dims.filter({ $0 == -1 }).count <= 1 else {
-            throw b.fail("cannot reshape \(b.inputShape) (batch 1) to \(dims)")
-        }
-        if let unknown = dims.firstIndex(of: -1) {
-            var known = dims
-            known.remove(at: unknown)
-            guard let product = known.checkedProduct, product > 0, b.inputShape.count % product == 0 else {
-                throw b.fail("cannot infer -1 in \(dims) from \(b.inputShape)")
-            }
-            dims[unknown] = b.inputShape.count / product
-        }
+        do { dims = try TensorShape.reshapeTarget(dims, count: b.inputShape.count) } catch { throw b.fail(error.message) }
         guard dims.first == 1, dims.count >= 2, dims.count <= 4, dims.checkedProduct == b.inputShape.count else {
             throw b.fail("cannot reshape \(b.inputShape) (batch 1) to \(dims)")
         }

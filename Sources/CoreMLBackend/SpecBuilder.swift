@@ -50,6 +50,13 @@ final class SpecBuilder {
 
     /// WeightParams whose float array is the weights' own memory, or a
     /// placeholder for weights computed as they are written.
+    /// An optional bias: its `hasBias` flag and its weights (left unset without one).
+    func bias(_ bias: Weights?, _ hasBias: inout protobuf_c_boolean, _ field: inout UnsafeMutablePointer<MLWeights>?) {
+        guard let bias else { return }
+        hasBias = 1
+        field = weights(bias)
+    }
+
     func weights(_ weights: Weights) -> UnsafeMutablePointer<MLWeights> {
         retain(weights)
         let params: UnsafeMutablePointer<MLWeights> = new(core_ml__specification__weight_params__init)

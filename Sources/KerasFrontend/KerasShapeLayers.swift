@@ -24,19 +24,12 @@ extension KerasLayerTable {
     }
 
     static func reshape(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        var target = (b.config["target_shape"] as? [Int]) ?? []
-        guard target.allSatisfy({ $0 == -1 || $0 > 0 }), target.filter({ $0 == -1 }).count <= 1 else {
-            throw b.fail("cannot reshape \(b.shape.count) values to \(target)")
+        let target: [Int]
+        do {
+            target = try TensorShape.reshapeTarget((b.config["target_shape"] as? [Int]) ?? [], count: b.shape.count)
+        } catch {
+            throw b.fail(error.message)
         }
-        if let unknown = target.firstIndex(of: -1) {
-            var known = target
-            known.remove(at: unknown)
-            guard let product = known.checkedProduct, product > 0, b.shape.count % product == 0 else {
-                throw b.fail("cannot infer -1 in \(target) for \(b.shape.count) values")
-            }
-            target[unknown] = b.shape.count / product
-        }
-        guard target.checkedProduct == b.shape.count else { throw b.fail("cannot reshape \(b.shape.count) values to \(target)") }
         switch target.count {
         case 1: return ([b.node(.flatten(.channelLast), [b.input])], 2)
         // (W, C) is kept as a map of height 1: the values stay in Keras's order.

@@ -60,6 +60,27 @@ public struct TensorShape: Equatable, Hashable, Sendable, CustomStringConvertibl
     /// [C] for a rank-3 vector, the dimensions otherwise: how Core ML describes it.
     public var featureShape: [Int] { rank == 3 && height == 1 && width == 1 ? [channels] : dimensions }
 
+    /// A reshape target as numpy reads it: its one -1 (if any) is what
+    /// makes the product `count`, and the product must be `count`.
+    /// - Throws: `ModelError` (no layer named) for sizes below -1, two
+    ///   -1s, or sizes that cannot hold `count` values.
+    public static func reshapeTarget(_ target: [Int], count: Int) throws(ModelError) -> [Int] {
+        guard target.allSatisfy({ $0 >= -1 }), target.filter({ $0 == -1 }).count <= 1 else {
+            throw ModelError("cannot reshape \(count) values to \(target)")
+        }
+        var shape = target
+        if let unknown = shape.firstIndex(of: -1) {
+            var known = shape
+            known.remove(at: unknown)
+            guard let product = known.checkedProduct, product > 0, count % product == 0 else {
+                throw ModelError("cannot infer -1 in \(target) for \(count) values")
+            }
+            shape[unknown] = count / product
+        }
+        guard shape.checkedProduct == count else { throw ModelError("cannot reshape \(count) values to \(target)") }
+        return shape
+    }
+
     /// `3x224x224`.
     public var description: String { dimensions.map(String.init).joined(separator: "x") }
 }

@@ -1,3 +1,5 @@
+import ModelFormat
+
 /// Folds a node whose inputs are all constants into a constant: the one
 /// evaluator behind constant folding, used for the shape arithmetic
 /// (Shape -> StridedSlice -> Pack -> Reshape) and the unfused batch-norm
@@ -71,23 +73,10 @@ enum ConstantEvaluator {
         }
     }
 
-    /// A reshape's target with 0 kept and one -1 inferred from `count`
-    /// values; its product must be `count`.
+    /// A reshape's target with one -1 inferred from `count` values
+    /// (`TensorShape.reshapeTarget`).
     static func resolvedShape(_ target: [Int], count: Int, _ node: TFNode) throws -> [Int] {
-        var shape = target
-        guard shape.allSatisfy({ $0 >= -1 }), shape.filter({ $0 == -1 }).count <= 1 else {
-            throw node.fail("cannot reshape \(count) values to \(target)")
-        }
-        if let unknown = shape.firstIndex(of: -1) {
-            var known = shape
-            known.remove(at: unknown)
-            guard let product = known.checkedProduct, product > 0, count % product == 0 else {
-                throw node.fail("cannot infer -1 in \(target) for \(count) values")
-            }
-            shape[unknown] = count / product
-        }
-        guard shape.checkedProduct == count else { throw node.fail("cannot reshape \(count) values to \(target)") }
-        return shape
+        do { return try TensorShape.reshapeTarget(target, count: count) } catch { throw node.fail(error.message) }
     }
 
     static func map(_ inputs: [TFConstant], _ node: TFNode, _ budget: Int, _ f: (Double) -> Double) throws -> TFConstant? {

@@ -31,11 +31,34 @@ extension Unary: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_UNARY] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.unary, builder.unary(self))
+        let params: UnsafeMutablePointer<MLUnary> = builder.new(core_ml__specification__unary_function_layer_params__init)
+        params.pointee.type = switch kind {
+        case .sqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__SQRT
+        case .rsqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__RSQRT
+        case .inverse: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__INVERSE
+        case .power: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__POWER
+        case .exp: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__EXP
+        case .log: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__LOG
+        case .abs: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__ABS
+        case .threshold: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__THRESHOLD
+        }
+        params.pointee.alpha = alpha
+        params.pointee.epsilon = epsilon
+        params.pointee.shift = shift
+        params.pointee.scale = scale
+        builder.set(layer, Self.layerCases[0], \.unary, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        .unary(try reader.unary(layer.unary, name))
+        let params = layer.unary!
+        let p = params.pointee
+        let kinds: [Unary.Kind] = [.sqrt, .rsqrt, .inverse, .power, .exp, .log, .abs, .threshold]
+        guard Int(p.type.rawValue) < kinds.count else {
+            throw reader.fail("layer '\(name)' has the unknown unary function \(p.type.rawValue)", at: params)
+        }
+        // proto3: an unset scale reads as 0; Core ML treats the layer as scale 1 then.
+        return .unary(Unary(kind: kinds[Int(p.type.rawValue)], alpha: p.alpha, epsilon: p.epsilon, shift: p.shift,
+                            scale: p.scale == 0 ? 1 : p.scale))
     }
 }
 
@@ -109,24 +132,6 @@ extension SpecBuilder {
         return params
     }
 
-    func unary(_ unary: Unary) -> UnsafeMutablePointer<MLUnary> {
-        let params: UnsafeMutablePointer<MLUnary> = new(core_ml__specification__unary_function_layer_params__init)
-        params.pointee.type = switch unary.kind {
-        case .sqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__SQRT
-        case .rsqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__RSQRT
-        case .inverse: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__INVERSE
-        case .power: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__POWER
-        case .exp: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__EXP
-        case .log: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__LOG
-        case .abs: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__ABS
-        case .threshold: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__THRESHOLD
-        }
-        params.pointee.alpha = unary.alpha
-        params.pointee.epsilon = unary.epsilon
-        params.pointee.shift = unary.shift
-        params.pointee.scale = unary.scale
-        return params
-    }
 }
 
 extension SpecReader {
@@ -158,14 +163,4 @@ extension SpecReader {
         }
     }
 
-    func unary(_ params: UnsafeMutablePointer<MLUnary>, _ layer: String) throws -> Unary {
-        let p = params.pointee
-        let kinds: [Unary.Kind] = [.sqrt, .rsqrt, .inverse, .power, .exp, .log, .abs, .threshold]
-        guard Int(p.type.rawValue) < kinds.count else {
-            throw fail("layer '\(layer)' has the unknown unary function \(p.type.rawValue)", at: params)
-        }
-        // proto3: an unset scale reads as 0; Core ML treats the layer as scale 1 then.
-        return Unary(kind: kinds[Int(p.type.rawValue)], alpha: p.alpha, epsilon: p.epsilon, shift: p.shift,
-                     scale: p.scale == 0 ? 1 : p.scale)
-    }
 }

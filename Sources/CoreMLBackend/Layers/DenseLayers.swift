@@ -11,10 +11,7 @@ extension InnerProduct: LayerCoding {
         params.pointee.inputchannels = UInt64(inputChannels)
         params.pointee.outputchannels = UInt64(outputChannels)
         params.pointee.weights = builder.weights(weights)
-        if let bias {
-            params.pointee.hasbias = 1
-            params.pointee.bias = builder.weights(bias)
-        }
+        builder.bias(bias, &params.pointee.hasbias, &params.pointee.bias)
         builder.set(layer, Self.layerCases[0], \.innerproduct, params)
     }
 

@@ -16,10 +16,7 @@ extension MatMul: LayerCoding {
             params.pointee.weightmatrixfirstdimension = UInt64(inputChannels)
             params.pointee.weightmatrixseconddimension = UInt64(outputChannels)
             params.pointee.weights = builder.weights(weights)
-            if let bias {
-                params.pointee.hasbias = 1
-                params.pointee.bias = builder.weights(bias)
-            }
+            builder.bias(bias, &params.pointee.hasbias, &params.pointee.bias)
         }
         builder.set(layer, Self.layerCases[0], \.batchedmatmul, params)
     }

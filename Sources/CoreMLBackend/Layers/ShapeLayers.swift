@@ -94,11 +94,36 @@ extension Padding: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_PADDING] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.padding, builder.padding(self))
+        let params: UnsafeMutablePointer<MLPadding> = builder.new(core_ml__specification__padding_layer_params__init)
+        switch kind {
+        case .constant(let value):
+            let constant: UnsafeMutablePointer<CoreML__Specification__PaddingLayerParams__PaddingConstant> =
+                builder.new(core_ml__specification__padding_layer_params__padding_constant__init)
+            constant.pointee.value = value
+            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_CONSTANT
+            params.pointee.constant = constant
+        case .reflection:
+            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REFLECTION
+            params.pointee.reflection = builder.new(core_ml__specification__padding_layer_params__padding_reflection__init)
+        case .replication:
+            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REPLICATION
+            params.pointee.replication = builder.new(core_ml__specification__padding_layer_params__padding_replication__init)
+        }
+        params.pointee.paddingamounts = builder.borderAmounts(edges)
+        builder.set(layer, Self.layerCases[0], \.padding, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        .padding(try reader.padding(layer.padding, name))
+        let params = layer.padding!
+        let p = params.pointee
+        let kind: Padding.Kind
+        switch p.padding_type_case {
+        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_CONSTANT: kind = .constant(p.constant.pointee.value)
+        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REFLECTION: kind = .reflection
+        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REPLICATION: kind = .replication
+        default: throw reader.fail("layer '\(name)' has no padding type", at: params)
+        }
+        return .padding(Padding(kind: kind, edges: try reader.edges(p.paddingamounts, name)))
     }
 }
 
@@ -125,11 +150,31 @@ extension Slice: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.slice, builder.slice(self))
+        let params: UnsafeMutablePointer<MLSlice> = builder.new(core_ml__specification__slice_layer_params__init)
+        params.pointee.startindex = Int64(start)
+        params.pointee.endindex = Int64(end)
+        params.pointee.stride = UInt64(stride)
+        params.pointee.axis = switch axis {
+        case .channel: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__CHANNEL_AXIS
+        case .height: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__HEIGHT_AXIS
+        case .width: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS
+        }
+        builder.set(layer, Self.layerCases[0], \.slice, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        .slice(try reader.slice(layer.slice, name))
+        let params = layer.slice!
+        let p = params.pointee
+        let axes: [Slice.Axis] = [.channel, .height, .width]
+        guard Int(p.axis.rawValue) < axes.count else {
+            throw reader.fail("layer '\(name)' has the unknown slice axis \(p.axis.rawValue)", at: params)
+        }
+        let limit = Int64(SpecReader.maximumCount)
+        guard (-limit...limit).contains(p.startindex), (-limit...limit).contains(p.endindex) else {
+            throw reader.fail("layer '\(name)' slices from \(p.startindex) to \(p.endindex)", at: params)
+        }
+        return .slice(Slice(axis: axes[Int(p.axis.rawValue)], start: Int(p.startindex), end: Int(p.endindex),
+                            stride: p.stride == 0 ? 1 : try reader.count(p.stride, "stride", name)))
     }
 }
 
@@ -137,11 +182,39 @@ extension Reduce: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.reduce, builder.reduce(self))
+        let params: UnsafeMutablePointer<MLReduce> = builder.new(core_ml__specification__reduce_layer_params__init)
+        params.pointee.mode = switch mode {
+        case .sum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUM
+        case .average: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__AVG
+        case .product: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__PROD
+        case .logSum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__LOGSUM
+        case .sumSquare: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUMSQUARE
+        case .l1: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L1
+        case .l2: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L2
+        case .max: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MAX
+        case .min: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MIN
+        case .argmax: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__ARGMAX
+        }
+        params.pointee.axis = switch axes {
+        case .chw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__CHW
+        case .hw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__HW
+        case .c: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__C
+        case .h: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__H
+        case .w: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__W
+        }
+        params.pointee.epsilon = epsilon
+        builder.set(layer, Self.layerCases[0], \.reduce, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        .reduce(try reader.reduce(layer.reduce, name))
+        let params = layer.reduce!
+        let p = params.pointee
+        let modes: [Reduce.Mode] = [.sum, .average, .product, .logSum, .sumSquare, .l1, .l2, .max, .min, .argmax]
+        let axes: [Reduce.Axes] = [.chw, .hw, .c, .h, .w]
+        guard Int(p.mode.rawValue) < modes.count, Int(p.axis.rawValue) < axes.count else {
+            throw reader.fail("layer '\(name)' has the unknown reduction \(p.mode.rawValue) over axes \(p.axis.rawValue)", at: params)
+        }
+        return .reduce(Reduce(mode: modes[Int(p.mode.rawValue)], axes: axes[Int(p.axis.rawValue)], epsilon: p.epsilon))
     }
 }
 
@@ -158,7 +231,15 @@ extension Upsample: LayerCoding {
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        .upsample(try reader.upsample(layer.upsample, name))
+        let params = layer.upsample!
+        let p = params.pointee
+        let mode: Upsample.Mode
+        switch p.mode {
+        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN: mode = .nearest
+        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR: mode = .bilinear
+        default: throw reader.fail("layer '\(name)' has the unknown upsampling mode \(p.mode.rawValue)", at: params)
+        }
+        return .upsample(Upsample(scale: try reader.size2(p.scalingfactor, p.n_scalingfactor, default: 1, "scalingFactor", name), mode: mode))
     }
 }
 
@@ -175,112 +256,5 @@ extension ConstantTensor: LayerCoding {
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.loadconstant.pointee
         return .constant(shape: try reader.counts(p.shape, p.n_shape, name), data: try reader.weights(p.data, "data", of: name))
-    }
-}
-
-extension SpecBuilder {
-    func padding(_ padding: Padding) -> UnsafeMutablePointer<MLPadding> {
-        let params: UnsafeMutablePointer<MLPadding> = new(core_ml__specification__padding_layer_params__init)
-        switch padding.kind {
-        case .constant(let value):
-            let constant: UnsafeMutablePointer<CoreML__Specification__PaddingLayerParams__PaddingConstant> =
-                new(core_ml__specification__padding_layer_params__padding_constant__init)
-            constant.pointee.value = value
-            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_CONSTANT
-            params.pointee.constant = constant
-        case .reflection:
-            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REFLECTION
-            params.pointee.reflection = new(core_ml__specification__padding_layer_params__padding_reflection__init)
-        case .replication:
-            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REPLICATION
-            params.pointee.replication = new(core_ml__specification__padding_layer_params__padding_replication__init)
-        }
-        params.pointee.paddingamounts = borderAmounts(padding.edges)
-        return params
-    }
-
-    func slice(_ slice: Slice) -> UnsafeMutablePointer<MLSlice> {
-        let params: UnsafeMutablePointer<MLSlice> = new(core_ml__specification__slice_layer_params__init)
-        params.pointee.startindex = Int64(slice.start)
-        params.pointee.endindex = Int64(slice.end)
-        params.pointee.stride = UInt64(slice.stride)
-        params.pointee.axis = switch slice.axis {
-        case .channel: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__CHANNEL_AXIS
-        case .height: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__HEIGHT_AXIS
-        case .width: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS
-        }
-        return params
-    }
-
-    func reduce(_ reduce: Reduce) -> UnsafeMutablePointer<MLReduce> {
-        let params: UnsafeMutablePointer<MLReduce> = new(core_ml__specification__reduce_layer_params__init)
-        params.pointee.mode = switch reduce.mode {
-        case .sum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUM
-        case .average: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__AVG
-        case .product: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__PROD
-        case .logSum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__LOGSUM
-        case .sumSquare: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUMSQUARE
-        case .l1: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L1
-        case .l2: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L2
-        case .max: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MAX
-        case .min: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MIN
-        case .argmax: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__ARGMAX
-        }
-        params.pointee.axis = switch reduce.axes {
-        case .chw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__CHW
-        case .hw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__HW
-        case .c: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__C
-        case .h: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__H
-        case .w: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__W
-        }
-        params.pointee.epsilon = reduce.epsilon
-        return params
-    }
-}
-
-extension SpecReader {
-    func padding(_ params: UnsafeMutablePointer<MLPadding>, _ layer: String) throws -> Padding {
-        let p = params.pointee
-        let kind: Padding.Kind
-        switch p.padding_type_case {
-        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_CONSTANT: kind = .constant(p.constant.pointee.value)
-        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REFLECTION: kind = .reflection
-        case CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REPLICATION: kind = .replication
-        default: throw fail("layer '\(layer)' has no padding type", at: params)
-        }
-        return Padding(kind: kind, edges: try edges(p.paddingamounts, layer))
-    }
-
-    func slice(_ params: UnsafeMutablePointer<MLSlice>, _ layer: String) throws -> Slice {
-        let p = params.pointee
-        let axes: [Slice.Axis] = [.channel, .height, .width]
-        guard Int(p.axis.rawValue) < axes.count else { throw fail("layer '\(layer)' has the unknown slice axis \(p.axis.rawValue)", at: params) }
-        let limit = Int64(Self.maximumCount)
-        guard (-limit...limit).contains(p.startindex), (-limit...limit).contains(p.endindex) else {
-            throw fail("layer '\(layer)' slices from \(p.startindex) to \(p.endindex)", at: params)
-        }
-        return Slice(axis: axes[Int(p.axis.rawValue)], start: Int(p.startindex), end: Int(p.endindex),
-                     stride: p.stride == 0 ? 1 : try count(p.stride, "stride", layer))
-    }
-
-    func reduce(_ params: UnsafeMutablePointer<MLReduce>, _ layer: String) throws -> Reduce {
-        let p = params.pointee
-        let modes: [Reduce.Mode] = [.sum, .average, .product, .logSum, .sumSquare, .l1, .l2, .max, .min, .argmax]
-        let axes: [Reduce.Axes] = [.chw, .hw, .c, .h, .w]
-        guard Int(p.mode.rawValue) < modes.count, Int(p.axis.rawValue) < axes.count else {
-            throw fail("layer '\(layer)' has the unknown reduction \(p.mode.rawValue) over axes \(p.axis.rawValue)", at: params)
-        }
-        return Reduce(mode: modes[Int(p.mode.rawValue)], axes: axes[Int(p.axis.rawValue)], epsilon: p.epsilon)
-    }
-
-    func upsample(_ params: UnsafeMutablePointer<MLUpsample>, _ layer: String) throws -> Upsample {
-        let p = params.pointee
-        let mode: Upsample.Mode
-        switch p.mode {
-        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN: mode = .nearest
-        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR: mode = .bilinear
-        default: throw fail("layer '\(layer)' has the unknown upsampling mode \(p.mode.rawValue)", at: params)
-        }
-        return Upsample(scale: try size2(p.scalingfactor, p.n_scalingfactor, default: 1, "scalingFactor", layer), mode: mode)
     }
 }

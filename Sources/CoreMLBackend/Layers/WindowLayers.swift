@@ -29,10 +29,7 @@ extension Convolution: LayerCoding {
         params.pointee.isdeconvolution = isDeconvolution ? 1 : 0
         (params.pointee.n_outputshape, params.pointee.outputshape) = builder.uint64s(outputShape)
         params.pointee.weights = builder.weights(weights)
-        if let bias {
-            params.pointee.hasbias = 1
-            params.pointee.bias = builder.weights(bias)
-        }
+        builder.bias(bias, &params.pointee.hasbias, &params.pointee.bias)
         builder.set(layer, Self.layerCases[0], \.convolution, params)
     }
 
