@@ -49,27 +49,22 @@ extension SpecBuilder {
 
     /// The classifier's two features: label -> probability, and the top label.
     func classifierFeatures(_ classifier: Classifier) -> [UnsafeMutablePointer<MLFeatureDescription>] {
-        let stringKeys = if case .strings = classifier.labels { true } else { false }
         let dictionary: UnsafeMutablePointer<MLDictionaryType> = new(core_ml__specification__dictionary_feature_type__init)
-        if stringKeys {
+        let label: UnsafeMutablePointer<MLFeatureType> = new(core_ml__specification__feature_type__init)
+        if case .strings = classifier.labels {
             dictionary.pointee.key_type_case = CORE_ML__SPECIFICATION__DICTIONARY_FEATURE_TYPE__KEY_TYPE_STRING_KEY_TYPE
             dictionary.pointee.stringkeytype = new(core_ml__specification__string_feature_type__init)
+            label.pointee.type_case = CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_STRING_TYPE
+            label.pointee.stringtype = new(core_ml__specification__string_feature_type__init)
         } else {
             dictionary.pointee.key_type_case = CORE_ML__SPECIFICATION__DICTIONARY_FEATURE_TYPE__KEY_TYPE_INT64_KEY_TYPE
             dictionary.pointee.int64keytype = new(core_ml__specification__int64_feature_type__init)
+            label.pointee.type_case = CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_INT64_TYPE
+            label.pointee.int64type = new(core_ml__specification__int64_feature_type__init)
         }
         let probabilities: UnsafeMutablePointer<MLFeatureType> = new(core_ml__specification__feature_type__init)
         probabilities.pointee.type_case = CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_DICTIONARY_TYPE
         probabilities.pointee.dictionarytype = dictionary
-
-        let label: UnsafeMutablePointer<MLFeatureType> = new(core_ml__specification__feature_type__init)
-        if stringKeys {
-            label.pointee.type_case = CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_STRING_TYPE
-            label.pointee.stringtype = new(core_ml__specification__string_feature_type__init)
-        } else {
-            label.pointee.type_case = CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_INT64_TYPE
-            label.pointee.int64type = new(core_ml__specification__int64_feature_type__init)
-        }
         return [
             feature(classifier.probabilitiesName, classifier.probabilitiesDescription, probabilities),
             feature(classifier.predictedFeatureName, classifier.predictedFeatureDescription, label),

@@ -68,36 +68,30 @@ public indirect enum JSON: Equatable, Sendable {
     }
 
     private func write(to output: inout String, indent: String, isRoot: Bool = false) {
+        // An array is an object without keys: one way to lay out both.
+        let entries: [(key: String?, value: JSON)]
+        let brackets: (open: String, close: String)
         switch self {
         case .array(let items) where !items.isEmpty:
-            if !isRoot, case let line = compact, line.count <= JSON.inlineWidth {
-                output += line
-                return
-            }
-            let inner = indent + "  "
-            output += "[\n"
-            for (index, item) in items.enumerated() {
-                output += inner
-                item.write(to: &output, indent: inner)
-                output += index < items.count - 1 ? ",\n" : "\n"
-            }
-            output += indent + "]"
+            (entries, brackets) = (items.map { (nil, $0) }, ("[", "]"))
         case .object(let members) where !members.isEmpty:
-            if !isRoot, case let line = compact, line.count <= JSON.inlineWidth {
-                output += line
-                return
-            }
-            let inner = indent + "  "
-            output += "{\n"
-            for (index, member) in members.enumerated() {
-                output += inner + JSON.quoted(member.key) + ": "
-                member.value.write(to: &output, indent: inner)
-                output += index < members.count - 1 ? ",\n" : "\n"
-            }
-            output += indent + "}"
+            (entries, brackets) = (members.map { ($0.key, $0.value) }, ("{", "}"))
         default:
             output += compact
+            return
         }
+        if !isRoot, case let line = compact, line.count <= JSON.inlineWidth {
+            output += line
+            return
+        }
+        let inner = indent + "  "
+        output += brackets.open + "\n"
+        for (index, entry) in entries.enumerated() {
+            output += inner + (entry.key.map { JSON.quoted($0) + ": " } ?? "")
+            entry.value.write(to: &output, indent: inner)
+            output += index < entries.count - 1 ? ",\n" : "\n"
+        }
+        output += indent + brackets.close
     }
 
     static func quoted(_ text: String) -> String {

@@ -18,50 +18,6 @@ public struct DecodeOptions: Sendable {
     }
 }
 
-/// A decoded message: protobuf-c structs that live in `arena` and whose weight
-/// payloads may point into the input buffer (kept alive by the arena).
-public final class Decoded<Message>: @unchecked Sendable {
-    /// Owns every struct of the message and keeps the input alive.
-    public let arena: Arena
-    /// The root message.
-    public let root: UnsafeMutablePointer<Message>
-    private let offsets: MessageOffsets
-
-    init(arena: Arena, root: UnsafeMutablePointer<Message>, offsets: MessageOffsets) {
-        self.arena = arena
-        self.root = root
-        self.offsets = offsets
-    }
-
-    /// Byte offset in the input where `message`'s encoding starts, for
-    /// errors about a message that decoded fine but makes no sense (a
-    /// missing required part, a count that does not fit).
-    public func offset(of message: UnsafeRawPointer) -> Int {
-        offsets.offset(of: message)
-    }
-}
-
-/// Where each decoded message started in the input: recorded in a list as
-/// messages are decoded (a graph has a hundred thousand), looked up through
-/// a table built when first asked (most conversions never ask).
-final class MessageOffsets: @unchecked Sendable {
-    private var recorded: [(message: UnsafeRawPointer, offset: Int)] = []
-    private var table: [UnsafeRawPointer: Int]?
-    private let lock = Lock()
-
-    /// Called while decoding (one thread).
-    func record(_ message: UnsafeRawPointer, at offset: Int) {
-        recorded.append((message, offset))
-    }
-
-    func offset(of message: UnsafeRawPointer) -> Int {
-        lock.locked {
-            if table == nil { table = Dictionary(recorded.lazy.map { ($0.message, $0.offset) }) { _, last in last } }
-            return table?[message] ?? 0
-        }
-    }
-}
-
 /// Decodes protobuf binary data into protobuf-c's generated C structs,
 /// driven by their descriptors, without protobuf-c's copying unpacker.
 ///
@@ -153,13 +109,7 @@ struct BinaryDecoding {
 
         // Pass 1: validate tags and wire types, count repeated values.
         var cursor = WireCursor(base: base, position: range.lowerBound, end: range.upperBound)
-        while !cursor.isAtEnd {
-            let tagOffset = cursor.position
-            let (number, wireType) = try cursor.tag()
-            guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(number)) else {
-                try cursor.skip(wireType, number: number)
-                continue
-            }
+        while let (field, number, wireType, tagOffset) = try cursor.nextKnownField(of: descriptor) {
             let index = fields.distance(to: field)
             do throws(DecodeError) {
                 try checkWireType(wireType, for: field.pointee, at: tagOffset)
@@ -183,12 +133,7 @@ struct BinaryDecoding {
 
         // Pass 2: store the values.
         cursor = WireCursor(base: base, position: range.lowerBound, end: range.upperBound)
-        while !cursor.isAtEnd {
-            let (number, wireType) = try cursor.tag()
-            guard let field = protobuf_c_message_descriptor_get_field(descriptor, UInt32(number)) else {
-                try cursor.skip(wireType, number: number)
-                continue
-            }
+        while let (field, _, wireType, _) = try cursor.nextKnownField(of: descriptor) {
             let index = fields.distance(to: field)
             do throws(DecodeError) {
                 if field.pointee.isRepeated {

@@ -1,3 +1,5 @@
+import CProtobufC
+
 /// Protobuf wire types (the low three bits of a field tag).
 enum WireType: UInt8 {
     case varint = 0
@@ -17,6 +19,7 @@ struct WireCursor {
     let end: Int
 
     var isAtEnd: Bool { position >= end }
+
 
     func error(_ message: String, at offset: Int? = nil) -> DecodeError {
         DecodeError(message, offset: offset ?? position)
@@ -91,5 +94,23 @@ struct WireCursor {
         case .startGroup, .endGroup:
             throw error("groups are not supported (field \(number))")  // tag() already refuses them
         }
+    }
+}
+
+extension WireCursor {
+    /// The next field of the message that `descriptor` knows, with its
+    /// number, wire type and the offset of its tag, skipping unknown ones;
+    /// nil at the end.
+    mutating func nextKnownField(of descriptor: UnsafePointer<ProtobufCMessageDescriptor>) throws(DecodeError)
+        -> (field: UnsafePointer<ProtobufCFieldDescriptor>, number: UInt32, wireType: WireType, tagOffset: Int)? {
+        while !isAtEnd {
+            let tagOffset = position
+            let (number, wireType) = try tag()
+            if let field = protobuf_c_message_descriptor_get_field(descriptor, number) {
+                return (field, number, wireType, tagOffset)
+            }
+            try skip(wireType, number: number)
+        }
+        return nil
     }
 }

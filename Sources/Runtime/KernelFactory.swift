@@ -7,8 +7,8 @@ func makeKernel(_ node: Node, inputs: [TensorShape], outputs: [TensorShape]) thr
     let output = outputs[0]
     switch node.operation {
     case .convolution(let conv):
-        return conv.isDeconvolution ? DeconvolutionKernel(conv, input: input, output: output)
-                                    : ConvolutionKernel(conv, input: input, output: output)
+        let window = Window(conv, input: input, output: output)
+        return conv.isDeconvolution ? DeconvolutionKernel(conv: conv, window: window) : ConvolutionKernel(conv: conv, window: window)
     case .pooling(let pool):
         return PoolingKernel(pool, input: input, output: output)
     case .innerProduct(let product):

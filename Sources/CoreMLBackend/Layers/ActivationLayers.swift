@@ -12,10 +12,10 @@ extension Activation: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         if case .clip(let low, let high) = self {
-            let clip: UnsafeMutablePointer<CoreML__Specification__ClipLayerParams> = builder.new(core_ml__specification__clip_layer_params__init)
-            clip.pointee.minval = low
-            clip.pointee.maxval = high
-            builder.set(layer, Self.layerCases[1], \.clip, clip)
+            builder.set(layer, Self.layerCases[1], \.clip, core_ml__specification__clip_layer_params__init) { p in
+                p.minval = low
+                p.maxval = high
+            }
         } else {
             builder.set(layer, Self.layerCases[0], \.activation, builder.activationParams(self))
         }
@@ -31,22 +31,22 @@ extension Unary: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_UNARY] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLUnary> = builder.new(core_ml__specification__unary_function_layer_params__init)
-        params.pointee.type = switch kind {
-        case .sqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__SQRT
-        case .rsqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__RSQRT
-        case .inverse: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__INVERSE
-        case .power: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__POWER
-        case .exp: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__EXP
-        case .log: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__LOG
-        case .abs: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__ABS
-        case .threshold: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__THRESHOLD
+        builder.set(layer, Self.layerCases[0], \.unary, core_ml__specification__unary_function_layer_params__init) { p in
+            p.type = switch kind {
+            case .sqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__SQRT
+            case .rsqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__RSQRT
+            case .inverse: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__INVERSE
+            case .power: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__POWER
+            case .exp: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__EXP
+            case .log: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__LOG
+            case .abs: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__ABS
+            case .threshold: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__THRESHOLD
+            }
+            p.alpha = alpha
+            p.epsilon = epsilon
+            p.shift = shift
+            p.scale = scale
         }
-        params.pointee.alpha = alpha
-        params.pointee.epsilon = epsilon
-        params.pointee.shift = shift
-        params.pointee.scale = scale
-        builder.set(layer, Self.layerCases[0], \.unary, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -65,67 +65,49 @@ extension Unary: LayerCoding {
 extension SpecBuilder {
     func activationParams(_ activation: Activation) -> UnsafeMutablePointer<MLActivation> {
         let params: UnsafeMutablePointer<MLActivation> = new(core_ml__specification__activation_params__init)
-        let p = params
+        /// Sets the nonlinearity: its case and a new message made by `initialize` and filled by `fill`.
+        func set<Function>(_ kind: CoreML__Specification__ActivationParams__NonlinearityTypeCase,
+                           _ field: WritableKeyPath<MLActivation, UnsafeMutablePointer<Function>?>,
+                           _ initialize: (UnsafeMutablePointer<Function>?) -> Void, _ fill: (inout Function) -> Void = { _ in }) {
+            let function: UnsafeMutablePointer<Function> = new(initialize)
+            fill(&function.pointee)
+            params.pointee.nonlinearity_type_case = kind
+            params.pointee[keyPath: field] = function
+        }
         switch activation {
         case .relu:
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_RE_LU
-            p.pointee.relu = new(core_ml__specification__activation_re_lu__init)
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_RE_LU, \.relu, core_ml__specification__activation_re_lu__init)
         case .leakyRelu(let alpha):
-            let leaky: UnsafeMutablePointer<CoreML__Specification__ActivationLeakyReLU> = new(core_ml__specification__activation_leaky_re_lu__init)
-            leaky.pointee.alpha = alpha
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_LEAKY_RE_LU
-            p.pointee.leakyrelu = leaky
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_LEAKY_RE_LU, \.leakyrelu,
+                core_ml__specification__activation_leaky_re_lu__init) { $0.alpha = alpha }
         case .thresholdedRelu(let alpha):
-            let thresholded: UnsafeMutablePointer<CoreML__Specification__ActivationThresholdedReLU> = new(core_ml__specification__activation_thresholded_re_lu__init)
-            thresholded.pointee.alpha = alpha
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_THRESHOLDED_RE_LU
-            p.pointee.thresholdedrelu = thresholded
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_THRESHOLDED_RE_LU, \.thresholdedrelu,
+                core_ml__specification__activation_thresholded_re_lu__init) { $0.alpha = alpha }
         case .prelu(let alpha):
-            let prelu: UnsafeMutablePointer<CoreML__Specification__ActivationPReLU> = new(core_ml__specification__activation_pre_lu__init)
-            prelu.pointee.alpha = weights(alpha)
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_PRE_LU
-            p.pointee.prelu = prelu
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_PRE_LU, \.prelu,
+                core_ml__specification__activation_pre_lu__init) { $0.alpha = weights(alpha) }
         case .tanh:
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_TANH
-            p.pointee.tanh = new(core_ml__specification__activation_tanh__init)
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_TANH, \.tanh, core_ml__specification__activation_tanh__init)
         case .scaledTanh(let alpha, let beta):
-            let scaled: UnsafeMutablePointer<CoreML__Specification__ActivationScaledTanh> = new(core_ml__specification__activation_scaled_tanh__init)
-            scaled.pointee.alpha = alpha
-            scaled.pointee.beta = beta
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SCALED_TANH
-            p.pointee.scaledtanh = scaled
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SCALED_TANH, \.scaledtanh,
+                core_ml__specification__activation_scaled_tanh__init) { ($0.alpha, $0.beta) = (alpha, beta) }
         case .sigmoid:
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SIGMOID
-            p.pointee.sigmoid = new(core_ml__specification__activation_sigmoid__init)
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SIGMOID, \.sigmoid, core_ml__specification__activation_sigmoid__init)
         case .sigmoidHard(let alpha, let beta):
-            let hard: UnsafeMutablePointer<CoreML__Specification__ActivationSigmoidHard> = new(core_ml__specification__activation_sigmoid_hard__init)
-            hard.pointee.alpha = alpha
-            hard.pointee.beta = beta
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SIGMOID_HARD
-            p.pointee.sigmoidhard = hard
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SIGMOID_HARD, \.sigmoidhard,
+                core_ml__specification__activation_sigmoid_hard__init) { ($0.alpha, $0.beta) = (alpha, beta) }
         case .elu(let alpha):
-            let elu: UnsafeMutablePointer<CoreML__Specification__ActivationELU> = new(core_ml__specification__activation_elu__init)
-            elu.pointee.alpha = alpha
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_ELU
-            p.pointee.elu = elu
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_ELU, \.elu, core_ml__specification__activation_elu__init) { $0.alpha = alpha }
         case .softsign:
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SOFTSIGN
-            p.pointee.softsign = new(core_ml__specification__activation_softsign__init)
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SOFTSIGN, \.softsign, core_ml__specification__activation_softsign__init)
         case .softplus:
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SOFTPLUS
-            p.pointee.softplus = new(core_ml__specification__activation_softplus__init)
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SOFTPLUS, \.softplus, core_ml__specification__activation_softplus__init)
         case .parametricSoftplus(let alpha, let beta):
-            let softplus: UnsafeMutablePointer<CoreML__Specification__ActivationParametricSoftplus> = new(core_ml__specification__activation_parametric_softplus__init)
-            softplus.pointee.alpha = weights(alpha)
-            softplus.pointee.beta = weights(beta)
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_PARAMETRIC_SOFTPLUS
-            p.pointee.parametricsoftplus = softplus
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_PARAMETRIC_SOFTPLUS, \.parametricsoftplus,
+                core_ml__specification__activation_parametric_softplus__init) { ($0.alpha, $0.beta) = (weights(alpha), weights(beta)) }
         case .linear(let alpha, let beta):
-            let linear: UnsafeMutablePointer<CoreML__Specification__ActivationLinear> = new(core_ml__specification__activation_linear__init)
-            linear.pointee.alpha = alpha
-            linear.pointee.beta = beta
-            p.pointee.nonlinearity_type_case = CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_LINEAR
-            p.pointee.linear = linear
+            set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_LINEAR, \.linear,
+                core_ml__specification__activation_linear__init) { ($0.alpha, $0.beta) = (alpha, beta) }
         case .clip:
             preconditionFailure("clip is its own layer type (ClipLayerParams), written by Activation.encode")
         }

@@ -7,12 +7,12 @@ extension InnerProduct: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_INNER_PRODUCT] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLInnerProduct> = builder.new(core_ml__specification__inner_product_layer_params__init)
-        params.pointee.inputchannels = UInt64(inputChannels)
-        params.pointee.outputchannels = UInt64(outputChannels)
-        params.pointee.weights = builder.weights(weights)
-        builder.bias(bias, &params.pointee.hasbias, &params.pointee.bias)
-        builder.set(layer, Self.layerCases[0], \.innerproduct, params)
+        builder.set(layer, Self.layerCases[0], \.innerproduct, core_ml__specification__inner_product_layer_params__init) { p in
+            p.inputchannels = UInt64(inputChannels)
+            p.outputchannels = UInt64(outputChannels)
+            p.weights = builder.weights(weights)
+            builder.bias(bias, &p.hasbias, &p.bias)
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -29,16 +29,16 @@ extension BatchNorm: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BATCHNORM] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLBatchnorm> = builder.new(core_ml__specification__batchnorm_layer_params__init)
-        params.pointee.channels = UInt64(channels)
-        params.pointee.epsilon = epsilon
-        params.pointee.computemeanvar = computeMeanVar ? 1 : 0
-        params.pointee.instancenormalization = instanceNormalization ? 1 : 0
-        params.pointee.gamma = builder.weights(gamma)
-        params.pointee.beta = builder.weights(beta)
-        params.pointee.mean = builder.weights(mean)
-        params.pointee.variance = builder.weights(variance)
-        builder.set(layer, Self.layerCases[0], \.batchnorm, params)
+        builder.set(layer, Self.layerCases[0], \.batchnorm, core_ml__specification__batchnorm_layer_params__init) { p in
+            p.channels = UInt64(channels)
+            p.epsilon = epsilon
+            p.computemeanvar = computeMeanVar ? 1 : 0
+            p.instancenormalization = instanceNormalization ? 1 : 0
+            p.gamma = builder.weights(gamma)
+            p.beta = builder.weights(beta)
+            p.mean = builder.weights(mean)
+            p.variance = builder.weights(variance)
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -55,15 +55,15 @@ extension Scale: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SCALE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLScale> = builder.new(core_ml__specification__scale_layer_params__init)
-        (params.pointee.n_shapescale, params.pointee.shapescale) = builder.uint64s(shape)
-        params.pointee.scale = builder.weights(scale)
-        if let bias {
-            params.pointee.hasbias = 1
-            (params.pointee.n_shapebias, params.pointee.shapebias) = builder.uint64s(biasShape)
-            params.pointee.bias = builder.weights(bias)
+        builder.set(layer, Self.layerCases[0], \.scale, core_ml__specification__scale_layer_params__init) { p in
+            (p.n_shapescale, p.shapescale) = builder.uint64s(shape)
+            p.scale = builder.weights(scale)
+            if let bias {
+                p.hasbias = 1
+                (p.n_shapebias, p.shapebias) = builder.uint64s(biasShape)
+                p.bias = builder.weights(bias)
+            }
         }
-        builder.set(layer, Self.layerCases[0], \.scale, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -79,10 +79,10 @@ extension Bias: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BIAS] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLBias> = builder.new(core_ml__specification__bias_layer_params__init)
-        (params.pointee.n_shape, params.pointee.shape) = builder.uint64s(shape)
-        params.pointee.bias = builder.weights(bias)
-        builder.set(layer, Self.layerCases[0], \.bias, params)
+        builder.set(layer, Self.layerCases[0], \.bias, core_ml__specification__bias_layer_params__init) { p in
+            (p.n_shape, p.shape) = builder.uint64s(shape)
+            p.bias = builder.weights(bias)
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -95,12 +95,12 @@ extension LRN: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LRN] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLLRN> = builder.new(core_ml__specification__lrnlayer_params__init)
-        params.pointee.alpha = alpha
-        params.pointee.beta = beta
-        params.pointee.localsize = UInt64(localSize)
-        params.pointee.k = k
-        builder.set(layer, Self.layerCases[0], \.lrn, params)
+        builder.set(layer, Self.layerCases[0], \.lrn, core_ml__specification__lrnlayer_params__init) { p in
+            p.alpha = alpha
+            p.beta = beta
+            p.localsize = UInt64(localSize)
+            p.k = k
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -113,10 +113,9 @@ extension L2Normalize: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_L2NORMALIZE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<CoreML__Specification__L2NormalizeLayerParams> =
-            builder.new(core_ml__specification__l2_normalize_layer_params__init)
-        params.pointee.epsilon = epsilon
-        builder.set(layer, Self.layerCases[0], \.l2normalize, params)
+        builder.set(layer, Self.layerCases[0], \.l2normalize, core_ml__specification__l2_normalize_layer_params__init) { p in
+            p.epsilon = epsilon
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -128,7 +127,7 @@ extension ChannelSoftmax: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.softmax, builder.new(core_ml__specification__softmax_layer_params__init))
+        builder.set(layer, Self.layerCases[0], \.softmax, core_ml__specification__softmax_layer_params__init)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op { .softmax }

@@ -17,24 +17,19 @@ extension Elementwise: LayerCoding {
         let broadcastable = builder.arrayMapping == .exact && node.inputs.count > 1
         switch kind {
         case .add where broadcastable:
-            builder.set(layer, Self.layerCases[5], \.addbroadcastable, builder.new(core_ml__specification__add_broadcastable_layer_params__init))
+            builder.set(layer, Self.layerCases[5], \.addbroadcastable, core_ml__specification__add_broadcastable_layer_params__init)
         case .multiply where broadcastable:
-            builder.set(layer, Self.layerCases[6], \.multiplybroadcastable,
-                        builder.new(core_ml__specification__multiply_broadcastable_layer_params__init))
+            builder.set(layer, Self.layerCases[6], \.multiplybroadcastable, core_ml__specification__multiply_broadcastable_layer_params__init)
         case .add:
-            let params: UnsafeMutablePointer<CoreML__Specification__AddLayerParams> = builder.new(core_ml__specification__add_layer_params__init)
-            params.pointee.alpha = constant
-            builder.set(layer, Self.layerCases[0], \.add, params)
+            builder.set(layer, Self.layerCases[0], \.add, core_ml__specification__add_layer_params__init) { $0.alpha = constant }
         case .multiply:
-            let params: UnsafeMutablePointer<CoreML__Specification__MultiplyLayerParams> = builder.new(core_ml__specification__multiply_layer_params__init)
-            params.pointee.alpha = constant
-            builder.set(layer, Self.layerCases[1], \.multiply, params)
+            builder.set(layer, Self.layerCases[1], \.multiply, core_ml__specification__multiply_layer_params__init) { $0.alpha = constant }
         case .maximum:
-            builder.set(layer, Self.layerCases[2], \.max, builder.new(core_ml__specification__max_layer_params__init))
+            builder.set(layer, Self.layerCases[2], \.max, core_ml__specification__max_layer_params__init)
         case .minimum:
-            builder.set(layer, Self.layerCases[3], \.min, builder.new(core_ml__specification__min_layer_params__init))
+            builder.set(layer, Self.layerCases[3], \.min, core_ml__specification__min_layer_params__init)
         case .average:
-            builder.set(layer, Self.layerCases[4], \.average, builder.new(core_ml__specification__average_layer_params__init))
+            builder.set(layer, Self.layerCases[4], \.average, core_ml__specification__average_layer_params__init)
         }
     }
 

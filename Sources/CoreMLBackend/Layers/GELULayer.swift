@@ -8,14 +8,13 @@ extension GELU: LayerCoding {
     static var keepsShape: Bool { true }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<CoreML__Specification__GeluLayerParams> =
-            builder.new(core_ml__specification__gelu_layer_params__init)
-        params.pointee.mode = switch mode {
-        case .exact: CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__EXACT
-        case .tanhApproximation: CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__TANH_APPROXIMATION
-        case .sigmoidApproximation: CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__SIGMOID_APPROXIMATION
+        builder.set(layer, Self.layerCases[0], \.gelu, core_ml__specification__gelu_layer_params__init) { p in
+            p.mode = switch mode {
+            case .exact: CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__EXACT
+            case .tanhApproximation: CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__TANH_APPROXIMATION
+            case .sigmoidApproximation: CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__SIGMOID_APPROXIMATION
+            }
         }
-        builder.set(layer, Self.layerCases[0], \.gelu, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {

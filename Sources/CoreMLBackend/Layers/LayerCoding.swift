@@ -70,6 +70,16 @@ extension SpecBuilder {
         layer.pointee.layer_case = layerCase
         layer.pointee[keyPath: field] = params
     }
+
+    /// Sets the layer's case and a new parameters message made by
+    /// `initialize` (protobuf-c's `..._init`) and filled by `fill`.
+    func set<Params>(_ layer: UnsafeMutablePointer<MLLayer>, _ layerCase: LayerCase,
+                     _ field: WritableKeyPath<MLLayer, UnsafeMutablePointer<Params>?>,
+                     _ initialize: (UnsafeMutablePointer<Params>?) -> Void, _ fill: (inout Params) -> Void = { _ in }) {
+        let params: UnsafeMutablePointer<Params> = new(initialize)
+        fill(&params.pointee)
+        set(layer, layerCase, field, params)
+    }
 }
 
 extension SpecReader {

@@ -8,17 +8,16 @@ extension MatMul: LayerCoding {
     var specificationVersion: Int32 { 4 }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<CoreML__Specification__BatchedMatMulLayerParams> =
-            builder.new(core_ml__specification__batched_mat_mul_layer_params__init)
-        params.pointee.transposea = transposeA ? 1 : 0
-        params.pointee.transposeb = transposeB ? 1 : 0
-        if let weights {
-            params.pointee.weightmatrixfirstdimension = UInt64(inputChannels)
-            params.pointee.weightmatrixseconddimension = UInt64(outputChannels)
-            params.pointee.weights = builder.weights(weights)
-            builder.bias(bias, &params.pointee.hasbias, &params.pointee.bias)
+        builder.set(layer, Self.layerCases[0], \.batchedmatmul, core_ml__specification__batched_mat_mul_layer_params__init) { p in
+            p.transposea = transposeA ? 1 : 0
+            p.transposeb = transposeB ? 1 : 0
+            if let weights {
+                p.weightmatrixfirstdimension = UInt64(inputChannels)
+                p.weightmatrixseconddimension = UInt64(outputChannels)
+                p.weights = builder.weights(weights)
+                builder.bias(bias, &p.hasbias, &p.bias)
+            }
         }
-        builder.set(layer, Self.layerCases[0], \.batchedmatmul, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -42,10 +41,7 @@ extension SoftmaxND: LayerCoding {
     var specificationVersion: Int32 { 4 }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<CoreML__Specification__SoftmaxNDLayerParams> =
-            builder.new(core_ml__specification__softmax_ndlayer_params__init)
-        params.pointee.axis = Int64(axis)
-        builder.set(layer, Self.layerCases[0], \.softmaxnd, params)
+        builder.set(layer, Self.layerCases[0], \.softmaxnd, core_ml__specification__softmax_ndlayer_params__init) { $0.axis = Int64(axis) }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -60,10 +56,9 @@ extension Transpose: LayerCoding {
     var specificationVersion: Int32 { 4 }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<CoreML__Specification__TransposeLayerParams> =
-            builder.new(core_ml__specification__transpose_layer_params__init)
-        (params.pointee.n_axes, params.pointee.axes) = builder.uint64s(axes)
-        builder.set(layer, Self.layerCases[0], \.transpose, params)
+        builder.set(layer, Self.layerCases[0], \.transpose, core_ml__specification__transpose_layer_params__init) { p in
+            (p.n_axes, p.axes) = builder.uint64s(axes)
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {

@@ -9,7 +9,7 @@ extension Concat: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.concat, builder.new(core_ml__specification__concat_layer_params__init))
+        builder.set(layer, Self.layerCases[0], \.concat, core_ml__specification__concat_layer_params__init)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -24,9 +24,9 @@ extension Split: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SPLIT] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<CoreML__Specification__SplitLayerParams> = builder.new(core_ml__specification__split_layer_params__init)
-        params.pointee.noutputs = UInt64(node.outputs.count)
-        builder.set(layer, Self.layerCases[0], \.split, params)
+        builder.set(layer, Self.layerCases[0], \.split, core_ml__specification__split_layer_params__init) { p in
+            p.noutputs = UInt64(node.outputs.count)
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -41,11 +41,11 @@ extension Flatten: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_FLATTEN] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLFlatten> = builder.new(core_ml__specification__flatten_layer_params__init)
-        params.pointee.mode = order == .channelFirst
-            ? CORE_ML__SPECIFICATION__FLATTEN_LAYER_PARAMS__FLATTEN_ORDER__CHANNEL_FIRST
-            : CORE_ML__SPECIFICATION__FLATTEN_LAYER_PARAMS__FLATTEN_ORDER__CHANNEL_LAST
-        builder.set(layer, Self.layerCases[0], \.flatten, params)
+        builder.set(layer, Self.layerCases[0], \.flatten, core_ml__specification__flatten_layer_params__init) { p in
+            p.mode = order == .channelFirst
+                ? CORE_ML__SPECIFICATION__FLATTEN_LAYER_PARAMS__FLATTEN_ORDER__CHANNEL_FIRST
+                : CORE_ML__SPECIFICATION__FLATTEN_LAYER_PARAMS__FLATTEN_ORDER__CHANNEL_LAST
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -57,12 +57,12 @@ extension Reshape: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLReshape> = builder.new(core_ml__specification__reshape_layer_params__init)
-        (params.pointee.n_targetshape, params.pointee.targetshape) = builder.int64s(targetShape)
-        params.pointee.mode = order == .channelFirst
-            ? CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_FIRST
-            : CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_LAST
-        builder.set(layer, Self.layerCases[0], \.reshape, params)
+        builder.set(layer, Self.layerCases[0], \.reshape, core_ml__specification__reshape_layer_params__init) { p in
+            (p.n_targetshape, p.targetshape) = builder.int64s(targetShape)
+            p.mode = order == .channelFirst
+                ? CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_FIRST
+                : CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_LAST
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -79,9 +79,9 @@ extension Permute: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_PERMUTE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLPermute> = builder.new(core_ml__specification__permute_layer_params__init)
-        (params.pointee.n_axis, params.pointee.axis) = builder.uint64s(axes)
-        builder.set(layer, Self.layerCases[0], \.permute, params)
+        builder.set(layer, Self.layerCases[0], \.permute, core_ml__specification__permute_layer_params__init) { p in
+            (p.n_axis, p.axis) = builder.uint64s(axes)
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -94,23 +94,23 @@ extension Padding: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_PADDING] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLPadding> = builder.new(core_ml__specification__padding_layer_params__init)
-        switch kind {
-        case .constant(let value):
-            let constant: UnsafeMutablePointer<CoreML__Specification__PaddingLayerParams__PaddingConstant> =
-                builder.new(core_ml__specification__padding_layer_params__padding_constant__init)
-            constant.pointee.value = value
-            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_CONSTANT
-            params.pointee.constant = constant
-        case .reflection:
-            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REFLECTION
-            params.pointee.reflection = builder.new(core_ml__specification__padding_layer_params__padding_reflection__init)
-        case .replication:
-            params.pointee.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REPLICATION
-            params.pointee.replication = builder.new(core_ml__specification__padding_layer_params__padding_replication__init)
+        builder.set(layer, Self.layerCases[0], \.padding, core_ml__specification__padding_layer_params__init) { p in
+            switch kind {
+            case .constant(let value):
+                let constant: UnsafeMutablePointer<CoreML__Specification__PaddingLayerParams__PaddingConstant> =
+                    builder.new(core_ml__specification__padding_layer_params__padding_constant__init)
+                constant.pointee.value = value
+                p.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_CONSTANT
+                p.constant = constant
+            case .reflection:
+                p.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REFLECTION
+                p.reflection = builder.new(core_ml__specification__padding_layer_params__padding_reflection__init)
+            case .replication:
+                p.padding_type_case = CORE_ML__SPECIFICATION__PADDING_LAYER_PARAMS__PADDING_TYPE_REPLICATION
+                p.replication = builder.new(core_ml__specification__padding_layer_params__padding_replication__init)
+            }
+            p.paddingamounts = builder.borderAmounts(edges)
         }
-        params.pointee.paddingamounts = builder.borderAmounts(edges)
-        builder.set(layer, Self.layerCases[0], \.padding, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -131,12 +131,12 @@ extension Crop: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CROP] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLCrop> = builder.new(core_ml__specification__crop_layer_params__init)
-        switch self {
-        case .edges(let edges): params.pointee.cropamounts = builder.borderAmounts(edges)
-        case .like(let offset): (params.pointee.n_offset, params.pointee.offset) = builder.uint64s(offset)
+        builder.set(layer, Self.layerCases[0], \.crop, core_ml__specification__crop_layer_params__init) { p in
+            switch self {
+            case .edges(let edges): p.cropamounts = builder.borderAmounts(edges)
+            case .like(let offset): (p.n_offset, p.offset) = builder.uint64s(offset)
+            }
         }
-        builder.set(layer, Self.layerCases[0], \.crop, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -150,16 +150,16 @@ extension Slice: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLSlice> = builder.new(core_ml__specification__slice_layer_params__init)
-        params.pointee.startindex = Int64(start)
-        params.pointee.endindex = Int64(end)
-        params.pointee.stride = UInt64(stride)
-        params.pointee.axis = switch axis {
-        case .channel: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__CHANNEL_AXIS
-        case .height: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__HEIGHT_AXIS
-        case .width: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS
+        builder.set(layer, Self.layerCases[0], \.slice, core_ml__specification__slice_layer_params__init) { p in
+            p.startindex = Int64(start)
+            p.endindex = Int64(end)
+            p.stride = UInt64(stride)
+            p.axis = switch axis {
+            case .channel: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__CHANNEL_AXIS
+            case .height: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__HEIGHT_AXIS
+            case .width: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS
+            }
         }
-        builder.set(layer, Self.layerCases[0], \.slice, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -182,28 +182,28 @@ extension Reduce: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLReduce> = builder.new(core_ml__specification__reduce_layer_params__init)
-        params.pointee.mode = switch mode {
-        case .sum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUM
-        case .average: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__AVG
-        case .product: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__PROD
-        case .logSum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__LOGSUM
-        case .sumSquare: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUMSQUARE
-        case .l1: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L1
-        case .l2: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L2
-        case .max: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MAX
-        case .min: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MIN
-        case .argmax: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__ARGMAX
+        builder.set(layer, Self.layerCases[0], \.reduce, core_ml__specification__reduce_layer_params__init) { p in
+            p.mode = switch mode {
+            case .sum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUM
+            case .average: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__AVG
+            case .product: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__PROD
+            case .logSum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__LOGSUM
+            case .sumSquare: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUMSQUARE
+            case .l1: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L1
+            case .l2: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L2
+            case .max: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MAX
+            case .min: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MIN
+            case .argmax: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__ARGMAX
+            }
+            p.axis = switch axes {
+            case .chw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__CHW
+            case .hw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__HW
+            case .c: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__C
+            case .h: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__H
+            case .w: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__W
+            }
+            p.epsilon = epsilon
         }
-        params.pointee.axis = switch axes {
-        case .chw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__CHW
-        case .hw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__HW
-        case .c: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__C
-        case .h: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__H
-        case .w: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__W
-        }
-        params.pointee.epsilon = epsilon
-        builder.set(layer, Self.layerCases[0], \.reduce, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -222,12 +222,12 @@ extension Upsample: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_UPSAMPLE] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLUpsample> = builder.new(core_ml__specification__upsample_layer_params__init)
-        (params.pointee.n_scalingfactor, params.pointee.scalingfactor) = builder.uint64s([scale.height, scale.width])
-        params.pointee.mode = mode == .nearest
-            ? CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN
-            : CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR
-        builder.set(layer, Self.layerCases[0], \.upsample, params)
+        builder.set(layer, Self.layerCases[0], \.upsample, core_ml__specification__upsample_layer_params__init) { p in
+            (p.n_scalingfactor, p.scalingfactor) = builder.uint64s([scale.height, scale.width])
+            p.mode = mode == .nearest
+                ? CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN
+                : CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -247,10 +247,10 @@ extension ConstantTensor: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLLoadConstant> = builder.new(core_ml__specification__load_constant_layer_params__init)
-        (params.pointee.n_shape, params.pointee.shape) = builder.uint64s(shape)
-        params.pointee.data = builder.weights(data)
-        builder.set(layer, Self.layerCases[0], \.loadconstant, params)
+        builder.set(layer, Self.layerCases[0], \.loadconstant, core_ml__specification__load_constant_layer_params__init) { p in
+            (p.n_shape, p.shape) = builder.uint64s(shape)
+            p.data = builder.weights(data)
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {

@@ -7,30 +7,30 @@ extension Convolution: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONVOLUTION] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLConvolution> = builder.new(core_ml__specification__convolution_layer_params__init)
-        params.pointee.outputchannels = UInt64(outputChannels)
-        params.pointee.kernelchannels = UInt64(kernelChannels)
-        params.pointee.ngroups = UInt64(groups)
-        (params.pointee.n_kernelsize, params.pointee.kernelsize) = builder.uint64s([kernel.height, kernel.width])
-        (params.pointee.n_stride, params.pointee.stride) = builder.uint64s([stride.height, stride.width])
-        (params.pointee.n_dilationfactor, params.pointee.dilationfactor) = builder.uint64s([dilation.height, dilation.width])
-        switch padding {
-        case .explicit(let edges):
-            params.pointee.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
-            params.pointee.valid = builder.validPadding(edges)
-        case .includeLastPixel(let pads):
-            // Pooling only; Model.validate() rejects it on a convolution.
-            params.pointee.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
-            params.pointee.valid = builder.validPadding(Edges(top: pads.height, bottom: pads.height, left: pads.width, right: pads.width))
-        case .same(let topLeftHeavy):
-            params.pointee.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_SAME
-            params.pointee.same = builder.samePadding(topLeftHeavy: topLeftHeavy)
+        builder.set(layer, Self.layerCases[0], \.convolution, core_ml__specification__convolution_layer_params__init) { p in
+            p.outputchannels = UInt64(outputChannels)
+            p.kernelchannels = UInt64(kernelChannels)
+            p.ngroups = UInt64(groups)
+            (p.n_kernelsize, p.kernelsize) = builder.uint64s([kernel.height, kernel.width])
+            (p.n_stride, p.stride) = builder.uint64s([stride.height, stride.width])
+            (p.n_dilationfactor, p.dilationfactor) = builder.uint64s([dilation.height, dilation.width])
+            switch padding {
+            case .explicit(let edges):
+                p.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
+                p.valid = builder.validPadding(edges)
+            case .includeLastPixel(let pads):
+                // Pooling only; Model.validate() rejects it on a convolution.
+                p.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
+                p.valid = builder.validPadding(Edges(top: pads.height, bottom: pads.height, left: pads.width, right: pads.width))
+            case .same(let topLeftHeavy):
+                p.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_SAME
+                p.same = builder.samePadding(topLeftHeavy: topLeftHeavy)
+            }
+            p.isdeconvolution = isDeconvolution ? 1 : 0
+            (p.n_outputshape, p.outputshape) = builder.uint64s(outputShape)
+            p.weights = builder.weights(weights)
+            builder.bias(bias, &p.hasbias, &p.bias)
         }
-        params.pointee.isdeconvolution = isDeconvolution ? 1 : 0
-        (params.pointee.n_outputshape, params.pointee.outputshape) = builder.uint64s(outputShape)
-        params.pointee.weights = builder.weights(weights)
-        builder.bias(bias, &params.pointee.hasbias, &params.pointee.bias)
-        builder.set(layer, Self.layerCases[0], \.convolution, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -62,30 +62,30 @@ extension Pooling: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_POOLING] }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        let params: UnsafeMutablePointer<MLPooling> = builder.new(core_ml__specification__pooling_layer_params__init)
-        params.pointee.type = switch kind {
-        case .max: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__MAX
-        case .average: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__AVERAGE
-        case .l2: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__L2
+        builder.set(layer, Self.layerCases[0], \.pooling, core_ml__specification__pooling_layer_params__init) { p in
+            p.type = switch kind {
+            case .max: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__MAX
+            case .average: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__AVERAGE
+            case .l2: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__L2
+            }
+            (p.n_kernelsize, p.kernelsize) = builder.uint64s([kernel.height, kernel.width])
+            (p.n_stride, p.stride) = builder.uint64s([stride.height, stride.width])
+            switch padding {
+            case .explicit(let edges):
+                p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_VALID
+                p.valid = builder.validPadding(edges)
+            case .same(let topLeftHeavy):
+                p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME
+                p.same = builder.samePadding(topLeftHeavy: topLeftHeavy)
+            case .includeLastPixel(let pads):
+                let padding: UnsafeMutablePointer<MLIncludeLastPixel> = builder.new(core_ml__specification__pooling_layer_params__valid_complete_padding__init)
+                (padding.pointee.n_paddingamounts, padding.pointee.paddingamounts) = builder.uint64s([pads.height, pads.width])
+                p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_INCLUDE_LAST_PIXEL
+                p.includelastpixel = padding
+            }
+            p.avgpoolexcludepadding = excludePaddingFromAverage ? 1 : 0
+            p.globalpooling = global ? 1 : 0
         }
-        (params.pointee.n_kernelsize, params.pointee.kernelsize) = builder.uint64s([kernel.height, kernel.width])
-        (params.pointee.n_stride, params.pointee.stride) = builder.uint64s([stride.height, stride.width])
-        switch padding {
-        case .explicit(let edges):
-            params.pointee.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_VALID
-            params.pointee.valid = builder.validPadding(edges)
-        case .same(let topLeftHeavy):
-            params.pointee.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME
-            params.pointee.same = builder.samePadding(topLeftHeavy: topLeftHeavy)
-        case .includeLastPixel(let pads):
-            let padding: UnsafeMutablePointer<MLIncludeLastPixel> = builder.new(core_ml__specification__pooling_layer_params__valid_complete_padding__init)
-            (padding.pointee.n_paddingamounts, padding.pointee.paddingamounts) = builder.uint64s([pads.height, pads.width])
-            params.pointee.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_INCLUDE_LAST_PIXEL
-            params.pointee.includelastpixel = padding
-        }
-        params.pointee.avgpoolexcludepadding = excludePaddingFromAverage ? 1 : 0
-        params.pointee.globalpooling = global ? 1 : 0
-        builder.set(layer, Self.layerCases[0], \.pooling, params)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {

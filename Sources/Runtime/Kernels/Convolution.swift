@@ -6,28 +6,25 @@ import ModelFormat
 /// kernelChannels*kH*kW] weight matrix with OpenBLAS. A 1x1 convolution with
 /// stride 1 and no padding needs no im2col: the input already is the matrix.
 struct ConvolutionKernel: ReLUFusing {
-    let window: ConvolutionWindow
+    let conv: Convolution
+    let window: Window
     /// Also applies max(0, y) (a ReLU folded in by the network).
     var fusedReLU = false
     let scratch = Scratch()
 
-    init(_ conv: Convolution, input: TensorShape, output: TensorShape) {
-        window = ConvolutionWindow(conv, input: input, output: output)
-    }
-
     var scratchBytes: Int {
-        let (conv, output) = (window.conv, window.output)
+        let output = window.output
         return isPointwise ? 0 : workCost(conv.kernelChannels, conv.kernel.height, conv.kernel.width, output.planeSize, 4)
     }
 
     var isPointwise: Bool {
-        let (conv, input, output) = (window.conv, window.input, window.output)
+        let (input, output) = (window.input, window.output)
         return conv.kernel == Size2(1, 1) && conv.stride == Size2(1, 1) && window.padTop == 0 && window.padLeft == 0
             && input.height == output.height && input.width == output.width
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        let (conv, input, output) = (window.conv, window.input, window.output)
+        let (input, output) = (window.input, window.output)
         let groups = conv.groups
         let outputPerGroup = conv.outputChannels / groups
         let patch = conv.kernelChannels * conv.kernel.height * conv.kernel.width
@@ -60,7 +57,7 @@ struct ConvolutionKernel: ReLUFusing {
 
     /// Writes row (c, ky, kx) x column (oy, ox) = input[c, oy*s - pad + ky*d, ox*s - pad + kx*d] (0 outside).
     func im2col(_ x: UnsafePointer<Float>, into columns: UnsafeMutablePointer<Float>) {
-        let (conv, input, output, padTop, padLeft) = (window.conv, window.input, window.output, window.padTop, window.padLeft)
+        let (input, output, padTop, padLeft) = (window.input, window.output, window.padTop, window.padLeft)
         let (kh, kw) = (conv.kernel.height, conv.kernel.width)
         let (sh, sw) = (conv.stride.height, conv.stride.width)
         let (dh, dw) = (conv.dilation.height, conv.dilation.width)
@@ -109,24 +106,30 @@ func finishChannels(_ y: UnsafeMutableBufferPointer<Float>, bias: Weights?, pixe
     }
 }
 
-/// What a convolution or deconvolution kernel knows of its window: the
-/// layer, its [C, H, W] input and output, and the padding before the first
-/// row and column of the larger side (a convolution's input, a
-/// deconvolution's output: the same geometry run backwards).
-struct ConvolutionWindow {
-    let conv: Convolution
+/// Where a window layer's kernel meets its input: the [C, H, W] input and
+/// output, and the padding before the first row and column of the larger
+/// side (a convolution's or pooling's input, a deconvolution's output: the
+/// same geometry run backwards).
+struct Window {
     let input: TensorShape
     let output: TensorShape
     let padTop: Int
     let padLeft: Int
 
     init(_ conv: Convolution, input: TensorShape, output: TensorShape) {
-        self.conv = conv
         self.input = input
         self.output = output
         let (large, small) = conv.isDeconvolution ? (output, input) : (input, output)
         (padTop, padLeft) = leadingPadding(conv.padding, input: large, output: small, kernel: conv.kernel,
                                            stride: conv.stride, dilation: conv.dilation)
+    }
+
+    /// A global pooling has no padding.
+    init(_ pool: Pooling, input: TensorShape, output: TensorShape) {
+        self.input = input
+        self.output = output
+        (padTop, padLeft) = pool.global ? (0, 0) : leadingPadding(pool.padding, input: input, output: output,
+                                                                  kernel: pool.kernel, stride: pool.stride, dilation: Size2(1, 1))
     }
 }
 

@@ -6,20 +6,17 @@ import ModelFormat
 /// adds the patches into the output at stride steps, cropped by the padding.
 /// Weights are [inputChannels, outputChannels / groups, kH, kW].
 struct DeconvolutionKernel: Kernel {
-    let window: ConvolutionWindow
+    let conv: Convolution
+    let window: Window
     let scratch = Scratch()
 
-    init(_ conv: Convolution, input: TensorShape, output: TensorShape) {
-        window = ConvolutionWindow(conv, input: input, output: output)
-    }
-
     var scratchBytes: Int {
-        let (conv, input) = (window.conv, window.input)
+        let input = window.input
         return workCost(conv.outputChannels / max(conv.groups, 1), conv.kernel.height, conv.kernel.width, input.planeSize, 4)
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        let (conv, input, output) = (window.conv, window.input, window.output)
+        let (input, output) = (window.input, window.output)
         let groups = conv.groups
         let inputPerGroup = input.channels / groups
         let outputPerGroup = conv.outputChannels / groups
@@ -47,7 +44,7 @@ struct DeconvolutionKernel: Kernel {
 
     /// y[c, iy*s - pad + ky*d, ix*s - pad + kx*d] += columns[(c, ky, kx), (iy, ix)].
     func col2im(_ columns: UnsafePointer<Float>, into y: UnsafeMutablePointer<Float>, channels: Int) {
-        let (conv, input, output, padTop, padLeft) = (window.conv, window.input, window.output, window.padTop, window.padLeft)
+        let (input, output, padTop, padLeft) = (window.input, window.output, window.padTop, window.padLeft)
         let (kh, kw) = (conv.kernel.height, conv.kernel.width)
         let (sh, sw) = (conv.stride.height, conv.stride.width)
         let (dh, dw) = (conv.dilation.height, conv.dilation.width)

@@ -9,17 +9,15 @@ import ModelFormat
 ///   when `excludePaddingFromAverage` is set.
 struct PoolingKernel: Kernel {
     let pool: Pooling
-    let input: TensorShape
-    let output: TensorShape
-    let padTop: Int
-    let padLeft: Int
+    let window: Window
+    var input: TensorShape { window.input }
+    var output: TensorShape { window.output }
+    var padTop: Int { window.padTop }
+    var padLeft: Int { window.padLeft }
 
     init(_ pool: Pooling, input: TensorShape, output: TensorShape) {
         self.pool = pool
-        self.input = input
-        self.output = output
-        (padTop, padLeft) = pool.global ? (0, 0) : leadingPadding(pool.padding, input: input, output: output,
-                                                                  kernel: pool.kernel, stride: pool.stride, dilation: Size2(1, 1))
+        window = Window(pool, input: input, output: output)
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
