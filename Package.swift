@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "Runtime", targets: ["Runtime", "ImageFiles", "Images"]),
         // The converters: CaffeConverter, TensorFlowConverter and KerasConverter
         // turn source files into a Model (ConversionOptions: preprocessing, labels).
-        .library(name: "Converters", targets: ["CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport"]),
+        .library(name: "Converters", targets: ["CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "Conversion"]),
         // Any model file recognised and summarized: ModelFiles.inspect, SummaryText, InspectionJSON.
         .library(name: "Inspection", targets: ["Inspection", "ModelFiles"]),
         .executable(name: "coreml-convert", targets: ["convert"]),
@@ -27,12 +27,14 @@ let package = Package(
 
         // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"]),
+        // A protobuf-c buffer that packs a message straight into a file.
+        .target(name: "CProtobufFile", dependencies: ["CProtobufC"]),
         // Files: mapped reading of regular files only, atomic writing that
         // never replaces an input or a device, cleanup on signals (CFileIO).
         .target(name: "CFileIO"),
         .target(name: "FileIO", dependencies: ["CFileIO"]),
         // Binary protobuf decoding over memory-mapped files, packing into files.
-        .target(name: "Protobuf", dependencies: ["CProtobufC", "ProtoSchemas", "FileIO", "Threads"]),
+        .target(name: "Protobuf", dependencies: ["CProtobufC", "CProtobufFile", "FileIO", "Threads"]),
         // The internal model spec: graph IR, inputs, outputs, labels, shape inference.
         .target(name: "ModelFormat", dependencies: ["Threads"]),
         // A lock and the core count, for the few things several threads share.
@@ -46,13 +48,13 @@ let package = Package(
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"]),
         // Shared by the converters: conversion options, label files.
-        .target(name: "FrontendSupport", dependencies: ["ModelFormat", "FileIO", "Naming"]),
+        .target(name: "Conversion", dependencies: ["ModelFormat", "FileIO", "Naming"]),
         // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
-        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5"]),
+        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5"]),
         // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
-        .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "FrontendSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
+        .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
-        .target(name: "KerasFrontend", dependencies: ["ModelFormat", "FrontendSupport", "HDF5"]),
+        .target(name: "KerasFrontend", dependencies: ["ModelFormat", "Conversion", "HDF5"]),
         // Model files of every format recognised by content and read for summaries,
         // and a .mlmodel loaded for the runtime.
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend", "Runtime",
@@ -70,32 +72,32 @@ let package = Package(
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport", "FileIO"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "Conversion", "FileIO"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "Inspection", "ModelFiles", "FileIO"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "Images", "ImageFiles", "FileIO", "Inspection", "ModelFiles"]),
 
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
         .testTarget(name: "FileIOTests", dependencies: ["TestSupport", "FileIO"]),
-        .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
+        .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufFile", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
-        .testTarget(name: "FrontendSupportTests", dependencies: ["TestSupport", "FrontendSupport", "ModelFormat", "FileIO"]),
+        .testTarget(name: "ConversionTests", dependencies: ["TestSupport", "Conversion", "ModelFormat", "FileIO"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat", "HDF5"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "NamingTests", dependencies: ["Naming"]),
         .testTarget(name: "TensorFlowFrontendTests",
-                    dependencies: ["TestSupport", "TensorFlowFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
+                    dependencies: ["TestSupport", "TensorFlowFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "KerasFrontendTests",
-                    dependencies: ["TestSupport", "KerasFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
+                    dependencies: ["TestSupport", "KerasFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "CaffeFrontendTests",
-                    dependencies: ["TestSupport", "CaffeFrontend", "FrontendSupport", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat", "ModelFiles", "Images"]),
+                    dependencies: ["TestSupport", "CaffeFrontend", "Conversion", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "CommandTests", dependencies: ["TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Images", "Runtime", "FileIO"]),
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "Images", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
         // README.md's Swift snippets, compiled and run against the library products.
-        .testTarget(name: "ReadmeTests", dependencies: ["TestSupport", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "FrontendSupport",
+        .testTarget(name: "ReadmeTests", dependencies: ["TestSupport", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "Conversion",
                                                         "CoreMLBackend", "ModelFormat", "Inspection", "ModelFiles", "Runtime", "ImageFiles", "Images"]),
     ]
 )

@@ -1,5 +1,5 @@
 import FileIO
-import FrontendSupport
+import Conversion
 import HDF5
 import ModelFormat
 import ProtoSchemas

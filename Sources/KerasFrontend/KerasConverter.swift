@@ -1,4 +1,4 @@
-import FrontendSupport
+import Conversion
 import ModelFormat
 
 /// Converts a Keras `.h5` model (Keras 2.x and the legacy HDF5 format that

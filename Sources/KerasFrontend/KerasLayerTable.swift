@@ -1,5 +1,5 @@
 import Foundation
-import FrontendSupport
+import Conversion
 import ModelFormat
 
 /// What a layer mapping sees.

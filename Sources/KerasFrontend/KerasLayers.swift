@@ -1,4 +1,4 @@
-import FrontendSupport
+import Conversion
 import ModelFormat
 
 /// Convolutions, dense layers, normalization and activations.

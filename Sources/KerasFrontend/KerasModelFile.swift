@@ -1,5 +1,5 @@
 import Foundation
-import FrontendSupport
+import Conversion
 import HDF5
 import ModelFormat
 

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import FileIO
 import CProtobufC
-import ProtoSchemas
+import CProtobufFile
 
 /// Whole protobuf messages to and from files.
 public enum MessageFile {

@@ -5,7 +5,7 @@ import Darwin
 #endif
 import CProtobufC
 import Dispatch
-import ProtoSchemas
+import CProtobufFile
 import Threads
 
 /// Arrays of a message being written that are produced while it is written

@@ -1,5 +1,5 @@
 import FileIO
-import FrontendSupport
+import Conversion
 import ModelFormat
 import Naming
 

@@ -1,4 +1,4 @@
-import FrontendSupport
+import Conversion
 import ModelFormat
 
 /// Element-wise arithmetic, reshapes and matrix products.

@@ -1,4 +1,4 @@
-import FrontendSupport
+import Conversion
 import ModelFormat
 
 /// What flows along a graph edge during conversion: a constant (folded, or

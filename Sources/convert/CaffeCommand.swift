@@ -4,7 +4,7 @@ import Inspection
 import ModelFiles
 import CaffeFrontend
 import CoreMLBackend
-import FrontendSupport
+import Conversion
 import ModelFormat
 import Naming
 

@@ -1,7 +1,7 @@
 import CLI
 import CoreMLBackend
 import FileIO
-import FrontendSupport
+import Conversion
 import Inspection
 import ModelFormat
 import Naming

@@ -1,6 +1,6 @@
 import CLI
 import CoreMLBackend
-import FrontendSupport
+import Conversion
 import ModelFiles
 import TensorFlowFrontend
 

@@ -2,7 +2,7 @@ import CaffeFrontend
 import CoreMLBackend
 import Foundation
 import Images
-import FrontendSupport
+import Conversion
 import ImageFiles
 import ModelFiles
 import ModelFormat

@@ -1,7 +1,7 @@
 import CoreMLBackend
 import Foundation
 import Images
-import FrontendSupport
+import Conversion
 import KerasFrontend
 import ModelFiles
 import ModelFormat

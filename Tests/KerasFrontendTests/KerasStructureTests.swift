@@ -1,4 +1,4 @@
-import FrontendSupport
+import Conversion
 import KerasFrontend
 import ModelFormat
 import XCTest

@@ -1,6 +1,7 @@
 import CProtobufC
 import FileIO
 import Foundation
+import CProtobufFile
 import ProtoSchemas
 import Protobuf
 import XCTest

@@ -6,7 +6,7 @@
 // README convert: imports
 import CaffeFrontend
 import CoreMLBackend
-import FrontendSupport
+import Conversion
 import ModelFormat
 // README end
 // README other-formats: imports

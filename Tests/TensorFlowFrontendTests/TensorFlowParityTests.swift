@@ -1,7 +1,7 @@
 import CoreMLBackend
 import Foundation
 import Images
-import FrontendSupport
+import Conversion
 import ModelFiles
 import ModelFormat
 import Runtime

@@ -1,5 +1,5 @@
 import CaffeFrontend
-import FrontendSupport
+import Conversion
 import FuzzSupport
 import ModelFormat
 

@@ -1,4 +1,4 @@
-import FrontendSupport
+import Conversion
 import FuzzSupport
 import ModelFormat
 import TensorFlowFrontend

@@ -1,4 +1,4 @@
-import FrontendSupport
+import Conversion
 import FuzzSupport
 
 /// Class-label files: any bytes, with and without an expected class count.

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "ProtoSchemas.h"
+#include "CProtobufFile.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
