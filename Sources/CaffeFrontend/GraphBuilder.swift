@@ -122,14 +122,7 @@ struct GraphBuilder {
         let blobs = try blobs(for: layer)
         let builder = LayerBuilder(layer: layer, inputs: inputs, inputShapes: inputs.map { shapes[$0]! }, blobs: blobs, outputs: outputs,
                                    structureOnly: structureOnly)
-        for node in try mapping(builder) {
-            let produced = try ShapeInference.checkedOutputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
-            for (name, shape) in zip(node.outputs, produced) {
-                shapes[name] = shape
-                tensorNames.insert(name)
-            }
-            nodes.append(node)
-        }
+        tensorNames.formUnion(try ShapeInference.append(try mapping(builder), to: &nodes, shapes: &shapes))
         for (top, tensor) in zip(layer.tops, outputs) where shapes[tensor] == nil {
             throw CaffeError("layer '\(layer.name)' (\(layer.type)) has \(layer.tops.count) tops, but it gives no '\(top)'")
         }

@@ -94,11 +94,7 @@ struct KerasWalk {
             alias[layer.name] = layer.inputs[0]
             return
         }
-        for node in emitted {
-            let produced = try ShapeInference.checkedOutputShapes(of: node, inputs: node.inputs.map { shapes[$0]! })
-            for (name, shape) in zip(node.outputs, produced) { shapes[name] = shape }
-            nodes.append(node)
-        }
+        try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
         ranks[layer.name] = rank
     }
 }

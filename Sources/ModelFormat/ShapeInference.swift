@@ -8,20 +8,8 @@ public enum ShapeInference {
         for input in model.inputs {
             shapes[input.name] = try inputShape(input)
         }
-        for node in model.nodes {
-            var inputShapes: [TensorShape] = []
-            for name in node.inputs {
-                guard let shape = shapes[name] else {
-                    throw ModelError(node: node.name, "input '\(name)' is not produced by an earlier layer or a model input")
-                }
-                inputShapes.append(shape)
-            }
-            let outputs = try checkedOutputShapes(of: node, inputs: inputShapes)
-            guard outputs.count == node.outputs.count else {
-                throw ModelError(node: node.name, "has \(node.outputs.count) outputs, the operation gives \(outputs.count)")
-            }
-            for (name, shape) in zip(node.outputs, outputs) { shapes[name] = shape }
-        }
+        var nodes: [Node] = []
+        try append(model.nodes, to: &nodes, shapes: &shapes)
         return shapes
     }
 
@@ -50,6 +38,36 @@ public enum ShapeInference {
             }
             return TensorShape(dimensions)
         }
+    }
+
+    /// Appends the nodes a frontend made for one source layer to `nodes`,
+    /// giving their outputs their shapes (`checkedOutputShapes`): the step
+    /// every frontend's walk takes, and `shapes(of:)` over a whole model.
+    /// Returns the output names.
+    /// - Throws: `ModelError` naming the node that does not fit.
+    @discardableResult
+    public static func append(_ emitted: [Node], to nodes: inout [Node],
+                              shapes: inout [String: TensorShape]) throws(ModelError) -> [String] {
+        var names: [String] = []
+        for node in emitted {
+            var inputs: [TensorShape] = []
+            for name in node.inputs {
+                guard let shape = shapes[name] else {
+                    throw ModelError(node: node.name, "input '\(name)' is not produced by an earlier layer or a model input")
+                }
+                inputs.append(shape)
+            }
+            let outputs = try checkedOutputShapes(of: node, inputs: inputs)
+            guard outputs.count == node.outputs.count else {
+                throw ModelError(node: node.name, "has \(node.outputs.count) outputs, the operation gives \(outputs.count)")
+            }
+            for (name, shape) in zip(node.outputs, outputs) {
+                shapes[name] = shape
+                names.append(name)
+            }
+            nodes.append(node)
+        }
+        return names
     }
 
     /// `outputShapes`, and an output that would be empty, or larger than

@@ -172,11 +172,7 @@ struct GraphWalk {
         }
         guard unsupported.isEmpty else { return }  // keep collecting unsupported ops only
         let (emitted, value) = try mapping(TFBuilder(node: node, inputs: arguments, shapes: shapes))
-        for emittedNode in emitted {
-            let produced = try ShapeInference.checkedOutputShapes(of: emittedNode, inputs: emittedNode.inputs.map { shapes[$0]! })
-            for (name, shape) in zip(emittedNode.outputs, produced) { shapes[name] = shape }
-            nodes.append(emittedNode)
-        }
+        try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
         values[index] = value
     }
 
