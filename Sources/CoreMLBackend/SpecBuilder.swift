@@ -38,6 +38,11 @@ final class SpecBuilder {
         (values.count, arena.copy(values.map { Int64($0) }))
     }
 
+    /// A repeated bool field.
+    func bools(_ values: [Bool]) -> (Int, UnsafeMutablePointer<protobuf_c_boolean>?) {
+        (values.count, arena.copy(values.map { $0 ? 1 : 0 }))
+    }
+
     /// A repeated message field.
     func array<T>(_ values: [UnsafeMutablePointer<T>]) -> (Int, UnsafeMutablePointer<UnsafeMutablePointer<T>?>?) {
         (values.count, arena.copy(values.map { Optional($0) }))

@@ -3232,6 +3232,366 @@ void   core_ml__specification__batched_mat_mul_layer_params__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__batched_mat_mul_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__concat_ndlayer_params__init
+                     (CoreML__Specification__ConcatNDLayerParams         *message)
+{
+  static const CoreML__Specification__ConcatNDLayerParams init_value = CORE_ML__SPECIFICATION__CONCAT_NDLAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__concat_ndlayer_params__get_packed_size
+                     (const CoreML__Specification__ConcatNDLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__concat_ndlayer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__concat_ndlayer_params__pack
+                     (const CoreML__Specification__ConcatNDLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__concat_ndlayer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__concat_ndlayer_params__pack_to_buffer
+                     (const CoreML__Specification__ConcatNDLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__concat_ndlayer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__ConcatNDLayerParams *
+       core_ml__specification__concat_ndlayer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__ConcatNDLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__concat_ndlayer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__concat_ndlayer_params__free_unpacked
+                     (CoreML__Specification__ConcatNDLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__concat_ndlayer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__slice_static_layer_params__init
+                     (CoreML__Specification__SliceStaticLayerParams         *message)
+{
+  static const CoreML__Specification__SliceStaticLayerParams init_value = CORE_ML__SPECIFICATION__SLICE_STATIC_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__slice_static_layer_params__get_packed_size
+                     (const CoreML__Specification__SliceStaticLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__slice_static_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__slice_static_layer_params__pack
+                     (const CoreML__Specification__SliceStaticLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__slice_static_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__slice_static_layer_params__pack_to_buffer
+                     (const CoreML__Specification__SliceStaticLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__slice_static_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__SliceStaticLayerParams *
+       core_ml__specification__slice_static_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__SliceStaticLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__slice_static_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__slice_static_layer_params__free_unpacked
+                     (CoreML__Specification__SliceStaticLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__slice_static_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__reshape_static_layer_params__init
+                     (CoreML__Specification__ReshapeStaticLayerParams         *message)
+{
+  static const CoreML__Specification__ReshapeStaticLayerParams init_value = CORE_ML__SPECIFICATION__RESHAPE_STATIC_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__reshape_static_layer_params__get_packed_size
+                     (const CoreML__Specification__ReshapeStaticLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__reshape_static_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__reshape_static_layer_params__pack
+                     (const CoreML__Specification__ReshapeStaticLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__reshape_static_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__reshape_static_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReshapeStaticLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__reshape_static_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__ReshapeStaticLayerParams *
+       core_ml__specification__reshape_static_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__ReshapeStaticLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__reshape_static_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__reshape_static_layer_params__free_unpacked
+                     (CoreML__Specification__ReshapeStaticLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__reshape_static_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__reduce_max_layer_params__init
+                     (CoreML__Specification__ReduceMaxLayerParams         *message)
+{
+  static const CoreML__Specification__ReduceMaxLayerParams init_value = CORE_ML__SPECIFICATION__REDUCE_MAX_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__reduce_max_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceMaxLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_max_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__reduce_max_layer_params__pack
+                     (const CoreML__Specification__ReduceMaxLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_max_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__reduce_max_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceMaxLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_max_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__ReduceMaxLayerParams *
+       core_ml__specification__reduce_max_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__ReduceMaxLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__reduce_max_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__reduce_max_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceMaxLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__reduce_max_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__reduce_min_layer_params__init
+                     (CoreML__Specification__ReduceMinLayerParams         *message)
+{
+  static const CoreML__Specification__ReduceMinLayerParams init_value = CORE_ML__SPECIFICATION__REDUCE_MIN_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__reduce_min_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceMinLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_min_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__reduce_min_layer_params__pack
+                     (const CoreML__Specification__ReduceMinLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_min_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__reduce_min_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceMinLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_min_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__ReduceMinLayerParams *
+       core_ml__specification__reduce_min_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__ReduceMinLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__reduce_min_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__reduce_min_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceMinLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__reduce_min_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__reduce_sum_layer_params__init
+                     (CoreML__Specification__ReduceSumLayerParams         *message)
+{
+  static const CoreML__Specification__ReduceSumLayerParams init_value = CORE_ML__SPECIFICATION__REDUCE_SUM_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__reduce_sum_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceSumLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_sum_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__reduce_sum_layer_params__pack
+                     (const CoreML__Specification__ReduceSumLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_sum_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__reduce_sum_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceSumLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_sum_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__ReduceSumLayerParams *
+       core_ml__specification__reduce_sum_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__ReduceSumLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__reduce_sum_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__reduce_sum_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceSumLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__reduce_sum_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__reduce_prod_layer_params__init
+                     (CoreML__Specification__ReduceProdLayerParams         *message)
+{
+  static const CoreML__Specification__ReduceProdLayerParams init_value = CORE_ML__SPECIFICATION__REDUCE_PROD_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__reduce_prod_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceProdLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_prod_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__reduce_prod_layer_params__pack
+                     (const CoreML__Specification__ReduceProdLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_prod_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__reduce_prod_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceProdLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_prod_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__ReduceProdLayerParams *
+       core_ml__specification__reduce_prod_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__ReduceProdLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__reduce_prod_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__reduce_prod_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceProdLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__reduce_prod_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__reduce_mean_layer_params__init
+                     (CoreML__Specification__ReduceMeanLayerParams         *message)
+{
+  static const CoreML__Specification__ReduceMeanLayerParams init_value = CORE_ML__SPECIFICATION__REDUCE_MEAN_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__reduce_mean_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceMeanLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_mean_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__reduce_mean_layer_params__pack
+                     (const CoreML__Specification__ReduceMeanLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_mean_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__reduce_mean_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceMeanLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_mean_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__ReduceMeanLayerParams *
+       core_ml__specification__reduce_mean_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__ReduceMeanLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__reduce_mean_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__reduce_mean_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceMeanLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__reduce_mean_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 static const ProtobufCFieldDescriptor core_ml__specification__model__field_descriptors[4] =
 {
   {
@@ -4529,7 +4889,7 @@ const ProtobufCMessageDescriptor core_ml__specification__weight_params__descript
   (ProtobufCMessageInit) core_ml__specification__weight_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[37] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[45] =
 {
   {
     "name",
@@ -4952,6 +5312,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "concatND",
+    980,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, concatnd),
+    &core_ml__specification__concat_ndlayer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "transpose",
     985,
     PROTOBUF_C_LABEL_NONE,
@@ -4959,6 +5331,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
     offsetof(CoreML__Specification__NeuralNetworkLayer, transpose),
     &core_ml__specification__transpose_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "sliceStatic",
+    995,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, slicestatic),
+    &core_ml__specification__slice_static_layer_params__descriptor,
     NULL,
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -4975,17 +5359,90 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reshapeStatic",
+    1140,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, reshapestatic),
+    &core_ml__specification__reshape_static_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceMax",
+    1260,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, reducemax),
+    &core_ml__specification__reduce_max_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceMin",
+    1265,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, reducemin),
+    &core_ml__specification__reduce_min_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceSum",
+    1270,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, reducesum),
+    &core_ml__specification__reduce_sum_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceProd",
+    1275,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, reduceprod),
+    &core_ml__specification__reduce_prod_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceMean",
+    1280,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, reducemean),
+    &core_ml__specification__reduce_mean_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__neural_network_layer__field_indices_by_name[] = {
   5,   /* field[5] = activation */
   15,   /* field[15] = add */
   32,   /* field[32] = addBroadcastable */
   17,   /* field[17] = average */
-  36,   /* field[36] = batchedMatmul */
+  38,   /* field[38] = batchedMatmul */
   7,   /* field[7] = batchnorm */
   19,   /* field[19] = bias */
   30,   /* field[30] = clip */
   27,   /* field[27] = concat */
+  35,   /* field[35] = concatND */
   3,   /* field[3] = convolution */
   11,   /* field[11] = crop */
   25,   /* field[25] = flatten */
@@ -5005,17 +5462,24 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   26,   /* field[26] = permute */
   4,   /* field[4] = pooling */
   22,   /* field[22] = reduce */
+  40,   /* field[40] = reduceMax */
+  44,   /* field[44] = reduceMean */
+  41,   /* field[41] = reduceMin */
+  43,   /* field[43] = reduceProd */
+  42,   /* field[42] = reduceSum */
   24,   /* field[24] = reshape */
+  39,   /* field[39] = reshapeStatic */
   18,   /* field[18] = scale */
   29,   /* field[29] = slice */
+  37,   /* field[37] = sliceStatic */
   9,   /* field[9] = softmax */
   34,   /* field[34] = softmaxND */
   28,   /* field[28] = split */
-  35,   /* field[35] = transpose */
+  36,   /* field[36] = transpose */
   14,   /* field[14] = unary */
   13,   /* field[13] = upsample */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[32 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[40 + 1] =
 {
   { 1, 0 },
   { 100, 3 },
@@ -5047,9 +5511,17 @@ static const ProtobufCIntRange core_ml__specification__neural_network_layer__num
   { 880, 32 },
   { 900, 33 },
   { 950, 34 },
-  { 985, 35 },
-  { 1045, 36 },
-  { 0, 37 }
+  { 980, 35 },
+  { 985, 36 },
+  { 995, 37 },
+  { 1045, 38 },
+  { 1140, 39 },
+  { 1260, 40 },
+  { 1265, 41 },
+  { 1270, 42 },
+  { 1275, 43 },
+  { 1280, 44 },
+  { 0, 45 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__descriptor =
 {
@@ -5059,10 +5531,10 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__d
   "CoreML__Specification__NeuralNetworkLayer",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetworkLayer),
-  37,
+  45,
   core_ml__specification__neural_network_layer__field_descriptors,
   core_ml__specification__neural_network_layer__field_indices_by_name,
-  32,  core_ml__specification__neural_network_layer__number_ranges,
+  40,  core_ml__specification__neural_network_layer__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network_layer__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -8260,6 +8732,518 @@ const ProtobufCMessageDescriptor core_ml__specification__batched_mat_mul_layer_p
   core_ml__specification__batched_mat_mul_layer_params__field_indices_by_name,
   2,  core_ml__specification__batched_mat_mul_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__batched_mat_mul_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__concat_ndlayer_params__field_descriptors[2] =
+{
+  {
+    "axis",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ConcatNDLayerParams, axis),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "interleave",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ConcatNDLayerParams, interleave),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__concat_ndlayer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axis */
+  1,   /* field[1] = interleave */
+};
+static const ProtobufCIntRange core_ml__specification__concat_ndlayer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__concat_ndlayer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ConcatNDLayerParams",
+  "ConcatNDLayerParams",
+  "CoreML__Specification__ConcatNDLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ConcatNDLayerParams),
+  2,
+  core_ml__specification__concat_ndlayer_params__field_descriptors,
+  core_ml__specification__concat_ndlayer_params__field_indices_by_name,
+  1,  core_ml__specification__concat_ndlayer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__concat_ndlayer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__slice_static_layer_params__field_descriptors[6] =
+{
+  {
+    "beginIds",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__SliceStaticLayerParams, n_beginids),
+    offsetof(CoreML__Specification__SliceStaticLayerParams, beginids),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "beginMasks",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(CoreML__Specification__SliceStaticLayerParams, n_beginmasks),
+    offsetof(CoreML__Specification__SliceStaticLayerParams, beginmasks),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "endIds",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__SliceStaticLayerParams, n_endids),
+    offsetof(CoreML__Specification__SliceStaticLayerParams, endids),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "endMasks",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(CoreML__Specification__SliceStaticLayerParams, n_endmasks),
+    offsetof(CoreML__Specification__SliceStaticLayerParams, endmasks),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "strides",
+    5,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__SliceStaticLayerParams, n_strides),
+    offsetof(CoreML__Specification__SliceStaticLayerParams, strides),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "squeezeMasks",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(CoreML__Specification__SliceStaticLayerParams, n_squeezemasks),
+    offsetof(CoreML__Specification__SliceStaticLayerParams, squeezemasks),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__slice_static_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = beginIds */
+  1,   /* field[1] = beginMasks */
+  2,   /* field[2] = endIds */
+  3,   /* field[3] = endMasks */
+  5,   /* field[5] = squeezeMasks */
+  4,   /* field[4] = strides */
+};
+static const ProtobufCIntRange core_ml__specification__slice_static_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__slice_static_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.SliceStaticLayerParams",
+  "SliceStaticLayerParams",
+  "CoreML__Specification__SliceStaticLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__SliceStaticLayerParams),
+  6,
+  core_ml__specification__slice_static_layer_params__field_descriptors,
+  core_ml__specification__slice_static_layer_params__field_indices_by_name,
+  1,  core_ml__specification__slice_static_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__slice_static_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__reshape_static_layer_params__field_descriptors[1] =
+{
+  {
+    "targetShape",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__ReshapeStaticLayerParams, n_targetshape),
+    offsetof(CoreML__Specification__ReshapeStaticLayerParams, targetshape),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__reshape_static_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = targetShape */
+};
+static const ProtobufCIntRange core_ml__specification__reshape_static_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__reshape_static_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ReshapeStaticLayerParams",
+  "ReshapeStaticLayerParams",
+  "CoreML__Specification__ReshapeStaticLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ReshapeStaticLayerParams),
+  1,
+  core_ml__specification__reshape_static_layer_params__field_descriptors,
+  core_ml__specification__reshape_static_layer_params__field_indices_by_name,
+  1,  core_ml__specification__reshape_static_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__reshape_static_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__reduce_max_layer_params__field_descriptors[3] =
+{
+  {
+    "axes",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__ReduceMaxLayerParams, n_axes),
+    offsetof(CoreML__Specification__ReduceMaxLayerParams, axes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "keepDims",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceMaxLayerParams, keepdims),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceAll",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceMaxLayerParams, reduceall),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__reduce_max_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axes */
+  1,   /* field[1] = keepDims */
+  2,   /* field[2] = reduceAll */
+};
+static const ProtobufCIntRange core_ml__specification__reduce_max_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__reduce_max_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ReduceMaxLayerParams",
+  "ReduceMaxLayerParams",
+  "CoreML__Specification__ReduceMaxLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ReduceMaxLayerParams),
+  3,
+  core_ml__specification__reduce_max_layer_params__field_descriptors,
+  core_ml__specification__reduce_max_layer_params__field_indices_by_name,
+  1,  core_ml__specification__reduce_max_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__reduce_max_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__reduce_min_layer_params__field_descriptors[3] =
+{
+  {
+    "axes",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__ReduceMinLayerParams, n_axes),
+    offsetof(CoreML__Specification__ReduceMinLayerParams, axes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "keepDims",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceMinLayerParams, keepdims),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceAll",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceMinLayerParams, reduceall),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__reduce_min_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axes */
+  1,   /* field[1] = keepDims */
+  2,   /* field[2] = reduceAll */
+};
+static const ProtobufCIntRange core_ml__specification__reduce_min_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__reduce_min_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ReduceMinLayerParams",
+  "ReduceMinLayerParams",
+  "CoreML__Specification__ReduceMinLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ReduceMinLayerParams),
+  3,
+  core_ml__specification__reduce_min_layer_params__field_descriptors,
+  core_ml__specification__reduce_min_layer_params__field_indices_by_name,
+  1,  core_ml__specification__reduce_min_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__reduce_min_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__reduce_sum_layer_params__field_descriptors[3] =
+{
+  {
+    "axes",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__ReduceSumLayerParams, n_axes),
+    offsetof(CoreML__Specification__ReduceSumLayerParams, axes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "keepDims",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceSumLayerParams, keepdims),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceAll",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceSumLayerParams, reduceall),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__reduce_sum_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axes */
+  1,   /* field[1] = keepDims */
+  2,   /* field[2] = reduceAll */
+};
+static const ProtobufCIntRange core_ml__specification__reduce_sum_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__reduce_sum_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ReduceSumLayerParams",
+  "ReduceSumLayerParams",
+  "CoreML__Specification__ReduceSumLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ReduceSumLayerParams),
+  3,
+  core_ml__specification__reduce_sum_layer_params__field_descriptors,
+  core_ml__specification__reduce_sum_layer_params__field_indices_by_name,
+  1,  core_ml__specification__reduce_sum_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__reduce_sum_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__reduce_prod_layer_params__field_descriptors[3] =
+{
+  {
+    "axes",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__ReduceProdLayerParams, n_axes),
+    offsetof(CoreML__Specification__ReduceProdLayerParams, axes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "keepDims",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceProdLayerParams, keepdims),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceAll",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceProdLayerParams, reduceall),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__reduce_prod_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axes */
+  1,   /* field[1] = keepDims */
+  2,   /* field[2] = reduceAll */
+};
+static const ProtobufCIntRange core_ml__specification__reduce_prod_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__reduce_prod_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ReduceProdLayerParams",
+  "ReduceProdLayerParams",
+  "CoreML__Specification__ReduceProdLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ReduceProdLayerParams),
+  3,
+  core_ml__specification__reduce_prod_layer_params__field_descriptors,
+  core_ml__specification__reduce_prod_layer_params__field_indices_by_name,
+  1,  core_ml__specification__reduce_prod_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__reduce_prod_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__reduce_mean_layer_params__field_descriptors[3] =
+{
+  {
+    "axes",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__ReduceMeanLayerParams, n_axes),
+    offsetof(CoreML__Specification__ReduceMeanLayerParams, axes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "keepDims",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceMeanLayerParams, keepdims),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceAll",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceMeanLayerParams, reduceall),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__reduce_mean_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axes */
+  1,   /* field[1] = keepDims */
+  2,   /* field[2] = reduceAll */
+};
+static const ProtobufCIntRange core_ml__specification__reduce_mean_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__reduce_mean_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ReduceMeanLayerParams",
+  "ReduceMeanLayerParams",
+  "CoreML__Specification__ReduceMeanLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ReduceMeanLayerParams),
+  3,
+  core_ml__specification__reduce_mean_layer_params__field_descriptors,
+  core_ml__specification__reduce_mean_layer_params__field_indices_by_name,
+  1,  core_ml__specification__reduce_mean_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__reduce_mean_layer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue core_ml__specification__neural_network_multi_array_shape_mapping__enum_values_by_number[2] =

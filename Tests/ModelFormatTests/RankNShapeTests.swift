@@ -40,6 +40,35 @@ extension ShapeInferenceTests {
         ])
     }
 
+    func testRankNLayoutOperations() {
+        let t = { (dims: [Int]) in TensorShape(dims) }
+        check([
+            Case("concat axis 1", .defined(ConcatND(axis: 1)), [t([2, 3, 4]), t([2, 5, 4])], [t([2, 8, 4])]),
+            Case("concat last axis", .defined(ConcatND(axis: -1)), [t([2, 3]), t([2, 1]), t([2, 2])], [t([2, 6])]),
+            Case("concat sizes differ", .defined(ConcatND(axis: 0)), [t([2, 3]), t([2, 4])], error: "cannot join 2x3, 2x4 along axis 0"),
+            Case("concat ranks differ", .defined(ConcatND(axis: 0)), [t([2, 3]), t([2, 3, 1])], error: "cannot join"),
+            Case("concat axis outside", .defined(ConcatND(axis: 2)), [t([2, 3]), t([2, 3])], error: "axis 2 is outside"),
+            Case("concat of one", .defined(ConcatND(axis: 0)), [t([2, 3])], error: "has 1 inputs, the operation takes at least 2"),
+            Case("slice", .defined(SliceND(begin: [0, 1, 1], end: [2, 7, 4], strides: [1, 2, 1])), [t([2, 8, 4])], [t([2, 3, 3])]),
+            Case("slice past the end", .defined(SliceND(begin: [0, 0], end: [2, 5])), [t([2, 4])], error: "0..<5 of axis 1 is outside"),
+            Case("slice backwards", .defined(SliceND(begin: [1], end: [0])), [t([2])], error: "1..<0 of axis 0"),
+            Case("slice empty", .defined(SliceND(begin: [1], end: [1])), [t([2])], [t([0])]),
+            Case("slice negative", .defined(SliceND(begin: [-1], end: [2])), [t([2])], error: "slice bound -1 is out of range"),
+            Case("slice stride 0", .defined(SliceND(begin: [0], end: [2], strides: [0])), [t([2])], error: "slice stride 0 is out of range"),
+            Case("slice axes", .defined(SliceND(begin: [0], end: [2])), [t([2, 2])], error: "slices 1 axes, the input 2x2 has 2"),
+            Case("slice counts", .defined(SliceND(begin: [0, 0], end: [2], strides: [1])), [t([2, 2])], error: "one entry per axis"),
+            Case("reshape", .defined(ReshapeND(shape: [3, 6])), [t([2, 3, 3])], [t([3, 6])]),
+            Case("reshape count", .defined(ReshapeND(shape: [3, 5])), [t([2, 3, 3])], error: "cannot reshape 2x3x3 (18 values) to [3, 5]"),
+            Case("reshape -1", .defined(ReshapeND(shape: [-1, 6])), [t([2, 3, 3])], error: "reshape size -1 is out of range"),
+            Case("reduce keeping", .defined(ReduceND(mode: .sum, axes: [1])), [t([2, 3, 4])], [t([2, 1, 4])]),
+            Case("reduce dropping", .defined(ReduceND(mode: .mean, axes: [0, -1], keepDimensions: false)), [t([2, 3, 4])], [t([3])]),
+            Case("reduce everything", .defined(ReduceND(mode: .max, axes: [0, 1], keepDimensions: false)), [t([2, 3])], [t([1])]),
+            Case("reduce repeated axis", .defined(ReduceND(mode: .sum, axes: [1, -1])), [t([2, 3])], error: "are not distinct axes"),
+            Case("reduce no axis", .defined(ReduceND(mode: .sum, axes: [])), [t([2, 3])], error: "are not distinct axes"),
+            Case("reduce axis outside", .defined(ReduceND(mode: .sum, axes: [Int.min])), [t([2, 3])], error: "are not distinct axes"),
+        ])
+    }
+
     func testRankNOutputsTooLargeAreRefused() {
         let node = Node(name: "big", operation: .defined(MatMul()), inputs: ["a", "b"], outputs: ["big"])
         XCTAssertThrowsError(try ShapeInference.checkedOutputShapes(of: node, inputs: [TensorShape([1 << 20, 1]), TensorShape([1, 1 << 20])])) {

@@ -78,6 +78,7 @@ final class LayerParityTests: XCTestCase {
     func testReduceLogsum() throws { try checkParity("reduce_logsum") }
     func testReduceMax() throws { try checkParity("reduce_max") }
     func testRankNAttention() throws { try checkParity("rank_n_attention") }
+    func testRankNLayout() throws { try checkParity("rank_n_layout") }
     func testReduceMin() throws { try checkParity("reduce_min") }
     func testReduceProd() throws { try checkParity("reduce_prod") }
     func testReduceSum() throws { try checkParity("reduce_sum") }

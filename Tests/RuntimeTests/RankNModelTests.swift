@@ -138,4 +138,65 @@ final class RankNModelTests: XCTestCase {
             }
         } }
     }
+
+    /// The layout block of the fixture `rank_n_layout`, built in code: the
+    /// layers coremltools wrote read back as these, ours write and read
+    /// back the same, and they compute numpy's outputs.
+    func testLayoutModelBuiltInCodeIsWhatCoremltoolsWrote() throws {
+        let folder = runtimeFixtures.appendingPathComponent("rank_n_layout")
+        func node(_ name: String, _ op: Op, _ inputs: [String]) -> Node { Node(name: name, operation: op, inputs: inputs, outputs: [name]) }
+        let built = Model(
+            inputs: [Input(name: "x", kind: .tensor(shape: [2, 3, 4])), Input(name: "z", kind: .tensor(shape: [2, 5, 4]))],
+            outputs: [Output(name: "reshaped", shape: [3, 6]), Output(name: "summed", shape: [2, 1, 3]), Output(name: "mean", shape: [3]),
+                      Output(name: "largest", shape: [2, 8, 1]), Output(name: "smallest", shape: [2, 3]),
+                      Output(name: "product", shape: [1, 3, 1])],
+            nodes: [
+                node("joined", .defined(ConcatND(axis: 1)), ["x", "z"]),
+                node("sliced", .defined(SliceND(begin: [0, 1, 1], end: [2, 7, 4], strides: [1, 2, 1])), ["joined"]),
+                node("reshaped", .defined(ReshapeND(shape: [3, 6])), ["sliced"]),
+                node("summed", .defined(ReduceND(mode: .sum, axes: [1])), ["sliced"]),
+                node("mean", .defined(ReduceND(mode: .mean, axes: [0, 2], keepDimensions: false)), ["sliced"]),
+                node("largest", .defined(ReduceND(mode: .max, axes: [-1])), ["joined"]),
+                node("smallest", .defined(ReduceND(mode: .min, axes: [-1], keepDimensions: false)), ["sliced"]),
+                node("product", .defined(ReduceND(mode: .product, axes: [0, 2])), ["sliced"]),
+            ])
+        let theirs = try CoreMLReader.read(from: folder.appendingPathComponent("model.mlmodel").path).model
+        XCTAssertEqual(theirs.nodes, built.nodes)
+        XCTAssertEqual(theirs.inputs, built.inputs)
+
+        let path = checkDirectory.appendingPathComponent("rank_n_layout.mlmodel").path
+        try CoreMLWriter.write(built, to: path)
+        let expectation: [String: Any] = [
+            "specificationVersion": 4, "arrayInputShapeMapping": "EXACT_ARRAY_MAPPING",
+            "inputs": [["name": "x", "shape": [2, 3, 4]], ["name": "z", "shape": [2, 5, 4]]],
+            "layers": [
+                ["name": "joined", "type": "concatND", "params": ["axis": 1]],
+                ["name": "sliced", "type": "sliceStatic", "params": ["beginIds": [0, 1, 1], "endIds": [2, 7, 4], "strides": [1, 2, 1],
+                                                                    "beginMasks": [false, false, false]]],
+                ["name": "reshaped", "type": "reshapeStatic", "params": ["targetShape": [3, 6]]],
+                ["name": "summed", "type": "reduceSum", "params": ["axes": [1], "keepDims": true]],
+                ["name": "mean", "type": "reduceMean", "params": ["axes": [0, 2], "keepDims": false]],
+                ["name": "largest", "type": "reduceMax", "params": ["axes": [-1], "keepDims": true]],
+                ["name": "smallest", "type": "reduceMin", "params": ["axes": [-1], "keepDims": false]],
+                ["name": "product", "type": "reduceProd", "params": ["axes": [0, 2], "keepDims": true]],
+            ],
+        ]
+        try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
+            .write(to: checkDirectory.appendingPathComponent("rank_n_layout.expect.json"))
+        let read = try CoreMLReader.read(from: path).model
+        XCTAssertEqual(read, built)
+
+        var inputs: [String: InputValue] = [:]
+        for name in ["x", "z"] {
+            let array = try NumpyFile.read(path: folder.appendingPathComponent("input_\(name).npy").path)
+            inputs[name] = .array(Tensor(shape: TensorShape(array.shape), values: array.values))
+        }
+        let prediction = try Network(read).predict(inputs)
+        for output in built.outputs {
+            let reference = try NumpyFile.read(path: folder.appendingPathComponent("output_\(output.name).npy").path)
+            let ours = try XCTUnwrap(prediction.outputs[output.name])
+            XCTAssertEqual(ours.shape.dimensions, reference.shape, output.name)
+            XCTAssertNil(worstMismatch(ours.values, reference.values), output.name)
+        }
+    }
 }

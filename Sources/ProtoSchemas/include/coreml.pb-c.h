@@ -91,6 +91,14 @@ typedef struct CoreML__Specification__MultiplyBroadcastableLayerParams CoreML__S
 typedef struct CoreML__Specification__SoftmaxNDLayerParams CoreML__Specification__SoftmaxNDLayerParams;
 typedef struct CoreML__Specification__TransposeLayerParams CoreML__Specification__TransposeLayerParams;
 typedef struct CoreML__Specification__BatchedMatMulLayerParams CoreML__Specification__BatchedMatMulLayerParams;
+typedef struct CoreML__Specification__ConcatNDLayerParams CoreML__Specification__ConcatNDLayerParams;
+typedef struct CoreML__Specification__SliceStaticLayerParams CoreML__Specification__SliceStaticLayerParams;
+typedef struct CoreML__Specification__ReshapeStaticLayerParams CoreML__Specification__ReshapeStaticLayerParams;
+typedef struct CoreML__Specification__ReduceMaxLayerParams CoreML__Specification__ReduceMaxLayerParams;
+typedef struct CoreML__Specification__ReduceMinLayerParams CoreML__Specification__ReduceMinLayerParams;
+typedef struct CoreML__Specification__ReduceSumLayerParams CoreML__Specification__ReduceSumLayerParams;
+typedef struct CoreML__Specification__ReduceProdLayerParams CoreML__Specification__ReduceProdLayerParams;
+typedef struct CoreML__Specification__ReduceMeanLayerParams CoreML__Specification__ReduceMeanLayerParams;
 
 
 /* --- enums --- */
@@ -542,8 +550,16 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ADD_BROADCASTABLE = 880,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_MULTIPLY_BROADCASTABLE = 900,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX_ND = 950,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT_ND = 980,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE = 985,
-  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BATCHED_MATMUL = 1045
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE_STATIC = 995,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BATCHED_MATMUL = 1045,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE_STATIC = 1140,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MAX = 1260,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MIN = 1265,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_SUM = 1270,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_PROD = 1275,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MEAN = 1280
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER__CASE)
 } CoreML__Specification__NeuralNetworkLayer__LayerCase;
 
@@ -589,8 +605,16 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__AddBroadcastableLayerParams *addbroadcastable;
     CoreML__Specification__MultiplyBroadcastableLayerParams *multiplybroadcastable;
     CoreML__Specification__SoftmaxNDLayerParams *softmaxnd;
+    CoreML__Specification__ConcatNDLayerParams *concatnd;
     CoreML__Specification__TransposeLayerParams *transpose;
+    CoreML__Specification__SliceStaticLayerParams *slicestatic;
     CoreML__Specification__BatchedMatMulLayerParams *batchedmatmul;
+    CoreML__Specification__ReshapeStaticLayerParams *reshapestatic;
+    CoreML__Specification__ReduceMaxLayerParams *reducemax;
+    CoreML__Specification__ReduceMinLayerParams *reducemin;
+    CoreML__Specification__ReduceSumLayerParams *reducesum;
+    CoreML__Specification__ReduceProdLayerParams *reduceprod;
+    CoreML__Specification__ReduceMeanLayerParams *reducemean;
   };
 };
 #define CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__INIT \
@@ -1300,6 +1324,122 @@ struct  CoreML__Specification__BatchedMatMulLayerParams
 #define CORE_ML__SPECIFICATION__BATCHED_MAT_MUL_LAYER_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__batched_mat_mul_layer_params__descriptor) \
     , 0, 0, 0, 0, 0, NULL, NULL }
+
+
+struct  CoreML__Specification__ConcatNDLayerParams
+{
+  ProtobufCMessage base;
+  int64_t axis;
+  protobuf_c_boolean interleave;
+};
+#define CORE_ML__SPECIFICATION__CONCAT_NDLAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__concat_ndlayer_params__descriptor) \
+    , 0, 0 }
+
+
+/*
+ * Per axis: begin and end indices (a mask set: the axis' start or end
+ * instead), stride, and whether the axis is squeezed away.
+ */
+struct  CoreML__Specification__SliceStaticLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_beginids;
+  int64_t *beginids;
+  size_t n_beginmasks;
+  protobuf_c_boolean *beginmasks;
+  size_t n_endids;
+  int64_t *endids;
+  size_t n_endmasks;
+  protobuf_c_boolean *endmasks;
+  size_t n_strides;
+  int64_t *strides;
+  size_t n_squeezemasks;
+  protobuf_c_boolean *squeezemasks;
+};
+#define CORE_ML__SPECIFICATION__SLICE_STATIC_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__slice_static_layer_params__descriptor) \
+    , 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL, 0,NULL }
+
+
+struct  CoreML__Specification__ReshapeStaticLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_targetshape;
+  int64_t *targetshape;
+};
+#define CORE_ML__SPECIFICATION__RESHAPE_STATIC_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reshape_static_layer_params__descriptor) \
+    , 0,NULL }
+
+
+/*
+ * The reductions share their fields: axes (negative count from the end),
+ * keepDims, reduceAll.
+ */
+struct  CoreML__Specification__ReduceMaxLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_axes;
+  int64_t *axes;
+  protobuf_c_boolean keepdims;
+  protobuf_c_boolean reduceall;
+};
+#define CORE_ML__SPECIFICATION__REDUCE_MAX_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reduce_max_layer_params__descriptor) \
+    , 0,NULL, 0, 0 }
+
+
+struct  CoreML__Specification__ReduceMinLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_axes;
+  int64_t *axes;
+  protobuf_c_boolean keepdims;
+  protobuf_c_boolean reduceall;
+};
+#define CORE_ML__SPECIFICATION__REDUCE_MIN_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reduce_min_layer_params__descriptor) \
+    , 0,NULL, 0, 0 }
+
+
+struct  CoreML__Specification__ReduceSumLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_axes;
+  int64_t *axes;
+  protobuf_c_boolean keepdims;
+  protobuf_c_boolean reduceall;
+};
+#define CORE_ML__SPECIFICATION__REDUCE_SUM_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reduce_sum_layer_params__descriptor) \
+    , 0,NULL, 0, 0 }
+
+
+struct  CoreML__Specification__ReduceProdLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_axes;
+  int64_t *axes;
+  protobuf_c_boolean keepdims;
+  protobuf_c_boolean reduceall;
+};
+#define CORE_ML__SPECIFICATION__REDUCE_PROD_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reduce_prod_layer_params__descriptor) \
+    , 0,NULL, 0, 0 }
+
+
+struct  CoreML__Specification__ReduceMeanLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_axes;
+  int64_t *axes;
+  protobuf_c_boolean keepdims;
+  protobuf_c_boolean reduceall;
+};
+#define CORE_ML__SPECIFICATION__REDUCE_MEAN_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reduce_mean_layer_params__descriptor) \
+    , 0,NULL, 0, 0 }
 
 
 /* CoreML__Specification__Model methods */
@@ -2666,6 +2806,158 @@ CoreML__Specification__BatchedMatMulLayerParams *
 void   core_ml__specification__batched_mat_mul_layer_params__free_unpacked
                      (CoreML__Specification__BatchedMatMulLayerParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__ConcatNDLayerParams methods */
+void   core_ml__specification__concat_ndlayer_params__init
+                     (CoreML__Specification__ConcatNDLayerParams         *message);
+size_t core_ml__specification__concat_ndlayer_params__get_packed_size
+                     (const CoreML__Specification__ConcatNDLayerParams   *message);
+size_t core_ml__specification__concat_ndlayer_params__pack
+                     (const CoreML__Specification__ConcatNDLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__concat_ndlayer_params__pack_to_buffer
+                     (const CoreML__Specification__ConcatNDLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__ConcatNDLayerParams *
+       core_ml__specification__concat_ndlayer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__concat_ndlayer_params__free_unpacked
+                     (CoreML__Specification__ConcatNDLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__SliceStaticLayerParams methods */
+void   core_ml__specification__slice_static_layer_params__init
+                     (CoreML__Specification__SliceStaticLayerParams         *message);
+size_t core_ml__specification__slice_static_layer_params__get_packed_size
+                     (const CoreML__Specification__SliceStaticLayerParams   *message);
+size_t core_ml__specification__slice_static_layer_params__pack
+                     (const CoreML__Specification__SliceStaticLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__slice_static_layer_params__pack_to_buffer
+                     (const CoreML__Specification__SliceStaticLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__SliceStaticLayerParams *
+       core_ml__specification__slice_static_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__slice_static_layer_params__free_unpacked
+                     (CoreML__Specification__SliceStaticLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__ReshapeStaticLayerParams methods */
+void   core_ml__specification__reshape_static_layer_params__init
+                     (CoreML__Specification__ReshapeStaticLayerParams         *message);
+size_t core_ml__specification__reshape_static_layer_params__get_packed_size
+                     (const CoreML__Specification__ReshapeStaticLayerParams   *message);
+size_t core_ml__specification__reshape_static_layer_params__pack
+                     (const CoreML__Specification__ReshapeStaticLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__reshape_static_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReshapeStaticLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__ReshapeStaticLayerParams *
+       core_ml__specification__reshape_static_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__reshape_static_layer_params__free_unpacked
+                     (CoreML__Specification__ReshapeStaticLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__ReduceMaxLayerParams methods */
+void   core_ml__specification__reduce_max_layer_params__init
+                     (CoreML__Specification__ReduceMaxLayerParams         *message);
+size_t core_ml__specification__reduce_max_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceMaxLayerParams   *message);
+size_t core_ml__specification__reduce_max_layer_params__pack
+                     (const CoreML__Specification__ReduceMaxLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__reduce_max_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceMaxLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__ReduceMaxLayerParams *
+       core_ml__specification__reduce_max_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__reduce_max_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceMaxLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__ReduceMinLayerParams methods */
+void   core_ml__specification__reduce_min_layer_params__init
+                     (CoreML__Specification__ReduceMinLayerParams         *message);
+size_t core_ml__specification__reduce_min_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceMinLayerParams   *message);
+size_t core_ml__specification__reduce_min_layer_params__pack
+                     (const CoreML__Specification__ReduceMinLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__reduce_min_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceMinLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__ReduceMinLayerParams *
+       core_ml__specification__reduce_min_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__reduce_min_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceMinLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__ReduceSumLayerParams methods */
+void   core_ml__specification__reduce_sum_layer_params__init
+                     (CoreML__Specification__ReduceSumLayerParams         *message);
+size_t core_ml__specification__reduce_sum_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceSumLayerParams   *message);
+size_t core_ml__specification__reduce_sum_layer_params__pack
+                     (const CoreML__Specification__ReduceSumLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__reduce_sum_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceSumLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__ReduceSumLayerParams *
+       core_ml__specification__reduce_sum_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__reduce_sum_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceSumLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__ReduceProdLayerParams methods */
+void   core_ml__specification__reduce_prod_layer_params__init
+                     (CoreML__Specification__ReduceProdLayerParams         *message);
+size_t core_ml__specification__reduce_prod_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceProdLayerParams   *message);
+size_t core_ml__specification__reduce_prod_layer_params__pack
+                     (const CoreML__Specification__ReduceProdLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__reduce_prod_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceProdLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__ReduceProdLayerParams *
+       core_ml__specification__reduce_prod_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__reduce_prod_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceProdLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__ReduceMeanLayerParams methods */
+void   core_ml__specification__reduce_mean_layer_params__init
+                     (CoreML__Specification__ReduceMeanLayerParams         *message);
+size_t core_ml__specification__reduce_mean_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceMeanLayerParams   *message);
+size_t core_ml__specification__reduce_mean_layer_params__pack
+                     (const CoreML__Specification__ReduceMeanLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__reduce_mean_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceMeanLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__ReduceMeanLayerParams *
+       core_ml__specification__reduce_mean_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__reduce_mean_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceMeanLayerParams *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*CoreML__Specification__Model_Closure)
@@ -2896,6 +3188,30 @@ typedef void (*CoreML__Specification__TransposeLayerParams_Closure)
 typedef void (*CoreML__Specification__BatchedMatMulLayerParams_Closure)
                  (const CoreML__Specification__BatchedMatMulLayerParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__ConcatNDLayerParams_Closure)
+                 (const CoreML__Specification__ConcatNDLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__SliceStaticLayerParams_Closure)
+                 (const CoreML__Specification__SliceStaticLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__ReshapeStaticLayerParams_Closure)
+                 (const CoreML__Specification__ReshapeStaticLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__ReduceMaxLayerParams_Closure)
+                 (const CoreML__Specification__ReduceMaxLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__ReduceMinLayerParams_Closure)
+                 (const CoreML__Specification__ReduceMinLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__ReduceSumLayerParams_Closure)
+                 (const CoreML__Specification__ReduceSumLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__ReduceProdLayerParams_Closure)
+                 (const CoreML__Specification__ReduceProdLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__ReduceMeanLayerParams_Closure)
+                 (const CoreML__Specification__ReduceMeanLayerParams *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -2992,6 +3308,14 @@ extern const ProtobufCMessageDescriptor core_ml__specification__multiply_broadca
 extern const ProtobufCMessageDescriptor core_ml__specification__softmax_ndlayer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__transpose_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__batched_mat_mul_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__concat_ndlayer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__slice_static_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__reshape_static_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__reduce_max_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__reduce_min_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__reduce_sum_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__reduce_prod_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__reduce_mean_layer_params__descriptor;
 
 PROTOBUF_C__END_DECLS
 

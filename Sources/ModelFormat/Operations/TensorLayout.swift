@@ -1,0 +1,143 @@
+/// Reshape, concatenation and slicing of tensors of any rank, as numpy
+/// does them: the rank-N forms of `Op.reshape`, `.concat` and `.slice`.
+
+/// To exactly `shape`, the values in the same (row-major) order. Frontends
+/// resolve a -1 first (`TensorShape.reshapeTarget`).
+public struct ReshapeND: OpDefinition, Equatable {
+    public var shape: [Int]
+
+    public init(shape: [Int]) {
+        self.shape = shape
+    }
+
+    public var kindName: String { "reshapeND" }
+
+    public func checkAttributes() throws(ModelError) {
+        guard !shape.isEmpty else { throw ModelError("reshape target is empty") }
+        try AttributeBounds.sizes(shape, "reshape size")
+    }
+
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+        guard shape.checkedProduct == inputs[0].count else {
+            throw ModelError("cannot reshape \(inputs[0]) (\(inputs[0].count) values) to \(shape)")
+        }
+        return [TensorShape(shape)]
+    }
+
+    public var attributes: [OpAttribute] {
+        [OpAttribute("shape", .ints(shape), text: "to \(OpAttribute.dims(shape))")]
+    }
+}
+
+/// The inputs joined along `axis` (negative counts from the end); every
+/// other axis must agree.
+public struct ConcatND: OpDefinition, Equatable {
+    public var axis: Int
+
+    public init(axis: Int) {
+        self.axis = axis
+    }
+
+    public var kindName: String { "concatND" }
+    public var inputCounts: ClosedRange<Int> { 2...Int.max }
+
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+        let first = inputs[0]
+        guard let index = first.axisIndex(axis) else { throw ModelError("axis \(axis) is outside the input \(first)") }
+        var total = 0
+        for shape in inputs {
+            guard shape.rank == first.rank,
+                  shape.dimensions.indices.allSatisfy({ $0 == index || shape.dimensions[$0] == first.dimensions[$0] }) else {
+                throw ModelError("cannot join \(inputs.map(\.description).joined(separator: ", ")) along axis \(axis)")
+            }
+            total += shape.dimensions[index]  // at most count * 2^30
+        }
+        return [first.replacing(axis: index, with: total)]
+    }
+
+    public var attributes: [OpAttribute] { [OpAttribute("axis", .int(axis), text: "axis \(axis)")] }
+}
+
+/// `begin[i]..<end[i]` in steps of `strides[i]` along every axis `i`, with
+/// 0 <= begin <= end <= size (frontends resolve negative and open bounds).
+public struct SliceND: OpDefinition, Equatable {
+    public var begin: [Int]
+    public var end: [Int]
+    public var strides: [Int]
+
+    public init(begin: [Int], end: [Int], strides: [Int]? = nil) {
+        self.begin = begin
+        self.end = end
+        self.strides = strides ?? Array(repeating: 1, count: begin.count)
+    }
+
+    public var kindName: String { "sliceND" }
+
+    public func checkAttributes() throws(ModelError) {
+        guard begin.count == end.count, begin.count == strides.count, !begin.isEmpty else {
+            throw ModelError("slice bounds \(begin), \(end) and strides \(strides) do not have one entry per axis")
+        }
+        try AttributeBounds.sizes(begin + end, "slice bound", minimum: 0)
+        try AttributeBounds.sizes(strides, "slice stride")
+    }
+
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+        let input = inputs[0]
+        guard begin.count == input.rank else { throw ModelError("slices \(begin.count) axes, the input \(input) has \(input.rank)") }
+        var sizes: [Int] = []
+        for axis in 0..<input.rank {
+            guard begin[axis] <= end[axis], end[axis] <= input.dimensions[axis] else {
+                throw ModelError("slice \(begin[axis])..<\(end[axis]) of axis \(axis) is outside its \(input.dimensions[axis]) elements")
+            }
+            sizes.append((end[axis] - begin[axis] + strides[axis] - 1) / strides[axis])
+        }
+        return [TensorShape(sizes)]
+    }
+
+    public var attributes: [OpAttribute] {
+        [OpAttribute("begin", .ints(begin), text: "from \(OpAttribute.dims(begin))"),
+         OpAttribute("end", .ints(end), text: "to \(OpAttribute.dims(end))"),
+         OpAttribute("strides", .ints(strides), text: strides.allSatisfy { $0 == 1 } ? nil : "strides \(OpAttribute.dims(strides))")]
+    }
+}
+
+/// Sum, mean, maximum, minimum or product over some axes (negative count
+/// from the end), which stay as size 1 (`keepDimensions`) or go; reducing
+/// every axis away leaves [1].
+public struct ReduceND: OpDefinition, Equatable {
+    public enum Mode: String, Sendable, CaseIterable { case sum, mean, max, min, product }
+    public var mode: Mode
+    public var axes: [Int]
+    public var keepDimensions: Bool
+
+    public init(mode: Mode, axes: [Int], keepDimensions: Bool = true) {
+        self.mode = mode
+        self.axes = axes
+        self.keepDimensions = keepDimensions
+    }
+
+    public var kindName: String { "reduceND" }
+
+    /// The axes as indices of `shape`, sorted; nil when one is outside or repeated.
+    public func axisIndices(of shape: TensorShape) -> [Int]? {
+        let indices = axes.compactMap { shape.axisIndex($0) }
+        guard indices.count == axes.count, Set(indices).count == indices.count, !indices.isEmpty else { return nil }
+        return indices.sorted()
+    }
+
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+        guard let reduced = axisIndices(of: inputs[0]) else {
+            throw ModelError("axes \(axes) are not distinct axes of the input \(inputs[0])")
+        }
+        let dims = inputs[0].dimensions.indices.compactMap { axis in
+            reduced.contains(axis) ? (keepDimensions ? 1 : nil) : inputs[0].dimensions[axis]
+        }
+        return [TensorShape(dims.isEmpty ? [1] : dims)]
+    }
+
+    public var attributes: [OpAttribute] {
+        [OpAttribute("mode", .string(mode.rawValue), text: mode.rawValue),
+         OpAttribute("axes", .ints(axes), text: "axes \(OpAttribute.dims(axes))"),
+         OpAttribute("keepDimensions", .bool(keepDimensions), text: keepDimensions ? nil : "dropping them")]
+    }
+}

@@ -1,0 +1,122 @@
+import ModelFormat
+
+// Kernels of the rank-N reshape, concatenation, slice and reductions.
+
+/// The values as they are: a reshape only renames the shape.
+struct ReshapeKernel: Kernel {
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            inputs[0].values.withUnsafeBufferPointer { _ = y.update(fromContentsOf: $0) }
+        }
+    }
+}
+
+extension ReshapeND: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel { ReshapeKernel() }
+}
+
+/// Each input's block of `size * inner` values per outer index, in turn.
+struct ConcatAxisKernel: Kernel {
+    let outer: Int
+    let inner: Int
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        outputs[0].values.withUnsafeMutableBufferPointer { y in
+            var target = 0
+            for o in 0..<outer {
+                for input in inputs {
+                    let block = input.values.count / outer
+                    input.values.withUnsafeBufferPointer { x in
+                        for i in 0..<block { y[target + i] = x[o * block + i] }
+                    }
+                    target += block
+                }
+            }
+        }
+    }
+}
+
+extension ConcatND: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        let index = inputs[0].axisIndex(axis)!  // checked by shape inference
+        return ConcatAxisKernel(outer: inputs[0].dimensions[..<index].reduce(1, *),
+                                inner: inputs[0].dimensions[(index + 1)...].reduce(1, *))
+    }
+}
+
+/// Each output element read from the input at begin + index * stride.
+struct SliceKernel: Kernel {
+    let output: TensorShape
+    /// The input offset of the first element read.
+    let start: Int
+    /// The input's stride along each output axis (times the slice's stride).
+    let strides: [Int]
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        inputs[0].values.withUnsafeBufferPointer { x in
+            outputs[0].values.withUnsafeMutableBufferPointer { y in
+                forEachOffset(output.dimensions, strides: strides) { i, from in y[i] = x[start + from] }
+            }
+        }
+    }
+}
+
+extension SliceND: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        let input = inputs[0]
+        var inputStrides = Array(repeating: 1, count: input.rank)
+        for axis in stride(from: input.rank - 2, through: 0, by: -1) {
+            inputStrides[axis] = inputStrides[axis + 1] * input.dimensions[axis + 1]
+        }
+        return SliceKernel(output: outputs[0], start: zip(begin, inputStrides).reduce(0) { $0 + $1.0 * $1.1 },
+                           strides: zip(inputStrides, strides).map { $0 * $1 })
+    }
+}
+
+/// Every input value folded into the output value it reduces to (the
+/// output's strides with 0 on the reduced axes), then means divided.
+struct ReduceAxesKernel: Kernel {
+    let mode: ReduceND.Mode
+    let input: TensorShape
+    /// The output offset each input axis moves (0 along a reduced axis).
+    let strides: [Int]
+
+    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        inputs[0].values.withUnsafeBufferPointer { x in
+            outputs[0].values.withUnsafeMutableBufferPointer { y in
+                let start: Float = switch mode {
+                case .sum, .mean: 0
+                case .product: 1
+                case .max: -.infinity
+                case .min: .infinity
+                }
+                y.update(repeating: start)
+                forEachOffset(input.dimensions, strides: strides) { i, to in
+                    switch mode {
+                    case .sum, .mean: y[to] += x[i]
+                    case .product: y[to] *= x[i]
+                    case .max: y[to] = max(y[to], x[i])
+                    case .min: y[to] = min(y[to], x[i])
+                    }
+                }
+                if mode == .mean {
+                    let scale = Float(y.count) / Float(x.count)
+                    for i in y.indices { y[i] *= scale }
+                }
+            }
+        }
+    }
+}
+
+extension ReduceND: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        let input = inputs[0], reduced = axisIndices(of: input)!  // checked by shape inference
+        var strides = Array(repeating: 0, count: input.rank)
+        var step = 1
+        for axis in (0..<input.rank).reversed() where !reduced.contains(axis) {
+            strides[axis] = step
+            step *= input.dimensions[axis]
+        }
+        return ReduceAxesKernel(mode: mode, input: input, strides: strides)
+    }
+}
