@@ -93,3 +93,15 @@ struct UnaryKernel: Kernel {
         }
     }
 }
+
+extension Activation: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        ActivationKernel(activation: self, shape: inputs[0])
+    }
+}
+
+extension Unary: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        UnaryKernel(unary: self)
+    }
+}

@@ -169,3 +169,10 @@ final class Scratch: @unchecked Sendable {
         storage.deallocate()
     }
 }
+
+extension Convolution: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        let window = Window(self, input: inputs[0], output: outputs[0])
+        return isDeconvolution ? DeconvolutionKernel(conv: self, window: window) : ConvolutionKernel(conv: self, window: window)
+    }
+}

@@ -26,3 +26,9 @@ struct InnerProductKernel: ReLUFusing {
         }
     }
 }
+
+extension InnerProduct: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        InnerProductKernel(product: self)
+    }
+}

@@ -174,3 +174,35 @@ struct InstanceNormKernel: Kernel {
         }
     }
 }
+
+extension Elementwise: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        let combine: ElementwiseKernel.Combine = switch kind {
+        case .add: .add
+        case .multiply: .multiply
+        case .maximum: .maximum
+        case .minimum: .minimum
+        case .average: .average
+        }
+        return ElementwiseKernel(combine: combine, constant: constant, inputShapes: inputs, output: outputs[0])
+    }
+}
+
+extension BatchNorm: KernelMaking {
+    /// Folded once into scale and bias, unless it computes its own statistics.
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        computeMeanVar ? InstanceNormKernel(norm: self, shape: inputs[0]) : AffineKernel.batchNorm(self, shape: inputs[0])
+    }
+}
+
+extension Scale: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        AffineKernel(scale: scale.values, scaleShape: shape, bias: bias?.values ?? [], biasShape: biasShape, shape: inputs[0])
+    }
+}
+
+extension Bias: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        AffineKernel(scale: [1], scaleShape: [1], bias: bias.values, biasShape: shape, shape: inputs[0])
+    }
+}

@@ -211,3 +211,67 @@ struct ConstantKernel: Kernel {
         outputs[0].values = data.values
     }
 }
+
+extension Flatten: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        CopyKernel(input: inputs[0], output: outputs[0], channelLast: order == .channelLast)
+    }
+}
+
+extension Reshape: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        CopyKernel(input: inputs[0], output: outputs[0], channelLast: order == .channelLast)
+    }
+}
+
+extension Permute: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        PermuteKernel(axes: axes, input: inputs[0])
+    }
+}
+
+extension Concat: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        ConcatKernel()
+    }
+}
+
+extension Split: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        SplitKernel()
+    }
+}
+
+extension Padding: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        PaddingKernel(padding: self, input: inputs[0], output: outputs[0])
+    }
+}
+
+extension Crop: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        let (top, left) = switch self {
+        case .edges(let edges): (edges.top, edges.left)
+        case .like(let offset): offset.count == 2 ? (offset[0], offset[1]) : (0, 0)
+        }
+        return WindowKernel(input: inputs[0], output: outputs[0], start: (0, top, left), stride: (1, 1, 1))
+    }
+}
+
+extension Slice: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        WindowKernel.slice(self, input: inputs[0], output: outputs[0])
+    }
+}
+
+extension Upsample: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        UpsampleKernel(upsample: self, input: inputs[0])
+    }
+}
+
+extension ConstantTensor: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        ConstantKernel(data: data)
+    }
+}

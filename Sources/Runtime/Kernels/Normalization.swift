@@ -107,3 +107,21 @@ struct ReduceKernel: Kernel {
         }
     }
 }
+
+extension LRN: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        LRNKernel(lrn: self, shape: inputs[0])
+    }
+}
+
+extension L2Normalize: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        L2NormalizeKernel(epsilon: epsilon)
+    }
+}
+
+extension Reduce: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        ReduceKernel(reduce: self, input: inputs[0])
+    }
+}

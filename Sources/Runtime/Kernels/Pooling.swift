@@ -126,3 +126,9 @@ struct PoolingKernel: Kernel {
         }
     }
 }
+
+extension Pooling: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        PoolingKernel(self, input: inputs[0], output: outputs[0])
+    }
+}

@@ -128,3 +128,10 @@ extension MatMul: KernelMaking {
         MatMulKernel(product: self, a: inputs[0], b: inputs.count > 1 ? inputs[1] : nil, output: outputs[0])
     }
 }
+
+extension ChannelSoftmax: KernelMaking {
+    /// Over the channel axis of [C, H, W].
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        AxisSoftmaxKernel(inputs[0], axis: inputs[0].rank - 3)
+    }
+}
