@@ -55,13 +55,6 @@ public enum ModelFiles {
         try withBytes(of: path) { FileKind(bytes: $0, path: path) }
     }
 
-    /// Refuses the file at `path` when its content says it is another kind
-    /// of file than `what` (`FileKind.check`).
-    /// - Throws: `FileError` or `FormatDetectionError`.
-    public static func require(_ path: String, isOneOf expected: Set<DetectedFormat>, _ what: String) throws {
-        try kind(of: path).check(expected: expected, what: what)
-    }
-
     /// `body` with the mapped bytes of the file at `path`, kept alive for the call.
     static func withBytes<Result>(of path: String, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         let file = try MappedFile(path: path)
@@ -101,68 +94,11 @@ public enum ModelFiles {
         return requests
     }
 
-    /// Reads what `request` names.
+    /// Reads what `request` names, through the frontend whose format it is.
     /// - Parameter loadWeights: load weight values (for `--weights`); the
     ///   summary, layers, JSON and graph never need them.
     public static func load(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
-        let path = request.path
-        switch request.format {
-        case .coreML:
-            let file = try CoreMLReader.read(from: path, structureOnly: !loadWeights)
-            // Shown, not refused: inspecting a broken file is how one finds out why.
-            var notes: [(label: String, items: [String])] = []
-            do {
-                try file.model.validate()
-            } catch {
-                notes.append(("Warning", ["not a valid model, which predict refuses and Core ML may too: \(error)"]))
-            }
-            return InspectedModel(coreMLFile: file, path: path, notes: notes)
-        case .caffePrototxt:
-            let weights = request.weights
-            if weights == nil && loadWeights {
-                throw FormatDetectionError(message: "\(path): --weights lists weight values, and a deploy definition has none: "
-                                   + "give its weights too (\(path) WEIGHTS.caffemodel --weights)")
-            }
-            let net: CaffeInspection.Net
-            do {
-                net = try CaffeInspection.convert(deploy: path, weights: weights)
-            } catch let error as ModelError {
-                throw FormatDetectionError(message: "\(path): \(error)")
-            }
-            var precisions: [String: [String: Precision]] = [:]
-            for node in net.model.nodes {
-                let layer = node.name.components(separatedBy: "__").first ?? node.name
-                if net.doubleLayers.contains(node.name) || net.doubleLayers.contains(layer) { precisions[node.name] = ["*": .float64] }
-            }
-            var notes = notes(net)
-            if weights == nil {
-                notes.append(("Weights", ["not given: shapes and parameter counts from the deploy definition "
-                                          + "(inspect \(path) WEIGHTS.caffemodel reads them)"]))
-            }
-            return InspectedModel(path: weights.map { "\(path) + \($0)" } ?? path, format: FileFormatInfo(id: "caffe", name: net.format),
-                                  name: net.name, content: .network(net.model), precisions: precisions, notes: notes)
-        case .tensorflowGraph, .tensorflowText:
-            // As `convert tensorflow` would convert it without options (placeholders need static shapes).
-            let model = try TensorFlowConverter.convert(graph: path)
-            return InspectedModel(path: path, format: FileFormatInfo(
-                                      id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph"),
-                                  content: .network(model))
-        case .hdf5 where isKerasModel(path):
-            // A Keras .h5 with its architecture: as `convert keras` would convert it.
-            let model = try KerasConverter.convert(model: path, readingKernels: loadWeights)
-            return InspectedModel(path: path, format: FileFormatInfo(id: "keras", name: "Keras model (HDF5)"), content: .network(model))
-        case .caffeModel, .hdf5:
-            let file = try CaffeInspection.readWeightsFile(path, loadValues: loadWeights)
-            let layers = file.layers.map { layer in
-                WeightsOnlyFile.Layer(name: layer.name, type: layer.type, inputs: layer.bottoms, outputs: layer.tops,
-                                      blobs: layer.blobs.map {
-                                          WeightsOnlyFile.Blob(shape: $0.shape, precision: Precision(rawValue: $0.precision) ?? .float32,
-                                                               values: $0.values)
-                                      })
-            }
-            return InspectedModel(path: path, format: FileFormatInfo(id: request.format == .hdf5 ? "caffe-hdf5" : "caffemodel", name: file.format),
-                                  name: file.name, content: .weightsOnly(WeightsOnlyFile(layers: layers, hasTopology: file.hasTopology)))
-        }
+        try Frontend.reading(request).inspect(request, loadWeights)
     }
 
     /// Keras files carry their architecture in the root attribute

@@ -119,11 +119,12 @@ enum ConversionFlags {
     /// is clearly neither (an image, a Core ML model, a TensorFlow graph) is
     /// refused, naming it.
     static func caffePair(_ first: String, _ second: String) throws -> (deploy: String, weights: String) {
-        let weightFormats: Set<DetectedFormat> = [.caffeModel, .hdf5], caffe = weightFormats.union([.caffePrototxt])
+        let (definition, weightFiles) = (Frontend.caffe, Frontend.caffeWeights)
+        let caffe = definition.formats.union(weightFiles.formats)
         var (deploy, weights) = (try ModelFiles.kind(of: first), try ModelFiles.kind(of: second))
-        if deploy.format.map(weightFormats.contains) == true, weights.format == .caffePrototxt { swap(&deploy, &weights) }
-        try deploy.check(expected: [.caffePrototxt], what: "a Caffe deploy definition (prototxt)", sameProgram: caffe)
-        try weights.check(expected: weightFormats, what: "Caffe weights (.caffemodel or .caffemodel.h5)", sameProgram: caffe)
+        if deploy.format.map(weightFiles.formats.contains) == true, weights.format == .caffePrototxt { swap(&deploy, &weights) }
+        try deploy.check(expected: definition.formats, what: definition.name, sameProgram: caffe)
+        try weights.check(expected: weightFiles.formats, what: weightFiles.name, sameProgram: caffe)
         return (deploy.path, weights.path)
     }
 

@@ -24,7 +24,7 @@ enum KerasCommand: Command {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         let options = try ConversionFlags.options(from: arguments)
         let source = try arguments.string("model")
-        try ModelFiles.require(source, isOneOf: [.hdf5], "a Keras model (.h5)")
+        try Frontend.keras.require(source)
         try convert(to: output, inputs: [source] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try KerasConverter.convert(model: source, options: options)

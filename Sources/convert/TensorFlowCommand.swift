@@ -41,7 +41,7 @@ enum TensorFlowCommand: Command {
             return TensorFlowConverter.InputShape(name: String(parts[0]), shape: shape)
         }
         let graph = try arguments.string("graph")
-        try ModelFiles.require(graph, isOneOf: [.tensorflowGraph, .tensorflowText], "a TensorFlow graph")
+        try Frontend.tensorflow.require(graph)
         try convert(to: output, inputs: [graph] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output-feature-name"), options: options)

@@ -60,7 +60,7 @@ enum PredictCommand: Command {
         }
         let modelPath = try arguments.string("model")
         // A TensorFlow graph, a Caffe file or an image given as the model says what it is.
-        try ModelFiles.require(modelPath, isOneOf: [.coreML], "a Core ML model")
+        try Frontend.coreML.require(modelPath)
         let network = try Network(contentsOf: modelPath)
         let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
         try checkLabels(allow, "--allow", network.model)

@@ -1,0 +1,127 @@
+import CaffeFrontend
+import CoreMLBackend
+import Inspection
+import KerasFrontend
+import ModelFormat
+import TensorFlowFrontend
+
+/// One kind of model file the toolkit reads, in one place: the formats
+/// content detection recognises as it (`DetectedFormat`), what messages
+/// call it, and how `coreml-inspect` reads it. `coreml-convert`'s
+/// subcommands and `coreml-predict` check their files against an entry
+/// (`require`), `coreml-inspect` reads a file through the entry that claims
+/// it (`reading`); a new format is one entry here, plus its rule in
+/// `FormatDetection`.
+public struct Frontend: Sendable {
+    /// What a file of this kind is, for messages: "a TensorFlow graph".
+    public let name: String
+    /// The detected formats it reads.
+    public let formats: Set<DetectedFormat>
+    /// Whether a file of one of `formats` is this kind (an HDF5 file is a
+    /// Keras model or Caffe weights).
+    let claims: @Sendable (_ path: String) -> Bool
+    /// The file read as `coreml-inspect` shows it.
+    let inspect: @Sendable (_ request: InspectRequest, _ loadWeights: Bool) throws -> InspectedModel
+
+    /// Refuses the file at `path` when its content says it is another kind
+    /// of file (`FileKind.check`).
+    /// - Throws: `FileError` or `FormatDetectionError`.
+    public func require(_ path: String) throws {
+        try ModelFiles.kind(of: path).check(expected: formats, what: name)
+    }
+
+    public static let coreML = Frontend(name: "a Core ML model", formats: [.coreML], claims: { _ in true },
+                                        inspect: ModelFiles.inspectCoreML)
+    public static let caffe = Frontend(name: "a Caffe deploy definition (prototxt)", formats: [.caffePrototxt], claims: { _ in true },
+                                       inspect: ModelFiles.inspectCaffe)
+    public static let tensorflow = Frontend(name: "a TensorFlow graph", formats: [.tensorflowGraph, .tensorflowText], claims: { _ in true },
+                                            inspect: ModelFiles.inspectTensorFlow)
+    /// A Keras `.h5` carries its architecture (`model_config`).
+    public static let keras = Frontend(name: "a Keras model (.h5)", formats: [.hdf5], claims: ModelFiles.isKerasModel,
+                                       inspect: ModelFiles.inspectKeras)
+    /// A caffemodel, or HDF5 weights without a Keras architecture (`all`
+    /// asks `keras` first).
+    public static let caffeWeights = Frontend(name: "Caffe weights (.caffemodel or .caffemodel.h5)", formats: [.caffeModel, .hdf5],
+                                              claims: { _ in true }, inspect: ModelFiles.inspectCaffeWeights)
+
+    /// Every kind, Keras before Caffe weights (both read HDF5 files).
+    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights]
+
+    /// The kind that reads `request`'s file.
+    static func reading(_ request: InspectRequest) -> Frontend {
+        // Every DetectedFormat has an entry; an HDF5 file is Keras's or else Caffe's.
+        all.first { $0.formats.contains(request.format) && $0.claims(request.path) }!
+    }
+}
+
+extension ModelFiles {
+    static func inspectCoreML(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        let file = try CoreMLReader.read(from: path, structureOnly: !loadWeights)
+        // Shown, not refused: inspecting a broken file is how one finds out why.
+        var notes: [(label: String, items: [String])] = []
+        do {
+            try file.model.validate()
+        } catch {
+            notes.append(("Warning", ["not a valid model, which predict refuses and Core ML may too: \(error)"]))
+        }
+        return InspectedModel(coreMLFile: file, path: path, notes: notes)
+    }
+
+    static func inspectCaffe(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        let weights = request.weights
+        if weights == nil && loadWeights {
+            throw FormatDetectionError(message: "\(path): --weights lists weight values, and a deploy definition has none: "
+                                       + "give its weights too (\(path) WEIGHTS.caffemodel --weights)")
+        }
+        let net: CaffeInspection.Net
+        do {
+            net = try CaffeInspection.convert(deploy: path, weights: weights)
+        } catch let error as ModelError {
+            throw FormatDetectionError(message: "\(path): \(error)")
+        }
+        var precisions: [String: [String: Precision]] = [:]
+        for node in net.model.nodes {
+            let layer = node.name.components(separatedBy: "__").first ?? node.name
+            if net.doubleLayers.contains(node.name) || net.doubleLayers.contains(layer) { precisions[node.name] = ["*": .float64] }
+        }
+        var notes = notes(net)
+        if weights == nil {
+            notes.append(("Weights", ["not given: shapes and parameter counts from the deploy definition "
+                                      + "(inspect \(path) WEIGHTS.caffemodel reads them)"]))
+        }
+        return InspectedModel(path: weights.map { "\(path) + \($0)" } ?? path, format: FileFormatInfo(id: "caffe", name: net.format),
+                              name: net.name, content: .network(net.model), precisions: precisions, notes: notes)
+    }
+
+    static func inspectTensorFlow(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        // As `convert tensorflow` would convert it without options (placeholders need static shapes).
+        let model = try TensorFlowConverter.convert(graph: path)
+        return InspectedModel(path: path, format: FileFormatInfo(
+                                  id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph"),
+                              content: .network(model))
+    }
+
+    static func inspectKeras(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        // A Keras .h5 with its architecture: as `convert keras` would convert it.
+        let model = try KerasConverter.convert(model: path, readingKernels: loadWeights)
+        return InspectedModel(path: path, format: FileFormatInfo(id: "keras", name: "Keras model (HDF5)"), content: .network(model))
+    }
+
+    static func inspectCaffeWeights(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        let file = try CaffeInspection.readWeightsFile(path, loadValues: loadWeights)
+        let layers = file.layers.map { layer in
+            WeightsOnlyFile.Layer(name: layer.name, type: layer.type, inputs: layer.bottoms, outputs: layer.tops,
+                                  blobs: layer.blobs.map {
+                                      WeightsOnlyFile.Blob(shape: $0.shape, precision: Precision(rawValue: $0.precision) ?? .float32,
+                                                           values: $0.values)
+                                  })
+        }
+        return InspectedModel(path: path, format: FileFormatInfo(id: request.format == .hdf5 ? "caffe-hdf5" : "caffemodel", name: file.format),
+                              name: file.name, content: .weightsOnly(WeightsOnlyFile(layers: layers, hasTopology: file.hasTopology)))
+    }
+}
