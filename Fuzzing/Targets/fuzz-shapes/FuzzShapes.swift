@@ -40,8 +40,11 @@ struct Reader {
         }
     }
 
+    /// Up to five values.
+    mutating func ints() -> [Int] { (0..<Int(byte()) % 6).map { _ in int() } }
+
     mutating func operation() -> Op {
-        switch byte() % 22 {
+        switch byte() % 31 {
         case 0, 1:
             return .convolution(Convolution(outputChannels: int(), kernelChannels: int(), groups: int(), kernel: size2(), stride: size2(),
                                             dilation: size2(), padding: padding(), isDeconvolution: byte() & 1 == 0,
@@ -72,7 +75,17 @@ struct Reader {
         case 18: return .concat
         case 19: return [.add(constant: float()), .multiply(constant: float()), .maximum, .minimum, .average][Int(byte()) % 5]
         case 20: return .split
-        default: return .flatten(byte() & 1 == 0 ? .channelFirst : .channelLast)
+        case 21: return .flatten(byte() & 1 == 0 ? .channelFirst : .channelLast)
+        // The rank-N operations (OpDefinition).
+        case 22: return .defined(MatMul(transposeA: byte() & 1 == 0, transposeB: byte() & 1 == 0))
+        case 23: return .defined(MatMul(inputChannels: int(), outputChannels: int(), weights: weights(), bias: byte() & 1 == 0 ? nil : weights()))
+        case 24: return .defined(SoftmaxND(axis: int()))
+        case 25: return .defined(Transpose(axes: ints()))
+        case 26: return .defined(GELU(mode: GELU.Mode.allCases[Int(byte()) % 3]))
+        case 27: return .defined(ReshapeND(shape: ints()))
+        case 28: return .defined(ConcatND(axis: int()))
+        case 29: return .defined(SliceND(begin: ints(), end: ints(), strides: ints()))
+        default: return .defined(ReduceND(mode: ReduceND.Mode.allCases[Int(byte()) % 5], axes: ints(), keepDimensions: byte() & 1 == 0))
         }
     }
 }
@@ -92,10 +105,13 @@ public func fuzzShapes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     }
     // Each node alone, on shapes from the bytes, then the whole model.
     for node in nodes {
-        let shapes = node.inputs.indices.map { _ in TensorShape(channels: reader.int(), height: reader.int(), width: reader.int()) }
+        // Any rank from 1 to 5.
+        let shapes = node.inputs.indices.map { _ in TensorShape((0...Int(reader.byte()) % 5).map { _ in reader.int() }) }
         _ = try? ShapeInference.checkedOutputShapes(of: node, inputs: shapes)
     }
-    let model = Model(inputs: [Input(name: "x", kind: .array(shape: shape))], outputs: [Output(name: tensors.last!)], nodes: nodes)
+    // A [C] / [C, H, W] array, or a tensor of any rank.
+    let kind: Input.Kind = reader.byte() & 1 == 0 ? .array(shape: shape) : .tensor(shape: shape)
+    let model = Model(inputs: [Input(name: "x", kind: kind)], outputs: [Output(name: tensors.last!)], nodes: nodes)
     if (try? model.validate()) != nil {
         _ = try? Network(model)
     }
