@@ -55,7 +55,7 @@ final class ReadmeSnippetTests: XCTestCase {
             let imports = regions["\(name): imports"] ?? []
             expected[name] = (imports + (imports.isEmpty ? [] : [""]) + Self.dedented(regions[name]!)).joined(separator: "\n")
         }
-        XCTAssertEqual(names.count, 5)
+        XCTAssertEqual(names.count, 6)
         for (index, text) in blocks.enumerated() {
             XCTAssertTrue(expected.values.contains(text), "README.md's swift block \(index + 1) is not a region of Snippets.swift:\n\(text)")
         }
@@ -89,5 +89,8 @@ final class ReadmeSnippetTests: XCTestCase {
         XCTAssertEqual(probability, 0.3680, accuracy: 0.00005, "OpenCV dnn's probability for the same files (Samples/README.md)")
         let file = try Snippets.build()
         XCTAssertEqual(file.model.classifier?.labels, .strings(["cat", "dog", "bird"]))
+        let attention = try Snippets.rankN()
+        XCTAssertEqual(attention.outputs["y"]?.shape, TensorShape([1, 64, 16]))
+        XCTAssertEqual(try CoreMLReader.read(from: "Attention.mlmodel").specificationVersion, 4)
     }
 }

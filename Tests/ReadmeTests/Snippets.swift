@@ -26,6 +26,11 @@ import Runtime
 import CoreMLBackend
 import ModelFormat
 // README end
+// README rank-n: imports
+import CoreMLBackend
+import ModelFormat
+import Runtime
+// README end
 
 enum Snippets {
     /// Run with the repository's Samples/ in the current folder.
@@ -91,5 +96,24 @@ enum Snippets {
         let file = try CoreMLReader.read(from: "Tiny.mlmodel")  // weights stay in the mapped file
         // README end
         return file
+    }
+
+    static func rankN() throws -> Prediction {
+        // README rank-n
+        let attention = Model(
+            inputs: [Input(name: "x", kind: .tensor(shape: [1, 16, 64]))],  // any rank, taken as shaped
+            outputs: [Output(name: "y")],
+            nodes: [
+                Node(name: "scores", operation: .defined(MatMul(transposeB: true)), inputs: ["x", "x"], outputs: ["scores"]),
+                Node("weights", .defined(SoftmaxND(axis: -1)), input: "scores"),
+                Node(name: "context", operation: .defined(MatMul()), inputs: ["weights", "x"], outputs: ["context"]),
+                Node("y", .defined(Transpose(axes: [0, 2, 1])), input: "context"),
+            ])
+        try CoreMLWriter.write(attention, to: "Attention.mlmodel")  // specification 4: Core ML's rank-N layers
+        let x = Tensor(shape: TensorShape([1, 16, 64]), values: (0..<1024).map { Float($0 % 7) / 7 })
+        let prediction = try Network(attention).predict(["x": .array(x)])
+        print(prediction.outputs["y"]!.shape)  // 1x64x16
+        // README end
+        return prediction
     }
 }
