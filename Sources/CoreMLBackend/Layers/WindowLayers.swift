@@ -14,17 +14,14 @@ extension Convolution: LayerCoding {
             (p.n_kernelsize, p.kernelsize) = builder.uint64s([kernel.height, kernel.width])
             (p.n_stride, p.stride) = builder.uint64s([stride.height, stride.width])
             (p.n_dilationfactor, p.dilationfactor) = builder.uint64s([dilation.height, dilation.width])
-            switch padding {
-            case .explicit(let edges):
+            // A oneof: one of the two pointers is set.
+            switch builder.windowPadding(padding) {
+            case .valid(let valid):
                 p.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
-                p.valid = builder.validPadding(edges)
-            case .includeLastPixel(let pads):
-                // Pooling only; Model.validate() rejects it on a convolution.
-                p.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
-                p.valid = builder.validPadding(Edges(top: pads.height, bottom: pads.height, left: pads.width, right: pads.width))
-            case .same(let topLeftHeavy):
+                p.valid = valid
+            case .same(let same):
                 p.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_SAME
-                p.same = builder.samePadding(topLeftHeavy: topLeftHeavy)
+                p.same = same
             }
             p.isdeconvolution = isDeconvolution ? 1 : 0
             (p.n_outputshape, p.outputshape) = builder.uint64s(outputShape)
@@ -70,18 +67,20 @@ extension Pooling: LayerCoding {
             }
             (p.n_kernelsize, p.kernelsize) = builder.uint64s([kernel.height, kernel.width])
             (p.n_stride, p.stride) = builder.uint64s([stride.height, stride.width])
-            switch padding {
-            case .explicit(let edges):
-                p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_VALID
-                p.valid = builder.validPadding(edges)
-            case .same(let topLeftHeavy):
-                p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME
-                p.same = builder.samePadding(topLeftHeavy: topLeftHeavy)
-            case .includeLastPixel(let pads):
+            if case .includeLastPixel(let pads) = padding {
                 let padding: UnsafeMutablePointer<MLIncludeLastPixel> = builder.new(core_ml__specification__pooling_layer_params__valid_complete_padding__init)
                 (padding.pointee.n_paddingamounts, padding.pointee.paddingamounts) = builder.uint64s([pads.height, pads.width])
                 p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_INCLUDE_LAST_PIXEL
                 p.includelastpixel = padding
+            } else {
+                switch builder.windowPadding(padding) {
+                case .valid(let valid):
+                    p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_VALID
+                    p.valid = valid
+                case .same(let same):
+                    p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME
+                    p.same = same
+                }
             }
             p.avgpoolexcludepadding = excludePaddingFromAverage ? 1 : 0
             p.globalpooling = global ? 1 : 0
@@ -119,18 +118,34 @@ extension Pooling: LayerCoding {
     }
 }
 
+/// A window's padding as one of Core ML's two messages.
+enum PaddingMessage {
+    case valid(UnsafeMutablePointer<MLValidPadding>)
+    case same(UnsafeMutablePointer<MLSamePadding>)
+}
+
 extension SpecBuilder {
+    /// Explicit or same padding as Core ML's message for it. Pooling's
+    /// include-last-pixel padding has a message of its own; on a
+    /// convolution (which validation refuses) it is written as its edges.
+    func windowPadding(_ padding: WindowPadding) -> PaddingMessage {
+        switch padding {
+        case .explicit(let edges):
+            return .valid(validPadding(edges))
+        case .includeLastPixel(let pads):
+            return .valid(validPadding(Edges(top: pads.height, bottom: pads.height, left: pads.width, right: pads.width)))
+        case .same(let topLeftHeavy):
+            let same: UnsafeMutablePointer<MLSamePadding> = new(core_ml__specification__same_padding__init)
+            same.pointee.asymmetrymode = topLeftHeavy
+                ? CORE_ML__SPECIFICATION__SAME_PADDING__SAME_PADDING_MODE__TOP_LEFT_HEAVY
+                : CORE_ML__SPECIFICATION__SAME_PADDING__SAME_PADDING_MODE__BOTTOM_RIGHT_HEAVY
+            return .same(same)
+        }
+    }
+
     func validPadding(_ edges: Edges) -> UnsafeMutablePointer<MLValidPadding> {
         let valid: UnsafeMutablePointer<MLValidPadding> = new(core_ml__specification__valid_padding__init)
         valid.pointee.paddingamounts = borderAmounts(edges)
         return valid
-    }
-
-    func samePadding(topLeftHeavy: Bool) -> UnsafeMutablePointer<MLSamePadding> {
-        let same: UnsafeMutablePointer<MLSamePadding> = new(core_ml__specification__same_padding__init)
-        same.pointee.asymmetrymode = topLeftHeavy
-            ? CORE_ML__SPECIFICATION__SAME_PADDING__SAME_PADDING_MODE__TOP_LEFT_HEAVY
-            : CORE_ML__SPECIFICATION__SAME_PADDING__SAME_PADDING_MODE__BOTTOM_RIGHT_HEAVY
-        return same
     }
 }
