@@ -56,10 +56,22 @@ struct GraphBuilder {
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
         // Tensors nobody reads are the outputs, named after their Caffe tops.
         let read = Set(nodes.flatMap(\.inputs))
+        let inputNames = Set(inputs.map(\.name))
+        var taken = tensorNames
         for node in nodes {
             for tensor in node.outputs where !read.contains(tensor) {
                 var name = tensor
-                if let top = topOfTensor[tensor], top != tensor, !tensorNames.contains(top) || current[top] == tensor {
+                // (An in-place layer on an input keeps its own name: the input has the top's.)
+                if let top = topOfTensor[tensor], top != tensor, !inputNames.contains(top),
+                   !tensorNames.contains(top) || current[top] == tensor {
+                    // An in-place layer last (ReLU with bottom = top = conv1): the
+                    // top's name holds its first value; that tensor moves aside.
+                    if taken.contains(top) {
+                        var aside = "\(top)__\(top)", index = 2
+                        while taken.contains(aside) { (aside, index) = ("\(top)__\(top)\(index)", index + 1) }
+                        model.renameTensor(top, to: aside)
+                        taken.insert(aside)
+                    }
                     model.renameTensor(tensor, to: top)
                     name = top
                 }

@@ -79,7 +79,8 @@ extension ModelFiles {
         do {
             net = try CaffeInspection.convert(deploy: path, weights: weights)
         } catch let error as ModelError {
-            throw FormatDetectionError(message: "\(path): \(error)")
+            // The converter names the file already (`deploy.prototxt: ...`).
+            throw FormatDetectionError(message: error.message.hasPrefix("\(path): ") ? error.message : "\(path): \(error)")
         }
         var precisions: [String: [String: Precision]] = [:]
         for node in net.model.nodes {

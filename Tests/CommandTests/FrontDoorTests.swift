@@ -186,4 +186,18 @@ final class FrontDoorTests: XCTestCase {
                         "invalid value 'centercrop' for '--crop-and-scale': takes centerCrop, scaleFill, scaleFit; did you mean centerCrop?",
                         status: 64)
     }
+
+    /// A deploy definition that does not hold together is named once in the
+    /// message, not once by the converter and again by inspect.
+    func testInspectNamesADeployDefinitionOnce() throws {
+        let folder = try temporaryFolder()
+        let deploy = folder.appendingPathComponent("dup.prototxt").path
+        try """
+            input: "data"
+            input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }
+            layer { name: "a" type: "ReLU" bottom: "data" top: "x" }
+            layer { name: "a" type: "ReLU" bottom: "x" top: "y" }
+            """.write(toFile: deploy, atomically: true, encoding: .utf8)
+        try ProgramRunner.assertOneError("coreml-inspect", [deploy], "error: \(deploy): two layers are named 'a'")
+    }
 }
