@@ -1,10 +1,12 @@
-/// What a node computes, with typed attributes. The set mirrors the layers
-/// Core ML's NeuralNetwork format can express (specification versions 1-4),
-/// since that is the one backend; frontends map onto it, and the runtime
-/// executes it. These cases see rank-3 [C, H, W] tensors, except the
-/// element-wise ones (add, multiply, maximum, minimum, average, unary,
-/// activation), which take any rank; `defined` holds the operations whose
-/// facts live in one `OpDefinition` type (rank-N ones among them).
+/// What a node computes, with typed attributes. Each case's facts (input
+/// count, attribute bounds, shape rule, weights, what inspect shows) are
+/// its `definition`, an `OpDefinition`. The named cases are the layers of
+/// Core ML's NeuralNetwork format that the frontends produce: they see
+/// rank-3 [C, H, W] tensors, except the element-wise ones (add, multiply,
+/// maximum, minimum, average, unary, activation), which take any rank.
+/// `defined` holds an operation that needs no case of its own (the rank-N
+/// ones: `MatMul`, `SoftmaxND`, `Transpose`, `GELU`, ...); a new operation
+/// goes there.
 public enum Op: Equatable, Sendable {
     case convolution(Convolution)
     case pooling(Pooling)

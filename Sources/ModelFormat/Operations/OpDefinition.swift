@@ -2,8 +2,10 @@
 /// inputs it takes, the bounds its attributes keep, the shapes it makes,
 /// the weights it holds and what `inspect` shows of it. Every `Op` has one
 /// (`Op.definition`): the payload of its case, or the type `Op.defined`
-/// holds. `ShapeInference`, `Validation`, `inspect` and the passes ask it
-/// instead of switching over the cases.
+/// holds. `ShapeInference`, `Validation` and `inspect` ask it instead of
+/// switching over the cases, as the backend (`LayerCoding`) and the runtime
+/// (`KernelMaking`) ask their conformances; the graph passes match the few
+/// cases they rewrite.
 ///
 /// A new operation is one conforming type here, reaching a graph as
 /// `Op.defined(_:)`; one encode/decode pair in the backend (`LayerCoding`);
