@@ -30,6 +30,20 @@ public enum CaffeConverter {
         return model
     }
 
+    /// The inputs `deploy` declares for more than one image, with the
+    /// batch size it declares: the conversion takes one image (batch 1).
+    /// - Throws: `CaffeError` for a file that does not parse.
+    public static func declaredBatches(deploy: String) throws -> [(input: String, batch: Int)] {
+        try readDeploy(deploy).declaredBatches
+    }
+
+    /// What the summary says of declared batches: `data (10 in the deploy
+    /// definition)`; nil when every input is declared for one image.
+    public static func batchNote(_ batches: [(input: String, batch: Int)]) -> (label: String, items: [String])? {
+        batches.isEmpty ? nil
+            : ("Batch", batches.map { "\($0.input): declared for \($0.batch) images; converted for one (Core ML predicts an image at a time)" })
+    }
+
     /// Parses a deploy prototxt; syntax errors say `file:line:column`.
     static func readDeploy(_ path: String) throws -> CaffeNet {
         let file = try MappedFile(path: path)

@@ -24,6 +24,8 @@ public enum CaffeInspection {
         public var folded: [(layer: String, type: String, into: String)]
         /// Layers whose blobs the weights file stores as doubles (`double_data`).
         public var doubleLayers: Set<String>
+        /// Inputs declared for more than one image, converted for one.
+        public var declaredBatches: [(input: String, batch: Int)] = []
     }
 
     /// One layer of a weights file: its name, its type (when the file says),
@@ -88,7 +90,7 @@ public enum CaffeInspection {
         }
         let name = CArrays.string(net.decoded.root.pointee.name)
         return Net(model: model, format: net.format.rawValue, name: name, removed: removed, folded: folded,
-                   doubleLayers: doubles)
+                   doubleLayers: doubles, declaredBatches: net.declaredBatches)
     }
 
     /// Reads a weights file on its own: HDF5 when it starts with HDF5's

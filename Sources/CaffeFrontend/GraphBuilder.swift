@@ -82,10 +82,13 @@ struct GraphBuilder {
     }
 
     private mutating func addInput(_ name: String, _ shape: [Int]) throws {
-        let dims = shape.count == 4 || shape.count == 2 ? Array(shape.dropFirst()) : shape
-        guard shape.first.map({ $0 == 1 || shape.count == 3 }) ?? false || shape.count == 3,
+        // [N, C, H, W] or [N, C]: any batch N is taken as 1 (one image a
+        // prediction, as in Core ML; `CaffeNet.declaredBatches` says so).
+        let batched = shape.count == 4 || shape.count == 2
+        let dims = batched ? Array(shape.dropFirst()) : shape
+        guard !batched || (1...ShapeInference.maximumSize).contains(shape[0]),
               dims.count == 3 || dims.count == 1, dims.allSatisfy({ $0 > 0 }) else {
-            throw CaffeError("input '\(name)' has the shape \(shape); expected [1, C, H, W] or [1, C]")
+            throw CaffeError("input '\(name)' has the shape \(shape); expected [N, C, H, W] or [N, C]")
         }
         guard dims.allSatisfy({ $0 <= ShapeInference.maximumSize }), let count = dims.checkedProduct, count <= TensorShape.maximumCount else {
             throw CaffeError("input '\(name)' has the shape \(shape), too large")

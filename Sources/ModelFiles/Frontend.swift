@@ -88,6 +88,7 @@ extension ModelFiles {
             if net.doubleLayers.contains(node.name) || net.doubleLayers.contains(layer) { precisions[node.name] = ["*": .float64] }
         }
         var notes = notes(net)
+        if let batch = CaffeConverter.batchNote(net.declaredBatches) { notes.append(batch) }
         if weights == nil {
             notes.append(("Weights", ["not given: shapes and parameter counts from the deploy definition "
                                       + "(inspect \(path) WEIGHTS.caffemodel reads them)"]))

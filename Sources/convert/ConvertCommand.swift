@@ -58,7 +58,9 @@ struct OutputRequest {
 /// the path (a device, a FIFO, a folder), is checked before any work is
 /// done. The file loads on the oldest OS its layers allow, and not older
 /// than `minimumSpecificationVersion` says (`--minimum-deployment-target`).
-func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1, _ make: () throws -> Model) throws {
+/// `notes` join the summary (what the conversion changed: a declared batch).
+func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1,
+             notes: [(label: String, items: [String])] = [], _ make: () throws -> Model) throws {
     try AtomicFile.checkTarget(output.path, inputs: inputs)
     let model: Model
     do {
@@ -67,10 +69,11 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
         // An option that does not fit the model: a mistake on the command line.
         throw UsageError(error.message)
     }
-    try write(model, to: output, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion)
+    try write(model, to: output, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion, notes: notes)
 }
 
-private func write(_ model: Model, to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32) throws {
+private func write(_ model: Model, to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32,
+                   notes: [(label: String, items: [String])]) throws {
     let path = output.path
     var inspected: InspectedModel?
     try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion) { written in
@@ -82,7 +85,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
             let reason = "\(error)".replacingOccurrences(of: written, with: path)
             throw ConversionError("\(path): the written file does not read back, so it was not kept (a bug: please report it): \(reason)")
         }
-        inspected = InspectedModel(coreMLFile: file, path: path)
+        inspected = InspectedModel(coreMLFile: file, path: path, notes: notes)
     }
     guard let inspected else { return }
     switch output.report {

@@ -18,6 +18,31 @@ final class ConvertCaffeTests: XCTestCase {
         XCTAssertTrue(prediction.standardOutput.contains("15-20  0.3680"), prediction.standardOutput)
     }
 
+    /// BVLC's deploy files declare batch 10: the sample declared so, in each
+    /// of Caffe's three ways, converts for one image, says so, and predicts
+    /// what OpenCV dnn gives for the batch-1 file.
+    func testADeclaredBatchConvertsForOneImage() throws {
+        let folder = try temporaryFolder()
+        let original = try String(contentsOf: samples.appendingPathComponent("deploy_age.prototxt"), encoding: .utf8)
+        let header = "input: \"data\"\ninput_dim: 1\ninput_dim: 3\ninput_dim: 227\ninput_dim: 227\n"
+        XCTAssertTrue(original.contains(header))
+        let declarations = [
+            "input: \"data\"\ninput_dim: 10\ninput_dim: 3\ninput_dim: 227\ninput_dim: 227\n",
+            "input: \"data\"\ninput_shape { dim: 10 dim: 3 dim: 227 dim: 227 }\n",
+        ]
+        for (index, declaration) in declarations.enumerated() {
+            let deploy = folder.appendingPathComponent("deploy\(index).prototxt").path
+            try original.replacingOccurrences(of: header, with: declaration).write(toFile: deploy, atomically: true, encoding: .utf8)
+            let output = folder.appendingPathComponent("AgeNet\(index).mlmodel").path
+            let result = try ProgramRunner.run("coreml-convert", sampleArguments(output: output, prototxt: deploy))
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertTrue(result.standardOutput.contains("Batch:        data: declared for 10 images; converted for one"), result.standardOutput)
+            XCTAssertTrue(result.standardOutput.contains("data: image<BGR,227x227>"), result.standardOutput)
+            let prediction = try ProgramRunner.run("coreml-predict", [output, samples.appendingPathComponent("face.png").path, "--max-results", "1"])
+            XCTAssertTrue(prediction.standardOutput.contains("15-20  0.3680"), prediction.standardOutput)
+        }
+    }
+
     func sampleArguments(output: String, prototxt: String? = nil, weights: String? = nil, labels: String? = nil) -> [String] {
         ["caffe", prototxt ?? samples.appendingPathComponent("deploy_age.prototxt").path,
          weights ?? samples.appendingPathComponent("age_net.caffemodel").path,
