@@ -8,8 +8,7 @@ public enum ShapeInference {
         for input in model.inputs {
             shapes[input.name] = try inputShape(input)
         }
-        var nodes: [Node] = []
-        try append(model.nodes, to: &nodes, shapes: &shapes)
+        for node in model.nodes { _ = try addOutputShapes(of: node, to: &shapes) }
         return shapes
     }
 
@@ -41,33 +40,36 @@ public enum ShapeInference {
     }
 
     /// Appends the nodes a frontend made for one source layer to `nodes`,
-    /// giving their outputs their shapes (`checkedOutputShapes`): the step
-    /// every frontend's walk takes, and `shapes(of:)` over a whole model.
-    /// Returns the output names.
+    /// giving their outputs their shapes (`addOutputShapes`): the step
+    /// every frontend's walk takes. Returns the output names.
     /// - Throws: `ModelError` naming the node that does not fit.
     @discardableResult
     public static func append(_ emitted: [Node], to nodes: inout [Node],
                               shapes: inout [String: TensorShape]) throws(ModelError) -> [String] {
         var names: [String] = []
         for node in emitted {
-            var inputs: [TensorShape] = []
-            for name in node.inputs {
-                guard let shape = shapes[name] else {
-                    throw ModelError(node: node.name, "input '\(name)' is not produced by an earlier layer or a model input")
-                }
-                inputs.append(shape)
-            }
-            let outputs = try checkedOutputShapes(of: node, inputs: inputs)
-            guard outputs.count == node.outputs.count else {
-                throw ModelError(node: node.name, "has \(node.outputs.count) outputs, the operation gives \(outputs.count)")
-            }
-            for (name, shape) in zip(node.outputs, outputs) {
-                shapes[name] = shape
-                names.append(name)
-            }
+            names += try addOutputShapes(of: node, to: &shapes)
             nodes.append(node)
         }
         return names
+    }
+
+    /// Adds the shapes of `node`'s outputs to `shapes`, which holds its
+    /// inputs' (`checkedOutputShapes`); returns the output names.
+    static func addOutputShapes(of node: Node, to shapes: inout [String: TensorShape]) throws(ModelError) -> [String] {
+        var inputs: [TensorShape] = []
+        for name in node.inputs {
+            guard let shape = shapes[name] else {
+                throw ModelError(node: node.name, "input '\(name)' is not produced by an earlier layer or a model input")
+            }
+            inputs.append(shape)
+        }
+        let outputs = try checkedOutputShapes(of: node, inputs: inputs)
+        guard outputs.count == node.outputs.count else {
+            throw ModelError(node: node.name, "has \(node.outputs.count) outputs, the operation gives \(outputs.count)")
+        }
+        for (name, shape) in zip(node.outputs, outputs) { shapes[name] = shape }
+        return node.outputs
     }
 
     /// `outputShapes`, and an output that would be empty, or larger than

@@ -7,15 +7,19 @@ struct ElementwiseKernel: Kernel {
     enum Combine { case add, multiply, maximum, minimum, average }
     let combine: Combine
     let constant: Float
-    let inputShapes: [TensorShape]
     let output: TensorShape
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
         let count = output.count
         outputs[0].values.withUnsafeMutableBufferPointer { y in
             inputs[0].values.withUnsafeBufferPointer { x in
-                BroadcastRows(inputs[0].shape, to: output).forEach { out, from, stride in
-                    for i in 0..<output.width { y[out + i] = x[from + i * stride] }
+                BroadcastRows(inputs[0].shape, to: output).forEach { out, from, stride, length in
+                    if stride == 1 {
+                        _ = UnsafeMutableBufferPointer(rebasing: y[out..<out + length])
+                            .update(fromContentsOf: UnsafeBufferPointer(rebasing: x[from..<from + length]))
+                    } else {
+                        for i in 0..<length { y[out + i] = x[from + i * stride] }
+                    }
                 }
             }
             if inputs.count == 1 {
@@ -28,8 +32,8 @@ struct ElementwiseKernel: Kernel {
             }
             for input in inputs.dropFirst() {
                 input.values.withUnsafeBufferPointer { x in
-                    BroadcastRows(input.shape, to: output).forEach { out, from, stride in
-                        for i in 0..<output.width {
+                    BroadcastRows(input.shape, to: output).forEach { out, from, stride, length in
+                        for i in 0..<length {
                             let v = x[from + i * stride]
                             switch combine {
                             case .add, .average: y[out + i] += v
@@ -51,30 +55,41 @@ struct ElementwiseKernel: Kernel {
 
 /// Walks the rows (last axis) of an output shape together with the
 /// matching positions of an input broadcast to it (numpy's rules: shapes
-/// aligned at the last axis, a size-1 axis repeated).
+/// aligned at the last axis, a size-1 axis repeated). An input of the
+/// output's size is one row: the whole tensor, read in order.
 struct BroadcastRows {
     /// The input's element stride along each output axis (0 where it repeats).
     let strides: [Int]
     let output: TensorShape
+    let isWhole: Bool
 
     init(_ input: TensorShape, to output: TensorShape) {
-        let padded = Array(repeating: 1, count: output.rank - input.rank) + input.dimensions
-        var strides = Array(repeating: 0, count: output.rank)
-        var step = 1
-        for axis in (0..<output.rank).reversed() {
-            strides[axis] = padded[axis] == 1 ? 0 : step
-            step *= padded[axis]
-        }
-        self.strides = strides
+        strides = broadcastStrides(of: input.dimensions, to: output.dimensions)
         self.output = output
+        isWhole = input.count == output.count
     }
 
-    /// Calls `body(outputOffset, inputOffset, inputStride)` for each row.
-    func forEach(_ body: (Int, Int, Int) -> Void) {
+    /// Calls `body(outputOffset, inputOffset, inputStride, length)` for each row.
+    func forEach(_ body: (Int, Int, Int, Int) -> Void) {
+        if isWhole { return body(0, 0, 1, output.count) }
         forEachOffset(Array(output.dimensions.dropLast()), strides: Array(strides.dropLast())) { row, from in
-            body(row * output.width, from, strides[output.rank - 1])
+            body(row * output.width, from, strides[output.rank - 1], output.width)
         }
     }
+}
+
+/// The element strides of a row-major `input` along each axis of the
+/// `output` it broadcasts to (numpy's rules: aligned at the last axis, 0
+/// where a size-1 axis repeats).
+func broadcastStrides(of input: [Int], to output: [Int]) -> [Int] {
+    let padded = Array(repeating: 1, count: output.count - input.count) + input
+    var strides = Array(repeating: 0, count: output.count)
+    var step = 1
+    for axis in output.indices.reversed() {
+        strides[axis] = padded[axis] == 1 ? 0 : step
+        step *= padded[axis]
+    }
+    return strides
 }
 
 /// Visits every position of `dimensions` in row-major order, with the
@@ -184,7 +199,7 @@ extension Elementwise: KernelMaking {
         case .minimum: .minimum
         case .average: .average
         }
-        return ElementwiseKernel(combine: combine, constant: constant, inputShapes: inputs, output: outputs[0])
+        return ElementwiseKernel(combine: combine, constant: constant, output: outputs[0])
     }
 }
 

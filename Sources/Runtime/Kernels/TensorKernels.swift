@@ -101,12 +101,11 @@ struct MatMulKernel: Kernel {
         guard let b else { return }
         let (m, n) = (output.height, output.width)
         let k = product.transposeA ? a.height : a.width
-        let batch = TensorShape(Array(output.dimensions.dropLast(2)) + [1])
-        let aRows = BroadcastRows(TensorShape(Array(a.dimensions.dropLast(2)) + [1]), to: batch)
-        let bRows = BroadcastRows(TensorShape(Array(b.dimensions.dropLast(2)) + [1]), to: batch)
+        // Each output matrix's A and B, counted in matrices (batch axes broadcast).
+        let batch = Array(output.dimensions.dropLast(2))
         var aOffsets: [Int] = [], bOffsets: [Int] = []
-        aRows.forEach { _, from, _ in aOffsets.append(from) }
-        bRows.forEach { _, from, _ in bOffsets.append(from) }
+        forEachOffset(batch, strides: broadcastStrides(of: Array(a.dimensions.dropLast(2)), to: batch)) { _, from in aOffsets.append(from) }
+        forEachOffset(batch, strides: broadcastStrides(of: Array(b.dimensions.dropLast(2)), to: batch)) { _, from in bOffsets.append(from) }
         inputs[0].values.withUnsafeBufferPointer { x in
             inputs[1].values.withUnsafeBufferPointer { z in
                 outputs[0].values.withUnsafeMutableBufferPointer { y in
