@@ -22,19 +22,27 @@ public enum CaffeConverter {
     /// - Throws: `CaffeError` (one line, naming the file and line or layer)
     ///   or `ModelError`.
     public static func convert(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions()) throws -> Model {
+        try conversion(deploy: deploy, weights: weights, options: options).model
+    }
+
+    /// `convert`, with the inputs the deploy definition declares for more
+    /// than one image and that batch size (BVLC's files say 10): the model
+    /// takes one image a prediction.
+    public static func conversion(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions()) throws
+        -> (model: Model, declaredBatches: [(input: String, batch: Int)]) {
+        let built = try build(deploy: deploy, weights: weights, options: options)
+        return (built.model, built.declaredBatches)
+    }
+
+    /// The conversion with the parsed deploy definition (for inspection).
+    static func build(deploy: String, weights: String?, options: ConversionOptions) throws
+        -> (model: Model, net: CaffeNet, declaredBatches: [(input: String, batch: Int)]) {
         let net = try readDeploy(deploy)
         let blobs = try weights.map { try readWeights($0) } ?? CaffeWeights(blobs: [:], source: "")
         var builder = GraphBuilder(net: net, weights: blobs, deployPath: deploy, structureOnly: weights == nil)
         var model = try builder.build()
         try options.finish(&model, description: "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")", source: deploy)
-        return model
-    }
-
-    /// The inputs `deploy` declares for more than one image, with the
-    /// batch size it declares: the conversion takes one image (batch 1).
-    /// - Throws: `CaffeError` for a file that does not parse.
-    public static func declaredBatches(deploy: String) throws -> [(input: String, batch: Int)] {
-        try readDeploy(deploy).declaredBatches
+        return (model, net, builder.declaredBatches)
     }
 
     /// What the summary says of declared batches: `data (10 in the deploy

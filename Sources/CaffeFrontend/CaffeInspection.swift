@@ -1,3 +1,4 @@
+import Conversion
 import FileIO
 import HDF5
 import ModelFormat
@@ -62,8 +63,7 @@ public enum CaffeInspection {
     /// from the deploy definition, no values.
     /// - Throws: `CaffeError` naming the file (and line or layer), or `ModelError`.
     public static func convert(deploy: String, weights: String?) throws -> Net {
-        let net = try CaffeConverter.readDeploy(deploy)
-        var model = try CaffeConverter.convert(deploy: deploy, weights: weights)
+        var (model, net, batches) = try CaffeConverter.build(deploy: deploy, weights: weights, options: ConversionOptions())
         model.metadata = Metadata()
         let file = try weights.map { try readWeightsFile($0, loadValues: false) }
         let doubles = Set((file?.layers ?? []).filter { $0.blobs.contains { $0.precision == "float64" } }.map(\.name))
@@ -90,7 +90,7 @@ public enum CaffeInspection {
         }
         let name = CArrays.string(net.decoded.root.pointee.name)
         return Net(model: model, format: net.format.rawValue, name: name, removed: removed, folded: folded,
-                   doubleLayers: doubles, declaredBatches: net.declaredBatches)
+                   doubleLayers: doubles, declaredBatches: batches)
     }
 
     /// Reads a weights file on its own: HDF5 when it starts with HDF5's

@@ -73,24 +73,6 @@ struct CaffeNet {
         inputs = try Self.declaredInputs(net, decoded)
     }
 
-    /// The inputs declared for more than one image (BVLC's deploy files say
-    /// 10, in any of the three ways), with that batch size: the converter
-    /// takes one image per prediction, as Core ML does.
-    var declaredBatches: [(input: String, batch: Int)] {
-        var declared = inputs.map { (input: $0.name, shape: $0.shape) }
-        for layer in layers where layer.type == "Input" {
-            let shapes = layer.params.input.map { CArrays.buffer($0.pointee.shape, $0.pointee.n_shape) }.map(Array.init) ?? []
-            for (index, top) in layer.tops.enumerated() where !shapes.isEmpty {
-                if let shape = shapes[min(index, shapes.count - 1)] {
-                    declared.append((top, CArrays.array(shape.pointee.dim, shape.pointee.n_dim).map { Int($0) }))
-                }
-            }
-        }
-        return declared.compactMap { input in
-            (input.shape.count == 4 || input.shape.count == 2) && input.shape[0] > 1 ? (input.input, input.shape[0]) : nil
-        }
-    }
-
     /// `input: "data"` with four `input_dim`s, or with an `input_shape`.
     static func declaredInputs(_ net: NetParameter, _ decoded: Decoded<NetParameter>) throws -> [(name: String, shape: [Int], offset: Int?)] {
         let names = CArrays.strings(net.input, net.n_input)

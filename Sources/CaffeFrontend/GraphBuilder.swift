@@ -14,6 +14,8 @@ struct GraphBuilder {
     let structureOnly: Bool
 
     private var inputs: [Input] = []
+    /// Inputs declared for more than one image, with that batch size.
+    private(set) var declaredBatches: [(input: String, batch: Int)] = []
     private var nodes: [Node] = []
     /// The tensor currently holding each Caffe blob name.
     private var current: [String: String] = [:]
@@ -83,7 +85,7 @@ struct GraphBuilder {
 
     private mutating func addInput(_ name: String, _ shape: [Int]) throws {
         // [N, C, H, W] or [N, C]: any batch N is taken as 1 (one image a
-        // prediction, as in Core ML; `CaffeNet.declaredBatches` says so).
+        // prediction, as in Core ML), and noted in `declaredBatches`.
         let batched = shape.count == 4 || shape.count == 2
         let dims = batched ? Array(shape.dropFirst()) : shape
         guard !batched || (1...ShapeInference.maximumSize).contains(shape[0]),
@@ -93,6 +95,7 @@ struct GraphBuilder {
         guard dims.allSatisfy({ $0 <= ShapeInference.maximumSize }), let count = dims.checkedProduct, count <= TensorShape.maximumCount else {
             throw CaffeError("input '\(name)' has the shape \(shape), too large")
         }
+        if batched, shape[0] > 1 { declaredBatches.append((name, shape[0])) }
         inputs.append(Input(name: name, kind: .array(shape: dims)))
         current[name] = name
         tensorNames.insert(name)

@@ -37,11 +37,11 @@ enum CaffeCommand: Command {
         let mean = arguments.optionalString("mean")
         if let mean { try ConversionFlags.refuseOtherKinds(mean, what: "a Caffe mean image (mean.binaryproto)") }
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
-        let notes = CaffeConverter.batchNote((try? CaffeConverter.declaredBatches(deploy: deploy)) ?? []).map { [$0] } ?? []
         try convert(to: output, inputs: inputs,
-                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments), notes: notes) {
+                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             if let mean { options.meanImage = try CaffeConverter.readMeanImage(mean) }
-            return try CaffeConverter.convert(deploy: deploy, weights: weights, options: options)
+            let (model, batches) = try CaffeConverter.conversion(deploy: deploy, weights: weights, options: options)
+            return (model, CaffeConverter.batchNote(batches).map { [$0] } ?? [])
         }
     }
 }

@@ -38,7 +38,7 @@ enum SampleCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) throws {
-        try convert(to: ConversionFlags.output(arguments), inputs: []) { SampleModel.classifier() }
+        try convert(to: ConversionFlags.output(arguments), inputs: []) { (SampleModel.classifier(), []) }
     }
 }
 
@@ -58,13 +58,14 @@ struct OutputRequest {
 /// the path (a device, a FIFO, a folder), is checked before any work is
 /// done. The file loads on the oldest OS its layers allow, and not older
 /// than `minimumSpecificationVersion` says (`--minimum-deployment-target`).
-/// `notes` join the summary (what the conversion changed: a declared batch).
+/// `make` gives the model and notes for the summary (what the conversion
+/// changed that the file does not show: a declared batch).
 func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1,
-             notes: [(label: String, items: [String])] = [], _ make: () throws -> Model) throws {
+             _ make: () throws -> (model: Model, notes: [(label: String, items: [String])])) throws {
     try AtomicFile.checkTarget(output.path, inputs: inputs)
-    let model: Model
+    let model: Model, notes: [(label: String, items: [String])]
     do {
-        model = try make()
+        (model, notes) = try make()
     } catch let error as ConversionOptionError {
         // An option that does not fit the model: a mistake on the command line.
         throw UsageError(error.message)

@@ -27,7 +27,7 @@ enum KerasCommand: Command {
         try Frontend.keras.require(source)
         try convert(to: output, inputs: [source] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            try KerasConverter.convert(model: source, options: options)
+            (try KerasConverter.convert(model: source, options: options), [])
         }
     }
 }

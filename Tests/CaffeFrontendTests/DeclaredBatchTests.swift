@@ -26,12 +26,12 @@ final class DeclaredBatchTests: XCTestCase {
             let path = try deploy(declaration)
             let model = try CaffeConverter.convert(deploy: path, weights: nil)
             XCTAssertEqual(model.inputs.first?.kind, .array(shape: [3, 8, 8]), declaration)
-            let batches = try CaffeConverter.declaredBatches(deploy: path)
+            let batches = try CaffeConverter.conversion(deploy: path, weights: nil).declaredBatches
             XCTAssertEqual(batches.map(\.input), ["data"], declaration)
             XCTAssertEqual(batches.map(\.batch), [10], declaration)
         }
         let single = try deploy("input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n")
-        XCTAssertTrue(try CaffeConverter.declaredBatches(deploy: single).isEmpty)
+        XCTAssertTrue(try CaffeConverter.conversion(deploy: single, weights: nil).declaredBatches.isEmpty)
         XCTAssertNil(CaffeConverter.batchNote([]))
     }
 
