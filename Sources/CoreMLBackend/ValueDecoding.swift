@@ -18,6 +18,17 @@ extension SpecReader {
         try CArrays.buffer(pointer, n).map { try count($0, "a size", layer, allowZero: allowZero) }
     }
 
+    /// Signed int64 values (indices, axes, sizes) within +-2^31.
+    func integers(_ pointer: UnsafeMutablePointer<Int64>?, _ n: Int, _ what: String, _ layer: String) throws -> [Int] {
+        try integers(CArrays.array(pointer, n), what, layer)
+    }
+
+    func integers(_ values: [Int64], _ what: String, _ layer: String) throws -> [Int] {
+        let limit = Int64(Self.maximumCount)
+        guard values.allSatisfy({ (-limit...limit).contains($0) }) else { throw fail("layer '\(layer)': \(what) \(values) is out of range", at: nil) }
+        return values.map { Int($0) }
+    }
+
     /// A [height, width] pair; Core ML's documented default when absent.
     func size2(_ pointer: UnsafeMutablePointer<UInt64>?, _ n: Int, default value: Int, _ what: String, _ layer: String,
                allowZero: Bool = false) throws -> Size2 {

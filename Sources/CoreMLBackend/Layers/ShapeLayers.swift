@@ -169,11 +169,8 @@ extension Slice: LayerCoding {
         guard Int(p.axis.rawValue) < axes.count else {
             throw reader.fail("layer '\(name)' has the unknown slice axis \(p.axis.rawValue)", at: params)
         }
-        let limit = Int64(SpecReader.maximumCount)
-        guard (-limit...limit).contains(p.startindex), (-limit...limit).contains(p.endindex) else {
-            throw reader.fail("layer '\(name)' slices from \(p.startindex) to \(p.endindex)", at: params)
-        }
-        return .slice(Slice(axis: axes[Int(p.axis.rawValue)], start: Int(p.startindex), end: Int(p.endindex),
+        let bounds = try reader.integers([p.startindex, p.endindex], "slice start and end", name)
+        return .slice(Slice(axis: axes[Int(p.axis.rawValue)], start: bounds[0], end: bounds[1],
                             stride: p.stride == 0 ? 1 : try reader.count(p.stride, "stride", name)))
     }
 }

@@ -131,16 +131,3 @@ extension ReduceND: LayerCoding {
                                  keepDimensions: params.keepdims != 0))
     }
 }
-
-extension SpecReader {
-    /// Signed int64 values (indices, axes, sizes) within +-2^31.
-    func integers(_ pointer: UnsafeMutablePointer<Int64>?, _ n: Int, _ what: String, _ layer: String) throws -> [Int] {
-        try integers(CArrays.array(pointer, n), what, layer)
-    }
-
-    func integers(_ values: [Int64], _ what: String, _ layer: String) throws -> [Int] {
-        let limit = Int64(Self.maximumCount)
-        guard values.allSatisfy({ (-limit...limit).contains($0) }) else { throw fail("layer '\(layer)': \(what) \(values) is out of range", at: nil) }
-        return values.map { Int($0) }
-    }
-}
