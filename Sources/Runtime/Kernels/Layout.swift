@@ -35,31 +35,6 @@ struct CopyKernel: Kernel {
     }
 }
 
-/// Reorders the axes of [Seq=1, C, H, W].
-struct PermuteKernel: Kernel {
-    let axes: [Int]
-    let input: TensorShape
-
-    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        let inDims = [1, input.channels, input.height, input.width]
-        let inStrides = [input.count, input.planeSize, input.width, 1]
-        let outDims = axes.map { inDims[$0] }
-        let strides = axes.map { inStrides[$0] }
-        let x = inputs[0].values
-        var index = 0
-        outputs[0].values.withUnsafeMutableBufferPointer { y in
-            for a in 0..<outDims[1] {
-                for b in 0..<outDims[2] {
-                    for c in 0..<outDims[3] {
-                        y[index] = x[a * strides[1] + b * strides[2] + c * strides[3]]
-                        index += 1
-                    }
-                }
-            }
-        }
-    }
-}
-
 /// Stacks inputs along channels.
 struct ConcatKernel: Kernel {
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
@@ -225,8 +200,9 @@ extension Reshape: KernelMaking {
 }
 
 extension Permute: KernelMaking {
+    /// The transpose of [C, H, W] it is: axes index [Seq, C, H, W], Seq first.
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        PermuteKernel(axes: axes, input: inputs[0])
+        Transpose(axes: axes.dropFirst().map { $0 - 1 }).kernel(inputs: inputs, outputs: outputs)
     }
 }
 

@@ -53,9 +53,20 @@ struct TransposeKernel: Kernel {
     let strides: [Int]
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        inputs[0].values.withUnsafeBufferPointer { x in
-            outputs[0].values.withUnsafeMutableBufferPointer { y in
-                forEachOffset(output.dimensions, strides: strides) { i, from in y[i] = x[from] }
+        gather(inputs[0].values, into: &outputs[0].values, shape: output, start: 0, strides: strides)
+    }
+}
+
+/// `y` in row-major order of `shape`, each element read from `x` at
+/// `start + sum(index[axis] * strides[axis])`: a row at a time along the
+/// last axis. Transposes and slices are this read.
+func gather(_ x: [Float], into y: inout [Float], shape: TensorShape, start: Int, strides: [Int]) {
+    let (width, step) = (shape.width, strides[shape.rank - 1])
+    x.withUnsafeBufferPointer { x in
+        y.withUnsafeMutableBufferPointer { y in
+            forEachOffset(Array(shape.dimensions.dropLast()), strides: Array(strides.dropLast())) { row, from in
+                let (out, first) = (row * width, start + from)
+                for i in 0..<width { y[out + i] = x[first + i * step] }
             }
         }
     }

@@ -53,11 +53,7 @@ struct SliceKernel: Kernel {
     let strides: [Int]
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        inputs[0].values.withUnsafeBufferPointer { x in
-            outputs[0].values.withUnsafeMutableBufferPointer { y in
-                forEachOffset(output.dimensions, strides: strides) { i, from in y[i] = x[start + from] }
-            }
-        }
+        gather(inputs[0].values, into: &outputs[0].values, shape: output, start: start, strides: strides)
     }
 }
 
