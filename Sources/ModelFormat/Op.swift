@@ -98,9 +98,7 @@ extension Op {
 
     /// The operation's weight tensors with their names (as Core ML's
     /// fields call them) and shapes.
-    public var weightTensors: [(name: String, shape: [Int], values: Weights)] {
-        definition.weightTensors.map { ($0.name, $0.shape, $0.values) }
-    }
+    public var weightTensors: [NamedWeights] { definition.weightTensors }
 }
 
 /// The order in which flatten and reshape read a [C, H, W] tensor.
