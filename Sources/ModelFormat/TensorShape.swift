@@ -50,6 +50,13 @@ public struct TensorShape: Equatable, Hashable, Sendable, CustomStringConvertibl
     /// runtime allocate for one tensor.
     public static let maximumCount = 1 << 30
 
+    /// `axis` (negative counts from the end) as an index into the
+    /// dimensions, or nil when it is outside them.
+    public func axisIndex(_ axis: Int) -> Int? {
+        let index = axis < 0 ? axis + rank : axis
+        return dimensions.indices.contains(index) ? index : nil
+    }
+
     /// The same shape with axis `axis` (counted from the front) set to `size`.
     public func replacing(axis: Int, with size: Int) -> TensorShape {
         var copy = self

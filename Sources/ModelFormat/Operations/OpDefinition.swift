@@ -121,12 +121,3 @@ extension Op {
         .defined(DefinedOp(definition))
     }
 }
-
-extension TensorShape {
-    /// `axis` (negative counts from the end) as an index into the
-    /// dimensions, or nil when it is outside them.
-    public func axisIndex(_ axis: Int) -> Int? {
-        let index = axis < 0 ? axis + rank : axis
-        return dimensions.indices.contains(index) ? index : nil
-    }
-}
