@@ -49,18 +49,6 @@ extension CaffeLayerTable {
         ]
     }
 
-    static func softmax(_ b: LayerBuilder) throws -> [Node] {
-        guard (b.layer.params.softmax?.pointee.axis ?? 1) == 1 else { throw b.fail("only softmax over channels (axis 1) is supported") }
-        return [b.node(.softmax, inputs: [b.input], output: b.output)]
-    }
-
-    static func concat(_ b: LayerBuilder) throws -> [Node] {
-        let p = b.layer.params.concat?.pointee
-        let axis = p.map { $0.has_axis != 0 ? Int($0.axis) : Int($0.concat_dim) } ?? 1
-        guard axis == 1 || axis == -3 else { throw b.fail("only concatenation along channels (axis 1) is supported, not \(axis)") }
-        return [b.node(.concat, inputs: b.inputs, output: b.output)]
-    }
-
     /// PROD and MAX map directly; SUM with coefficients scales each bottom first.
     static func eltwise(_ b: LayerBuilder) throws -> [Node] {
         try b.expectBottoms(2...Int.max)

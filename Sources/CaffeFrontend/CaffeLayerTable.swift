@@ -33,6 +33,7 @@ enum CaffeLayerTable {
         "Crop": crop,
         "Permute": permute,
         "Normalize": normalize,
+        "ArgMax": argMax,
     ]
 
     static func convolution(_ b: LayerBuilder) throws -> [Node] {
@@ -113,8 +114,9 @@ enum CaffeLayerTable {
     static func innerProduct(_ b: LayerBuilder) throws -> [Node] {
         try b.expectBottoms(1...1)
         guard let p = b.layer.params.innerProduct?.pointee else { throw b.fail("has no inner_product_param") }
-        guard p.axis == 1 else { throw b.fail("axis \(p.axis) is not supported (only 1)") }
-        let inputs = b.inputShape.count, outputs = Int(p.num_output)
+        let axis = try b.axis(Int(p.axis))
+        guard axis >= 1 else { throw b.fail("an inner product over the batch axis (axis \(p.axis)) is not supported") }
+        let inputs = b.inputShape.dimensions[(axis - 1)...].reduce(1, *), outputs = Int(p.num_output)
         guard outputs > 0 else { throw b.fail("inner_product_param has no num_output") }
         var weights = try b.blob(0, shape: p.transpose != 0 ? [inputs, outputs] : [outputs, inputs], "weights")
         if p.transpose != 0 {
@@ -123,6 +125,7 @@ enum CaffeLayerTable {
             weights = Weights((0..<outputs * inputs).map { index in values[(index % inputs) * outputs + index / inputs] })
         }
         let bias = p.bias_term != 0 ? try b.blob(1, shape: [outputs], "bias") : nil
+        if axis > 1 { return innerProduct(b, axis: axis, inputs: inputs, outputs: outputs, weights: weights, bias: bias) }
         var nodes: [Node] = []
         var source = b.input
         if b.inputShape.height != 1 || b.inputShape.width != 1 {
@@ -152,8 +155,9 @@ enum CaffeLayerTable {
     }
 
     static func scale(_ b: LayerBuilder) throws -> [Node] {
-        guard b.inputs.count == 1 else { throw b.fail("a scale taken from a second bottom is not supported") }
         let p = b.layer.params.scale?.pointee
+        if b.inputs.count == 2 { return try scaleByBottom(b, axis: Int(p?.axis ?? 1), biasTerm: (p?.bias_term ?? 0) != 0) }
+        try b.expectBottoms(1...1)
         guard (p?.axis ?? 1) == 1, (p?.num_axes ?? 1) == 1 else { throw b.fail("only per-channel scales (axis 1, num_axes 1) are supported") }
         let channels = b.inputShape.channels
         let scale = try b.blob(0, shape: [channels], "scale")

@@ -44,6 +44,7 @@ struct CaffeLayer {
         var input: UnsafeMutablePointer<Caffe__InputParameter>?
         var permute: UnsafeMutablePointer<Caffe__PermuteParameter>?
         var normalize: UnsafeMutablePointer<Caffe__NormalizeParameter>?
+        var argMax: UnsafeMutablePointer<Caffe__ArgMaxParameter>?
     }
 }
 
@@ -105,7 +106,8 @@ struct CaffeNet {
             relu: l.relu_param, eltwise: l.eltwise_param, concat: l.concat_param, softmax: l.softmax_param,
             power: l.power_param, slice: l.slice_param, batchNorm: l.batch_norm_param, scale: l.scale_param,
             elu: l.elu_param, prelu: l.prelu_param, flatten: l.flatten_param, reshape: l.reshape_param,
-            crop: l.crop_param, input: l.input_param, permute: l.permute_param, normalize: l.norm_param)
+            crop: l.crop_param, input: l.input_param, permute: l.permute_param, normalize: l.norm_param,
+            argMax: l.argmax_param)
         return CaffeLayer(name: CArrays.string(l.name), type: CArrays.string(l.type),
                           bottoms: CArrays.strings(l.bottom, l.n_bottom), tops: CArrays.strings(l.top, l.n_top),
                           offset: decoded.offset(of: layer), params: params,
@@ -130,6 +132,7 @@ struct CaffeNet {
         params.softmax = l.softmax_param
         params.power = l.power_param
         params.slice = l.slice_param
+        params.argMax = l.argmax_param
         return CaffeLayer(name: CArrays.string(l.name), type: v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)",
                           bottoms: CArrays.strings(l.bottom, l.n_bottom), tops: CArrays.strings(l.top, l.n_top),
                           offset: decoded.offset(of: layer), params: params,

@@ -20,6 +20,10 @@ struct GraphBuilder {
     /// The tensor currently holding each Caffe blob name.
     private var current: [String: String] = [:]
     private var shapes: [String: TensorShape] = [:]
+    /// Each tensor's rank as Caffe counts it, batch axis included ([N, C]
+    /// after Flatten is 2): negative axes and axes of later layers count
+    /// from it. The tensor's shape here is [C, H, W] all the same.
+    private var ranks: [String: Int] = [:]
     private var tensorNames = Set<String>()
     /// Caffe top names, for naming the model's outputs.
     private var topOfTensor: [String: String] = [:]
@@ -100,6 +104,7 @@ struct GraphBuilder {
         current[name] = name
         tensorNames.insert(name)
         shapes[name] = TensorShape(featureShape: dims)
+        ranks[name] = shape.count
     }
 
     private mutating func add(_ layer: CaffeLayer) throws {
@@ -138,15 +143,17 @@ struct GraphBuilder {
         guard !inputs.isEmpty, !layer.tops.isEmpty else { throw CaffeError("layer '\(layer.name)' needs bottoms and tops") }
         let outputs = layer.tops.map { freshName(for: $0, layer: layer.name) }
         let blobs = try blobs(for: layer)
-        let builder = LayerBuilder(layer: layer, inputs: inputs, inputShapes: inputs.map { shapes[$0]! }, blobs: blobs, outputs: outputs,
-                                   structureOnly: structureOnly)
+        let builder = LayerBuilder(layer: layer, inputs: inputs, inputShapes: inputs.map { shapes[$0]! },
+                                   inputRanks: inputs.map { ranks[$0] ?? 4 }, blobs: blobs, outputs: outputs, structureOnly: structureOnly)
         tensorNames.formUnion(try ShapeInference.append(try mapping(builder), to: &nodes, shapes: &shapes))
         for (top, tensor) in zip(layer.tops, outputs) where shapes[tensor] == nil {
             throw CaffeError("layer '\(layer.name)' (\(layer.type)) has \(layer.tops.count) tops, but it gives no '\(top)'")
         }
+        let rank = CaffeLayerTable.outputRank(builder)
         for (top, tensor) in zip(layer.tops, outputs) {
             current[top] = tensor
             topOfTensor[tensor] = top
+            ranks[tensor] = rank
         }
     }
 

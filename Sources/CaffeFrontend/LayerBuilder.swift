@@ -7,6 +7,8 @@ struct LayerBuilder {
     let layer: CaffeLayer
     let inputs: [String]
     let inputShapes: [TensorShape]
+    /// The bottoms' ranks as Caffe counts them (batch axis included).
+    let inputRanks: [Int]
     let blobs: [Blob]
     /// The tensor name each top gets (fresh names for in-place tops).
     let outputs: [String]
@@ -44,6 +46,15 @@ struct LayerBuilder {
             throw fail("\(what) (blob \(index)) has shape \(blobs[index].shape), the deploy definition needs \(shape)")
         }
         return blobs[index].values
+    }
+
+    /// A layer's axis parameter counted from the first bottom's Caffe rank
+    /// (negative: from the end), checked to name one of its axes.
+    func axis(_ raw: Int, _ what: String = "axis") throws -> Int {
+        let rank = inputRanks[0]
+        let axis = raw < 0 ? raw + rank : raw
+        guard (0..<rank).contains(axis) else { throw fail("\(what) \(raw) is out of range for a \(rank)-axis input") }
+        return axis
     }
 
     func expectBottoms(_ count: ClosedRange<Int>) throws {

@@ -1132,6 +1132,51 @@ void   caffe__reshape_parameter__free_unpacked
   assert(message->base.descriptor == &caffe__reshape_parameter__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   caffe__arg_max_parameter__init
+                     (Caffe__ArgMaxParameter         *message)
+{
+  static const Caffe__ArgMaxParameter init_value = CAFFE__ARG_MAX_PARAMETER__INIT;
+  *message = init_value;
+}
+size_t caffe__arg_max_parameter__get_packed_size
+                     (const Caffe__ArgMaxParameter *message)
+{
+  assert(message->base.descriptor == &caffe__arg_max_parameter__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t caffe__arg_max_parameter__pack
+                     (const Caffe__ArgMaxParameter *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &caffe__arg_max_parameter__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t caffe__arg_max_parameter__pack_to_buffer
+                     (const Caffe__ArgMaxParameter *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &caffe__arg_max_parameter__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Caffe__ArgMaxParameter *
+       caffe__arg_max_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Caffe__ArgMaxParameter *)
+     protobuf_c_message_unpack (&caffe__arg_max_parameter__descriptor,
+                                allocator, len, data);
+}
+void   caffe__arg_max_parameter__free_unpacked
+                     (Caffe__ArgMaxParameter *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &caffe__arg_max_parameter__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   caffe__scale_parameter__init
                      (Caffe__ScaleParameter         *message)
 {
@@ -1569,7 +1614,7 @@ const ProtobufCMessageDescriptor caffe__net_state_rule__descriptor =
   (ProtobufCMessageInit) caffe__net_state_rule__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor caffe__layer_parameter__field_descriptors[30] =
+static const ProtobufCFieldDescriptor caffe__layer_parameter__field_descriptors[31] =
 {
   {
     "name",
@@ -1663,6 +1708,18 @@ static const ProtobufCFieldDescriptor caffe__layer_parameter__field_descriptors[
     offsetof(Caffe__LayerParameter, has_phase),
     offsetof(Caffe__LayerParameter, phase),
     &caffe__phase__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "argmax_param",
+    103,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__LayerParameter, argmax_param),
+    &caffe__arg_max_parameter__descriptor,
     NULL,
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
@@ -1933,34 +1990,35 @@ static const ProtobufCFieldDescriptor caffe__layer_parameter__field_descriptors[
   },
 };
 static const unsigned caffe__layer_parameter__field_indices_by_name[] = {
-  22,   /* field[22] = batch_norm_param */
-  24,   /* field[24] = bias_param */
+  8,   /* field[8] = argmax_param */
+  23,   /* field[23] = batch_norm_param */
+  25,   /* field[25] = bias_param */
   4,   /* field[4] = blobs */
   2,   /* field[2] = bottom */
-  8,   /* field[8] = concat_param */
-  9,   /* field[9] = convolution_param */
-  27,   /* field[27] = crop_param */
-  10,   /* field[10] = dropout_param */
-  11,   /* field[11] = eltwise_param */
-  23,   /* field[23] = elu_param */
+  9,   /* field[9] = concat_param */
+  10,   /* field[10] = convolution_param */
+  28,   /* field[28] = crop_param */
+  11,   /* field[11] = dropout_param */
+  12,   /* field[12] = eltwise_param */
+  24,   /* field[24] = elu_param */
   6,   /* field[6] = exclude */
-  21,   /* field[21] = flatten_param */
+  22,   /* field[22] = flatten_param */
   5,   /* field[5] = include */
-  12,   /* field[12] = inner_product_param */
-  26,   /* field[26] = input_param */
-  13,   /* field[13] = lrn_param */
+  13,   /* field[13] = inner_product_param */
+  27,   /* field[27] = input_param */
+  14,   /* field[14] = lrn_param */
   0,   /* field[0] = name */
-  29,   /* field[29] = norm_param */
-  28,   /* field[28] = permute_param */
+  30,   /* field[30] = norm_param */
+  29,   /* field[29] = permute_param */
   7,   /* field[7] = phase */
-  14,   /* field[14] = pooling_param */
-  15,   /* field[15] = power_param */
-  19,   /* field[19] = prelu_param */
-  16,   /* field[16] = relu_param */
-  20,   /* field[20] = reshape_param */
-  25,   /* field[25] = scale_param */
-  18,   /* field[18] = slice_param */
-  17,   /* field[17] = softmax_param */
+  15,   /* field[15] = pooling_param */
+  16,   /* field[16] = power_param */
+  20,   /* field[20] = prelu_param */
+  17,   /* field[17] = relu_param */
+  21,   /* field[21] = reshape_param */
+  26,   /* field[26] = scale_param */
+  19,   /* field[19] = slice_param */
+  18,   /* field[18] = softmax_param */
   3,   /* field[3] = top */
   1,   /* field[1] = type */
 };
@@ -1968,20 +2026,20 @@ static const ProtobufCIntRange caffe__layer_parameter__number_ranges[15 + 1] =
 {
   { 1, 0 },
   { 7, 4 },
-  { 104, 8 },
-  { 106, 9 },
-  { 108, 10 },
-  { 110, 11 },
-  { 117, 12 },
-  { 121, 14 },
-  { 125, 17 },
-  { 131, 19 },
-  { 133, 20 },
-  { 135, 21 },
-  { 139, 22 },
-  { 202, 28 },
-  { 206, 29 },
-  { 0, 30 }
+  { 103, 8 },
+  { 106, 10 },
+  { 108, 11 },
+  { 110, 12 },
+  { 117, 13 },
+  { 121, 15 },
+  { 125, 18 },
+  { 131, 20 },
+  { 133, 21 },
+  { 135, 22 },
+  { 139, 23 },
+  { 202, 29 },
+  { 206, 30 },
+  { 0, 31 }
 };
 const ProtobufCMessageDescriptor caffe__layer_parameter__descriptor =
 {
@@ -1991,7 +2049,7 @@ const ProtobufCMessageDescriptor caffe__layer_parameter__descriptor =
   "Caffe__LayerParameter",
   "caffe",
   sizeof(Caffe__LayerParameter),
-  30,
+  31,
   caffe__layer_parameter__field_descriptors,
   caffe__layer_parameter__field_indices_by_name,
   15,  caffe__layer_parameter__number_ranges,
@@ -2102,7 +2160,7 @@ const ProtobufCEnumDescriptor caffe__v1_layer_parameter__layer_type__descriptor 
   caffe__v1_layer_parameter__layer_type__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor caffe__v1_layer_parameter__field_descriptors[18] =
+static const ProtobufCFieldDescriptor caffe__v1_layer_parameter__field_descriptors[19] =
 {
   {
     "bottom",
@@ -2249,6 +2307,18 @@ static const ProtobufCFieldDescriptor caffe__v1_layer_parameter__field_descripto
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "argmax_param",
+    23,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__V1LayerParameter, argmax_param),
+    &caffe__arg_max_parameter__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "eltwise_param",
     24,
     PROTOBUF_C_LABEL_OPTIONAL,
@@ -2322,22 +2392,23 @@ static const ProtobufCFieldDescriptor caffe__v1_layer_parameter__field_descripto
   },
 };
 static const unsigned caffe__v1_layer_parameter__field_indices_by_name[] = {
+  12,   /* field[12] = argmax_param */
   4,   /* field[4] = blobs */
   0,   /* field[0] = bottom */
   5,   /* field[5] = concat_param */
   6,   /* field[6] = convolution_param */
   7,   /* field[7] = dropout_param */
-  12,   /* field[12] = eltwise_param */
-  16,   /* field[16] = exclude */
-  15,   /* field[15] = include */
+  13,   /* field[13] = eltwise_param */
+  17,   /* field[17] = exclude */
+  16,   /* field[16] = include */
   8,   /* field[8] = inner_product_param */
   9,   /* field[9] = lrn_param */
   2,   /* field[2] = name */
   10,   /* field[10] = pooling_param */
   11,   /* field[11] = power_param */
-  13,   /* field[13] = relu_param */
-  14,   /* field[14] = slice_param */
-  17,   /* field[17] = softmax_param */
+  14,   /* field[14] = relu_param */
+  15,   /* field[15] = slice_param */
+  18,   /* field[18] = softmax_param */
   1,   /* field[1] = top */
   3,   /* field[3] = type */
 };
@@ -2348,10 +2419,10 @@ static const ProtobufCIntRange caffe__v1_layer_parameter__number_ranges[8 + 1] =
   { 12, 7 },
   { 17, 8 },
   { 21, 11 },
-  { 24, 12 },
-  { 30, 13 },
-  { 39, 17 },
-  { 0, 18 }
+  { 23, 12 },
+  { 30, 14 },
+  { 39, 18 },
+  { 0, 19 }
 };
 const ProtobufCMessageDescriptor caffe__v1_layer_parameter__descriptor =
 {
@@ -2361,7 +2432,7 @@ const ProtobufCMessageDescriptor caffe__v1_layer_parameter__descriptor =
   "Caffe__V1LayerParameter",
   "caffe",
   sizeof(Caffe__V1LayerParameter),
-  18,
+  19,
   caffe__v1_layer_parameter__field_descriptors,
   caffe__v1_layer_parameter__field_indices_by_name,
   8,  caffe__v1_layer_parameter__number_ranges,
@@ -3824,6 +3895,72 @@ const ProtobufCMessageDescriptor caffe__reshape_parameter__descriptor =
   caffe__reshape_parameter__field_indices_by_name,
   1,  caffe__reshape_parameter__number_ranges,
   (ProtobufCMessageInit) caffe__reshape_parameter__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const protobuf_c_boolean caffe__arg_max_parameter__out_max_val__default_value = 0;
+static const uint32_t caffe__arg_max_parameter__top_k__default_value = 1u;
+static const ProtobufCFieldDescriptor caffe__arg_max_parameter__field_descriptors[3] =
+{
+  {
+    "out_max_val",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Caffe__ArgMaxParameter, has_out_max_val),
+    offsetof(Caffe__ArgMaxParameter, out_max_val),
+    NULL,
+    &caffe__arg_max_parameter__out_max_val__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "top_k",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Caffe__ArgMaxParameter, has_top_k),
+    offsetof(Caffe__ArgMaxParameter, top_k),
+    NULL,
+    &caffe__arg_max_parameter__top_k__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "axis",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Caffe__ArgMaxParameter, has_axis),
+    offsetof(Caffe__ArgMaxParameter, axis),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned caffe__arg_max_parameter__field_indices_by_name[] = {
+  2,   /* field[2] = axis */
+  0,   /* field[0] = out_max_val */
+  1,   /* field[1] = top_k */
+};
+static const ProtobufCIntRange caffe__arg_max_parameter__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor caffe__arg_max_parameter__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "caffe.ArgMaxParameter",
+  "ArgMaxParameter",
+  "Caffe__ArgMaxParameter",
+  "caffe",
+  sizeof(Caffe__ArgMaxParameter),
+  3,
+  caffe__arg_max_parameter__field_descriptors,
+  caffe__arg_max_parameter__field_indices_by_name,
+  1,  caffe__arg_max_parameter__number_ranges,
+  (ProtobufCMessageInit) caffe__arg_max_parameter__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const int32_t caffe__scale_parameter__axis__default_value = 1;

@@ -23,6 +23,9 @@ final class CaffeParityTests: XCTestCase {
     func testResidualNetWithHDF5Weights() throws { try checkParity("resnet_bn_h5") }
     func testEveryOtherLayerKind() throws { try checkParity("layers_v2") }
     func testMeanImage() throws { try checkParity("mean_file") }
+    /// Batch-10 Input layer, inception and SE blocks, SSD's class softmax,
+    /// concat along H and W, inner products over later axes, ArgMax.
+    func testModernBlocks() throws { try checkParity("modern_blocks") }
 
     func testBatchNormAndScaleFoldIntoTheConvolutions() throws {
         let model = try convert("resnet_bn").model
@@ -85,7 +88,8 @@ final class CaffeParityTests: XCTestCase {
         let prediction = try network.predict([input.name: value])
         let expected = meta["expected"] as? [String: Any] ?? [:]
         for output in meta["outputs"] as? [String] ?? [] {
-            let reference = try NumpyFile.read(path: folder.appendingPathComponent("output_\(output).npy").path).values
+            let referenceFile = (meta["outputFiles"] as? [String: String])?[output] ?? "output_\(output).npy"
+            let reference = try NumpyFile.read(path: folder.appendingPathComponent(referenceFile).path).values
             let tensorName = model.classifier != nil && output == expected["probabilitiesBlob"] as? String ? "classLabelProbs" : output
             let ours = try XCTUnwrap(prediction.outputs[tensorName]?.values, "\(name): no output \(tensorName)", file: file, line: line)
             XCTAssertEqual(ours.count, reference.count, "\(name)/\(output)", file: file, line: line)

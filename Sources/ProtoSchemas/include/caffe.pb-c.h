@@ -40,6 +40,7 @@ typedef struct Caffe__PowerParameter Caffe__PowerParameter;
 typedef struct Caffe__PReLUParameter Caffe__PReLUParameter;
 typedef struct Caffe__ReLUParameter Caffe__ReLUParameter;
 typedef struct Caffe__ReshapeParameter Caffe__ReshapeParameter;
+typedef struct Caffe__ArgMaxParameter Caffe__ArgMaxParameter;
 typedef struct Caffe__ScaleParameter Caffe__ScaleParameter;
 typedef struct Caffe__SoftmaxParameter Caffe__SoftmaxParameter;
 typedef struct Caffe__SliceParameter Caffe__SliceParameter;
@@ -204,6 +205,7 @@ struct  Caffe__LayerParameter
   Caffe__NetStateRule **include;
   size_t n_exclude;
   Caffe__NetStateRule **exclude;
+  Caffe__ArgMaxParameter *argmax_param;
   Caffe__BatchNormParameter *batch_norm_param;
   Caffe__BiasParameter *bias_param;
   Caffe__ConcatParameter *concat_param;
@@ -232,7 +234,7 @@ struct  Caffe__LayerParameter
 };
 #define CAFFE__LAYER_PARAMETER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&caffe__layer_parameter__descriptor) \
-    , NULL, NULL, 0,NULL, 0,NULL, 0, CAFFE__PHASE__TRAIN, 0,NULL, 0,NULL, 0,NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+    , NULL, NULL, 0,NULL, 0,NULL, 0, CAFFE__PHASE__TRAIN, 0,NULL, 0,NULL, 0,NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 
 /*
@@ -263,12 +265,13 @@ struct  Caffe__V1LayerParameter
   Caffe__PoolingParameter *pooling_param;
   Caffe__PowerParameter *power_param;
   Caffe__ReLUParameter *relu_param;
+  Caffe__ArgMaxParameter *argmax_param;
   Caffe__SoftmaxParameter *softmax_param;
   Caffe__SliceParameter *slice_param;
 };
 #define CAFFE__V1_LAYER_PARAMETER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&caffe__v1_layer_parameter__descriptor) \
-    , 0,NULL, 0,NULL, NULL, 0,NULL, 0,NULL, 0, CAFFE__V1_LAYER_PARAMETER__LAYER_TYPE__NONE, 0,NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+    , 0,NULL, 0,NULL, NULL, 0,NULL, 0,NULL, 0, CAFFE__V1_LAYER_PARAMETER__LAYER_TYPE__NONE, 0,NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 
 struct  Caffe__BatchNormParameter
@@ -565,6 +568,21 @@ struct  Caffe__ReshapeParameter
 #define CAFFE__RESHAPE_PARAMETER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&caffe__reshape_parameter__descriptor) \
     , NULL, 0, 0, 0, -1 }
+
+
+struct  Caffe__ArgMaxParameter
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_out_max_val;
+  protobuf_c_boolean out_max_val;
+  protobuf_c_boolean has_top_k;
+  uint32_t top_k;
+  protobuf_c_boolean has_axis;
+  int32_t axis;
+};
+#define CAFFE__ARG_MAX_PARAMETER__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&caffe__arg_max_parameter__descriptor) \
+    , 0, 0, 0, 1u, 0, 0 }
 
 
 struct  Caffe__ScaleParameter
@@ -1083,6 +1101,25 @@ Caffe__ReshapeParameter *
 void   caffe__reshape_parameter__free_unpacked
                      (Caffe__ReshapeParameter *message,
                       ProtobufCAllocator *allocator);
+/* Caffe__ArgMaxParameter methods */
+void   caffe__arg_max_parameter__init
+                     (Caffe__ArgMaxParameter         *message);
+size_t caffe__arg_max_parameter__get_packed_size
+                     (const Caffe__ArgMaxParameter   *message);
+size_t caffe__arg_max_parameter__pack
+                     (const Caffe__ArgMaxParameter   *message,
+                      uint8_t             *out);
+size_t caffe__arg_max_parameter__pack_to_buffer
+                     (const Caffe__ArgMaxParameter   *message,
+                      ProtobufCBuffer     *buffer);
+Caffe__ArgMaxParameter *
+       caffe__arg_max_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   caffe__arg_max_parameter__free_unpacked
+                     (Caffe__ArgMaxParameter *message,
+                      ProtobufCAllocator *allocator);
 /* Caffe__ScaleParameter methods */
 void   caffe__scale_parameter__init
                      (Caffe__ScaleParameter         *message);
@@ -1217,6 +1254,9 @@ typedef void (*Caffe__ReLUParameter_Closure)
 typedef void (*Caffe__ReshapeParameter_Closure)
                  (const Caffe__ReshapeParameter *message,
                   void *closure_data);
+typedef void (*Caffe__ArgMaxParameter_Closure)
+                 (const Caffe__ArgMaxParameter *message,
+                  void *closure_data);
 typedef void (*Caffe__ScaleParameter_Closure)
                  (const Caffe__ScaleParameter *message,
                   void *closure_data);
@@ -1263,6 +1303,7 @@ extern const ProtobufCMessageDescriptor caffe__power_parameter__descriptor;
 extern const ProtobufCMessageDescriptor caffe__pre_luparameter__descriptor;
 extern const ProtobufCMessageDescriptor caffe__re_luparameter__descriptor;
 extern const ProtobufCMessageDescriptor caffe__reshape_parameter__descriptor;
+extern const ProtobufCMessageDescriptor caffe__arg_max_parameter__descriptor;
 extern const ProtobufCMessageDescriptor caffe__scale_parameter__descriptor;
 extern const ProtobufCMessageDescriptor caffe__softmax_parameter__descriptor;
 extern const ProtobufCMessageDescriptor caffe__slice_parameter__descriptor;
