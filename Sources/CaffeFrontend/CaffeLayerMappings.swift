@@ -130,24 +130,25 @@ extension CaffeLayerTable {
         return [b.node(.reshape(targetShape: target, order: .channelFirst), inputs: [b.input], output: b.output)]
     }
 
-    /// Channel slices at `slice_point`s, one Core ML slice per top.
+    /// Slices along channels, rows or columns at `slice_point`s, one Core
+    /// ML slice per top.
     static func slice(_ b: LayerBuilder) throws -> [Node] {
         let p = b.layer.params.slice?.pointee
-        let axis = p.map { $0.has_axis != 0 ? Int($0.axis) : Int($0.slice_dim) } ?? 1
-        guard axis == 1 else { throw b.fail("only slicing along channels (axis 1) is supported, not \(axis)") }
-        let channels = b.inputShape.channels
+        let axis = try b.axis(p.map { $0.has_axis != 0 ? Int($0.axis) : Int($0.slice_dim) } ?? 1)
+        guard axis >= 1 else { throw b.fail("slicing along the batch axis is not supported") }
+        let size = b.inputShape.dimensions[axis - 1]
         var points = p.map { CArrays.array($0.slice_point, $0.n_slice_point).map { Int($0) } } ?? []
         if points.isEmpty {
-            guard channels % b.outputs.count == 0 else { throw b.fail("\(channels) channels do not split into \(b.outputs.count) equal parts") }
-            points = (1..<b.outputs.count).map { $0 * channels / b.outputs.count }
+            guard size % b.outputs.count == 0 else { throw b.fail("axis \(axis) (\(size)) does not split into \(b.outputs.count) equal parts") }
+            points = (1..<b.outputs.count).map { $0 * size / b.outputs.count }
         }
-        let bounds = [0] + points + [channels]
+        let bounds = [0] + points + [size]
         guard points.count == b.outputs.count - 1, zip(bounds, bounds.dropFirst()).allSatisfy({ $0 < $1 }) else {
-            throw b.fail("slice points \(points) do not split \(channels) channels into \(b.outputs.count) tops")
+            throw b.fail("slice points \(points) do not split axis \(axis) (\(size)) into \(b.outputs.count) tops")
         }
         return b.outputs.enumerated().map { index, output in
             Node(name: b.outputs.count == 1 ? b.layer.name : "\(b.layer.name)__\(index)",
-                 operation: .slice(Slice(axis: .channel, start: bounds[index], end: bounds[index + 1])),
+                 operation: .slice(Slice(axis: [.channel, .height, .width][axis - 1], start: bounds[index], end: bounds[index + 1])),
                  inputs: [b.input], outputs: [output])
         }
     }
