@@ -78,7 +78,10 @@ struct KerasWalk {
             if layer.className == "Lambda" {
                 throw KerasError("a Lambda layer holds Python code, which this converter never runs or decodes; rebuild the model without it")
             }
-            throw KerasError("the layer class '\(layer.className)' is not supported (custom layers are not converted)")
+            if KerasLayerTable.unsupportedBuiltIns.contains(layer.className) {
+                throw KerasError("Keras's \(layer.className) layer is not supported yet")
+            }
+            throw KerasError("the layer class '\(layer.className)' is not one of Keras's (custom layers are not converted)")
         }
         var layer = layer
         guard !layer.inputs.isEmpty else { throw KerasError("has no inputs") }

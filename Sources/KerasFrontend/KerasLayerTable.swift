@@ -173,6 +173,26 @@ enum KerasLayerTable {
         "ZeroPadding2D": zeroPadding, "Cropping2D": cropping, "UpSampling2D": upsampling,
         "Concatenate": concatenate, "Add": { try merge($0, .add(constant: 0)) }, "Multiply": { try merge($0, .multiply(constant: 1)) },
         "Average": { try merge($0, .average) }, "Maximum": { try merge($0, .maximum) }, "Minimum": { try merge($0, .minimum) },
-        "Subtract": subtract,
+        "Subtract": subtract, "Rescaling": rescaling, "Normalization": normalization, "Identity": identity,
+        // Data augmentation: active only in training.
+        "RandomFlip": identity, "RandomRotation": identity, "RandomZoom": identity, "RandomTranslation": identity,
+        "RandomContrast": identity, "RandomBrightness": identity,
     ]
+
+    /// Keras's own layers that have no mapping yet, so that a message does
+    /// not call them custom.
+    static let unsupportedBuiltIns = Set<String>([
+        "LayerNormalization", "GroupNormalization", "UnitNormalization", "SpectralNormalization", "Conv1D", "Conv3D",
+        "Conv1DTranspose", "Conv3DTranspose", "SeparableConv1D", "DepthwiseConv1D", "MaxPooling1D", "MaxPooling3D",
+        "AveragePooling1D", "AveragePooling3D", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "GlobalAveragePooling3D",
+        "GlobalMaxPooling3D", "ZeroPadding1D", "ZeroPadding3D", "Cropping1D", "Cropping3D", "UpSampling1D", "UpSampling3D",
+        "Embedding", "LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "TimeDistributed", "ConvLSTM1D", "ConvLSTM2D",
+        "ConvLSTM3D", "MultiHeadAttention", "GroupQueryAttention", "Attention", "AdditiveAttention", "Dot", "RepeatVector",
+        "Masking", "Resizing", "CenterCrop", "RandomCrop", "Rescaling", "CategoryEncoding", "Discretization", "Hashing",
+        "HashedCrossing", "IntegerLookup", "StringLookup", "TextVectorization", "SpatialDropout1D", "SpatialDropout3D",
+        "AlphaDropout", "ThresholdedReLU", "Einsum", "EinsumDense", "TFSMLayer", "TorchModuleWrapper",
+    ]).subtracting(mappings.keys)
+
+    /// No nodes: the layer's name stands for its input.
+    static let identity: Mapping = { _ in ([], 0) }
 }

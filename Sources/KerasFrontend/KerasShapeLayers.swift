@@ -70,10 +70,19 @@ extension KerasLayerTable {
         return ([b.node(.upsample(Upsample(scale: try b.pair("size", default: 2))), [b.input])], 4)
     }
 
+    /// Along channels, or along H or W of maps: that axis is swapped with
+    /// C around Core ML's channel concat (Permute layers, iOS 11).
     static func concatenate(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let axis = try b.int("axis") ?? -1
-        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only concatenation along channels (axis -1) is supported") }
-        return ([b.node(.concat, b.layer.inputs)], b.rank)
+        let raw = try b.int("axis") ?? -1
+        let axis = raw < 0 ? raw + b.rank : raw
+        guard Set(b.ranks).count == 1 else { throw b.fail("its inputs have different ranks \(b.ranks.map { $0 - 1 })") }
+        if axis == b.rank - 1 { return ([b.node(.concat, b.layer.inputs)], b.rank) }
+        guard b.rank == 4, axis == 1 || axis == 2 else { throw b.fail("concatenation along axis \(raw) of rank-\(b.rank) tensors is not supported") }
+        // Keras's H and W (axes 1, 2) are Core ML's axes 2 and 3 of [N, C, H, W].
+        let swap = Op.permute(axes: axis == 1 ? [0, 2, 1, 3] : [0, 3, 2, 1])
+        let swapped = b.layer.inputs.enumerated().map { index, input in b.node(swap, [input], suffix: "swap\(index)") }
+        let joined = b.node(.concat, swapped.map { $0.outputs[0] }, suffix: "concat")
+        return (swapped + [joined, b.node(swap, joined.outputs)], 4)
     }
 
     static func merge(_ b: KerasBuilder, _ op: Op) throws -> (nodes: [Node], rank: Int) {

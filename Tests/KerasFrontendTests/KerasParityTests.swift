@@ -19,10 +19,21 @@ final class KerasParityTests: XCTestCase {
     func testSequentialImageClassifierWithLabels() throws { try checkParity("sequential_classifier") }
     func testEveryOtherLayerKindWithTwoOutputs() throws { try checkParity("layers_misc") }
     func testKeras2File() throws { try checkParity("functional_keras2") }
+    /// Rescaling, Normalization (given and adapted), RandomFlip, hard_silu,
+    /// gelu, concatenation along H and W.
+    func testPreprocessingLayersAndNewerActivations() throws { try checkParity("preprocessing_layers") }
 
     func testLambdaLayersAreRefusedWithoutRunningThem() {
         XCTAssertThrowsError(try KerasConverter.convert(model: kerasFixtures.appendingPathComponent("lambda_layer/model.h5").path)) { error in
             XCTAssertTrue("\(error)".contains("layer 'times_two' (Lambda): a Lambda layer holds Python code"), "\(error)")
+        }
+    }
+
+    func testAKerasLayerWithoutAMappingIsNotCalledCustom() {
+        XCTAssertThrowsError(try KerasConverter.convert(model: kerasFixtures.appendingPathComponent("unsupported_layer/model.h5").path)) { error in
+            XCTAssertTrue("\(error)".contains("layer 'layer_norm' (LayerNormalization): Keras's LayerNormalization layer is not supported yet"),
+                          "\(error)")
+            XCTAssertFalse("\(error)".contains("custom"), "\(error)")
         }
     }
 

@@ -1,0 +1,69 @@
+import Conversion
+import Foundation
+import ModelFormat
+
+/// Keras's preprocessing layers that run inside a model (keras.applications'
+/// EfficientNet and MobileNetV3 start with them): each is a scale and a
+/// shift, a number or one per channel, written as one Core ML layer.
+extension KerasLayerTable {
+    /// `x * scale + offset`.
+    static func rescaling(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let scale = try perChannel(b, b.config["scale"], "scale") ?? [1]
+        let offset = try perChannel(b, b.config["offset"], "offset") ?? [0]
+        return ([b.node(try affine(b, scale: scale, shift: offset), [b.input])], b.rank)
+    }
+
+    /// `(x - mean) / max(sqrt(variance), 1e-7)` over the last axis (or its
+    /// inverse with `invert`), mean and variance from the config or, when
+    /// the layer was adapted, from its weights (mean, variance, count).
+    static func normalization(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int]).flatMap { $0.count == 1 ? $0[0] : nil } ?? -99
+        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only normalization over the last axis (axis -1) is supported") }
+        let mean: [Float], variance: [Float]
+        if let given = try perChannel(b, b.config["mean"], "mean") {
+            mean = given
+            guard let spread = try perChannel(b, b.config["variance"], "variance") else { throw b.fail("has a mean but no variance") }
+            variance = spread
+        } else {
+            mean = try b.weight(0, "mean").values
+            variance = try b.weight(1, "variance").values
+        }
+        guard variance.allSatisfy({ $0 >= 0 }) else { throw b.fail("a variance is negative") }
+        // Keras's backend epsilon.
+        let deviation = variance.map { max($0.squareRoot(), 1e-7) }
+        let c = b.shape.channels
+        guard [1, c].contains(mean.count), [1, c].contains(deviation.count) else {
+            throw b.fail("\(mean.count) means and \(deviation.count) variances for \(c) channels")
+        }
+        let scale = try b.bool("invert") ?? false
+        if scale { return ([b.node(try affine(b, scale: deviation, shift: mean), [b.input])], b.rank) }
+        let inverse = deviation.map { 1 / $0 }
+        let count = max(mean.count, inverse.count)
+        let shift = (0..<count).map { -mean[mean.count == 1 ? 0 : $0] * inverse[inverse.count == 1 ? 0 : $0] }
+        return ([b.node(try affine(b, scale: inverse, shift: shift), [b.input])], b.rank)
+    }
+
+    /// A number, or a list of one per channel (nested lists flattened:
+    /// Keras may store a broadcast shape), as finite floats; nil when absent.
+    static func perChannel(_ b: KerasBuilder, _ value: Any?, _ key: String) throws -> [Float]? {
+        guard let value, !(value is NSNull) else { return nil }
+        func flat(_ value: Any) -> [Any] { (value as? [Any]).map { $0.flatMap(flat) } ?? [value] }
+        let numbers = flat(value).map { KerasBuilder.number($0) }
+        guard !numbers.isEmpty, numbers.allSatisfy({ $0?.isFinite ?? false }) else {
+            throw b.fail("'\(key)' is \(KerasBuilder.brief(value)), not finite numbers")
+        }
+        return numbers.map { Float($0!) }
+    }
+
+    /// `x * scale + shift` with each a number or one per channel.
+    static func affine(_ b: KerasBuilder, scale: [Float], shift: [Float]) throws -> Op {
+        if scale.count == 1 && shift.count == 1 { return .activation(.linear(alpha: scale[0], beta: shift[0])) }
+        let c = b.shape.channels
+        guard [1, c].contains(scale.count), [1, c].contains(shift.count) else {
+            throw b.fail("\(scale.count) scales and \(shift.count) offsets for \(c) channels")
+        }
+        let scales = scale.count == 1 ? [Float](repeating: scale[0], count: c) : scale
+        let shifts = shift.count == 1 ? [Float](repeating: shift[0], count: c) : shift
+        return .scale(Scale(shape: [c], scale: Weights(scales), biasShape: [c], bias: Weights(shifts)))
+    }
+}
