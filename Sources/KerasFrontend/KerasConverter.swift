@@ -40,7 +40,13 @@ struct KerasWalk {
     init(file: KerasModelFile, graph: KerasGraph) throws {
         self.file = file
         self.graph = graph
-        weights = try file.weights(of: graph.layers.map(\.name))
+        var weights = try file.weights(of: graph.layers.map { graph.weightGroups[$0.name] ?? $0.name })
+        // A nested model's group lists its layers' weights as "model/layer/kernel".
+        for (layer, group) in graph.weightGroups {
+            weights[layer] = weights[group]?.filter { $0.name.hasPrefix("\(group)/\(layer)/") }
+        }
+        for group in Set(graph.weightGroups.values) { weights[group] = nil }
+        self.weights = weights
     }
 
     mutating func build() throws -> Model {

@@ -15,6 +15,9 @@ struct KerasGraph {
     var outputNames: [String]
     /// Input shapes without the batch axis, by input layer name.
     var inputShapes: [String: [Int]]
+    /// The layers of a nested Sequential model (ConvNeXt's stem), by name:
+    /// the nested model's name, whose weight group holds theirs.
+    var weightGroups: [String: String] = [:]
 
     init(config root: [String: Any], path: String) throws {
         let className = root["class_name"] as? String ?? ""
@@ -57,6 +60,10 @@ struct KerasGraph {
                     throw KerasError("\(path): layer '\(name)' (\(kind)) is called \(nodes.count) times; shared layers are not supported")
                 }
                 if let node = nodes.first { inputs = Self.inboundNames(node) }
+                if kind == "Sequential" {
+                    try inline(sequential: name, layerConfig, inputs: inputs, path: path)
+                    continue
+                }
             }
             layers.append(KerasLayer(name: name, className: kind, config: layerConfig, inputs: inputs))
         }
@@ -66,6 +73,26 @@ struct KerasGraph {
             inputNames = Self.references(config["input_layers"])
             outputNames = Self.references(config["output_layers"])
         }
+    }
+
+    /// A Sequential model called as a layer: its layers in a chain from the
+    /// call's input, then an identity under its name for the layers after.
+    private mutating func inline(sequential name: String, _ config: [String: Any], inputs: [String], path: String) throws {
+        guard let entries = config["layers"] as? [[String: Any]] else { throw KerasError("\(path): nested model '\(name)' has no layers") }
+        var source = inputs
+        for (index, entry) in entries.enumerated() {
+            let layerConfig = entry["config"] as? [String: Any] ?? [:]
+            let kind = entry["class_name"] as? String ?? "?"
+            if kind == "InputLayer" { continue }
+            guard !["Sequential", "Functional", "Model"].contains(kind) else {
+                throw KerasError("\(path): model '\(name)' nests another model; one level of nesting is supported")
+            }
+            let layerName = layerConfig["name"] as? String ?? "\(name)_layer_\(index)"
+            layers.append(KerasLayer(name: layerName, className: kind, config: layerConfig, inputs: source))
+            weightGroups[layerName] = name
+            source = [layerName]
+        }
+        layers.append(KerasLayer(name: name, className: "Identity", config: [:], inputs: source))
     }
 
     /// `batch_shape` (Keras 3) or `batch_input_shape` (Keras 2) without the batch axis.

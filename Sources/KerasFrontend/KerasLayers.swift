@@ -84,11 +84,19 @@ extension KerasLayerTable {
     /// Kernel [in, out]; a map input is flattened in H, W, C order first (Keras's).
     static func dense(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         let (shape, kernel) = try b.kernel(0, "kernel")
-        guard shape.count == 2, shape[0] == b.shape.count else { throw b.fail("kernel shape \(shape) does not fit \(b.shape.count) inputs") }
-        guard b.rank == 2 || (b.shape.height == 1 && b.shape.width == 1) else {
-            throw b.fail("a Dense layer on an (H, W, C) map acts per pixel, which is not supported; flatten first")
+        guard shape.count == 2, shape[0] == b.shape.count || shape[0] == b.shape.channels else {
+            throw b.fail("kernel shape \(shape) does not fit \(b.shape.count) inputs")
         }
         let (inputs, outputs) = (shape[0], shape[1])
+        if b.rank > 2 && (b.shape.height != 1 || b.shape.width != 1) {
+            // On a map Dense acts per pixel (ConvNeXt's pointwise layers): a 1x1 convolution.
+            guard inputs == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape.channels) channels") }
+            try b.expect("units", outputs, shape)
+            let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
+            let conv = Convolution(outputChannels: outputs, kernelChannels: inputs, kernel: Size2(1, 1),
+                                   weights: NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: kernel), bias: bias)
+            return (try fused(b, .convolution(conv)), b.rank)
+        }
         try b.expect("units", outputs, shape)
         let weights = NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: kernel)
         let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil

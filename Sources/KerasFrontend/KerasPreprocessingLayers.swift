@@ -67,3 +67,47 @@ extension KerasLayerTable {
         return .scale(Scale(shape: [c], scale: Weights(scales), biasShape: [c], bias: Weights(shifts)))
     }
 }
+
+/// Normalizations over the channels of each pixel (ConvNeXt).
+extension KerasLayerTable {
+    /// `(x - mean) / sqrt(var + epsilon) * gamma + beta` over the last axis,
+    /// as Core ML layers that exist since iOS 11: mean and variance are
+    /// averages over channels ([1, H, W], which add and multiply broadcast).
+    static func layerNormalization(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int]).flatMap { $0.count == 1 ? $0[0] : nil } ?? -99
+        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only normalization over the last axis is supported") }
+        guard !(try b.bool("rms_scaling") ?? false) else { throw b.fail("rms_scaling is not supported") }
+        let epsilon = try b.float("epsilon") ?? 0.001
+        guard epsilon >= 0 else { throw b.fail("epsilon \(epsilon) is negative") }
+        let c = b.shape.channels
+        var index = 0
+        func next(_ what: String) throws -> Weights {
+            defer { index += 1 }
+            return Weights(try b.weight(index, what, count: c).values)
+        }
+        let gamma = try b.bool("scale") ?? true ? try next("gamma") : Weights([Float](repeating: 1, count: c))
+        let beta = try b.bool("center") ?? true ? try next("beta") : Weights([Float](repeating: 0, count: c))
+        let mean = b.node(.reduce(Reduce(mode: .average, axes: .c)), [b.input], suffix: "mean")
+        let negated = b.node(.multiply(constant: -1), mean.outputs, suffix: "negated_mean")
+        let centered = b.node(.add(constant: 0), [b.input, negated.outputs[0]], suffix: "centered")
+        let squared = b.node(.multiply(constant: 1), [centered.outputs[0], centered.outputs[0]], suffix: "squared")
+        let variance = b.node(.reduce(Reduce(mode: .average, axes: .c)), squared.outputs, suffix: "variance")
+        let inverse = b.node(.unary(Unary(kind: .rsqrt, epsilon: epsilon)), variance.outputs, suffix: "rsqrt")
+        let normalized = b.node(.multiply(constant: 1), [centered.outputs[0], inverse.outputs[0]], suffix: "normalized")
+        let affine = b.node(.scale(Scale(shape: [c], scale: gamma, biasShape: [c], bias: beta)), normalized.outputs)
+        return ([mean, negated, centered, squared, variance, inverse, normalized, affine], b.rank)
+    }
+
+    /// ConvNeXt's LayerScale (keras.applications defines it, not Keras's
+    /// layer set): `x * gamma`, one gamma per channel. Taken by its class
+    /// name only with ConvNeXt's config keys and weight shape.
+    static func layerScale(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        let c = b.shape.channels
+        guard Set(b.config.keys).isSuperset(of: ["init_values", "projection_dim"]), try b.int("projection_dim") == c,
+              b.weights.count == 1 else {
+            throw b.fail("a LayerScale that is not ConvNeXt's (config init_values and projection_dim \(c), one weight) is a custom layer")
+        }
+        let gamma = Weights(try b.weight(0, "gamma", count: c).values)
+        return ([b.node(.scale(Scale(shape: [c], scale: gamma)), [b.input])], b.rank)
+    }
+}

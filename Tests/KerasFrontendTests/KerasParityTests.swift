@@ -22,6 +22,8 @@ final class KerasParityTests: XCTestCase {
     /// Rescaling, Normalization (given and adapted), RandomFlip, hard_silu,
     /// gelu, concatenation along H and W.
     func testPreprocessingLayersAndNewerActivations() throws { try checkParity("preprocessing_layers") }
+    /// A nested Sequential, LayerNormalization, Dense per pixel, grouped convolution.
+    func testConvNeXtBlocks() throws { try checkParity("convnext_blocks") }
 
     func testLambdaLayersAreRefusedWithoutRunningThem() {
         XCTAssertThrowsError(try KerasConverter.convert(model: kerasFixtures.appendingPathComponent("lambda_layer/model.h5").path)) { error in
@@ -31,7 +33,7 @@ final class KerasParityTests: XCTestCase {
 
     func testAKerasLayerWithoutAMappingIsNotCalledCustom() {
         XCTAssertThrowsError(try KerasConverter.convert(model: kerasFixtures.appendingPathComponent("unsupported_layer/model.h5").path)) { error in
-            XCTAssertTrue("\(error)".contains("layer 'layer_norm' (LayerNormalization): Keras's LayerNormalization layer is not supported yet"),
+            XCTAssertTrue("\(error)".contains("layer 'group_norm' (GroupNormalization): Keras's GroupNormalization layer is not supported yet"),
                           "\(error)")
             XCTAssertFalse("\(error)".contains("custom"), "\(error)")
         }
