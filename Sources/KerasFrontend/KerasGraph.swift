@@ -7,6 +7,10 @@ struct KerasLayer {
     var className: String
     var config: [String: Any]
     var inputs: [String]
+    /// Numbers among a Keras 3 call's arguments (`x + 3.0` is an Add layer
+    /// called with [x, 3.0]), and whether one came before the tensors.
+    var numbers: [Double] = []
+    var numberFirst = false
 }
 
 struct KerasGraph {
@@ -38,6 +42,7 @@ struct KerasGraph {
             let name = entry["name"] as? String ?? layerConfig["name"] as? String ?? "layer_\(index)"
             let kind = entry["class_name"] as? String ?? "?"
             var inputs: [String] = []
+            var numbers: [Double] = [], numberFirst = false
             if className == "Sequential" {
                 if let shape = Self.batchShape(layerConfig), kind == "InputLayer" || previous == nil {
                     let inputName = kind == "InputLayer" ? name : "input"
@@ -59,13 +64,23 @@ struct KerasGraph {
                 guard nodes.count <= 1 else {
                     throw KerasError("\(path): layer '\(name)' (\(kind)) is called \(nodes.count) times; shared layers are not supported")
                 }
-                if let node = nodes.first { inputs = Self.inboundNames(node) }
+                if let node = nodes.first {
+                    inputs = Self.inboundNames(node)
+                    if let args = (node as? [String: Any])?["args"] as? [Any] {
+                        for (position, argument) in args.enumerated() {
+                            guard let number = KerasBuilder.number(argument) else { continue }
+                            numbers.append(number)
+                            if position == 0 { numberFirst = true }
+                        }
+                    }
+                }
                 if kind == "Sequential" {
                     try inline(sequential: name, layerConfig, inputs: inputs, path: path)
                     continue
                 }
             }
-            layers.append(KerasLayer(name: name, className: kind, config: layerConfig, inputs: inputs))
+            layers.append(KerasLayer(name: name, className: kind, config: layerConfig, inputs: inputs, numbers: numbers,
+                                     numberFirst: numberFirst))
         }
         if className == "Sequential" {
             if let last = layers.last { outputNames = [last.name] }

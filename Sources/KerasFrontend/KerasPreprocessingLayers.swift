@@ -110,4 +110,15 @@ extension KerasLayerTable {
         let gamma = Weights(try b.weight(0, "gamma", count: c).values)
         return ([b.node(.scale(Scale(shape: [c], scale: gamma)), [b.input])], b.rank)
     }
+
+    /// keras.applications' InceptionResNetV2 residual, `inputs[0] +
+    /// inputs[1] * scale` (its own layer class), taken with that config only.
+    static func customScale(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        guard b.layer.inputs.count == 2, b.weights.isEmpty, let scale = try b.float("scale"),
+              Set(b.config.keys).subtracting(["name", "trainable", "dtype", "scale"]).isEmpty else {
+            throw b.fail("a CustomScaleLayer that is not InceptionResNetV2's (two inputs, a scale, no weights) is a custom layer")
+        }
+        let scaled = b.node(.multiply(constant: scale), [b.layer.inputs[1]], suffix: "scaled")
+        return ([scaled, b.node(.add(constant: 0), [b.layer.inputs[0], scaled.outputs[0]])], b.ranks.max() ?? 4)
+    }
 }

@@ -86,11 +86,35 @@ extension KerasLayerTable {
     }
 
     static func merge(_ b: KerasBuilder, _ op: Op) throws -> (nodes: [Node], rank: Int) {
+        if let constant = try scalarOperand(b) {
+            // Keras 3's `x + 3.0` and `x * (1 / 6)` (MobileNetV3's hard sigmoid).
+            switch op {
+            case .add: return ([b.node(.add(constant: constant), b.layer.inputs)], b.rank)
+            case .multiply: return ([b.node(.multiply(constant: constant), b.layer.inputs)], b.rank)
+            default: throw b.fail("a \(b.layer.className) of a tensor and a number is not supported")
+            }
+        }
         guard b.layer.inputs.count >= 2 else { throw b.fail("needs at least two inputs") }
         return ([b.node(op, b.layer.inputs)], b.ranks.max() ?? 4)
     }
 
+    /// The number of a call with one tensor and one number, as a Float.
+    static func scalarOperand(_ b: KerasBuilder) throws -> Float? {
+        guard !b.layer.numbers.isEmpty else { return nil }
+        guard b.layer.inputs.count == 1, b.layer.numbers.count == 1, let value = b.layer.numbers.first else {
+            throw b.fail("takes \(b.layer.inputs.count) tensors and \(b.layer.numbers.count) numbers; one of each is supported")
+        }
+        guard value.isFinite, abs(value) <= Double(Float.greatestFiniteMagnitude) else { throw b.fail("the number \(value) is not a finite float") }
+        return Float(value)
+    }
+
     static func subtract(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        if let constant = try scalarOperand(b) {
+            // x - c, or c - x.
+            guard b.layer.numberFirst else { return ([b.node(.add(constant: -constant), b.layer.inputs)], b.rank) }
+            let negated = b.node(.multiply(constant: -1), b.layer.inputs, suffix: "negate")
+            return ([negated, b.node(.add(constant: constant), negated.outputs)], b.rank)
+        }
         guard b.layer.inputs.count == 2 else { throw b.fail("needs exactly two inputs") }
         let negated = b.node(.multiply(constant: -1), [b.layer.inputs[1]], suffix: "negate")
         return ([negated, b.node(.add(constant: 0), [b.layer.inputs[0], negated.outputs[0]])], b.ranks.max() ?? 4)
