@@ -52,6 +52,237 @@ void   tensorflow__graph_def__free_unpacked
   assert(message->base.descriptor == &tensorflow__graph_def__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   tensorflow__function_def_library__init
+                     (Tensorflow__FunctionDefLibrary         *message)
+{
+  static const Tensorflow__FunctionDefLibrary init_value = TENSORFLOW__FUNCTION_DEF_LIBRARY__INIT;
+  *message = init_value;
+}
+size_t tensorflow__function_def_library__get_packed_size
+                     (const Tensorflow__FunctionDefLibrary *message)
+{
+  assert(message->base.descriptor == &tensorflow__function_def_library__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tensorflow__function_def_library__pack
+                     (const Tensorflow__FunctionDefLibrary *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tensorflow__function_def_library__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tensorflow__function_def_library__pack_to_buffer
+                     (const Tensorflow__FunctionDefLibrary *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tensorflow__function_def_library__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tensorflow__FunctionDefLibrary *
+       tensorflow__function_def_library__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tensorflow__FunctionDefLibrary *)
+     protobuf_c_message_unpack (&tensorflow__function_def_library__descriptor,
+                                allocator, len, data);
+}
+void   tensorflow__function_def_library__free_unpacked
+                     (Tensorflow__FunctionDefLibrary *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tensorflow__function_def_library__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tensorflow__function_def__init
+                     (Tensorflow__FunctionDef         *message)
+{
+  static const Tensorflow__FunctionDef init_value = TENSORFLOW__FUNCTION_DEF__INIT;
+  *message = init_value;
+}
+size_t tensorflow__function_def__get_packed_size
+                     (const Tensorflow__FunctionDef *message)
+{
+  assert(message->base.descriptor == &tensorflow__function_def__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tensorflow__function_def__pack
+                     (const Tensorflow__FunctionDef *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tensorflow__function_def__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tensorflow__function_def__pack_to_buffer
+                     (const Tensorflow__FunctionDef *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tensorflow__function_def__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tensorflow__FunctionDef *
+       tensorflow__function_def__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tensorflow__FunctionDef *)
+     protobuf_c_message_unpack (&tensorflow__function_def__descriptor,
+                                allocator, len, data);
+}
+void   tensorflow__function_def__free_unpacked
+                     (Tensorflow__FunctionDef *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tensorflow__function_def__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tensorflow__string_entry__init
+                     (Tensorflow__StringEntry         *message)
+{
+  static const Tensorflow__StringEntry init_value = TENSORFLOW__STRING_ENTRY__INIT;
+  *message = init_value;
+}
+size_t tensorflow__string_entry__get_packed_size
+                     (const Tensorflow__StringEntry *message)
+{
+  assert(message->base.descriptor == &tensorflow__string_entry__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tensorflow__string_entry__pack
+                     (const Tensorflow__StringEntry *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tensorflow__string_entry__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tensorflow__string_entry__pack_to_buffer
+                     (const Tensorflow__StringEntry *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tensorflow__string_entry__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tensorflow__StringEntry *
+       tensorflow__string_entry__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tensorflow__StringEntry *)
+     protobuf_c_message_unpack (&tensorflow__string_entry__descriptor,
+                                allocator, len, data);
+}
+void   tensorflow__string_entry__free_unpacked
+                     (Tensorflow__StringEntry *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tensorflow__string_entry__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tensorflow__op_def__arg_def__init
+                     (Tensorflow__OpDef__ArgDef         *message)
+{
+  static const Tensorflow__OpDef__ArgDef init_value = TENSORFLOW__OP_DEF__ARG_DEF__INIT;
+  *message = init_value;
+}
+void   tensorflow__op_def__init
+                     (Tensorflow__OpDef         *message)
+{
+  static const Tensorflow__OpDef init_value = TENSORFLOW__OP_DEF__INIT;
+  *message = init_value;
+}
+size_t tensorflow__op_def__get_packed_size
+                     (const Tensorflow__OpDef *message)
+{
+  assert(message->base.descriptor == &tensorflow__op_def__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tensorflow__op_def__pack
+                     (const Tensorflow__OpDef *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tensorflow__op_def__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tensorflow__op_def__pack_to_buffer
+                     (const Tensorflow__OpDef *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tensorflow__op_def__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tensorflow__OpDef *
+       tensorflow__op_def__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tensorflow__OpDef *)
+     protobuf_c_message_unpack (&tensorflow__op_def__descriptor,
+                                allocator, len, data);
+}
+void   tensorflow__op_def__free_unpacked
+                     (Tensorflow__OpDef *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tensorflow__op_def__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   tensorflow__name_attr_list__init
+                     (Tensorflow__NameAttrList         *message)
+{
+  static const Tensorflow__NameAttrList init_value = TENSORFLOW__NAME_ATTR_LIST__INIT;
+  *message = init_value;
+}
+size_t tensorflow__name_attr_list__get_packed_size
+                     (const Tensorflow__NameAttrList *message)
+{
+  assert(message->base.descriptor == &tensorflow__name_attr_list__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t tensorflow__name_attr_list__pack
+                     (const Tensorflow__NameAttrList *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &tensorflow__name_attr_list__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t tensorflow__name_attr_list__pack_to_buffer
+                     (const Tensorflow__NameAttrList *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &tensorflow__name_attr_list__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Tensorflow__NameAttrList *
+       tensorflow__name_attr_list__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Tensorflow__NameAttrList *)
+     protobuf_c_message_unpack (&tensorflow__name_attr_list__descriptor,
+                                allocator, len, data);
+}
+void   tensorflow__name_attr_list__free_unpacked
+                     (Tensorflow__NameAttrList *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &tensorflow__name_attr_list__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   tensorflow__node_def__init
                      (Tensorflow__NodeDef         *message)
 {
@@ -289,7 +520,7 @@ void   tensorflow__tensor_proto__free_unpacked
   assert(message->base.descriptor == &tensorflow__tensor_proto__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor tensorflow__graph_def__field_descriptors[1] =
+static const ProtobufCFieldDescriptor tensorflow__graph_def__field_descriptors[2] =
 {
   {
     "node",
@@ -303,14 +534,27 @@ static const ProtobufCFieldDescriptor tensorflow__graph_def__field_descriptors[1
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "library",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tensorflow__GraphDef, library),
+    &tensorflow__function_def_library__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned tensorflow__graph_def__field_indices_by_name[] = {
+  1,   /* field[1] = library */
   0,   /* field[0] = node */
 };
 static const ProtobufCIntRange tensorflow__graph_def__number_ranges[1 + 1] =
 {
   { 1, 0 },
-  { 0, 1 }
+  { 0, 2 }
 };
 const ProtobufCMessageDescriptor tensorflow__graph_def__descriptor =
 {
@@ -320,11 +564,305 @@ const ProtobufCMessageDescriptor tensorflow__graph_def__descriptor =
   "Tensorflow__GraphDef",
   "tensorflow",
   sizeof(Tensorflow__GraphDef),
-  1,
+  2,
   tensorflow__graph_def__field_descriptors,
   tensorflow__graph_def__field_indices_by_name,
   1,  tensorflow__graph_def__number_ranges,
   (ProtobufCMessageInit) tensorflow__graph_def__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tensorflow__function_def_library__field_descriptors[1] =
+{
+  {
+    "function",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tensorflow__FunctionDefLibrary, n_function),
+    offsetof(Tensorflow__FunctionDefLibrary, function),
+    &tensorflow__function_def__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tensorflow__function_def_library__field_indices_by_name[] = {
+  0,   /* field[0] = function */
+};
+static const ProtobufCIntRange tensorflow__function_def_library__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor tensorflow__function_def_library__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tensorflow.FunctionDefLibrary",
+  "FunctionDefLibrary",
+  "Tensorflow__FunctionDefLibrary",
+  "tensorflow",
+  sizeof(Tensorflow__FunctionDefLibrary),
+  1,
+  tensorflow__function_def_library__field_descriptors,
+  tensorflow__function_def_library__field_indices_by_name,
+  1,  tensorflow__function_def_library__number_ranges,
+  (ProtobufCMessageInit) tensorflow__function_def_library__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tensorflow__function_def__field_descriptors[3] =
+{
+  {
+    "signature",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Tensorflow__FunctionDef, signature),
+    &tensorflow__op_def__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "node_def",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tensorflow__FunctionDef, n_node_def),
+    offsetof(Tensorflow__FunctionDef, node_def),
+    &tensorflow__node_def__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "ret",
+    4,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tensorflow__FunctionDef, n_ret),
+    offsetof(Tensorflow__FunctionDef, ret),
+    &tensorflow__string_entry__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tensorflow__function_def__field_indices_by_name[] = {
+  1,   /* field[1] = node_def */
+  2,   /* field[2] = ret */
+  0,   /* field[0] = signature */
+};
+static const ProtobufCIntRange tensorflow__function_def__number_ranges[2 + 1] =
+{
+  { 1, 0 },
+  { 3, 1 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor tensorflow__function_def__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tensorflow.FunctionDef",
+  "FunctionDef",
+  "Tensorflow__FunctionDef",
+  "tensorflow",
+  sizeof(Tensorflow__FunctionDef),
+  3,
+  tensorflow__function_def__field_descriptors,
+  tensorflow__function_def__field_indices_by_name,
+  2,  tensorflow__function_def__number_ranges,
+  (ProtobufCMessageInit) tensorflow__function_def__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tensorflow__string_entry__field_descriptors[2] =
+{
+  {
+    "key",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tensorflow__StringEntry, key),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "value",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tensorflow__StringEntry, value),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tensorflow__string_entry__field_indices_by_name[] = {
+  0,   /* field[0] = key */
+  1,   /* field[1] = value */
+};
+static const ProtobufCIntRange tensorflow__string_entry__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor tensorflow__string_entry__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tensorflow.StringEntry",
+  "StringEntry",
+  "Tensorflow__StringEntry",
+  "tensorflow",
+  sizeof(Tensorflow__StringEntry),
+  2,
+  tensorflow__string_entry__field_descriptors,
+  tensorflow__string_entry__field_indices_by_name,
+  1,  tensorflow__string_entry__number_ranges,
+  (ProtobufCMessageInit) tensorflow__string_entry__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tensorflow__op_def__arg_def__field_descriptors[1] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tensorflow__OpDef__ArgDef, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tensorflow__op_def__arg_def__field_indices_by_name[] = {
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange tensorflow__op_def__arg_def__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor tensorflow__op_def__arg_def__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tensorflow.OpDef.ArgDef",
+  "ArgDef",
+  "Tensorflow__OpDef__ArgDef",
+  "tensorflow",
+  sizeof(Tensorflow__OpDef__ArgDef),
+  1,
+  tensorflow__op_def__arg_def__field_descriptors,
+  tensorflow__op_def__arg_def__field_indices_by_name,
+  1,  tensorflow__op_def__arg_def__number_ranges,
+  (ProtobufCMessageInit) tensorflow__op_def__arg_def__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tensorflow__op_def__field_descriptors[3] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tensorflow__OpDef, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "input_arg",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tensorflow__OpDef, n_input_arg),
+    offsetof(Tensorflow__OpDef, input_arg),
+    &tensorflow__op_def__arg_def__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "output_arg",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tensorflow__OpDef, n_output_arg),
+    offsetof(Tensorflow__OpDef, output_arg),
+    &tensorflow__op_def__arg_def__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tensorflow__op_def__field_indices_by_name[] = {
+  1,   /* field[1] = input_arg */
+  0,   /* field[0] = name */
+  2,   /* field[2] = output_arg */
+};
+static const ProtobufCIntRange tensorflow__op_def__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor tensorflow__op_def__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tensorflow.OpDef",
+  "OpDef",
+  "Tensorflow__OpDef",
+  "tensorflow",
+  sizeof(Tensorflow__OpDef),
+  3,
+  tensorflow__op_def__field_descriptors,
+  tensorflow__op_def__field_indices_by_name,
+  1,  tensorflow__op_def__number_ranges,
+  (ProtobufCMessageInit) tensorflow__op_def__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor tensorflow__name_attr_list__field_descriptors[1] =
+{
+  {
+    "name",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Tensorflow__NameAttrList, name),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned tensorflow__name_attr_list__field_indices_by_name[] = {
+  0,   /* field[0] = name */
+};
+static const ProtobufCIntRange tensorflow__name_attr_list__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor tensorflow__name_attr_list__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "tensorflow.NameAttrList",
+  "NameAttrList",
+  "Tensorflow__NameAttrList",
+  "tensorflow",
+  sizeof(Tensorflow__NameAttrList),
+  1,
+  tensorflow__name_attr_list__field_descriptors,
+  tensorflow__name_attr_list__field_indices_by_name,
+  1,  tensorflow__name_attr_list__number_ranges,
+  (ProtobufCMessageInit) tensorflow__name_attr_list__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor tensorflow__node_def__field_descriptors[5] =
@@ -584,7 +1122,7 @@ const ProtobufCMessageDescriptor tensorflow__attr_value__list_value__descriptor 
   (ProtobufCMessageInit) tensorflow__attr_value__list_value__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor tensorflow__attr_value__field_descriptors[8] =
+static const ProtobufCFieldDescriptor tensorflow__attr_value__field_descriptors[9] =
 {
   {
     "list",
@@ -682,10 +1220,23 @@ static const ProtobufCFieldDescriptor tensorflow__attr_value__field_descriptors[
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "func",
+    10,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(Tensorflow__AttrValue, value_case),
+    offsetof(Tensorflow__AttrValue, func),
+    &tensorflow__name_attr_list__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned tensorflow__attr_value__field_indices_by_name[] = {
   4,   /* field[4] = b */
   3,   /* field[3] = f */
+  8,   /* field[8] = func */
   2,   /* field[2] = i */
   0,   /* field[0] = list */
   1,   /* field[1] = s */
@@ -693,10 +1244,11 @@ static const unsigned tensorflow__attr_value__field_indices_by_name[] = {
   7,   /* field[7] = tensor */
   5,   /* field[5] = type */
 };
-static const ProtobufCIntRange tensorflow__attr_value__number_ranges[1 + 1] =
+static const ProtobufCIntRange tensorflow__attr_value__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 8 }
+  { 10, 8 },
+  { 0, 9 }
 };
 const ProtobufCMessageDescriptor tensorflow__attr_value__descriptor =
 {
@@ -706,10 +1258,10 @@ const ProtobufCMessageDescriptor tensorflow__attr_value__descriptor =
   "Tensorflow__AttrValue",
   "tensorflow",
   sizeof(Tensorflow__AttrValue),
-  8,
+  9,
   tensorflow__attr_value__field_descriptors,
   tensorflow__attr_value__field_indices_by_name,
-  1,  tensorflow__attr_value__number_ranges,
+  2,  tensorflow__attr_value__number_ranges,
   (ProtobufCMessageInit) tensorflow__attr_value__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

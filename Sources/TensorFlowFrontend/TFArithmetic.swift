@@ -7,6 +7,7 @@ extension TFOpTable {
     static func add(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         if b.isConstant(0) || b.isConstant(1) {
             let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the addend")) : (try b.tensor(1), try b.constant(0, "the addend"))
+            if let spread = try spreadOverChannels(b, x, c, scale: false) { return spread }
             guard let bias = try b.perChannel(c, channels: x.shape.channels) else {
                 throw b.node.fail("adding a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
             }
@@ -37,6 +38,7 @@ extension TFOpTable {
     static func multiply(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         if b.isConstant(0) || b.isConstant(1) {
             let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the factor")) : (try b.tensor(1), try b.constant(0, "the factor"))
+            if let spread = try spreadOverChannels(b, x, c, scale: true) { return spread }
             guard let scale = try b.perChannel(c, channels: x.shape.channels) else {
                 throw b.node.fail("multiplying by a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
             }
@@ -44,6 +46,20 @@ extension TFOpTable {
         }
         let (x, y) = (try b.tensor(0), try b.tensor(1))
         return ([b.emit(.multiply(constant: 1), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+
+    /// A one-channel tensor times (or plus) a constant of C values along the
+    /// last axis broadcasts to C channels (a layer normalization's
+    /// rsqrt(var) * gamma): a 1x1 convolution from one channel to C, with
+    /// the values as weights (or weights 1 and the values as bias).
+    static func spreadOverChannels(_ b: TFBuilder, _ x: (name: String, rank: Int, shape: TensorShape), _ c: TFConstant,
+                                   scale: Bool) throws -> (nodes: [Node], value: TFValue)? {
+        guard x.shape.channels == 1, !c.isScalar, c.count > 1, c.shape.dropLast().allSatisfy({ $0 == 1 }) else { return nil }
+        let values = c.floats
+        let ones = Weights([Float](repeating: 1, count: values.count))
+        let conv = Convolution(outputChannels: values.count, kernelChannels: 1, kernel: Size2(1, 1),
+                               weights: scale ? Weights(values) : ones, bias: scale ? nil : Weights(values))
+        return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: x.rank))
     }
 
     /// x / constant is a scale by the reciprocal; x / y multiplies by
@@ -89,9 +105,21 @@ extension TFOpTable {
     /// To [N, F]: a flatten in H, W, C order (NHWC's), which Core ML's
     /// channel-last flatten gives without permuting any weights. To
     /// [N, H, W, C]: a channel-last reshape.
+    ///
+    /// Tensordot (a Dense layer on a map) reshapes [1, H, W, C] to the
+    /// pixels' rows [H * W, C], multiplies, and reshapes back: the rows are
+    /// the map as it is, a rank-2 value whose H and W are not 1, on which
+    /// every op of the last axis stays per pixel (MatMul a 1x1 convolution).
     static func reshape(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
         var target = try b.constant(1, "the shape").ints(b.node, "the shape")
+        let pixels = x.shape.height * x.shape.width
+        if x.rank == 4, pixels > 1, target.count == 2, target[1] == x.shape.channels, target[0] == pixels || target[0] == -1 {
+            return ([], .tensor(name: x.name, rank: 2))
+        }
+        if x.rank == 2, pixels > 1, target == [1, x.shape.height, x.shape.width, x.shape.channels] {
+            return ([], .tensor(name: x.name, rank: 4))
+        }
         // The batch axis: 0 or -1 there means 1 (one image at a time).
         if target.first == 0 || target.first == -1 { target[0] = 1 }
         guard target.first == 1 else { throw b.node.fail("cannot reshape \(x.shape.count) values (batch 1) to \(target)") }
@@ -123,8 +151,14 @@ extension TFOpTable {
         guard b.node.bool("transpose_a") != true, w.shape.count == 2 else { throw b.node.fail("only x * W with a constant 2-D W is supported") }
         let transposed = b.node.bool("transpose_b") == true
         let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
-        guard inputs == x.shape.count else { throw b.node.fail("weights take \(inputs) values, the input has \(x.shape.count)") }
         let weights = transposed ? w.weights() : w.weights { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }
+        if x.rank == 2, x.shape.height * x.shape.width > 1 {
+            // The rows of a map (see `reshape`): per pixel, a 1x1 convolution.
+            guard inputs == x.shape.channels else { throw b.node.fail("weights take \(inputs) values, the rows have \(x.shape.channels)") }
+            let conv = Convolution(outputChannels: outputs, kernelChannels: inputs, kernel: Size2(1, 1), weights: weights)
+            return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: 2))
+        }
+        guard inputs == x.shape.count else { throw b.node.fail("weights take \(inputs) values, the input has \(x.shape.count)") }
         var nodes: [Node] = []
         var source = x.name
         if x.shape.height != 1 || x.shape.width != 1 {

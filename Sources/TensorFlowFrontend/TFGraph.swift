@@ -92,6 +92,8 @@ struct TFGraph {
         for position in nodes.indices {
             nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
         }
+        try inlineCalls()
+        try fuseGELU()
     }
 }
 
@@ -142,6 +144,13 @@ extension TFNode {
         guard let value = self[attribute: key], value.pointee.value_case == TENSORFLOW__ATTR_VALUE__VALUE_SHAPE,
               let shape = value.pointee.shape, shape.pointee.unknown_rank == 0 else { return nil }
         return CArrays.buffer(shape.pointee.dim, shape.pointee.n_dim).map { Int($0?.pointee.size ?? -1) }
+    }
+
+    /// The same node under another name (for a mapping reused inside another).
+    func renamed(_ name: String) -> TFNode {
+        var copy = self
+        copy.name = name
+        return copy
     }
 
     /// NHWC is the only layout the converter maps.

@@ -86,7 +86,31 @@ enum TFOpTable {
         "Mean": mean, "ConcatV2": concat, "Pad": pad, "PadV2": pad,
         "Reshape": reshape, "Squeeze": squeeze, "MatMul": matMul,
         "FusedBatchNorm": fusedBatchNorm, "FusedBatchNormV2": fusedBatchNorm, "FusedBatchNormV3": fusedBatchNorm,
+        "_GELU": { try elementwise($0, .defined(GELU(mode: .exact))) },
+        "Neg": { try elementwise($0, .multiply(constant: -1)) }, "Sqrt": { try elementwise($0, .unary(Unary(kind: .sqrt))) },
+        "Rsqrt": { try elementwise($0, .unary(Unary(kind: .rsqrt))) }, "Square": square,
+        "SquaredDifference": squaredDifference,
     ]
+
+    /// One layer on one tensor, keeping its rank.
+    static func elementwise(_ b: TFBuilder, _ op: Op) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        return ([b.emit(op, [x.name])], .tensor(name: b.name, rank: x.rank))
+    }
+
+    static func square(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        return ([b.emit(.multiply(constant: 1), [x.name, x.name])], .tensor(name: b.name, rank: x.rank))
+    }
+
+    /// (x - y)^2: a difference as Sub maps it, then its square.
+    static func squaredDifference(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        var (nodes, difference) = try subtract(TFBuilder(node: b.node.renamed("\(b.name)__difference"), inputs: b.inputs, shapes: b.shapes))
+        guard case .tensor(let name, let rank) = difference else { throw b.node.fail("has no tensor input") }
+        nodes.append(b.emit(.multiply(constant: 1), [name, name]))
+        difference = .tensor(name: b.name, rank: rank)
+        return (nodes, difference)
+    }
 
     static func passThrough(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         guard let first = b.inputs.first else { throw b.node.fail("has no input") }
@@ -155,12 +179,19 @@ enum TFOpTable {
     }
 
     /// Mean over H and W is global average pooling.
+    /// Over H and W, a global average pooling; over the last axis (a layer
+    /// normalization's moments), an average over channels, dimensions kept.
     static func mean(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
         let axes = Set(try b.constant(1, "the axes").ints(b.node, "the axes").map { $0 < 0 ? $0 + x.rank : $0 })
-        guard x.rank == 4, axes == [1, 2] else { throw b.node.fail("only a mean over H and W (axes 1, 2) is supported, not \(axes.sorted())") }
-        let pool = Pooling(kind: .average, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
         let keep = b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false
+        if axes == [x.rank - 1], keep {
+            return ([b.emit(.reduce(Reduce(mode: .average, axes: .c)), [x.name])], .tensor(name: b.name, rank: x.rank))
+        }
+        guard x.rank == 4, axes == [1, 2] else {
+            throw b.node.fail("only a mean over H and W (axes 1, 2), or over the last axis keeping it, is supported, not \(axes.sorted())")
+        }
+        let pool = Pooling(kind: .average, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
         return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: keep ? 4 : 2))
     }
 

@@ -33,6 +33,9 @@ final class TensorFlowParityTests: XCTestCase {
     }
     func testVGGHeadWithShapeArithmeticAndMatMul() throws { try checkParity("vgg_head") }
     func testMiscellaneousOps() throws { try checkParity("misc_ops") }
+    /// IdentityN, a call into the function library, layer normalization's
+    /// ops, Tensordot, the GELU pattern, Sqrt, Square, Neg.
+    func testKeras3LayersFrozen() throws { try checkParity("keras3_graph") }
     func testTextGraphsConvertLikeBinaryOnes() throws {
         for name in ["inception_resnet_block", "vgg_head"] { try checkParity(name, text: true) }
     }

@@ -16,6 +16,12 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct Tensorflow__GraphDef Tensorflow__GraphDef;
+typedef struct Tensorflow__FunctionDefLibrary Tensorflow__FunctionDefLibrary;
+typedef struct Tensorflow__FunctionDef Tensorflow__FunctionDef;
+typedef struct Tensorflow__StringEntry Tensorflow__StringEntry;
+typedef struct Tensorflow__OpDef Tensorflow__OpDef;
+typedef struct Tensorflow__OpDef__ArgDef Tensorflow__OpDef__ArgDef;
+typedef struct Tensorflow__NameAttrList Tensorflow__NameAttrList;
 typedef struct Tensorflow__NodeDef Tensorflow__NodeDef;
 typedef struct Tensorflow__AttrEntry Tensorflow__AttrEntry;
 typedef struct Tensorflow__AttrValue Tensorflow__AttrValue;
@@ -49,10 +55,92 @@ struct  Tensorflow__GraphDef
   ProtobufCMessage base;
   size_t n_node;
   Tensorflow__NodeDef **node;
+  /*
+   * Functions that call nodes (StatefulPartitionedCall, PartitionedCall)
+   * run: a frozen Keras 3 grouped Conv2D is one.
+   */
+  Tensorflow__FunctionDefLibrary *library;
 };
 #define TENSORFLOW__GRAPH_DEF__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&tensorflow__graph_def__descriptor) \
+    , 0,NULL, NULL }
+
+
+struct  Tensorflow__FunctionDefLibrary
+{
+  ProtobufCMessage base;
+  size_t n_function;
+  Tensorflow__FunctionDef **function;
+};
+#define TENSORFLOW__FUNCTION_DEF_LIBRARY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tensorflow__function_def_library__descriptor) \
     , 0,NULL }
+
+
+struct  Tensorflow__FunctionDef
+{
+  ProtobufCMessage base;
+  Tensorflow__OpDef *signature;
+  /*
+   * Its nodes name tensors "node:output_arg:index" and its inputs by
+   * their argument names.
+   */
+  size_t n_node_def;
+  Tensorflow__NodeDef **node_def;
+  /*
+   * Output argument name -> the tensor it returns (a map on the wire).
+   */
+  size_t n_ret;
+  Tensorflow__StringEntry **ret;
+};
+#define TENSORFLOW__FUNCTION_DEF__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tensorflow__function_def__descriptor) \
+    , NULL, 0,NULL, 0,NULL }
+
+
+struct  Tensorflow__StringEntry
+{
+  ProtobufCMessage base;
+  char *key;
+  char *value;
+};
+#define TENSORFLOW__STRING_ENTRY__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tensorflow__string_entry__descriptor) \
+    , (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string }
+
+
+struct  Tensorflow__OpDef__ArgDef
+{
+  ProtobufCMessage base;
+  char *name;
+};
+#define TENSORFLOW__OP_DEF__ARG_DEF__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tensorflow__op_def__arg_def__descriptor) \
+    , (char *)protobuf_c_empty_string }
+
+
+struct  Tensorflow__OpDef
+{
+  ProtobufCMessage base;
+  char *name;
+  size_t n_input_arg;
+  Tensorflow__OpDef__ArgDef **input_arg;
+  size_t n_output_arg;
+  Tensorflow__OpDef__ArgDef **output_arg;
+};
+#define TENSORFLOW__OP_DEF__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tensorflow__op_def__descriptor) \
+    , (char *)protobuf_c_empty_string, 0,NULL, 0,NULL }
+
+
+struct  Tensorflow__NameAttrList
+{
+  ProtobufCMessage base;
+  char *name;
+};
+#define TENSORFLOW__NAME_ATTR_LIST__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&tensorflow__name_attr_list__descriptor) \
+    , (char *)protobuf_c_empty_string }
 
 
 struct  Tensorflow__NodeDef
@@ -120,7 +208,8 @@ typedef enum {
   TENSORFLOW__ATTR_VALUE__VALUE_TYPE = 6,
   TENSORFLOW__ATTR_VALUE__VALUE_SHAPE = 7,
   TENSORFLOW__ATTR_VALUE__VALUE_TENSOR = 8,
-  TENSORFLOW__ATTR_VALUE__VALUE_LIST = 1
+  TENSORFLOW__ATTR_VALUE__VALUE_LIST = 1,
+  TENSORFLOW__ATTR_VALUE__VALUE_FUNC = 10
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(TENSORFLOW__ATTR_VALUE__VALUE__CASE)
 } Tensorflow__AttrValue__ValueCase;
 
@@ -137,6 +226,7 @@ struct  Tensorflow__AttrValue
     Tensorflow__TensorShapeProto *shape;
     Tensorflow__TensorProto *tensor;
     Tensorflow__AttrValue__ListValue *list;
+    Tensorflow__NameAttrList *func;
   };
 };
 #define TENSORFLOW__ATTR_VALUE__INIT \
@@ -212,6 +302,104 @@ Tensorflow__GraphDef *
                       const uint8_t       *data);
 void   tensorflow__graph_def__free_unpacked
                      (Tensorflow__GraphDef *message,
+                      ProtobufCAllocator *allocator);
+/* Tensorflow__FunctionDefLibrary methods */
+void   tensorflow__function_def_library__init
+                     (Tensorflow__FunctionDefLibrary         *message);
+size_t tensorflow__function_def_library__get_packed_size
+                     (const Tensorflow__FunctionDefLibrary   *message);
+size_t tensorflow__function_def_library__pack
+                     (const Tensorflow__FunctionDefLibrary   *message,
+                      uint8_t             *out);
+size_t tensorflow__function_def_library__pack_to_buffer
+                     (const Tensorflow__FunctionDefLibrary   *message,
+                      ProtobufCBuffer     *buffer);
+Tensorflow__FunctionDefLibrary *
+       tensorflow__function_def_library__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tensorflow__function_def_library__free_unpacked
+                     (Tensorflow__FunctionDefLibrary *message,
+                      ProtobufCAllocator *allocator);
+/* Tensorflow__FunctionDef methods */
+void   tensorflow__function_def__init
+                     (Tensorflow__FunctionDef         *message);
+size_t tensorflow__function_def__get_packed_size
+                     (const Tensorflow__FunctionDef   *message);
+size_t tensorflow__function_def__pack
+                     (const Tensorflow__FunctionDef   *message,
+                      uint8_t             *out);
+size_t tensorflow__function_def__pack_to_buffer
+                     (const Tensorflow__FunctionDef   *message,
+                      ProtobufCBuffer     *buffer);
+Tensorflow__FunctionDef *
+       tensorflow__function_def__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tensorflow__function_def__free_unpacked
+                     (Tensorflow__FunctionDef *message,
+                      ProtobufCAllocator *allocator);
+/* Tensorflow__StringEntry methods */
+void   tensorflow__string_entry__init
+                     (Tensorflow__StringEntry         *message);
+size_t tensorflow__string_entry__get_packed_size
+                     (const Tensorflow__StringEntry   *message);
+size_t tensorflow__string_entry__pack
+                     (const Tensorflow__StringEntry   *message,
+                      uint8_t             *out);
+size_t tensorflow__string_entry__pack_to_buffer
+                     (const Tensorflow__StringEntry   *message,
+                      ProtobufCBuffer     *buffer);
+Tensorflow__StringEntry *
+       tensorflow__string_entry__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tensorflow__string_entry__free_unpacked
+                     (Tensorflow__StringEntry *message,
+                      ProtobufCAllocator *allocator);
+/* Tensorflow__OpDef__ArgDef methods */
+void   tensorflow__op_def__arg_def__init
+                     (Tensorflow__OpDef__ArgDef         *message);
+/* Tensorflow__OpDef methods */
+void   tensorflow__op_def__init
+                     (Tensorflow__OpDef         *message);
+size_t tensorflow__op_def__get_packed_size
+                     (const Tensorflow__OpDef   *message);
+size_t tensorflow__op_def__pack
+                     (const Tensorflow__OpDef   *message,
+                      uint8_t             *out);
+size_t tensorflow__op_def__pack_to_buffer
+                     (const Tensorflow__OpDef   *message,
+                      ProtobufCBuffer     *buffer);
+Tensorflow__OpDef *
+       tensorflow__op_def__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tensorflow__op_def__free_unpacked
+                     (Tensorflow__OpDef *message,
+                      ProtobufCAllocator *allocator);
+/* Tensorflow__NameAttrList methods */
+void   tensorflow__name_attr_list__init
+                     (Tensorflow__NameAttrList         *message);
+size_t tensorflow__name_attr_list__get_packed_size
+                     (const Tensorflow__NameAttrList   *message);
+size_t tensorflow__name_attr_list__pack
+                     (const Tensorflow__NameAttrList   *message,
+                      uint8_t             *out);
+size_t tensorflow__name_attr_list__pack_to_buffer
+                     (const Tensorflow__NameAttrList   *message,
+                      ProtobufCBuffer     *buffer);
+Tensorflow__NameAttrList *
+       tensorflow__name_attr_list__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   tensorflow__name_attr_list__free_unpacked
+                     (Tensorflow__NameAttrList *message,
                       ProtobufCAllocator *allocator);
 /* Tensorflow__NodeDef methods */
 void   tensorflow__node_def__init
@@ -319,6 +507,24 @@ void   tensorflow__tensor_proto__free_unpacked
 typedef void (*Tensorflow__GraphDef_Closure)
                  (const Tensorflow__GraphDef *message,
                   void *closure_data);
+typedef void (*Tensorflow__FunctionDefLibrary_Closure)
+                 (const Tensorflow__FunctionDefLibrary *message,
+                  void *closure_data);
+typedef void (*Tensorflow__FunctionDef_Closure)
+                 (const Tensorflow__FunctionDef *message,
+                  void *closure_data);
+typedef void (*Tensorflow__StringEntry_Closure)
+                 (const Tensorflow__StringEntry *message,
+                  void *closure_data);
+typedef void (*Tensorflow__OpDef__ArgDef_Closure)
+                 (const Tensorflow__OpDef__ArgDef *message,
+                  void *closure_data);
+typedef void (*Tensorflow__OpDef_Closure)
+                 (const Tensorflow__OpDef *message,
+                  void *closure_data);
+typedef void (*Tensorflow__NameAttrList_Closure)
+                 (const Tensorflow__NameAttrList *message,
+                  void *closure_data);
 typedef void (*Tensorflow__NodeDef_Closure)
                  (const Tensorflow__NodeDef *message,
                   void *closure_data);
@@ -348,6 +554,12 @@ typedef void (*Tensorflow__TensorProto_Closure)
 
 extern const ProtobufCEnumDescriptor    tensorflow__data_type__descriptor;
 extern const ProtobufCMessageDescriptor tensorflow__graph_def__descriptor;
+extern const ProtobufCMessageDescriptor tensorflow__function_def_library__descriptor;
+extern const ProtobufCMessageDescriptor tensorflow__function_def__descriptor;
+extern const ProtobufCMessageDescriptor tensorflow__string_entry__descriptor;
+extern const ProtobufCMessageDescriptor tensorflow__op_def__descriptor;
+extern const ProtobufCMessageDescriptor tensorflow__op_def__arg_def__descriptor;
+extern const ProtobufCMessageDescriptor tensorflow__name_attr_list__descriptor;
 extern const ProtobufCMessageDescriptor tensorflow__node_def__descriptor;
 extern const ProtobufCMessageDescriptor tensorflow__attr_entry__descriptor;
 extern const ProtobufCMessageDescriptor tensorflow__attr_value__descriptor;

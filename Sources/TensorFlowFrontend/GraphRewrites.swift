@@ -1,0 +1,46 @@
+/// Subgraphs that are one Core ML layer, found before the walk.
+extension TFGraph {
+    /// TensorFlow's exact GELU, `(0.5 * x) * erfc(-x * 0.70710677)` (Keras
+    /// 3's `gelu` once frozen): Core ML has no erf, but has GELU. The final
+    /// Mul becomes the internal op `_GELU` of x; the pattern's other nodes,
+    /// when nothing else reads them, become NoOps.
+    mutating func fuseGELU() throws {
+        var readers = [Int](repeating: 0, count: nodes.count)
+        for node in nodes { for input in node.inputNodes where input >= 0 { readers[input] += 1 } }
+        func node(_ ref: TensorRef, _ op: String) -> Int? {
+            guard ref.index == 0, let position = index[ref.node], nodes[position].op == op else { return nil }
+            return position
+        }
+        func scalar(_ ref: TensorRef) throws -> Double? {
+            guard let position = node(ref, "Const"), let proto = nodes[position].tensor("value") else { return nil }
+            let value = try TFConstant(proto, node: nodes[position], owner: decoded, inMappedFile: payloadsLieInFile)
+            return value.isScalar ? value[0] : nil
+        }
+        /// (the tensor operand, the constant) of a Mul by a scalar.
+        func product(_ position: Int) throws -> (TensorRef, Double)? {
+            let inputs = nodes[position].inputs
+            guard nodes[position].op == "Mul", inputs.count == 2 else { return nil }
+            if let c = try scalar(inputs[1]) { return (inputs[0], c) }
+            if let c = try scalar(inputs[0]) { return (inputs[1], c) }
+            return nil
+        }
+        for position in nodes.indices where nodes[position].op == "Mul" && nodes[position].inputs.count == 2 {
+            for (halfRef, erfcRef) in [(nodes[position].inputs[0], nodes[position].inputs[1]), (nodes[position].inputs[1], nodes[position].inputs[0])] {
+                guard let erfc = node(erfcRef, "Erfc"), let half = node(halfRef, "Mul"), let (x, one) = try product(half),
+                      abs(one - 0.5) < 1e-7, let inner = node(nodes[erfc].inputs[0], "Mul"), let (negated, root) = try product(inner),
+                      abs(root - 0.5.squareRoot()) < 1e-6, let neg = node(negated, "Neg"), nodes[neg].inputs.first == x else { continue }
+                nodes[position].op = "_GELU"
+                nodes[position].inputs = [x]
+                nodes[position].attributeEntries = UnsafeBufferPointer(start: nil, count: 0)
+                for (dead, uses) in [(half, 1), (erfc, 1), (inner, 1), (neg, 1)] where readers[dead] == uses {
+                    nodes[dead].op = "NoOp"
+                    nodes[dead].inputs = []
+                }
+                break
+            }
+        }
+        for position in nodes.indices {
+            nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
+        }
+    }
+}
