@@ -184,3 +184,43 @@ extension TFOpTable {
         return ([b.emit(.batchNorm(norm), [x.name])], .tensor(name: b.name, rank: 4))
     }
 }
+
+/// Slicing a map: Cropping2D and NASNet's `x[:, 1:, 1:, :]`.
+extension TFOpTable {
+    /// StridedSlice of an [N, H, W, C] tensor with positive strides and
+    /// begin/end masks only (no new, shrunk or ellipsis axes), the batch
+    /// axis whole: one Core ML slice per axis of H, W and C it cuts.
+    static func stridedSlice(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        guard x.rank == 4 else { throw b.node.fail("only slices of [N, H, W, C] maps are supported, the input has rank \(x.rank)") }
+        let begin = try b.constant(1, "begin").ints(b.node, "begin"), end = try b.constant(2, "end").ints(b.node, "end")
+        let strides = try b.constant(3, "strides").ints(b.node, "strides")
+        for mask in ["ellipsis_mask", "new_axis_mask", "shrink_axis_mask"] where (b.node.int(mask) ?? 0) != 0 {
+            throw b.node.fail("\(mask) is not supported")
+        }
+        guard begin.count == 4, end.count == 4, strides.count == 4, strides.allSatisfy({ $0 > 0 && $0 <= ShapeInference.maximumSize }) else {
+            throw b.node.fail("begin \(begin), end \(end) and strides \(strides) must have 4 values, strides positive")
+        }
+        let beginMask = b.node.int("begin_mask") ?? 0, endMask = b.node.int("end_mask") ?? 0
+        let sizes = [1, x.shape.height, x.shape.width, x.shape.channels]
+        func bounds(_ axis: Int) -> (start: Int, end: Int) {
+            let size = sizes[axis]
+            func clamp(_ i: Int) -> Int { min(max(i < 0 ? i + size : i, 0), size) }
+            return (beginMask & (1 << axis) != 0 ? 0 : clamp(begin[axis]), endMask & (1 << axis) != 0 ? size : clamp(end[axis]))
+        }
+        guard bounds(0) == (0, 1), strides[0] == 1 else { throw b.node.fail("slicing the batch axis is not supported") }
+        var nodes: [Node] = []
+        var source = x.name
+        for (axis, kind) in [(1, Slice.Axis.height), (2, .width), (3, .channel)] {
+            let (start, stop) = bounds(axis)
+            guard start < stop else { throw b.node.fail("axis \(axis) keeps nothing (\(start) to \(stop))") }
+            guard start != 0 || stop != sizes[axis] || strides[axis] != 1 else { continue }
+            nodes.append(b.emit(.slice(Slice(axis: kind, start: start, end: stop, stride: strides[axis])), [source], suffix: "axis\(axis)"))
+            source = nodes[nodes.count - 1].outputs[0]
+        }
+        guard !nodes.isEmpty else { return ([], .tensor(name: x.name, rank: 4)) }
+        let last = nodes.removeLast()
+        nodes.append(Node(name: b.name, operation: last.operation, inputs: last.inputs, outputs: [b.name]))
+        return (nodes, .tensor(name: b.name, rank: 4))
+    }
+}

@@ -89,7 +89,7 @@ enum TFOpTable {
         "_GELU": { try elementwise($0, .defined(GELU(mode: .exact))) },
         "Neg": { try elementwise($0, .multiply(constant: -1)) }, "Sqrt": { try elementwise($0, .unary(Unary(kind: .sqrt))) },
         "Rsqrt": { try elementwise($0, .unary(Unary(kind: .rsqrt))) }, "Square": square,
-        "SquaredDifference": squaredDifference,
+        "SquaredDifference": squaredDifference, "StridedSlice": stridedSlice,
     ]
 
     /// One layer on one tensor, keeping its rank.

@@ -1,0 +1,56 @@
+import Foundation
+import ModelFormat
+import TensorFlowFrontend
+import TestSupport
+import XCTest
+
+/// StridedSlice of a map (values checked against TensorFlow in
+/// TensorFlowParityTests.testKeras3LayersFrozen): what becomes slices, and
+/// what is refused with the node's name.
+final class MapSliceTests: XCTestCase {
+    func graph(begin: [Int], end: [Int], strides: [Int], attributes: String = "") -> String {
+        func constant(_ name: String, _ values: [Int]) -> String {
+            "node { name: \"\(name)\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } } "
+                + values.map { "int_val: \($0)" }.joined(separator: " ") + " } } } }\n"
+        }
+        return """
+            node { name: "x" op: "Placeholder" attr { key: "shape" value { shape { dim { size: 1 } dim { size: 6 } dim { size: 5 } dim { size: 4 } } } } }
+
+            """ + constant("begin", begin) + constant("end", end) + constant("strides", strides)
+            + "node { name: \"slice\" op: \"StridedSlice\" input: \"x\" input: \"begin\" input: \"end\" input: \"strides\" \(attributes) }\n"
+    }
+
+    func convert(_ text: String) throws -> Model {
+        let path = try temporaryFolder().appendingPathComponent("graph.pbtxt").path
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        return try TensorFlowConverter.convert(graph: path)
+    }
+
+    func testACropAndAStrideBecomeSlices() throws {
+        // x[:, 1:, ::2, 1:3] with begin and end masks on the batch axis and the W end.
+        let model = try convert(graph(begin: [0, 1, 0, 1], end: [0, 0, 0, 3], strides: [1, 1, 2, 1],
+                                      attributes: "attr { key: \"begin_mask\" value { i: 5 } } attr { key: \"end_mask\" value { i: 7 } }"))
+        XCTAssertEqual(model.nodes.map(\.operation), [.slice(Slice(axis: .height, start: 1, end: 6)),
+                                                      .slice(Slice(axis: .width, start: 0, end: 5, stride: 2)),
+                                                      .slice(Slice(axis: .channel, start: 1, end: 3))])
+        XCTAssertEqual(try model.validate()["slice"], TensorShape(channels: 2, height: 5, width: 3))
+    }
+
+    func testSlicesItCannotWriteAreRefused() {
+        let cases: [(String, String)] = [
+            (graph(begin: [0, 0, 0, 0], end: [1, 6, 5, 4], strides: [1, 1, 1, 1], attributes: "attr { key: \"shrink_axis_mask\" value { i: 2 } }"),
+             "shrink_axis_mask is not supported"),
+            (graph(begin: [0, 0, 0, 0], end: [1, 6, 5, 4], strides: [1, -1, 1, 1]), "must have 4 values, strides positive"),
+            (graph(begin: [1, 0, 0, 0], end: [2, 6, 5, 4], strides: [1, 1, 1, 1]), "slicing the batch axis is not supported"),
+            (graph(begin: [0, 4, 0, 0], end: [1, 2, 5, 4], strides: [1, 1, 1, 1]), "axis 1 keeps nothing"),
+        ]
+        for (text, expected) in cases {
+            do {
+                _ = try convert(text)
+                XCTFail("converted: \(expected)")
+            } catch {
+                XCTAssertTrue("\(error)".contains("graph.pbtxt: node 'slice' (StridedSlice): ") && "\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+}
