@@ -201,8 +201,15 @@ enum TFOpTable {
         let rank = parts[0].rank
         var axis = try b.constant(b.inputs.count - 1, "the axis").ints(b.node, "the axis").first ?? 0
         if axis < 0 { axis += rank }
-        guard axis == rank - 1 else { throw b.node.fail("only concatenation along channels (the last axis) is supported, not axis \(axis)") }
-        return ([b.emit(.concat, parts.map(\.name))], .tensor(name: b.name, rank: rank))
+        if axis == rank - 1 { return ([b.emit(.concat, parts.map(\.name))], .tensor(name: b.name, rank: rank)) }
+        // Along H or W of maps: that axis swapped with C around a channel concat (Permute, iOS 11).
+        guard rank == 4, axis == 1 || axis == 2, parts.allSatisfy({ $0.rank == 4 }) else {
+            throw b.node.fail("only concatenation along channels, or along H or W of maps, is supported, not axis \(axis)")
+        }
+        let swap = Op.permute(axes: axis == 1 ? [0, 2, 1, 3] : [0, 3, 2, 1])
+        let swapped = parts.enumerated().map { index, part in b.emit(swap, [part.name], suffix: "swap\(index)") }
+        let joined = b.emit(.concat, swapped.map { $0.outputs[0] }, suffix: "concat")
+        return (swapped + [joined, b.emit(swap, joined.outputs)], .tensor(name: b.name, rank: 4))
     }
 
     static func pad(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
