@@ -24,6 +24,7 @@ Pinned as make_inception_resnet_v2.py (tensorflow-cpu 2.21.0, Keras 3.15.1).
 """
 
 import argparse
+import gc
 import json
 import sys
 from pathlib import Path
@@ -117,13 +118,18 @@ def write(name, out):
     def predict(x):
         return {"logits": model(x, training=False)}
 
-    with quiet_imports():
-        frozen = convert_variables_to_constants_v2(predict.get_concrete_function())
-    graph_def = frozen.graph.as_graph_def()
     out.mkdir(parents=True, exist_ok=True)
-    (out / "graph.pb").write_bytes(graph_def.SerializeToString(deterministic=True))
     with quiet_imports():
         model.save(out / "model.h5")
+        frozen = convert_variables_to_constants_v2(predict.get_concrete_function())
+    graph_def = frozen.graph.as_graph_def()
+    (out / "graph.pb").write_bytes(graph_def.SerializeToString(deterministic=True))
+    # The frozen copies go before TensorFlow reads the file back: ConvNeXtXLarge
+    # (350M parameters) ran out of 24 GB holding them all.
+    ops = sorted({node.op for node in graph_def.node})
+    input_name, output_name = frozen.inputs[0].name, frozen.outputs[0].name
+    del frozen, graph_def, predict
+    gc.collect()
 
     # (image() draws bars up to 120 pixels long: small inputs are a 224 image scaled down.)
     raw = image(size, size) if size >= 128 else np.round(cv2.resize(image(224, 224), (size, size), interpolation=cv2.INTER_AREA))
@@ -148,7 +154,9 @@ def write(name, out):
         with graph.as_default():
             tf.compat.v1.import_graph_def(tf.compat.v1.GraphDef.FromString((out / "graph.pb").read_bytes()), name="")
         with tf.compat.v1.Session(graph=graph) as session:
-            logits = session.run(frozen.outputs[0].name, {frozen.inputs[0].name: feed.astype(np.float32)[None]})
+            logits = session.run(output_name, {input_name: feed.astype(np.float32)[None]})
+        del graph
+        gc.collect()
     keras_logits = model(feed.astype(np.float32)[None], training=False).numpy()
     difference = float(np.max(np.abs(logits - keras_logits) / np.maximum(1, np.abs(logits))))
     # The .h5 must compute what the model did when saved (it is what the
@@ -166,8 +174,7 @@ def write(name, out):
         raise SystemExit(f"make_keras_applications: {name}: frozen graph, Keras and the reloaded .h5 differ by {difference} "
                          f"({reload_note}; graph vs model {float(np.max(np.abs(logits - keras_logits))):.3g})")
     np.save(out / "output.npy", logits[0].astype(np.float32))
-    ops = sorted({node.op for node in graph_def.node})
-    options.update({"input": frozen.inputs[0].name, "output": frozen.outputs[0].name, "size": size,
+    options.update({"input": input_name, "output": output_name, "size": size,
                     "parameters": int(model.count_params()), "opTypes": ops, "preprocessInput": mode, "reload": reload_note,
                     "logits": {"min": float(logits.min()), "max": float(logits.max()), "std": float(logits.std())}})
     (out / "options.json").write_text(json.dumps(options, indent=1) + "\n")
