@@ -54,7 +54,7 @@ let package = Package(
         // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
         .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
-        .target(name: "KerasFrontend", dependencies: ["ModelFormat", "Conversion", "HDF5"]),
+        .target(name: "KerasFrontend", dependencies: ["ModelFormat", "Conversion", "HDF5", "Naming"]),
         // Model files of every format recognised by content and read for summaries,
         // and a .mlmodel loaded for the runtime.
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend", "Runtime",

@@ -53,7 +53,7 @@ let package = Package(
         .target(name: "CaffeFrontend",
                 dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5"],
                 path: upstream("CaffeFrontend")),
-        .target(name: "KerasFrontend", dependencies: ["ModelFormat", "Conversion", "HDF5"], path: upstream("KerasFrontend")),
+        .target(name: "KerasFrontend", dependencies: ["ModelFormat", "Conversion", "HDF5", "Naming"], path: upstream("KerasFrontend")),
         .target(name: "TensorFlowFrontend",
                 dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"],
                 path: upstream("TensorFlowFrontend")),

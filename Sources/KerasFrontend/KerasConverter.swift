@@ -10,10 +10,13 @@ public enum KerasConverter {
     /// - Parameter readingKernels: false for a summary only: the kernels'
     ///   values are not read (`Weights.isLoaded` false, their counts the
     ///   file's); biases and batch norms are read.
+    ///   - inputShapes: shapes for inputs by name, batch first ([1, H, W, C]
+    ///     or [1, N]), for inputs saved with unknown sizes or to fix them.
     public static func convert(model path: String, options: ConversionOptions = ConversionOptions(),
-                               readingKernels: Bool = true) throws -> Model {
+                               readingKernels: Bool = true, inputShapes: [String: [Int]] = [:]) throws -> Model {
         let file = try KerasModelFile(path: path, readsKernels: readingKernels)
-        let graph = try KerasGraph(config: file.config, path: path)
+        var graph = try KerasGraph(config: file.config, path: path)
+        try graph.apply(inputShapes: inputShapes, path: path)
         var walk = try KerasWalk(file: file, graph: graph)
         var model = try walk.build()
         try options.finish(&model, description: "Converted from Keras model \(path.split(separator: "/").last ?? "")", source: path)
@@ -54,7 +57,9 @@ struct KerasWalk {
         for name in graph.inputNames {
             guard let shape = graph.inputShapes[name], shape.allSatisfy({ $0 > 0 && $0 <= ShapeInference.maximumSize }),
                   shape.count == 3 || shape.count == 1 else {
-                throw KerasError("\(file.path): input '\(name)' has the shape \(graph.inputShapes[name] ?? []); expected (H, W, C) or (N,) with known sizes")
+                let shape = (graph.inputShapes[name] ?? []).map { $0 < 0 ? "None" : "\($0)" }.joined(separator: ", ")
+                throw KerasError("\(file.path): input '\(name)' has the shape (\(shape)); expected (H, W, C) or (N,) with known sizes"
+                                 + (shape.contains("None") ? " (give them with --input \(name)=1,H,W,C)" : ""))
             }
             let dims = shape.count == 3 ? [shape[2], shape[0], shape[1]] : shape
             inputs.append(Input(name: name, kind: .array(shape: dims)))

@@ -83,6 +83,25 @@ enum ConversionFlags {
         return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text)
     }
 
+    /// `--input name=1,H,W,C` (tfcoreml's input_name_shape_dict), for graphs
+    /// and models whose input sizes are unknown or to be fixed.
+    static let inputShapeOptions: [OptionSpec] = [
+        Option("input", valueName: "name=1,H,W,C", repeatable: true, otherSpellings: ["input-name-shape-dict", "input-shape"],
+               help: "An input's shape, batch first (default: the one the file declares).").spec,
+    ]
+
+    /// The `--input` values, as (name, shape).
+    static func inputShapes(_ arguments: ParsedArguments) throws -> [(name: String, shape: [Int])] {
+        try arguments.values("input") { text in
+            let parts = text.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, let shape = Optional(parts[1].split(separator: ",").compactMap { Int($0) }),
+                  shape.count == parts[1].split(separator: ",").count, !shape.isEmpty else {
+                throw UsageError("--input takes name=1,H,W,C, got '\(text)'")
+            }
+            return (String(parts[0]), shape)
+        }
+    }
+
     static let imageOptions: [OptionSpec] = [
         Option("image-input", valueName: "name", repeatable: true, help: "Treat this input as an image.").spec,
         Flag("is-bgr", help: "Image inputs take channels in BGR order (Caffe models trained with OpenCV).").spec,

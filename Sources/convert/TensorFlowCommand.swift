@@ -20,8 +20,7 @@ enum TensorFlowCommand: Command {
     static let options = Options {
         Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")
         ConversionFlags.outputOptions()
-        Option("input", valueName: "name=1,H,W,C", repeatable: true, otherSpellings: ["input-name-shape-dict", "input-shape"],
-               help: "An input's shape (default: the Placeholder's).")
+        ConversionFlags.inputShapeOptions
         Option("output-feature-name", valueName: "tensor", repeatable: true, otherSpellings: ["output-tensor"],
                help: "A tensor to expose as an output of the model (default: the graph's sinks).")
         ConversionFlags.imageOptions
@@ -32,14 +31,7 @@ enum TensorFlowCommand: Command {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         options.imageInputNames = options.imageInputNames.map(TensorFlowConverter.featureName)
-        let inputs = try arguments.values("input") { text in
-            let parts = text.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2, let shape = Optional(parts[1].split(separator: ",").compactMap { Int($0) }),
-                  shape.count == parts[1].split(separator: ",").count, !shape.isEmpty else {
-                throw UsageError("--input takes name=1,H,W,C, got '\(text)'")
-            }
-            return TensorFlowConverter.InputShape(name: String(parts[0]), shape: shape)
-        }
+        let inputs = try ConversionFlags.inputShapes(arguments).map { TensorFlowConverter.InputShape(name: $0.name, shape: $0.shape) }
         let graph = try arguments.string("graph")
         try Frontend.tensorflow.require(graph)
         try convert(to: output, inputs: [graph] + ConversionFlags.inputFiles(arguments),

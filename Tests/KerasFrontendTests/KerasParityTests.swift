@@ -41,6 +41,24 @@ final class KerasParityTests: XCTestCase {
         }
     }
 
+    /// Sizes saved as None come from --input; without it, or with sizes
+    /// that contradict the file, the error says what to give.
+    func testAnInputOfUnknownSizeTakesItsShapeFromTheUser() throws {
+        try checkParity("dynamic_input")
+        let path = kerasFixtures.appendingPathComponent("dynamic_input/model.h5").path
+        let cases: [([String: [Int]], String)] = [
+            ([:], "input 'image' has the shape (None, None, 3); expected (H, W, C) or (N,) with known sizes (give them with --input image=1,H,W,C)"),
+            (["imag": [1, 12, 10, 3]], "--input 'imag': the model has no input of that name (its inputs: image); did you mean 'image'?"),
+            (["image": [1, 12, 10, 4]], "--input image=1,12,10,4: the model saved the input as (None, None, None, 3)"),
+            (["image": [2, 12, 10, 3]], "give batch 1"),
+        ]
+        for (shapes, expected) in cases {
+            XCTAssertThrowsError(try KerasConverter.convert(model: path, inputShapes: shapes)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+
     func checkParity(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = kerasFixtures.appendingPathComponent(name)
         let meta = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("meta.json"))) as? [String: Any])
@@ -58,7 +76,8 @@ final class KerasParityTests: XCTestCase {
         if let labels = settings["classLabels"] as? String {
             options.classLabels = .strings(try LabelFile.read(path: folder.appendingPathComponent(labels).path))
         }
-        let model = try KerasConverter.convert(model: folder.appendingPathComponent("model.h5").path, options: options)
+        let inputShapes = (settings["inputShape"] as? [Int]).map { [settings["arrayInput"] as? String ?? "": $0] } ?? [:]
+        let model = try KerasConverter.convert(model: folder.appendingPathComponent("model.h5").path, options: options, inputShapes: inputShapes)
         let path = checkDirectory.appendingPathComponent("keras_\(name).mlmodel").path
         try CoreMLWriter.write(model, to: path)
         // Hand-written expectations for the independent coremltools check, where there are some.
