@@ -43,4 +43,33 @@ extension TFGraph {
             nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
         }
     }
+
+    /// tf.repeat of a map along H or W (Keras 3's nearest UpSampling2D):
+    /// Reshape(Tile(ExpandDims(x, d), multiples), shape) passes through a
+    /// rank-5 tensor, which Core ML's [C, H, W] layers cannot hold. The
+    /// Reshape becomes the internal op `_Repeat` reading x, d, the multiples
+    /// and the shape (constants the walk folds and the mapping checks); the
+    /// ExpandDims and Tile become NoOps when nothing else reads them.
+    mutating func fuseRepeats() throws {
+        var readers = [Int](repeating: 0, count: nodes.count)
+        for node in nodes { for input in node.inputNodes where input >= 0 { readers[input] += 1 } }
+        func node(_ ref: TensorRef, _ op: String) -> Int? {
+            guard ref.index == 0, let position = index[ref.node], nodes[position].op == op else { return nil }
+            return position
+        }
+        for position in nodes.indices where nodes[position].op == "Reshape" && nodes[position].inputs.count == 2 {
+            guard let tile = node(nodes[position].inputs[0], "Tile"), nodes[tile].inputs.count == 2,
+                  let expand = node(nodes[tile].inputs[0], "ExpandDims"), nodes[expand].inputs.count == 2 else { continue }
+            nodes[position].op = "_Repeat"
+            nodes[position].inputs = [nodes[expand].inputs[0], nodes[expand].inputs[1], nodes[tile].inputs[1], nodes[position].inputs[1]]
+            nodes[position].attributeEntries = UnsafeBufferPointer(start: nil, count: 0)
+            for dead in [tile, expand] where readers[dead] == 1 {
+                nodes[dead].op = "NoOp"
+                nodes[dead].inputs = []
+            }
+        }
+        for position in nodes.indices {
+            nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
+        }
+    }
 }

@@ -65,6 +65,15 @@ extension TFOpTable {
     /// x / constant is a scale by the reciprocal; x / y multiplies by
     /// Core ML's inverse (1 / y).
     static func divide(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        if b.isConstant(0) {
+            // c / x: the inverse of x, scaled by c (a number or one per channel).
+            let x = try b.tensor(1), c = try b.constant(0, "the dividend")
+            guard let scale = try b.perChannel(c, channels: x.shape.channels) else {
+                throw b.node.fail("dividing a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
+            }
+            let inverse = b.emit(.unary(Unary(kind: .inverse)), [x.name], suffix: "inverse")
+            return ([inverse, b.emit(.scale(Scale(shape: [scale.count], scale: Weights(scale))), inverse.outputs)], .tensor(name: b.name, rank: x.rank))
+        }
         if !b.isConstant(1) {
             let (x, y) = (try b.tensor(0), try b.tensor(1))
             let inverse = b.emit(.unary(Unary(kind: .inverse)), [y.name], suffix: "inverse")

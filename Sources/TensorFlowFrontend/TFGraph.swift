@@ -94,6 +94,7 @@ struct TFGraph {
         }
         try inlineCalls()
         try fuseGELU()
+        try fuseRepeats()
     }
 }
 

@@ -36,6 +36,9 @@ final class TensorFlowParityTests: XCTestCase {
     /// IdentityN, a call into the function library, layer normalization's
     /// ops, Tensordot, the GELU pattern, Sqrt, Square, Neg.
     func testKeras3LayersFrozen() throws { try checkParity("keras3_graph") }
+    /// Conv2DBackpropInput, tf.repeat (nearest UpSampling2D), ResizeNearestNeighbor,
+    /// MirrorPad, Transpose, Max, a constant divided by a tensor.
+    func testKeras3MapOpsFrozen() throws { try checkParity("keras3_map_ops") }
     func testTextGraphsConvertLikeBinaryOnes() throws {
         for name in ["inception_resnet_block", "vgg_head"] { try checkParity(name, text: true) }
     }

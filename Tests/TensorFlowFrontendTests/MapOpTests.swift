@@ -4,10 +4,11 @@ import TensorFlowFrontend
 import TestSupport
 import XCTest
 
-/// StridedSlice of a map (values checked against TensorFlow in
-/// TensorFlowParityTests.testKeras3LayersFrozen): what becomes slices, and
-/// what is refused with the node's name.
-final class MapSliceTests: XCTestCase {
+/// StridedSlice and the other ops on maps (values checked against
+/// TensorFlow in TensorFlowParityTests.testKeras3LayersFrozen and
+/// testKeras3MapOpsFrozen): what they become, and what is refused with the
+/// node's name.
+final class MapOpTests: XCTestCase {
     func graph(begin: [Int], end: [Int], strides: [Int], attributes: String = "") -> String {
         func constant(_ name: String, _ values: [Int]) -> String {
             "node { name: \"\(name)\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } } "
@@ -50,6 +51,40 @@ final class MapSliceTests: XCTestCase {
                 XCTFail("converted: \(expected)")
             } catch {
                 XCTAssertTrue("\(error)".contains("graph.pbtxt: node 'slice' (StridedSlice): ") && "\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+
+    /// The other map ops refuse what Core ML cannot do the same way.
+    func testMapOpsRefuseWhatCoreMLComputesOtherwise() {
+        let input = """
+            node { name: "x" op: "Placeholder" attr { key: "shape" value { shape { dim { size: 1 } dim { size: 6 } dim { size: 5 } dim { size: 4 } } } } }
+
+            """
+        func ints(_ name: String, _ values: [Int]) -> String {
+            "node { name: \"\(name)\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: \(values.count) } } "
+                + values.map { "int_val: \($0)" }.joined(separator: " ") + " } } } }\n"
+        }
+        let cases: [(String, String)] = [
+            (ints("p", [0, 0, 1, 1, 1, 1, 0, 0]) + "node { name: \"op\" op: \"MirrorPad\" input: \"x\" input: \"p\" attr { key: \"mode\" value { s: \"SYMMETRIC\" } } }",
+             "node 'op' (MirrorPad): mode SYMMETRIC is not supported (only REFLECT)"),
+            (ints("p", [0, 0, 6, 0, 0, 0, 0, 0]) + "node { name: \"op\" op: \"MirrorPad\" input: \"x\" input: \"p\" attr { key: \"mode\" value { s: \"REFLECT\" } } }",
+             "needs more than the 6x5 input has"),
+            (ints("s", [9, 10]) + "node { name: \"op\" op: \"ResizeNearestNeighbor\" input: \"x\" input: \"s\" }",
+             "only resizing to whole multiples of the 6x5 input is supported, not [9, 10]"),
+            (ints("s", [12, 10]) + "node { name: \"op\" op: \"ResizeNearestNeighbor\" input: \"x\" input: \"s\" attr { key: \"align_corners\" value { b: true } } }",
+             "align_corners is not supported"),
+            (ints("perm", [1, 0, 2, 3]) + "node { name: \"op\" op: \"Transpose\" input: \"x\" input: \"perm\" }",
+             "only permutations of H, W and C with the batch axis first are supported"),
+            (ints("axes", [3]) + "node { name: \"op\" op: \"Max\" input: \"x\" input: \"axes\" }",
+             "only a max over H and W (axes 1, 2) is supported, not [3]"),
+        ]
+        for (nodes, expected) in cases {
+            do {
+                _ = try convert(input + nodes + "\n")
+                XCTFail("converted: \(expected)")
+            } catch {
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
             }
         }
     }
