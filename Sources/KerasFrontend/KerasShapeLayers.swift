@@ -65,9 +65,15 @@ extension KerasLayerTable {
         ([b.node(.crop(.edges(try edges(b, "cropping"))), [b.input])], 4)
     }
 
+    /// Nearest, or bilinear with half-pixel centers as Keras samples
+    /// (Core ML specification 5, iOS 14).
     static func upsampling(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        guard (try b.string("interpolation") ?? "nearest") == "nearest" else { throw b.fail("only nearest-neighbour upsampling is supported") }
-        return ([b.node(.upsample(Upsample(scale: try b.pair("size", default: 2))), [b.input])], 4)
+        let scale = try b.pair("size", default: 2)
+        switch try b.string("interpolation") ?? "nearest" {
+        case "nearest": return ([b.node(.upsample(Upsample(scale: scale)), [b.input])], 4)
+        case "bilinear": return ([b.node(.upsample(Upsample(scale: scale, mode: .bilinear, alignment: .halfPixel)), [b.input])], 4)
+        case let other: throw b.fail("\(other) upsampling is not supported (nearest and bilinear are)")
+        }
     }
 
     /// Along channels, or along H or W of maps: that axis is swapped with

@@ -7374,7 +7374,37 @@ const ProtobufCEnumDescriptor core_ml__specification__upsample_layer_params__int
   core_ml__specification__upsample_layer_params__interpolation_mode__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__upsample_layer_params__field_descriptors[2] =
+static const ProtobufCEnumValue core_ml__specification__upsample_layer_params__linear_upsample_mode__enum_values_by_number[3] =
+{
+  { "DEFAULT", "CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__DEFAULT", 0 },
+  { "ALIGN_CORNERS_TRUE", "CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_TRUE", 1 },
+  { "ALIGN_CORNERS_FALSE", "CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_FALSE", 2 },
+};
+static const ProtobufCIntRange core_ml__specification__upsample_layer_params__linear_upsample_mode__value_ranges[] = {
+{0, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex core_ml__specification__upsample_layer_params__linear_upsample_mode__enum_values_by_name[3] =
+{
+  { "ALIGN_CORNERS_FALSE", 2 },
+  { "ALIGN_CORNERS_TRUE", 1 },
+  { "DEFAULT", 0 },
+};
+const ProtobufCEnumDescriptor core_ml__specification__upsample_layer_params__linear_upsample_mode__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.UpsampleLayerParams.LinearUpsampleMode",
+  "LinearUpsampleMode",
+  "CoreML__Specification__UpsampleLayerParams__LinearUpsampleMode",
+  "CoreML.Specification",
+  3,
+  core_ml__specification__upsample_layer_params__linear_upsample_mode__enum_values_by_number,
+  3,
+  core_ml__specification__upsample_layer_params__linear_upsample_mode__enum_values_by_name,
+  1,
+  core_ml__specification__upsample_layer_params__linear_upsample_mode__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__upsample_layer_params__field_descriptors[4] =
 {
   {
     "scalingFactor",
@@ -7400,8 +7430,34 @@ static const ProtobufCFieldDescriptor core_ml__specification__upsample_layer_par
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "linearUpsampleMode",
+    6,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_ENUM,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__UpsampleLayerParams, linearupsamplemode),
+    &core_ml__specification__upsample_layer_params__linear_upsample_mode__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "fractionalScalingFactor",
+    7,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(CoreML__Specification__UpsampleLayerParams, n_fractionalscalingfactor),
+    offsetof(CoreML__Specification__UpsampleLayerParams, fractionalscalingfactor),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__upsample_layer_params__field_indices_by_name[] = {
+  3,   /* field[3] = fractionalScalingFactor */
+  2,   /* field[2] = linearUpsampleMode */
   1,   /* field[1] = mode */
   0,   /* field[0] = scalingFactor */
 };
@@ -7409,7 +7465,7 @@ static const ProtobufCIntRange core_ml__specification__upsample_layer_params__nu
 {
   { 1, 0 },
   { 5, 1 },
-  { 0, 2 }
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__upsample_layer_params__descriptor =
 {
@@ -7419,7 +7475,7 @@ const ProtobufCMessageDescriptor core_ml__specification__upsample_layer_params__
   "CoreML__Specification__UpsampleLayerParams",
   "CoreML.Specification",
   sizeof(CoreML__Specification__UpsampleLayerParams),
-  2,
+  4,
   core_ml__specification__upsample_layer_params__field_descriptors,
   core_ml__specification__upsample_layer_params__field_indices_by_name,
   2,  core_ml__specification__upsample_layer_params__number_ranges,

@@ -41,6 +41,22 @@ extension TFOpTable {
         return ([b.emit(.upsample(Upsample(scale: scale)), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
+    /// ResizeBilinear to whole multiples of the input: Core ML's bilinear
+    /// upsampling on the grid TensorFlow's flags choose (half-pixel centers
+    /// or aligned corners: specification 5).
+    static func resizeBilinear(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let x = try b.tensor(0)
+        let size = try b.constant(1, "the size").ints(b.node, "the size")
+        guard x.rank == 4, size.count == 2, size[0] > 0, size[1] > 0, size[0] % x.shape.height == 0, size[1] % x.shape.width == 0 else {
+            throw b.node.fail("only resizing to whole multiples of the \(x.shape.height)x\(x.shape.width) input is supported, not \(size)")
+        }
+        let alignCorners = b.node.bool("align_corners") == true, halfPixel = b.node.bool("half_pixel_centers") == true
+        guard !(alignCorners && halfPixel) else { throw b.node.fail("align_corners and half_pixel_centers together are not a TensorFlow resize") }
+        let upsample = Upsample(scale: Size2(size[0] / x.shape.height, size[1] / x.shape.width), mode: .bilinear,
+                                alignment: alignCorners ? .alignCorners : halfPixel ? .halfPixel : .legacy)
+        return ([b.emit(.upsample(upsample), [x.name])], .tensor(name: b.name, rank: 4))
+    }
+
     /// MirrorPad REFLECT of H and W: Core ML's reflection padding.
     /// SYMMETRIC repeats the edge pixel, which Core ML's reflection does not.
     static func mirrorPad(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {

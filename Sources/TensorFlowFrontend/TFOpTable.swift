@@ -90,7 +90,7 @@ enum TFOpTable {
         "Neg": { try elementwise($0, .multiply(constant: -1)) }, "Sqrt": { try elementwise($0, .unary(Unary(kind: .sqrt))) },
         "Rsqrt": { try elementwise($0, .unary(Unary(kind: .rsqrt))) }, "Square": square,
         "SquaredDifference": squaredDifference, "StridedSlice": stridedSlice,
-        "Conv2DBackpropInput": transposedConvolution, "ResizeNearestNeighbor": resizeNearest, "MirrorPad": mirrorPad,
+        "Conv2DBackpropInput": transposedConvolution, "ResizeNearestNeighbor": resizeNearest, "ResizeBilinear": resizeBilinear, "MirrorPad": mirrorPad,
         "Max": maxOverMap, "Transpose": transpose, "_Repeat": repeatAlongAxis, "Abs": { try elementwise($0, .unary(Unary(kind: .abs))) },
     ]
 

@@ -26,6 +26,7 @@ final class KerasParityTests: XCTestCase {
     func testConvNeXtBlocks() throws { try checkParity("convnext_blocks") }
     /// Keras 3's `x + 3.0`, `2.0 - x`, ... and InceptionResNetV2's CustomScaleLayer.
     func testOperatorsWithNumbersAndTheResidualScale() throws { try checkParity("keras3_operators") }
+    func testBilinearUpsamplingSamplesHalfPixelCenters() throws { try checkParity("bilinear_upsampling") }
 
     func testLambdaLayersAreRefusedWithoutRunningThem() {
         XCTAssertThrowsError(try KerasConverter.convert(model: kerasFixtures.appendingPathComponent("lambda_layer/model.h5").path)) { error in

@@ -100,6 +100,8 @@ final class LayerParityTests: XCTestCase {
     func testUnarySqrt() throws { try checkParity("unary_sqrt") }
     func testUnaryThreshold() throws { try checkParity("unary_threshold") }
     func testUpsampleBilinear() throws { try checkParity("upsample_bilinear") }
+    func testUpsampleBilinearAlignCorners() throws { try checkParity("upsample_bilinear_align_corners") }
+    func testUpsampleBilinearHalfPixel() throws { try checkParity("upsample_bilinear_half_pixel") }
     func testUpsampleNearest() throws { try checkParity("upsample_nearest") }
 
     /// A fixture without a test method would go unchecked.

@@ -215,8 +215,11 @@ extension Reduce: LayerCoding {
     }
 }
 
+/// Bilinear upsampling with aligned corners or half-pixel centers is
+/// specification 5's linearUpsampleMode.
 extension Upsample: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_UPSAMPLE] }
+    var specificationVersion: Int32 { mode == .bilinear && alignment != .legacy ? 5 : 1 }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.upsample, core_ml__specification__upsample_layer_params__init) { p in
@@ -224,6 +227,12 @@ extension Upsample: LayerCoding {
             p.mode = mode == .nearest
                 ? CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN
                 : CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR
+            guard mode == .bilinear else { return }
+            p.linearupsamplemode = switch alignment {
+            case .legacy: CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__DEFAULT
+            case .alignCorners: CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_TRUE
+            case .halfPixel: CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_FALSE
+            }
         }
     }
 
@@ -236,7 +245,16 @@ extension Upsample: LayerCoding {
         case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR: mode = .bilinear
         default: throw reader.fail("layer '\(name)' has the unknown upsampling mode \(p.mode.rawValue)", at: params)
         }
-        return .upsample(Upsample(scale: try reader.size2(p.scalingfactor, p.n_scalingfactor, default: 1, "scalingFactor", name), mode: mode))
+        guard p.n_fractionalscalingfactor == 0 else { throw reader.fail("layer '\(name)': fractional upsampling is not supported", at: params) }
+        let alignment: Upsample.Alignment
+        switch p.linearupsamplemode {
+        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__DEFAULT: alignment = .legacy
+        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_TRUE: alignment = .alignCorners
+        case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_FALSE: alignment = .halfPixel
+        default: throw reader.fail("layer '\(name)' has the unknown linear upsampling mode \(p.linearupsamplemode.rawValue)", at: params)
+        }
+        return .upsample(Upsample(scale: try reader.size2(p.scalingfactor, p.n_scalingfactor, default: 1, "scalingFactor", name), mode: mode,
+                                  alignment: mode == .bilinear ? alignment : .legacy))
     }
 }
 

@@ -1,11 +1,26 @@
 public struct Upsample: Equatable, Sendable {
     public enum Mode: Equatable, Sendable { case nearest, bilinear }
+    /// Where bilinear upsampling samples the input, output pixel i of a
+    /// factor s in an input of n (Core ML's LinearUpsampleMode).
+    public enum Alignment: String, Equatable, Sendable {
+        /// i / s, clamped to n - 1: specifications 1-4, TensorFlow 1's
+        /// resize_bilinear without align_corners or half-pixel centers.
+        case legacy
+        /// i (n - 1) / (n s - 1): align_corners.
+        case alignCorners
+        /// (i + 0.5) / s - 0.5, clamped to 0...n - 1: half-pixel centers,
+        /// Keras's bilinear UpSampling2D and TensorFlow 2's resize.
+        case halfPixel
+    }
     public var scale: Size2
     public var mode: Mode
+    /// For bilinear upsampling only.
+    public var alignment: Alignment
 
-    public init(scale: Size2, mode: Mode = .nearest) {
+    public init(scale: Size2, mode: Mode = .nearest, alignment: Alignment = .legacy) {
         self.scale = scale
         self.mode = mode
+        self.alignment = alignment
     }
 }
 
@@ -39,7 +54,11 @@ extension Upsample: OpDefinition {
 
     public var attributes: [OpAttribute] {
         let modeText = mode == .nearest ? "nearest" : "bilinear"
-        return [.size("scale", scale, hideUnit: false), OpAttribute("mode", .string(modeText), text: mode == .nearest ? nil : modeText)]
+        var list = [OpAttribute.size("scale", scale, hideUnit: false), OpAttribute("mode", .string(modeText), text: mode == .nearest ? nil : modeText)]
+        if mode == .bilinear && alignment != .legacy {
+            list.append(OpAttribute("alignment", .string(alignment.rawValue), text: alignment.rawValue))
+        }
+        return list
     }
 }
 

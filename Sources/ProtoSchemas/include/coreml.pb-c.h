@@ -133,6 +133,12 @@ typedef enum _CoreML__Specification__UpsampleLayerParams__InterpolationMode {
   CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR = 1
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE)
 } CoreML__Specification__UpsampleLayerParams__InterpolationMode;
+typedef enum _CoreML__Specification__UpsampleLayerParams__LinearUpsampleMode {
+  CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__DEFAULT = 0,
+  CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_TRUE = 1,
+  CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_FALSE = 2
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE)
+} CoreML__Specification__UpsampleLayerParams__LinearUpsampleMode;
 typedef enum _CoreML__Specification__UnaryFunctionLayerParams__Operation {
   CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__SQRT = 0,
   CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__RSQRT = 1,
@@ -1059,11 +1065,20 @@ struct  CoreML__Specification__UpsampleLayerParams
   ProtobufCMessage base;
   size_t n_scalingfactor;
   uint64_t *scalingfactor;
+  /*
+   * Read to refuse it: the runtime takes whole factors only.
+   */
+  size_t n_fractionalscalingfactor;
+  float *fractionalscalingfactor;
   CoreML__Specification__UpsampleLayerParams__InterpolationMode mode;
+  /*
+   * Specification 5.
+   */
+  CoreML__Specification__UpsampleLayerParams__LinearUpsampleMode linearupsamplemode;
 };
 #define CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__upsample_layer_params__descriptor) \
-    , 0,NULL, CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN }
+    , 0,NULL, 0,NULL, CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN, CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__DEFAULT }
 
 
 struct  CoreML__Specification__UnaryFunctionLayerParams
@@ -3278,6 +3293,7 @@ extern const ProtobufCMessageDescriptor core_ml__specification__padding_layer_pa
 extern const ProtobufCMessageDescriptor core_ml__specification__padding_layer_params__padding_replication__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__upsample_layer_params__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__upsample_layer_params__interpolation_mode__descriptor;
+extern const ProtobufCEnumDescriptor    core_ml__specification__upsample_layer_params__linear_upsample_mode__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__unary_function_layer_params__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__unary_function_layer_params__operation__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__add_layer_params__descriptor;

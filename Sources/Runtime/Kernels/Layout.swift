@@ -140,10 +140,9 @@ struct PaddingKernel: Kernel {
     }
 }
 
-/// Upsampling by integer factors: nearest neighbour, or bilinear on
-/// Core ML's grid (NeuralNetwork.proto, DEFAULT mode): source coordinate
-/// i / factor, clamped to the last row and column (TensorFlow 1's
-/// resize_bilinear without align_corners or half-pixel centres).
+/// Upsampling by integer factors: nearest neighbour, or bilinear on one of
+/// Core ML's grids (NeuralNetwork.proto's LinearUpsampleMode; see
+/// `Upsample.Alignment`), the source coordinate clamped to the input.
 struct UpsampleKernel: Kernel {
     let upsample: Upsample
     let input: TensorShape
@@ -158,13 +157,13 @@ struct UpsampleKernel: Kernel {
             for c in 0..<input.channels {
                 let plane = c * inH * inW
                 for h in 0..<outH {
-                    let sourceY = Float(h) / Float(fh)
+                    let sourceY = source(h, factor: fh, size: inH)
                     let y0 = min(Int(sourceY), inH - 1), y1 = min(y0 + 1, inH - 1), dy = sourceY - Float(y0)
                     for w in 0..<outW {
                         if upsample.mode == .nearest {
                             y[index] = x[plane + (h / fh) * inW + w / fw]
                         } else {
-                            let sourceX = Float(w) / Float(fw)
+                            let sourceX = source(w, factor: fw, size: inW)
                             let x0 = min(Int(sourceX), inW - 1), x1 = min(x0 + 1, inW - 1), dx = sourceX - Float(x0)
                             let top = x[plane + y0 * inW + x0] * (1 - dx) + x[plane + y0 * inW + x1] * dx
                             let bottom = x[plane + y1 * inW + x0] * (1 - dx) + x[plane + y1 * inW + x1] * dx
@@ -175,6 +174,18 @@ struct UpsampleKernel: Kernel {
                 }
             }
         }
+    }
+}
+
+extension UpsampleKernel {
+    /// Where output pixel `i` samples an input of `size` pixels, in [0, size - 1].
+    func source(_ i: Int, factor: Int, size: Int) -> Float {
+        let position: Float = switch upsample.alignment {
+        case .legacy: Float(i) / Float(factor)
+        case .alignCorners: size * factor > 1 ? Float(i) * Float(size - 1) / Float(size * factor - 1) : 0
+        case .halfPixel: (Float(i) + 0.5) / Float(factor) - 0.5
+        }
+        return min(max(position, 0), Float(size - 1))
     }
 }
 
