@@ -174,7 +174,7 @@ enum KerasLayerTable {
         "Concatenate": concatenate, "Add": { try merge($0, .add(constant: 0)) }, "Multiply": { try merge($0, .multiply(constant: 1)) },
         "Average": { try merge($0, .average) }, "Maximum": { try merge($0, .maximum) }, "Minimum": { try merge($0, .minimum) },
         "Subtract": subtract, "Rescaling": rescaling, "Normalization": normalization, "Identity": identity,
-        "LayerNormalization": layerNormalization, "LayerScale": layerScale, "CustomScaleLayer": customScale,
+        "LayerNormalization": layerNormalization, "LayerScale": layerScale, "CustomScaleLayer": customScale, "StochasticDepth": stochasticDepth,
         // Data augmentation: active only in training.
         "RandomFlip": identity, "RandomRotation": identity, "RandomZoom": identity, "RandomTranslation": identity,
         "RandomContrast": identity, "RandomBrightness": identity,

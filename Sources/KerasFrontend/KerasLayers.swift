@@ -172,10 +172,15 @@ extension KerasLayerTable {
     static func relu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         let maximum = try b.float("max_value"), slope = try b.float("negative_slope") ?? 0, threshold = try b.float("threshold") ?? 0
         guard threshold == 0 else { throw b.fail("a ReLU threshold is not supported") }
+        guard maximum.map({ $0 >= 0 }) ?? true else { throw b.fail("max_value \(maximum!) is negative") }
+        if let maximum, slope != 0 {
+            // slope * x below 0, min(x, max_value) above: the leaky ReLU capped.
+            let leaky = b.node(.activation(.leakyRelu(alpha: slope)), [b.input], suffix: "leaky")
+            return ([leaky, b.node(.activation(.clip(min: -.greatestFiniteMagnitude, max: maximum)), leaky.outputs)], b.rank)
+        }
         let op: Op
-        if let maximum { op = slope == 0 ? .activation(.clip(min: 0, max: maximum)) : .activation(.leakyRelu(alpha: slope)) }
+        if let maximum { op = .activation(.clip(min: 0, max: maximum)) }
         else { op = slope == 0 ? .activation(.relu) : .activation(.leakyRelu(alpha: slope)) }
-        if maximum != nil && slope != 0 { throw b.fail("a ReLU with both max_value and negative_slope is not supported") }
         return ([b.node(op, [b.input])], b.rank)
     }
 

@@ -121,4 +121,15 @@ extension KerasLayerTable {
         let scaled = b.node(.multiply(constant: scale), [b.layer.inputs[1]], suffix: "scaled")
         return ([scaled, b.node(.add(constant: 0), [b.layer.inputs[0], scaled.outputs[0]])], b.ranks.max() ?? 4)
     }
+
+    /// ConvNeXt's StochasticDepth (keras.applications defines it): it drops
+    /// residual branches in training only; an identity at inference, taken
+    /// with its config (drop_path_rate) only.
+    static func stochasticDepth(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
+        guard b.weights.isEmpty, Set(b.config.keys).subtracting(["name", "trainable", "dtype", "drop_path_rate"]).isEmpty,
+              b.config["drop_path_rate"] != nil else {
+            throw b.fail("a StochasticDepth that is not ConvNeXt's (drop_path_rate, no weights) is a custom layer")
+        }
+        return ([], b.rank)
+    }
 }
