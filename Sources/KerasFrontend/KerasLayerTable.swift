@@ -138,6 +138,19 @@ struct KerasBuilder {
                    + "only Keras's built-in activations are converted")
     }
 
+    /// A normalization's gamma (its first weight when `scale`, else 1s)
+    /// and beta (next when `center`, else 0s), and how many weights they took.
+    func gammaAndBeta(channels c: Int) throws -> (gamma: Weights, beta: Weights, stored: Int) {
+        var index = 0
+        func next(_ what: String) throws -> Weights {
+            defer { index += 1 }
+            return Weights(try weight(index, what, count: c).values)
+        }
+        let gamma = try bool("scale") ?? true ? try next("gamma") : Weights([Float](repeating: 1, count: c))
+        let beta = try bool("center") ?? true ? try next("beta") : Weights([Float](repeating: 0, count: c))
+        return (gamma, beta, index)
+    }
+
     func requireChannelsLast() throws {
         if let format = try string("data_format"), format != "channels_last" { throw fail("data_format \(format) is not supported") }
     }

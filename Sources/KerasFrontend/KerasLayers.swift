@@ -108,14 +108,9 @@ extension KerasLayerTable {
         let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int])?.first ?? -1
         guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only normalization over channels (axis -1) is supported") }
         let c = b.shape.channels
-        var index = 0
-        func next(_ what: String) throws -> Weights {
-            defer { index += 1 }
-            return Weights(try b.weight(index, what, count: c).values)
-        }
-        let gamma = try b.bool("scale") ?? true ? try next("gamma") : Weights([Float](repeating: 1, count: c))
-        let beta = try b.bool("center") ?? true ? try next("beta") : Weights([Float](repeating: 0, count: c))
-        let mean = try next("moving mean"), variance = try next("moving variance")
+        let (gamma, beta, stored) = try b.gammaAndBeta(channels: c)
+        let mean = Weights(try b.weight(stored, "moving mean", count: c).values)
+        let variance = Weights(try b.weight(stored + 1, "moving variance", count: c).values)
         let norm = BatchNorm(channels: c, epsilon: try b.float("epsilon") ?? 0.001, gamma: gamma, beta: beta, mean: mean, variance: variance)
         return ([b.node(.batchNorm(norm), [b.input])], b.rank)
     }

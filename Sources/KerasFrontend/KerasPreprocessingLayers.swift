@@ -80,13 +80,7 @@ extension KerasLayerTable {
         let epsilon = try b.float("epsilon") ?? 0.001
         guard epsilon >= 0 else { throw b.fail("epsilon \(epsilon) is negative") }
         let c = b.shape.channels
-        var index = 0
-        func next(_ what: String) throws -> Weights {
-            defer { index += 1 }
-            return Weights(try b.weight(index, what, count: c).values)
-        }
-        let gamma = try b.bool("scale") ?? true ? try next("gamma") : Weights([Float](repeating: 1, count: c))
-        let beta = try b.bool("center") ?? true ? try next("beta") : Weights([Float](repeating: 0, count: c))
+        let (gamma, beta, _) = try b.gammaAndBeta(channels: c)
         let mean = b.node(.reduce(Reduce(mode: .average, axes: .c)), [b.input], suffix: "mean")
         let negated = b.node(.multiply(constant: -1), mean.outputs, suffix: "negated_mean")
         let centered = b.node(.add(constant: 0), [b.input, negated.outputs[0]], suffix: "centered")

@@ -47,9 +47,7 @@ extension TFGraph {
             guard level <= Self.maximumCallDepth else { throw call.fail("calls nest more than \(Self.maximumCallDepth) deep") }
             try inline(function.pointee, at: position, depth: level, depths: &depth)
         }
-        for position in nodes.indices {
-            nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
-        }
+        resolveInputs()
     }
 
     private mutating func inline(_ function: Tensorflow__FunctionDef, at position: Int, depth level: Int, depths: inout [String: Int]) throws {

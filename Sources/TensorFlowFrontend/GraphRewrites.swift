@@ -1,16 +1,32 @@
 /// Subgraphs that are one Core ML layer, found before the walk.
 extension TFGraph {
+    /// How many inputs of other nodes each node's outputs are.
+    func readerCounts() -> [Int] {
+        var readers = [Int](repeating: 0, count: nodes.count)
+        for node in nodes { for input in node.inputNodes where input >= 0 { readers[input] += 1 } }
+        return readers
+    }
+
+    /// The index of the node giving `ref` (output 0) if its op is `op`.
+    func producer(of ref: TensorRef, _ op: String) -> Int? {
+        guard ref.index == 0, let position = index[ref.node], nodes[position].op == op else { return nil }
+        return position
+    }
+
+    /// `inputNodes` anew, after a pass changed inputs.
+    mutating func resolveInputs() {
+        for position in nodes.indices {
+            nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
+        }
+    }
+
     /// TensorFlow's exact GELU, `(0.5 * x) * erfc(-x * 0.70710677)` (Keras
     /// 3's `gelu` once frozen): Core ML has no erf, but has GELU. The final
     /// Mul becomes the internal op `_GELU` of x; the pattern's other nodes,
     /// when nothing else reads them, become NoOps.
     mutating func fuseGELU() throws {
-        var readers = [Int](repeating: 0, count: nodes.count)
-        for node in nodes { for input in node.inputNodes where input >= 0 { readers[input] += 1 } }
-        func node(_ ref: TensorRef, _ op: String) -> Int? {
-            guard ref.index == 0, let position = index[ref.node], nodes[position].op == op else { return nil }
-            return position
-        }
+        let readers = readerCounts()
+        func node(_ ref: TensorRef, _ op: String) -> Int? { producer(of: ref, op) }
         func scalar(_ ref: TensorRef) throws -> Double? {
             guard let position = node(ref, "Const"), let proto = nodes[position].tensor("value") else { return nil }
             let value = try TFConstant(proto, node: nodes[position], owner: decoded, inMappedFile: payloadsLieInFile)
@@ -39,9 +55,7 @@ extension TFGraph {
                 break
             }
         }
-        for position in nodes.indices {
-            nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
-        }
+        resolveInputs()
     }
 
     /// tf.repeat of a map along H or W (Keras 3's nearest UpSampling2D):
@@ -51,12 +65,8 @@ extension TFGraph {
     /// and the shape (constants the walk folds and the mapping checks); the
     /// ExpandDims and Tile become NoOps when nothing else reads them.
     mutating func fuseRepeats() throws {
-        var readers = [Int](repeating: 0, count: nodes.count)
-        for node in nodes { for input in node.inputNodes where input >= 0 { readers[input] += 1 } }
-        func node(_ ref: TensorRef, _ op: String) -> Int? {
-            guard ref.index == 0, let position = index[ref.node], nodes[position].op == op else { return nil }
-            return position
-        }
+        let readers = readerCounts()
+        func node(_ ref: TensorRef, _ op: String) -> Int? { producer(of: ref, op) }
         for position in nodes.indices where nodes[position].op == "Reshape" && nodes[position].inputs.count == 2 {
             guard let tile = node(nodes[position].inputs[0], "Tile"), nodes[tile].inputs.count == 2,
                   let expand = node(nodes[tile].inputs[0], "ExpandDims"), nodes[expand].inputs.count == 2 else { continue }
@@ -68,8 +78,6 @@ extension TFGraph {
                 nodes[dead].inputs = []
             }
         }
-        for position in nodes.indices {
-            nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
-        }
+        resolveInputs()
     }
 }

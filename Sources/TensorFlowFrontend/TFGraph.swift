@@ -89,9 +89,7 @@ struct TFGraph {
             nodes.append(TFNode(name: name, op: CArrays.string(n.op), inputs: inputs,
                                 attributeEntries: CArrays.buffer(n.attr, n.n_attr)))
         }
-        for position in nodes.indices {
-            nodes[position].inputNodes = nodes[position].inputs.map { index[$0.node] ?? -1 }
-        }
+        resolveInputs()
         try inlineCalls()
         try fuseGELU()
         try fuseRepeats()
