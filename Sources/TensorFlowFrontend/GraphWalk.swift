@@ -9,9 +9,10 @@ struct GraphWalk {
     let path: String
     let inputShapes: [String: [Int]]
 
-    /// The value of each node's output 0, by node index (no op here has
-    /// another output that a model can use).
+    /// The value of each node's output 0, by node index.
     private var values: [TFValue?]
+    /// Outputs 1, 2, ... of the nodes that have more (Split), by node index.
+    private var laterOutputs: [Int: [TFValue]] = [:]
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
@@ -28,7 +29,10 @@ struct GraphWalk {
 
     /// The value of `ref`, if its node was visited and gave one.
     private func value(of ref: TensorRef, node index: Int) -> TFValue? {
-        ref.index == 0 && index >= 0 ? values[index] : nil
+        guard index >= 0 else { return nil }
+        if ref.index == 0 { return values[index] }
+        guard let later = laterOutputs[index], ref.index - 1 < later.count else { return nil }
+        return later[ref.index - 1]
     }
 
     mutating func build(outputs requested: [TensorRef]) throws -> Model {
@@ -143,7 +147,8 @@ struct GraphWalk {
         default:
             break
         }
-        if TFOpTable.mappings[node.op] == nil && !ConstantEvaluator.foldable.contains(node.op) {
+        let multiple = TFOpTable.multipleOutputMappings[node.op]
+        if TFOpTable.mappings[node.op] == nil && multiple == nil && !ConstantEvaluator.foldable.contains(node.op) {
             unsupported[node.op, default: []].append(node.name)
             return
         }
@@ -164,6 +169,14 @@ struct GraphWalk {
         if constants.count == arguments.count, !arguments.isEmpty, let folded = try ConstantEvaluator.evaluate(node, constants, budget: TFConstant.maximumMadeTotal - madeTotal) {
             try count(folded, node)
             values[index] = .constant(folded)
+            return
+        }
+        if let multiple {
+            guard unsupported.isEmpty else { return }
+            let (emitted, outputs) = try multiple(TFBuilder(node: node, inputs: arguments, shapes: shapes))
+            try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
+            values[index] = outputs.first
+            laterOutputs[index] = Array(outputs.dropFirst())
             return
         }
         guard let mapping = TFOpTable.mappings[node.op] else {

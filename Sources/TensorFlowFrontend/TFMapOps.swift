@@ -118,4 +118,44 @@ extension TFOpTable {
         }
         return ([b.emit(.upsample(Upsample(scale: scale)), [x.name])], .tensor(name: b.name, rank: 4))
     }
+
+    /// Ops whose later outputs the model uses: each returns the value of
+    /// every output.
+    typealias MultipleOutputMapping = @Sendable (TFBuilder) throws -> (nodes: [Node], values: [TFValue])
+    static let multipleOutputMappings: [String: MultipleOutputMapping] = ["Split": split, "SplitV": split]
+
+    /// Split (equal parts: split_dim, value, num_split) and SplitV (value,
+    /// sizes with at most one -1, split_dim) of a map along H, W or C, or of
+    /// a vector: one Core ML slice per part, named `node`, `node__1`, ...
+    static func split(_ b: TFBuilder) throws -> (nodes: [Node], values: [TFValue]) {
+        let equal = b.node.op == "Split"
+        let x = try b.tensor(equal ? 1 : 0)
+        var axis = try b.constant(equal ? 0 : 2, "the axis").ints(b.node, "the axis").first ?? 0
+        if axis < 0 { axis += x.rank }
+        let kinds: [Int: Slice.Axis] = x.rank == 4 ? [1: .height, 2: .width, 3: .channel] : [1: .channel]
+        guard let kind = kinds[axis] else { throw b.node.fail("only splits along H, W or C of a map, or of a vector, are supported, not axis \(axis)") }
+        let size = kind == .height ? x.shape.height : kind == .width ? x.shape.width : x.shape.channels
+        var sizes: [Int]
+        if equal {
+            let parts = b.node.int("num_split") ?? 0
+            guard parts > 0, size % parts == 0 else { throw b.node.fail("\(size) does not split into \(parts) equal parts") }
+            sizes = Array(repeating: size / parts, count: parts)
+        } else {
+            sizes = try b.constant(1, "the sizes").ints(b.node, "the sizes")
+            let unknown = sizes.indices.filter { sizes[$0] == -1 }
+            let known = sizes.filter { $0 != -1 }.reduce(0, +)
+            if unknown.count == 1, known <= size { sizes[unknown[0]] = size - known }
+            guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }), sizes.reduce(0, +) == size else {
+                throw b.node.fail("sizes \(sizes) do not split \(size)")
+            }
+        }
+        var nodes: [Node] = [], values: [TFValue] = [], start = 0
+        for (part, length) in sizes.enumerated() {
+            let name = part == 0 ? b.name : "\(b.name)__\(part)"
+            nodes.append(Node(name: name, operation: .slice(Slice(axis: kind, start: start, end: start + length)), inputs: [x.name], outputs: [name]))
+            values.append(.tensor(name: name, rank: x.rank))
+            start += length
+        }
+        return (nodes, values)
+    }
 }

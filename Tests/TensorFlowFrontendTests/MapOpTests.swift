@@ -37,6 +37,20 @@ final class MapOpTests: XCTestCase {
         XCTAssertEqual(try model.validate()["slice"], TensorShape(channels: 2, height: 5, width: 3))
     }
 
+    /// A later output of a Split feeds a layer: the walk carries output indices.
+    func testASplitsSecondOutputIsUsable() throws {
+        let model = try convert("""
+            node { name: "x" op: "Placeholder" attr { key: "shape" value { shape { dim { size: 1 } dim { size: 6 } dim { size: 5 } dim { size: 4 } } } } }
+            node { name: "dim" op: "Const" attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: -1 } } } }
+            node { name: "parts" op: "Split" input: "dim" input: "x" attr { key: "num_split" value { i: 2 } } }
+            node { name: "second" op: "Relu" input: "parts:1" }
+
+            """)
+        XCTAssertEqual(model.nodes.map(\.operation), [.slice(Slice(axis: .channel, start: 0, end: 2)),
+                                                      .slice(Slice(axis: .channel, start: 2, end: 4)), .activation(.relu)])
+        XCTAssertEqual(model.nodes.last?.inputs, ["parts__1"])
+    }
+
     func testSlicesItCannotWriteAreRefused() {
         let cases: [(String, String)] = [
             (graph(begin: [0, 0, 0, 0], end: [1, 6, 5, 4], strides: [1, 1, 1, 1], attributes: "attr { key: \"shrink_axis_mask\" value { i: 2 } }"),
@@ -78,6 +92,12 @@ final class MapOpTests: XCTestCase {
              "only permutations of H, W and C with the batch axis first are supported"),
             (ints("axes", [3]) + "node { name: \"op\" op: \"Max\" input: \"x\" input: \"axes\" }",
              "only a max over H and W (axes 1, 2) is supported, not [3]"),
+            (ints("dim", [3]) + "node { name: \"op\" op: \"Split\" input: \"dim\" input: \"x\" attr { key: \"num_split\" value { i: 3 } } }",
+             "4 does not split into 3 equal parts"),
+            (ints("dim", [1]) + ints("sizes", [2, 2]) + "node { name: \"op\" op: \"SplitV\" input: \"x\" input: \"sizes\" input: \"dim\" }",
+             "sizes [2, 2] do not split 6"),
+            (ints("dim", [0]) + "node { name: \"op\" op: \"Split\" input: \"dim\" input: \"x\" attr { key: \"num_split\" value { i: 1 } } }",
+             "only splits along H, W or C of a map, or of a vector, are supported, not axis 0"),
         ]
         for (nodes, expected) in cases {
             do {
