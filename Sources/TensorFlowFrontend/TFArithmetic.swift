@@ -9,7 +9,8 @@ extension TFOpTable {
             let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the addend")) : (try b.tensor(1), try b.constant(0, "the addend"))
             if let spread = try spreadOverChannels(b, x, c, scale: false) { return spread }
             guard let bias = try b.perChannel(c, channels: x.shape.channels) else {
-                throw b.node.fail("adding a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
+                if let map = try constantMap(b, x, c) { return map(.add(constant: 0)) }
+                throw b.node.fail("adding a constant of shape \(c.shape) is not supported (only scalars, per-channel and [H, W] maps)")
             }
             return ([b.emit(.bias(Bias(shape: [bias.count], bias: Weights(bias))), [x.name])], .tensor(name: b.name, rank: x.rank))
         }
@@ -40,12 +41,34 @@ extension TFOpTable {
             let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the factor")) : (try b.tensor(1), try b.constant(0, "the factor"))
             if let spread = try spreadOverChannels(b, x, c, scale: true) { return spread }
             guard let scale = try b.perChannel(c, channels: x.shape.channels) else {
-                throw b.node.fail("multiplying by a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
+                if let map = try constantMap(b, x, c) { return map(.multiply(constant: 1)) }
+                throw b.node.fail("multiplying by a constant of shape \(c.shape) is not supported (only scalars, per-channel and [H, W] maps)")
             }
             return ([b.emit(.scale(Scale(shape: [scale.count], scale: Weights(scale))), [x.name])], .tensor(name: b.name, rank: x.rank))
         }
         let (x, y) = (try b.tensor(0), try b.tensor(1))
         return ([b.emit(.multiply(constant: 1), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+
+    /// A tensor plus or times a constant that varies over H and W (a
+    /// position map, [1, H, W, C] or [1, H, W, 1]): the constant as a Core
+    /// ML load-constant layer in [C, H, W] order (or [1, H, W]), combined
+    /// by an add or multiply layer, which broadcast those shapes. Nil for a
+    /// shape that is not such a map.
+    static func constantMap(_ b: TFBuilder, _ x: (name: String, rank: Int, shape: TensorShape), _ c: TFConstant) throws
+        -> ((Op) -> (nodes: [Node], value: TFValue))? {
+        let dims = Array(repeating: 1, count: max(0, 4 - c.shape.count)) + c.shape
+        let (height, width, channels) = (x.shape.height, x.shape.width, x.shape.channels)
+        guard x.rank == 4, dims.count == 4, dims[0] == 1, dims[1] == height, dims[2] == width, dims[3] == 1 || dims[3] == channels,
+              height * width > 1, c.count == dims.reduce(1, *) else { return nil }
+        let depth = dims[3]
+        // NHWC (y, x, c) to [C, H, W].
+        let values = (0..<c.count).map { index -> Float in
+            let (channel, pixel) = (index / (height * width), index % (height * width))
+            return Float(c[pixel * depth + channel])
+        }
+        let constant = b.emit(.constant(shape: [depth, height, width], data: Weights(values)), [], suffix: "constant")
+        return { op in ([constant, b.emit(op, [x.name, constant.outputs[0]])], .tensor(name: b.name, rank: 4)) }
     }
 
     /// A one-channel tensor times (or plus) a constant of C values along the

@@ -92,6 +92,10 @@ final class MapOpTests: XCTestCase {
              "only permutations of H, W and C with the batch axis first are supported"),
             (ints("axes", [3]) + "node { name: \"op\" op: \"Max\" input: \"x\" input: \"axes\" }",
              "only a max over H and W (axes 1, 2) is supported, not [3]"),
+            ("node { name: \"row\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } "
+             + "dim { size: 1 } dim { size: 5 } dim { size: 4 } } float_val: 2 } } } }\n"
+             + "node { name: \"op\" op: \"AddV2\" input: \"x\" input: \"row\" }",
+             "adding a constant of shape [1, 1, 5, 4] is not supported (only scalars, per-channel and [H, W] maps)"),
             (ints("dim", [3]) + "node { name: \"op\" op: \"Split\" input: \"dim\" input: \"x\" attr { key: \"num_split\" value { i: 3 } } }",
              "4 does not split into 3 equal parts"),
             (ints("dim", [1]) + ints("sizes", [2, 2]) + "node { name: \"op\" op: \"SplitV\" input: \"x\" input: \"sizes\" input: \"dim\" }",
