@@ -1,4 +1,5 @@
 import Conversion
+import ModelFormat
 import Naming
 
 /// The layers of a Keras model config in call order, each with the layers
@@ -123,10 +124,10 @@ struct KerasGraph {
                                             + "\(names.joined(separator: ", ")))" + (closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""))
             }
             guard shape.first == 1, shape.count == saved.count + 1,
-                  zip(shape.dropFirst(), saved).allSatisfy({ $0 > 0 && ($1 < 0 || $0 == $1) }) else {
+                  zip(shape.dropFirst(), saved).allSatisfy({ (1...ShapeInference.maximumSize).contains($0) && ($1 < 0 || $0 == $1) }) else {
                 let text = saved.map { $0 < 0 ? "None" : "\($0)" }.joined(separator: ", ")
                 throw ConversionOptionError("--input \(name)=\(shape.map(String.init).joined(separator: ",")): the model saved "
-                                            + "the input as (None, \(text)): give batch 1 and its sizes, keeping the known ones")
+                                            + "the input as (None, \(text)): give batch 1 and its sizes (1...\(ShapeInference.maximumSize)), keeping the known ones")
             }
             inputShapes[name] = Array(shape.dropFirst())
         }

@@ -31,8 +31,8 @@ struct KerasBuilder {
 
     func float(_ key: String) throws -> Float? {
         guard let value = present(key) else { return nil }
-        guard let number = Self.number(value), number.isFinite else { throw fail("'\(key)' is \(value), not a finite number") }
-        return Float(number)
+        guard let number = Self.float(value) else { throw fail("'\(key)' is \(value), not a finite number") }
+        return number
     }
 
     func string(_ key: String) throws -> String? {
@@ -67,6 +67,13 @@ struct KerasBuilder {
         guard !isBoolean(value) else { return nil }
         if let int = value as? Int { return int }
         return (value as? Double).flatMap { Int(exactly: $0) }
+    }
+
+    /// A JSON number that is finite as a Float (1e300 is not: it would
+    /// become infinity).
+    static func float(_ value: Any) -> Float? {
+        guard let number = number(value), number.isFinite, Float(number).isFinite else { return nil }
+        return Float(number)
     }
 
     static func number(_ value: Any) -> Double? {

@@ -48,11 +48,11 @@ extension KerasLayerTable {
     static func perChannel(_ b: KerasBuilder, _ value: Any?, _ key: String) throws -> [Float]? {
         guard let value, !(value is NSNull) else { return nil }
         func flat(_ value: Any) -> [Any] { (value as? [Any]).map { $0.flatMap(flat) } ?? [value] }
-        let numbers = flat(value).map { KerasBuilder.number($0) }
-        guard !numbers.isEmpty, numbers.allSatisfy({ $0?.isFinite ?? false }) else {
+        let numbers = flat(value).compactMap(KerasBuilder.float)
+        guard !numbers.isEmpty, numbers.count == flat(value).count else {
             throw b.fail("'\(key)' is \(KerasBuilder.brief(value)), not finite numbers")
         }
-        return numbers.map { Float($0!) }
+        return numbers
     }
 
     /// `x * scale + shift` with each a number or one per channel.

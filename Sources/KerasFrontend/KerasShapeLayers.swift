@@ -110,8 +110,8 @@ extension KerasLayerTable {
         guard b.layer.inputs.count == 1, b.layer.numbers.count == 1, let value = b.layer.numbers.first else {
             throw b.fail("takes \(b.layer.inputs.count) tensors and \(b.layer.numbers.count) numbers; one of each is supported")
         }
-        guard value.isFinite, abs(value) <= Double(Float.greatestFiniteMagnitude) else { throw b.fail("the number \(value) is not a finite float") }
-        return Float(value)
+        guard let number = KerasBuilder.float(value) else { throw b.fail("the number \(value) is not a finite float") }
+        return number
     }
 
     static func subtract(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {

@@ -52,6 +52,8 @@ final class KerasParityTests: XCTestCase {
             (["imag": [1, 12, 10, 3]], "--input 'imag': the model has no input of that name (its inputs: image); did you mean 'image'?"),
             (["image": [1, 12, 10, 4]], "--input image=1,12,10,4: the model saved the input as (None, None, None, 3)"),
             (["image": [2, 12, 10, 3]], "give batch 1"),
+            (["image": [1, 1 << 31, 10, 3]], "give batch 1 and its sizes (1...1073741824)"),
+            (["image": [1, 0, 10, 3]], "give batch 1 and its sizes"),
         ]
         for (shapes, expected) in cases {
             XCTAssertThrowsError(try KerasConverter.convert(model: path, inputShapes: shapes)) { error in
