@@ -97,7 +97,8 @@ struct KerasWalk {
         var layer = layer
         guard !layer.inputs.isEmpty else { throw KerasError("has no inputs") }
         layer.inputs = layer.inputs.map { alias[$0] ?? $0 }
-        for input in layer.inputs where shapes[input] == nil {
+        // (Names of the converter's own intermediate tensors, "ln__mean", have a shape but no rank.)
+        for input in layer.inputs where shapes[input] == nil || ranks[input] == nil {
             throw KerasError("input '\(input)' is not produced by an earlier layer")
         }
         let builder = KerasBuilder(layer: layer, inputShapes: layer.inputs.map { shapes[$0]! }, ranks: layer.inputs.map { ranks[$0]! },

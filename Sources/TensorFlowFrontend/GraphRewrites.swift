@@ -43,7 +43,7 @@ extension TFGraph {
         for position in nodes.indices where nodes[position].op == "Mul" && nodes[position].inputs.count == 2 {
             for (halfRef, erfcRef) in [(nodes[position].inputs[0], nodes[position].inputs[1]), (nodes[position].inputs[1], nodes[position].inputs[0])] {
                 guard let erfc = node(erfcRef, "Erfc"), let half = node(halfRef, "Mul"), let (x, one) = try product(half),
-                      abs(one - 0.5) < 1e-7, let inner = node(nodes[erfc].inputs[0], "Mul"), let (negated, root) = try product(inner),
+                      abs(one - 0.5) < 1e-7, let erfcInput = nodes[erfc].inputs.first, let inner = node(erfcInput, "Mul"), let (negated, root) = try product(inner),
                       abs(root - 0.5.squareRoot()) < 1e-6, let neg = node(negated, "Neg"), nodes[neg].inputs.first == x else { continue }
                 nodes[position].op = "_GELU"
                 nodes[position].inputs = [x]

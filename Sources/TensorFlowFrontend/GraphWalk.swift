@@ -31,7 +31,7 @@ struct GraphWalk {
     private func value(of ref: TensorRef, node index: Int) -> TFValue? {
         guard index >= 0 else { return nil }
         if ref.index == 0 { return values[index] }
-        guard let later = laterOutputs[index], ref.index - 1 < later.count else { return nil }
+        guard let later = laterOutputs[index], later.indices.contains(ref.index - 1) else { return nil }
         return later[ref.index - 1]
     }
 
@@ -162,7 +162,10 @@ struct GraphWalk {
         }
         if node.op == "Shape", case .tensor(let name, let rank)? = arguments.first {
             let s = shapes[name]!
-            values[index] = .constant(TFConstant(vector: rank == 4 ? [1, s.height, s.width, s.channels] : [1, s.count]))
+            // A map [1, H, W, C]; a vector [1, F]; the rows of a map (Tensordot's reshape) [H * W, C].
+            let pixels = s.height * s.width
+            values[index] = .constant(TFConstant(vector: rank == 4 ? [1, s.height, s.width, s.channels]
+                                                 : pixels > 1 ? [pixels, s.channels] : [1, s.count]))
             return
         }
         let constants = arguments.compactMap { if case .constant(let c) = $0 { c } else { nil } }

@@ -122,7 +122,11 @@ extension TFOpTable {
     /// Ops whose later outputs the model uses: each returns the value of
     /// every output.
     typealias MultipleOutputMapping = @Sendable (TFBuilder) throws -> (nodes: [Node], values: [TFValue])
-    static let multipleOutputMappings: [String: MultipleOutputMapping] = ["Split": split, "SplitV": split]
+    static let multipleOutputMappings: [String: MultipleOutputMapping] = [
+        "Split": split, "SplitV": split,
+        // Each output its input (Keras 3's swish freezes to one; an inlined call of several outputs becomes one).
+        "IdentityN": { b in ([], b.inputs) },
+    ]
 
     /// Split (equal parts: split_dim, value, num_split) and SplitV (value,
     /// sizes with at most one -1, split_dim) of a map along H, W or C, or of
@@ -142,9 +146,13 @@ extension TFOpTable {
             sizes = Array(repeating: size / parts, count: parts)
         } else {
             sizes = try b.constant(1, "the sizes").ints(b.node, "the sizes")
+            // Each in 1...size (or one -1) before any sum: 1,024 sizes of 2^53 would overflow one.
+            guard sizes.count <= size, sizes.allSatisfy({ $0 == -1 || (1...size).contains($0) }) else {
+                throw b.node.fail("sizes \(sizes) do not split \(size)")
+            }
             let unknown = sizes.indices.filter { sizes[$0] == -1 }
             let known = sizes.filter { $0 != -1 }.reduce(0, +)
-            if unknown.count == 1, known <= size { sizes[unknown[0]] = size - known }
+            if unknown.count == 1, known < size { sizes[unknown[0]] = size - known }
             guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }), sizes.reduce(0, +) == size else {
                 throw b.node.fail("sizes \(sizes) do not split \(size)")
             }

@@ -74,7 +74,7 @@ enum TFOpTable {
 
     static let mappings: [String: Mapping] = [
         "Identity": passThrough, "StopGradient": passThrough, "Snapshot": passThrough,
-        "PlaceholderWithDefault": passThrough, "IdentityN": passThrough,
+        "PlaceholderWithDefault": passThrough,
         "Conv2D": convolution, "DepthwiseConv2dNative": depthwise,
         "BiasAdd": add, "Add": add, "AddV2": add, "Sub": subtract, "Mul": multiply, "RealDiv": divide,
         "Maximum": maximum, "Minimum": minimum,

@@ -51,6 +51,35 @@ final class MapOpTests: XCTestCase {
         XCTAssertEqual(model.nodes.last?.inputs, ["parts__1"])
     }
 
+    /// Graphs a stranger could write against the later-outputs walk and the rewrites: each one error, no trap.
+    func testHostileOutputIndicesAndPatterns() throws {
+        let x = "node { name: \"x\" op: \"Placeholder\" attr { key: \"shape\" value { shape { dim { size: 1 } dim { size: 6 } dim { size: 5 } dim { size: 4 } } } } }\n"
+        let dim = "node { name: \"dim\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_INT32 tensor_shape { } int_val: -1 } } } }\n"
+        let split = "node { name: \"parts\" op: \"Split\" input: \"dim\" input: \"x\" attr { key: \"num_split\" value { i: 2 } } }\n"
+        let huge = "node { name: \"sizes\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_INT64 tensor_shape { dim { size: 1024 } } "
+            + Array(repeating: "int64_val: 9007199254740992", count: 1024).joined(separator: " ") + " } } } }\n"
+        let cases: [(String, String)] = [
+            (dim + split + "node { name: \"r\" op: \"Relu\" input: \"parts:-1\" }\n", "has no value"),
+            (dim + split + "node { name: \"r\" op: \"Relu\" input: \"parts:2\" }\n", "has no value"),
+            (dim + huge + "node { name: \"s\" op: \"SplitV\" input: \"x\" input: \"sizes\" input: \"dim\" }\n", "do not split 4"),
+            ("node { name: \"half\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 0.5 } } } }\n"
+             + "node { name: \"m\" op: \"Mul\" input: \"half\" input: \"x\" }\nnode { name: \"e\" op: \"Erfc\" }\n"
+             + "node { name: \"g\" op: \"Mul\" input: \"m\" input: \"e\" }\n", "Erfc"),
+        ]
+        for (nodes, expected) in cases {
+            do {
+                _ = try convert(x + nodes)
+                XCTFail("converted: \(expected)")
+            } catch {
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+            }
+        }
+        // IdentityN passes each input through, the second one too.
+        let model = try convert(x + "node { name: \"n\" op: \"Neg\" input: \"x\" }\n"
+                                + "node { name: \"i\" op: \"IdentityN\" input: \"x\" input: \"n\" }\nnode { name: \"r\" op: \"Relu\" input: \"i:1\" }\n")
+        XCTAssertEqual(model.nodes.last?.inputs, ["n"])
+    }
+
     func testSlicesItCannotWriteAreRefused() {
         let cases: [(String, String)] = [
             (graph(begin: [0, 0, 0, 0], end: [1, 6, 5, 4], strides: [1, 1, 1, 1], attributes: "attr { key: \"shrink_axis_mask\" value { i: 2 } }"),
