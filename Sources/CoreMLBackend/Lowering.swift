@@ -33,8 +33,10 @@ public enum SpecificationVersion {
         return (layers + (model.hasTensorInputs ? [4] : [])).max() ?? 1
     }
 
-    /// Whether `operation` is a layer added in version 4 as written at
-    /// `version` (Core ML then interprets every tensor as rank N).
+    /// Whether `operation` is a layer of version 4 or later as written at
+    /// `version` (Core ML then interprets every tensor as rank N, and its
+    /// validator requires EXACT_ARRAY_MAPPING: upsampling's version-5
+    /// modes count too).
     static func isVersion4Layer(_ operation: Op, at version: Int32) -> Bool {
         if case .activation(.clip) = operation { return version >= 4 }
         return ((operation.definition as? any LayerCoding)?.specificationVersion ?? 1) >= 4
@@ -53,7 +55,9 @@ public enum SpecificationVersion {
             }
             if isVersion4Layer(node.operation, at: version) {
                 let type = if case .activation(.clip) = node.operation { "clip" } else { node.operation.kindName }
-                needs.append((node.name, type, 4))
+                // The version the layer as written needs (5 for upsampling's newer grids).
+                let needed = (node.operation.definition as? any LayerCoding)?.specificationVersion ?? 4
+                needs.append((node.name, type, Swift.max(needed, 4)))
             }
             return needs
         }

@@ -49,8 +49,13 @@ public struct Frontend: Sendable {
 
     /// The kind that reads `request`'s file.
     static func reading(_ request: InspectRequest) -> Frontend {
-        // Every DetectedFormat has an entry; an HDF5 file is Keras's or else Caffe's.
-        all.first { $0.formats.contains(request.format) && $0.claims(request.path) }!
+        switch request.format {
+        case .coreML: coreML
+        case .caffePrototxt: caffe
+        case .caffeModel: caffeWeights
+        case .hdf5: keras.claims(request.path) ? keras : caffeWeights
+        case .tensorflowGraph, .tensorflowText: tensorflow
+        }
     }
 }
 

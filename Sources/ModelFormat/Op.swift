@@ -92,10 +92,6 @@ extension Op {
     /// A short name for messages and summaries ("convolution", "pooling", ...).
     public var kindName: String { definition.kindName }
 
-    /// Whether the operation takes tensors of any rank (the NeuralNetwork-era
-    /// operations but the element-wise ones take [C, H, W]).
-    public var takesAnyRank: Bool { definition.takesAnyRank }
-
     /// The operation's weight tensors with their names (as Core ML's
     /// fields call them) and shapes.
     public var weightTensors: [NamedWeights] { definition.weightTensors }

@@ -111,11 +111,11 @@ public enum ShapeInference {
     /// - Throws: `ModelError` when a pair of sizes is neither equal nor 1.
     public static func broadcast(_ a: [Int], _ b: [Int]) throws(ModelError) -> [Int] {
         let rank = max(a.count, b.count)
-        let a = Array(repeating: 1, count: rank - a.count) + a, b = Array(repeating: 1, count: rank - b.count) + b
+        let paddedA = Array(repeating: 1, count: rank - a.count) + a, paddedB = Array(repeating: 1, count: rank - b.count) + b
         var result: [Int] = []
-        for (x, y) in zip(a, b) {
+        for (x, y) in zip(paddedA, paddedB) {
             guard x == y || x == 1 || y == 1 else { throw ModelError("cannot broadcast \(a) with \(b)") }
-            result.append(x == 1 ? y : x)
+            result.append(x == 1 ? y : x)  // a size-1 axis takes the other's size, 0 included
         }
         return result
     }

@@ -93,11 +93,8 @@ enum ConstantEvaluator {
         let rank = max(a.shape.count, b.shape.count)
         let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape
         let sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
-        var shape: [Int] = []
-        for (x, y) in zip(sa, sb) {
-            guard x == y || x == 1 || y == 1 else { throw node.fail("cannot broadcast \(a.shape) with \(b.shape)") }
-            shape.append(x == 1 ? y : x)  // a size-1 axis takes the other's size, 0 included
-        }
+        let shape: [Int]
+        do { shape = try ShapeInference.broadcast(a.shape, b.shape) } catch { throw node.fail(error.message) }
         func strides(_ s: [Int]) -> [Int] {
             var result = [Int](repeating: 0, count: rank), step = 1
             for axis in stride(from: rank - 1, through: 0, by: -1) {

@@ -51,6 +51,9 @@ extension Convolution: OpDefinition {
     public func checkAttributes() throws(ModelError) {
         try AttributeBounds.sizes([outputChannels, kernelChannels, groups], "channel or group count")
         try AttributeBounds.window(kernel, stride, padding)
+        if case .includeLastPixel = padding {
+            throw ModelError("a convolution cannot use pooling's include-last-pixel padding")
+        }
         try AttributeBounds.sizes([dilation.height, dilation.width], "dilation")
         try AttributeBounds.sizes(outputShape, "output size")
         guard outputShape.isEmpty || (isDeconvolution && outputShape.count == 2) else {
@@ -101,9 +104,6 @@ extension Convolution: OpDefinition {
     }
 
     public func checkWeights() throws(ModelError) {
-        if case .includeLastPixel = padding {
-            throw ModelError("a convolution cannot use pooling's include-last-pixel padding")
-        }
         try AttributeBounds.weights(weights, count: expectedWeightCount, "weights")
         try AttributeBounds.weights(bias, count: outputChannels, "bias")
     }

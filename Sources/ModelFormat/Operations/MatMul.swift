@@ -38,9 +38,7 @@ public struct MatMul: OpDefinition, Equatable {
 
     public func checkAttributes() throws(ModelError) {
         guard weights != nil else { return }
-        for size in [inputChannels, outputChannels] where !(1...ShapeInference.maximumSize).contains(size) {
-            throw ModelError("channel count \(size) is out of range (1...\(ShapeInference.maximumSize))")
-        }
+        try AttributeBounds.sizes([inputChannels, outputChannels], "channel count")
         guard !transposeA, !transposeB else { throw ModelError("a product with constant weights takes no transposes") }
     }
 
