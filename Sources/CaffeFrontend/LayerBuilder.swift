@@ -50,10 +50,10 @@ struct LayerBuilder {
 
     /// A layer's axis parameter counted from the first bottom's Caffe rank
     /// (negative: from the end), checked to name one of its axes.
-    func axis(_ raw: Int, _ what: String = "axis") throws -> Int {
+    func axis(_ raw: Int) throws -> Int {
         let rank = inputRanks[0]
         let axis = raw < 0 ? raw + rank : raw
-        guard (0..<rank).contains(axis) else { throw fail("\(what) \(raw) is out of range for a \(rank)-axis input") }
+        guard (0..<rank).contains(axis) else { throw fail("axis \(raw) is out of range for a \(rank)-axis input") }
         return axis
     }
 

@@ -158,6 +158,14 @@ struct KerasBuilder {
         return (gamma, beta, index)
     }
 
+    /// Whether the config's `axis` (a number, or a list of one; Keras's
+    /// default -1 when absent) is the last axis.
+    func isLastAxis() -> Bool {
+        let value = config["axis"]
+        guard let axis = value.map({ ($0 as? Int) ?? ($0 as? [Int]).flatMap { $0.count == 1 ? $0[0] : nil } }) ?? -1 else { return false }
+        return axis == -1 || axis == rank - 1
+    }
+
     func requireChannelsLast() throws {
         if let format = try string("data_format"), format != "channels_last" { throw fail("data_format \(format) is not supported") }
     }
@@ -203,13 +211,13 @@ enum KerasLayerTable {
     /// Keras's own layers that have no mapping yet, so that a message does
     /// not call them custom.
     static let unsupportedBuiltIns = Set<String>([
-        "LayerNormalization", "GroupNormalization", "UnitNormalization", "SpectralNormalization", "Conv1D", "Conv3D",
+        "GroupNormalization", "UnitNormalization", "SpectralNormalization", "Conv1D", "Conv3D",
         "Conv1DTranspose", "Conv3DTranspose", "SeparableConv1D", "DepthwiseConv1D", "MaxPooling1D", "MaxPooling3D",
         "AveragePooling1D", "AveragePooling3D", "GlobalAveragePooling1D", "GlobalMaxPooling1D", "GlobalAveragePooling3D",
         "GlobalMaxPooling3D", "ZeroPadding1D", "ZeroPadding3D", "Cropping1D", "Cropping3D", "UpSampling1D", "UpSampling3D",
         "Embedding", "LSTM", "GRU", "SimpleRNN", "RNN", "Bidirectional", "TimeDistributed", "ConvLSTM1D", "ConvLSTM2D",
         "ConvLSTM3D", "MultiHeadAttention", "GroupQueryAttention", "Attention", "AdditiveAttention", "Dot", "RepeatVector",
-        "Masking", "Resizing", "CenterCrop", "RandomCrop", "Rescaling", "CategoryEncoding", "Discretization", "Hashing",
+        "Masking", "Resizing", "CenterCrop", "RandomCrop", "CategoryEncoding", "Discretization", "Hashing",
         "HashedCrossing", "IntegerLookup", "StringLookup", "TextVectorization", "SpatialDropout1D", "SpatialDropout3D",
         "AlphaDropout", "ThresholdedReLU", "Einsum", "EinsumDense", "TFSMLayer", "TorchModuleWrapper",
     ]).subtracting(mappings.keys)

@@ -88,25 +88,22 @@ extension KerasLayerTable {
             throw b.fail("kernel shape \(shape) does not fit \(b.shape.count) inputs")
         }
         let (inputs, outputs) = (shape[0], shape[1])
-        if b.rank > 2 && (b.shape.height != 1 || b.shape.width != 1) {
-            // On a map Dense acts per pixel (ConvNeXt's pointwise layers): a 1x1 convolution.
-            guard inputs == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape.channels) channels") }
-            try b.expect("units", outputs, shape)
-            let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
-            let conv = Convolution(outputChannels: outputs, kernelChannels: inputs, kernel: Size2(1, 1),
-                                   weights: NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: kernel), bias: bias)
-            return (try fused(b, .convolution(conv)), b.rank)
-        }
+        // On a map Dense acts per pixel (ConvNeXt's pointwise layers): a 1x1 convolution.
+        let perPixel = b.rank > 2 && (b.shape.height != 1 || b.shape.width != 1)
+        if perPixel && inputs != b.shape.channels { throw b.fail("kernel shape \(shape) does not fit \(b.shape.channels) channels") }
         try b.expect("units", outputs, shape)
         let weights = NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: kernel)
         let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: outputs).values) : nil
+        if perPixel {
+            let conv = Convolution(outputChannels: outputs, kernelChannels: inputs, kernel: Size2(1, 1), weights: weights, bias: bias)
+            return (try fused(b, .convolution(conv)), b.rank)
+        }
         return (try fused(b, .innerProduct(InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias))), 2)
     }
 
     /// Weights in order: gamma (if scale), beta (if center), moving mean, moving variance.
     static func batchNorm(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int])?.first ?? -1
-        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only normalization over channels (axis -1) is supported") }
+        guard b.isLastAxis() else { throw b.fail("only normalization over channels (axis -1) is supported") }
         let c = b.shape.channels
         let (gamma, beta, stored) = try b.gammaAndBeta(channels: c)
         let mean = Weights(try b.weight(stored, "moving mean", count: c).values)
@@ -199,8 +196,7 @@ extension KerasLayerTable {
     }
 
     static func softmaxLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int])?.first ?? -1
-        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only softmax over channels (axis -1) is supported") }
+        guard b.isLastAxis() else { throw b.fail("only softmax over channels (axis -1) is supported") }
         return ([b.node(.softmax, [b.input])], b.rank)
     }
 }

@@ -17,8 +17,7 @@ extension KerasLayerTable {
     /// inverse with `invert`), mean and variance from the config or, when
     /// the layer was adapted, from its weights (mean, variance, count).
     static func normalization(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int]).flatMap { $0.count == 1 ? $0[0] : nil } ?? -99
-        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only normalization over the last axis (axis -1) is supported") }
+        guard b.isLastAxis() else { throw b.fail("only normalization over the last axis (axis -1) is supported") }
         let mean: [Float], variance: [Float]
         if let given = try perChannel(b, b.config["mean"], "mean") {
             mean = given
@@ -74,8 +73,7 @@ extension KerasLayerTable {
     /// as Core ML layers that exist since iOS 11: mean and variance are
     /// averages over channels ([1, H, W], which add and multiply broadcast).
     static func layerNormalization(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let axis = (b.config["axis"] as? Int) ?? (b.config["axis"] as? [Int]).flatMap { $0.count == 1 ? $0[0] : nil } ?? -99
-        guard axis == -1 || axis == b.rank - 1 else { throw b.fail("only normalization over the last axis is supported") }
+        guard b.isLastAxis() else { throw b.fail("only normalization over the last axis is supported") }
         guard !(try b.bool("rms_scaling") ?? false) else { throw b.fail("rms_scaling is not supported") }
         let epsilon = try b.float("epsilon") ?? 0.001
         guard epsilon >= 0 else { throw b.fail("epsilon \(epsilon) is negative") }

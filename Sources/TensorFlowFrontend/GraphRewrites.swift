@@ -26,9 +26,8 @@ extension TFGraph {
     /// when nothing else reads them, become NoOps.
     mutating func fuseGELU() throws {
         let readers = readerCounts()
-        func node(_ ref: TensorRef, _ op: String) -> Int? { producer(of: ref, op) }
         func scalar(_ ref: TensorRef) throws -> Double? {
-            guard let position = node(ref, "Const"), let proto = nodes[position].tensor("value") else { return nil }
+            guard let position = producer(of: ref, "Const"), let proto = nodes[position].tensor("value") else { return nil }
             let value = try TFConstant(proto, node: nodes[position], owner: decoded, inMappedFile: payloadsLieInFile)
             return value.isScalar ? value[0] : nil
         }
@@ -42,9 +41,9 @@ extension TFGraph {
         }
         for position in nodes.indices where nodes[position].op == "Mul" && nodes[position].inputs.count == 2 {
             for (halfRef, erfcRef) in [(nodes[position].inputs[0], nodes[position].inputs[1]), (nodes[position].inputs[1], nodes[position].inputs[0])] {
-                guard let erfc = node(erfcRef, "Erfc"), let half = node(halfRef, "Mul"), let (x, one) = try product(half),
-                      abs(one - 0.5) < 1e-7, let erfcInput = nodes[erfc].inputs.first, let inner = node(erfcInput, "Mul"), let (negated, root) = try product(inner),
-                      abs(root - 0.5.squareRoot()) < 1e-6, let neg = node(negated, "Neg"), nodes[neg].inputs.first == x else { continue }
+                guard let erfc = producer(of: erfcRef, "Erfc"), let half = producer(of: halfRef, "Mul"), let (x, one) = try product(half),
+                      abs(one - 0.5) < 1e-7, let erfcInput = nodes[erfc].inputs.first, let inner = producer(of: erfcInput, "Mul"), let (negated, root) = try product(inner),
+                      abs(root - 0.5.squareRoot()) < 1e-6, let neg = producer(of: negated, "Neg"), nodes[neg].inputs.first == x else { continue }
                 nodes[position].op = "_GELU"
                 nodes[position].inputs = [x]
                 nodes[position].attributeEntries = UnsafeBufferPointer(start: nil, count: 0)
@@ -66,10 +65,9 @@ extension TFGraph {
     /// ExpandDims and Tile become NoOps when nothing else reads them.
     mutating func fuseRepeats() throws {
         let readers = readerCounts()
-        func node(_ ref: TensorRef, _ op: String) -> Int? { producer(of: ref, op) }
         for position in nodes.indices where nodes[position].op == "Reshape" && nodes[position].inputs.count == 2 {
-            guard let tile = node(nodes[position].inputs[0], "Tile"), nodes[tile].inputs.count == 2,
-                  let expand = node(nodes[tile].inputs[0], "ExpandDims"), nodes[expand].inputs.count == 2 else { continue }
+            guard let tile = producer(of: nodes[position].inputs[0], "Tile"), nodes[tile].inputs.count == 2,
+                  let expand = producer(of: nodes[tile].inputs[0], "ExpandDims"), nodes[expand].inputs.count == 2 else { continue }
             nodes[position].op = "_Repeat"
             nodes[position].inputs = [nodes[expand].inputs[0], nodes[expand].inputs[1], nodes[tile].inputs[1], nodes[position].inputs[1]]
             nodes[position].attributeEntries = UnsafeBufferPointer(start: nil, count: 0)

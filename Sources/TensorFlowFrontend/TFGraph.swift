@@ -89,8 +89,7 @@ struct TFGraph {
             nodes.append(TFNode(name: name, op: CArrays.string(n.op), inputs: inputs,
                                 attributeEntries: CArrays.buffer(n.attr, n.n_attr)))
         }
-        resolveInputs()
-        try inlineCalls()
+        try inlineCalls()  // resolves every node's inputs, inlined or not
         try fuseGELU()
         try fuseRepeats()
     }

@@ -31,28 +31,29 @@ extension TFOpTable {
     /// each pixel repeated, with or without half-pixel centers (the same for
     /// whole factors); align_corners samples other pixels and is refused.
     static func resizeNearest(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let (x, scale) = try wholeMultipleResize(b)
+        guard b.node.bool("align_corners") != true else { throw b.node.fail("align_corners is not supported") }
+        return ([b.emit(.upsample(Upsample(scale: scale)), [x.name])], .tensor(name: b.name, rank: 4))
+    }
+
+    /// A resize's map and its size as whole factors of the map's H and W.
+    static func wholeMultipleResize(_ b: TFBuilder) throws -> (x: (name: String, rank: Int, shape: TensorShape), scale: Size2) {
         let x = try b.tensor(0)
         let size = try b.constant(1, "the size").ints(b.node, "the size")
         guard x.rank == 4, size.count == 2, size[0] > 0, size[1] > 0, size[0] % x.shape.height == 0, size[1] % x.shape.width == 0 else {
             throw b.node.fail("only resizing to whole multiples of the \(x.shape.height)x\(x.shape.width) input is supported, not \(size)")
         }
-        guard b.node.bool("align_corners") != true else { throw b.node.fail("align_corners is not supported") }
-        let scale = Size2(size[0] / x.shape.height, size[1] / x.shape.width)
-        return ([b.emit(.upsample(Upsample(scale: scale)), [x.name])], .tensor(name: b.name, rank: 4))
+        return (x, Size2(size[0] / x.shape.height, size[1] / x.shape.width))
     }
 
     /// ResizeBilinear to whole multiples of the input: Core ML's bilinear
     /// upsampling on the grid TensorFlow's flags choose (half-pixel centers
     /// or aligned corners: specification 5).
     static func resizeBilinear(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        let x = try b.tensor(0)
-        let size = try b.constant(1, "the size").ints(b.node, "the size")
-        guard x.rank == 4, size.count == 2, size[0] > 0, size[1] > 0, size[0] % x.shape.height == 0, size[1] % x.shape.width == 0 else {
-            throw b.node.fail("only resizing to whole multiples of the \(x.shape.height)x\(x.shape.width) input is supported, not \(size)")
-        }
+        let (x, scale) = try wholeMultipleResize(b)
         let alignCorners = b.node.bool("align_corners") == true, halfPixel = b.node.bool("half_pixel_centers") == true
         guard !(alignCorners && halfPixel) else { throw b.node.fail("align_corners and half_pixel_centers together are not a TensorFlow resize") }
-        let upsample = Upsample(scale: Size2(size[0] / x.shape.height, size[1] / x.shape.width), mode: .bilinear,
+        let upsample = Upsample(scale: scale, mode: .bilinear,
                                 alignment: alignCorners ? .alignCorners : halfPixel ? .halfPixel : .legacy)
         return ([b.emit(.upsample(upsample), [x.name])], .tensor(name: b.name, rank: 4))
     }
@@ -78,9 +79,14 @@ extension TFOpTable {
         let x = try b.tensor(0)
         let axes = Set(try b.constant(1, "the axes").ints(b.node, "the axes").map { $0 < 0 ? $0 + x.rank : $0 })
         guard x.rank == 4, axes == [1, 2] else { throw b.node.fail("only a max over H and W (axes 1, 2) is supported, not \(axes.sorted())") }
-        let pool = Pooling(kind: .max, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
+        return globalPool(b, x.name, .max)
+    }
+
+    /// A reduction over H and W (Mean, Max): a global pooling, dimensions kept or not.
+    static func globalPool(_ b: TFBuilder, _ input: String, _ kind: Pooling.Kind) -> (nodes: [Node], value: TFValue) {
+        let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
         let keep = b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false
-        return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: keep ? 4 : 2))
+        return ([b.emit(.pooling(pool), [input])], .tensor(name: b.name, rank: keep ? 4 : 2))
     }
 
     /// Transpose of [N, H, W, C] keeping N first: Core ML's permute of

@@ -180,21 +180,18 @@ enum TFOpTable {
         return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
-    /// Mean over H and W is global average pooling.
     /// Over H and W, a global average pooling; over the last axis (a layer
     /// normalization's moments), an average over channels, dimensions kept.
     static func mean(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
         let axes = Set(try b.constant(1, "the axes").ints(b.node, "the axes").map { $0 < 0 ? $0 + x.rank : $0 })
-        let keep = b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false
-        if axes == [x.rank - 1], keep {
+        if axes == [x.rank - 1], b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false {
             return ([b.emit(.reduce(Reduce(mode: .average, axes: .c)), [x.name])], .tensor(name: b.name, rank: x.rank))
         }
         guard x.rank == 4, axes == [1, 2] else {
             throw b.node.fail("only a mean over H and W (axes 1, 2), or over the last axis keeping it, is supported, not \(axes.sorted())")
         }
-        let pool = Pooling(kind: .average, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
-        return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: keep ? 4 : 2))
+        return globalPool(b, x.name, .average)
     }
 
     static func concat(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
