@@ -22,7 +22,6 @@ let package = Package(
     targets: [
         // C libraries from Debian, found through pkg-config.
         .systemLibrary(name: "CProtobufC", pkgConfig: "libprotobuf-c", providers: [.apt(["libprotobuf-c-dev"]), .brew(["protobuf-c"])]),
-        .systemLibrary(name: "COpenBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"]), .brew(["openblas"])]),
         .systemLibrary(name: "CImageCodecs", pkgConfig: "libpng16", providers: [.apt(["libpng-dev", "libturbojpeg0-dev"]), .brew(["libpng", "jpeg-turbo"])]),
 
         // The project's .proto schemas compiled by protoc-c (scripts/generate-protos).
@@ -44,7 +43,7 @@ let package = Package(
         // Decoded pixels (`Image`), what image files give and the runtime takes.
         .target(name: "Images"),
         // Executes models on the CPU, to check conversions on Linux; knows no file format.
-        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "COpenBLAS", "Threads"]),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "Threads"]),
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"]),
         // Shared by the converters: conversion options, label files.
@@ -66,6 +65,9 @@ let package = Package(
         .target(name: "Naming"),
         // Command-line parsing shared by the programs.
         .target(name: "CLI", dependencies: ["Naming"]),
+        // OpenBLAS's matrix products, the library loaded at first use with its
+        // CPU kernels chosen from cpuid (Debian: libopenblas0; not linked).
+        .target(name: "CBLAS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
         // libhdf5's API, the library loaded at first use (Debian: libhdf5-dev; not linked,
         // so programs that read no HDF5 file do not load it and its dependencies).
         .target(name: "CHDF5", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),

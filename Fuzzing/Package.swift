@@ -32,8 +32,8 @@ let package = Package(
     name: "ModelToolkitFuzzing",
     targets: [
         .systemLibrary(name: "CProtobufC", path: upstream("CProtobufC"), pkgConfig: "libprotobuf-c"),
-        .systemLibrary(name: "COpenBLAS", path: upstream("COpenBLAS"), pkgConfig: "openblas"),
         .systemLibrary(name: "CImageCodecs", path: upstream("CImageCodecs"), pkgConfig: "libpng16"),
+        .target(name: "CBLAS", path: upstream("CBLAS"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
         .target(name: "CHDF5", path: upstream("CHDF5"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"], path: upstream("ProtoSchemas")),
         .target(name: "CProtobufFile", dependencies: ["CProtobufC"], path: upstream("CProtobufFile")),
@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"],
                 path: upstream("CoreMLBackend")),
         .target(name: "Images", path: upstream("Images")),
-        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "COpenBLAS", "Threads"], path: upstream("Runtime")),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "Threads"], path: upstream("Runtime")),
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"], path: upstream("ImageFiles")),
         .target(name: "Naming", path: upstream("Naming")),
         .target(name: "Conversion", dependencies: ["ModelFormat", "FileIO", "Naming"], path: upstream("Conversion")),

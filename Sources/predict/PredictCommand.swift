@@ -10,7 +10,7 @@ import Runtime
 
 /// `predict`: run a `.mlmodel` on the CPU and print what it predicts.
 enum PredictCommand: Command {
-    static let configuration = CommandConfiguration(
+    static var configuration: CommandConfiguration { CommandConfiguration(
         name: "coreml-predict", abstract: "Run a Core ML model on the CPU: top labels for images, or outputs as .npy files.",
         discussion: """
             Images (PNG or JPEG, or folders of them) are fitted to the model's image input as Vision fits them \
@@ -18,7 +18,11 @@ enum PredictCommand: Command {
             Runs on Linux, where Apple's Core ML does not exist, to check that a converted model computes what the \
             original did.
             """,
-        versionDetails: "runs Core ML .mlmodel neural networks (any specification version) on the CPU, with the layers the converters write")
+        versionDetails: """
+            runs Core ML .mlmodel neural networks (any specification version) on the CPU, with the layers the converters write
+            matrix products: \(MatrixKernels.description)
+            """)
+    }
     static let options = Options {
         Positional("model", valueName: "model.mlmodel", help: "The Core ML model to run.")
         Positional("images", valueName: "image", required: false, repeatable: true,
@@ -62,6 +66,9 @@ enum PredictCommand: Command {
         // A TensorFlow graph, a Caffe file or an image given as the model says what it is.
         try Frontend.coreML.require(modelPath)
         let network = try Network(contentsOf: modelPath)
+        if MatrixKernels.belowCPU {
+            FileHandle.standardError.write(Data("warning: matrix products: \(MatrixKernels.description)\n".utf8))
+        }
         let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
         try checkLabels(allow, "--allow", network.model)
         try checkLabels(deny, "--deny", network.model)
@@ -98,6 +105,7 @@ enum PredictCommand: Command {
         let timing = try job.benchmark(runs: runs, image: image, profile: profile)
         fflush(nil)  // the results first
         var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
+            + "matrix products: \(MatrixKernels.description)\n"
         for (layer, milliseconds) in timing.layers { report += "  \(TextEscaping.line(layer)): \(milliseconds) ms\n" }
         FileHandle.standardError.write(Data(report.utf8))
     }

@@ -1,4 +1,4 @@
-import COpenBLAS
+import CBLAS
 import ModelFormat
 
 /// Convolution as a matrix product: for each group, the input patches are

@@ -1,4 +1,4 @@
-import COpenBLAS
+import CBLAS
 import ModelFormat
 
 /// Transposed convolution: per group, columns = Wᵀ · x (each input pixel's

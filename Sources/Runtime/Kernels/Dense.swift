@@ -1,4 +1,4 @@
-import COpenBLAS
+import CBLAS
 import ModelFormat
 
 /// Inner product: y = W x + b over the flattened [C, H, W] input, with

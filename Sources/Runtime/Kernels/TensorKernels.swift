@@ -1,4 +1,4 @@
-import COpenBLAS
+import CBLAS
 import Foundation
 import ModelFormat
 

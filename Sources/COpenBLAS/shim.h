@@ -1,2 +1,0 @@
-// OpenBLAS (Debian: libopenblas-dev) for the runtime's matrix products.
-#include <cblas.h>
