@@ -21,7 +21,7 @@ static struct {
                   float *, int);
     char *(*corename)(void);
     char *(*config)(void);
-    int (*threads)(void);
+    void (*set_threads)(int);
 } library;
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -95,6 +95,10 @@ static void load(void) {
     } else {
         snprintf(reason, sizeof reason, "OpenBLAS's own choice: cpuid shows no AVX2 with FMA");
     }
+    // The runtime splits each product over its own threads; OpenBLAS's
+    // would spin (sched_yield) on the cores while the runtime's other kernels run.
+    int threads_unset = getenv("OPENBLAS_NUM_THREADS") == NULL;
+    if (threads_unset) setenv("OPENBLAS_NUM_THREADS", "1", 1);
     void *handle = NULL;
     char first[256] = "";
     for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && handle == NULL; i++) {
@@ -102,6 +106,7 @@ static void load(void) {
         if (handle == NULL && i == 0) snprintf(first, sizeof first, "%s", dlerror());
     }
     if (chose) unsetenv("OPENBLAS_CORETYPE");
+    if (threads_unset) unsetenv("OPENBLAS_NUM_THREADS");
     if (handle == NULL) {
         snprintf(failure, sizeof failure, "cannot load OpenBLAS (%s; other names tried too): install it "
                  "(Debian: libopenblas0, or run scripts/bootstrap)", first);
@@ -111,17 +116,16 @@ static void load(void) {
     *(void **)&library.sgemv = dlsym(handle, "cblas_sgemv");
     *(void **)&library.corename = dlsym(handle, "openblas_get_corename");
     *(void **)&library.config = dlsym(handle, "openblas_get_config");
-    *(void **)&library.threads = dlsym(handle, "openblas_get_num_threads");
-    if (!library.sgemm || !library.sgemv || !library.corename || !library.config || !library.threads) {
+    *(void **)&library.set_threads = dlsym(handle, "openblas_set_num_threads");
+    if (!library.sgemm || !library.sgemv || !library.corename || !library.config || !library.set_threads) {
         snprintf(failure, sizeof failure, "the library loaded as OpenBLAS lacks cblas_sgemm, cblas_sgemv or "
                  "openblas_get_corename: not OpenBLAS");
         return;
     }
     const char *core = library.corename();
     below_cpu = (cpu.avx2_fma || cpu.avx512) && !is_modern_core(core);
-    int threads = library.threads();
-    snprintf(description, sizeof description, "%s; %s kernels (%s); %d thread%s%s", library.config(), core, reason,
-             threads, threads == 1 ? "" : "s",
+    library.set_threads(1);
+    snprintf(description, sizeof description, "%s; %s kernels (%s)%s", library.config(), core, reason,
              below_cpu ? "; these kernels are older than this CPU's AVX2: matrix products run several times slower"
                        : "");
     status = 0;

@@ -1,4 +1,5 @@
 import CBLAS
+import Threads
 
 /// The library behind the runtime's matrix products (OpenBLAS), loaded by
 /// the first `Network` with its CPU kernels chosen from cpuid (see
@@ -18,7 +19,9 @@ public enum MatrixKernels {
     public static var description: String {
         do {
             try load()
+            let threads = ProcessorCount.online
             return String(cString: blas_description())
+                + "; each product split over \(threads) thread\(threads == 1 ? "" : "s") of the runtime, OpenBLAS single-threaded"
         } catch {
             return error.message
         }

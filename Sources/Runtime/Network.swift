@@ -178,7 +178,7 @@ struct Step {
             guard case .activation(.relu) = consumer.operation else { return false }
             switch producer.operation {
             case .convolution(let conv): return !conv.isDeconvolution
-            case .innerProduct: return true
+            case .innerProduct, .add, .multiply, .maximum, .minimum, .average: return true
             default: return false
             }
         })
@@ -189,7 +189,7 @@ struct Step {
             guard let reluIndex = fused[index] else {
                 return Step(name: node.name, kernel: kernel, inputs: node.inputs, outputs: node.outputs)
             }
-            // makeKernel gives these two ops ConvolutionKernel and InnerProductKernel.
+            // makeKernel gives these ops ConvolutionKernel, InnerProductKernel and ElementwiseKernel.
             var fusing = kernel as! any ReLUFusing
             fusing.fusedReLU = true
             let relu = model.nodes[reluIndex]

@@ -10,6 +10,8 @@
 // AVX2 with FMA -> Haswell, anything less -> OpenBLAS's own choice. A value
 // already in the environment is kept: some machines set one on purpose,
 // because some OpenBLAS builds compute wrong results with some core types.
+// OpenBLAS runs single-threaded: the runtime splits products over its own
+// threads (idle OpenBLAS threads spin on the cores the other kernels use).
 #ifndef CBLAS_BLAS_H
 #define CBLAS_BLAS_H
 
@@ -32,8 +34,8 @@ void cblas_sgemv(CBLAS_ORDER order, CBLAS_TRANSPOSE trans, int m, int n, float a
 int blas_load(char *message, size_t size);
 
 /// After a successful `blas_load`: which kernels run, for people, e.g.
-/// "OpenBLAS 0.3.21 (DYNAMIC_ARCH NO_AFFINITY), Haswell kernels
-/// (OPENBLAS_CORETYPE=Haswell, chosen from cpuid: AVX2 FMA), 2 threads".
+/// "OpenBLAS 0.3.21 DYNAMIC_ARCH ... Haswell MAX_THREADS=64; Haswell kernels
+/// (OPENBLAS_CORETYPE=Haswell, chosen from cpuid: AVX2, FMA)".
 const char *blas_description(void);
 
 /// After a successful `blas_load`: 1 when the kernels running are older

@@ -1,4 +1,3 @@
-import CBLAS
 import ModelFormat
 
 /// Convolution as a matrix product: for each group, the input patches are
@@ -32,24 +31,24 @@ struct ConvolutionKernel: ReLUFusing {
         let pointwise = isPointwise
         let columns = pointwise ? scratch.buffer(0) : scratch.buffer(patch * pixels)
         conv.weights.withUnsafeBufferPointer { weights in
-            inputs[0].values.withUnsafeBufferPointer { x in
-                outputs[0].values.withUnsafeMutableBufferPointer { y in
-                    for group in 0..<groups {
-                        let xg = x.baseAddress! + group * conv.kernelChannels * input.planeSize
-                        let matrix: UnsafePointer<Float>
-                        if pointwise {
-                            matrix = xg
-                        } else {
-                            im2col(xg, into: columns.baseAddress!)
-                            matrix = UnsafePointer(columns.baseAddress!)
+            withOptionalPointer(conv.bias) { bias in
+                inputs[0].values.withUnsafeBufferPointer { x in
+                    outputs[0].values.withUnsafeMutableBufferPointer { y in
+                        for group in 0..<groups {
+                            let xg = x.baseAddress! + group * conv.kernelChannels * input.planeSize
+                            let matrix: UnsafePointer<Float>
+                            if pointwise {
+                                matrix = xg
+                            } else {
+                                im2col(xg, into: columns.baseAddress!)
+                                matrix = UnsafePointer(columns.baseAddress!)
+                            }
+                            MatrixProduct.multiply(m: outputPerGroup, n: pixels, k: patch,
+                                                   weights.baseAddress! + group * outputPerGroup * patch, lda: patch,
+                                                   matrix, ldb: pixels, rowBias: bias.map { $0 + group * outputPerGroup },
+                                                   relu: fusedReLU, y.baseAddress! + group * outputPerGroup * pixels, ldc: pixels)
                         }
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,
-                                    Int32(outputPerGroup), Int32(pixels), Int32(patch), 1,
-                                    weights.baseAddress! + group * outputPerGroup * patch, Int32(patch),
-                                    matrix, Int32(pixels), 0,
-                                    y.baseAddress! + group * outputPerGroup * pixels, Int32(pixels))
                     }
-                    finishChannels(y, bias: conv.bias, pixels: pixels, relu: fusedReLU)
                 }
             }
         }
@@ -75,25 +74,34 @@ struct ConvolutionKernel: ReLUFusing {
                         target += outW
                         continue
                     }
+                    // The columns whose ix = ox*s - pad + kx*d falls inside the row: [first, end).
+                    let offset = kx * dw - padLeft
+                    let first = min(outW, offset >= 0 ? 0 : (-offset + sw - 1) / sw)
+                    let end = max(first, min(outW, inW - offset <= 0 ? 0 : (inW - offset - 1) / sw + 1))
+                    target.update(repeating: 0, count: first)
                     let line = plane + iy * inW
-                    var ix = -padLeft + kx * dw
-                    for _ in 0..<outW {
-                        target.pointee = ix >= 0 && ix < inW ? line[ix] : 0
-                        target += 1
-                        ix += sw
+                    if sw == 1 {
+                        (target + first).update(from: line + (first + offset), count: end - first)
+                    } else {
+                        for ox in first..<end { target[ox] = line[ox * sw + offset] }
                     }
+                    (target + end).update(repeating: 0, count: outW - end)
+                    target += outW
                 }
             }
         }
     }
 }
 
-/// y[c, :, :] += bias[c], then max(0, y) when `relu`: one pass over y.
+/// y[c, :, :] += bias[c], then max(0, y) when `relu`: one pass over y,
+/// channels shared among the cores.
 func finishChannels(_ y: UnsafeMutableBufferPointer<Float>, bias: Weights?, pixels: Int, relu: Bool) {
-    if let bias {
-        bias.withUnsafeBufferPointer { b in
-            for c in 0..<b.count {
-                let plane = y.baseAddress! + c * pixels, value = b[c]
+    guard bias != nil || relu else { return }
+    withOptionalPointer(bias) { b in
+        let channels = pixels == 0 ? 0 : y.count / pixels
+        parallelFor(channels, cost: pixels) { range in
+            for c in range {
+                let plane = y.baseAddress! + c * pixels, value = b?[c] ?? 0
                 if relu {
                     for i in 0..<pixels { plane[i] = Swift.max(plane[i] + value, 0) }
                 } else {
@@ -101,9 +109,13 @@ func finishChannels(_ y: UnsafeMutableBufferPointer<Float>, bias: Weights?, pixe
                 }
             }
         }
-    } else if relu {
-        for i in y.indices { y[i] = Swift.max(y[i], 0) }
     }
+}
+
+/// Calls `body` with the weights' values, or nil.
+func withOptionalPointer<R>(_ weights: Weights?, _ body: (UnsafePointer<Float>?) -> R) -> R {
+    guard let weights else { return body(nil) }
+    return weights.withUnsafeBufferPointer { body($0.baseAddress) }
 }
 
 /// Where a window layer's kernel meets its input: the [C, H, W] input and

@@ -1,4 +1,3 @@
-import CBLAS
 import ModelFormat
 
 /// Transposed convolution: per group, columns = Wᵀ · x (each input pixel's
@@ -28,11 +27,10 @@ struct DeconvolutionKernel: Kernel {
                 outputs[0].values.withUnsafeMutableBufferPointer { y in
                     y.update(repeating: 0)
                     for group in 0..<groups {
-                        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans,
-                                    Int32(patch), Int32(pixels), Int32(inputPerGroup), 1,
-                                    weights.baseAddress! + group * inputPerGroup * patch, Int32(patch),
-                                    x.baseAddress! + group * inputPerGroup * pixels, Int32(pixels), 0,
-                                    columns.baseAddress!, Int32(pixels))
+                        MatrixProduct.multiply(m: patch, n: pixels, k: inputPerGroup,
+                                               weights.baseAddress! + group * inputPerGroup * patch, lda: patch, transposeA: true,
+                                               x.baseAddress! + group * inputPerGroup * pixels, ldb: pixels,
+                                               columns.baseAddress!, ldc: pixels)
                         col2im(columns.baseAddress!, into: y.baseAddress! + group * outputPerGroup * output.planeSize,
                                channels: outputPerGroup)
                     }

@@ -1,4 +1,3 @@
-import CBLAS
 import ModelFormat
 
 /// Inner product: y = W x + b over the flattened [C, H, W] input, with
@@ -18,8 +17,7 @@ struct InnerProductKernel: ReLUFusing {
                     } else {
                         y.update(repeating: 0)
                     }
-                    cblas_sgemv(CblasRowMajor, CblasNoTrans, Int32(rows), Int32(columns), 1,
-                                w.baseAddress!, Int32(columns), x.baseAddress!, 1, 1, y.baseAddress!, 1)
+                    MatrixProduct.multiply(rows: rows, columns: columns, w.baseAddress!, x.baseAddress!, beta: 1, y.baseAddress!)
                     finishChannels(y, bias: nil, pixels: 1, relu: fusedReLU)  // the bias is in y already
                 }
             }

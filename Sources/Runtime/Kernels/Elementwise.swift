@@ -2,53 +2,96 @@ import ModelFormat
 
 /// Add, multiply, maximum, minimum and average of one or more inputs of
 /// any rank, each broadcast to the output shape as numpy does. With one
-/// input, add and multiply apply their constant.
-struct ElementwiseKernel: Kernel {
+/// input, add and multiply apply their constant. Inputs of the output's
+/// size (a residual connection's) take a vectorized path shared among the cores.
+struct ElementwiseKernel: ReLUFusing {
     enum Combine { case add, multiply, maximum, minimum, average }
     let combine: Combine
     let constant: Float
     let output: TensorShape
+    /// Also applies max(0, y) (a ReLU folded in by the network).
+    var fusedReLU = false
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        let count = output.count
         outputs[0].values.withUnsafeMutableBufferPointer { y in
-            inputs[0].values.withUnsafeBufferPointer { x in
-                BroadcastRows(inputs[0].shape, to: output).forEach { out, from, stride, length in
-                    if stride == 1 {
-                        _ = UnsafeMutableBufferPointer(rebasing: y[out..<out + length])
-                            .update(fromContentsOf: UnsafeBufferPointer(rebasing: x[from..<from + length]))
-                    } else {
-                        for i in 0..<length { y[out + i] = x[from + i * stride] }
+            if inputs.count > 1 && !y.isEmpty && inputs.allSatisfy({ $0.values.count == y.count }) {
+                withPointers(inputs[...], []) { pointers in
+                    parallelFor(y.count, minimumWork: 4096, cost: inputs.count) { range in
+                        combineWhole(pointers, into: y.baseAddress!, range)
                     }
                 }
+            } else {
+                combineBroadcast(inputs, into: y)
+                if fusedReLU { for i in y.indices { y[i] = max(y[i], 0) } }
             }
-            if inputs.count == 1 {
-                switch combine {
-                case .add: for i in 0..<count { y[i] += constant }
-                case .multiply: for i in 0..<count { y[i] *= constant }
-                default: break
+        }
+    }
+
+    /// Calls `body` with the values of every tensor (none empty).
+    private func withPointers(_ tensors: ArraySlice<Tensor>, _ pointers: [UnsafePointer<Float>],
+                              _ body: ([UnsafePointer<Float>]) -> Void) {
+        guard let first = tensors.first else { return body(pointers) }
+        first.values.withUnsafeBufferPointer { withPointers(tensors.dropFirst(), pointers + [$0.baseAddress!], body) }
+    }
+
+    /// y[range] = combine of the inputs over range, all of y's size.
+    private func combineWhole(_ inputs: [UnsafePointer<Float>], into y: UnsafeMutablePointer<Float>, _ range: Range<Int>) {
+        let out = y + range.lowerBound, count = range.count
+        out.update(from: inputs[0] + range.lowerBound, count: count)
+        for input in inputs.dropFirst() {
+            let x = input + range.lowerBound
+            switch combine {
+            case .add, .average: for i in 0..<count { out[i] += x[i] }
+            case .multiply: for i in 0..<count { out[i] *= x[i] }
+            case .maximum: for i in 0..<count { out[i] = max(out[i], x[i]) }
+            case .minimum: for i in 0..<count { out[i] = min(out[i], x[i]) }
+            }
+        }
+        if combine == .average {
+            let scale = 1 / Float(inputs.count)
+            for i in 0..<count { out[i] *= scale }
+        }
+        if fusedReLU { for i in 0..<count { out[i] = max(out[i], 0) } }
+    }
+
+    private func combineBroadcast(_ inputs: [Tensor], into y: UnsafeMutableBufferPointer<Float>) {
+        let count = output.count
+        inputs[0].values.withUnsafeBufferPointer { x in
+            BroadcastRows(inputs[0].shape, to: output).forEach { out, from, stride, length in
+                if stride == 1 {
+                    _ = UnsafeMutableBufferPointer(rebasing: y[out..<out + length])
+                        .update(fromContentsOf: UnsafeBufferPointer(rebasing: x[from..<from + length]))
+                } else {
+                    for i in 0..<length { y[out + i] = x[from + i * stride] }
                 }
-                return
             }
-            for input in inputs.dropFirst() {
-                input.values.withUnsafeBufferPointer { x in
-                    BroadcastRows(input.shape, to: output).forEach { out, from, stride, length in
-                        for i in 0..<length {
-                            let v = x[from + i * stride]
-                            switch combine {
-                            case .add, .average: y[out + i] += v
-                            case .multiply: y[out + i] *= v
-                            case .maximum: y[out + i] = max(y[out + i], v)
-                            case .minimum: y[out + i] = min(y[out + i], v)
-                            }
+        }
+        if inputs.count == 1 {
+            switch combine {
+            case .add: for i in 0..<count { y[i] += constant }
+            case .multiply: for i in 0..<count { y[i] *= constant }
+            default: break
+            }
+            return
+        }
+        for input in inputs.dropFirst() {
+            input.values.withUnsafeBufferPointer { x in
+                BroadcastRows(input.shape, to: output).forEach { out, from, stride, length in
+                    for i in 0..<length {
+                        let v = x[from + i * stride]
+                        switch combine {
+                        case .add, .average: y[out + i] += v
+                        case .multiply: y[out + i] *= v
+                        case .maximum: y[out + i] = max(y[out + i], v)
+                        case .minimum: y[out + i] = min(y[out + i], v)
                         }
                     }
                 }
             }
-            if combine == .average {
-                let scale = 1 / Float(inputs.count)
-                for i in 0..<count { y[i] *= scale }
-            }
+        }
+        if combine == .average {
+            let scale = 1 / Float(inputs.count)
+            for i in 0..<count { y[i] *= scale }
         }
     }
 }

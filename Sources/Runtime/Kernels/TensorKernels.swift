@@ -1,4 +1,3 @@
-import CBLAS
 import Foundation
 import ModelFormat
 
@@ -98,8 +97,8 @@ struct MatMulKernel: Kernel {
             inputs[0].values.withUnsafeBufferPointer { x in
                 weights.withUnsafeBufferPointer { w in
                     outputs[0].values.withUnsafeMutableBufferPointer { y in
-                        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, Int32(rows), Int32(n), Int32(k), 1,
-                                    x.baseAddress!, Int32(k), w.baseAddress!, Int32(k), 0, y.baseAddress!, Int32(n))
+                        MatrixProduct.multiply(m: rows, n: n, k: k, x.baseAddress!, lda: k, w.baseAddress!, ldb: k, transposeB: true,
+                                               y.baseAddress!, ldc: n)
                         guard let bias = product.bias else { return }
                         bias.withUnsafeBufferPointer { bias in
                             for row in 0..<rows { for j in 0..<n { y[row * n + j] += bias[j] } }
@@ -121,11 +120,10 @@ struct MatMulKernel: Kernel {
             inputs[1].values.withUnsafeBufferPointer { z in
                 outputs[0].values.withUnsafeMutableBufferPointer { y in
                     for index in aOffsets.indices {
-                        cblas_sgemm(CblasRowMajor, product.transposeA ? CblasTrans : CblasNoTrans,
-                                    product.transposeB ? CblasTrans : CblasNoTrans, Int32(m), Int32(n), Int32(k), 1,
-                                    x.baseAddress! + aOffsets[index] * a.height * a.width, Int32(a.width),
-                                    z.baseAddress! + bOffsets[index] * b.height * b.width, Int32(b.width),
-                                    0, y.baseAddress! + index * m * n, Int32(n))
+                        MatrixProduct.multiply(m: m, n: n, k: k, x.baseAddress! + aOffsets[index] * a.height * a.width,
+                                               lda: a.width, transposeA: product.transposeA,
+                                               z.baseAddress! + bOffsets[index] * b.height * b.width, ldb: b.width,
+                                               transposeB: product.transposeB, y.baseAddress! + index * m * n, ldc: n)
                     }
                 }
             }
