@@ -7,8 +7,9 @@ import Threads
 /// (from the executor's pool) with undefined contents.
 protocol Kernel {
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor])
-    /// Bytes of working memory the kernel holds besides its inputs and
-    /// outputs (an im2col matrix), for the network's memory budget.
+    /// Bytes of working memory the kernel needs besides its inputs and
+    /// outputs (an im2col matrix, in the thread's `Scratch`), for the
+    /// network's memory budget.
     var scratchBytes: Int { get }
 }
 

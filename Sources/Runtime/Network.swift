@@ -65,8 +65,8 @@ public final class Network: @unchecked Sendable {
     }()
 
     /// The most bytes the tensors of one prediction hold at once, as
-    /// `predict(_:)` allocates and releases them, plus the kernels' scratch
-    /// memory, which each kernel keeps between predictions (saturating).
+    /// `predict(_:)` allocates and releases them, plus the largest scratch
+    /// memory a kernel needs (one buffer the thread keeps; saturating).
     static func peakBytes(_ model: Model, steps: [Step], shapes: [String: TensorShape], lastUse: [String: Int],
                           kept: Set<String>) -> Int {
         func bytes(_ name: String) -> Int { shapes[name].map { $0.count.multipliedReportingOverflow(by: 4).partialValue } ?? 0 }
@@ -78,7 +78,7 @@ public final class Network: @unchecked Sendable {
             peak = max(peak, live)
             for name in Set(step.inputs) where lastUse[name] == index && !kept.contains(name) { live -= bytes(name) }
         }
-        return steps.reduce(peak) { add($0, $1.kernel.scratchBytes) }
+        return add(peak, steps.map(\.kernel.scratchBytes).max() ?? 0)
     }
 
     static func gigabytes(_ bytes: Int) -> String {

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ModelFormat
 
 /// Convolution as a matrix product: for each group, the input patches are
@@ -9,7 +14,6 @@ struct ConvolutionKernel: ReLUFusing {
     let window: Window
     /// Also applies max(0, y) (a ReLU folded in by the network).
     var fusedReLU = false
-    let scratch = Scratch()
 
     var scratchBytes: Int {
         let output = window.output
@@ -29,7 +33,7 @@ struct ConvolutionKernel: ReLUFusing {
         let patch = conv.kernelChannels * conv.kernel.height * conv.kernel.width
         let pixels = output.planeSize
         let pointwise = isPointwise
-        let columns = pointwise ? scratch.buffer(0) : scratch.buffer(patch * pixels)
+        let columns = Scratch.buffer(pointwise ? 0 : patch * pixels)
         conv.weights.withUnsafeBufferPointer { weights in
             withOptionalPointer(conv.bias) { bias in
                 inputs[0].values.withUnsafeBufferPointer { x in
@@ -165,20 +169,40 @@ func leadingPadding(_ padding: WindowPadding, input: TensorShape, output: Tensor
     }
 }
 
-/// A grow-only scratch buffer owned by one kernel, reused across predictions.
-final class Scratch: @unchecked Sendable {
-    private var storage = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
-
-    func buffer(_ count: Int) -> UnsafeMutableBufferPointer<Float> {
-        if storage.count < count {
-            storage.deallocate()
-            storage = .allocate(capacity: count)
-        }
-        return UnsafeMutableBufferPointer(rebasing: storage[0..<count])
+/// Working memory for the kernels (im2col columns): one grow-only buffer
+/// per thread that predicts, shared by all its kernels, which run one after
+/// another; kept for the thread's next prediction and freed when it ends.
+/// Concurrent predictions on other threads have buffers of their own.
+enum Scratch {
+    private final class Buffer {
+        var storage = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
+        deinit { storage.deallocate() }
     }
 
-    deinit {
-        storage.deallocate()
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            guard let pointer else { return }
+            Unmanaged<AnyObject>.fromOpaque(UnsafeMutableRawPointer(mutating: pointer)).release()
+        }
+        precondition(status == 0, "pthread_key_create failed: \(status)")
+        return key
+    }()
+
+    /// `count` floats of this thread's buffer, valid until its next call.
+    static func buffer(_ count: Int) -> UnsafeMutableBufferPointer<Float> {
+        let buffer: Buffer
+        if let existing = pthread_getspecific(key) {
+            buffer = Unmanaged<Buffer>.fromOpaque(existing).takeUnretainedValue()
+        } else {
+            buffer = Buffer()
+            pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
+        }
+        if buffer.storage.count < count {
+            buffer.storage.deallocate()
+            buffer.storage = .allocate(capacity: count)
+        }
+        return UnsafeMutableBufferPointer(rebasing: buffer.storage[0..<count])
     }
 }
 

@@ -7,7 +7,6 @@ import ModelFormat
 struct DeconvolutionKernel: Kernel {
     let conv: Convolution
     let window: Window
-    let scratch = Scratch()
 
     var scratchBytes: Int {
         let input = window.input
@@ -21,7 +20,7 @@ struct DeconvolutionKernel: Kernel {
         let outputPerGroup = conv.outputChannels / groups
         let patch = outputPerGroup * conv.kernel.height * conv.kernel.width
         let pixels = input.planeSize
-        let columns = scratch.buffer(patch * pixels)
+        let columns = Scratch.buffer(patch * pixels)
         conv.weights.withUnsafeBufferPointer { weights in
             inputs[0].values.withUnsafeBufferPointer { x in
                 outputs[0].values.withUnsafeMutableBufferPointer { y in
