@@ -18,7 +18,7 @@ OpenCV's own per-layer ticks come from net.getPerfProfile(), summed over the
 same number of runs (fused layers, e.g. a ReLU folded into the convolution
 before it, show 0). Run in this process with cv2.setNumThreads(--threads).
 
-Uses the models of runtime_vs_opencv.py (generated into .build/bench/).
+Uses the age_net models of runtime_speed.py (generated into .build/bench/).
 """
 
 import argparse
@@ -31,19 +31,24 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from runtime_vs_opencv import BENCH_RE, MODELS, ROOT, fail, np  # noqa: E402
+from runtime_speed import BENCH_RE, MODELS, ROOT, fail, np  # noqa: E402
 from coremltools.proto import Model_pb2  # noqa: E402
 import cv2  # noqa: E402
 
 
+def opencv_files(model):
+    """The Caffe weights and prototxt the OpenCV worker is given."""
+    return model.worker[model.worker.index("--model") + 1], model.worker[model.worker.index("--config") + 1]
+
+
 def opencv_layers(model, runs, threads):
     cv2.setNumThreads(threads)
-    net = cv2.dnn.readNet(str(model.opencv_model), str(model.opencv_config))
+    net = cv2.dnn.readNet(*opencv_files(model))
     net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
     net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
     blob = np.ascontiguousarray(np.load(model.input)[None])
     names = list(net.getLayerNames())
-    probe = cv2.dnn.readNet(str(model.opencv_model), str(model.opencv_config))
+    probe = cv2.dnn.readNet(*opencv_files(model))
     probe.setInput(blob)   # every layer's output shape, from a second net
     blobs = {name: out[0] for name, out in zip(names, probe.forward(names))}
     shapes = {name: blob.shape for name, blob in blobs.items()}
@@ -116,14 +121,14 @@ def in_network_profile(predict, model, runs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", choices=sorted(MODELS), default="age_net")
+    parser.add_argument("--model", choices=["age_net", "small"], default="age_net")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--predict", default=str(ROOT / ".build" / "release" / "coreml-predict"))
     parser.add_argument("--work-dir", default=str(ROOT / ".build" / "bench"))
     args = parser.parse_args()
     folder = Path(args.work_dir) / args.model
-    model = MODELS[args.model](folder)
+    model = MODELS[args.model](folder, args)
     opencv_ms, blobs, shapes, opencv_total = opencv_layers(model, args.runs, args.threads)
 
     profile = in_network_profile(args.predict, model, args.runs)

@@ -12,7 +12,8 @@ Steps, one after the other (nothing else should run on the machine meanwhile):
     (~15 min the first time: it generates the models into /tmp);
  3. scripts/bench/inspect_speed.py: `inspect` against coremltools' load_spec +
     print_network_spec on a 500 MB .mlmodel;
- 4. scripts/bench/runtime_vs_opencv.py: `predict` against OpenCV dnn on age_net.
+ 4. scripts/bench/runtime_speed.py: `predict` against OpenCV dnn on age_net and
+    against TensorFlow's Session on Inception-ResNet-v2, and a folder of images.
 Each step replaces its own section of BENCHMARKS.md and hands its figures
 back as JSON; this script then writes the summary section at the top (a table
 of ratios against each peer, with the goals from the issues) and the chart
@@ -42,6 +43,8 @@ FUZZ_END = "<!-- END fuzzing -->"
 GOAL_CONVERT_COPY = 3.0       # convert within 3x of copying the same bytes (#5)
 GOAL_CONVERT_CT = 50.0        # at least 50x faster than coremltools (#5)
 GOAL_CONVERT_RSS = 1.5        # peak memory under 1.5x the weight bytes (#5)
+GOAL_PREDICT = {"Inception-ResNet-v2": 1.0, "age_net": 0.8}   # predict time / the peer's (#18)
+GOAL_PREDICT_RSS = 2.0        # predict's peak memory / the weight bytes, Inception-ResNet-v2 (#18)
 
 
 def step(title, command):
@@ -79,8 +82,20 @@ def summary_rows(figures):
                  "coremltools `load_spec` + `print_network_spec`", f"{i['coremltools_s'] * 1000:.0f} ms",
                  f"{i['coremltools_s'] / i['ours_s']:.0f}x faster", "—"))
     for p in figures["predict"]:
-        rows.append((f"predict {p['model']} (one forward pass)", f"{p['ours_ms']:.1f} ms", "OpenCV 4.14 dnn",
-                     f"{p['opencv_ms']:.1f} ms", f"{p['ours_ms'] / p['opencv_ms']:.2f}x the time", "—"))
+        ratio, goal = p["ours_ms"] / p["peer_ms"], GOAL_PREDICT.get(p["model"])
+        rows.append((f"predict {p['model']} (one forward pass; round medians {p['ours_spread_ms'][0]:.0f}-"
+                     f"{p['ours_spread_ms'][1]:.0f} ms)", f"{p['ours_ms']:.1f} ms", p["peer"],
+                     f"{p['peer_ms']:.1f} ms", f"{ratio:.2f}x the time",
+                     f"<= {goal:g}x: {verdict(ratio, goal, True)}" if goal else "—"))
+        if p["model"] == "Inception-ResNet-v2":
+            rss = p["ours_rss_mib"] / p["weight_mib"]
+            rows.append((f"predict {p['model']}, peak memory", f"{p['ours_rss_mib']:.0f} MiB", "the weight bytes",
+                         f"{p['weight_mib']:.0f} MiB", f"{rss:.2f}x",
+                         f"<= {GOAL_PREDICT_RSS:g}x: {verdict(rss, GOAL_PREDICT_RSS, True)}"))
+        if p.get("images_per_second"):
+            rate, (low, high) = p["images_per_second"]
+            rows.append((f"predict {p['model']}, a folder of 32 images (rounds {low:.1f}-{high:.1f})",
+                         f"{rate:.2f} images/s", "—", "—", "—", "—"))
     return rows
 
 
@@ -110,7 +125,7 @@ def chart(figures, path):
             peers.append(("convert IRv2\nvs coremltools", c["coremltools_s"] / c["ours_s"]))
     peers.append(("inspect\nvs coremltools", figures["inspect"]["coremltools_s"] / figures["inspect"]["ours_s"]))
     for p in figures["predict"]:
-        peers.append((f"predict {p['model']}\nvs OpenCV dnn", p["opencv_ms"] / p["ours_ms"]))
+        peers.append((f"predict {p['model']}\nvs {p['peer']}", p["peer_ms"] / p["ours_ms"]))
     names, ratios = zip(*peers)
     bars = right.barh(range(len(peers)), ratios, color=["#2ca02c" if r >= 1 else "#d62728" for r in ratios])
     right.bar_label(bars, labels=[f"{r:.2f}x" if r < 10 else f"{r:.0f}x" for r in ratios], fontsize=8, padding=2)
@@ -143,7 +158,7 @@ def main():
     parser.add_argument("--build-dir", default="/tmp/bench-build", help="release build folder (default /tmp/bench-build)")
     parser.add_argument("--convert-runs", type=int, default=7, help="timed rounds per model (default 7)")
     parser.add_argument("--ct-runs", type=int, default=3, help="coremltools conversions (default 3)")
-    parser.add_argument("--predict-rounds", type=int, default=5, help="alternating rounds of predict vs OpenCV (default 5)")
+    parser.add_argument("--predict-rounds", type=int, default=7, help="alternating rounds of predict vs its peers (default 7)")
     parser.add_argument("--fuzzing-only", action="store_true",
                         help="measure nothing: only copy the fuzzing counts from Fuzzing/RESULTS.md again")
     args = parser.parse_args()
@@ -164,7 +179,7 @@ def main():
         step("conversion", [python, HERE / "convert_speed.py", "--convert", binaries / "coreml-convert",
                             "--runs", args.convert_runs, "--ct-runs", args.ct_runs, "--json", out["convert"]])
         step("inspect", [python, HERE / "inspect_speed.py", "--inspect", binaries / "coreml-inspect", "--json", out["inspect"]])
-        step("predict", [python, HERE / "runtime_vs_opencv.py", "--predict", binaries / "coreml-predict",
+        step("predict", [python, HERE / "runtime_speed.py", "--predict", binaries / "coreml-predict",
                          "--rounds", args.predict_rounds, "--json", out["predict"]])
         figures = {}
         for path in out.values():
