@@ -22,10 +22,11 @@ protocol ReLUFusing: Kernel {
     var fusedReLU: Bool { get set }
 }
 
-/// Splits `count` items into chunks run on all cores; small jobs run inline.
+/// Splits `count` items into chunks run on all cores; small jobs run
+/// inline, and so does everything on a thread of `Throughput.map`.
 @inline(__always)
 func parallelFor(_ count: Int, minimumWork: Int = 1, cost: Int = 1, _ body: (Range<Int>) -> Void) {
-    let workers = min(ProcessorCount.online, count)
+    let workers = SerialKernels.isMarked ? 1 : min(ProcessorCount.online, count)
     let (work, overflow) = count.multipliedReportingOverflow(by: cost)
     if workers <= 1 || (!overflow && work < 32_768) || count < minimumWork * 2 {
         body(0..<count)

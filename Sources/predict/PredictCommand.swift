@@ -14,7 +14,8 @@ enum PredictCommand: Command {
         name: "coreml-predict", abstract: "Run a Core ML model on the CPU: top labels for images, or outputs as .npy files.",
         discussion: """
             Images (PNG or JPEG, or folders of them) are fitted to the model's image input as Vision fits them \
-            (--crop-and-scale, printed with the results) and preprocessed as Core ML does. Array inputs come from .npy files with --input. \
+            (--crop-and-scale, printed with the results) and preprocessed as Core ML does; several images are predicted one \
+            per core at a time, in the order given. Array inputs come from .npy files with --input. \
             Runs on Linux, where Apple's Core ML does not exist, to check that a converted model computes what the \
             original did.
             """,
@@ -39,7 +40,7 @@ enum PredictCommand: Command {
                    default, scaleToFill), centerCrop scales the shorter side to fit and keeps the middle (VNCoreMLRequest's \
                    default), scaleFit scales the longer side to fit on black (Vision's padding is undocumented: no pixel parity).
                    """)
-        Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy.")
+        Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy (one image, or the arrays alone).")
         Flag("json", help: "Print results as JSON.")
         Option("benchmark", valueName: "runs", help: "Also time this many predictions on the first input and print the median latency to stderr.")
         Flag("profile", help: "With --benchmark: also print each layer's mean time (ms) to stderr.")
@@ -75,6 +76,10 @@ enum PredictCommand: Command {
         let ranking = Ranking(maxResults: maxResults, scoreThreshold: scoreThreshold, allow: allow, deny: deny)
         let arrays = try arguments.values("input", parse: NamedFile.init(parsing:))
         let imagePaths = try ImageList.expand(arguments.strings("images"))
+        if imagePaths.count > 1, arguments.optionalString("output-npy") != nil {
+            // Every image's outputs would be written to the same files, the last image's remaining.
+            throw UsageError("--output-npy writes the outputs of one prediction: give one image, not \(imagePaths.count)")
+        }
         let job = PredictionJob(network: network, arrays: arrays, ranking: ranking,
                                 cropAndScale: cropAndScale, outputFolder: arguments.optionalString("output-npy"),
                                 inputFiles: [modelPath] + arrays.map(\.path) + imagePaths)

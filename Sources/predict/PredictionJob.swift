@@ -4,6 +4,7 @@ import ImageFiles
 import ModelFormat
 import Naming
 import Runtime
+import Threads
 
 /// One prediction's result, ready to print.
 struct PredictionResult {
@@ -84,25 +85,32 @@ struct PredictionJob {
             throw UsageError("images need exactly one image input left without an --input value; the model's inputs: "
                              + network.model.inputs.map { "\(TextEscaping.line($0.name)) (\($0.image == nil ? "array" : "image"))" }.joined(separator: ", "))
         }
+        // A folder of images: one whole prediction per core at a time.
         var progress = ProgressBar(total: images.count)
-        var results: [PredictionResult] = []
-        var failures = 0
-        for path in images {
+        let shared = Lock()
+        let outcomes = Throughput.map(images.count) { index -> Result<PredictionResult, any Error>? in
+            let path = images[index]
+            defer { shared.locked { progress.advance() } }
             do {
                 var image = try ImageFile.read(path: path)
                 image = ImageResize.resize(image, width: format.width, height: format.height, mode: cropAndScale)
                 var inputs = fixed
                 inputs[imageInput.name] = .image(image)
-                results.append(try predict(inputs, source: path))
+                return .success(try predict(inputs, source: path))
             } catch let error as ImageFileError where images.count > 1 {
-                failures += 1
-                progress.interrupt()
-                FileHandle.standardError.write(Data("error: \(TextEscaping.line(errorLine(for: error)))\n".utf8))
+                shared.locked {
+                    progress.interrupt()
+                    FileHandle.standardError.write(Data("error: \(TextEscaping.line(errorLine(for: error)))\n".utf8))
+                }
+                return nil
+            } catch {
+                return .failure(error)
             }
-            progress.advance()
         }
         progress.finish()
-        return (results, failures)
+        // In order: the first image that failed otherwise stops the run, as it would one image at a time.
+        let results = try outcomes.compactMap { try $0?.get() }
+        return (results, outcomes.count - results.count)
     }
 
     private func predict(_ inputs: [String: InputValue], source: String) throws -> PredictionResult {

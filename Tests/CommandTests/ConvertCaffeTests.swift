@@ -43,6 +43,51 @@ final class ConvertCaffeTests: XCTestCase {
         }
     }
 
+    /// A folder of images is predicted one image per core at a time: each
+    /// image's probabilities are the ones it gets alone (within float
+    /// rounding: a prediction alone splits its matrix products differently),
+    /// in the order given; an unreadable image is one error line and the
+    /// others are still predicted.
+    func testAFolderPredictsWhatEachImageDoesAlone() throws {
+        let output = try temporaryFolder().appendingPathComponent("AgeNet.mlmodel").path
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", sampleArguments(output: output)).status, 0)
+        let folder = try temporaryFolder()
+        let images = repositoryRoot.appendingPathComponent("Tests/Fixtures/images")
+        let sources = [samples.appendingPathComponent("face.png")] + ["rgb.png", "gray.png", "palette.png", "crop_src.png"].map {
+            images.appendingPathComponent($0)
+        }
+        for (index, source) in sources.enumerated() {
+            try FileManager.default.copyItem(at: source, to: folder.appendingPathComponent("\(index)-\(source.lastPathComponent)"))
+        }
+        try Data("not a picture".utf8).write(to: folder.appendingPathComponent("9-broken.png"))
+        func probabilities(_ arguments: [String]) throws -> (status: Int32, results: [[String: Any]], errors: String) {
+            let run = try ProgramRunner.run("coreml-predict", [output] + arguments + ["--json", "--max-results", "8"])
+            let results = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [[String: Any]])
+            return (run.status, results, run.standardError)
+        }
+        let together = try probabilities([folder.path])
+        XCTAssertEqual(together.status, 1, "an image failed")
+        XCTAssertEqual(together.errors.split(separator: "\n").filter { $0.hasPrefix("error:") }.count, 1, together.errors)
+        XCTAssertTrue(together.errors.contains("9-broken.png"), together.errors)
+        XCTAssertEqual(together.results.count, sources.count)
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted().filter { !$0.hasPrefix("9-") }
+        for (file, result) in zip(files, together.results) {
+            let path = folder.appendingPathComponent(file).path
+            XCTAssertEqual(result["source"] as? String, path)
+            let alone = try XCTUnwrap(probabilities([path]).results.first)
+            XCTAssertEqual(result["classLabel"] as? String, alone["classLabel"] as? String, file)
+            let ours = try XCTUnwrap(result["results"] as? [[String: Any]]), reference = try XCTUnwrap(alone["results"] as? [[String: Any]])
+            XCTAssertEqual(ours.count, 8)
+            for (a, b) in zip(ours, reference) {
+                XCTAssertEqual(a["label"] as? String, b["label"] as? String, file)
+                XCTAssertEqual(try XCTUnwrap(a["probability"] as? Double), try XCTUnwrap(b["probability"] as? Double), accuracy: 1e-6, file)
+            }
+        }
+        let npy = try ProgramRunner.run("coreml-predict", [output, folder.path, "--output-npy", folder.appendingPathComponent("out").path])
+        XCTAssertEqual(npy.status, 64, npy.standardError)
+        XCTAssertTrue(npy.standardError.contains("--output-npy writes the outputs of one prediction: give one image, not 6"), npy.standardError)
+    }
+
     func sampleArguments(output: String, prototxt: String? = nil, weights: String? = nil, labels: String? = nil) -> [String] {
         ["caffe", prototxt ?? samples.appendingPathComponent("deploy_age.prototxt").path,
          weights ?? samples.appendingPathComponent("age_net.caffemodel").path,

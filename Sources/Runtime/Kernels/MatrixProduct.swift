@@ -50,7 +50,7 @@ enum MatrixProduct {
     /// in parallel when the product is worth it. Bands along n are
     /// multiples of 16 columns (whole vectors for OpenBLAS's kernels).
     static func forEachBand(m: Int, n: Int, k: Int, _ body: (Range<Int>, Range<Int>) -> Void) {
-        let workers = ProcessorCount.online
+        let workers = SerialKernels.isMarked ? 1 : ProcessorCount.online
         let work = workCost(m, n, k)
         guard workers > 1, work >= 1 << 18, max(m, n) >= 2 * 16 else { return body(0..<m, 0..<n) }
         let alongColumns = n >= m
