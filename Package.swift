@@ -43,7 +43,7 @@ let package = Package(
         // Decoded pixels (`Image`), what image files give and the runtime takes.
         .target(name: "Images"),
         // Executes models on the CPU, to check conversions on Linux; knows no file format.
-        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "Threads"]),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "CDNNL", "Threads"]),
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"]),
         // Shared by the converters: conversion options, label files.
@@ -68,6 +68,9 @@ let package = Package(
         // OpenBLAS's matrix products, the library loaded at first use with its
         // CPU kernels chosen from cpuid (Debian: libopenblas0; not linked).
         .target(name: "CBLAS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
+        // oneDNN's JIT convolutions, the library (2.x) loaded by the first convolution
+        // (Debian: libdnnl-dev; not linked); without it the runtime's own kernels run.
+        .target(name: "CDNNL", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
         // libhdf5's API, the library loaded at first use (Debian: libhdf5-dev; not linked,
         // so programs that read no HDF5 file do not load it and its dependencies).
         .target(name: "CHDF5", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),

@@ -60,6 +60,7 @@ public enum CoreMLReader {
     public static func read(from path: String, structureOnly: Bool = false) throws -> CoreMLFile {
         do {
             let file = try MappedFile(path: path)
+            defer { file.releaseResidentPages() }
             return try read(bytes: file.bytes, owner: file, structureOnly: structureOnly)
         } catch let error as FileError {
             throw error

@@ -7,10 +7,10 @@ extension Network {
     /// knows no file format.
     /// - Throws: what `CoreMLReader.read` throws, and the model's
     ///   `ModelError` or `RuntimeError` with `path` in front.
-    public convenience init(contentsOf path: String) throws {
+    public convenience init(contentsOf path: String, kernels: KernelChoice = .fastest) throws {
         let model = try CoreMLReader.read(from: path).model
         do {
-            try self.init(model)
+            try self.init(model, kernels: kernels)
         } catch let error as ModelError {
             throw RuntimeError("\(path): \(error)")
         } catch let error as RuntimeError {

@@ -22,6 +22,12 @@ protocol ReLUFusing: Kernel {
     var fusedReLU: Bool { get set }
 }
 
+/// A kernel with a last step once the network is planned (the ReLUs folded
+/// in): a library's kernel for the layer, made for the kernels chosen.
+protocol Preparing: Kernel {
+    func prepared(_ choice: KernelChoice) -> any Kernel
+}
+
 /// Splits `count` items into chunks run on all cores; small jobs run
 /// inline, and so does everything on a thread of `Throughput.map`.
 @inline(__always)

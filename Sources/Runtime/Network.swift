@@ -35,15 +35,17 @@ public final class Network: @unchecked Sendable {
     private let lastUse: [String: Int]
     private let kept: Set<String>
 
-    /// Compiles `model`.
+    /// Compiles `model` for the kernels chosen.
     /// - Throws: `ModelError` for an inconsistent model, `RuntimeError` for a
-    ///   layer the runtime cannot execute (named) or weights not loaded.
-    public init(_ model: Model) throws {
+    ///   layer the runtime cannot execute (named), weights not loaded, or no
+    ///   OpenBLAS to load.
+    public init(_ model: Model, kernels: KernelChoice = .fastest) throws {
         self.model = model
+        try CPUKernels.load()
         let shapes = try model.validate()
         self.shapes = shapes
         kept = Set(model.outputs.map(\.name) + (model.classifier.map { [$0.probabilitiesName] } ?? []))
-        steps = try Step.plan(model, shapes: shapes)
+        steps = try Step.plan(model, shapes: shapes, kernels: kernels)
         var lastUse: [String: Int] = [:]
         for (index, step) in steps.enumerated() {
             for input in step.inputs { lastUse[input] = index }
@@ -83,6 +85,17 @@ public final class Network: @unchecked Sendable {
 
     static func gigabytes(_ bytes: Int) -> String {
         String(format: "%.1f GB", Double(bytes) / Double(1 << 30))
+    }
+
+    /// Each step's name (a layer, or "conv+relu" for a folded ReLU) and the
+    /// kernel that runs it ("oneDNN jit:avx2", or the runtime's own kernel).
+    public var kernelNames: [(step: String, kernel: String)] {
+        steps.map { step in
+            if let convolution = step.kernel as? ConvolutionKernel, let fast = convolution.fast {
+                return (step.name, "oneDNN \(fast.implementation)")
+            }
+            return (step.name, String(describing: type(of: step.kernel)))
+        }
     }
 
     /// Runs the model once.
@@ -169,11 +182,11 @@ public final class Network: @unchecked Sendable {
 /// between them is never stored, and the ReLU costs no pass of its own).
 struct Step {
     let name: String
-    let kernel: any Kernel
+    var kernel: any Kernel
     let inputs: [String]
     let outputs: [String]
 
-    static func plan(_ model: Model, shapes: [String: TensorShape]) throws -> [Step] {
+    static func plan(_ model: Model, shapes: [String: TensorShape], kernels: KernelChoice) throws -> [Step] {
         let fused = Dictionary(uniqueKeysWithValues: model.soleConsumerPairs { producer, consumer in
             guard case .activation(.relu) = consumer.operation else { return false }
             switch producer.operation {
@@ -185,15 +198,18 @@ struct Step {
         let folded = Set(fused.values)
         return try model.nodes.indices.filter { !folded.contains($0) }.map { index in
             let node = model.nodes[index]
-            let kernel = try makeKernel(node, inputs: node.inputs.map { shapes[$0]! }, outputs: node.outputs.map { shapes[$0]! })
-            guard let reluIndex = fused[index] else {
-                return Step(name: node.name, kernel: kernel, inputs: node.inputs, outputs: node.outputs)
+            var kernel = try makeKernel(node, inputs: node.inputs.map { shapes[$0]! }, outputs: node.outputs.map { shapes[$0]! })
+            var step = Step(name: node.name, kernel: kernel, inputs: node.inputs, outputs: node.outputs)
+            if let reluIndex = fused[index] {
+                // makeKernel gives these ops ConvolutionKernel, InnerProductKernel and ElementwiseKernel.
+                var fusing = kernel as! any ReLUFusing
+                fusing.fusedReLU = true
+                kernel = fusing
+                let relu = model.nodes[reluIndex]
+                step = Step(name: "\(node.name)+\(relu.name)", kernel: kernel, inputs: node.inputs, outputs: relu.outputs)
             }
-            // makeKernel gives these ops ConvolutionKernel, InnerProductKernel and ElementwiseKernel.
-            var fusing = kernel as! any ReLUFusing
-            fusing.fusedReLU = true
-            let relu = model.nodes[reluIndex]
-            return Step(name: "\(node.name)+\(relu.name)", kernel: fusing, inputs: node.inputs, outputs: relu.outputs)
+            if let preparing = kernel as? any Preparing { step.kernel = preparing.prepared(kernels) }
+            return step
         }
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CDNNL
 import Dispatch
 import Threads
 
@@ -69,7 +70,14 @@ enum SerialKernels {
 
     static var isMarked: Bool { pthread_getspecific(key) != nil }
 
-    static func mark() { pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1)) }
+    /// Also gives this thread's oneDNN convolutions one OpenMP thread.
+    static func mark() {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        convolution_set_threads(1)
+    }
 
-    static func unmark() { pthread_setspecific(key, nil) }
+    static func unmark() {
+        pthread_setspecific(key, nil)
+        convolution_set_threads(convolution_default_threads())
+    }
 }

@@ -21,7 +21,8 @@ enum PredictCommand: Command {
             """,
         versionDetails: """
             runs Core ML .mlmodel neural networks (any specification version) on the CPU, with the layers the converters write
-            matrix products: \(MatrixKernels.description)
+            convolutions: \(CPUKernels.convolutions)
+            matrix products: \(CPUKernels.matrixProducts)
             """)
     }
     static let options = Options {
@@ -43,7 +44,11 @@ enum PredictCommand: Command {
         Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy (one image, or the arrays alone).")
         Flag("json", help: "Print results as JSON.")
         Option("benchmark", valueName: "runs", help: "Also time this many predictions on the first input and print the median latency to stderr.")
-        Flag("profile", help: "With --benchmark: also print each layer's mean time (ms) to stderr.")
+        Flag("profile", help: "With --benchmark: also print each layer's mean time (ms) and its kernel to stderr.")
+        Flag("generic-kernels", help: """
+            Run every layer on the runtime's own kernels (convolutions as im2col and OpenBLAS products), not oneDNN's: \
+            slower, for checking that a result does not depend on oneDNN. --version says which kernels run.
+            """)
     }
 
     static func run(_ arguments: ParsedArguments) throws {
@@ -66,9 +71,9 @@ enum PredictCommand: Command {
         let modelPath = try arguments.string("model")
         // A TensorFlow graph, a Caffe file or an image given as the model says what it is.
         try Frontend.coreML.require(modelPath)
-        let network = try Network(contentsOf: modelPath)
-        if MatrixKernels.belowCPU {
-            FileHandle.standardError.write(Data("warning: matrix products: \(MatrixKernels.description)\n".utf8))
+        let network = try Network(contentsOf: modelPath, kernels: arguments.flag("generic-kernels") ? .generic : .fastest)
+        if CPUKernels.belowCPU {
+            FileHandle.standardError.write(Data("warning: matrix products: \(CPUKernels.matrixProducts)\n".utf8))
         }
         let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
         try checkLabels(allow, "--allow", network.model)
@@ -87,7 +92,7 @@ enum PredictCommand: Command {
         if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
             // On the first image that could be read.
             try benchmark(job, runs: runs, image: results.first.flatMap { $0.source == "arrays" ? nil : $0.source },
-                          profile: arguments.flag("profile"))
+                          profile: arguments.flag("profile"), generic: arguments.flag("generic-kernels"))
         }
         // How the images were fitted, so that a different label than an app's has an explanation.
         let fit = imagePaths.isEmpty ? nil : network.model.inputs.compactMap(\.image).first.map { image in
@@ -106,12 +111,16 @@ enum PredictCommand: Command {
         if failures > 0 { throw ReportedFailure() }
     }
 
-    static func benchmark(_ job: PredictionJob, runs: Int, image: String?, profile: Bool) throws {
+    static func benchmark(_ job: PredictionJob, runs: Int, image: String?, profile: Bool, generic: Bool) throws {
         let timing = try job.benchmark(runs: runs, image: image, profile: profile)
         fflush(nil)  // the results first
         var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
-            + "matrix products: \(MatrixKernels.description)\n"
-        for (layer, milliseconds) in timing.layers { report += "  \(TextEscaping.line(layer)): \(milliseconds) ms\n" }
+            + "convolutions: \(generic ? "the runtime's own (--generic-kernels)" : CPUKernels.convolutions)\n"
+            + "matrix products: \(CPUKernels.matrixProducts)\n"
+        let kernels = Dictionary(job.network.kernelNames.map { ($0.step, $0.kernel) }, uniquingKeysWith: { first, _ in first })
+        for (layer, milliseconds) in timing.layers {
+            report += "  \(TextEscaping.line(layer)): \(milliseconds) ms (\(kernels[layer] ?? "?"))\n"
+        }
         FileHandle.standardError.write(Data(report.utf8))
     }
 

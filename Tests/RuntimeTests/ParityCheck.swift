@@ -12,12 +12,14 @@ let runtimeFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/runt
 /// on its inputs and compares every output with the reference computed by
 /// OpenCV dnn, TensorFlow or numpy: |ours - ref| <= 1e-4 * max(1, |ref|).
 /// `rewrite`, when given, changes the model read before it runs (to check
-/// that a rewriting computes the same).
-func checkParity(_ name: String, rewrite: ((Model) -> Model)? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+/// that a rewriting computes the same); `kernels` chooses oneDNN's
+/// convolutions where it takes them (the default) or the generic kernels.
+func checkParity(_ name: String, rewrite: ((Model) -> Model)? = nil, kernels: KernelChoice = .fastest,
+                 file: StaticString = #filePath, line: UInt = #line) throws {
     let folder = runtimeFixtures.appendingPathComponent(name)
     var model = try CoreMLReader.read(from: folder.appendingPathComponent("model.mlmodel").path).model
     if let rewrite { model = rewrite(model) }
-    let network = try Network(model)
+    let network = try Network(model, kernels: kernels)
     var inputs: [String: InputValue] = [:]
     for input in network.model.inputs {
         let (shape, values) = try NumpyFile.read(path: folder.appendingPathComponent("input_\(input.name).npy").path)

@@ -5,19 +5,31 @@ import Darwin
 #endif
 import ModelFormat
 
-/// Convolution as a matrix product: for each group, the input patches are
-/// laid out as columns (im2col) and multiplied by the [outputChannels/groups,
-/// kernelChannels*kH*kW] weight matrix with OpenBLAS. A 1x1 convolution with
-/// stride 1 and no padding needs no im2col: the input already is the matrix.
-struct ConvolutionKernel: ReLUFusing {
+/// Convolution by oneDNN when the network was prepared so and oneDNN takes
+/// the layer (`FastConvolution`); otherwise as a matrix product: for each
+/// group, the input patches are laid out as columns (im2col) and multiplied
+/// by the [outputChannels/groups, kernelChannels*kH*kW] weight matrix with
+/// OpenBLAS. A 1x1 convolution with stride 1 and no padding needs no
+/// im2col: the input already is the matrix.
+struct ConvolutionKernel: ReLUFusing, Preparing {
     let conv: Convolution
     let window: Window
     /// Also applies max(0, y) (a ReLU folded in by the network).
     var fusedReLU = false
+    /// oneDNN's kernel for the layer, once prepared (with the fused ReLU).
+    var fast: FastConvolution?
 
     var scratchBytes: Int {
+        if let fast { return workCost(fast.workspaceFloats, 4) }
         let output = window.output
         return isPointwise ? 0 : workCost(conv.kernelChannels, conv.kernel.height, conv.kernel.width, output.planeSize, 4)
+    }
+
+    func prepared(_ choice: KernelChoice) -> any Kernel {
+        guard choice == .fastest, let fast = FastConvolution(conv, window: window, relu: fusedReLU) else { return self }
+        var kernel = self
+        kernel.fast = fast
+        return kernel
     }
 
     var isPointwise: Bool {
@@ -27,6 +39,11 @@ struct ConvolutionKernel: ReLUFusing {
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
+        if let fast {
+            return inputs[0].values.withUnsafeBufferPointer { x in
+                outputs[0].values.withUnsafeMutableBufferPointer { y in fast.run(x.baseAddress!, y.baseAddress!) }
+            }
+        }
         let (input, output) = (window.input, window.output)
         let groups = conv.groups
         let outputPerGroup = conv.outputChannels / groups
