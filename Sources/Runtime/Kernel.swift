@@ -23,9 +23,11 @@ protocol ReLUFusing: Kernel {
 }
 
 /// A kernel with a last step once the network is planned (the ReLUs folded
-/// in): a library's kernel for the layer, made for the kernels chosen.
+/// in): a library's kernel for the layer, made for the kernels chosen. With
+/// `discardingCopiedWeights`, weights the library copies are read by nothing
+/// else afterwards: their pages may go back to the system.
 protocol Preparing: Kernel {
-    func prepared(_ choice: KernelChoice) -> any Kernel
+    func prepared(_ choice: KernelChoice, discardingCopiedWeights: Bool) -> any Kernel
 }
 
 /// Splits `count` items into chunks run on all cores; small jobs run

@@ -25,6 +25,8 @@ public struct Prediction: Sendable {
 /// A model compiled for the CPU: shapes inferred, each layer turned into a
 /// kernel, tensors released (and their buffers reused) after their last use.
 public final class Network: @unchecked Sendable {
+    /// The model compiled (read from a file by `Network(contentsOf:)`, the
+    /// weights of oneDNN's convolutions unloaded: oneDNN holds them).
     public let model: Model
     /// Shape of every tensor.
     public let shapes: [String: TensorShape]
@@ -39,13 +41,30 @@ public final class Network: @unchecked Sendable {
     /// - Throws: `ModelError` for an inconsistent model, `RuntimeError` for a
     ///   layer the runtime cannot execute (named), weights not loaded, or no
     ///   OpenBLAS to load.
-    public init(_ model: Model, kernels: KernelChoice = .fastest) throws {
-        self.model = model
+    public convenience init(_ model: Model, kernels: KernelChoice = .fastest) throws {
+        try self.init(model, kernels: kernels, modelIsPrivate: false)
+    }
+
+    /// `modelIsPrivate`: no other code holds `model` (`Network(contentsOf:)`
+    /// read it for this network), so the weights oneDNN's convolutions copy
+    /// are released as each copy is made: their pages go back to the system
+    /// (the model's memory never holds both) and `model` keeps them unloaded.
+    package init(_ model: Model, kernels: KernelChoice, modelIsPrivate: Bool) throws {
+        var model = model
         try CPUKernels.load()
         let shapes = try model.validate()
         self.shapes = shapes
         kept = Set(model.outputs.map(\.name) + (model.classifier.map { [$0.probabilitiesName] } ?? []))
-        steps = try Step.plan(model, shapes: shapes, kernels: kernels)
+        steps = try Step.plan(model, shapes: shapes, kernels: kernels, discardingCopiedWeights: modelIsPrivate)
+        if modelIsPrivate {
+            for step in steps {
+                guard let convolution = step.kernel as? ConvolutionKernel, convolution.fast != nil,
+                      case .convolution(var conv) = model.nodes[step.node].operation else { continue }
+                conv.weights = Weights(unloadedCount: conv.weights.count)
+                model.nodes[step.node].operation = .convolution(conv)
+            }
+        }
+        self.model = model
         var lastUse: [String: Int] = [:]
         for (index, step) in steps.enumerated() {
             for input in step.inputs { lastUse[input] = index }
@@ -185,8 +204,11 @@ struct Step {
     var kernel: any Kernel
     let inputs: [String]
     let outputs: [String]
+    /// The index in the model of the layer whose kernel this is.
+    let node: Int
 
-    static func plan(_ model: Model, shapes: [String: TensorShape], kernels: KernelChoice) throws -> [Step] {
+    static func plan(_ model: Model, shapes: [String: TensorShape], kernels: KernelChoice,
+                     discardingCopiedWeights: Bool) throws -> [Step] {
         let fused = Dictionary(uniqueKeysWithValues: model.soleConsumerPairs { producer, consumer in
             guard case .activation(.relu) = consumer.operation else { return false }
             switch producer.operation {
@@ -199,16 +221,18 @@ struct Step {
         return try model.nodes.indices.filter { !folded.contains($0) }.map { index in
             let node = model.nodes[index]
             var kernel = try makeKernel(node, inputs: node.inputs.map { shapes[$0]! }, outputs: node.outputs.map { shapes[$0]! })
-            var step = Step(name: node.name, kernel: kernel, inputs: node.inputs, outputs: node.outputs)
+            var step = Step(name: node.name, kernel: kernel, inputs: node.inputs, outputs: node.outputs, node: index)
             if let reluIndex = fused[index] {
                 // makeKernel gives these ops ConvolutionKernel, InnerProductKernel and ElementwiseKernel.
                 var fusing = kernel as! any ReLUFusing
                 fusing.fusedReLU = true
                 kernel = fusing
                 let relu = model.nodes[reluIndex]
-                step = Step(name: "\(node.name)+\(relu.name)", kernel: kernel, inputs: node.inputs, outputs: relu.outputs)
+                step = Step(name: "\(node.name)+\(relu.name)", kernel: kernel, inputs: node.inputs, outputs: relu.outputs, node: index)
             }
-            if let preparing = kernel as? any Preparing { step.kernel = preparing.prepared(kernels) }
+            if let preparing = kernel as? any Preparing {
+                step.kernel = preparing.prepared(kernels, discardingCopiedWeights: discardingCopiedWeights)
+            }
             return step
         }
     }

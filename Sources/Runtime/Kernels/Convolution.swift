@@ -25,8 +25,15 @@ struct ConvolutionKernel: ReLUFusing, Preparing {
         return isPointwise ? 0 : workCost(conv.kernelChannels, conv.kernel.height, conv.kernel.width, output.planeSize, 4)
     }
 
-    func prepared(_ choice: KernelChoice) -> any Kernel {
+    func prepared(_ choice: KernelChoice, discardingCopiedWeights: Bool) -> any Kernel {
         guard choice == .fastest, let fast = FastConvolution(conv, window: window, relu: fusedReLU) else { return self }
+        // oneDNN has its copy: the model's pages leave memory (and, when
+        // nothing else reads them, are gone for good).
+        if discardingCopiedWeights {
+            FastConvolution.discardPages(of: conv.weights)
+        } else {
+            FastConvolution.releasePages(of: conv.weights)
+        }
         var kernel = self
         kernel.fast = fast
         return kernel

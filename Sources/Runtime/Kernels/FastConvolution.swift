@@ -45,30 +45,38 @@ final class FastConvolution: @unchecked Sendable {
         handle = made
         workspaceFloats = (convolution_workspace(made) + 3) / 4
         implementation = String(cString: convolution_implementation(made))
-        Self.releasePages(of: conv.weights)
     }
 
     /// Asks the kernel to take back the pages that hold `weights` (oneDNN
-    /// has its own copy now): a model's weights are mostly a slice of its
-    /// mapped file, which then leaves memory instead of being held twice.
-    /// MADV_PAGEOUT never changes contents (a page is read back from the
-    /// file, or swap, if touched again), so it is safe on any memory; whole
-    /// pages inside the values only. Computed weights are left alone.
+    /// has its own copy now): for weights borrowed from a mapped file, which
+    /// then leaves memory instead of being held twice. MADV_PAGEOUT never
+    /// changes contents (a page is read back from the file, or swap, if
+    /// touched again), so it is safe on any memory. Computed weights are left alone.
     static func releasePages(of weights: Weights) {
+        advise(weights, 21)  // MADV_PAGEOUT (Linux 5.4); older kernels say EINVAL
+    }
+
+    /// Returns the pages of `weights` to the system for good: anonymous
+    /// memory reads as zeros afterwards. Only for weights nothing reads again
+    /// (`Network.init(_:kernels:modelIsPrivate:)`).
+    static func discardPages(of weights: Weights) {
+        advise(weights, MADV_DONTNEED)
+    }
+
+    /// madvise over the whole pages inside the values.
+    private static func advise(_ weights: Weights, _ advice: Int32) {
         #if os(Linux)
-        guard !weights.isComputed else { return }
+        guard !weights.isComputed, weights.isLoaded else { return }
         weights.withUnsafeBufferPointer { values in
             guard let start = values.baseAddress else { return }
             let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
             let first = (UInt(bitPattern: start) + page - 1) / page * page
             let end = UInt(bitPattern: start + values.count) / page * page
             guard end > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
-            _ = madvise(address, Int(end - first), 21)  // MADV_PAGEOUT (Linux 5.4); older kernels say EINVAL
+            _ = madvise(address, Int(end - first), advice)
         }
         #endif
     }
-
-    deinit { convolution_destroy(handle) }
 
     static func allFinite(_ weights: Weights) -> Bool {
         weights.withUnsafeBufferPointer { values in values.allSatisfy(\.isFinite) }
