@@ -177,28 +177,16 @@ extension Slice: LayerCoding {
 
 extension Reduce: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE] }
+    /// ReduceLayerParams' ReduceOperation and ReduceAxis, each in the order
+    /// of its numbers (SUM = 0 ... ARGMAX = 9; CHW = 0 ... W = 4): one table
+    /// for writing and reading.
+    static let modes: [Mode] = [.sum, .average, .product, .logSum, .sumSquare, .l1, .l2, .max, .min, .argmax]
+    static let axesCases: [Axes] = [.chw, .hw, .c, .h, .w]
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.reduce, core_ml__specification__reduce_layer_params__init) { p in
-            p.mode = switch mode {
-            case .sum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUM
-            case .average: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__AVG
-            case .product: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__PROD
-            case .logSum: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__LOGSUM
-            case .sumSquare: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__SUMSQUARE
-            case .l1: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L1
-            case .l2: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__L2
-            case .max: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MAX
-            case .min: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__MIN
-            case .argmax: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_OPERATION__ARGMAX
-            }
-            p.axis = switch axes {
-            case .chw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__CHW
-            case .hw: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__HW
-            case .c: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__C
-            case .h: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__H
-            case .w: CORE_ML__SPECIFICATION__REDUCE_LAYER_PARAMS__REDUCE_AXIS__W
-            }
+            p.mode = .init(UInt32(Self.modes.firstIndex(of: mode)!))
+            p.axis = .init(UInt32(Self.axesCases.firstIndex(of: axes)!))
             p.epsilon = epsilon
         }
     }
@@ -206,8 +194,7 @@ extension Reduce: LayerCoding {
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let params = layer.reduce!
         let p = params.pointee
-        let modes: [Reduce.Mode] = [.sum, .average, .product, .logSum, .sumSquare, .l1, .l2, .max, .min, .argmax]
-        let axes: [Reduce.Axes] = [.chw, .hw, .c, .h, .w]
+        let (modes, axes) = (Self.modes, Self.axesCases)
         guard Int(p.mode.rawValue) < modes.count, Int(p.axis.rawValue) < axes.count else {
             throw reader.fail("layer '\(name)' has the unknown reduction \(p.mode.rawValue) over axes \(p.axis.rawValue)", at: params)
         }

@@ -14,14 +14,10 @@ extension Convolution: LayerCoding {
             (p.n_kernelsize, p.kernelsize) = builder.uint64s([kernel.height, kernel.width])
             (p.n_stride, p.stride) = builder.uint64s([stride.height, stride.width])
             (p.n_dilationfactor, p.dilationfactor) = builder.uint64s([dilation.height, dilation.width])
-            // A oneof: one of the two pointers is set.
+            // A oneof (a C union): its case, and the one pointer that case sets.
             switch builder.windowPadding(padding) {
-            case .valid(let valid):
-                p.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
-                p.valid = valid
-            case .same(let same):
-                p.convolution_padding_type_case = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_SAME
-                p.same = same
+            case .valid(let valid): (p.convolution_padding_type_case, p.valid) = (ConvolutionPadding.valid, valid)
+            case .same(let same): (p.convolution_padding_type_case, p.same) = (ConvolutionPadding.same, same)
             }
             p.isdeconvolution = isDeconvolution ? 1 : 0
             (p.n_outputshape, p.outputshape) = builder.uint64s(outputShape)
@@ -57,14 +53,13 @@ extension Convolution: LayerCoding {
 
 extension Pooling: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_POOLING] }
+    /// PoolingLayerParams' PoolingType in the order of its numbers (MAX = 0,
+    /// AVERAGE = 1, L2 = 2): one table for writing and reading.
+    static let kinds: [Kind] = [.max, .average, .l2]
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.pooling, core_ml__specification__pooling_layer_params__init) { p in
-            p.type = switch kind {
-            case .max: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__MAX
-            case .average: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__AVERAGE
-            case .l2: CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__L2
-            }
+            p.type = .init(UInt32(Self.kinds.firstIndex(of: kind)!))
             (p.n_kernelsize, p.kernelsize) = builder.uint64s([kernel.height, kernel.width])
             (p.n_stride, p.stride) = builder.uint64s([stride.height, stride.width])
             if case .includeLastPixel(let pads) = padding {
@@ -74,12 +69,8 @@ extension Pooling: LayerCoding {
                 p.includelastpixel = padding
             } else {
                 switch builder.windowPadding(padding) {
-                case .valid(let valid):
-                    p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_VALID
-                    p.valid = valid
-                case .same(let same):
-                    p.pooling_padding_type_case = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME
-                    p.same = same
+                case .valid(let valid): (p.pooling_padding_type_case, p.valid) = (PoolingPadding.valid, valid)
+                case .same(let same): (p.pooling_padding_type_case, p.same) = (PoolingPadding.same, same)
                 }
             }
             p.avgpoolexcludepadding = excludePaddingFromAverage ? 1 : 0
@@ -90,13 +81,10 @@ extension Pooling: LayerCoding {
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let params = layer.pooling!
         let p = params.pointee
-        let kind: Pooling.Kind
-        switch p.type {
-        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__MAX: kind = .max
-        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__AVERAGE: kind = .average
-        case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_TYPE__L2: kind = .l2
-        default: throw reader.fail("layer '\(name)' has the unknown pooling type \(p.type.rawValue)", at: params)
+        guard Int(p.type.rawValue) < kinds.count else {
+            throw reader.fail("layer '\(name)' has the unknown pooling type \(p.type.rawValue)", at: params)
         }
+        let kind = kinds[Int(p.type.rawValue)]
         let padding: WindowPadding
         switch p.pooling_padding_type_case {
         case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME:
@@ -148,4 +136,15 @@ extension SpecBuilder {
         valid.pointee.paddingamounts = borderAmounts(edges)
         return valid
     }
+}
+
+/// The padding cases of the two window layers' oneofs.
+private enum ConvolutionPadding {
+    static let valid = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_VALID
+    static let same = CORE_ML__SPECIFICATION__CONVOLUTION_LAYER_PARAMS__CONVOLUTION_PADDING_TYPE_SAME
+}
+
+private enum PoolingPadding {
+    static let valid = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_VALID
+    static let same = CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME
 }
