@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -83,6 +84,21 @@ static void load(void) {
         preset = NULL;
     }
     if (preset != NULL) {
+        // Kept, but not run into an illegal instruction: a core whose kernels
+        // this CPU cannot execute is refused with the reason.
+        static const char *const avx512_cores[] = {"SkylakeX", "Cooperlake", "SapphireRapids"};
+        static const char *const avx2_cores[] = {"Haswell", "Zen"};
+        const char *lacking = NULL;
+        for (size_t i = 0; i < sizeof avx512_cores / sizeof avx512_cores[0]; i++)
+            if (strcasecmp(preset, avx512_cores[i]) == 0 && !cpu.avx512) lacking = "AVX-512";
+        for (size_t i = 0; i < sizeof avx2_cores / sizeof avx2_cores[0]; i++)
+            if (strcasecmp(preset, avx2_cores[i]) == 0 && !cpu.avx2_fma) lacking = "AVX2 with FMA";
+        if (lacking) {
+            snprintf(failure, sizeof failure, "OPENBLAS_CORETYPE=%.64s asks OpenBLAS for %s kernels, which this CPU "
+                     "cannot run (they would stop the program with an illegal instruction): unset it to let the "
+                     "runtime choose, or name a core this CPU has", preset, lacking);
+            return;
+        }
         snprintf(reason, sizeof reason, "OPENBLAS_CORETYPE=%.64s from the environment, kept", preset);
     } else if (cpu.avx512 || cpu.avx2_fma) {
         const char *core = cpu.avx512 ? "SkylakeX" : "Haswell";

@@ -45,4 +45,23 @@ final class MatrixKernelTests: XCTestCase {
             for (a, b) in zip(ours, reference) { XCTAssertLessThanOrEqual(abs(a - b), 1e-4 * max(1, abs(b)), core) }
         }
     }
+
+    /// A core type set in the environment whose kernels this CPU cannot run
+    /// (AVX-512 ones here, unless /proc/cpuinfo lists avx512f) is one clear
+    /// error, not an illegal instruction; on an AVX-512 CPU it is kept.
+    func testACoreTheCPUCannotRunIsRefused() throws {
+        let flags = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("flags") }.map { $0.split(separator: " ").map(String.init) } ?? []
+        let result = try ProgramRunner.run("coreml-predict", [chain.appendingPathComponent("model.mlmodel").path,
+                                                              "--input", "x=" + chain.appendingPathComponent("input_x.npy").path],
+                                           environment: ["OPENBLAS_CORETYPE": "SkylakeX", "SWIFT_BACKTRACE": "enable=no"])
+        if flags.contains("avx512f") {
+            XCTAssertEqual(result.status, 0, result.standardError)
+        } else {
+            XCTAssertEqual(result.status, 1, result.standardError)
+            XCTAssertTrue(result.standardError.contains("OPENBLAS_CORETYPE=SkylakeX asks OpenBLAS for AVX-512 kernels, which this CPU cannot run"),
+                          result.standardError)
+            XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
+        }
+    }
 }

@@ -9,7 +9,9 @@
 // operating system saves) before loading the library: AVX-512 -> SkylakeX,
 // AVX2 with FMA -> Haswell, anything less -> OpenBLAS's own choice. A value
 // already in the environment is kept: some machines set one on purpose,
-// because some OpenBLAS builds compute wrong results with some core types.
+// because some OpenBLAS builds compute wrong results with some core types;
+// one whose kernels the CPU cannot run (AVX-512 or AVX2 ones it lacks) is
+// refused with the reason rather than loaded into an illegal instruction.
 // OpenBLAS runs single-threaded: the runtime splits products over its own
 // threads (idle OpenBLAS threads spin on the cores the other kernels use).
 #ifndef CBLAS_BLAS_H
