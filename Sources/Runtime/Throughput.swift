@@ -31,8 +31,10 @@ public enum Throughput {
                 let shared = UncheckedSendable((slots, body))
                 DispatchQueue.concurrentPerform(iterations: workers) { _ in
                     let (slots, body) = shared.value
+                    // The caller's thread takes part: it is left as it was (marked when nested).
+                    let wasMarked = SerialKernels.isMarked
                     SerialKernels.mark()
-                    defer { SerialKernels.unmark() }
+                    defer { if !wasMarked { SerialKernels.unmark() } }
                     while let index = indices.next() { slots[index] = body(index) }
                 }
             }
