@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import FileIO
 
 /// Little-endian float32 values as a frontend found them, possibly
 /// unaligned (a tensor inside a mapped `.pb` file), together with what keeps
@@ -71,11 +67,7 @@ public struct FloatBytes: @unchecked Sendable {
     /// Harmless if read again (a read-only file mapping pages the data back
     /// in); nothing for bytes in ordinary memory, whose pages must not go.
     public func releasePages() {
-        guard case .borrowed(let bytes, let owner, true) = source, let base = bytes.baseAddress else { return }
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = (Int(bitPattern: base) + page - 1) / page * page
-        let end = (Int(bitPattern: base) + bytes.count) / page * page
-        guard end > start, let address = UnsafeMutableRawPointer(bitPattern: start) else { return }
-        withExtendedLifetime(owner) { _ = madvise(address, end - start, MADV_DONTNEED) }
+        guard case .borrowed(let bytes, let owner, true) = source else { return }
+        withExtendedLifetime(owner) { MemoryPages.discard(bytes) }
     }
 }

@@ -40,10 +40,7 @@ public final class MappedFile: @unchecked Sendable {
     /// page doing so): a page still read later comes back from the file.
     /// MADV_PAGEOUT (Linux 5.4) never changes contents; elsewhere nothing.
     public func releaseResidentPages() {
-        #if os(Linux)
-        guard mappedLength > 0, let start = bytes.baseAddress else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: start), mappedLength, 21)  // MADV_PAGEOUT; older kernels: EINVAL
-        #endif
+        MemoryPages.pageOut(bytes)
     }
 
     deinit {

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CDNNL
+import FileIO
 import ModelFormat
 
 /// One convolution layer as oneDNN runs it (Sources/CDNNL): its weights
@@ -48,34 +44,23 @@ final class FastConvolution: @unchecked Sendable {
     }
 
     /// Asks the kernel to take back the pages that hold `weights` (oneDNN
-    /// has its own copy now): for weights borrowed from a mapped file, which
-    /// then leaves memory instead of being held twice. MADV_PAGEOUT never
-    /// changes contents (a page is read back from the file, or swap, if
-    /// touched again), so it is safe on any memory. Computed weights are left alone.
+    /// has its own copy now): weights borrowed from a mapped file then leave
+    /// memory instead of being held twice; contents never change.
     static func releasePages(of weights: Weights) {
-        advise(weights, 21)  // MADV_PAGEOUT (Linux 5.4); older kernels say EINVAL
+        withValues(weights, MemoryPages.pageOut)
     }
 
     /// Returns the pages of `weights` to the system for good: anonymous
     /// memory reads as zeros afterwards. Only for weights nothing reads again
     /// (`Network.init(_:kernels:modelIsPrivate:)`).
     static func discardPages(of weights: Weights) {
-        advise(weights, MADV_DONTNEED)
+        withValues(weights, MemoryPages.discard)
     }
 
-    /// madvise over the whole pages inside the values.
-    private static func advise(_ weights: Weights, _ advice: Int32) {
-        #if os(Linux)
+    /// The values' bytes, unless they are computed on demand or not loaded.
+    private static func withValues(_ weights: Weights, _ body: (UnsafeRawBufferPointer) -> Void) {
         guard !weights.isComputed, weights.isLoaded else { return }
-        weights.withUnsafeBufferPointer { values in
-            guard let start = values.baseAddress else { return }
-            let page = UInt(sysconf(Int32(_SC_PAGESIZE)))
-            let first = (UInt(bitPattern: start) + page - 1) / page * page
-            let end = UInt(bitPattern: start + values.count) / page * page
-            guard end > first, let address = UnsafeMutableRawPointer(bitPattern: first) else { return }
-            _ = madvise(address, Int(end - first), advice)
-        }
-        #endif
+        weights.withUnsafeBufferPointer { body(UnsafeRawBufferPointer($0)) }
     }
 
     static func allFinite(_ weights: Weights) -> Bool {
