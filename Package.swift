@@ -67,13 +67,15 @@ let package = Package(
         .target(name: "CLI", dependencies: ["Naming"]),
         // OpenBLAS's matrix products, the library loaded at first use with its
         // CPU kernels chosen from cpuid (Debian: libopenblas0; not linked).
-        .target(name: "CBLAS", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
+        // dlopen of the first of a library's names, with its load-time environment.
+        .target(name: "CLibraryLoading", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CBLAS", dependencies: ["CLibraryLoading"], linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
         // oneDNN's JIT convolutions, the library (2.x) loaded by the first convolution
         // (Debian: libdnnl-dev; not linked); without it the runtime's own kernels run.
-        .target(name: "CDNNL", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
+        .target(name: "CDNNL", dependencies: ["CLibraryLoading"], linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
         // libhdf5's API, the library loaded at first use (Debian: libhdf5-dev; not linked,
         // so programs that read no HDF5 file do not load it and its dependencies).
-        .target(name: "CHDF5", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CHDF5", dependencies: ["CLibraryLoading"], linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"]),
 

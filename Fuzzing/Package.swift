@@ -33,9 +33,10 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CProtobufC", path: upstream("CProtobufC"), pkgConfig: "libprotobuf-c"),
         .systemLibrary(name: "CImageCodecs", path: upstream("CImageCodecs"), pkgConfig: "libpng16"),
-        .target(name: "CBLAS", path: upstream("CBLAS"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
-        .target(name: "CDNNL", path: upstream("CDNNL"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
-        .target(name: "CHDF5", path: upstream("CHDF5"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CLibraryLoading", path: upstream("CLibraryLoading"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "CBLAS", dependencies: ["CLibraryLoading"], path: upstream("CBLAS"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
+        .target(name: "CDNNL", dependencies: ["CLibraryLoading"], path: upstream("CDNNL"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
+        .target(name: "CHDF5", dependencies: ["CLibraryLoading"], path: upstream("CHDF5"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "ProtoSchemas", dependencies: ["CProtobufC"], path: upstream("ProtoSchemas")),
         .target(name: "CProtobufFile", dependencies: ["CProtobufC"], path: upstream("CProtobufFile")),
         .target(name: "Threads", path: upstream("Threads")),

@@ -6,6 +6,7 @@
 #include "blas.h"
 
 #include <dlfcn.h>
+#include <library_loading.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,7 +79,7 @@ static void load(void) {
     struct features cpu = cpu_features();
     const char *preset = getenv("OPENBLAS_CORETYPE");
     char reason[160];
-    int chose = 0;
+    const char *chosen = NULL;  // the core set for the load, when the environment names none
     if (preset != NULL && preset[0] == '\0') {
         unsetenv("OPENBLAS_CORETYPE");  // empty is unset here; OpenBLAS would warn "Core not found"
         preset = NULL;
@@ -101,28 +102,19 @@ static void load(void) {
         }
         snprintf(reason, sizeof reason, "OPENBLAS_CORETYPE=%.64s from the environment, kept", preset);
     } else if (cpu.avx512 || cpu.avx2_fma) {
-        const char *core = cpu.avx512 ? "SkylakeX" : "Haswell";
-        snprintf(reason, sizeof reason, "OPENBLAS_CORETYPE=%s, chosen from cpuid: %s", core,
+        chosen = cpu.avx512 ? "SkylakeX" : "Haswell";
+        snprintf(reason, sizeof reason, "OPENBLAS_CORETYPE=%s, chosen from cpuid: %s", chosen,
                  cpu.avx512 ? "AVX-512 F/CD/DQ/BW/VL" : "AVX2, FMA");
-        // Read by OpenBLAS's constructor during dlopen, then taken back, so
-        // that the programs this process starts see the environment as given.
-        setenv("OPENBLAS_CORETYPE", core, 1);
-        chose = 1;
     } else {
         snprintf(reason, sizeof reason, "OpenBLAS's own choice: cpuid shows no AVX2 with FMA");
     }
-    // The runtime splits each product over its own threads; OpenBLAS's
-    // would spin (sched_yield) on the cores while the runtime's other kernels run.
-    int threads_unset = getenv("OPENBLAS_NUM_THREADS") == NULL;
-    if (threads_unset) setenv("OPENBLAS_NUM_THREADS", "1", 1);
-    void *handle = NULL;
-    char first[256] = "";
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && handle == NULL; i++) {
-        handle = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL && i == 0) snprintf(first, sizeof first, "%s", dlerror());
-    }
-    if (chose) unsetenv("OPENBLAS_CORETYPE");
-    if (threads_unset) unsetenv("OPENBLAS_NUM_THREADS");
+    // Both read by OpenBLAS's constructor during the load. One thread: the
+    // runtime splits each product over its own threads, and OpenBLAS's would
+    // spin (sched_yield) on the cores while the runtime's other kernels run.
+    const struct library_setting settings[] = {{"OPENBLAS_CORETYPE", chosen}, {"OPENBLAS_NUM_THREADS", "1"}};
+    char first[256];
+    void *handle = library_open(candidates, sizeof candidates / sizeof candidates[0], settings,
+                                sizeof settings / sizeof settings[0], first, sizeof first);
     if (handle == NULL) {
         snprintf(failure, sizeof failure, "cannot load OpenBLAS (%s; other names tried too): install it "
                  "(Debian: libopenblas0, or run scripts/bootstrap)", first);

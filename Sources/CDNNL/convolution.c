@@ -9,6 +9,7 @@
 #include "convolution.h"
 
 #include <dlfcn.h>
+#include <library_loading.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -61,18 +62,11 @@ static void load(void) {
     // 10000 rounds lies between: measured on Inception-ResNet-v2 (7
     // alternating rounds), 1000 and PASSIVE were 25-40% slower, 5000-20000
     // the fastest, 100000 and ACTIVE 15-25% slower. Only when the
-    // environment sets neither; taken back afterwards, so that programs this
-    // process starts see the environment as given.
-    int spin_unset = getenv("OMP_WAIT_POLICY") == NULL && getenv("GOMP_SPINCOUNT") == NULL;
-    if (spin_unset) setenv("GOMP_SPINCOUNT", "10000", 1);
+    // environment sets neither (a wait policy of its own decides instead).
+    const struct library_setting spin = {"GOMP_SPINCOUNT", getenv("OMP_WAIT_POLICY") ? NULL : "10000"};
     static const char *const candidates[] = {"libdnnl.so.2", "libdnnl.so"};
-    void *handle = NULL;
-    char first[256] = "";  // why the first name failed: the likeliest to matter
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && handle == NULL; i++) {
-        handle = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL && i == 0) snprintf(first, sizeof first, "%s", dlerror());
-    }
-    if (spin_unset) unsetenv("GOMP_SPINCOUNT");
+    char first[256];
+    void *handle = library_open(candidates, sizeof candidates / sizeof candidates[0], &spin, 1, first, sizeof first);
     if (handle == NULL) {
         snprintf(failure, sizeof failure, "cannot load oneDNN (%s; libdnnl.so tried too): install it (Debian: "
                  "libdnnl2)", first);

@@ -9,6 +9,7 @@
 #include "shim.h"
 
 #include <dlfcn.h>
+#include <library_loading.h>
 #include <stdio.h>
 
 // The functions: return type, name, parameters, arguments. Names that are
@@ -119,12 +120,8 @@ static const char *const candidates[] = {
 };
 
 int hdf5_load(char *message, size_t size) {
-    void *handle = NULL;
-    char first[256] = "";  // why the first name failed: the likeliest to matter
-    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0] && handle == NULL; i++) {
-        handle = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL && i == 0) snprintf(first, sizeof first, "%s", dlerror());
-    }
+    char first[256];
+    void *handle = library_open(candidates, sizeof candidates / sizeof candidates[0], NULL, 0, first, sizeof first);
     if (handle == NULL) {
         snprintf(message, size, "cannot load libhdf5 (%s; other names tried too): install it (Debian: "
                  "libhdf5-dev, or run scripts/bootstrap)", first);
