@@ -14,17 +14,73 @@ struct ElementwiseKernel: ReLUFusing {
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
         outputs[0].values.withUnsafeMutableBufferPointer { y in
-            if inputs.count > 1 && !y.isEmpty && inputs.allSatisfy({ $0.values.count == y.count }) {
+            guard let base = y.baseAddress else { return }
+            if inputs.count > 1 && inputs.allSatisfy({ $0.values.count == y.count }) {
                 withPointers(inputs[...], []) { pointers in
                     parallelFor(y.count, minimumWork: 4096, cost: inputs.count) { range in
-                        combineWhole(pointers, into: y.baseAddress!, range)
+                        let out = base + range.lowerBound
+                        out.update(from: pointers[0] + range.lowerBound, count: range.count)
+                        for x in pointers.dropFirst() { combine(into: out, x + range.lowerBound, stride: 1, count: range.count) }
+                        finish(out, count: range.count, inputs: inputs.count)
                     }
                 }
-            } else {
-                combineBroadcast(inputs, into: y)
-                if fusedReLU { for i in y.indices { y[i] = max(y[i], 0) } }
+                return
             }
+            inputs[0].values.withUnsafeBufferPointer { x in
+                BroadcastRows(inputs[0].shape, to: output).forEach { out, from, stride, length in
+                    copy(into: base + out, x.baseAddress! + from, stride: stride, count: length)
+                }
+            }
+            if inputs.count == 1 {
+                switch combine {
+                case .add: for i in y.indices { y[i] += constant }
+                case .multiply: for i in y.indices { y[i] *= constant }
+                default: break
+                }
+            }
+            for input in inputs.dropFirst() {
+                input.values.withUnsafeBufferPointer { x in
+                    BroadcastRows(input.shape, to: output).forEach { out, from, stride, length in
+                        combine(into: base + out, x.baseAddress! + from, stride: stride, count: length)
+                    }
+                }
+            }
+            finish(base, count: y.count, inputs: inputs.count)
         }
+    }
+
+    /// out[i] = x[i * stride] for i in 0..<count.
+    private func copy(into out: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>, stride: Int, count: Int) {
+        if stride == 1 { out.update(from: x, count: count) } else { for i in 0..<count { out[i] = x[i * stride] } }
+    }
+
+    /// out[i] = out[i] (combined with) x[i * stride] for i in 0..<count.
+    private func combine(into out: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>, stride: Int, count: Int) {
+        switch combine {
+        case .add, .average: Self.apply(out, x, stride, count, +)
+        case .multiply: Self.apply(out, x, stride, count, *)
+        case .maximum: Self.apply(out, x, stride, count, max)
+        case .minimum: Self.apply(out, x, stride, count, min)
+        }
+    }
+
+    @inline(__always)
+    private static func apply(_ out: UnsafeMutablePointer<Float>, _ x: UnsafePointer<Float>, _ stride: Int, _ count: Int,
+                              _ operation: (Float, Float) -> Float) {
+        if stride == 1 {
+            for i in 0..<count { out[i] = operation(out[i], x[i]) }
+        } else {
+            for i in 0..<count { out[i] = operation(out[i], x[i * stride]) }
+        }
+    }
+
+    /// The average's division and the folded ReLU, over count values.
+    private func finish(_ out: UnsafeMutablePointer<Float>, count: Int, inputs: Int) {
+        if combine == .average && inputs > 1 {
+            let scale = 1 / Float(inputs)
+            for i in 0..<count { out[i] *= scale }
+        }
+        if fusedReLU { for i in 0..<count { out[i] = max(out[i], 0) } }
     }
 
     /// Calls `body` with the values of every tensor (none empty).
@@ -32,67 +88,6 @@ struct ElementwiseKernel: ReLUFusing {
                               _ body: ([UnsafePointer<Float>]) -> Void) {
         guard let first = tensors.first else { return body(pointers) }
         first.values.withUnsafeBufferPointer { withPointers(tensors.dropFirst(), pointers + [$0.baseAddress!], body) }
-    }
-
-    /// y[range] = combine of the inputs over range, all of y's size.
-    private func combineWhole(_ inputs: [UnsafePointer<Float>], into y: UnsafeMutablePointer<Float>, _ range: Range<Int>) {
-        let out = y + range.lowerBound, count = range.count
-        out.update(from: inputs[0] + range.lowerBound, count: count)
-        for input in inputs.dropFirst() {
-            let x = input + range.lowerBound
-            switch combine {
-            case .add, .average: for i in 0..<count { out[i] += x[i] }
-            case .multiply: for i in 0..<count { out[i] *= x[i] }
-            case .maximum: for i in 0..<count { out[i] = max(out[i], x[i]) }
-            case .minimum: for i in 0..<count { out[i] = min(out[i], x[i]) }
-            }
-        }
-        if combine == .average {
-            let scale = 1 / Float(inputs.count)
-            for i in 0..<count { out[i] *= scale }
-        }
-        if fusedReLU { for i in 0..<count { out[i] = max(out[i], 0) } }
-    }
-
-    private func combineBroadcast(_ inputs: [Tensor], into y: UnsafeMutableBufferPointer<Float>) {
-        let count = output.count
-        inputs[0].values.withUnsafeBufferPointer { x in
-            BroadcastRows(inputs[0].shape, to: output).forEach { out, from, stride, length in
-                if stride == 1 {
-                    _ = UnsafeMutableBufferPointer(rebasing: y[out..<out + length])
-                        .update(fromContentsOf: UnsafeBufferPointer(rebasing: x[from..<from + length]))
-                } else {
-                    for i in 0..<length { y[out + i] = x[from + i * stride] }
-                }
-            }
-        }
-        if inputs.count == 1 {
-            switch combine {
-            case .add: for i in 0..<count { y[i] += constant }
-            case .multiply: for i in 0..<count { y[i] *= constant }
-            default: break
-            }
-            return
-        }
-        for input in inputs.dropFirst() {
-            input.values.withUnsafeBufferPointer { x in
-                BroadcastRows(input.shape, to: output).forEach { out, from, stride, length in
-                    for i in 0..<length {
-                        let v = x[from + i * stride]
-                        switch combine {
-                        case .add, .average: y[out + i] += v
-                        case .multiply: y[out + i] *= v
-                        case .maximum: y[out + i] = max(y[out + i], v)
-                        case .minimum: y[out + i] = min(y[out + i], v)
-                        }
-                    }
-                }
-            }
-        }
-        if combine == .average {
-            let scale = 1 / Float(inputs.count)
-            for i in 0..<count { y[i] *= scale }
-        }
     }
 }
 
