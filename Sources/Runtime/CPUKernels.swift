@@ -48,6 +48,13 @@ public enum CPUKernels {
             + "for a layer oneDNN does not take, and with --generic-kernels"
     }
 
+    /// What `coreml-predict --version` and `--benchmark` print: a line for
+    /// convolutions (as `choice` runs them) and one for matrix products.
+    public static func summary(_ choice: KernelChoice = .fastest) -> String {
+        let convolutions = choice == .generic ? "the runtime's own (--generic-kernels)" : convolutions
+        return "convolutions: \(convolutions)\nmatrix products: \(matrixProducts)"
+    }
+
     /// Whether the matrix kernels running are older than what the CPU can
     /// run (SSE kernels on a CPU with AVX2, as when OPENBLAS_CORETYPE forces them).
     public static var belowCPU: Bool {

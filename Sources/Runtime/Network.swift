@@ -28,6 +28,8 @@ public final class Network: @unchecked Sendable {
     /// The model compiled (read from a file by `Network(contentsOf:)`, the
     /// weights of oneDNN's convolutions unloaded: oneDNN holds them).
     public let model: Model
+    /// The kernels chosen when it was compiled.
+    public let kernels: KernelChoice
     /// Shape of every tensor.
     public let shapes: [String: TensorShape]
     /// What runs, in order: one step per layer, except where a ReLU is folded
@@ -51,6 +53,7 @@ public final class Network: @unchecked Sendable {
     /// (the model's memory never holds both) and `model` keeps them unloaded.
     package init(_ model: Model, kernels: KernelChoice, modelIsPrivate: Bool) throws {
         var model = model
+        self.kernels = kernels
         try CPUKernels.load()
         let shapes = try model.validate()
         self.shapes = shapes
@@ -58,8 +61,7 @@ public final class Network: @unchecked Sendable {
         steps = try Step.plan(model, shapes: shapes, kernels: kernels, discardingCopiedWeights: modelIsPrivate)
         if modelIsPrivate {
             for step in steps {
-                guard let convolution = step.kernel as? ConvolutionKernel, convolution.fast != nil,
-                      case .convolution(var conv) = model.nodes[step.node].operation else { continue }
+                guard step.oneDNN != nil, case .convolution(var conv) = model.nodes[step.node].operation else { continue }
                 conv.weights = Weights(unloadedCount: conv.weights.count)
                 model.nodes[step.node].operation = .convolution(conv)
             }
@@ -110,9 +112,7 @@ public final class Network: @unchecked Sendable {
     /// kernel that runs it ("oneDNN jit:avx2", or the runtime's own kernel).
     public var kernelNames: [(step: String, kernel: String)] {
         steps.map { step in
-            if let convolution = step.kernel as? ConvolutionKernel, let fast = convolution.fast {
-                return (step.name, "oneDNN \(fast.implementation)")
-            }
+            if let fast = step.oneDNN { return (step.name, "oneDNN \(fast.implementation)") }
             return (step.name, String(describing: type(of: step.kernel)))
         }
     }
@@ -206,6 +206,9 @@ struct Step {
     let outputs: [String]
     /// The index in the model of the layer whose kernel this is.
     let node: Int
+
+    /// oneDNN's convolution, when this step runs one (it holds its own copy of the weights).
+    var oneDNN: FastConvolution? { (kernel as? ConvolutionKernel)?.fast }
 
     static func plan(_ model: Model, shapes: [String: TensorShape], kernels: KernelChoice,
                      discardingCopiedWeights: Bool) throws -> [Step] {

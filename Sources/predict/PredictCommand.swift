@@ -21,8 +21,7 @@ enum PredictCommand: Command {
             """,
         versionDetails: """
             runs Core ML .mlmodel neural networks (any specification version) on the CPU, with the layers the converters write
-            convolutions: \(CPUKernels.convolutions)
-            matrix products: \(CPUKernels.matrixProducts)
+            \(CPUKernels.summary())
             """)
     }
     static let options = Options {
@@ -92,7 +91,7 @@ enum PredictCommand: Command {
         if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
             // On the first image that could be read.
             try benchmark(job, runs: runs, image: results.first.flatMap { $0.source == "arrays" ? nil : $0.source },
-                          profile: arguments.flag("profile"), generic: arguments.flag("generic-kernels"))
+                          profile: arguments.flag("profile"))
         }
         // How the images were fitted, so that a different label than an app's has an explanation.
         let fit = imagePaths.isEmpty ? nil : network.model.inputs.compactMap(\.image).first.map { image in
@@ -111,12 +110,11 @@ enum PredictCommand: Command {
         if failures > 0 { throw ReportedFailure() }
     }
 
-    static func benchmark(_ job: PredictionJob, runs: Int, image: String?, profile: Bool, generic: Bool) throws {
+    static func benchmark(_ job: PredictionJob, runs: Int, image: String?, profile: Bool) throws {
         let timing = try job.benchmark(runs: runs, image: image, profile: profile)
         fflush(nil)  // the results first
         var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
-            + "convolutions: \(generic ? "the runtime's own (--generic-kernels)" : CPUKernels.convolutions)\n"
-            + "matrix products: \(CPUKernels.matrixProducts)\n"
+            + CPUKernels.summary(job.network.kernels) + "\n"
         let kernels = Dictionary(job.network.kernelNames.map { ($0.step, $0.kernel) }, uniquingKeysWith: { first, _ in first })
         for (layer, milliseconds) in timing.layers {
             report += "  \(TextEscaping.line(layer)): \(milliseconds) ms (\(kernels[layer] ?? "?"))\n"
