@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CDNNL
 import Dispatch
 import Threads
@@ -63,23 +58,19 @@ private final class IndexDispenser: @unchecked Sendable {
 /// Whether this thread runs whole predictions in throughput mode, its
 /// kernels single-threaded.
 enum SerialKernels {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "pthread_key_create failed: \(status)")
-        return key
-    }()
+    private final class Mark { var isSet = false }
+    private static let marks = ThreadLocal { Mark() }
 
-    static var isMarked: Bool { pthread_getspecific(key) != nil }
+    static var isMarked: Bool { marks.value.isSet }
 
     /// Also gives this thread's oneDNN convolutions one OpenMP thread.
     static func mark() {
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        marks.value.isSet = true
         convolution_set_threads(1)
     }
 
     static func unmark() {
-        pthread_setspecific(key, nil)
+        marks.value.isSet = false
         convolution_set_threads(convolution_default_threads())
     }
 }

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ModelFormat
+import Threads
 
 /// Convolution by oneDNN when the network was prepared so and oneDNN takes
 /// the layer (`FastConvolution`); otherwise as a matrix product: for each
@@ -203,25 +199,11 @@ enum Scratch {
         deinit { storage.deallocate() }
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key) { pointer in
-            guard let pointer else { return }
-            Unmanaged<AnyObject>.fromOpaque(UnsafeMutableRawPointer(mutating: pointer)).release()
-        }
-        precondition(status == 0, "pthread_key_create failed: \(status)")
-        return key
-    }()
+    private static let buffers = ThreadLocal { Buffer() }
 
     /// `count` floats of this thread's buffer, valid until its next call.
     static func buffer(_ count: Int) -> UnsafeMutableBufferPointer<Float> {
-        let buffer: Buffer
-        if let existing = pthread_getspecific(key) {
-            buffer = Unmanaged<Buffer>.fromOpaque(existing).takeUnretainedValue()
-        } else {
-            buffer = Buffer()
-            pthread_setspecific(key, Unmanaged.passRetained(buffer).toOpaque())
-        }
+        let buffer = buffers.value
         if buffer.storage.count < count {
             buffer.storage.deallocate()
             buffer.storage = .allocate(capacity: count)
