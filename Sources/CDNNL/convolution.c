@@ -64,6 +64,19 @@ static void load(void) {
     // the fastest, 100000 and ACTIVE 15-25% slower. Only when the
     // environment sets neither (a wait policy of its own decides instead).
     const struct library_setting spin = {"GOMP_SPINCOUNT", getenv("OMP_WAIT_POLICY") ? NULL : "10000"};
+    // libgomp makes a team of OMP_NUM_THREADS threads at the first
+    // convolution: an absurd count (2^63 - 1) ends there in "out of memory
+    // allocating 962072675424 bytes". Refused here instead: the runtime's
+    // own kernels then run, and this says why.
+    const char *requested = getenv("OMP_NUM_THREADS");
+    for (const char *p = requested; p != NULL && *p != '\0'; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        char *end = NULL;
+        unsigned long long threads = strtoull(p, &end, 10);
+        if (end != p && threads > 4096) {
+            snprintf(failure, sizeof failure, "OMP_NUM_THREADS=%.40s asks oneDNN for more than 4096 threads", requested);
+            return;
+        }
+    }
     static const char *const candidates[] = {"libdnnl.so.2", "libdnnl.so"};
     char first[256];
     void *handle = library_open(candidates, sizeof candidates / sizeof candidates[0], &spin, 1, first, sizeof first);

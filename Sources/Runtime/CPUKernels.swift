@@ -50,9 +50,10 @@ public enum CPUKernels {
 
     /// What `coreml-predict --version` and `--benchmark` print: a line for
     /// convolutions (as `choice` runs them) and one for matrix products.
-    public static func summary(_ choice: KernelChoice = .fastest) -> String {
+    /// They quote the environment (OPENBLAS_CORETYPE): escape them for a terminal.
+    public static func summary(_ choice: KernelChoice = .fastest) -> [String] {
         let convolutions = choice == .generic ? "the runtime's own (--generic-kernels)" : convolutions
-        return "convolutions: \(convolutions)\nmatrix products: \(matrixProducts)"
+        return ["convolutions: \(convolutions)", "matrix products: \(matrixProducts)"]
     }
 
     /// Whether the matrix kernels running are older than what the CPU can

@@ -21,7 +21,7 @@ enum PredictCommand: Command {
             """,
         versionDetails: """
             runs Core ML .mlmodel neural networks (any specification version) on the CPU, with the layers the converters write
-            \(CPUKernels.summary())
+            \(kernelLines())
             """)
     }
     static let options = Options {
@@ -42,7 +42,7 @@ enum PredictCommand: Command {
                    """)
         Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy (one image, or the arrays alone).")
         Flag("json", help: "Print results as JSON.")
-        Option("benchmark", valueName: "runs", help: "Also time this many predictions on the first input and print the median latency to stderr.")
+        Option("benchmark", valueName: "runs", help: "Also time this many predictions (1 to 100000) on the first input and print the median latency to stderr.")
         Flag("profile", help: "With --benchmark: also print each layer's mean time (ms) and its kernel to stderr.")
         Flag("generic-kernels", help: """
             Run every layer on the runtime's own kernels (convolutions as im2col and OpenBLAS products), not oneDNN's: \
@@ -57,7 +57,10 @@ enum PredictCommand: Command {
             throw UsageError("--score-threshold takes a probability from 0 to 1, not \(arguments.optionalString("score-threshold") ?? "")")
         }
         let benchmarkRuns = try arguments.optionalValue("benchmark", as: Int.self)
-        if let runs = benchmarkRuns, runs <= 0 { throw UsageError("--benchmark takes a positive number of runs") }
+        // At most 100,000: 2^31 runs of even a tiny model would run for days, printing nothing.
+        if let runs = benchmarkRuns, !(1...100_000).contains(runs) {
+            throw UsageError("--benchmark takes 1 to 100000 runs, not \(runs)")
+        }
         if arguments.flag("profile") && benchmarkRuns == nil { throw UsageError("--profile times layers during --benchmark N: add it") }
         let cropAndScale = try arguments.value("crop-and-scale") { text in
             guard let mode = ImageResize.Mode(rawValue: text) else {
@@ -72,7 +75,7 @@ enum PredictCommand: Command {
         try Frontend.coreML.require(modelPath)
         let network = try Network(contentsOf: modelPath, kernels: arguments.flag("generic-kernels") ? .generic : .fastest)
         if CPUKernels.belowCPU {
-            FileHandle.standardError.write(Data("warning: matrix products: \(CPUKernels.matrixProducts)\n".utf8))
+            FileHandle.standardError.write(Data("warning: \(TextEscaping.line(CPUKernels.summary()[1]))\n".utf8))
         }
         let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
         try checkLabels(allow, "--allow", network.model)
@@ -114,12 +117,17 @@ enum PredictCommand: Command {
         let timing = try job.benchmark(runs: runs, image: image, profile: profile)
         fflush(nil)  // the results first
         var report = "benchmark: \(runs) runs, median \(timing.median) ms, min \(timing.minimum) ms\n"
-            + CPUKernels.summary(job.network.kernels) + "\n"
+            + kernelLines(job.network.kernels) + "\n"
         let kernels = Dictionary(job.network.kernelNames.map { ($0.step, $0.kernel) }, uniquingKeysWith: { first, _ in first })
         for (layer, milliseconds) in timing.layers {
             report += "  \(TextEscaping.line(layer)): \(milliseconds) ms (\(kernels[layer] ?? "?"))\n"
         }
         FileHandle.standardError.write(Data(report.utf8))
+    }
+
+    /// Which kernels run, a line each, escaped for a terminal.
+    static func kernelLines(_ choice: KernelChoice = .fastest) -> String {
+        CPUKernels.summary(choice).map(TextEscaping.line).joined(separator: "\n")
     }
 
     /// Labels given to --allow or --deny must be the model's.

@@ -64,4 +64,40 @@ final class MatrixKernelTests: XCTestCase {
             XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
         }
     }
+
+    /// What the environment and the options hand the kernels, at their
+    /// extremes: an OPENBLAS_CORETYPE with ESC, quotes and a newline is kept
+    /// but printed escaped; OMP_NUM_THREADS at 2^63 - 1 (libgomp: "out of
+    /// memory" at the first convolution) leaves the convolutions to the
+    /// runtime's own kernels, which still compute OpenCV's outputs; a
+    /// --benchmark of 2^31 runs is refused instead of running for days.
+    func testExtremeSettingsAreSaidOrRefused() throws {
+        let hostile = "\u{1B}[2J\"q\nx"
+        let version = try ProgramRunner.run("coreml-predict", ["--version"], environment: ["OPENBLAS_CORETYPE": hostile])
+        XCTAssertEqual(version.status, 0, version.standardError)
+        XCTAssertFalse(version.standardOutput.contains("\u{1B}"), version.standardOutput)
+        XCTAssertTrue(version.standardOutput.contains("OPENBLAS_CORETYPE=\\u{1B}[2J\"q\\nx from the environment, kept"), version.standardOutput)
+
+        let out = try temporaryFolder()
+        let threads = try ProgramRunner.run("coreml-predict", [chain.appendingPathComponent("model.mlmodel").path,
+                                                               "--input", "x=" + chain.appendingPathComponent("input_x.npy").path,
+                                                               "--output-npy", out.path, "--benchmark", "1"],
+                                            environment: ["OMP_NUM_THREADS": "9223372036854775807"])
+        XCTAssertEqual(threads.status, 0, threads.standardError)
+        XCTAssertTrue(threads.standardError.contains("convolutions: the runtime's own (im2col and the matrix products): "
+                                                     + "OMP_NUM_THREADS=9223372036854775807 asks oneDNN for more than 4096 threads"),
+                      threads.standardError)
+        let reference = try readFloat32Npy(chain.appendingPathComponent("output_prob.npy"))
+        for (a, b) in zip(try readFloat32Npy(out.appendingPathComponent("prob.npy")), reference) {
+            XCTAssertLessThanOrEqual(abs(a - b), 1e-4 * max(1, abs(b)))
+        }
+
+        for runs in ["2147483648", "9223372036854775807", "0", "-1"] {
+            let result = try ProgramRunner.run("coreml-predict", [chain.appendingPathComponent("model.mlmodel").path,
+                                                                  "--input", "x=" + chain.appendingPathComponent("input_x.npy").path,
+                                                                  "--benchmark", runs], timeout: 30)
+            XCTAssertEqual(result.status, 64, result.standardError)
+            XCTAssertTrue(result.standardError.hasPrefix("error: --benchmark takes 1 to 100000 runs, not \(runs)\n"), result.standardError)
+        }
+    }
 }
