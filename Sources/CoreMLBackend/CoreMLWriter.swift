@@ -19,15 +19,20 @@ public enum CoreMLWriter {
     /// written. (`AtomicFile` tells when the file is synced to disk.)
     /// - Throws: `ModelError` for a model that does not hold together,
     ///   `FileError` when the file cannot be written.
+    /// Weights are stored in `precision` (float16, or quantized where Core
+    /// ML allows it: `WeightEncoding`); nil keeps each tensor's own
+    /// `storedPrecision`.
     public static func write(_ model: Model, to path: String, inputs: [String] = [], minimumSpecificationVersion: Int32 = 1,
-                             beforeCommit: ((String) throws -> Void)? = nil) throws {
+                             precision: Precision? = nil, beforeCommit: ((String) throws -> Void)? = nil) throws {
         let shapes = try model.validate()
         try SpecificationVersion.checkWritable(model, shapes: shapes)
         try AtomicFile.checkTarget(path, inputs: inputs)
         let version = SpecificationVersion.chosen(for: model, minimum: minimumSpecificationVersion)
         let written = SpecificationVersion.lowered(model, for: version)
-        let builder = SpecBuilder()
+        let builder = SpecBuilder(precision: precision)
         let spec = builder.model(written, version: version)
+        try builder.quantizeWeights()
+        spec.pointee.specificationversion = max(version, builder.weightsVersion)
         try withExtendedLifetime(builder) {
             try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
                 try MessageFile.write($0, to: path, inputs: inputs, streamed: builder.streamed, beforeCommit: beforeCommit)

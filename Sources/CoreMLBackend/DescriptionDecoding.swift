@@ -119,41 +119,6 @@ extension SpecReader {
                         shortDescription: CArrays.string(message.pointee.shortdescription),
                         version: CArrays.string(message.pointee.versionstring), userDefined: pairs)
     }
-
-    /// Float values of a repeated float field: borrowed from the file, or
-    /// unloaded (count only) after a structure-only decode.
-    func floats(_ pointer: UnsafeMutablePointer<Float>?, _ count: Int) -> Weights {
-        guard count > 0 else { return Weights([]) }
-        guard let pointer else { return Weights(unloadedCount: count) }
-        return Weights(borrowing: UnsafeBufferPointer(start: pointer, count: count), owner: decoded)
-    }
-
-    /// A layer's weights: float32 values as they are, float16 ones widened.
-    func weights(_ params: UnsafeMutablePointer<MLWeights>?, _ what: String, of layer: String) throws -> Weights {
-        guard let params else { throw fail("layer '\(layer)' has no \(what)", at: nil) }
-        let half = params.pointee.float16value
-        if params.pointee.n_floatvalue > 0 {
-            guard half.len == 0 else { throw fail("layer '\(layer)': \(what) holds both float32 and float16 values", at: params) }
-            return floats(params.pointee.floatvalue, params.pointee.n_floatvalue)
-        }
-        guard half.len > 0 else { return Weights([]) }
-        guard half.len % 2 == 0 else { throw fail("layer '\(layer)': float16 \(what) has an odd byte count \(half.len)", at: params) }
-        var widened: Weights
-        if let data = half.data {
-            let raw = UnsafeRawPointer(data)
-            widened = Weights((0..<half.len / 2).map { Float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) })
-        } else {
-            widened = Weights(unloadedCount: half.len / 2)
-        }
-        widened.storedPrecision = .float16
-        return widened
-    }
-
-    /// Optional weights: present only when the layer says so.
-    func optionalWeights(_ present: Int32, _ params: UnsafeMutablePointer<MLWeights>?, _ what: String,
-                         of layer: String) throws -> Weights? {
-        present != 0 ? try weights(params, what, of: layer) : nil
-    }
 }
 
 extension SpecReader {

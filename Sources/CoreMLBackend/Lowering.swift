@@ -44,13 +44,16 @@ public enum SpecificationVersion {
 
     /// The layers of `model` that need a specification version above 1 as
     /// written at `version`, in graph order, with what needs it (the Core ML
-    /// layer type, or "float16 weights": stored so, they came with
-    /// version 2) and the version it was added in.
+    /// layer type, or "float16 weights" or "quantized weights": stored
+    /// so, they came with versions 2 and 3) and the version it was added in.
     public static func layersNeedingNewerVersions(_ model: Model, at version: Int32)
         -> [(layer: String, type: String, version: Int32)] {
         model.nodes.flatMap { node -> [(layer: String, type: String, version: Int32)] in
             var needs: [(layer: String, type: String, version: Int32)] = []
-            if version >= 2, node.operation.weightTensors.contains(where: { $0.values.storedPrecision == .float16 }) {
+            let precisions = node.operation.weightTensors.map(\.values.storedPrecision)
+            if version >= 3, precisions.contains(where: \.isQuantized) {
+                needs.append((node.name, "quantized weights", 3))
+            } else if version >= 2, precisions.contains(.float16) {
                 needs.append((node.name, "float16 weights", 2))
             }
             if isVersion4Layer(node.operation, at: version) {

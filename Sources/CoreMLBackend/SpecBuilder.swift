@@ -12,7 +12,19 @@ final class SpecBuilder {
     let streamed = StreamedFields()
     /// How array features map to Core ML's tensors (`SpecificationVersion`).
     var arrayMapping = ArrayMapping.rank5
+    /// How to store weights (`WeightEncoding`); nil: as each tensor was stored.
+    let precision: Precision?
+    /// The layer being encoded, named in errors about its weights.
+    var layerName = ""
+    /// The specification version the weights as stored need: 2 for float16, 3 for quantized.
+    var weightsVersion: Int32 = 1
+    /// Quantized weights to compute before packing (`quantizeWeights`).
+    var pendingQuantizations: [PendingQuantization] = []
     private var retainedWeights: [Weights] = []
+
+    init(precision: Precision? = nil) {
+        self.precision = precision
+    }
 
     /// A new message struct, initialised by its generated `__init` function.
     func new<T>(_ initialize: (UnsafeMutablePointer<T>?) -> Void) -> UnsafeMutablePointer<T> {
@@ -51,33 +63,6 @@ final class SpecBuilder {
     /// Keeps `weights`' memory alive until the model is packed.
     func retain(_ weights: Weights) {
         retainedWeights.append(weights)
-    }
-
-    /// WeightParams whose float array is the weights' own memory, or a
-    /// placeholder for weights computed as they are written.
-    /// An optional bias: its `hasBias` flag and its weights (left unset without one).
-    func bias(_ bias: Weights?, _ hasBias: inout protobuf_c_boolean, _ field: inout UnsafeMutablePointer<MLWeights>?) {
-        guard let bias else { return }
-        hasBias = 1
-        field = weights(bias)
-    }
-
-    func weights(_ weights: Weights) -> UnsafeMutablePointer<MLWeights> {
-        retain(weights)
-        let params: UnsafeMutablePointer<MLWeights> = new(core_ml__specification__weight_params__init)
-        let count = weights.isLoaded ? weights.count : 0
-        params.pointee.n_floatvalue = count
-        if count == 0 {
-            params.pointee.floatvalue = nil
-        } else if weights.isComputed {
-            let placeholder = streamed.placeholder(length: 4 * count, pieces: weights.chunkCount, finished: weights.releaseSource) { index, write in
-                try weights.withChunk(index) { start, values in try write(UnsafeRawBufferPointer(values), 4 * start) }
-            }
-            params.pointee.floatvalue = placeholder.assumingMemoryBound(to: Float.self)
-        } else {
-            params.pointee.floatvalue = UnsafeMutablePointer(mutating: weights.unsafeBuffer.baseAddress)
-        }
-        return params
     }
 
     /// Border amounts [height, width] for a padding or crop.

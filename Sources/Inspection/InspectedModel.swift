@@ -172,12 +172,11 @@ extension InspectedModel {
 
     /// Parameter values and bytes per stored precision, smallest precision first.
     public var parametersByPrecision: [(precision: Precision, count: Int, bytes: Int)] {
-        var counts: [Precision: Int] = [:]
+        var totals: [Precision: (count: Int, bytes: Int)] = [:]
         for tensor in weightTensors where tensor.isParameter && tensor.count > 0 {
-            counts[tensor.precision, default: 0] += tensor.count
+            let total = totals[tensor.precision] ?? (0, 0)
+            totals[tensor.precision] = (total.count + tensor.count, total.bytes + tensor.precision.bytes(count: tensor.count))
         }
-        return Precision.allCases.compactMap { precision in
-            counts[precision].map { (precision, $0, $0 * precision.bytesPerValue) }
-        }
+        return totals.keys.sorted().map { (precision: $0, count: totals[$0]!.count, bytes: totals[$0]!.bytes) }
     }
 }

@@ -133,7 +133,7 @@ public enum InspectionJSON {
         return .object([
             "count": .int(parts.reduce(0) { $0 + $1.count }),
             "bytes": .int(parts.reduce(0) { $0 + $1.bytes }),
-            "byPrecision": .array(parts.map { .object(["precision": .string($0.precision.rawValue), "count": .int($0.count),
+            "byPrecision": .array(parts.map { .object(["precision": .string($0.precision.name), "count": .int($0.count),
                                                        "bytes": .int($0.bytes)]) }),
         ])
     }
@@ -144,7 +144,7 @@ public enum InspectionJSON {
 
     static func tensorShape(_ tensor: WeightTensor) -> JSON {
         .object(["name": .string(tensor.name), "shape": .ints(tensor.shape), "count": .int(tensor.count),
-                 "precision": .string(tensor.precision.rawValue)])
+                 "precision": .string(tensor.precision.name)])
     }
 }
 

@@ -90,9 +90,9 @@ public enum SummaryText {
         let total = parts.reduce(0) { $0 + $1.count }
         guard parts.count > 1 else {
             let part = parts.first ?? (.float32, 0, 0)
-            return "\(grouped(total)) (\(part.precision.rawValue), \(byteCount(part.bytes)))"
+            return "\(grouped(total)) (\(part.precision.name), \(byteCount(part.bytes)))"
         }
-        let list = parts.map { "\($0.precision.rawValue): \(grouped($0.count)), \(byteCount($0.bytes))" }
+        let list = parts.map { "\($0.precision.name): \(grouped($0.count)), \(byteCount($0.bytes))" }
         return "\(grouped(total)) (\(list.joined(separator: "; ")))"
     }
 

@@ -124,7 +124,7 @@ extension ModelFiles {
         let layers = file.layers.map { layer in
             WeightsOnlyFile.Layer(name: layer.name, type: layer.type, inputs: layer.bottoms, outputs: layer.tops,
                                   blobs: layer.blobs.map {
-                                      WeightsOnlyFile.Blob(shape: $0.shape, precision: Precision(rawValue: $0.precision) ?? .float32,
+                                      WeightsOnlyFile.Blob(shape: $0.shape, precision: Precision.floatNames[$0.precision] ?? .float32,
                                                            values: $0.values)
                                   })
         }

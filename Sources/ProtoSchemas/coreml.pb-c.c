@@ -907,6 +907,141 @@ void   core_ml__specification__weight_params__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__weight_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__quantization_params__init
+                     (CoreML__Specification__QuantizationParams         *message)
+{
+  static const CoreML__Specification__QuantizationParams init_value = CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__quantization_params__get_packed_size
+                     (const CoreML__Specification__QuantizationParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__quantization_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__quantization_params__pack
+                     (const CoreML__Specification__QuantizationParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__quantization_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__quantization_params__pack_to_buffer
+                     (const CoreML__Specification__QuantizationParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__quantization_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__QuantizationParams *
+       core_ml__specification__quantization_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__QuantizationParams *)
+     protobuf_c_message_unpack (&core_ml__specification__quantization_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__quantization_params__free_unpacked
+                     (CoreML__Specification__QuantizationParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__quantization_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__linear_quantization_params__init
+                     (CoreML__Specification__LinearQuantizationParams         *message)
+{
+  static const CoreML__Specification__LinearQuantizationParams init_value = CORE_ML__SPECIFICATION__LINEAR_QUANTIZATION_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__linear_quantization_params__get_packed_size
+                     (const CoreML__Specification__LinearQuantizationParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__linear_quantization_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__linear_quantization_params__pack
+                     (const CoreML__Specification__LinearQuantizationParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__linear_quantization_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__linear_quantization_params__pack_to_buffer
+                     (const CoreML__Specification__LinearQuantizationParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__linear_quantization_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LinearQuantizationParams *
+       core_ml__specification__linear_quantization_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LinearQuantizationParams *)
+     protobuf_c_message_unpack (&core_ml__specification__linear_quantization_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__linear_quantization_params__free_unpacked
+                     (CoreML__Specification__LinearQuantizationParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__linear_quantization_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__look_up_table_quantization_params__init
+                     (CoreML__Specification__LookUpTableQuantizationParams         *message)
+{
+  static const CoreML__Specification__LookUpTableQuantizationParams init_value = CORE_ML__SPECIFICATION__LOOK_UP_TABLE_QUANTIZATION_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__look_up_table_quantization_params__get_packed_size
+                     (const CoreML__Specification__LookUpTableQuantizationParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__look_up_table_quantization_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__look_up_table_quantization_params__pack
+                     (const CoreML__Specification__LookUpTableQuantizationParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__look_up_table_quantization_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__look_up_table_quantization_params__pack_to_buffer
+                     (const CoreML__Specification__LookUpTableQuantizationParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__look_up_table_quantization_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LookUpTableQuantizationParams *
+       core_ml__specification__look_up_table_quantization_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LookUpTableQuantizationParams *)
+     protobuf_c_message_unpack (&core_ml__specification__look_up_table_quantization_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__look_up_table_quantization_params__free_unpacked
+                     (CoreML__Specification__LookUpTableQuantizationParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__look_up_table_quantization_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   core_ml__specification__neural_network_layer__init
                      (CoreML__Specification__NeuralNetworkLayer         *message)
 {
@@ -4838,7 +4973,7 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_mean_ima
   (ProtobufCMessageInit) core_ml__specification__neural_network_mean_image__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__weight_params__field_descriptors[2] =
+static const ProtobufCFieldDescriptor core_ml__specification__weight_params__field_descriptors[4] =
 {
   {
     "floatValue",
@@ -4864,15 +4999,43 @@ static const ProtobufCFieldDescriptor core_ml__specification__weight_params__fie
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "rawValue",
+    30,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__WeightParams, rawvalue),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "quantization",
+    40,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__WeightParams, quantization),
+    &core_ml__specification__quantization_params__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__weight_params__field_indices_by_name[] = {
   1,   /* field[1] = float16Value */
   0,   /* field[0] = floatValue */
+  3,   /* field[3] = quantization */
+  2,   /* field[2] = rawValue */
 };
-static const ProtobufCIntRange core_ml__specification__weight_params__number_ranges[1 + 1] =
+static const ProtobufCIntRange core_ml__specification__weight_params__number_ranges[3 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 30, 2 },
+  { 40, 3 },
+  { 0, 4 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__weight_params__descriptor =
 {
@@ -4882,11 +5045,165 @@ const ProtobufCMessageDescriptor core_ml__specification__weight_params__descript
   "CoreML__Specification__WeightParams",
   "CoreML.Specification",
   sizeof(CoreML__Specification__WeightParams),
-  2,
+  4,
   core_ml__specification__weight_params__field_descriptors,
   core_ml__specification__weight_params__field_indices_by_name,
-  1,  core_ml__specification__weight_params__number_ranges,
+  3,  core_ml__specification__weight_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__weight_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__quantization_params__field_descriptors[3] =
+{
+  {
+    "numberOfBits",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__QuantizationParams, numberofbits),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "linearQuantization",
+    101,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__QuantizationParams, quantization_type_case),
+    offsetof(CoreML__Specification__QuantizationParams, linearquantization),
+    &core_ml__specification__linear_quantization_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "lookupTableQuantization",
+    102,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__QuantizationParams, quantization_type_case),
+    offsetof(CoreML__Specification__QuantizationParams, lookuptablequantization),
+    &core_ml__specification__look_up_table_quantization_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__quantization_params__field_indices_by_name[] = {
+  1,   /* field[1] = linearQuantization */
+  2,   /* field[2] = lookupTableQuantization */
+  0,   /* field[0] = numberOfBits */
+};
+static const ProtobufCIntRange core_ml__specification__quantization_params__number_ranges[2 + 1] =
+{
+  { 1, 0 },
+  { 101, 1 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__quantization_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.QuantizationParams",
+  "QuantizationParams",
+  "CoreML__Specification__QuantizationParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__QuantizationParams),
+  3,
+  core_ml__specification__quantization_params__field_descriptors,
+  core_ml__specification__quantization_params__field_indices_by_name,
+  2,  core_ml__specification__quantization_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__quantization_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__linear_quantization_params__field_descriptors[2] =
+{
+  {
+    "scale",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(CoreML__Specification__LinearQuantizationParams, n_scale),
+    offsetof(CoreML__Specification__LinearQuantizationParams, scale),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "bias",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(CoreML__Specification__LinearQuantizationParams, n_bias),
+    offsetof(CoreML__Specification__LinearQuantizationParams, bias),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__linear_quantization_params__field_indices_by_name[] = {
+  1,   /* field[1] = bias */
+  0,   /* field[0] = scale */
+};
+static const ProtobufCIntRange core_ml__specification__linear_quantization_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__linear_quantization_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LinearQuantizationParams",
+  "LinearQuantizationParams",
+  "CoreML__Specification__LinearQuantizationParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LinearQuantizationParams),
+  2,
+  core_ml__specification__linear_quantization_params__field_descriptors,
+  core_ml__specification__linear_quantization_params__field_indices_by_name,
+  1,  core_ml__specification__linear_quantization_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__linear_quantization_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__look_up_table_quantization_params__field_descriptors[1] =
+{
+  {
+    "floatValue",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(CoreML__Specification__LookUpTableQuantizationParams, n_floatvalue),
+    offsetof(CoreML__Specification__LookUpTableQuantizationParams, floatvalue),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__look_up_table_quantization_params__field_indices_by_name[] = {
+  0,   /* field[0] = floatValue */
+};
+static const ProtobufCIntRange core_ml__specification__look_up_table_quantization_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__look_up_table_quantization_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LookUpTableQuantizationParams",
+  "LookUpTableQuantizationParams",
+  "CoreML__Specification__LookUpTableQuantizationParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LookUpTableQuantizationParams),
+  1,
+  core_ml__specification__look_up_table_quantization_params__field_descriptors,
+  core_ml__specification__look_up_table_quantization_params__field_indices_by_name,
+  1,  core_ml__specification__look_up_table_quantization_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__look_up_table_quantization_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[45] =

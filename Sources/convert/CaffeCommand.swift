@@ -58,7 +58,7 @@ enum ConversionFlags {
                    otherSpellings: ["output-file", "output-path", "out"], help: outputHelp).spec,
             Flag("json", help: "Print the written model's summary as JSON (the schema of inspect --json) instead of text.").spec,
             Flag("quiet", short: "q", help: "Print nothing when the conversion succeeds (errors still go to stderr).").spec,
-        ]
+        ] + CompressionFlags.options
     }
 
     /// The output file and report the options ask for. A name that does
@@ -80,7 +80,13 @@ enum ConversionFlags {
             throw UsageError("--output \(path): a Core ML model file's name ends in .mlmodel (Xcode goes by it)\(tensorHint)")
         }
         if arguments.flag("json") && arguments.flag("quiet") { throw UsageError("--json and --quiet: choose one") }
-        return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text)
+        let precision = try CompressionFlags.precision(arguments)
+        let probes = arguments.strings("probe")
+        if !probes.isEmpty, precision == nil || precision == .float32 {
+            throw UsageError("--probe is the input of the fidelity report of a compressed model: give --precision float16 or --quantize-weights")
+        }
+        return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text,
+                             precision: precision, probes: probes)
     }
 
     /// `--input name=1,H,W,C` (tfcoreml's input_name_shape_dict), for graphs

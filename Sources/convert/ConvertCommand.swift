@@ -16,11 +16,11 @@ enum ConvertCommand: Command {
             is replaced, the new one is synced to disk before the rename, so that not even a power cut leaves a \
             partial model in its place; a new file is left to the system to write back, as cp leaves a copy.
             """,
-        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, SampleCommand.self],
+        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, MLModelCommand.self, SampleCommand.self],
         versionDetails: {
             let versions = DeploymentTarget.specificationVersions
             return """
-                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5
+                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5, Core ML .mlmodel
                 writes Core ML .mlmodel files, specification version \(versions.lowerBound) (\(DeploymentTarget.systems(for: versions.lowerBound))) \
                 to \(versions.upperBound) (\(DeploymentTarget.systems(for: versions.upperBound))): the oldest the model's layers allow, \
                 or --minimum-deployment-target
@@ -49,6 +49,10 @@ struct OutputRequest {
     enum Report { case text, json, quiet }
     var path: String
     var report: Report
+    /// How to store the weights (`--precision`, `--quantize-weights`); nil: as the source does.
+    var precision: Precision? = nil
+    /// `--probe` values: the fidelity report's input.
+    var probes: [String] = []
 }
 
 /// Makes the model, writes it to `output.path` and prints the summary of
@@ -77,7 +81,8 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
                    notes: [(label: String, items: [String])]) throws {
     let path = output.path
     var inspected: InspectedModel?
-    try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion) { written in
+    try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion,
+                           precision: output.precision) { written in
         let file: CoreMLFile
         do {
             file = try CoreMLReader.read(from: written, structureOnly: true)

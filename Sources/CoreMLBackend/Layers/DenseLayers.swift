@@ -10,18 +10,20 @@ extension InnerProduct: LayerCoding {
         builder.set(layer, Self.layerCases[0], \.innerproduct, core_ml__specification__inner_product_layer_params__init) { p in
             p.inputchannels = UInt64(inputChannels)
             p.outputchannels = UInt64(outputChannels)
-            p.weights = builder.weights(weights)
-            builder.bias(bias, &p.hasbias, &p.bias)
+            p.weights = builder.weights(weights, channels: .leading(outputChannels, count: weights.count))
+            builder.bias(bias, &p.hasbias, &p.bias, quantizable: true)
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.innerproduct.pointee
+        let (inputs, outputs) = (try reader.count(p.inputchannels, "inputChannels", name), try reader.count(p.outputchannels, "outputChannels", name))
+        let count = [inputs, outputs].checkedProduct
         return .innerProduct(InnerProduct(
-            inputChannels: try reader.count(p.inputchannels, "inputChannels", name),
-            outputChannels: try reader.count(p.outputchannels, "outputChannels", name),
-            weights: try reader.weights(p.weights, "weights", of: name),
-            bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name)))
+            inputChannels: inputs, outputChannels: outputs,
+            weights: try reader.weights(p.weights, "weights", of: name,
+                                        quantizable: QuantizableField(count: count, channels: .leading(outputs, count: count ?? 0))),
+            bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name, quantizable: .whole(outputs))))
     }
 }
 
@@ -34,19 +36,22 @@ extension BatchNorm: LayerCoding {
             p.epsilon = epsilon
             p.computemeanvar = computeMeanVar ? 1 : 0
             p.instancenormalization = instanceNormalization ? 1 : 0
-            p.gamma = builder.weights(gamma)
-            p.beta = builder.weights(beta)
-            p.mean = builder.weights(mean)
-            p.variance = builder.weights(variance)
+            p.gamma = builder.weights(gamma, channels: .whole(channels))
+            p.beta = builder.weights(beta, channels: .whole(channels))
+            p.mean = builder.weights(mean, channels: .whole(channels))
+            p.variance = builder.weights(variance, channels: .whole(channels))
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.batchnorm.pointee
+        let channels = try reader.count(p.channels, "channels", name)
+        func vector(_ params: UnsafeMutablePointer<MLWeights>?, _ what: String) throws -> Weights {
+            try reader.weights(params, what, of: name, quantizable: .whole(channels))
+        }
         return .batchNorm(BatchNorm(
-            channels: try reader.count(p.channels, "channels", name), epsilon: p.epsilon,
-            gamma: try reader.weights(p.gamma, "gamma", of: name), beta: try reader.weights(p.beta, "beta", of: name),
-            mean: try reader.weights(p.mean, "mean", of: name), variance: try reader.weights(p.variance, "variance", of: name),
+            channels: channels, epsilon: p.epsilon, gamma: try vector(p.gamma, "gamma"), beta: try vector(p.beta, "beta"),
+            mean: try vector(p.mean, "mean"), variance: try vector(p.variance, "variance"),
             computeMeanVar: p.computemeanvar != 0, instanceNormalization: p.instancenormalization != 0))
     }
 }
@@ -57,21 +62,21 @@ extension Scale: LayerCoding {
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.scale, core_ml__specification__scale_layer_params__init) { p in
             (p.n_shapescale, p.shapescale) = builder.uint64s(shape)
-            p.scale = builder.weights(scale)
+            p.scale = builder.weights(scale, channels: .whole(scale.count))
             if let bias {
                 p.hasbias = 1
                 (p.n_shapebias, p.shapebias) = builder.uint64s(biasShape)
-                p.bias = builder.weights(bias)
+                p.bias = builder.weights(bias, channels: .whole(bias.count))
             }
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.scale.pointee
+        let (shape, biasShape) = (try reader.counts(p.shapescale, p.n_shapescale, name), try reader.counts(p.shapebias, p.n_shapebias, name))
         return .scale(Scale(
-            shape: try reader.counts(p.shapescale, p.n_shapescale, name), scale: try reader.weights(p.scale, "scale", of: name),
-            biasShape: try reader.counts(p.shapebias, p.n_shapebias, name),
-            bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name)))
+            shape: shape, scale: try reader.weights(p.scale, "scale", of: name, quantizable: .whole(shape.checkedProduct)),
+            biasShape: biasShape, bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name, quantizable: .whole(biasShape.checkedProduct))))
     }
 }
 
@@ -81,13 +86,14 @@ extension Bias: LayerCoding {
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.bias, core_ml__specification__bias_layer_params__init) { p in
             (p.n_shape, p.shape) = builder.uint64s(shape)
-            p.bias = builder.weights(bias)
+            p.bias = builder.weights(bias, channels: .whole(bias.count))
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.bias.pointee
-        return .bias(Bias(shape: try reader.counts(p.shape, p.n_shape, name), bias: try reader.weights(p.bias, "bias", of: name)))
+        let shape = try reader.counts(p.shape, p.n_shape, name)
+        return .bias(Bias(shape: shape, bias: try reader.weights(p.bias, "bias", of: name, quantizable: .whole(shape.checkedProduct))))
     }
 }
 

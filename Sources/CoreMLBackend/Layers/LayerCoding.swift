@@ -61,6 +61,7 @@ extension SpecBuilder {
         guard let coding = node.operation.definition as? any LayerCoding else {
             preconditionFailure("\(node.operation.kindName) has no Core ML encoding: checked before writing")
         }
+        layerName = node.name
         coding.encode(node, into: layer, self)
         return layer
     }

@@ -251,12 +251,13 @@ extension ConstantTensor: LayerCoding {
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.loadconstant, core_ml__specification__load_constant_layer_params__init) { p in
             (p.n_shape, p.shape) = builder.uint64s(shape)
-            p.data = builder.weights(data)
+            p.data = builder.weights(data, channels: .whole(data.count))
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.loadconstant.pointee
-        return .constant(shape: try reader.counts(p.shape, p.n_shape, name), data: try reader.weights(p.data, "data", of: name))
+        let shape = try reader.counts(p.shape, p.n_shape, name)
+        return .constant(shape: shape, data: try reader.weights(p.data, "data", of: name, quantizable: .whole(shape.checkedProduct)))
     }
 }

@@ -21,9 +21,17 @@ extension Convolution: LayerCoding {
             }
             p.isdeconvolution = isDeconvolution ? 1 : 0
             (p.n_outputshape, p.outputshape) = builder.uint64s(outputShape)
-            p.weights = builder.weights(weights)
-            builder.bias(bias, &p.hasbias, &p.bias)
+            p.weights = builder.weights(weights, channels: quantizationChannels(weights.count))
+            builder.bias(bias, &p.hasbias, &p.bias, quantizable: true)
         }
+    }
+
+    /// Output channels, along the first axis of a convolution's weights and
+    /// the second of a deconvolution's (one channel for a grouped
+    /// deconvolution, whose per-group axis Core ML's validator does not take).
+    func quantizationChannels(_ count: Int) -> ChannelLayout {
+        guard isDeconvolution else { return .leading(outputChannels, count: count) }
+        return groups == 1 ? ChannelLayout(channels: outputChannels, inner: max(kernel.height * kernel.width, 1)) : .whole(count)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
@@ -37,7 +45,7 @@ extension Convolution: LayerCoding {
         default:
             padding = .explicit(.zero)
         }
-        return .convolution(Convolution(
+        var convolution = Convolution(
             outputChannels: try reader.count(p.outputchannels, "outputChannels", name),
             kernelChannels: try reader.count(p.kernelchannels, "kernelChannels", name),
             groups: p.ngroups == 0 ? 1 : try reader.count(p.ngroups, "nGroups", name),
@@ -46,8 +54,12 @@ extension Convolution: LayerCoding {
             dilation: try reader.size2(p.dilationfactor, p.n_dilationfactor, default: 1, "dilationFactor", name),
             padding: padding, isDeconvolution: p.isdeconvolution != 0,
             outputShape: try reader.counts(p.outputshape, p.n_outputshape, name),
-            weights: try reader.weights(p.weights, "weights", of: name),
-            bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name)))
+            weights: Weights([]), bias: nil)
+        let count = convolution.weightTensors[0].shape.checkedProduct
+        convolution.weights = try reader.weights(p.weights, "weights", of: name,
+                                                 quantizable: QuantizableField(count: count, channels: convolution.quantizationChannels(count ?? 0)))
+        convolution.bias = try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name, quantizable: .whole(convolution.outputChannels))
+        return .convolution(convolution)
     }
 }
 

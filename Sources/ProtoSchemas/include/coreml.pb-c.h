@@ -35,6 +35,9 @@ typedef struct CoreML__Specification__NeuralNetworkPreprocessing CoreML__Specifi
 typedef struct CoreML__Specification__NeuralNetworkImageScaler CoreML__Specification__NeuralNetworkImageScaler;
 typedef struct CoreML__Specification__NeuralNetworkMeanImage CoreML__Specification__NeuralNetworkMeanImage;
 typedef struct CoreML__Specification__WeightParams CoreML__Specification__WeightParams;
+typedef struct CoreML__Specification__QuantizationParams CoreML__Specification__QuantizationParams;
+typedef struct CoreML__Specification__LinearQuantizationParams CoreML__Specification__LinearQuantizationParams;
+typedef struct CoreML__Specification__LookUpTableQuantizationParams CoreML__Specification__LookUpTableQuantizationParams;
 typedef struct CoreML__Specification__NeuralNetworkLayer CoreML__Specification__NeuralNetworkLayer;
 typedef struct CoreML__Specification__BorderAmounts CoreML__Specification__BorderAmounts;
 typedef struct CoreML__Specification__BorderAmounts__EdgeSizes CoreML__Specification__BorderAmounts__EdgeSizes;
@@ -516,10 +519,70 @@ struct  CoreML__Specification__WeightParams
   size_t n_floatvalue;
   float *floatvalue;
   ProtobufCBinaryData float16value;
+  /*
+   * Quantized values: numberOfBits each, packed most significant bit first.
+   */
+  ProtobufCBinaryData rawvalue;
+  /*
+   * int8RawValue = 31 (int8 dynamic quantization) is not part of this subset.
+   */
+  CoreML__Specification__QuantizationParams *quantization;
 };
 #define CORE_ML__SPECIFICATION__WEIGHT_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__weight_params__descriptor) \
-    , 0,NULL, {0,NULL} }
+    , 0,NULL, {0,NULL}, {0,NULL}, NULL }
+
+
+typedef enum {
+  CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__QUANTIZATION_TYPE__NOT_SET = 0,
+  CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__QUANTIZATION_TYPE_LINEAR_QUANTIZATION = 101,
+  CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__QUANTIZATION_TYPE_LOOKUP_TABLE_QUANTIZATION = 102
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__QUANTIZATION_TYPE__CASE)
+} CoreML__Specification__QuantizationParams__QuantizationTypeCase;
+
+struct  CoreML__Specification__QuantizationParams
+{
+  ProtobufCMessage base;
+  uint64_t numberofbits;
+  CoreML__Specification__QuantizationParams__QuantizationTypeCase quantization_type_case;
+  union {
+    CoreML__Specification__LinearQuantizationParams *linearquantization;
+    CoreML__Specification__LookUpTableQuantizationParams *lookuptablequantization;
+  };
+};
+#define CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__quantization_params__descriptor) \
+    , 0, CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__QUANTIZATION_TYPE__NOT_SET, {0} }
+
+
+/*
+ * value = scale[c] * q + bias[c]; one entry, or one per output channel.
+ */
+struct  CoreML__Specification__LinearQuantizationParams
+{
+  ProtobufCMessage base;
+  size_t n_scale;
+  float *scale;
+  size_t n_bias;
+  float *bias;
+};
+#define CORE_ML__SPECIFICATION__LINEAR_QUANTIZATION_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__linear_quantization_params__descriptor) \
+    , 0,NULL, 0,NULL }
+
+
+/*
+ * value = floatValue[q]: 2^numberOfBits entries.
+ */
+struct  CoreML__Specification__LookUpTableQuantizationParams
+{
+  ProtobufCMessage base;
+  size_t n_floatvalue;
+  float *floatvalue;
+};
+#define CORE_ML__SPECIFICATION__LOOK_UP_TABLE_QUANTIZATION_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__look_up_table_quantization_params__descriptor) \
+    , 0,NULL }
 
 
 typedef enum {
@@ -1837,6 +1900,63 @@ CoreML__Specification__WeightParams *
 void   core_ml__specification__weight_params__free_unpacked
                      (CoreML__Specification__WeightParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__QuantizationParams methods */
+void   core_ml__specification__quantization_params__init
+                     (CoreML__Specification__QuantizationParams         *message);
+size_t core_ml__specification__quantization_params__get_packed_size
+                     (const CoreML__Specification__QuantizationParams   *message);
+size_t core_ml__specification__quantization_params__pack
+                     (const CoreML__Specification__QuantizationParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__quantization_params__pack_to_buffer
+                     (const CoreML__Specification__QuantizationParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__QuantizationParams *
+       core_ml__specification__quantization_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__quantization_params__free_unpacked
+                     (CoreML__Specification__QuantizationParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__LinearQuantizationParams methods */
+void   core_ml__specification__linear_quantization_params__init
+                     (CoreML__Specification__LinearQuantizationParams         *message);
+size_t core_ml__specification__linear_quantization_params__get_packed_size
+                     (const CoreML__Specification__LinearQuantizationParams   *message);
+size_t core_ml__specification__linear_quantization_params__pack
+                     (const CoreML__Specification__LinearQuantizationParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__linear_quantization_params__pack_to_buffer
+                     (const CoreML__Specification__LinearQuantizationParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LinearQuantizationParams *
+       core_ml__specification__linear_quantization_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__linear_quantization_params__free_unpacked
+                     (CoreML__Specification__LinearQuantizationParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__LookUpTableQuantizationParams methods */
+void   core_ml__specification__look_up_table_quantization_params__init
+                     (CoreML__Specification__LookUpTableQuantizationParams         *message);
+size_t core_ml__specification__look_up_table_quantization_params__get_packed_size
+                     (const CoreML__Specification__LookUpTableQuantizationParams   *message);
+size_t core_ml__specification__look_up_table_quantization_params__pack
+                     (const CoreML__Specification__LookUpTableQuantizationParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__look_up_table_quantization_params__pack_to_buffer
+                     (const CoreML__Specification__LookUpTableQuantizationParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LookUpTableQuantizationParams *
+       core_ml__specification__look_up_table_quantization_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__look_up_table_quantization_params__free_unpacked
+                     (CoreML__Specification__LookUpTableQuantizationParams *message,
+                      ProtobufCAllocator *allocator);
 /* CoreML__Specification__NeuralNetworkLayer methods */
 void   core_ml__specification__neural_network_layer__init
                      (CoreML__Specification__NeuralNetworkLayer         *message);
@@ -3035,6 +3155,15 @@ typedef void (*CoreML__Specification__NeuralNetworkMeanImage_Closure)
 typedef void (*CoreML__Specification__WeightParams_Closure)
                  (const CoreML__Specification__WeightParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__QuantizationParams_Closure)
+                 (const CoreML__Specification__QuantizationParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__LinearQuantizationParams_Closure)
+                 (const CoreML__Specification__LinearQuantizationParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__LookUpTableQuantizationParams_Closure)
+                 (const CoreML__Specification__LookUpTableQuantizationParams *message,
+                  void *closure_data);
 typedef void (*CoreML__Specification__NeuralNetworkLayer_Closure)
                  (const CoreML__Specification__NeuralNetworkLayer *message,
                   void *closure_data);
@@ -3257,6 +3386,9 @@ extern const ProtobufCMessageDescriptor core_ml__specification__neural_network_p
 extern const ProtobufCMessageDescriptor core_ml__specification__neural_network_image_scaler__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__neural_network_mean_image__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__weight_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__quantization_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__linear_quantization_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__look_up_table_quantization_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__border_amounts__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__border_amounts__edge_sizes__descriptor;

@@ -1,0 +1,48 @@
+import CLI
+import ModelFormat
+
+/// `--precision`, `--quantize-weights`, `--quantization` and `--probe`:
+/// how the written model stores its weights, and the input the fidelity
+/// report runs on. Part of every subcommand's output options.
+enum CompressionFlags {
+    static let options: [OptionSpec] = [
+        Option("precision", valueName: "float32|float16",
+               help: "Store the weights as float16 (half the size; Core ML specification 2) or float32 (default: as the source stores them, "
+                   + "float32 for Caffe, TensorFlow and Keras).").spec,
+        Option("quantize-weights", valueName: "bits", otherSpellings: ["nbits"],
+               help: "Store convolution, inner-product, batch-norm, scale, bias and constant weights in 1 to 8 bits (specification 3); "
+                   + "other layers stay float.").spec,
+        Option("quantization", valueName: "mode", otherSpellings: ["quantization-mode"],
+               help: "How --quantize-weights maps levels to values, as coremltools' quantize_weights: linear (default; per output channel), "
+                   + "linear-symmetric (8 bits), linear-lut, kmeans-lut.").spec,
+        Option("probe", valueName: "image|name=x.npy", repeatable: true,
+               help: "The input the fidelity report of a compressed model runs the float and the compressed model on "
+                   + "(default: seeded random values, 0-255 for an image input, [0, 1) for an array).").spec,
+    ]
+
+    /// The precision the options ask for; nil when they ask for none.
+    static func precision(_ arguments: ParsedArguments) throws -> Precision? {
+        let floats = arguments.optionalString("precision")
+        guard let bitsText = arguments.optionalString("quantize-weights") else {
+            if let mode = arguments.optionalString("quantization") {
+                throw UsageError("--quantization \(mode) says how to quantize: give the bits with --quantize-weights")
+            }
+            guard let floats else { return nil }
+            guard let precision = Precision.floatNames[floats.lowercased()], precision != .float64 else {
+                throw UsageError("--precision takes float32 or float16, not '\(floats)'")
+            }
+            return precision
+        }
+        if let floats { throw UsageError("--precision \(floats) and --quantize-weights \(bitsText): choose one") }
+        guard let bits = Int(bitsText), (1...8).contains(bits) else {
+            throw UsageError("--quantize-weights takes a number of bits from 1 to 8, not '\(bitsText)' (for 16, use --precision float16)")
+        }
+        let modeText = arguments.optionalString("quantization") ?? "linear"
+        let spelled = modeText.lowercased().replacingOccurrences(of: "_", with: "-")
+        guard let mode = QuantizationMode(rawValue: spelled == "kmeans" ? "kmeans-lut" : spelled) else {
+            throw UsageError("--quantization takes \(QuantizationMode.allCases.map(\.rawValue).joined(separator: ", ")), not '\(modeText)'")
+        }
+        if mode == .linearSymmetric, bits != 8 { throw UsageError("--quantization linear-symmetric is for 8 bits, not \(bits)") }
+        return .quantized(bits: bits, mode)
+    }
+}

@@ -1,0 +1,31 @@
+import CLI
+import CoreMLBackend
+import ModelFiles
+
+/// `convert mlmodel`: an existing `.mlmodel` written again, typically with
+/// smaller weights (`--precision float16`, `--quantize-weights`).
+enum MLModelCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "mlmodel", abstract: "Write a Core ML model again, with float16 or quantized weights.",
+        discussion: """
+            Reads a neural network or neural network classifier .mlmodel (float32, float16 or quantized weights) and \
+            writes it with the weights stored as --precision or --quantize-weights say; without either, as they were. \
+            Quantized weights are expanded to float32 when read: quantizing a quantized model again starts from those \
+            values. The output must be another file.
+            """)
+    static let options = Options {
+        Positional("model", valueName: "Model.mlmodel", help: "The Core ML model to write again.")
+        ConversionFlags.outputOptions()
+        Option("minimum-deployment-target", valueName: "target",
+               help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow).").spec
+    }
+
+    static func run(_ arguments: ParsedArguments) throws {
+        let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
+        let source = try arguments.string("model")
+        try Frontend.coreML.require(source)
+        try convert(to: output, inputs: [source], minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
+            (try CoreMLReader.read(from: source).model, [])
+        }
+    }
+}
