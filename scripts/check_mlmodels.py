@@ -21,6 +21,13 @@ field paths into the layer's params message; numbers with relative
 tolerance 1e-6, enums by name or number, dicts compare sub-messages, {}
 means "is set", a number in a path indexes a repeated field) and
 weightCounts (dotted path to a WeightParams -> number of weights).
+A top-level weightsLike {"reference": path, "mode": ...} compares every
+WeightParams of every layer with those of the same layer in the reference
+.mlmodel (written by coremltools): "identical" asks for the same message
+(float32, float16 or quantized: bytes, bits, scales, tables); "noWorseError"
+with "original": path (the float model both were made from) asks for lookup
+tables of the same size whose expanded values are no further from the
+original (squared error) than the reference's.
 An X.expect.json without X.mlmodel counts as a failed model.
 
 Prints one line per failure, `FILE: path.to.field: expected X, got Y` (or a
@@ -429,6 +436,52 @@ def expect_weight_counts(params, expected, path, report):
             report.fail(f"{path}.{dotted}", count, got)
 
 
+def weight_params(layer):
+    """The set WeightParams fields of a layer's params message, by name."""
+    params = getattr(layer, layer.WhichOneof("layer"))
+    return {f.name: getattr(params, f.name) for f in params.DESCRIPTOR.fields
+            if f.message_type is not None and f.message_type.name == "WeightParams" and not f.is_repeated
+            and params.HasField(f.name)}
+
+
+def expanded_lookup_table(weights):
+    """A lookup-table WeightParams as float values (levels packed most
+    significant bit first, as NeuralNetwork.proto says)."""
+    bits = weights.quantization.numberOfBits
+    table = list(weights.quantization.lookupTableQuantization.floatValue)
+    stream = "".join(f"{byte:08b}" for byte in weights.rawValue)
+    return [table[int(stream[start:start + bits], 2)] for start in range(0, len(stream) - bits + 1, bits)]
+
+
+def expect_weights_like(network, want, report):
+    reference = network_of(Model_pb2.Model.FromString(Path(want["reference"]).read_bytes()))
+    original = None
+    if want.get("original"):
+        original = {l.name: l for l in network_of(Model_pb2.Model.FromString(Path(want["original"]).read_bytes())).layers}
+    ours = {layer.name: layer for layer in network.layers}
+    for layer in reference.layers:
+        theirs = weight_params(layer)
+        mine = weight_params(ours[layer.name]) if layer.name in ours else {}
+        if sorted(theirs) != sorted(mine):
+            report.fail(f"weightsLike.{layer.name}", sorted(theirs), sorted(mine))
+            continue
+        for name, expected in theirs.items():
+            got, path = mine[name], f"weightsLike.{layer.name}.{name}"
+            if want["mode"] == "identical":
+                if got.SerializeToString(deterministic=True) != expected.SerializeToString(deterministic=True):
+                    report.fail(path, Plain("the reference's WeightParams"), Plain("different values"))
+                continue
+            entries = (len(expected.quantization.lookupTableQuantization.floatValue), expected.quantization.numberOfBits)
+            if (len(got.quantization.lookupTableQuantization.floatValue), got.quantization.numberOfBits) != entries:
+                report.fail(f"{path}.table", entries, (len(got.quantization.lookupTableQuantization.floatValue),
+                                                        got.quantization.numberOfBits))
+                continue
+            source = list(weight_params(original[layer.name])[name].floatValue)
+            errors = [sum((a - b) ** 2 for a, b in zip(expanded_lookup_table(w)[:len(source)], source)) for w in (got, expected)]
+            if errors[0] > errors[1] * (1 + 1e-6) + 1e-12:
+                report.fail(f"{path}.squaredError", Plain(f"at most {errors[1]:.6g}"), Plain(f"{errors[0]:.6g}"))
+
+
 def expect_layer(layers_by_name, entry, report):
     name = entry.get("name")
     layer = layers_by_name.get(name)
@@ -517,6 +570,8 @@ def expect_spec(spec, expected, report):
             by_name = {layer.name: layer for layer in network.layers}
             for entry in want:
                 expect_layer(by_name, entry, report)
+        elif key == "weightsLike":
+            expect_weights_like(network, want, report)
         elif key == "layerCount":
             if want != len(network.layers):
                 report.fail(key, want, len(network.layers))
