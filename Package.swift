@@ -57,7 +57,7 @@ let package = Package(
         // Model files of every format recognised by content and read for summaries,
         // and a .mlmodel loaded for the runtime.
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend", "Runtime",
-                                                   "ModelFormat", "HDF5", "FileIO"]),
+                                                   "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming"]),
         // Text shown to people: names from files escaped for a terminal,

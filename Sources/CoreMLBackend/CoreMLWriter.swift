@@ -1,3 +1,4 @@
+import CProtobufC
 import FileIO
 import ModelFormat
 import ProtoSchemas
@@ -17,27 +18,51 @@ public enum CoreMLWriter {
     /// `beforeCommit` gets the complete file's temporary path before it is
     /// renamed into place (to read it back); if it throws, nothing is
     /// written. (`AtomicFile` tells when the file is synced to disk.)
-    /// - Throws: `ModelError` for a model that does not hold together,
-    ///   `FileError` when the file cannot be written.
     /// Weights are stored in `precision` (float16, or quantized where Core
     /// ML allows it: `WeightEncoding`); nil keeps each tensor's own
     /// `storedPrecision`.
+    /// - Throws: `ModelError` for a model that does not hold together (or
+    ///   weights the precision cannot hold), `FileError` when the file
+    ///   cannot be written.
     public static func write(_ model: Model, to path: String, inputs: [String] = [], minimumSpecificationVersion: Int32 = 1,
                              precision: Precision? = nil, beforeCommit: ((String) throws -> Void)? = nil) throws {
-        let shapes = try model.validate()
-        try SpecificationVersion.checkWritable(model, shapes: shapes)
-        try AtomicFile.checkTarget(path, inputs: inputs)
-        let version = SpecificationVersion.chosen(for: model, minimum: minimumSpecificationVersion)
-        let written = SpecificationVersion.lowered(model, for: version)
-        let builder = SpecBuilder(precision: precision)
-        let spec = builder.model(written, version: version)
+        let (builder, spec) = try message(model, precision: precision, minimumSpecificationVersion: minimumSpecificationVersion) {
+            try AtomicFile.checkTarget(path, inputs: inputs)
+        }
         try builder.quantizeWeights()
-        spec.pointee.specificationversion = max(version, builder.weightsVersion)
         try withExtendedLifetime(builder) {
             try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
                 try MessageFile.write($0, to: path, inputs: inputs, streamed: builder.streamed, beforeCommit: beforeCommit)
             }
         }
+    }
+}
+
+extension CoreMLWriter {
+    /// The size in bytes of the file `write` would write for `model` with
+    /// `precision` (float32 to compare a compressed file with); nothing is
+    /// computed or written.
+    /// - Throws: `ModelError` for a model that does not hold together.
+    public static func fileSize(of model: Model, precision: Precision? = nil, minimumSpecificationVersion: Int32 = 1) throws -> Int {
+        let (builder, spec) = try message(model, precision: precision, minimumSpecificationVersion: minimumSpecificationVersion)
+        return withExtendedLifetime(builder) {
+            spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) { protobuf_c_message_get_packed_size($0) }
+        }
+    }
+
+    /// The Model message of `model`, validated, at the lowest version it
+    /// can be written in (`checks` run after validation, before any work),
+    /// quantized weights not yet computed (`SpecBuilder.quantizeWeights`).
+    private static func message(_ model: Model, precision: Precision?, minimumSpecificationVersion: Int32,
+                                checks: () throws -> Void = {}) throws -> (SpecBuilder, UnsafeMutablePointer<MLModel>) {
+        let shapes = try model.validate()
+        try SpecificationVersion.checkWritable(model, shapes: shapes)
+        try checks()
+        let version = SpecificationVersion.chosen(for: model, minimum: minimumSpecificationVersion)
+        let builder = SpecBuilder(precision: precision)
+        let spec = builder.model(SpecificationVersion.lowered(model, for: version), version: version)
+        spec.pointee.specificationversion = max(version, builder.weightsVersion)
+        return (builder, spec)
     }
 }
 

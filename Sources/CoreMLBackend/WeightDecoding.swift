@@ -39,7 +39,7 @@ extension SpecReader {
         if params.pointee.n_floatvalue > 0 { return floats(params.pointee.floatvalue, params.pointee.n_floatvalue) }
         if forms[2] {
             guard let quantizable else {
-                throw fail("layer '\(layer)': \(what) are quantized, which Core ML allows only in convolution, inner product, "
+                throw fail("layer '\(layer)': \(what) are quantized, which this toolkit reads only in convolution, inner product, "
                            + "batch norm, scale, bias and load-constant layers", at: params)
             }
             return try dequantized(params, what, of: layer, quantizable)

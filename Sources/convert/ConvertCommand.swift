@@ -3,6 +3,7 @@ import CoreMLBackend
 import FileIO
 import Conversion
 import Inspection
+import ModelFiles
 import ModelFormat
 import Naming
 
@@ -94,14 +95,20 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
         inspected = InspectedModel(coreMLFile: file, path: path, notes: notes)
     }
     guard let inspected else { return }
+    let compressed = output.precision.map { $0 != .float32 } ?? false
+    let fidelity = compressed && output.report != .quiet
+        ? try FidelityReport.measure(float: model, compressed: path, precision: output.precision!, probes: output.probes) : nil
     switch output.report {
     case .quiet:
         break
     case .text:
         print("Wrote \(TextEscaping.line(path))")
         print(SummaryText.render(inspected, featureDescriptions: false), terminator: "")
+        if let fidelity { print(fidelity.text, terminator: "") }
     case .json:
-        print(InspectionJSON.document(inspected, weightStatistics: false).rendered(), terminator: "")
+        var document = InspectionJSON.document(inspected, weightStatistics: false)
+        if case .object(let members) = document, let fidelity { document = .object(members + [JSON.Member("fidelity", fidelity.json)]) }
+        print(document.rendered(), terminator: "")
     }
 }
 

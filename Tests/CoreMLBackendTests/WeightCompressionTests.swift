@@ -112,3 +112,23 @@ final class WeightCompressionTests: XCTestCase {
         XCTAssertEqual(Array(read.weights.values[0..<2]), [65504, -.infinity])
     }
 }
+
+/// Quantized weights that break Core ML's rules (made by
+/// make_quantization_fixtures.py from coremltools' own 8-bit file): one
+/// error naming the layer and what is wrong, for full and structure-only
+/// reads alike.
+final class MalformedQuantizationTests: XCTestCase {
+    func testEachBrokenRuleIsOneClearError() throws {
+        let folder = repositoryRoot.appendingPathComponent("Tests/Fixtures/quantization")
+        let cases = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("malformed.json"))) as? [String: String])
+        XCTAssertEqual(cases.count, 7)
+        for (name, words) in cases {
+            for structureOnly in [false, true] {
+                XCTAssertThrowsError(try CoreMLReader.read(from: folder.appendingPathComponent("bad_\(name).mlmodel").path, structureOnly: structureOnly)) { error in
+                    let message = "\(error)"
+                    XCTAssertTrue(message.contains(words) && message.contains(name == "prelu" ? "layer 'relu1'" : "layer 'fc'"), "\(name): \(message)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import CoreMLBackend
+import Foundation
+import ImageFiles
+import Images
+import Inspection
+import ModelFormat
+import Naming
+import Runtime
+
+/// What compressing a model's weights cost: the file's size against the
+/// same model in float32, and how far the compressed model's outputs move
+/// from the float model's on one probe input, both run by the runtime.
+public struct FidelityReport: Sendable {
+    /// One output of the model: the largest difference and, for scale,
+    /// the largest magnitude of the float model's values.
+    public struct Difference: Sendable {
+        public var output: String
+        public var maximum: Float
+        public var largestValue: Float
+    }
+
+    /// What the probe was: "face.png", "x=x.npy", or the seeded random values.
+    public var probe: String
+    public var precision: Precision
+    public var floatBytes: Int
+    public var compressedBytes: Int
+    public var differences: [Difference]
+    /// A classifier's top label from the float and from the compressed model.
+    public var topLabels: (float: String, compressed: String)?
+
+    public var sizeRatio: Double { Double(compressedBytes) / Double(max(floatBytes, 1)) }
+
+    /// The seed of the random probe values.
+    public static let seed: UInt64 = 2019
+
+    /// Runs `model` (the float weights) and the compressed model in `path`
+    /// (`precision` says how it was written) on the probe: `probes` holds an
+    /// image file for an image input, `name=x.npy` for an array input; an
+    /// input left out gets seeded random values (0-255 pixels, or [0, 1)).
+    /// The compressed network runs first and goes before the float one is
+    /// made, so that the two are never in memory together.
+    /// - Throws: `RuntimeError`, `ImageFileError`, or a file error for a probe.
+    public static func measure(float model: Model, compressed path: String, precision: Precision, probes: [String]) throws -> FidelityReport {
+        let (inputs, probe) = try probeInputs(for: model, probes)
+        let compressed = try Network(contentsOf: path).predict(inputs)
+        let float = try Network(model).predict(inputs)
+        let differences = compressed.outputs.keys.sorted().compactMap { name -> Difference? in
+            guard let ours = compressed.outputs[name]?.values, let reference = float.outputs[name]?.values else { return nil }
+            return Difference(output: name, maximum: zip(ours, reference).map { abs($0 - $1) }.max() ?? 0,
+                              largestValue: reference.map(abs).max() ?? 0)
+        }
+        let labels = float.classLabel.flatMap { floatLabel in compressed.classLabel.map { (floatLabel, $0) } }
+        return FidelityReport(probe: probe, precision: precision, floatBytes: try CoreMLWriter.fileSize(of: model, precision: .float32),
+                              compressedBytes: try CoreMLWriter.fileSize(of: model, precision: precision), differences: differences, topLabels: labels)
+    }
+
+    /// The probe's values for every input, and what they were.
+    static func probeInputs(for model: Model, _ probes: [String]) throws -> ([String: InputValue], String) {
+        var inputs: [String: InputValue] = [:], named: [String] = []
+        var images = probes.filter { !$0.contains("=") || !$0.hasSuffix(".npy") }
+        for probe in probes where !images.contains(probe) {
+            let parts = probe.split(separator: "=", maxSplits: 1).map(String.init)
+            guard let input = model.inputs.first(where: { $0.name == parts[0] }), input.image == nil else {
+                throw RuntimeError("--probe \(probe): the model has no array input '\(parts[0])' (its inputs: \(model.inputs.map(\.name).joined(separator: ", ")))")
+            }
+            let (shape, values) = try NumpyFile.read(path: parts[1])
+            let expected = try expectedShape(input)
+            guard shape == expected.featureShape || shape == expected.dimensions else {
+                throw RuntimeError("--probe \(probe): shape \(shape) does not fit input '\(input.name)', which takes \(expected.featureShape)")
+            }
+            inputs[input.name] = .array(Tensor(shape: expected, values: values))
+            named.append(probe)
+        }
+        var random = SeededGenerator(seed: seed)
+        for input in model.inputs where inputs[input.name] == nil {
+            if let format = input.image {
+                if let path = images.first {
+                    images.removeFirst()
+                    inputs[input.name] = .image(ImageResize.resize(try ImageFile.read(path: path), width: format.width, height: format.height))
+                    named.append(path)
+                    continue
+                }
+                let count = format.width * format.height * format.channels
+                inputs[input.name] = .image(Image(width: format.width, height: format.height, channels: format.channels,
+                                                  pixels: (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
+            } else {
+                let shape = try expectedShape(input)
+                inputs[input.name] = .array(Tensor(shape: shape, values: (0..<shape.count).map { _ in Float(random.next() >> 40) * 0x1p-24 }))
+            }
+        }
+        if let extra = images.first { throw RuntimeError("--probe \(extra): the model has no image input left for it") }
+        let probe = named.isEmpty ? "seeded random values (seed \(seed))"
+            : named.joined(separator: ", ") + (inputs.count > named.count ? ", seeded random values for the other inputs" : "")
+        return (inputs, probe)
+    }
+
+    private static func expectedShape(_ input: Input) throws -> TensorShape {
+        switch input.kind {
+        case .array(let shape): if let shape = TensorShape(featureShape: shape) { return shape }
+        case .tensor(let shape): return TensorShape(shape)
+        case .image: break
+        }
+        throw RuntimeError("input '\(input.name)' has no array shape the runtime takes")
+    }
+}
+
+/// SplitMix64: the same values for the same seed on every machine.
+struct SeededGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
+
+extension FidelityReport {
+    /// The report as `convert` prints it after the summary.
+    public var text: String {
+        var lines = ["Fidelity:     float32 -> \(precision.name), on \(probe)",
+                     "  Size:       \(SummaryText.byteCount(floatBytes)) -> \(SummaryText.byteCount(compressedBytes)) "
+                         + "(\(String(format: "%.2f", sizeRatio))x)"]
+        for difference in differences {
+            lines.append("  \(difference.output): largest difference \(Self.number(difference.maximum)) "
+                         + "(largest value \(Self.number(difference.largestValue)))")
+        }
+        if let (float, compressed) = topLabels {
+            lines.append(float == compressed ? "  Top label:  \(float), the same" : "  Top label:  \(float) -> \(compressed), CHANGED")
+        }
+        return lines.map { TextEscaping.line($0) }.joined(separator: "\n") + "\n"
+    }
+
+    /// The report as `convert --json` carries it (member `fidelity`).
+    public var json: JSON {
+        .object(["probe": .string(probe), "precision": .string(precision.name), "float32Bytes": .int(floatBytes),
+                 "compressedBytes": .int(compressedBytes), "sizeRatio": .double(sizeRatio),
+                 "outputs": .array(differences.map { .object(["name": .string($0.output), "maximumDifference": .float($0.maximum),
+                                                              "largestValue": .float($0.largestValue)]) }),
+                 "topLabel": topLabels.map { .object(["float32": .string($0.float), "compressed": .string($0.compressed),
+                                                      "agrees": .bool($0.float == $0.compressed)]) } ?? .null])
+    }
+
+    private static func number(_ value: Float) -> String { String(format: "%.3g", Double(value)) }
+}
