@@ -33,35 +33,48 @@ public struct FidelityReport: Sendable {
     /// The seed of the random probe values.
     public static let seed: UInt64 = 2019
 
+    /// The input both models run on: each input's values, and what they were.
+    public struct Probe: Sendable {
+        var inputs: [String: InputValue]
+        /// "face.png", "x=x.npy", or the seeded random values.
+        public var description: String
+    }
+
     /// Runs `model` (the float weights) and the compressed model in `path`
-    /// (`precision` says how it was written) on the probe: `probes` holds an
-    /// image file for an image input, `name=x.npy` for an array input; an
-    /// input left out gets seeded random values (0-255 pixels, or [0, 1)).
-    /// The compressed network runs first and goes before the float one is
-    /// made, so that the two are never in memory together.
-    /// - Throws: `RuntimeError`, `ImageFileError`, or a file error for a probe.
-    public static func measure(float model: Model, compressed path: String, precision: Precision, probes: [String]) throws -> FidelityReport {
-        let (inputs, probe) = try probeInputs(for: model, probes)
-        let compressed = try Network(contentsOf: path).predict(inputs)
-        let float = try Network(model).predict(inputs)
+    /// (`precision` says how it was written) on `probe`. The compressed
+    /// network runs first and goes before the float one is made, so that
+    /// the two are never in memory together.
+    /// - Throws: `RuntimeError` when a model cannot run.
+    public static func measure(float model: Model, compressed path: String, precision: Precision, probe: Probe) throws -> FidelityReport {
+        let compressed = try Network(contentsOf: path).predict(probe.inputs)
+        let float = try Network(model).predict(probe.inputs)
         let differences = compressed.outputs.keys.sorted().compactMap { name -> Difference? in
             guard let ours = compressed.outputs[name]?.values, let reference = float.outputs[name]?.values else { return nil }
             return Difference(output: name, maximum: zip(ours, reference).map { abs($0 - $1) }.max() ?? 0,
                               largestValue: reference.map(abs).max() ?? 0)
         }
         let labels = float.classLabel.flatMap { floatLabel in compressed.classLabel.map { (floatLabel, $0) } }
-        return FidelityReport(probe: probe, precision: precision, floatBytes: try CoreMLWriter.fileSize(of: model, precision: .float32),
+        return FidelityReport(probe: probe.description, precision: precision, floatBytes: try CoreMLWriter.fileSize(of: model, precision: .float32),
                               compressedBytes: try CoreMLWriter.fileSize(of: model, precision: precision), differences: differences, topLabels: labels)
     }
 
-    /// The probe's values for every input, and what they were.
-    static func probeInputs(for model: Model, _ probes: [String]) throws -> ([String: InputValue], String) {
+    /// The probe for `model` from `--probe` values: `name=x.npy` for an
+    /// array input, an image file for an image input (in input order); an
+    /// input left out gets seeded random values (0-255 pixels, or [0, 1)).
+    /// Read before anything is written, so that a probe that does not fit
+    /// stops the conversion early.
+    /// - Throws: `RuntimeError` for a probe that names no input or does not
+    ///   fit it, `ImageFileError` or a file error for one that cannot be read.
+    public static func probe(for model: Model, _ probes: [String]) throws -> Probe {
         var inputs: [String: InputValue] = [:], named: [String] = []
-        var images = probes.filter { !$0.contains("=") || !$0.hasSuffix(".npy") }
-        for probe in probes where !images.contains(probe) {
+        let arrays = probes.filter { $0.contains("=") && !FileManager.default.fileExists(atPath: $0) }
+        var images = probes.filter { !arrays.contains($0) }
+        for probe in arrays {
             let parts = probe.split(separator: "=", maxSplits: 1).map(String.init)
             guard let input = model.inputs.first(where: { $0.name == parts[0] }), input.image == nil else {
-                throw RuntimeError("--probe \(probe): the model has no array input '\(parts[0])' (its inputs: \(model.inputs.map(\.name).joined(separator: ", ")))")
+                let names = model.inputs.filter { $0.image == nil }.map(\.name)
+                throw RuntimeError("--probe \(probe): the model has no array input '\(parts[0])'"
+                                   + (names.isEmpty ? "" : " (its array inputs: \(names.joined(separator: ", ")))"))
             }
             let (shape, values) = try NumpyFile.read(path: parts[1])
             let expected = try expectedShape(input)
@@ -88,10 +101,10 @@ public struct FidelityReport: Sendable {
                 inputs[input.name] = .array(Tensor(shape: shape, values: (0..<shape.count).map { _ in Float(random.next() >> 40) * 0x1p-24 }))
             }
         }
-        if let extra = images.first { throw RuntimeError("--probe \(extra): the model has no image input left for it") }
-        let probe = named.isEmpty ? "seeded random values (seed \(seed))"
+        if let extra = images.first { throw RuntimeError("--probe \(extra): the model has no image input left for it (an array input takes name=x.npy)") }
+        let description = named.isEmpty ? "seeded random values (seed \(seed))"
             : named.joined(separator: ", ") + (inputs.count > named.count ? ", seeded random values for the other inputs" : "")
-        return (inputs, probe)
+        return Probe(inputs: inputs, description: description)
     }
 
     private static func expectedShape(_ input: Input) throws -> TensorShape {

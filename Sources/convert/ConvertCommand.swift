@@ -81,6 +81,8 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
 private func write(_ model: Model, to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32,
                    notes: [(label: String, items: [String])]) throws {
     let path = output.path
+    let compressed = output.precision.map { $0 != .float32 } ?? false
+    let probe = compressed && output.report != .quiet ? try FidelityReport.probe(for: model, output.probes) : nil
     var inspected: InspectedModel?
     try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion,
                            precision: output.precision) { written in
@@ -95,9 +97,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
         inspected = InspectedModel(coreMLFile: file, path: path, notes: notes)
     }
     guard let inspected else { return }
-    let compressed = output.precision.map { $0 != .float32 } ?? false
-    let fidelity = compressed && output.report != .quiet
-        ? try FidelityReport.measure(float: model, compressed: path, precision: output.precision!, probes: output.probes) : nil
+    let fidelity = try probe.map { try FidelityReport.measure(float: model, compressed: path, precision: output.precision!, probe: $0) }
     switch output.report {
     case .quiet:
         break
