@@ -55,6 +55,9 @@ extension CoreMLWriter {
     /// quantized weights not yet computed (`SpecBuilder.quantizeWeights`).
     private static func message(_ model: Model, precision: Precision?, minimumSpecificationVersion: Int32,
                                 checks: () throws -> Void = {}) throws -> (SpecBuilder, UnsafeMutablePointer<MLModel>) {
+        if case .quantized(let bits, let mode) = precision, !(1...8).contains(bits) || mode == .linearSymmetric && bits != 8 {
+            throw ModelError("Core ML stores weights quantized to 1 to 8 bits (linear-symmetric: 8), not \(bits) bits \(mode.rawValue)")
+        }
         let shapes = try model.validate()
         try SpecificationVersion.checkWritable(model, shapes: shapes)
         try checks()

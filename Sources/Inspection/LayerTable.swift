@@ -10,10 +10,13 @@ public enum LayerTable {
         var rows = [["#", "name", "type", "inputs -> outputs", "output shape", "params", "attributes"]]
         for (index, node) in model.nodes.enumerated() {
             let shapes = node.outputs.map { statistics.shapes[$0]?.description ?? "?" }
+            // Weights stored other than as float32 say how (`8-bit linear`, `float16`).
+            let stored = Set(node.operation.weightTensors.map(\.values.storedPrecision)).subtracting([.float32]).sorted()
+            let params = SummaryText.grouped(node.operation.parameterCount)
+                + (stored.isEmpty ? "" : " (" + stored.map(SummaryText.precisionDetail).joined(separator: ", ") + ")")
             rows.append([String(index), node.name, node.operation.kindName,
                          arrow(node.inputs, node.outputs),
-                         shapes.joined(separator: ", "), SummaryText.grouped(node.operation.parameterCount),
-                         node.attributeText])
+                         shapes.joined(separator: ", "), params, node.attributeText])
         }
         return align(rows, rightAligned: [0, 5], style: style, typeColumn: 2)
     }

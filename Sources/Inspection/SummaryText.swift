@@ -150,6 +150,13 @@ public enum SummaryText {
     }
 
     /// 206083 -> "201.3 KB".
+    /// A precision's name, with a lookup table's size: `4-bit lookup
+    /// table, 16 entries`.
+    public static func precisionDetail(_ precision: Precision) -> String {
+        guard case .quantized(let bits, let mode) = precision, mode.usesLookupTable else { return precision.name }
+        return "\(precision.name), \(1 << bits) entries"
+    }
+
     public static func byteCount(_ bytes: Int) -> String {
         let units = ["bytes", "KB", "MB", "GB"]
         var value = Double(bytes)

@@ -62,7 +62,7 @@ public enum WeightTable {
         for tensor in inspected.weightTensors {
             let statistics = WeightStatistics(tensor.values)
             let shape = "[" + tensor.shape.map(String.init).joined(separator: ",") + "]"
-            var row = [tensor.layer, tensor.name, shape, SummaryText.grouped(tensor.count), tensor.precision.name]
+            var row = [tensor.layer, tensor.name, shape, SummaryText.grouped(tensor.count), SummaryText.precisionDetail(tensor.precision)]
             if let statistics {
                 row += [statistics.minimum.map { number(Double($0)) } ?? "-", statistics.maximum.map { number(Double($0)) } ?? "-",
                         statistics.mean.map(number) ?? "-", statistics.standardDeviation.map(number) ?? "-",

@@ -22,6 +22,8 @@ final class InspectTests: XCTestCase {
          Case(name: "caffemodel-sample", files: ["Samples/age_net.caffemodel"]),
          Case(name: "coreml-builder_classifier", files: ["Tests/Fixtures/coreml/builder_classifier.mlmodel"]),
          Case(name: "coreml-builder_half", files: ["Tests/Fixtures/coreml/builder_half.mlmodel"]),
+         Case(name: "coreml-quantized_linear5", files: ["Tests/Fixtures/quantization/linear5.mlmodel"]),
+         Case(name: "coreml-quantized_kmeans4", files: ["Tests/Fixtures/quantization/kmeans4.mlmodel"]),
          Case(name: "coreml-builder_layers", files: ["Tests/Fixtures/coreml/builder_layers.mlmodel"]),
          Case(name: "caffe-resnet_bn_h5", files: ["Tests/Fixtures/caffe/resnet_bn_h5/deploy.prototxt", "--weights",
                                                   "Tests/Fixtures/caffe/resnet_bn_h5/weights.caffemodel.h5"]),

@@ -100,6 +100,11 @@ final class WeightCompressionTests: XCTestCase {
             XCTAssertFalse(FileManager.default.fileExists(atPath: path))
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "no temporary file left")
         }
+        for precision: Precision in [.quantized(bits: 0, .linear), .quantized(bits: 9, .kmeansLookupTable), .quantized(bits: 4, .linearSymmetric)] {
+            XCTAssertThrowsError(try CoreMLWriter.write(try floatModel(), to: path, precision: precision), "\(precision)") { error in
+                XCTAssertTrue("\(error)".contains("1 to 8 bits"), "\(error)")
+            }
+        }
         // 65504, float16's largest value, and infinity itself are kept as they are.
         var model = try floatModel()
         guard case .innerProduct(var product) = model.nodes[10].operation else { return XCTFail() }

@@ -202,6 +202,26 @@ def coremltools_worker(graph, input_name, shape, output, scale, biases, labels, 
 # ---------------------------------------------------------------------------
 # measuring
 
+def irv2_command(convert, folder, output):
+    """`convert tensorflow` of make_inception_resnet_v2.py's graph in
+    `folder`, with the options its meta.json gives."""
+    meta = json.loads((Path(folder) / "meta.json").read_text())
+    options = meta["options"]
+    command = [str(convert), "tensorflow", str(Path(folder) / meta["graph"])]
+    for name, shape in options["inputShapes"].items():
+        command += ["--input", f"{name}={','.join(map(str, shape))}"]
+    for name in options["outputNames"]:
+        command += ["--output-feature-name", name]
+    command += ["--image-input", options["imageInput"]]
+    if options.get("isBGR"):
+        command.append("--is-bgr")
+    command += ["--red-bias", repr(options["redBias"]), "--green-bias", repr(options["greenBias"]),
+                "--blue-bias", repr(options["blueBias"]), "--image-scale", repr(options["imageScale"])]
+    if options.get("classLabels"):
+        command += ["--class-labels", str(Path(folder) / options["classLabels"])]
+    return command + ["-o", str(output)]
+
+
 def run(command):
     """(wall seconds, peak RSS KiB) of one child process; exits on failure.
 
@@ -358,19 +378,7 @@ def main():
         meta = json.loads(meta_path.read_text())
         options = meta["options"]
         graph = folder / meta["graph"]
-        command = [convert, "tensorflow", str(graph)]
-        for name, shape in options["inputShapes"].items():
-            command += ["--input", f"{name}={','.join(map(str, shape))}"]
-        for name in options["outputNames"]:
-            command += ["--output-feature-name", name]
-        command += ["--image-input", options["imageInput"]]
-        if options.get("isBGR"):
-            command.append("--is-bgr")
-        command += ["--red-bias", repr(options["redBias"]), "--green-bias", repr(options["greenBias"]),
-                    "--blue-bias", repr(options["blueBias"]), "--image-scale", repr(options["imageScale"])]
-        if options.get("classLabels"):
-            command += ["--class-labels", str(folder / options["classLabels"])]
-        command += ["-o", str(work / "InceptionResNetV2.mlmodel")]
+        command = irv2_command(convert, folder, work / "InceptionResNetV2.mlmodel")
         print("irv2: convert tensorflow vs cp ...", flush=True)
         result = measure(command, graph, work / "InceptionResNetV2.mlmodel", copy_to, args.runs)
         result.update(source=graph, source_bytes=graph.stat().st_size, command=command,

@@ -13,7 +13,9 @@ Steps, one after the other (nothing else should run on the machine meanwhile):
  3. scripts/bench/inspect_speed.py: `inspect` against coremltools' load_spec +
     print_network_spec on a 500 MB .mlmodel;
  4. scripts/bench/runtime_speed.py: `predict` against OpenCV dnn on age_net and
-    against TensorFlow's Session on Inception-ResNet-v2, and a folder of images.
+    against TensorFlow's Session on Inception-ResNet-v2, and a folder of images;
+ 5. scripts/bench/compression.py: Inception-ResNet-v2 with float16 and 8-bit
+    weights against float32 (size, conversion time and memory, latency).
 Each step replaces its own section of BENCHMARKS.md and hands its figures
 back as JSON; this script then writes the summary section at the top (a table
 of ratios against each peer, with the goals from the issues) and the chart
@@ -31,6 +33,7 @@ import tempfile
 from pathlib import Path
 
 from benchlib import MARKDOWN, RELEASE_BUILD, ROOT, git_revision, machine, replace_block
+import compression
 
 HERE = Path(__file__).resolve().parent
 CHART = ROOT / "BENCHMARKS.png"
@@ -96,7 +99,26 @@ def summary_rows(figures):
             rate, (low, high) = p["images_per_second"]
             rows.append((f"predict {p['model']}, a folder of 32 images (rounds {low:.1f}-{high:.1f})",
                          f"{rate:.2f} images/s", "—", "—", "—", "—"))
+    compression = figures.get("compression")
+    if compression:  # issue 19's goals, on Inception-ResNet-v2
+        float32 = compression["rows"][0]
+        for row in compression["rows"][1:]:
+            goal = {"float16": 0.5}.get(row["precision"], 0.25)
+            rows.append((f"Inception-ResNet-v2 file, {row['precision']} weights", f"{row['bytes'] / 1e6:.1f} MB", "float32 weights",
+                         f"{float32['bytes'] / 1e6:.1f} MB", f"{row['ratio']:.3f}x", f"about {goal:g}x"))
+            memory = row["convert_rss_kib"] * 1024 / compression["weight_bytes"]
+            seconds = (f"<= {compression_goals()[0]} s: {verdict(row['convert_s'], compression_goals()[0], True)}; "
+                       if row["precision"] == "8-bit k-means" else "")
+            rows.append((f"convert Inception-ResNet-v2 to {row['precision']}", f"{row['convert_s']:.2f} s, {row['convert_rss_kib'] / 1024:.0f} MiB",
+                         "convert to float32", f"{float32['convert_s']:.2f} s, {float32['convert_rss_kib'] / 1024:.0f} MiB",
+                         f"{memory:.2f}x the weight bytes", f"{seconds}memory <= {compression_goals()[1]:g}x: "
+                         + verdict(memory, compression_goals()[1], True)))
     return rows
+
+
+def compression_goals():
+    """8-bit k-means seconds and peak memory / weight bytes (issue 19)."""
+    return compression.GOAL_KMEANS_SECONDS, compression.GOAL_MEMORY
 
 
 def chart(figures, path):
@@ -175,12 +197,13 @@ def main():
     binaries = build / "release"
     python = sys.executable
     with tempfile.TemporaryDirectory() as scratch:
-        out = {name: Path(scratch) / f"{name}.json" for name in ("convert", "inspect", "predict")}
+        out = {name: Path(scratch) / f"{name}.json" for name in ("convert", "inspect", "predict", "compression")}
         step("conversion", [python, HERE / "convert_speed.py", "--convert", binaries / "coreml-convert",
                             "--runs", args.convert_runs, "--ct-runs", args.ct_runs, "--json", out["convert"]])
         step("inspect", [python, HERE / "inspect_speed.py", "--inspect", binaries / "coreml-inspect", "--json", out["inspect"]])
         step("predict", [python, HERE / "runtime_speed.py", "--predict", binaries / "coreml-predict",
                          "--rounds", args.predict_rounds, "--json", out["predict"]])
+        step("compression", [python, HERE / "compression.py", "--convert", binaries / "coreml-convert", "--json", out["compression"]])
         figures = {}
         for path in out.values():
             figures.update(json.loads(path.read_text()))
