@@ -71,19 +71,22 @@ extension SpecBuilder {
     /// naming the layer.
     private func halfPlaceholder(_ weights: Weights) -> UnsafeMutablePointer<UInt8> {
         let layer = layerName
-        let pieces = weights.isComputed ? weights.chunkCount : (weights.count + Self.halfPiece - 1) / Self.halfPiece
+        // Computed weights come in their producer's chunks; weights in memory are cut into pieces here.
+        let inMemory = !weights.isComputed
+        let pieces = inMemory ? (weights.count + Self.halfPiece - 1) / Self.halfPiece : weights.chunkCount
         let placeholder = streamed.placeholder(length: 2 * weights.count, pieces: pieces, finished: weights.releaseSource) { index, write in
-            try weights.withChunk(weights.isComputed ? index : 0) { start, values in
-                let part = weights.isComputed ? values : UnsafeBufferPointer(rebasing: values[index * Self.halfPiece..<min((index + 1) * Self.halfPiece, values.count)])
+            try weights.withChunk(inMemory ? 0 : index) { start, values in
+                let first = inMemory ? index * Self.halfPiece : start
+                let part = inMemory ? UnsafeBufferPointer(rebasing: values[first..<min(first + Self.halfPiece, values.count)]) : values
                 var halves = [UInt16](repeating: 0, count: part.count)
                 for (offset, value) in part.enumerated() {
-                    halves[offset] = UInt16(littleEndian: value.halfBits)
-                    if halves[offset] & 0x7fff == 0x7c00, value.isFinite {
+                    let bits = value.halfBits
+                    if bits & 0x7fff == 0x7c00, value.isFinite {
                         throw ModelError("layer '\(layer)': the weight value \(value) is beyond float16's range (largest 65504); "
                                          + "keep this model in float32")
                     }
+                    halves[offset] = bits.littleEndian
                 }
-                let first = weights.isComputed ? start : index * Self.halfPiece
                 try halves.withUnsafeBytes { try write($0, 2 * first) }
             }
         }
