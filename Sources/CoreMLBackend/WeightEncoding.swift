@@ -15,13 +15,16 @@ import Threads
 /// product, batch norm, scale, bias, load constant) are quantized; the
 /// others stay float (float16 if they were so).
 extension SpecBuilder {
-    /// An optional bias: its `hasBias` flag and its weights (left unset
-    /// without one). Quantized, it has one scale, as Core ML requires.
-    func bias(_ bias: Weights?, _ hasBias: inout protobuf_c_boolean, _ field: inout UnsafeMutablePointer<MLWeights>?,
-              quantizable: Bool = false) {
+    /// A dense layer's weights and optional bias (its `hasBias` flag and
+    /// field left unset without one). `channels`: how the weights split
+    /// for per-channel quantization (nil: the layer keeps them float); a
+    /// quantized bias has one scale, as Core ML requires.
+    func weightsAndBias(_ weights: Weights, _ bias: Weights?, channels: ChannelLayout?, _ weightsField: inout UnsafeMutablePointer<MLWeights>?,
+                        _ hasBias: inout protobuf_c_boolean, _ biasField: inout UnsafeMutablePointer<MLWeights>?) {
+        weightsField = self.weights(weights, channels: channels)
         guard let bias else { return }
         hasBias = 1
-        field = weights(bias, channels: quantizable ? .whole(bias.count) : nil)
+        biasField = self.weights(bias, channels: channels == nil ? nil : .whole(bias.count))
     }
 
     /// The WeightParams of `weights`; `channels` says how a quantizable

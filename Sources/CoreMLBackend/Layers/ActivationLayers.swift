@@ -29,19 +29,13 @@ extension Activation: LayerCoding {
 
 extension Unary: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_UNARY] }
+    /// UnaryFunctionLayerParams' Operation in the order of its numbers
+    /// (SQRT = 0 ... THRESHOLD = 7): one table for writing and reading.
+    static let kinds: [Kind] = [.sqrt, .rsqrt, .inverse, .power, .exp, .log, .abs, .threshold]
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.unary, core_ml__specification__unary_function_layer_params__init) { p in
-            p.type = switch kind {
-            case .sqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__SQRT
-            case .rsqrt: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__RSQRT
-            case .inverse: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__INVERSE
-            case .power: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__POWER
-            case .exp: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__EXP
-            case .log: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__LOG
-            case .abs: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__ABS
-            case .threshold: CORE_ML__SPECIFICATION__UNARY_FUNCTION_LAYER_PARAMS__OPERATION__THRESHOLD
-            }
+            p.type = .init(UInt32(Self.kinds.firstIndex(of: kind)!))
             p.alpha = alpha
             p.epsilon = epsilon
             p.shift = shift
@@ -52,7 +46,6 @@ extension Unary: LayerCoding {
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let params = layer.unary!
         let p = params.pointee
-        let kinds: [Unary.Kind] = [.sqrt, .rsqrt, .inverse, .power, .exp, .log, .abs, .threshold]
         guard Int(p.type.rawValue) < kinds.count else {
             throw reader.fail("layer '\(name)' has the unknown unary function \(p.type.rawValue)", at: params)
         }

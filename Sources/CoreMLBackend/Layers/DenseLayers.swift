@@ -10,8 +10,7 @@ extension InnerProduct: LayerCoding {
         builder.set(layer, Self.layerCases[0], \.innerproduct, core_ml__specification__inner_product_layer_params__init) { p in
             p.inputchannels = UInt64(inputChannels)
             p.outputchannels = UInt64(outputChannels)
-            p.weights = builder.weights(weights, channels: .leading(outputChannels, count: weights.count))
-            builder.bias(bias, &p.hasbias, &p.bias, quantizable: true)
+            builder.weightsAndBias(weights, bias, channels: .leading(outputChannels, count: weights.count), &p.weights, &p.hasbias, &p.bias)
         }
     }
 

@@ -14,8 +14,7 @@ extension MatMul: LayerCoding {
             if let weights {
                 p.weightmatrixfirstdimension = UInt64(inputChannels)
                 p.weightmatrixseconddimension = UInt64(outputChannels)
-                p.weights = builder.weights(weights)
-                builder.bias(bias, &p.hasbias, &p.bias)
+                builder.weightsAndBias(weights, bias, channels: nil, &p.weights, &p.hasbias, &p.bias)
             }
         }
     }

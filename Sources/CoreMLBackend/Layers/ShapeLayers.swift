@@ -148,24 +148,22 @@ extension Crop: LayerCoding {
 
 extension Slice: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE] }
+    /// SliceLayerParams' SliceAxis in the order of its numbers (CHANNEL_AXIS
+    /// = 0, HEIGHT_AXIS, WIDTH_AXIS): one table for writing and reading.
+    static let axes: [Axis] = [.channel, .height, .width]
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.slice, core_ml__specification__slice_layer_params__init) { p in
             p.startindex = Int64(start)
             p.endindex = Int64(end)
             p.stride = UInt64(stride)
-            p.axis = switch axis {
-            case .channel: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__CHANNEL_AXIS
-            case .height: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__HEIGHT_AXIS
-            case .width: CORE_ML__SPECIFICATION__SLICE_LAYER_PARAMS__SLICE_AXIS__WIDTH_AXIS
-            }
+            p.axis = .init(UInt32(Self.axes.firstIndex(of: axis)!))
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let params = layer.slice!
         let p = params.pointee
-        let axes: [Slice.Axis] = [.channel, .height, .width]
         guard Int(p.axis.rawValue) < axes.count else {
             throw reader.fail("layer '\(name)' has the unknown slice axis \(p.axis.rawValue)", at: params)
         }

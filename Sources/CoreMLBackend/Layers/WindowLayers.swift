@@ -21,8 +21,7 @@ extension Convolution: LayerCoding {
             }
             p.isdeconvolution = isDeconvolution ? 1 : 0
             (p.n_outputshape, p.outputshape) = builder.uint64s(outputShape)
-            p.weights = builder.weights(weights, channels: quantizationChannels(weights.count))
-            builder.bias(bias, &p.hasbias, &p.bias, quantizable: true)
+            builder.weightsAndBias(weights, bias, channels: quantizationChannels(weights.count), &p.weights, &p.hasbias, &p.bias)
         }
     }
 
