@@ -16,8 +16,8 @@ enum CompressionFlags {
                help: "How --quantize-weights maps levels to values, as coremltools' quantize_weights: linear (default; per output channel), "
                    + "linear-symmetric (8 bits), linear-lut, kmeans-lut.").spec,
         Option("probe", valueName: "image|name=x.npy", repeatable: true,
-               help: "The input the fidelity report of a compressed model runs the float and the compressed model on "
-                   + "(default: seeded random values, 0-255 for an image input, [0, 1) for an array).").spec,
+               help: "The input on which the fidelity report printed after a compressed conversion (not with -q) runs the float "
+                   + "and the compressed model (default: seeded random values, 0-255 for an image input, [0, 1) for an array).").spec,
     ]
 
     /// The precision the options ask for; nil when they ask for none.
