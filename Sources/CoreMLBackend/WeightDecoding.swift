@@ -57,6 +57,14 @@ extension SpecReader {
         return widened
     }
 
+    /// A shape field and the tensor of that shape (scale, bias and
+    /// load-constant layers), which Core ML may hold quantized with one scale.
+    func shaped(_ dimensions: UnsafeMutablePointer<UInt64>?, _ count: Int, _ params: UnsafeMutablePointer<MLWeights>?, _ what: String,
+                of layer: String) throws -> (shape: [Int], values: Weights) {
+        let shape = try counts(dimensions, count, layer)
+        return (shape, try weights(params, what, of: layer, quantizable: .whole(shape.checkedProduct)))
+    }
+
     /// Optional weights: present only when the layer says so.
     func optionalWeights(_ present: Int32, _ params: UnsafeMutablePointer<MLWeights>?, _ what: String,
                          of layer: String, quantizable: QuantizableField? = nil) throws -> Weights? {

@@ -27,6 +27,14 @@ extension SpecBuilder {
         biasField = self.weights(bias, channels: channels == nil ? nil : .whole(bias.count))
     }
 
+    /// A shape field and the tensor of that shape (scale, bias and
+    /// load-constant layers), which Core ML may hold quantized with one scale.
+    func shaped(_ shape: [Int], _ values: Weights, _ count: inout Int, _ dimensions: inout UnsafeMutablePointer<UInt64>?)
+        -> UnsafeMutablePointer<MLWeights> {
+        (count, dimensions) = uint64s(shape)
+        return weights(values, channels: .whole(values.count))
+    }
+
     /// The WeightParams of `weights`; `channels` says how a quantizable
     /// field splits into channels (nil: Core ML keeps the field float).
     func weights(_ weights: Weights, channels: ChannelLayout? = nil) -> UnsafeMutablePointer<MLWeights> {

@@ -60,22 +60,20 @@ extension Scale: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.scale, core_ml__specification__scale_layer_params__init) { p in
-            (p.n_shapescale, p.shapescale) = builder.uint64s(shape)
-            p.scale = builder.weights(scale, channels: .whole(scale.count))
+            p.scale = builder.shaped(shape, scale, &p.n_shapescale, &p.shapescale)
             if let bias {
                 p.hasbias = 1
-                (p.n_shapebias, p.shapebias) = builder.uint64s(biasShape)
-                p.bias = builder.weights(bias, channels: .whole(bias.count))
+                p.bias = builder.shaped(biasShape, bias, &p.n_shapebias, &p.shapebias)
             }
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.scale.pointee
-        let (shape, biasShape) = (try reader.counts(p.shapescale, p.n_shapescale, name), try reader.counts(p.shapebias, p.n_shapebias, name))
-        return .scale(Scale(
-            shape: shape, scale: try reader.weights(p.scale, "scale", of: name, quantizable: .whole(shape.checkedProduct)),
-            biasShape: biasShape, bias: try reader.optionalWeights(p.hasbias, p.bias, "bias", of: name, quantizable: .whole(biasShape.checkedProduct))))
+        let scale = try reader.shaped(p.shapescale, p.n_shapescale, p.scale, "scale", of: name)
+        let bias: (shape: [Int], values: Weights?) = p.hasbias != 0 ? try reader.shaped(p.shapebias, p.n_shapebias, p.bias, "bias", of: name)
+                                                                     : (try reader.counts(p.shapebias, p.n_shapebias, name), nil)
+        return .scale(Scale(shape: scale.shape, scale: scale.values, biasShape: bias.shape, bias: bias.values))
     }
 }
 
@@ -84,15 +82,13 @@ extension Bias: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.bias, core_ml__specification__bias_layer_params__init) { p in
-            (p.n_shape, p.shape) = builder.uint64s(shape)
-            p.bias = builder.weights(bias, channels: .whole(bias.count))
+            p.bias = builder.shaped(shape, bias, &p.n_shape, &p.shape)
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        let p = layer.bias.pointee
-        let shape = try reader.counts(p.shape, p.n_shape, name)
-        return .bias(Bias(shape: shape, bias: try reader.weights(p.bias, "bias", of: name, quantizable: .whole(shape.checkedProduct))))
+        let (shape, bias) = try reader.shaped(layer.bias.pointee.shape, layer.bias.pointee.n_shape, layer.bias.pointee.bias, "bias", of: name)
+        return .bias(Bias(shape: shape, bias: bias))
     }
 }
 

@@ -248,14 +248,13 @@ extension ConstantTensor: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.loadconstant, core_ml__specification__load_constant_layer_params__init) { p in
-            (p.n_shape, p.shape) = builder.uint64s(shape)
-            p.data = builder.weights(data, channels: .whole(data.count))
+            p.data = builder.shaped(shape, data, &p.n_shape, &p.shape)
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.loadconstant.pointee
-        let shape = try reader.counts(p.shape, p.n_shape, name)
-        return .constant(shape: shape, data: try reader.weights(p.data, "data", of: name, quantizable: .whole(shape.checkedProduct)))
+        let (shape, data) = try reader.shaped(p.shape, p.n_shape, p.data, "data", of: name)
+        return .constant(shape: shape, data: data)
     }
 }
