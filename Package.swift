@@ -54,6 +54,8 @@ let package = Package(
         .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
         .target(name: "KerasFrontend", dependencies: ["ModelFormat", "Conversion", "HDF5", "Naming"]),
+        // Darknet .cfg + .weights (YOLO's format) -> ModelFormat.
+        .target(name: "DarknetFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO"]),
         // Model files of every format recognised by content and read for summaries,
         // and a .mlmodel loaded for the runtime.
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend", "Runtime",
@@ -103,6 +105,7 @@ let package = Package(
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Images", "Runtime", "FileIO"]),
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "Images", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
+        .testTarget(name: "DarknetFrontendTests", dependencies: ["TestSupport", "DarknetFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat"]),
         // README.md's Swift snippets, compiled and run against the library products.
         .testTarget(name: "ReadmeTests", dependencies: ["TestSupport", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "Conversion",
                                                         "CoreMLBackend", "ModelFormat", "Inspection", "ModelFiles", "Runtime", "ImageFiles", "Images"]),

@@ -1,0 +1,80 @@
+import FileIO
+import ModelFormat
+
+public typealias DarknetError = MessageError<DarknetErrorKind>
+public enum DarknetErrorKind {}
+
+/// A Darknet network definition (`.cfg`): sections in brackets (`[net]`,
+/// `[convolutional]`, `[maxpool]`, `[route]`, `[region]`, ...), each a list
+/// of `key=value` lines; `#` and `;` start comments. The first section
+/// describes the input; every other one is a layer, in order.
+struct DarknetConfig {
+    struct Section {
+        var type: String
+        var options: [String: String]
+        /// 1-based line of the `[type]` header, for `file:line` errors.
+        var line: Int
+        var path: String
+
+        func int(_ key: String, _ fallback: Int? = nil) throws -> Int {
+            guard let text = options[key] else {
+                if let fallback { return fallback }
+                throw error("has no \(key)")
+            }
+            guard let value = Int(text.trimmingCharacters(in: .whitespaces)), (0...ShapeInference.maximumSize).contains(value) else {
+                throw error("\(key)=\(text) is not a whole number from 0 to \(ShapeInference.maximumSize)")
+            }
+            return value
+        }
+
+        func string(_ key: String, _ fallback: String) -> String { options[key]?.trimmingCharacters(in: .whitespaces) ?? fallback }
+
+        /// Comma-separated numbers (`anchors`, `layers`).
+        func list<Value: LosslessStringConvertible>(_ key: String) throws -> [Value] {
+            guard let text = options[key] else { return [] }
+            return try text.split(separator: ",").map { part in
+                guard let value = Value(part.trimmingCharacters(in: .whitespaces)) else { throw error("\(key)=\(text) is not a list of numbers") }
+                return value
+            }
+        }
+
+        func error(_ message: String) -> DarknetError {
+            DarknetError("\(path):\(line): [\(type)] \(message)")
+        }
+    }
+
+    var sections: [Section]
+
+    /// The longest file read: a network definition is a few kilobytes.
+    static let maximumBytes = 16 << 20
+
+    init(path: String) throws {
+        let file = try MappedFile(path: path)
+        guard file.bytes.count <= Self.maximumBytes else {
+            throw DarknetError("\(path): \(file.bytes.count) bytes is too large for a Darknet .cfg (at most \(Self.maximumBytes))")
+        }
+        try self.init(text: String(decoding: file.bytes, as: UTF8.self), path: path)
+    }
+
+    init(text: String, path: String) throws {
+        var sections: [Section] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+                .split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespacesAndNewlines)
+            if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]"), line.count > 2 else { throw DarknetError("\(path):\(index + 1): '\(line)' is not a [section] header") }
+                sections.append(Section(type: String(line.dropFirst().dropLast()).lowercased(), options: [:], line: index + 1, path: path))
+                continue
+            }
+            let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty else { throw DarknetError("\(path):\(index + 1): '\(line)' is not key=value") }
+            guard !sections.isEmpty else { throw DarknetError("\(path):\(index + 1): '\(line)' comes before any [section]") }
+            sections[sections.count - 1].options[parts[0]] = parts[1]
+        }
+        guard let first = sections.first, first.type == "net" || first.type == "network" else {
+            throw DarknetError("\(path): a Darknet .cfg starts with a [net] section")
+        }
+        self.sections = sections
+    }
+}

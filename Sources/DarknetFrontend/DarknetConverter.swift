@@ -1,0 +1,144 @@
+import Conversion
+import ModelFormat
+
+/// Converts a Darknet network (`.cfg` + `.weights`, the format YOLO is
+/// published in) to the model spec: convolutional (with batch
+/// normalization and its activation), maxpool and route layers; the network
+/// ends at a `[region]` layer or its last layer, whose output is the
+/// model's. The input is `image`, [channels, height, width] from `[net]`;
+/// Darknet feeds it RGB pixels scaled to 0-1, which the model takes as an
+/// image input with scale 1/255 unless the options name other inputs.
+public enum DarknetConverter {
+    /// - Parameter imageInput: false keeps `image` a [C, H, W] array input
+    ///   (the values Darknet computes on, 0-1) when the options name no
+    ///   image input.
+    /// - Throws: `DarknetError` with `file:line` for what the definition
+    ///   cannot express or the weights do not fit; `ModelError` from the
+    ///   finished model.
+    public static func convert(config configPath: String, weights weightsPath: String,
+                               options: ConversionOptions = ConversionOptions(), imageInput: Bool = true) throws -> Model {
+        let config = try DarknetConfig(path: configPath)
+        var weights = try DarknetWeights(path: weightsPath)
+        var walk = DarknetWalk()
+        var model = try walk.build(config, &weights)
+        guard weights.remaining == 0 else {
+            throw DarknetError("\(weightsPath): \(weights.remaining) bytes are left after the weights of every layer of \(configPath): "
+                               + "the two files do not belong together")
+        }
+        var options = options
+        if options.imageInputNames.isEmpty, imageInput {
+            options.imageInputNames = [DarknetWalk.inputName]
+            if !options.givenImageOptions.contains("--image-scale") { options.imageScale = 1.0 / 255 }
+        }
+        try options.finish(&model, description: "Converted from Darknet network \(configPath.split(separator: "/").last ?? "")",
+                           source: configPath)
+        return model
+    }
+}
+
+/// One pass over the layers, in order; layer i's output tensor is `outputs[i]`.
+struct DarknetWalk {
+    static let inputName = "image"
+    var nodes: [Node] = []
+    var shapes: [String: TensorShape] = [:]
+    var outputs: [String] = []
+
+    mutating func build(_ config: DarknetConfig, _ weights: inout DarknetWeights) throws -> Model {
+        let net = config.sections[0]
+        let dims = [try net.int("channels", 3), try net.int("height"), try net.int("width")]
+        guard dims.allSatisfy({ $0 > 0 }) else { throw net.error("has an empty input (\(dims[0])x\(dims[1])x\(dims[2]))") }
+        shapes[Self.inputName] = TensorShape(dims)
+        var last = Self.inputName
+        for (index, section) in config.sections.dropFirst().enumerated() {
+            if section.type == "region" {
+                guard index == config.sections.count - 2 else { throw section.error("is not the last layer; the network must end there") }
+                break
+            }
+            do {
+                last = try add(section, index: index, input: last, &weights)
+            } catch let error as ModelError {
+                throw section.error(error.message)
+            }
+            outputs.append(last)
+        }
+        guard !nodes.isEmpty else { throw net.error("is followed by no layer") }
+        return Model(inputs: [Input(name: Self.inputName, kind: .array(shape: dims))], outputs: [Output(name: last)], nodes: nodes)
+    }
+
+    /// Emits the nodes of one layer; returns its output tensor.
+    mutating func add(_ section: DarknetConfig.Section, index: Int, input: String, _ weights: inout DarknetWeights) throws -> String {
+        switch section.type {
+        case "convolutional", "conv":
+            return try convolutional(section, index: index, input: input, &weights)
+        case "maxpool":
+            let stride = try section.int("stride", 1)
+            let size = try section.int("size", stride)
+            let padding = try section.int("padding", max(size - 1, 0))
+            guard size > 0, stride > 0 else { throw section.error("needs a size and stride of at least 1") }
+            // Darknet: output = (input + padding - size) / stride + 1, windows from -padding/2; the rest of the
+            // padding falls right and bottom (size 2 stride 1 pads only there).
+            let edges = Edges(top: padding / 2, bottom: padding - padding / 2, left: padding / 2, right: padding - padding / 2)
+            return try emit(Node("pool_\(index)", .pooling(Pooling(kind: .max, kernel: Size2(square: size), stride: Size2(square: stride),
+                                                                    padding: .explicit(edges))), input: input))
+        case "route":
+            let sources: [Int] = try section.list("layers")
+            guard !sources.isEmpty else { throw section.error("names no layers") }
+            let tensors = try sources.map { source -> String in
+                let layer = source < 0 ? index + source : source
+                guard (0..<index).contains(layer) else { throw section.error("layers=\(section.string("layers", "")) names layer \(source), which is not before it") }
+                return outputs[layer]
+            }
+            if tensors.count == 1 { return tensors[0] }
+            return try emit(Node(name: "route_\(index)", operation: .concat, inputs: tensors, outputs: ["route_\(index)"]))
+        default:
+            throw section.error("is a layer type this toolkit does not convert yet (it takes convolutional, maxpool, route and a final region)")
+        }
+    }
+
+    /// A convolution with its bias or batch normalization folded in
+    /// (Darknet normalizes by sqrt(variance) + 0.000001), then its activation.
+    mutating func convolutional(_ section: DarknetConfig.Section, index: Int, input: String, _ weights: inout DarknetWeights) throws -> String {
+        let channels = shapes[input]!.channels
+        let filters = try section.int("filters", 1), size = try section.int("size", 1), stride = try section.int("stride", 1)
+        let groups = try section.int("groups", 1)
+        let padding = try section.int("pad", 0) != 0 ? size / 2 : try section.int("padding", 0)
+        guard filters > 0, size > 0, stride > 0, groups > 0, channels % groups == 0, filters % groups == 0 else {
+            throw section.error("filters=\(filters) size=\(size) stride=\(stride) groups=\(groups) do not fit \(channels) input channels")
+        }
+        let what = "the weights of layer \(index) ([convolutional], line \(section.line))"
+        var bias = try weights.read(filters, what)
+        let kernelCount = [filters, channels / groups, size, size].checkedProduct ?? .max
+        var kernel: [Float]
+        if try section.int("batch_normalize", 0) != 0 {
+            let scales = try weights.read(filters, what), means = try weights.read(filters, what), variances = try weights.read(filters, what)
+            kernel = try weights.read(kernelCount, what)
+            let perFilter = kernelCount / filters
+            for f in 0..<filters {
+                let factor = scales[f] / (variances[f].squareRoot() + 0.000001)
+                bias[f] -= means[f] * factor
+                for i in f * perFilter..<(f + 1) * perFilter { kernel[i] *= factor }
+            }
+        } else {
+            kernel = try weights.read(kernelCount, what)
+        }
+        let convolution = Convolution(outputChannels: filters, kernelChannels: channels / groups, groups: groups, kernel: Size2(square: size),
+                                      stride: Size2(square: stride), padding: .explicit(Edges(all: padding)),
+                                      weights: Weights(kernel), bias: Weights(bias))
+        var output = try emit(Node("conv_\(index)", .convolution(convolution), input: input))
+        let activation: Activation?
+        switch section.string("activation", "logistic") {
+        case "linear": activation = nil
+        case "leaky": activation = .leakyRelu(alpha: 0.1)
+        case "relu": activation = .relu
+        case "logistic": activation = .sigmoid
+        case let other: throw section.error("activation=\(other) is not converted yet (linear, leaky, relu, logistic are)")
+        }
+        if let activation { output = try emit(Node("\(section.string("activation", ""))_\(index)", .activation(activation), input: output)) }
+        return output
+    }
+
+    /// Appends `node` with its output's shape; returns its output.
+    mutating func emit(_ node: Node) throws -> String {
+        try ShapeInference.append([node], to: &nodes, shapes: &shapes)[0]
+    }
+}
