@@ -58,8 +58,8 @@ let package = Package(
         .target(name: "DarknetFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO"]),
         // Model files of every format recognised by content and read for summaries,
         // and a .mlmodel loaded for the runtime.
-        .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "CoreMLBackend", "Runtime",
-                                                   "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming"]),
+        .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "CoreMLBackend",
+                                                   "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming"]),
         // Text shown to people: names from files escaped for a terminal,
@@ -81,7 +81,7 @@ let package = Package(
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "Conversion", "FileIO"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "Conversion", "FileIO"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "Inspection", "ModelFiles", "FileIO"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "Images", "ImageFiles", "FileIO", "Inspection", "ModelFiles"]),
 

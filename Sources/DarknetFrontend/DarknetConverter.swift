@@ -9,20 +9,22 @@ import ModelFormat
 /// Darknet feeds it RGB pixels scaled to 0-1, which the model takes as an
 /// image input with scale 1/255 unless the options name other inputs.
 public enum DarknetConverter {
-    /// - Parameter imageInput: false keeps `image` a [C, H, W] array input
-    ///   (the values Darknet computes on, 0-1) when the options name no
-    ///   image input.
+    /// - Parameters:
+    ///   - weightsPath: nil for the structure alone (`inspect`): every
+    ///     weight tensor unloaded, its count the definition's.
+    ///   - imageInput: false keeps `image` a [C, H, W] array input (the
+    ///     values Darknet computes on, 0-1) when the options name no image input.
     /// - Throws: `DarknetError` with `file:line` for what the definition
     ///   cannot express or the weights do not fit; `ModelError` from the
     ///   finished model.
-    public static func convert(config configPath: String, weights weightsPath: String,
+    public static func convert(config configPath: String, weights weightsPath: String?,
                                options: ConversionOptions = ConversionOptions(), imageInput: Bool = true) throws -> Model {
         let config = try DarknetConfig(path: configPath)
-        var weights = try DarknetWeights(path: weightsPath)
+        var weights = try weightsPath.map(DarknetWeights.init(path:))
         var walk = DarknetWalk()
         var model = try walk.build(config, &weights)
-        guard weights.remaining == 0 else {
-            throw DarknetError("\(weightsPath): \(weights.remaining) bytes are left after the weights of every layer of \(configPath): "
+        if let weightsPath, let remaining = weights?.remaining, remaining != 0 {
+            throw DarknetError("\(weightsPath): \(remaining) bytes are left after the weights of every layer of \(configPath): "
                                + "the two files do not belong together")
         }
         var options = options
@@ -43,7 +45,7 @@ struct DarknetWalk {
     var shapes: [String: TensorShape] = [:]
     var outputs: [String] = []
 
-    mutating func build(_ config: DarknetConfig, _ weights: inout DarknetWeights) throws -> Model {
+    mutating func build(_ config: DarknetConfig, _ weights: inout DarknetWeights?) throws -> Model {
         let net = config.sections[0]
         let dims = [try net.int("channels", 3), try net.int("height"), try net.int("width")]
         guard dims.allSatisfy({ $0 > 0 }) else { throw net.error("has an empty input (\(dims[0])x\(dims[1])x\(dims[2]))") }
@@ -66,7 +68,7 @@ struct DarknetWalk {
     }
 
     /// Emits the nodes of one layer; returns its output tensor.
-    mutating func add(_ section: DarknetConfig.Section, index: Int, input: String, _ weights: inout DarknetWeights) throws -> String {
+    mutating func add(_ section: DarknetConfig.Section, index: Int, input: String, _ weights: inout DarknetWeights?) throws -> String {
         switch section.type {
         case "convolutional", "conv":
             return try convolutional(section, index: index, input: input, &weights)
@@ -97,7 +99,7 @@ struct DarknetWalk {
 
     /// A convolution with its bias or batch normalization folded in
     /// (Darknet normalizes by sqrt(variance) + 0.000001), then its activation.
-    mutating func convolutional(_ section: DarknetConfig.Section, index: Int, input: String, _ weights: inout DarknetWeights) throws -> String {
+    mutating func convolutional(_ section: DarknetConfig.Section, index: Int, input: String, _ weights: inout DarknetWeights?) throws -> String {
         let channels = shapes[input]!.channels
         let filters = try section.int("filters", 1), size = try section.int("size", 1), stride = try section.int("stride", 1)
         let groups = try section.int("groups", 1)
@@ -105,25 +107,17 @@ struct DarknetWalk {
         guard filters > 0, size > 0, stride > 0, groups > 0, channels % groups == 0, filters % groups == 0 else {
             throw section.error("filters=\(filters) size=\(size) stride=\(stride) groups=\(groups) do not fit \(channels) input channels")
         }
-        let what = "the weights of layer \(index) ([convolutional], line \(section.line))"
-        var bias = try weights.read(filters, what)
-        let kernelCount = [filters, channels / groups, size, size].checkedProduct ?? .max
-        var kernel: [Float]
-        if try section.int("batch_normalize", 0) != 0 {
-            let scales = try weights.read(filters, what), means = try weights.read(filters, what), variances = try weights.read(filters, what)
-            kernel = try weights.read(kernelCount, what)
-            let perFilter = kernelCount / filters
-            for f in 0..<filters {
-                let factor = scales[f] / (variances[f].squareRoot() + 0.000001)
-                bias[f] -= means[f] * factor
-                for i in f * perFilter..<(f + 1) * perFilter { kernel[i] *= factor }
-            }
-        } else {
-            kernel = try weights.read(kernelCount, what)
+        guard let kernelCount = [filters, channels / groups, size, size].checkedProduct, kernelCount <= TensorShape.maximumCount else {
+            throw section.error("filters=\(filters) size=\(size) on \(channels) channels make a kernel too large")
+        }
+        let normalized = try section.int("batch_normalize", 0) != 0
+        var (kernel, bias) = (Weights(unloadedCount: kernelCount), Weights(unloadedCount: filters))
+        if weights != nil {
+            (kernel, bias) = try Self.read(&weights!, filters: filters, kernelCount: kernelCount, normalized: normalized,
+                                           what: "the weights of layer \(index) ([convolutional], line \(section.line))")
         }
         let convolution = Convolution(outputChannels: filters, kernelChannels: channels / groups, groups: groups, kernel: Size2(square: size),
-                                      stride: Size2(square: stride), padding: .explicit(Edges(all: padding)),
-                                      weights: Weights(kernel), bias: Weights(bias))
+                                      stride: Size2(square: stride), padding: .explicit(Edges(all: padding)), weights: kernel, bias: bias)
         var output = try emit(Node("conv_\(index)", .convolution(convolution), input: input))
         let activation: Activation?
         switch section.string("activation", "logistic") {
@@ -135,6 +129,24 @@ struct DarknetWalk {
         }
         if let activation { output = try emit(Node("\(section.string("activation", ""))_\(index)", .activation(activation), input: output)) }
         return output
+    }
+
+    /// A convolutional layer's kernel and bias, read in Darknet's order
+    /// (biases, then batch-norm scales, means and variances, then the
+    /// kernel) with the batch norm folded in.
+    static func read(_ weights: inout DarknetWeights, filters: Int, kernelCount: Int, normalized: Bool,
+                     what: String) throws -> (kernel: Weights, bias: Weights) {
+        var bias = try weights.read(filters, what)
+        guard normalized else { return (Weights(try weights.read(kernelCount, what)), Weights(bias)) }
+        let scales = try weights.read(filters, what), means = try weights.read(filters, what), variances = try weights.read(filters, what)
+        var kernel = try weights.read(kernelCount, what)
+        let perFilter = kernelCount / filters
+        for f in 0..<filters {
+            let factor = scales[f] / (variances[f].squareRoot() + 0.000001)
+            bias[f] -= means[f] * factor
+            for i in f * perFilter..<(f + 1) * perFilter { kernel[i] *= factor }
+        }
+        return (Weights(kernel), Weights(bias))
     }
 
     /// Appends `node` with its output's shape; returns its output.

@@ -25,8 +25,9 @@ struct DarknetWeights {
 
     /// The next `count` values, for `what` (named in the error when the file ends first).
     mutating func read(_ count: Int, _ what: String) throws -> [Float] {
-        let end = offset + 4 * count
-        guard count >= 0, end <= file.bytes.count else {
+        let (bytes, overflow) = count.multipliedReportingOverflow(by: 4)
+        let end = offset + (overflow ? file.bytes.count : bytes)
+        guard count >= 0, !overflow, end <= file.bytes.count else {
             throw DarknetError("\(file.path): ends at byte \(file.bytes.count) before \(what) (\(count) values from byte \(offset))")
         }
         let values = (0..<count).map { Float(bitPattern: UInt32(littleEndian: file.bytes.loadUnaligned(fromByteOffset: offset + 4 * $0, as: UInt32.self))) }

@@ -15,6 +15,10 @@ public enum DetectedFormat: Hashable, Sendable {
     case tensorflowGraph
     /// A TensorFlow GraphDef in text form (`.pbtxt`): top-level `node` blocks.
     case tensorflowText
+    /// A Darknet network definition (`.cfg`): text opening with a `[net]` section.
+    case darknetConfig
+    /// Darknet weights (`.weights`): a header of small version numbers, then float32 values.
+    case darknetWeights
 }
 
 /// Why a file is not one of the formats: a sentence fragment to follow its path.
@@ -34,6 +38,7 @@ public enum FormatDetection {
         if let other = otherKind(bytes) { throw FormatDetectionError(message: "\(other), not a model file") }
         if HDF5File.isHDF5(bytes) { return .hdf5 }
         if isText(bytes) {
+            if isDarknetConfig(bytes) { return .darknetConfig }
             let fields = topLevelTextFields(bytes)
             if !fields.isDisjoint(with: ["layer", "layers", "input", "input_shape", "input_dim"]) { return .caffePrototxt }
             if fields.contains("node") { return .tensorflowText }
@@ -41,8 +46,30 @@ public enum FormatDetection {
                                        + "(it has no top-level layer, layers, input or node field)")
         }
         if let format = protobufFormat(bytes) { return format }
+        if isDarknetWeights(bytes) { return .darknetWeights }
         throw FormatDetectionError(message: "unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt, "
-                                   + "a caffemodel, an HDF5 weights file or a TensorFlow graph")
+                                   + "a caffemodel, an HDF5 weights file, a TensorFlow graph or a Darknet network")
+    }
+
+    /// Whether the first line that is not blank or a comment is `[net]` or `[network]`.
+    static func isDarknetConfig(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let head = String(decoding: bytes.prefix(65536), as: UTF8.self)
+        for line in head.split(whereSeparator: \.isNewline) {
+            let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespaces)
+            if text.isEmpty || text.hasPrefix(";") { continue }
+            return ["[net]", "[network]"].contains(text.lowercased())
+        }
+        return false
+    }
+
+    /// A Darknet header: major version 0 or 1, minor below 100, a revision
+    /// below 2^20, and whole float32 values after it.
+    static func isDarknetWeights(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 16 else { return false }
+        let word = { (index: Int) in Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * index, as: Int32.self)) }
+        let (major, minor, revision) = (word(0), word(1), word(2))
+        guard (0...1).contains(major), (0..<100).contains(minor), (0..<1 << 20).contains(revision) else { return false }
+        return (bytes.count - (major * 10 + minor >= 2 ? 20 : 16)) % 4 == 0
     }
 
     /// Files often given where a model is expected: "a PNG image", "a
@@ -193,6 +220,8 @@ extension DetectedFormat {
         case .hdf5: "an HDF5 file (a Keras .h5 model, or Caffe .caffemodel.h5 weights)"
         case .tensorflowGraph: "a TensorFlow graph"
         case .tensorflowText: "a TensorFlow graph in text form"
+        case .darknetConfig: "a Darknet network definition (.cfg)"
+        case .darknetWeights: "Darknet weights (.weights)"
         }
     }
 
@@ -203,6 +232,7 @@ extension DetectedFormat {
         case .caffePrototxt, .caffeModel: "convert a deploy definition and its weights with coreml-convert caffe"
         case .hdf5: "convert a Keras model with coreml-convert keras, Caffe weights with coreml-convert caffe"
         case .tensorflowGraph, .tensorflowText: "convert it with coreml-convert tensorflow"
+        case .darknetConfig, .darknetWeights: "convert a network definition and its weights with coreml-convert darknet"
         }
     }
 }

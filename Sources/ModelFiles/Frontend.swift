@@ -1,5 +1,6 @@
 import CaffeFrontend
 import CoreMLBackend
+import DarknetFrontend
 import Inspection
 import KerasFrontend
 import ModelFormat
@@ -44,8 +45,15 @@ public struct Frontend: Sendable {
     public static let caffeWeights = Frontend(name: "Caffe weights (.caffemodel or .caffemodel.h5)", formats: [.caffeModel, .hdf5],
                                               claims: { _ in true }, inspect: ModelFiles.inspectCaffeWeights)
 
+    /// A Darknet `.cfg`, alone or with its `.weights`.
+    public static let darknet = Frontend(name: "a Darknet network definition (.cfg)", formats: [.darknetConfig], claims: { _ in true },
+                                         inspect: ModelFiles.inspectDarknet)
+    /// Darknet weights: values without a structure.
+    public static let darknetWeights = Frontend(name: "Darknet weights (.weights)", formats: [.darknetWeights], claims: { _ in true },
+                                                inspect: ModelFiles.inspectDarknetWeights)
+
     /// Every kind, Keras before Caffe weights (both read HDF5 files).
-    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights]
+    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights, darknet, darknetWeights]
 
     /// The kind that reads `request`'s file.
     static func reading(_ request: InspectRequest) -> Frontend {
@@ -55,6 +63,8 @@ public struct Frontend: Sendable {
         case .caffeModel: caffeWeights
         case .hdf5: keras.claims(request.path) ? keras : caffeWeights
         case .tensorflowGraph, .tensorflowText: tensorflow
+        case .darknetConfig: darknet
+        case .darknetWeights: darknetWeights
         }
     }
 }
@@ -109,6 +119,25 @@ extension ModelFiles {
         return InspectedModel(path: path, format: FileFormatInfo(
                                   id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph"),
                               content: .network(model))
+    }
+
+    static func inspectDarknet(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        if request.weights == nil && loadWeights {
+            throw FormatDetectionError(message: "\(path): --weights lists weight values, and a network definition has none: "
+                                       + "give its weights too (\(path) WEIGHTS.weights --weights)")
+        }
+        // As `convert darknet` would convert it; without weights, the structure alone.
+        let model = try DarknetConverter.convert(config: path, weights: request.weights)
+        let notes: [(label: String, items: [String])] = request.weights == nil
+            ? [("Weights", ["not given: shapes and parameter counts from the definition (inspect \(path) WEIGHTS.weights reads them)"])] : []
+        return InspectedModel(path: request.weights.map { "\(path) + \($0)" } ?? path,
+                              format: FileFormatInfo(id: "darknet", name: "Darknet network"), content: .network(model), notes: notes)
+    }
+
+    static func inspectDarknetWeights(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        throw FormatDetectionError(message: "\(request.path): Darknet weights are values without names or shapes: "
+                                   + "inspect them with their network definition (NETWORK.cfg \(request.path))")
     }
 
     static func inspectKeras(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {

@@ -73,7 +73,10 @@ public enum ModelFiles {
             let format = try detect(path)
             index += 1
             var weights: String?
-            if format == .caffePrototxt {
+            if format == .darknetConfig, index < files.count, (try? detect(files[index])) == .darknetWeights {
+                weights = files[index]
+                index += 1
+            } else if format == .caffePrototxt {
                 if index < files.count, let next = try? detect(files[index]), next == .caffeModel || next == .hdf5 {
                     weights = files[index]
                     index += 1

@@ -1,0 +1,36 @@
+import CLI
+import DarknetFrontend
+import ModelFiles
+
+/// `convert darknet`: a Darknet network (.cfg + .weights, YOLO's format) -> .mlmodel.
+enum DarknetCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "darknet", abstract: "Convert a Darknet network (.cfg + .weights) to Core ML.",
+        discussion: """
+            Reads convolutional (batch norm, leaky / relu / logistic / linear), maxpool and route layers up to a final \
+            [region] layer, whose input becomes the model's output (the raw grid: decoding the boxes is yet to come). \
+            The input is `image`, an RGB image scaled by 1/255 as Darknet feeds it (other --image-scale and biases if \
+            given). The two files may come in either order: they are told apart by content.
+            """)
+    static let options = Options {
+        Positional("config", valueName: "network.cfg", help: "The network definition.")
+        Positional("weights", valueName: "network.weights", help: "Its trained weights.")
+        ConversionFlags.outputOptions()
+        ConversionFlags.imageOptions
+        ConversionFlags.labelAndMetadataOptions
+    }
+
+    static func run(_ arguments: ParsedArguments) throws {
+        let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
+        let options = try ConversionFlags.options(from: arguments)
+        var (config, weights) = (try ModelFiles.kind(of: try arguments.string("config")), try ModelFiles.kind(of: try arguments.string("weights")))
+        if config.format == .darknetWeights, weights.format == .darknetConfig { swap(&config, &weights) }
+        let both = Frontend.darknet.formats.union(Frontend.darknetWeights.formats)
+        try config.check(expected: Frontend.darknet.formats, what: Frontend.darknet.name, sameProgram: both)
+        try weights.check(expected: Frontend.darknetWeights.formats, what: Frontend.darknetWeights.name, sameProgram: both)
+        try convert(to: output, inputs: [config.path, weights.path] + ConversionFlags.inputFiles(arguments),
+                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
+            (try DarknetConverter.convert(config: config.path, weights: weights.path, options: options), [])
+        }
+    }
+}
