@@ -92,8 +92,10 @@ struct DarknetWalk {
             }
             if tensors.count == 1 { return tensors[0] }
             return try emit(Node(name: "route_\(index)", operation: .concat, inputs: tensors, outputs: ["route_\(index)"]))
+        case "reorg":
+            return try reorg(section, index: index, input: input)
         default:
-            throw section.error("is a layer type this toolkit does not convert yet (it takes convolutional, maxpool, route and a final region)")
+            throw section.error("is a layer type this toolkit does not convert yet (it takes convolutional, maxpool, route, reorg and a final region)")
         }
     }
 
@@ -129,6 +131,33 @@ struct DarknetWalk {
         }
         if let activation { output = try emit(Node("\(section.string("activation", ""))_\(index)", .activation(activation), input: output)) }
         return output
+    }
+
+    /// Darknet's `[reorg]` (stride s, as YOLOv2's passthrough uses it): the
+    /// [c, h, w] input read as [c/s², h·s, w·s] (reorg_cpu indexes it so),
+    /// rearranged space-to-depth with TensorFlow's channel order (block
+    /// row, block column, channel), and that [c, h, w] result read as
+    /// [c·s², h/s, w/s]. Written with Core ML's rank-3 reshape and permute:
+    /// reshape [c'·h, s, w·s], permute to [s, c'·h, w·s], reshape
+    /// [s, c'·h·w, s], permute to [s, s, c'·h·w], reshape to the output
+    /// (c' = c/s²); each reshape keeps the values' order.
+    mutating func reorg(_ section: DarknetConfig.Section, index: Int, input: String) throws -> String {
+        let shape = shapes[input]!
+        let (c, h, w) = (shape.channels, shape.height, shape.width)
+        let s = try section.int("stride", 1)
+        guard try section.int("reverse", 0) == 0 else { throw section.error("reverse=1 is not converted yet") }
+        guard s > 0, c % (s * s) == 0, h % s == 0, w % s == 0 else {
+            throw section.error("stride=\(s) does not divide the input \(c)x\(h)x\(w) (channels by stride², height and width by stride)")
+        }
+        let name = "reorg_\(index)"
+        var tensor = input
+        let steps: [Op] = [.reshape(targetShape: [c / (s * s) * h, s, w * s], order: .channelFirst), .permute(axes: [0, 2, 1, 3]),
+                           .reshape(targetShape: [s, c / (s * s) * h * w, s], order: .channelFirst), .permute(axes: [0, 1, 3, 2]),
+                           .reshape(targetShape: [c * s * s, h / s, w / s], order: .channelFirst)]
+        for (step, operation) in steps.enumerated() {
+            tensor = try emit(Node(step == steps.count - 1 ? name : "\(name)_\(step)", operation, input: tensor))
+        }
+        return tensor
     }
 
     /// A convolutional layer's kernel and bias, read in Darknet's order

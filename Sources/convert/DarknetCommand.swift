@@ -7,7 +7,7 @@ enum DarknetCommand: Command {
     static let configuration = CommandConfiguration(
         name: "darknet", abstract: "Convert a Darknet network (.cfg + .weights) to Core ML.",
         discussion: """
-            Reads convolutional (batch norm, leaky / relu / logistic / linear), maxpool and route layers up to a final \
+            Reads convolutional (batch norm, leaky / relu / logistic / linear), maxpool, route and reorg layers up to a final \
             [region] layer, whose input becomes the model's output (the raw grid: decoding the boxes is yet to come). \
             The input is `image`, an RGB image scaled by 1/255 as Darknet feeds it (other --image-scale and biases if \
             given). The two files may come in either order: they are told apart by content.

@@ -44,6 +44,8 @@ final class DarknetErrorTests: XCTestCase {
             (net + "[convolutional]\nfilters=4\nsize=1\ngroups=3\n", ["groups=3 do not fit 3 input channels"]),
             (net + "[maxpool]\nsize=0\nstride=0\n", ["needs a size and stride of at least 1"]),
             (net + "[convolutional]\nfilters=65536\nsize=65536\n", ["make a kernel too large"]),
+            (net + "[reorg]\nstride=2\n", ["net.cfg:5: [reorg] stride=2 does not divide the input 3x8x8"]),
+            (net + "[convolutional]\nfilters=4\nsize=1\n[reorg]\nstride=2\nreverse=1\n", ["[reorg] reverse=1 is not converted yet"]),
         ]
         for (text, fragments) in cases { assertError(try write(text, in: folder), weights: nil, fragments) }
     }

@@ -21,6 +21,9 @@ final class DarknetParityTests: XCTestCase {
     /// convolutions, an odd max pool, ReLU and logistic; a 16-byte header.
     func testRouteAndVersionOneHeader() throws { try checkParity("route_v1", layers: ["route_4", "logistic_5"], output: [6, 12, 10]) }
 
+    /// YOLOv2's passthrough: [reorg] (Darknet's channel order) between two routes.
+    func testReorgAsYOLOv2UsesIt() throws { try checkParity("yolov2_reorg", layers: ["reorg_7", "route_8"], output: [30, 8, 8]) }
+
     func checkParity(_ name: String, layers: [String], output shape: [Int], file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = darknetFixtures.appendingPathComponent(name)
         let model = try DarknetConverter.convert(config: folder.appendingPathComponent("model.cfg").path,

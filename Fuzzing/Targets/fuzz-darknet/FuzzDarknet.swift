@@ -8,7 +8,7 @@ import ModelFormat
 /// is the .weights, with the fixture's .cfg; set: the rest is the .cfg, with
 /// the fixture's .weights, and also read alone, as inspect reads it).
 /// scripts/fuzz seeds the corpus with every fixture both ways.
-let fixtures = ["Tests/Fixtures/darknet/tiny_yolo", "Tests/Fixtures/darknet/route_v1"]
+let fixtures = ["Tests/Fixtures/darknet/tiny_yolo", "Tests/Fixtures/darknet/route_v1", "Tests/Fixtures/darknet/yolov2_reorg"]
 
 let fixedFiles: [(config: String, weights: String)] = fixtures.enumerated().map { index, folder in
     (ScratchFiles.shared.write(fixture(folder + "/model.cfg"), name: "fixed\(index).cfg"),
