@@ -14,14 +14,19 @@ public enum DarknetConverter {
     ///     weight tensor unloaded, its count the definition's.
     ///   - imageInput: false keeps `image` a [C, H, W] array input (the
     ///     values Darknet computes on, 0-1) when the options name no image input.
+    ///   - decodeRegion: a final `[region]` becomes layers decoding the grid
+    ///     into `coordinates` and `confidence` (`DarknetRegion`); else the
+    ///     raw grid is the output. (Not yet the non-maximum suppression and
+    ///     the pipeline Vision takes: the command line writes the raw grid.)
     /// - Throws: `DarknetError` with `file:line` for what the definition
     ///   cannot express or the weights do not fit; `ModelError` from the
     ///   finished model.
     public static func convert(config configPath: String, weights weightsPath: String?,
-                               options: ConversionOptions = ConversionOptions(), imageInput: Bool = true) throws -> Model {
+                               options: ConversionOptions = ConversionOptions(), imageInput: Bool = true,
+                               decodeRegion: Bool = false) throws -> Model {
         let config = try DarknetConfig(path: configPath)
         var weights = try weightsPath.map(DarknetWeights.init(path:))
-        var walk = DarknetWalk()
+        var walk = DarknetWalk(decodeRegion: decodeRegion)
         var model = try walk.build(config, &weights)
         if let weightsPath, let remaining = weights?.remaining, remaining != 0 {
             throw DarknetError("\(weightsPath): \(remaining) bytes are left after the weights of every layer of \(configPath): "
@@ -41,6 +46,7 @@ public enum DarknetConverter {
 /// One pass over the layers, in order; layer i's output tensor is `outputs[i]`.
 struct DarknetWalk {
     static let inputName = "image"
+    var decodeRegion = false
     var nodes: [Node] = []
     var shapes: [String: TensorShape] = [:]
     var outputs: [String] = []
@@ -51,9 +57,18 @@ struct DarknetWalk {
         guard dims.allSatisfy({ $0 > 0 }) else { throw net.error("has an empty input (\(dims[0])x\(dims[1])x\(dims[2]))") }
         shapes[Self.inputName] = TensorShape(dims)
         var last = Self.inputName
+        var modelOutputs: [String]?
         for (index, section) in config.sections.dropFirst().enumerated() {
             if section.type == "region" {
                 guard index == config.sections.count - 2 else { throw section.error("is not the last layer; the network must end there") }
+                if decodeRegion, !nodes.isEmpty {
+                    do {
+                        try DarknetRegion(section).decode(last, &self, section: section)
+                    } catch let error as ModelError {
+                        throw section.error(error.message)
+                    }
+                    modelOutputs = ["coordinates", "confidence"]
+                }
                 break
             }
             do {
@@ -64,7 +79,8 @@ struct DarknetWalk {
             outputs.append(last)
         }
         guard !nodes.isEmpty else { throw net.error("is followed by no layer") }
-        return Model(inputs: [Input(name: Self.inputName, kind: .array(shape: dims))], outputs: [Output(name: last)], nodes: nodes)
+        return Model(inputs: [Input(name: Self.inputName, kind: .array(shape: dims))],
+                     outputs: (modelOutputs ?? [last]).map { Output(name: $0) }, nodes: nodes)
     }
 
     /// Emits the nodes of one layer; returns its output tensor.

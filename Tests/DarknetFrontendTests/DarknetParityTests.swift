@@ -56,3 +56,32 @@ final class DarknetParityTests: XCTestCase {
         XCTAssertEqual([image.redBias, image.greenBias, image.blueBias], [0, 0, 0])
     }
 }
+
+/// The `[region]` decoding as layers (`decodeRegion`), run by the runtime,
+/// against numpy's decoding of the same raw grid (make_darknet_fixtures.py,
+/// which checks it against OpenCV's region layer: boxes and objectness
+/// everywhere, class scores where OpenCV's own NMS kept them).
+final class DarknetRegionTests: XCTestCase {
+    func testDecodedBoxesAndConfidencesMatchNumpy() throws {
+        for (name, rows, classes) in [("tiny_yolo", 16 * 16 * 5, 20), ("yolov2_reorg", 8 * 8 * 2, 10)] {
+            let folder = darknetFixtures.appendingPathComponent(name)
+            let model = try DarknetConverter.convert(config: folder.appendingPathComponent("model.cfg").path,
+                                                     weights: folder.appendingPathComponent("model.weights").path, imageInput: false, decodeRegion: true)
+            XCTAssertEqual(model.outputs.map(\.name), ["coordinates", "confidence"])
+            let path = checkDirectory.appendingPathComponent("darknet_\(name)_decoded.mlmodel").path
+            try CoreMLWriter.write(model, to: path)
+            let network = try Network(try CoreMLReader.read(from: path).model)
+            let (shape, input) = try NumpyFile.read(path: folder.appendingPathComponent("input.npy").path)
+            let prediction = try network.predict(["image": .array(Tensor(shape: TensorShape(shape), values: input))])
+            for (output, columns) in [("coordinates", 4), ("confidence", classes)] {
+                let reference = try NumpyFile.read(path: folder.appendingPathComponent("decoded_\(output).npy").path)
+                XCTAssertEqual(reference.shape, [rows, columns], "\(name)/\(output)")
+                let ours = try XCTUnwrap(prediction.outputs[output], "\(name)/\(output)")
+                XCTAssertEqual(ours.shape.dimensions, [rows, columns, 1], "\(name)/\(output)")
+                if let worst = worstMismatch(ours.values, reference.values) {
+                    XCTFail("\(name)/\(output): value \(worst.index) (row \(worst.index / columns)) is \(worst.ours), numpy \(worst.reference)")
+                }
+            }
+        }
+    }
+}
