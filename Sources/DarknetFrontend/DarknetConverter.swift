@@ -3,9 +3,9 @@ import ModelFormat
 
 /// Converts a Darknet network (`.cfg` + `.weights`, the format YOLO is
 /// published in) to the model spec: convolutional (with batch
-/// normalization and its activation), maxpool and route layers; the network
-/// ends at a `[region]` layer or its last layer, whose output is the
-/// model's. The input is `image`, [channels, height, width] from `[net]`;
+/// normalization and its activation), maxpool, route and reorg layers; the
+/// network ends at a `[region]` layer (decoded or not: `decodeRegion`) or
+/// its last layer, whose output is the model's. The input is `image`, [channels, height, width] from `[net]`;
 /// Darknet feeds it RGB pixels scaled to 0-1, which the model takes as an
 /// image input with scale 1/255 unless the options name other inputs.
 public enum DarknetConverter {
