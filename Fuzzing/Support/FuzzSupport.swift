@@ -108,3 +108,12 @@ public func fixture(_ relativePath: String) -> [UInt8] {
     }
     return bytes
 }
+
+/// For targets that fuzz one file of a fixture's pair (a definition and its
+/// weights): the first input byte picks the pair (low 7 bits, modulo
+/// `pairs`) and the side (high bit clear: the weights are fuzzed; set: the
+/// definition), the rest is the fuzzed file's content. nil for an empty input.
+public func pickedSide(_ bytes: UnsafeRawBufferPointer, pairs: Int) -> (pair: Int, definitionFuzzed: Bool, rest: UnsafeRawBufferPointer)? {
+    guard let selector = bytes.first else { return nil }
+    return (Int(selector & 0x7F) % pairs, selector & 0x80 != 0, UnsafeRawBufferPointer(rebasing: bytes.dropFirst()))
+}

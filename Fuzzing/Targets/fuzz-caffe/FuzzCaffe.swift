@@ -30,12 +30,10 @@ let fixedFiles: [(deploy: String, weights: String)] = pairs.enumerated().map { i
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCaffe(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = inputBytes(data, size)
-    guard let selector = bytes.first else { return 0 }
-    let fixed = fixedFiles[Int(selector & 0x7F) % fixedFiles.count]
-    let rest = UnsafeRawBufferPointer(rebasing: bytes.dropFirst())
+    guard let (pair, definitionFuzzed, rest) = pickedSide(inputBytes(data, size), pairs: fixedFiles.count) else { return 0 }
+    let fixed = fixedFiles[pair]
     let deploy: String, weights: String
-    if selector & 0x80 == 0 {
+    if !definitionFuzzed {
         deploy = fixed.deploy
         weights = ScratchFiles.shared.write(rest, name: fixed.weights.hasSuffix(".h5") ? "fuzzed.caffemodel.h5" : "fuzzed.caffemodel")
     } else {

@@ -17,11 +17,9 @@ let fixedFiles: [(config: String, weights: String)] = fixtures.enumerated().map 
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDarknet(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    let bytes = inputBytes(data, size)
-    guard let selector = bytes.first else { return 0 }
-    let fixed = fixedFiles[Int(selector & 0x7F) % fixedFiles.count]
-    let rest = UnsafeRawBufferPointer(rebasing: bytes.dropFirst())
-    if selector & 0x80 == 0 {
+    guard let (pair, definitionFuzzed, rest) = pickedSide(inputBytes(data, size), pairs: fixedFiles.count) else { return 0 }
+    let fixed = fixedFiles[pair]
+    if !definitionFuzzed {
         let weights = ScratchFiles.shared.write(rest, name: "fuzzed.weights")
         if let model = try? DarknetConverter.convert(config: fixed.config, weights: weights) { _ = try? model.validate() }
     } else {
