@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "CoreMLBackend",
                                                    "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming"]),
         // Summaries of models for `inspect` and `convert`.
-        .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming"]),
+        .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming", "DarknetFrontend"]),
         // Text shown to people: names from files escaped for a terminal,
         // suggestions for a mistyped name.
         .target(name: "Naming"),

@@ -8,7 +8,7 @@ public enum DarknetErrorKind {}
 /// `[convolutional]`, `[maxpool]`, `[route]`, `[region]`, ...), each a list
 /// of `key=value` lines; `#` and `;` start comments. The first section
 /// describes the input; every other one is a layer, in order.
-struct DarknetConfig {
+public struct DarknetConfig {
     struct Section {
         var type: String
         var options: [String: String]
@@ -56,11 +56,27 @@ struct DarknetConfig {
         try self.init(text: String(decoding: file.bytes, as: UTF8.self), path: path)
     }
 
+    /// A line without its comment (from `#` or `;`) and surrounding blanks.
+    static func content(_ line: Substring) -> String {
+        line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            .split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Whether `bytes` read as a Darknet definition: the first line with
+    /// content is `[net]` or `[network]` (content detection, by the rules
+    /// the reader applies).
+    public static func recognizes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for line in String(decoding: bytes.prefix(65536), as: UTF8.self).split(separator: "\n") {
+            let text = content(line)
+            if !text.isEmpty { return ["[net]", "[network]"].contains(text.lowercased()) }
+        }
+        return false
+    }
+
     init(text: String, path: String) throws {
         var sections: [Section] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
-                .split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = Self.content(raw)
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), line.count > 2 else { throw DarknetError("\(path):\(index + 1): '\(line)' is not a [section] header") }

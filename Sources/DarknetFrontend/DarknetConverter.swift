@@ -178,20 +178,22 @@ struct DarknetWalk {
 
     /// A convolutional layer's kernel and bias, read in Darknet's order
     /// (biases, then batch-norm scales, means and variances, then the
-    /// kernel) with the batch norm folded in.
+    /// kernel) with the batch norm folded in. The kernel stays in the
+    /// mapped file: the fold is applied as the writer streams it
+    /// (`Weights.update(chunkwise:)`), as the Caffe and TensorFlow frontends do.
     static func read(_ weights: inout DarknetWeights, filters: Int, kernelCount: Int, normalized: Bool,
                      what: String) throws -> (kernel: Weights, bias: Weights) {
         var bias = try weights.read(filters, what)
-        guard normalized else { return (Weights(try weights.read(kernelCount, what)), Weights(bias)) }
+        guard normalized else { return (NHWCLayout.unchanged(from: try weights.bytes(kernelCount, what)), Weights(bias)) }
         let scales = try weights.read(filters, what), means = try weights.read(filters, what), variances = try weights.read(filters, what)
-        var kernel = try weights.read(kernelCount, what)
+        var kernel = NHWCLayout.unchanged(from: try weights.bytes(kernelCount, what))
+        let factors = (0..<filters).map { scales[$0] / (variances[$0].squareRoot() + 0.000001) }
+        for f in 0..<filters { bias[f] -= means[f] * factors[f] }
         let perFilter = kernelCount / filters
-        for f in 0..<filters {
-            let factor = scales[f] / (variances[f].squareRoot() + 0.000001)
-            bias[f] -= means[f] * factor
-            for i in f * perFilter..<(f + 1) * perFilter { kernel[i] *= factor }
-        }
-        return (Weights(kernel), Weights(bias))
+        kernel.update(chunkwise: { start, values in
+            for i in values.indices { values[i] *= factors[(start + i) / perFilter] }
+        })
+        return (kernel, Weights(bias))
     }
 
     /// Appends `node` with its output's shape; returns its output.

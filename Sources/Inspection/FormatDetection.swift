@@ -1,3 +1,4 @@
+import DarknetFrontend
 import HDF5
 
 /// The kinds of model file `inspect` reads, recognised from their content.
@@ -38,7 +39,7 @@ public enum FormatDetection {
         if let other = otherKind(bytes) { throw FormatDetectionError(message: "\(other), not a model file") }
         if HDF5File.isHDF5(bytes) { return .hdf5 }
         if isText(bytes) {
-            if isDarknetConfig(bytes) { return .darknetConfig }
+            if DarknetConfig.recognizes(bytes) { return .darknetConfig }
             let fields = topLevelTextFields(bytes)
             if !fields.isDisjoint(with: ["layer", "layers", "input", "input_shape", "input_dim"]) { return .caffePrototxt }
             if fields.contains("node") { return .tensorflowText }
@@ -46,31 +47,11 @@ public enum FormatDetection {
                                        + "(it has no top-level layer, layers, input or node field)")
         }
         if let format = protobufFormat(bytes) { return format }
-        if isDarknetWeights(bytes) { return .darknetWeights }
+        if DarknetWeights.recognizes(bytes) { return .darknetWeights }
         throw FormatDetectionError(message: "unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt, "
                                    + "a caffemodel, an HDF5 weights file, a TensorFlow graph or a Darknet network")
     }
 
-    /// Whether the first line that is not blank or a comment is `[net]` or `[network]`.
-    static func isDarknetConfig(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let head = String(decoding: bytes.prefix(65536), as: UTF8.self)
-        for line in head.split(whereSeparator: \.isNewline) {
-            let text = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0].trimmingCharacters(in: .whitespaces)
-            if text.isEmpty || text.hasPrefix(";") { continue }
-            return ["[net]", "[network]"].contains(text.lowercased())
-        }
-        return false
-    }
-
-    /// A Darknet header: major version 0 or 1, minor below 100, a revision
-    /// below 2^20, and whole float32 values after it.
-    static func isDarknetWeights(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard bytes.count >= 16 else { return false }
-        let word = { (index: Int) in Int32(littleEndian: bytes.loadUnaligned(fromByteOffset: 4 * index, as: Int32.self)) }
-        let (major, minor, revision) = (word(0), word(1), word(2))
-        guard (0...1).contains(major), (0..<100).contains(minor), (0..<1 << 20).contains(revision) else { return false }
-        return (bytes.count - (major * 10 + minor >= 2 ? 20 : 16)) % 4 == 0
-    }
 
     /// Files often given where a model is expected: "a PNG image", "a
     /// JPEG image", "a NumPy array (.npy)", "a ZIP archive (...)"; nil for

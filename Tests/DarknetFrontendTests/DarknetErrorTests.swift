@@ -64,5 +64,9 @@ final class DarknetErrorTests: XCTestCase {
         let header = folder.appendingPathComponent("header.weights")
         try Data([9, 0, 0, 0]).write(to: header)
         assertError(config, weights: header.path, ["4 bytes is too short for a Darknet .weights header"])
+        var version = Data(count: 20)
+        version[0] = 7  // major version 7: not Darknet's
+        try version.write(to: header)
+        assertError(config, weights: header.path, ["header.weights: does not open with a Darknet .weights header"])
     }
 }
