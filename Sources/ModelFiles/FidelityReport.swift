@@ -1,4 +1,10 @@
 import CoreMLBackend
+import FileIO
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Foundation
 import ImageFiles
 import Images
@@ -46,6 +52,8 @@ public struct FidelityReport: Sendable {
     /// the two are never in memory together.
     /// - Throws: `RuntimeError` when a model cannot run.
     public static func measure(float model: Model, compressed path: String, precision: Precision, probe: Probe) throws -> FidelityReport {
+        let (descriptor, compressedBytes) = try ReadableFile.open(path)  // the file as written
+        close(descriptor)
         let compressed = try Network(contentsOf: path).predict(probe.inputs)
         let float = try Network(model).predict(probe.inputs)
         let differences = compressed.outputs.keys.sorted().compactMap { name -> Difference? in
@@ -55,7 +63,7 @@ public struct FidelityReport: Sendable {
         }
         let labels = float.classLabel.flatMap { floatLabel in compressed.classLabel.map { (floatLabel, $0) } }
         return FidelityReport(probe: probe.description, precision: precision, floatBytes: try CoreMLWriter.fileSize(of: model, precision: .float32),
-                              compressedBytes: try CoreMLWriter.fileSize(of: model, precision: precision), differences: differences, topLabels: labels)
+                              compressedBytes: compressedBytes, differences: differences, topLabels: labels)
     }
 
     /// The probe for `model` from `--probe` values: `name=x.npy` for an
@@ -67,6 +75,7 @@ public struct FidelityReport: Sendable {
     ///   fit it, `ImageFileError` or a file error for one that cannot be read.
     public static func probe(for model: Model, _ probes: [String]) throws -> Probe {
         var inputs: [String: InputValue] = [:], named: [String] = []
+        let shapes = try ShapeInference.shapes(of: model)  // the inputs' among them
         let arrays = probes.filter { $0.contains("=") && !FileManager.default.fileExists(atPath: $0) }
         var images = probes.filter { !arrays.contains($0) }
         for probe in arrays {
@@ -76,12 +85,7 @@ public struct FidelityReport: Sendable {
                 throw RuntimeError("--probe \(probe): the model has no array input '\(parts[0])'"
                                    + (names.isEmpty ? "" : " (its array inputs: \(names.joined(separator: ", ")))"))
             }
-            let (shape, values) = try NumpyFile.read(path: parts[1])
-            let expected = try expectedShape(input)
-            guard shape == expected.featureShape || shape == expected.dimensions else {
-                throw RuntimeError("--probe \(probe): shape \(shape) does not fit input '\(input.name)', which takes \(expected.featureShape)")
-            }
-            inputs[input.name] = .array(Tensor(shape: expected, values: values))
+            inputs[input.name] = .array(try NumpyFile.tensor(path: parts[1], fitting: shapes[input.name]!, input: input.name))
             named.append(probe)
         }
         var random = SeededGenerator(seed: seed)
@@ -97,7 +101,7 @@ public struct FidelityReport: Sendable {
                 inputs[input.name] = .image(Image(width: format.width, height: format.height, channels: format.channels,
                                                   pixels: (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
             } else {
-                let shape = try expectedShape(input)
+                let shape = shapes[input.name]!
                 inputs[input.name] = .array(Tensor(shape: shape, values: (0..<shape.count).map { _ in Float(random.next() >> 40) * 0x1p-24 }))
             }
         }
@@ -105,15 +109,6 @@ public struct FidelityReport: Sendable {
         let description = named.isEmpty ? "seeded random values (seed \(seed))"
             : named.joined(separator: ", ") + (inputs.count > named.count ? ", seeded random values for the other inputs" : "")
         return Probe(inputs: inputs, description: description)
-    }
-
-    private static func expectedShape(_ input: Input) throws -> TensorShape {
-        switch input.kind {
-        case .array(let shape): if let shape = TensorShape(featureShape: shape) { return shape }
-        case .tensor(let shape): return TensorShape(shape)
-        case .image: break
-        }
-        throw RuntimeError("input '\(input.name)' has no array shape the runtime takes")
     }
 }
 

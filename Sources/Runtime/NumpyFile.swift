@@ -1,3 +1,4 @@
+import ModelFormat
 import FileIO
 #if canImport(Glibc)
 import Glibc
@@ -19,6 +20,17 @@ public enum NumpyFile {
     /// - Throws: `RuntimeError` naming `path`: unreadable file, bad magic or
     ///   header, unsupported dtype, Fortran order, or a data size that does
     ///   not match the shape (checked before anything is allocated for it).
+    /// The array in `path` as the value of input `input`, which takes
+    /// `expected` ([C, H, W]; a [C] vector as [C] or [C, 1, 1]).
+    /// - Throws: `RuntimeError` when it cannot be read or does not fit.
+    public static func tensor(path: String, fitting expected: TensorShape, input: String) throws(RuntimeError) -> Tensor {
+        let (shape, values) = try read(path: path)
+        guard shape == expected.featureShape || shape == expected.dimensions else {
+            throw RuntimeError("\(path): shape \(shape) does not fit input '\(input)', which takes \(expected.featureShape)")
+        }
+        return Tensor(shape: expected, values: values)
+    }
+
     public static func read(path: String) throws(RuntimeError) -> (shape: [Int], values: [Float]) {
         var file = try NumpyInput(path: path)
         defer { file.close() }

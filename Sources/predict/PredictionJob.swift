@@ -57,12 +57,7 @@ struct PredictionJob {
                 let names = network.model.inputs.map(\.name).joined(separator: ", ")
                 throw RuntimeError("the model has no input '\(file.name)' (its inputs: \(names))")
             }
-            let (shape, values) = try NumpyFile.read(path: file.path)
-            let expected = network.shapes[input.name]!
-            guard shape == expected.featureShape || shape == expected.dimensions else {
-                throw RuntimeError("\(file.path): shape \(shape) does not fit input '\(input.name)', which takes \(expected.featureShape)")
-            }
-            fixed[input.name] = .array(Tensor(shape: expected, values: values))
+            fixed[input.name] = .array(try NumpyFile.tensor(path: file.path, fitting: network.shapes[input.name]!, input: input.name))
         }
         return fixed
     }
