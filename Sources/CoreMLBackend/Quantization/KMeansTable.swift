@@ -22,16 +22,19 @@ struct KMeansTable {
 
     static func table(for values: UnsafeBufferPointer<Float>, entries count: Int) -> KMeansTable {
         let sorted = values.sorted()
-        guard let first = sorted.first else { return KMeansTable(entries: [Float](repeating: 0, count: count)) }
-        var distinct: [Float] = [first]
-        for value in sorted.dropFirst() where value != distinct.last! {
-            distinct.append(value)
-            if distinct.count > count { break }
+        guard !sorted.isEmpty else { return KMeansTable(entries: [Float](repeating: 0, count: count)) }
+        // The distinct values and how often each occurs, up to one past the exact method's limit.
+        var distinct: [Float] = [], occurrences: [Double] = []
+        for value in sorted {
+            if value == distinct.last { occurrences[occurrences.count - 1] += 1 } else { distinct.append(value); occurrences.append(1) }
+            if distinct.count > max(optimalLimit, count) { break }
         }
         if distinct.count <= count {  // every value gets its own entry, exactly
             return KMeansTable(entries: distinct + [Float](repeating: distinct.last!, count: count - distinct.count))
         }
-        if let centres = optimalCentres(sorted, entries: count) { return KMeansTable(entries: centres.map { Float($0) }) }
+        if distinct.count <= optimalLimit {
+            return KMeansTable(entries: optimalCentres(distinct.map(Double.init), occurrences, entries: count).map { Float($0) })
+        }
         var sums = [Double](repeating: 0, count: sorted.count + 1)
         for (index, value) in sorted.enumerated() { sums[index + 1] = sums[index] + Double(value) }
         func mean(_ range: Range<Int>) -> Double { (sums[range.upperBound] - sums[range.lowerBound]) / Double(range.count) }
@@ -54,18 +57,13 @@ struct KMeansTable {
     /// Clusterings of at most this many distinct values are computed exactly.
     static let optimalLimit = 16384
 
-    /// The centres of the least-squares clustering of `sorted` into
-    /// `entries` runs, or nil when it has more than `optimalLimit` distinct
-    /// values. `cost[j][i]`, the least error of the first i distinct values
+    /// The centres of the least-squares clustering into `entries` runs of
+    /// the ascending distinct `values`, each occurring `weights` times.
+    /// `cost[j][i]`, the least error of the first i distinct values
     /// in j + 1 runs, is the least over t of `cost[j - 1][t]` plus the error
     /// of values t..<i around their mean; the best t never moves left as i
     /// grows, so each row is found by divide and conquer in O(n log n).
-    static func optimalCentres(_ sorted: [Float], entries: Int) -> [Double]? {
-        var values: [Double] = [], weights: [Double] = []
-        for value in sorted {
-            if Double(value) == values.last { weights[weights.count - 1] += 1 } else { values.append(Double(value)); weights.append(1) }
-            if values.count > optimalLimit { return nil }
-        }
+    static func optimalCentres(_ values: [Double], _ weights: [Double], entries: Int) -> [Double] {
         let n = values.count
         var (w, s, q) = ([0.0], [0.0], [0.0])  // prefix sums of weight, weight * value, weight * value²
         for i in 0..<n {
