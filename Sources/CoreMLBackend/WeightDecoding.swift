@@ -88,7 +88,7 @@ extension SpecReader {
                        + "values at \(bits) bits", at: params)
         }
         // Counts only here: after a structure-only decode the arrays are not loaded.
-        let mode: QuantizationMode, mapping: () -> QuantizedValues.Mapping
+        let mode: QuantizationMode, mapping: () -> QuantizationMapping
         switch quantization.quantization_type_case {
         case CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__QUANTIZATION_TYPE_LINEAR_QUANTIZATION:
             let linear = quantization.linearquantization.pointee

@@ -167,15 +167,17 @@ struct PendingQuantization: @unchecked Sendable {
 
     /// Quantizes the weights into `params`; the reason when it cannot.
     func run() -> Quantizer.Failure? {
-        let result: QuantizedValues
+        let packed = UnsafeMutableRawBufferPointer(start: params.pointee.rawvalue.data, count: params.pointee.rawvalue.len)
+        let mapping: QuantizationMapping
         do {
-            result = try withValues { values throws(Quantizer.Failure) in try Quantizer.quantize(values, bits: bits, mode: mode, layout: channels) }
+            mapping = try withValues { values throws(Quantizer.Failure) in
+                try Quantizer.quantize(values, bits: bits, mode: mode, layout: channels, into: packed)
+            }
         } catch {
             return error
         }
-        result.packed.withUnsafeBytes { UnsafeMutableRawPointer(params.pointee.rawvalue.data).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         let quantization = params.pointee.quantization!.pointee
-        switch result.mapping {
+        switch mapping {
         case .linear(let scale, let bias):
             quantization.linearquantization.pointee.scale.update(from: scale, count: scale.count)
             quantization.linearquantization.pointee.bias.update(from: bias, count: bias.count)

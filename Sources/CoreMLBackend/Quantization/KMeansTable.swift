@@ -109,7 +109,7 @@ struct KMeansTable {
     }
 
     /// Each value's nearest entry (the lower one on a tie).
-    func assign(_ values: UnsafeBufferPointer<Float>, into levels: inout [UInt8]) {
+    func assign(_ values: UnsafeBufferPointer<Float>, into levels: UnsafeMutableBufferPointer<UInt8>) {
         let midpoints = zip(entries, entries.dropFirst()).map { (Double($0) + Double($1)) / 2 }
         for (index, value) in values.enumerated() { levels[index] = UInt8(Self.count(midpoints, below: Double(value))) }
     }

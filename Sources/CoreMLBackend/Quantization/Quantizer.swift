@@ -18,20 +18,12 @@ struct ChannelLayout: Equatable, Sendable {
     }
 }
 
-/// Weights as Core ML stores them quantized (`WeightParams.rawValue` with
-/// `QuantizationParams`): `bits` per value packed most significant bit
-/// first, and how a value's level maps back to a float.
-struct QuantizedValues: Equatable {
-    enum Mapping: Equatable {
-        /// `value = scale[c] * level + bias[c]`, one entry or one per channel.
-        case linear(scale: [Float], bias: [Float])
-        /// `value = table[level]`, 2^bits entries.
-        case lookupTable([Float])
-    }
-
-    var bits: Int
-    var packed: [UInt8]
-    var mapping: Mapping
+/// How quantized weights' levels map back to floats (`QuantizationParams`).
+enum QuantizationMapping: Equatable {
+    /// `value = scale[c] * level + bias[c]`, one entry or one per channel.
+    case linear(scale: [Float], bias: [Float])
+    /// `value = table[level]`, 2^bits entries.
+    case lookupTable([Float])
 }
 
 /// Quantizes weights the way coremltools' `quantize_weights` does, to the
@@ -43,29 +35,43 @@ enum Quantizer {
         var message: String
     }
 
-    /// The packed levels and their mapping for `values` at `bits` (1 to 8).
+    /// Writes the levels of `values` at `bits` (1 to 8) into `packed` as
+    /// Core ML stores them (`WeightParams.rawValue`: most significant bit
+    /// first, (count * bits + 7) / 8 bytes, zeroed before) and returns how
+    /// they map back. At 8 bits the levels are written there directly.
     /// - Throws: `Failure` for NaN or infinite values (no level holds them).
-    static func quantize(_ values: UnsafeBufferPointer<Float>, bits: Int, mode: QuantizationMode,
-                         layout: ChannelLayout) throws(Failure) -> QuantizedValues {
-        precondition((1...8).contains(bits), "quantization to \(bits) bits")
+    static func quantize(_ values: UnsafeBufferPointer<Float>, bits: Int, mode: QuantizationMode, layout: ChannelLayout,
+                         into packed: UnsafeMutableRawBufferPointer) throws(Failure) -> QuantizationMapping {
+        precondition((1...8).contains(bits) && packed.count == (values.count * bits + 7) / 8, "quantization to \(bits) bits")
         if let bad = values.first(where: { !$0.isFinite }) {
             throw Failure(message: "holds \(bad) among its values, which no quantization level can hold")
         }
-        var levels = [UInt8](repeating: 0, count: values.count)
-        let mapping: QuantizedValues.Mapping
+        var separate = bits == 8 ? [] : [UInt8](repeating: 0, count: values.count)
+        let mapping = separate.withUnsafeMutableBufferPointer { own in
+            let levels = bits == 8 ? packed.bindMemory(to: UInt8.self) : own
+            defer { if bits < 8 { pack(UnsafeBufferPointer(levels), bits: bits, into: packed) } }
+            return mapLevels(values, bits: bits, mode: mode, layout: layout, into: levels)
+        }
+        return mapping
+    }
+
+    /// Each value's level into `levels`, and the mapping back.
+    private static func mapLevels(_ values: UnsafeBufferPointer<Float>, bits: Int, mode: QuantizationMode, layout: ChannelLayout,
+                                  into levels: UnsafeMutableBufferPointer<UInt8>) -> QuantizationMapping {
+        let mapping: QuantizationMapping
         switch mode {
         case .linear, .linearSymmetric:
-            let (scale, bias) = linearLevels(values, bits: bits, symmetric: mode == .linearSymmetric, layout: layout, into: &levels)
+            let (scale, bias) = linearLevels(values, bits: bits, symmetric: mode == .linearSymmetric, layout: layout, into: levels)
             mapping = .linear(scale: scale, bias: bias)
         case .linearLookupTable:
-            let (scale, bias) = linearLevels(values, bits: bits, symmetric: false, layout: .whole(values.count), into: &levels)
+            let (scale, bias) = linearLevels(values, bits: bits, symmetric: false, layout: .whole(values.count), into: levels)
             mapping = .lookupTable((0..<1 << bits).map { Float(Double($0) * Double(scale[0]) + Double(bias[0])) })
         case .kmeansLookupTable:
             let table = KMeansTable.table(for: values, entries: 1 << bits)
-            table.assign(values, into: &levels)
+            table.assign(values, into: levels)
             mapping = .lookupTable(table.entries)
         }
-        return QuantizedValues(bits: bits, packed: pack(levels, bits: bits), mapping: mapping)
+        return mapping
     }
 
     /// Fills `levels` with each value's linear level and returns the
@@ -74,7 +80,7 @@ enum Quantizer {
     /// here is float32 too (Python's float constants do not widen numpy's
     /// float32 arrays), rounding half to even like `np.round`.
     private static func linearLevels(_ values: UnsafeBufferPointer<Float>, bits: Int, symmetric: Bool, layout: ChannelLayout,
-                                     into levels: inout [UInt8]) -> (scale: [Float], bias: [Float]) {
+                                     into levels: UnsafeMutableBufferPointer<UInt8>) -> (scale: [Float], bias: [Float]) {
         var low = [Float](repeating: .infinity, count: layout.channels)
         var high = [Float](repeating: -.infinity, count: layout.channels)
         forEachRun(values.count, layout) { channel, range in
@@ -110,11 +116,9 @@ enum Quantizer {
         }
     }
 
-    /// `levels` at `bits` each, most significant bit first, the last byte
-    /// padded with zero bits.
-    static func pack(_ levels: [UInt8], bits: Int) -> [UInt8] {
-        if bits == 8 { return levels }
-        var packed = [UInt8](repeating: 0, count: (levels.count * bits + 7) / 8)
+    /// `levels` at `bits` each into zeroed `packed`, most significant bit
+    /// first, the last byte padded with zero bits.
+    static func pack(_ levels: UnsafeBufferPointer<UInt8>, bits: Int, into packed: UnsafeMutableRawBufferPointer) {
         var bit = 0
         for level in levels {
             for position in stride(from: bits - 1, through: 0, by: -1) {
@@ -122,7 +126,6 @@ enum Quantizer {
                 bit += 1
             }
         }
-        return packed
     }
 
     /// The level of value `index` in `packed` at `bits` each.
@@ -140,7 +143,7 @@ enum Quantizer {
     /// The float values of `count` quantized values in `packed` (which
     /// holds enough bytes), computed in float64 as coremltools'
     /// `_dequantize_wp` does and stored as float32.
-    static func dequantize(_ packed: UnsafeRawBufferPointer, count: Int, bits: Int, mapping: QuantizedValues.Mapping,
+    static func dequantize(_ packed: UnsafeRawBufferPointer, count: Int, bits: Int, mapping: QuantizationMapping,
                            layout: ChannelLayout, into target: UnsafeMutableBufferPointer<Float>) {
         switch mapping {
         case .lookupTable(let table):
