@@ -49,7 +49,9 @@ extension SpecReader {
         var widened: Weights
         if let data = half.data {
             let raw = UnsafeRawPointer(data)
-            widened = Weights((0..<half.len / 2).map { Float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))) })
+            widened = Weights(count: half.len / 2) { target in  // widened straight into the weights' memory
+                for index in target.indices { target[index] = Float(halfBits: UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self))) }
+            }
         } else {
             widened = Weights(unloadedCount: half.len / 2)
         }
