@@ -20,6 +20,9 @@ public enum StoredFeatureType: Equatable, Sendable {
     case image(colorSpace: String, width: Int, height: Int)
     /// `shape` as stored (with any batch axis); empty when unstated.
     case multiArray(dataType: String, shape: [Int])
+    /// A shape range (specification 3): each dimension from `lower` to
+    /// `upper` (nil: unbounded).
+    case multiArrayRange(dataType: String, lower: [Int], upper: [Int?])
     case dictionary(keyType: String)
     case string, int64, double
 }
@@ -94,6 +97,16 @@ struct SpecReader {
 
     func file() throws -> CoreMLFile {
         let spec = decoded.root
+        if spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_PIPELINE {
+            return try detector(spec)
+        }
+        let model = try network(spec)
+        return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model,
+                          featureTypes: featureTypes(spec.pointee.description!))
+    }
+
+    /// The neural network (or classifier) model `spec` holds.
+    func network(_ spec: UnsafeMutablePointer<MLModel>) throws -> Model {
         guard let description = spec.pointee.description else {
             throw fail("the model has no description (inputs and outputs)", at: spec)
         }
@@ -116,7 +129,7 @@ struct SpecReader {
             exactArrays = network.pointee.arrayinputshapemapping != CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__RANK5_ARRAY_MAPPING
             classifier = try self.classifier(network, description)
         default:
-            throw fail("the model is not a neural network or neural network classifier "
+            throw fail("the model is not a neural network, a neural network classifier or a detector pipeline "
                        + "(other Core ML model types are not supported)", at: spec)
         }
 
@@ -141,14 +154,18 @@ struct SpecReader {
         if let classifier {
             try nameProbabilitiesTensor(classifier, spec.pointee.neuralnetworkclassifier!, &nodes)
         }
-        let model = Model(inputs: inputs, outputs: outputs, nodes: nodes, classifier: classifier,
-                          metadata: metadata(description.pointee.metadata))
-        var featureTypes: [String: StoredFeatureType] = [:]
+        return Model(inputs: inputs, outputs: outputs, nodes: nodes, classifier: classifier,
+                     metadata: metadata(description.pointee.metadata))
+    }
+
+    /// How `description` types each input and output.
+    func featureTypes(_ description: UnsafeMutablePointer<MLModelDescription>) -> [String: StoredFeatureType] {
+        var types: [String: StoredFeatureType] = [:]
         for case let feature? in Array(CArrays.buffer(description.pointee.input, description.pointee.n_input))
             + Array(CArrays.buffer(description.pointee.output, description.pointee.n_output)) {
-            if let type = storedFeatureType(feature.pointee.type) { featureTypes[CArrays.string(feature.pointee.name)] = type }
+            if let type = storedFeatureType(feature.pointee.type) { types[CArrays.string(feature.pointee.name)] = type }
         }
-        return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model, featureTypes: featureTypes)
+        return types
     }
 
     /// Whether an `EXACT_ARRAY_MAPPING` network takes tensors as shaped

@@ -64,15 +64,23 @@ extension CoreMLWriter {
         let version = SpecificationVersion.chosen(for: model, minimum: minimumSpecificationVersion)
         let builder = SpecBuilder(precision: precision)
         let spec = builder.model(SpecificationVersion.lowered(model, for: version), version: version)
-        spec.pointee.specificationversion = max(version, builder.weightsVersion)
+        builder.setVersion(max(version, builder.weightsVersion), of: spec)
         return (builder, spec)
     }
 }
 
 extension SpecBuilder {
     /// The Model message of `model` at specification `version` (lowered
-    /// for it already).
+    /// for it already): a neural network, or for a detector the pipeline
+    /// of the network and its non-maximum suppression.
     func model(_ model: Model, version: Int32) -> UnsafeMutablePointer<MLModel> {
+        let network = neuralNetwork(model, version: version)
+        guard let detector = model.detector else { return network }
+        return detectorPipeline(detector, network: network, model: model)
+    }
+
+    /// The neural network (or neural network classifier) message of `model`.
+    func neuralNetwork(_ model: Model, version: Int32) -> UnsafeMutablePointer<MLModel> {
         let spec: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
         spec.pointee.specificationversion = version
         arrayMapping = SpecificationVersion.arrayMapping(model, at: version)

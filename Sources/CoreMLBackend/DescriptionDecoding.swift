@@ -150,6 +150,11 @@ extension SpecReader {
             case CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__INT32: "int32"
             default: "?"
             }
+            if array.shape_flexibility_case == CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_FLEXIBILITY_SHAPE_RANGE, let range = array.shaperange {
+                let sizes = CArrays.buffer(range.pointee.sizeranges, range.pointee.n_sizeranges).compactMap { $0?.pointee }
+                return .multiArrayRange(dataType: dataType, lower: sizes.map { Int(clamping: $0.lowerbound) },
+                                        upper: sizes.map { $0.upperbound < 0 ? nil : Int($0.upperbound) })
+            }
             return .multiArray(dataType: dataType, shape: CArrays.array(array.shape, array.n_shape).map { Int($0) })
         case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_DICTIONARY_TYPE:
             guard let dictionary = type.dictionarytype?.pointee else { return nil }

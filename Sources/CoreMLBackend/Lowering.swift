@@ -30,7 +30,8 @@ public enum SpecificationVersion {
             if case .activation(.clip) = node.operation { return nil }
             return (node.operation.definition as? any LayerCoding)?.specificationVersion
         }
-        return (layers + (model.hasTensorInputs ? [4] : [])).max() ?? 1
+        // A detector is a pipeline with non-maximum suppression: specification 3.
+        return (layers + (model.hasTensorInputs ? [4] : []) + (model.detector != nil ? [3] : [])).max() ?? 1
     }
 
     /// Whether `operation` is a layer of version 4 or later as written at
@@ -46,9 +47,11 @@ public enum SpecificationVersion {
     /// written at `version`, in graph order, with what needs it (the Core ML
     /// layer type, or "float16 weights" or "quantized weights": stored
     /// so, they came with versions 2 and 3) and the version it was added in.
+    /// A detector's pipeline counts as its model "nonMaximumSuppression"
+    /// of type "non-maximum suppression model" (specification 3).
     public static func layersNeedingNewerVersions(_ model: Model, at version: Int32)
         -> [(layer: String, type: String, version: Int32)] {
-        model.nodes.flatMap { node -> [(layer: String, type: String, version: Int32)] in
+        (model.detector == nil ? [] : [("nonMaximumSuppression", "non-maximum suppression model", 3)]) + model.nodes.flatMap { node -> [(layer: String, type: String, version: Int32)] in
             var needs: [(layer: String, type: String, version: Int32)] = []
             let precisions = node.operation.weightTensors.map(\.values.storedPrecision)
             if version >= 3, precisions.contains(where: \.isQuantized) {

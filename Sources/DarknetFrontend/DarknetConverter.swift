@@ -4,7 +4,7 @@ import ModelFormat
 /// Converts a Darknet network (`.cfg` + `.weights`, the format YOLO is
 /// published in) to the model spec: convolutional (with batch
 /// normalization and its activation), maxpool, route and reorg layers; the
-/// network ends at a `[region]` layer (decoded or not: `decodeRegion`) or
+/// network ends at a `[region]` layer (a detector, or see `RegionOutput`) or
 /// its last layer, whose output is the model's. The input is `image`, [channels, height, width] from `[net]`;
 /// Darknet feeds it RGB pixels scaled to 0-1, which the model takes as an
 /// image input with scale 1/255 unless the options name other inputs.
@@ -14,25 +14,37 @@ public enum DarknetConverter {
     ///     weight tensor unloaded, its count the definition's.
     ///   - imageInput: false keeps `image` a [C, H, W] array input (the
     ///     values Darknet computes on, 0-1) when the options name no image input.
-    ///   - decodeRegion: a final `[region]` becomes layers decoding the grid
-    ///     into `coordinates` and `confidence` (`DarknetRegion`); else the
-    ///     raw grid is the output. (Not yet the non-maximum suppression and
-    ///     the pipeline Vision takes: the command line writes the raw grid.)
+    ///   - region: what a final `[region]` becomes (`RegionOutput`).
+    ///   - detection: the detector's thresholds, where `region` is
+    ///     `.detector` (Darknet's own defaults otherwise: confidence 0.25,
+    ///     IoU 0.45, suppression per class).
     /// - Throws: `DarknetError` with `file:line` for what the definition
     ///   cannot express or the weights do not fit; `ModelError` from the
     ///   finished model.
     public static func convert(config configPath: String, weights weightsPath: String?,
                                options: ConversionOptions = ConversionOptions(), imageInput: Bool = true,
-                               decodeRegion: Bool = false) throws -> Model {
+                               region: RegionOutput = .detector, detection: DetectionThresholds = DetectionThresholds()) throws -> Model {
         let config = try DarknetConfig(path: configPath)
         var weights = try weightsPath.map(DarknetWeights.init(path:))
-        var walk = DarknetWalk(decodeRegion: decodeRegion)
+        var walk = DarknetWalk(region: region)
         var model = try walk.build(config, &weights)
         if let weightsPath, let remaining = weights?.remaining, remaining != 0 {
             throw DarknetError("\(weightsPath): \(remaining) bytes are left after the weights of every layer of \(configPath): "
                                + "the two files do not belong together")
         }
         var options = options
+        if let classes = walk.regionClasses, region == .detector {
+            // The labels name the detector's classes, not a classifier's.
+            let labels = options.classLabels ?? .integers((0..<Int64(classes)).map { $0 })
+            guard labels.count == classes else {
+                throw DarknetError("\(options.classLabelsSource): \(labels.count) class labels, and the [region] layer of \(configPath) has \(classes) classes")
+            }
+            options.classLabels = nil
+            model.detector = Detector(labels: labels, iouThreshold: detection.iou ?? 0.45, confidenceThreshold: detection.confidence ?? 0.25,
+                                      perClass: true)
+        } else if detection.iou != nil || detection.confidence != nil {
+            throw DarknetError("\(configPath): thresholds apply to a detector, and this network \(walk.regionClasses == nil ? "has no [region] layer" : "is converted without its decoding")")
+        }
         if options.imageInputNames.isEmpty, imageInput {
             options.imageInputNames = [DarknetWalk.inputName]
             if !options.givenImageOptions.contains("--image-scale") { options.imageScale = 1.0 / 255 }
@@ -43,10 +55,24 @@ public enum DarknetConverter {
     }
 }
 
+/// What a final `[region]` layer becomes.
+public enum RegionOutput: Sendable {
+    /// Nothing: the model's output is the raw grid, [A * (5 + C), H, W].
+    case grid
+    /// Layers decoding the grid into rows (`DarknetRegion`): outputs
+    /// `raw_confidence` [1, N, C] and `raw_coordinates` [1, N, 4].
+    case rows
+    /// The rows and Core ML's non-maximum suppression: a detector pipeline
+    /// Vision reads (`Detector`).
+    case detector
+}
+
 /// One pass over the layers, in order; layer i's output tensor is `outputs[i]`.
 struct DarknetWalk {
     static let inputName = "image"
-    var decodeRegion = false
+    var region = RegionOutput.grid
+    /// The final [region]'s class count, once decoded.
+    var regionClasses: Int?
     var nodes: [Node] = []
     var shapes: [String: TensorShape] = [:]
     var outputs: [String] = []
@@ -61,13 +87,15 @@ struct DarknetWalk {
         for (index, section) in config.sections.dropFirst().enumerated() {
             if section.type == "region" {
                 guard index == config.sections.count - 2 else { throw section.error("is not the last layer; the network must end there") }
-                if decodeRegion, !nodes.isEmpty {
+                if region != .grid, !nodes.isEmpty {
+                    let decoding = try DarknetRegion(section)
                     do {
-                        try DarknetRegion(section).decode(last, &self, section: section)
+                        try decoding.decode(last, &self, section: section)
                     } catch let error as ModelError {
                         throw section.error(error.message)
                     }
-                    modelOutputs = ["coordinates", "confidence"]
+                    regionClasses = decoding.classes
+                    modelOutputs = [DarknetRegion.confidenceName, DarknetRegion.coordinatesName]
                 }
                 break
             }

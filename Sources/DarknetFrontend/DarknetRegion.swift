@@ -8,11 +8,13 @@ import ModelFormat
 ///                   exp(tw) * anchor_w / W, exp(th) * anchor_h / H)
 ///     confidence = softmax(class channels) * sigmoid(to)
 ///
-/// The outputs `coordinates` [N, 4, 1] and `confidence` [N, C, 1] hold one
-/// row per cell and anchor (N = H * W * A; cells row-major, then anchors,
-/// as OpenCV orders them): box centre and size in fractions of the image,
-/// as Core ML's non-maximum suppression and Vision take them.
+/// The outputs `raw_coordinates` [1, N, 4] and `raw_confidence` [1, N, C]
+/// hold one row per cell and anchor (N = H * W * A; cells row-major, then
+/// anchors, as OpenCV orders them): box centre and size in fractions of
+/// the image, as Core ML's non-maximum suppression and Vision take them.
 struct DarknetRegion {
+    static let confidenceName = "raw_confidence"
+    static let coordinatesName = "raw_coordinates"
     var anchors: [(width: Float, height: Float)]
     var classes: Int
 
@@ -69,17 +71,17 @@ struct DarknetRegion {
             scores.append(try walk.emit(Node(name: "region_\(a)_confidence", operation: .multiply(constant: 1),
                                              inputs: [probabilities, objectness], outputs: ["region_\(a)_confidence"])))
         }
-        try rows(boxes, columns: 4, name: "coordinates", height: height, width: width, &walk)
-        try rows(scores, columns: classes, name: "confidence", height: height, width: width, &walk)
+        try rows(boxes, columns: 4, name: Self.coordinatesName, height: height, width: width, &walk)
+        try rows(scores, columns: classes, name: Self.confidenceName, height: height, width: width, &walk)
     }
 
-    /// The anchors' [columns, H, W] maps as rows [H * W * A, columns, 1]:
+    /// The anchors' [columns, H, W] maps as rows [1, H * W * A, columns]:
     /// stacked along channels ([A * columns, H, W]), moved to
     /// [H, W, A * columns], read as rows.
     private func rows(_ maps: [String], columns: Int, name: String, height: Int, width: Int, _ walk: inout DarknetWalk) throws {
         let stacked = maps.count == 1 ? maps[0]
             : try walk.emit(Node(name: "\(name)_stacked", operation: .concat, inputs: maps, outputs: ["\(name)_stacked"]))
         let moved = try walk.emit(Node("\(name)_by_cell", .permute(axes: [0, 2, 3, 1]), input: stacked))
-        _ = try walk.emit(Node(name, .reshape(targetShape: [height * width * maps.count, columns, 1], order: .channelFirst), input: moved))
+        _ = try walk.emit(Node(name, .reshape(targetShape: [1, height * width * maps.count, columns], order: .channelFirst), input: moved))
     }
 }

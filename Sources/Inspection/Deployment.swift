@@ -42,6 +42,7 @@ public struct DeploymentRequirement: Equatable, Sendable {
         let reasons = raisedBy.map { group in
             let shown = group.layers.prefix(3).joined(separator: ", ")
             let more = group.layers.count > 3 ? ", ... \(group.layers.count) in all" : ""
+            if group.type.hasSuffix(" model") { return group.type }
             return group.type.hasSuffix("weights") ? "\(group.type) in \(shown)\(more)" : "\(group.type) layers: \(shown)\(more)"
         }
         return "\(systemsText) (specification \(specificationVersion) for its \(reasons.joined(separator: "; ")))"

@@ -29,15 +29,16 @@ public enum InspectionJSON {
         switch inspected.content {
         case .network(let model):
             let statistics = ModelStatistics(model)
-            members.append(.init("kind", .string(model.classifier == nil ? "neuralNetwork" : "neuralNetworkClassifier")))
+            members.append(.init("kind", .string(model.detector != nil ? "detector" : model.classifier == nil ? "neuralNetwork" : "neuralNetworkClassifier")))
             members.append(.init("metadata", metadata(model.metadata)))
-            members.append(.init("inputs", .array(zip(model.inputs, inspected.inputFeatures(statistics)).map { input, feature in
+            members.append(.init("inputs", .array(inspected.inputFeatures(statistics).enumerated().map { index, feature in
                 var object = self.feature(feature).members
-                object.append(.init("image", input.image.map(image) ?? .null))
+                object.append(.init("image", index < model.inputs.count ? model.inputs[index].image.map(image) ?? .null : .null))
                 return .object(object)
             })))
             members.append(.init("outputs", .array(inspected.outputFeatures(statistics).map { self.feature($0) })))
             members.append(.init("classLabels", model.classifier.map(labels) ?? .null))
+            members.append(.init("detector", model.detector.map { detector(statistics, $0) } ?? .null))
             members.append(.init("layerCount", .int(model.nodes.count)))
             members.append(.init("layerCounts", .array(statistics.layerCounts.map {
                 .object(["type": .string($0.kind), "count": .int($0.count)])
@@ -115,6 +116,20 @@ public enum InspectionJSON {
         .object(["shortDescription": .string(meta.shortDescription), "author": .string(meta.author),
                  "license": .string(meta.license), "version": .string(meta.version),
                  "userDefined": .object(meta.userDefined.map { JSON.Member($0.key, .string($0.value)) })])
+    }
+
+    /// The detector's suppression, labels and candidate count.
+    static func detector(_ statistics: ModelStatistics, _ detector: Detector) -> JSON {
+        let rows = statistics.shapes[detector.coordinatesTensor]?.dimensions.dropLast().last
+        return .object([
+            "candidateBoxes": rows.map(JSON.int) ?? .null,
+            "labels": .strings(detector.labels.descriptions),
+            "iouThreshold": .double(detector.iouThreshold),
+            "confidenceThreshold": .double(detector.confidenceThreshold),
+            "perClass": .bool(detector.perClass),
+            "confidenceTensor": .string(detector.confidenceTensor),
+            "coordinatesTensor": .string(detector.coordinatesTensor),
+        ])
     }
 
     static func labels(_ classifier: Classifier) -> JSON {

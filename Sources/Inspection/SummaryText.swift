@@ -30,7 +30,8 @@ public enum SummaryText {
         switch inspected.content {
         case .network(let model):
             let statistics = ModelStatistics(model)
-            line("Kind", model.classifier == nil ? "neural network" : "neural network classifier")
+            line("Kind", model.detector != nil ? "object detector (pipeline: neural network, then non-maximum suppression)"
+                 : model.classifier == nil ? "neural network" : "neural network classifier")
             let meta = model.metadata
             for (label, value) in [("Description", meta.shortDescription), ("Author", meta.author),
                                    ("License", meta.license), ("Version", meta.version)] where !value.isEmpty {
@@ -40,9 +41,9 @@ public enum SummaryText {
                 line("Metadata", "\(pair.key) = \(pair.value)")
             }
             lines.append(style.heading("Inputs:"))
-            for (input, feature) in zip(model.inputs, inspected.inputFeatures(statistics)) {
+            for (index, feature) in inspected.inputFeatures(statistics).enumerated() {
                 append("  \(feature.name): \(feature.type)")
-                if let image = input.image {
+                if index < model.inputs.count, let image = model.inputs[index].image {
                     append("    preprocessing: \(preprocessing(image))")
                 }
                 if featureDescriptions && !feature.description.isEmpty { append("    description: \(feature.description)") }
@@ -52,8 +53,13 @@ public enum SummaryText {
                 append("  \(feature.name): \(feature.type)")
                 if featureDescriptions && !feature.description.isEmpty { append("    description: \(feature.description)") }
             }
-            if let classifier = model.classifier {
-                let labels = classifier.labels.descriptions
+            if let detector = model.detector {
+                let rows = statistics.shapes[detector.coordinatesTensor]?.dimensions.dropLast().last ?? 0
+                line("Detector", "\(rows) candidate boxes, \(detector.labels.count) classes; suppression \(detector.perClass ? "per class" : "across classes"), "
+                     + "IoU threshold \(detector.iouThreshold), confidence threshold \(detector.confidenceThreshold)")
+            }
+            if let labelSet = model.classifier?.labels ?? model.detector?.labels {
+                let labels = labelSet.descriptions
                 let shown = labels.prefix(8).joined(separator: ", ")
                 line("Labels", "\(labels.count) (\(shown)\(labels.count > 8 ? ", ..." : ""))")
             }
@@ -118,8 +124,18 @@ public enum SummaryText {
         case .string: "string"
         case .image(let colorSpace, let width, let height): "image<\(colorSpace),\(width)x\(height)>"
         case .multiArray(let dataType, let shape): shape.isEmpty ? nil : arrayType(shape, dataType: dataType)
+        case .multiArrayRange(let dataType, let lower, let upper): flexibleArrayType(lower: lower, upper: upper, dataType: dataType)
         case .dictionary(let keyType): "dictionary<\(keyType),double>"
         }
+    }
+
+    /// `multiarray<double,[0...,20]>`: a shape range, a dimension of fixed
+    /// size as its size, others as `lower...upper` (`lower...` unbounded).
+    public static func flexibleArrayType(lower: [Int], upper: [Int?], dataType: String = "double") -> String {
+        let dimensions = zip(lower, upper).map { lower, upper in
+            upper == lower ? "\(lower)" : "\(lower)...\(upper.map(String.init) ?? "")"
+        }
+        return "multiarray<\(dataType),[\(dimensions.joined(separator: ","))]>"
     }
 
     /// `multiarray<double,[3,299,299]>`: how the toolkit writes array features.
@@ -190,7 +206,15 @@ extension InspectedModel {
             }
             return FeatureSummary(name: input.name, type: featureTypes[input.name] ?? SummaryText.typeDescription(input),
                                   description: input.description, shape: shape)
-        }
+        } + (model.detector.map(Self.thresholdFeatures) ?? [])
+    }
+
+    /// A detector's optional threshold inputs.
+    static func thresholdFeatures(_ detector: Detector) -> [FeatureSummary] {
+        [(Detector.iouThresholdFeature, detector.iouThreshold, "IoU"), (Detector.confidenceThresholdFeature, detector.confidenceThreshold, "Confidence")]
+            .map { name, value, what in
+                FeatureSummary(name: name, type: "double (optional)", description: "(optional) \(what) threshold override (default: \(value))", shape: [])
+            }
     }
 
     /// The classifier's two features first (probabilities, then label), then the array outputs.
@@ -205,6 +229,15 @@ extension InspectedModel {
             features.append(FeatureSummary(name: classifier.predictedFeatureName,
                                            type: featureTypes[classifier.predictedFeatureName] ?? key,
                                            description: classifier.predictedFeatureDescription, shape: []))
+        }
+        if let detector = model.detector {
+            // The pipeline's outputs: the rows the suppression keeps.
+            return [(Detector.confidenceFeature, detector.labels.count, "Confidence of each class label for each box kept"),
+                    (Detector.coordinatesFeature, 4, "Each box kept: centre x, centre y, width, height (fractions of the image)")].map { name, columns, text in
+                FeatureSummary(name: name, type: featureTypes[name]
+                                   ?? SummaryText.flexibleArrayType(lower: [0, columns], upper: [nil, columns]),
+                               description: text, shape: [])
+            }
         }
         let shapes = (statistics ?? ModelStatistics(model)).shapes
         for output in model.outputs {

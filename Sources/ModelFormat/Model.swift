@@ -16,15 +16,19 @@ public struct Model: Equatable, Sendable {
     /// Class labels and the names of the classifier's features; nil for a
     /// plain neural network.
     public var classifier: Classifier?
+    /// Labels, tensors and suppression of an object detector (written as a
+    /// pipeline Vision reads); nil for a plain network or a classifier.
+    public var detector: Detector?
     /// Author, license, description, version and user key/values.
     public var metadata: Metadata
 
     public init(inputs: [Input], outputs: [Output], nodes: [Node], classifier: Classifier? = nil,
-                metadata: Metadata = Metadata()) {
+                detector: Detector? = nil, metadata: Metadata = Metadata()) {
         self.inputs = inputs
         self.outputs = outputs
         self.nodes = nodes
         self.classifier = classifier
+        self.detector = detector
         self.metadata = metadata
     }
 }

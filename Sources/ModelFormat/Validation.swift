@@ -10,6 +10,7 @@ extension Model {
     ///   (an output that is a model input is not), output names distinct
     ///   from each other and from the classifier's features, a declared
     ///   output shape equal to the computed one;
+    /// - a detector's tensors and thresholds as `checkDetector` states;
     /// - each layer's attributes within bounds and its weights the size its
     ///   attributes call for, not empty (`ShapeInference`, `checkWeightCounts`);
     /// - image preprocessing finite, a mean image of C x H x W values;
@@ -57,6 +58,7 @@ extension Model {
                 throw ModelError("output '\(output.name)' is declared \(output.shape), the layers give \(shape.featureShape)")
             }
         }
+        if let detector { try checkDetector(detector, shapes: shapes) }
         return shapes
     }
 
@@ -72,18 +74,22 @@ extension Model {
         }
         names = [predicted, probabilities]
         let count = classifier.labels.count
-        guard count > 0 else { throw ModelError("the classifier has no class labels") }
+        try checkLabels(classifier.labels, owner: "the classifier", clash: "classLabelProbs would hold one probability for both")
         guard layerOutputs.contains(probabilities), let shape = shapes[probabilities] else {
             throw ModelError("the classifier's probabilities tensor '\(probabilities)' is not produced by any layer")
         }
         guard shape.count == count else {
             throw ModelError("\(count) class labels for \(shape.count) probabilities in '\(probabilities)'")
         }
+    }
+
+    /// Labels not empty and unique: one probability or confidence each.
+    func checkLabels(_ labels: ClassLabels, owner: String, clash: String) throws(ModelError) {
+        guard labels.count > 0 else { throw ModelError("\(owner) has no class labels") }
         var seen: [String: Int] = [:]
-        for (index, label) in classifier.labels.descriptions.enumerated() {
+        for (index, label) in labels.descriptions.enumerated() {
             if let first = seen.updateValue(index, forKey: label) {
-                throw ModelError("class label '\(label)' appears twice (labels \(first + 1) and \(index + 1)): "
-                                 + "classLabelProbs would hold one probability for both")
+                throw ModelError("class label '\(label)' appears twice (labels \(first + 1) and \(index + 1)): \(clash)")
             }
         }
     }

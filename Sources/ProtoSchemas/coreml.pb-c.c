@@ -52,6 +52,51 @@ void   core_ml__specification__model__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__model__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__pipeline__init
+                     (CoreML__Specification__Pipeline         *message)
+{
+  static const CoreML__Specification__Pipeline init_value = CORE_ML__SPECIFICATION__PIPELINE__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__pipeline__get_packed_size
+                     (const CoreML__Specification__Pipeline *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__pipeline__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__pipeline__pack
+                     (const CoreML__Specification__Pipeline *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__pipeline__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__pipeline__pack_to_buffer
+                     (const CoreML__Specification__Pipeline *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__pipeline__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__Pipeline *
+       core_ml__specification__pipeline__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__Pipeline *)
+     protobuf_c_message_unpack (&core_ml__specification__pipeline__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__pipeline__free_unpacked
+                     (CoreML__Specification__Pipeline *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__pipeline__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   core_ml__specification__model_description__init
                      (CoreML__Specification__ModelDescription         *message)
 {
@@ -457,6 +502,12 @@ void   core_ml__specification__image_feature_type__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__image_feature_type__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__array_feature_type__shape_range__init
+                     (CoreML__Specification__ArrayFeatureType__ShapeRange         *message)
+{
+  static const CoreML__Specification__ArrayFeatureType__ShapeRange init_value = CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_RANGE__INIT;
+  *message = init_value;
+}
 void   core_ml__specification__array_feature_type__init
                      (CoreML__Specification__ArrayFeatureType         *message)
 {
@@ -500,6 +551,51 @@ void   core_ml__specification__array_feature_type__free_unpacked
   if(!message)
     return;
   assert(message->base.descriptor == &core_ml__specification__array_feature_type__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__size_range__init
+                     (CoreML__Specification__SizeRange         *message)
+{
+  static const CoreML__Specification__SizeRange init_value = CORE_ML__SPECIFICATION__SIZE_RANGE__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__size_range__get_packed_size
+                     (const CoreML__Specification__SizeRange *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__size_range__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__size_range__pack
+                     (const CoreML__Specification__SizeRange *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__size_range__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__size_range__pack_to_buffer
+                     (const CoreML__Specification__SizeRange *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__size_range__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__SizeRange *
+       core_ml__specification__size_range__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__SizeRange *)
+     protobuf_c_message_unpack (&core_ml__specification__size_range__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__size_range__free_unpacked
+                     (CoreML__Specification__SizeRange *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__size_range__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
 void   core_ml__specification__dictionary_feature_type__init
@@ -3727,7 +3823,58 @@ void   core_ml__specification__reduce_mean_layer_params__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__reduce_mean_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor core_ml__specification__model__field_descriptors[4] =
+void   core_ml__specification__non_maximum_suppression__pick_top__init
+                     (CoreML__Specification__NonMaximumSuppression__PickTop         *message)
+{
+  static const CoreML__Specification__NonMaximumSuppression__PickTop init_value = CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__PICK_TOP__INIT;
+  *message = init_value;
+}
+void   core_ml__specification__non_maximum_suppression__init
+                     (CoreML__Specification__NonMaximumSuppression         *message)
+{
+  static const CoreML__Specification__NonMaximumSuppression init_value = CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__non_maximum_suppression__get_packed_size
+                     (const CoreML__Specification__NonMaximumSuppression *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__non_maximum_suppression__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__non_maximum_suppression__pack
+                     (const CoreML__Specification__NonMaximumSuppression *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__non_maximum_suppression__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__non_maximum_suppression__pack_to_buffer
+                     (const CoreML__Specification__NonMaximumSuppression *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__non_maximum_suppression__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__NonMaximumSuppression *
+       core_ml__specification__non_maximum_suppression__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__NonMaximumSuppression *)
+     protobuf_c_message_unpack (&core_ml__specification__non_maximum_suppression__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__non_maximum_suppression__free_unpacked
+                     (CoreML__Specification__NonMaximumSuppression *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__non_maximum_suppression__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+static const ProtobufCFieldDescriptor core_ml__specification__model__field_descriptors[6] =
 {
   {
     "specificationVersion",
@@ -3754,6 +3901,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__model__field_descr
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "pipeline",
+    202,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__Model, type_case),
+    offsetof(CoreML__Specification__Model, pipeline),
+    &core_ml__specification__pipeline__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "neuralNetworkClassifier",
     403,
     PROTOBUF_C_LABEL_NONE,
@@ -3777,19 +3936,35 @@ static const ProtobufCFieldDescriptor core_ml__specification__model__field_descr
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "nonMaximumSuppression",
+    610,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__Model, type_case),
+    offsetof(CoreML__Specification__Model, nonmaximumsuppression),
+    &core_ml__specification__non_maximum_suppression__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__model__field_indices_by_name[] = {
   1,   /* field[1] = description */
-  3,   /* field[3] = neuralNetwork */
-  2,   /* field[2] = neuralNetworkClassifier */
+  4,   /* field[4] = neuralNetwork */
+  3,   /* field[3] = neuralNetworkClassifier */
+  5,   /* field[5] = nonMaximumSuppression */
+  2,   /* field[2] = pipeline */
   0,   /* field[0] = specificationVersion */
 };
-static const ProtobufCIntRange core_ml__specification__model__number_ranges[3 + 1] =
+static const ProtobufCIntRange core_ml__specification__model__number_ranges[5 + 1] =
 {
   { 1, 0 },
-  { 403, 2 },
-  { 500, 3 },
-  { 0, 4 }
+  { 202, 2 },
+  { 403, 3 },
+  { 500, 4 },
+  { 610, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__model__descriptor =
 {
@@ -3799,11 +3974,62 @@ const ProtobufCMessageDescriptor core_ml__specification__model__descriptor =
   "CoreML__Specification__Model",
   "CoreML.Specification",
   sizeof(CoreML__Specification__Model),
-  4,
+  6,
   core_ml__specification__model__field_descriptors,
   core_ml__specification__model__field_indices_by_name,
-  3,  core_ml__specification__model__number_ranges,
+  5,  core_ml__specification__model__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__model__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__pipeline__field_descriptors[2] =
+{
+  {
+    "models",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__Pipeline, n_models),
+    offsetof(CoreML__Specification__Pipeline, models),
+    &core_ml__specification__model__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "names",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_STRING,
+    offsetof(CoreML__Specification__Pipeline, n_names),
+    offsetof(CoreML__Specification__Pipeline, names),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__pipeline__field_indices_by_name[] = {
+  0,   /* field[0] = models */
+  1,   /* field[1] = names */
+};
+static const ProtobufCIntRange core_ml__specification__pipeline__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__pipeline__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.Pipeline",
+  "Pipeline",
+  "CoreML__Specification__Pipeline",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__Pipeline),
+  2,
+  core_ml__specification__pipeline__field_descriptors,
+  core_ml__specification__pipeline__field_indices_by_name,
+  1,  core_ml__specification__pipeline__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__pipeline__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor core_ml__specification__model_description__field_descriptors[5] =
@@ -4371,6 +4597,44 @@ const ProtobufCMessageDescriptor core_ml__specification__image_feature_type__des
   (ProtobufCMessageInit) core_ml__specification__image_feature_type__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+static const ProtobufCFieldDescriptor core_ml__specification__array_feature_type__shape_range__field_descriptors[1] =
+{
+  {
+    "sizeRanges",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__ArrayFeatureType__ShapeRange, n_sizeranges),
+    offsetof(CoreML__Specification__ArrayFeatureType__ShapeRange, sizeranges),
+    &core_ml__specification__size_range__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__array_feature_type__shape_range__field_indices_by_name[] = {
+  0,   /* field[0] = sizeRanges */
+};
+static const ProtobufCIntRange core_ml__specification__array_feature_type__shape_range__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__array_feature_type__shape_range__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ArrayFeatureType.ShapeRange",
+  "ShapeRange",
+  "CoreML__Specification__ArrayFeatureType__ShapeRange",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ArrayFeatureType__ShapeRange),
+  1,
+  core_ml__specification__array_feature_type__shape_range__field_descriptors,
+  core_ml__specification__array_feature_type__shape_range__field_indices_by_name,
+  1,  core_ml__specification__array_feature_type__shape_range__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__array_feature_type__shape_range__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCEnumValue core_ml__specification__array_feature_type__array_data_type__enum_values_by_number[4] =
 {
   { "INVALID_ARRAY_DATA_TYPE", "CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__INVALID_ARRAY_DATA_TYPE", 0 },
@@ -4403,7 +4667,7 @@ const ProtobufCEnumDescriptor core_ml__specification__array_feature_type__array_
   core_ml__specification__array_feature_type__array_data_type__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__array_feature_type__field_descriptors[2] =
+static const ProtobufCFieldDescriptor core_ml__specification__array_feature_type__field_descriptors[3] =
 {
   {
     "shape",
@@ -4429,15 +4693,29 @@ static const ProtobufCFieldDescriptor core_ml__specification__array_feature_type
     0,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "shapeRange",
+    31,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__ArrayFeatureType, shape_flexibility_case),
+    offsetof(CoreML__Specification__ArrayFeatureType, shaperange),
+    &core_ml__specification__array_feature_type__shape_range__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__array_feature_type__field_indices_by_name[] = {
   1,   /* field[1] = dataType */
   0,   /* field[0] = shape */
+  2,   /* field[2] = shapeRange */
 };
-static const ProtobufCIntRange core_ml__specification__array_feature_type__number_ranges[1 + 1] =
+static const ProtobufCIntRange core_ml__specification__array_feature_type__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 2 }
+  { 31, 2 },
+  { 0, 3 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__array_feature_type__descriptor =
 {
@@ -4447,11 +4725,62 @@ const ProtobufCMessageDescriptor core_ml__specification__array_feature_type__des
   "CoreML__Specification__ArrayFeatureType",
   "CoreML.Specification",
   sizeof(CoreML__Specification__ArrayFeatureType),
-  2,
+  3,
   core_ml__specification__array_feature_type__field_descriptors,
   core_ml__specification__array_feature_type__field_indices_by_name,
-  1,  core_ml__specification__array_feature_type__number_ranges,
+  2,  core_ml__specification__array_feature_type__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__array_feature_type__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__size_range__field_descriptors[2] =
+{
+  {
+    "lowerBound",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_UINT64,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__SizeRange, lowerbound),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "upperBound",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__SizeRange, upperbound),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__size_range__field_indices_by_name[] = {
+  0,   /* field[0] = lowerBound */
+  1,   /* field[1] = upperBound */
+};
+static const ProtobufCIntRange core_ml__specification__size_range__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__size_range__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.SizeRange",
+  "SizeRange",
+  "CoreML__Specification__SizeRange",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__SizeRange),
+  2,
+  core_ml__specification__size_range__field_descriptors,
+  core_ml__specification__size_range__field_indices_by_name,
+  1,  core_ml__specification__size_range__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__size_range__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor core_ml__specification__dictionary_feature_type__field_descriptors[2] =
@@ -9617,6 +9946,216 @@ const ProtobufCMessageDescriptor core_ml__specification__reduce_mean_layer_param
   core_ml__specification__reduce_mean_layer_params__field_indices_by_name,
   1,  core_ml__specification__reduce_mean_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__reduce_mean_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__non_maximum_suppression__pick_top__field_descriptors[1] =
+{
+  {
+    "perClass",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression__PickTop, perclass),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__non_maximum_suppression__pick_top__field_indices_by_name[] = {
+  0,   /* field[0] = perClass */
+};
+static const ProtobufCIntRange core_ml__specification__non_maximum_suppression__pick_top__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__non_maximum_suppression__pick_top__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.NonMaximumSuppression.PickTop",
+  "PickTop",
+  "CoreML__Specification__NonMaximumSuppression__PickTop",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__NonMaximumSuppression__PickTop),
+  1,
+  core_ml__specification__non_maximum_suppression__pick_top__field_descriptors,
+  core_ml__specification__non_maximum_suppression__pick_top__field_indices_by_name,
+  1,  core_ml__specification__non_maximum_suppression__pick_top__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__non_maximum_suppression__pick_top__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__non_maximum_suppression__field_descriptors[11] =
+{
+  {
+    "pickTop",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NonMaximumSuppression, suppression_method_case),
+    offsetof(CoreML__Specification__NonMaximumSuppression, picktop),
+    &core_ml__specification__non_maximum_suppression__pick_top__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "stringClassLabels",
+    100,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NonMaximumSuppression, class_labels_case),
+    offsetof(CoreML__Specification__NonMaximumSuppression, stringclasslabels),
+    &core_ml__specification__string_vector__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "int64ClassLabels",
+    101,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NonMaximumSuppression, class_labels_case),
+    offsetof(CoreML__Specification__NonMaximumSuppression, int64classlabels),
+    &core_ml__specification__int64_vector__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "iouThreshold",
+    110,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression, iouthreshold),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confidenceThreshold",
+    111,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_DOUBLE,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression, confidencethreshold),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confidenceInputFeatureName",
+    200,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression, confidenceinputfeaturename),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "coordinatesInputFeatureName",
+    201,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression, coordinatesinputfeaturename),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "iouThresholdInputFeatureName",
+    202,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression, iouthresholdinputfeaturename),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confidenceThresholdInputFeatureName",
+    203,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression, confidencethresholdinputfeaturename),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confidenceOutputFeatureName",
+    210,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression, confidenceoutputfeaturename),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "coordinatesOutputFeatureName",
+    211,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NonMaximumSuppression, coordinatesoutputfeaturename),
+    NULL,
+    &protobuf_c_empty_string,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__non_maximum_suppression__field_indices_by_name[] = {
+  5,   /* field[5] = confidenceInputFeatureName */
+  9,   /* field[9] = confidenceOutputFeatureName */
+  4,   /* field[4] = confidenceThreshold */
+  8,   /* field[8] = confidenceThresholdInputFeatureName */
+  6,   /* field[6] = coordinatesInputFeatureName */
+  10,   /* field[10] = coordinatesOutputFeatureName */
+  2,   /* field[2] = int64ClassLabels */
+  3,   /* field[3] = iouThreshold */
+  7,   /* field[7] = iouThresholdInputFeatureName */
+  0,   /* field[0] = pickTop */
+  1,   /* field[1] = stringClassLabels */
+};
+static const ProtobufCIntRange core_ml__specification__non_maximum_suppression__number_ranges[5 + 1] =
+{
+  { 1, 0 },
+  { 100, 1 },
+  { 110, 3 },
+  { 200, 5 },
+  { 210, 9 },
+  { 0, 11 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__non_maximum_suppression__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.NonMaximumSuppression",
+  "NonMaximumSuppression",
+  "CoreML__Specification__NonMaximumSuppression",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__NonMaximumSuppression),
+  11,
+  core_ml__specification__non_maximum_suppression__field_descriptors,
+  core_ml__specification__non_maximum_suppression__field_indices_by_name,
+  5,  core_ml__specification__non_maximum_suppression__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__non_maximum_suppression__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue core_ml__specification__neural_network_multi_array_shape_mapping__enum_values_by_number[2] =

@@ -10,16 +10,24 @@ public enum InputValue: Sendable {
     /// A [C, H, W] (or [C]) array for an array input; for an image input,
     /// already preprocessed values.
     case array(Tensor)
+    /// A number, for a detector's optional `iouThreshold` and
+    /// `confidenceThreshold` (`Detector`).
+    case number(Double)
 }
 
-/// What one prediction gives: every model output, and for a classifier the
-/// top label and the probability of each label.
+/// What one prediction gives: every model output, for a classifier the
+/// top label and the probability of each label, for a detector the boxes
+/// kept.
 public struct Prediction: Sendable {
+    /// For a detector, the pipeline's two outputs (`confidence` [K, C],
+    /// `coordinates` [K, 4]), not the network's rows.
     public var outputs: [String: Tensor]
     /// The most likely label (`classLabel`).
     public var classLabel: String?
     /// Label -> probability (`classLabelProbs`), in label order.
     public var probabilities: [(label: String, probability: Float)]?
+    /// A detector's boxes, most confident first.
+    public var detections: [Detection]?
 }
 
 /// A model compiled for the CPU: shapes inferred, each layer turned into a
@@ -120,8 +128,14 @@ public final class Network: @unchecked Sendable {
     /// Runs the model once.
     /// - Parameter profile: when given, receives each layer's name and its
     ///   wall time in seconds, in execution order.
-    /// - Throws: `RuntimeError` when an input is missing or does not fit.
+    /// - Parameter inputs: by input name; for a detector also its optional
+    ///   `iouThreshold` and `confidenceThreshold` (`.number`).
+    /// - Throws: `RuntimeError` when an input is missing, unknown or does not fit.
     public func predict(_ inputs: [String: InputValue], profile: ((String, Double) -> Void)? = nil) throws -> Prediction {
+        let optional = model.detector == nil ? [] : [Detector.iouThresholdFeature, Detector.confidenceThresholdFeature]
+        if let unknown = inputs.keys.sorted().first(where: { name in !optional.contains(name) && !model.inputs.contains { $0.name == name } }) {
+            throw RuntimeError("the model has no input '\(unknown)' (its inputs: \((model.inputs.map(\.name) + optional).joined(separator: ", ")))")
+        }
         var tensors: [String: Tensor] = [:]
         for input in model.inputs {
             guard let value = inputs[input.name] else { throw RuntimeError("no value for input '\(input.name)'") }
@@ -147,6 +161,11 @@ public final class Network: @unchecked Sendable {
             }
         }
         var prediction = Prediction(outputs: [:])
+        if let detector = model.detector {
+            (prediction.outputs, prediction.detections) = try Self.suppress(
+                detector, confidence: tensors[detector.confidenceTensor]!, coordinates: tensors[detector.coordinatesTensor]!, inputs: inputs)
+            return prediction
+        }
         for output in model.outputs { prediction.outputs[output.name] = tensors[output.name] }
         if let classifier = model.classifier, let probabilities = tensors[classifier.probabilitiesName] {
             prediction.outputs[classifier.probabilitiesName] = probabilities
@@ -186,6 +205,8 @@ public final class Network: @unchecked Sendable {
             return try Preprocessing.tensor(from: image, for: format, name: input.name)
         case (.image, .array), (.image, .tensor):
             throw RuntimeError("input '\(input.name)' takes an array, not an image")
+        case (.number, _):
+            throw RuntimeError("input '\(input.name)' takes \(input.image == nil ? "an array" : "an image"), not a number")
         case (.array(var tensor), _):
             guard tensor.values.count == expected.count else {
                 throw RuntimeError("input '\(input.name)' takes \(expected.featureShape) (\(expected.count) values), got \(tensor.shape.featureShape) (\(tensor.values.count))")

@@ -130,6 +130,25 @@ enum ConversionFlags {
                help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow).").spec,
     ]
 
+    /// A detector's thresholds (the pipeline's stored values; apps can
+    /// override them per prediction through its optional inputs).
+    static let detectorOptions: [OptionSpec] = [
+        Option("iou-threshold", valueName: "0-1",
+               help: "Drop a box that overlaps a more confident one of the same label by more than this intersection over union (default: the source model's, else 0.45).").spec,
+        Option("confidence-threshold", valueName: "value",
+               help: "Drop boxes whose best class confidence is below this (default: the source model's, else 0.25).").spec,
+    ]
+
+    static func detectionThresholds(_ arguments: ParsedArguments) throws -> DetectionThresholds {
+        let iou = try arguments.optionalValue("iou-threshold", as: Double.self)
+        let confidence = try arguments.optionalValue("confidence-threshold", as: Double.self)
+        if let iou, !(0...1).contains(iou) { throw UsageError("--iou-threshold takes a value from 0 to 1, not \(iou)") }
+        if let confidence, !(confidence >= 0 && confidence.isFinite) {
+            throw UsageError("--confidence-threshold takes a value of 0 or more, not \(confidence)")
+        }
+        return DetectionThresholds(iou: iou, confidence: confidence)
+    }
+
     /// The Core ML specification version --minimum-deployment-target asks for (1 when absent).
     static func minimumSpecificationVersion(_ arguments: ParsedArguments) throws -> Int32 {
         guard let text = arguments.optionalString("minimum-deployment-target") else { return 1 }

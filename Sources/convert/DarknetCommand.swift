@@ -1,4 +1,5 @@
 import CLI
+import Conversion
 import DarknetFrontend
 import ModelFiles
 
@@ -8,9 +9,13 @@ enum DarknetCommand: Command {
         name: "darknet", abstract: "Convert a Darknet network (.cfg + .weights) to Core ML.",
         discussion: """
             Reads convolutional (batch norm, leaky / relu / logistic / linear), maxpool, route and reorg layers up to a final \
-            [region] layer, whose input becomes the model's output (the raw grid: decoding the boxes is yet to come). \
-            The input is `image`, an RGB image scaled by 1/255 as Darknet feeds it (other --image-scale and biases if \
-            given). The two files may come in either order: they are told apart by content.
+            [region] layer (YOLOv2). A network ending in [region] becomes an object detector Vision reads directly: a Core ML \
+            pipeline of the network, the region's box decoding as layers, and non-maximum suppression, with the outputs \
+            `confidence` (one row per box kept, a column per class label) and `coordinates` (centre x, centre y, width, \
+            height, fractions of the image), and the optional inputs `iouThreshold` and `confidenceThreshold`. \
+            --class-labels names the region's classes (default: their numbers). The input is `image`, an RGB image scaled \
+            by 1/255 as Darknet feeds it (other --image-scale and biases if given). The two files may come in either order: \
+            they are told apart by content.
             """)
     static let options = Options {
         Positional("config", valueName: "network.cfg", help: "The network definition.")
@@ -18,11 +23,26 @@ enum DarknetCommand: Command {
         ConversionFlags.outputOptions()
         ConversionFlags.imageOptions
         ConversionFlags.labelAndMetadataOptions
+        ConversionFlags.detectorOptions
+        Option("region-output", valueName: "form", default: "detector", help: """
+            What the final [region] layer becomes: detector (the pipeline Vision reads), rows (the decoded boxes and \
+            class confidences of every anchor, raw_coordinates and raw_confidence, without suppression), grid (the \
+            raw output of the last convolution).
+            """)
     }
 
     static func run(_ arguments: ParsedArguments) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         let options = try ConversionFlags.options(from: arguments)
+        let thresholds = try ConversionFlags.detectionThresholds(arguments)
+        let region: RegionOutput = try arguments.value("region-output") { text in
+            switch text {
+            case "detector": .detector
+            case "rows": .rows
+            case "grid": .grid
+            default: throw UsageError("takes detector, rows or grid, not '\(text)'")
+            }
+        }
         var (config, weights) = (try ModelFiles.kind(of: try arguments.string("config")), try ModelFiles.kind(of: try arguments.string("weights")))
         if config.format == .darknetWeights, weights.format == .darknetConfig { swap(&config, &weights) }
         let both = Frontend.darknet.formats.union(Frontend.darknetWeights.formats)
@@ -30,7 +50,7 @@ enum DarknetCommand: Command {
         try weights.check(expected: Frontend.darknetWeights.formats, what: Frontend.darknetWeights.name, sameProgram: both)
         try convert(to: output, inputs: [config.path, weights.path] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            (try DarknetConverter.convert(config: config.path, weights: weights.path, options: options), [])
+            (try DarknetConverter.convert(config: config.path, weights: weights.path, options: options, region: region, detection: thresholds), [])
         }
     }
 }

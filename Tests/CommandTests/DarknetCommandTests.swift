@@ -15,8 +15,12 @@ final class DarknetCommandTests: XCTestCase {
             let result = try ProgramRunner.run("coreml-convert", ["darknet"] + pair + ["-o", output])
             XCTAssertEqual(result.status, 0, result.standardError)
             XCTAssertTrue(result.standardOutput.contains("image: image<RGB,64x64>"), result.standardOutput)
-            XCTAssertTrue(result.standardOutput.contains("conv_7: multiarray<double,[125,16,16]>"), result.standardOutput)
+            XCTAssertTrue(result.standardOutput.contains("confidence: multiarray<double,[0...,20]>"), result.standardOutput)
         }
+        // The raw grid, on request.
+        let grid = try ProgramRunner.run("coreml-convert", ["darknet", config, weights, "--region-output", "grid", "-o", output])
+        XCTAssertEqual(grid.status, 0, grid.standardError)
+        XCTAssertTrue(grid.standardOutput.contains("conv_7: multiarray<double,[125,16,16]>"), grid.standardOutput)
         let png = repositoryRoot.appendingPathComponent("Samples/face.png").path
         let caffemodel = repositoryRoot.appendingPathComponent("Samples/age_net.caffemodel").path
         for (pair, words) in [([png, weights], "face.png: is a PNG image, not a Darknet network definition (.cfg)"),
@@ -40,7 +44,10 @@ final class DarknetCommandTests: XCTestCase {
         XCTAssertTrue(alone.standardOutput.contains("Weights:      not given"), alone.standardOutput)
         let both = try ProgramRunner.run("coreml-inspect", [config, weights, "--weights"])
         XCTAssertEqual(both.status, 0, both.standardError)
-        XCTAssertTrue(both.standardOutput.contains("conv_7  weights  [125,32,1,1]  4,000  float32"), both.standardOutput)
+        XCTAssertTrue(both.standardOutput.split(separator: "\n").contains { $0.hasPrefix("conv_7 ") && $0.contains(" weights  [125,32,1,1]  4,000  float32") },
+                      both.standardOutput)
+        XCTAssertTrue(both.standardOutput.contains("Detector:     1280 candidate boxes, 20 classes; suppression per class, IoU threshold 0.45, confidence threshold 0.25"),
+                      both.standardOutput)
         let bare = try ProgramRunner.run("coreml-inspect", [weights])
         XCTAssertEqual(bare.status, 1)
         XCTAssertTrue(bare.standardError.contains("Darknet weights are values without names or shapes"), bare.standardError)

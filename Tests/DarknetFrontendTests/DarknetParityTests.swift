@@ -57,7 +57,7 @@ final class DarknetParityTests: XCTestCase {
     }
 }
 
-/// The `[region]` decoding as layers (`decodeRegion`), run by the runtime,
+/// The `[region]` decoding as layers (`RegionOutput.rows`), run by the runtime,
 /// against numpy's decoding of the same raw grid (make_darknet_fixtures.py,
 /// which checks it against OpenCV's region layer: boxes and objectness
 /// everywhere, class scores where OpenCV's own NMS kept them).
@@ -66,8 +66,8 @@ final class DarknetRegionTests: XCTestCase {
         for (name, rows, classes) in [("tiny_yolo", 16 * 16 * 5, 20), ("yolov2_reorg", 8 * 8 * 2, 10)] {
             let folder = darknetFixtures.appendingPathComponent(name)
             let model = try DarknetConverter.convert(config: folder.appendingPathComponent("model.cfg").path,
-                                                     weights: folder.appendingPathComponent("model.weights").path, imageInput: false, decodeRegion: true)
-            XCTAssertEqual(model.outputs.map(\.name), ["coordinates", "confidence"])
+                                                     weights: folder.appendingPathComponent("model.weights").path, imageInput: false, region: .rows)
+            XCTAssertEqual(model.outputs.map(\.name), ["raw_confidence", "raw_coordinates"])
             let path = checkDirectory.appendingPathComponent("darknet_\(name)_decoded.mlmodel").path
             try CoreMLWriter.write(model, to: path)
             let network = try Network(try CoreMLReader.read(from: path).model)
@@ -76,8 +76,8 @@ final class DarknetRegionTests: XCTestCase {
             for (output, columns) in [("coordinates", 4), ("confidence", classes)] {
                 let reference = try NumpyFile.read(path: folder.appendingPathComponent("decoded_\(output).npy").path)
                 XCTAssertEqual(reference.shape, [rows, columns], "\(name)/\(output)")
-                let ours = try XCTUnwrap(prediction.outputs[output], "\(name)/\(output)")
-                XCTAssertEqual(ours.shape.dimensions, [rows, columns, 1], "\(name)/\(output)")
+                let ours = try XCTUnwrap(prediction.outputs["raw_" + output], "\(name)/\(output)")
+                XCTAssertEqual(ours.shape.dimensions, [1, rows, columns], "\(name)/\(output)")
                 if let worst = worstMismatch(ours.values, reference.values) {
                     XCTFail("\(name)/\(output): value \(worst.index) (row \(worst.index / columns)) is \(worst.ours), numpy \(worst.reference)")
                 }

@@ -9,7 +9,9 @@
 # Usage: scripts/verify/apple_validator.sh VALIDATOR [FOLDER ...]
 #   VALIDATOR  a program built outside this repository from Apple's source
 #              that takes .mlmodel paths and prints one line per file:
-#              "OK <file> ..." or "INVALID <file>: <message>".
+#              "OK <file> ..." or "INVALID <file>: <message>". Build it with
+#              scripts/verify/build_apple_validator.sh COREMLTOOLS_SRC OUTDIR
+#              (it is OUTDIR/bin/validate-mlmodel).
 #   FOLDER     validate every Core ML model under these folders (the
 #              verify scripts' work folders, e.g. /tmp/keras_applications).
 #   Without folders: validates every model the test suite writes

@@ -16,6 +16,7 @@ PROTOBUF_C__BEGIN_DECLS
 
 
 typedef struct CoreML__Specification__Model CoreML__Specification__Model;
+typedef struct CoreML__Specification__Pipeline CoreML__Specification__Pipeline;
 typedef struct CoreML__Specification__ModelDescription CoreML__Specification__ModelDescription;
 typedef struct CoreML__Specification__Metadata CoreML__Specification__Metadata;
 typedef struct CoreML__Specification__StringPair CoreML__Specification__StringPair;
@@ -26,6 +27,8 @@ typedef struct CoreML__Specification__DoubleFeatureType CoreML__Specification__D
 typedef struct CoreML__Specification__StringFeatureType CoreML__Specification__StringFeatureType;
 typedef struct CoreML__Specification__ImageFeatureType CoreML__Specification__ImageFeatureType;
 typedef struct CoreML__Specification__ArrayFeatureType CoreML__Specification__ArrayFeatureType;
+typedef struct CoreML__Specification__ArrayFeatureType__ShapeRange CoreML__Specification__ArrayFeatureType__ShapeRange;
+typedef struct CoreML__Specification__SizeRange CoreML__Specification__SizeRange;
 typedef struct CoreML__Specification__DictionaryFeatureType CoreML__Specification__DictionaryFeatureType;
 typedef struct CoreML__Specification__StringVector CoreML__Specification__StringVector;
 typedef struct CoreML__Specification__Int64Vector CoreML__Specification__Int64Vector;
@@ -102,6 +105,8 @@ typedef struct CoreML__Specification__ReduceMinLayerParams CoreML__Specification
 typedef struct CoreML__Specification__ReduceSumLayerParams CoreML__Specification__ReduceSumLayerParams;
 typedef struct CoreML__Specification__ReduceProdLayerParams CoreML__Specification__ReduceProdLayerParams;
 typedef struct CoreML__Specification__ReduceMeanLayerParams CoreML__Specification__ReduceMeanLayerParams;
+typedef struct CoreML__Specification__NonMaximumSuppression CoreML__Specification__NonMaximumSuppression;
+typedef struct CoreML__Specification__NonMaximumSuppression__PickTop CoreML__Specification__NonMaximumSuppression__PickTop;
 
 
 /* --- enums --- */
@@ -218,8 +223,10 @@ typedef enum _CoreML__Specification__NeuralNetworkImageShapeMapping {
 
 typedef enum {
   CORE_ML__SPECIFICATION__MODEL__TYPE__NOT_SET = 0,
+  CORE_ML__SPECIFICATION__MODEL__TYPE_PIPELINE = 202,
   CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK_CLASSIFIER = 403,
-  CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK = 500
+  CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK = 500,
+  CORE_ML__SPECIFICATION__MODEL__TYPE_NON_MAXIMUM_SUPPRESSION = 610
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__MODEL__TYPE__CASE)
 } CoreML__Specification__Model__TypeCase;
 
@@ -230,13 +237,32 @@ struct  CoreML__Specification__Model
   CoreML__Specification__ModelDescription *description;
   CoreML__Specification__Model__TypeCase type_case;
   union {
+    CoreML__Specification__Pipeline *pipeline;
     CoreML__Specification__NeuralNetworkClassifier *neuralnetworkclassifier;
     CoreML__Specification__NeuralNetwork *neuralnetwork;
+    CoreML__Specification__NonMaximumSuppression *nonmaximumsuppression;
   };
 };
 #define CORE_ML__SPECIFICATION__MODEL__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__model__descriptor) \
     , 0, NULL, CORE_ML__SPECIFICATION__MODEL__TYPE__NOT_SET, {0} }
+
+
+/*
+ * Models run in order, each reading the pipeline's inputs and the outputs
+ * of the models before it.
+ */
+struct  CoreML__Specification__Pipeline
+{
+  ProtobufCMessage base;
+  size_t n_models;
+  CoreML__Specification__Model **models;
+  size_t n_names;
+  char **names;
+};
+#define CORE_ML__SPECIFICATION__PIPELINE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__pipeline__descriptor) \
+    , 0,NULL, 0,NULL }
 
 
 struct  CoreML__Specification__ModelDescription
@@ -365,16 +391,55 @@ struct  CoreML__Specification__ImageFeatureType
     , 0, 0, CORE_ML__SPECIFICATION__IMAGE_FEATURE_TYPE__COLOR_SPACE__INVALID_COLOR_SPACE }
 
 
+/*
+ * Specification 3: a range of sizes per dimension instead of `shape`
+ * (Vision wants the detector's box count flexible).
+ */
+struct  CoreML__Specification__ArrayFeatureType__ShapeRange
+{
+  ProtobufCMessage base;
+  size_t n_sizeranges;
+  CoreML__Specification__SizeRange **sizeranges;
+};
+#define CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_RANGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__array_feature_type__shape_range__descriptor) \
+    , 0,NULL }
+
+
+typedef enum {
+  CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_FLEXIBILITY__NOT_SET = 0,
+  CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_FLEXIBILITY_SHAPE_RANGE = 31
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_FLEXIBILITY__CASE)
+} CoreML__Specification__ArrayFeatureType__ShapeFlexibilityCase;
+
 struct  CoreML__Specification__ArrayFeatureType
 {
   ProtobufCMessage base;
   size_t n_shape;
   int64_t *shape;
   CoreML__Specification__ArrayFeatureType__ArrayDataType datatype;
+  CoreML__Specification__ArrayFeatureType__ShapeFlexibilityCase shape_flexibility_case;
+  union {
+    CoreML__Specification__ArrayFeatureType__ShapeRange *shaperange;
+  };
 };
 #define CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__array_feature_type__descriptor) \
-    , 0,NULL, CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__INVALID_ARRAY_DATA_TYPE }
+    , 0,NULL, CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__INVALID_ARRAY_DATA_TYPE, CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_FLEXIBILITY__NOT_SET, {0} }
+
+
+/*
+ * upperBound < 0: unbounded.
+ */
+struct  CoreML__Specification__SizeRange
+{
+  ProtobufCMessage base;
+  uint64_t lowerbound;
+  int64_t upperbound;
+};
+#define CORE_ML__SPECIFICATION__SIZE_RANGE__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__size_range__descriptor) \
+    , 0, 0 }
 
 
 typedef enum {
@@ -1520,6 +1585,60 @@ struct  CoreML__Specification__ReduceMeanLayerParams
     , 0,NULL, 0, 0 }
 
 
+struct  CoreML__Specification__NonMaximumSuppression__PickTop
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean perclass;
+};
+#define CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__PICK_TOP__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__non_maximum_suppression__pick_top__descriptor) \
+    , 0 }
+
+
+typedef enum {
+  CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__SUPPRESSION_METHOD__NOT_SET = 0,
+  CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__SUPPRESSION_METHOD_PICK_TOP = 1
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__SUPPRESSION_METHOD__CASE)
+} CoreML__Specification__NonMaximumSuppression__SuppressionMethodCase;
+
+typedef enum {
+  CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS__NOT_SET = 0,
+  CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS_STRING_CLASS_LABELS = 100,
+  CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS_INT64_CLASS_LABELS = 101
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS__CASE)
+} CoreML__Specification__NonMaximumSuppression__ClassLabelsCase;
+
+/*
+ * Keeps the most confident of overlapping boxes. Inputs: confidence N x C
+ * and coordinates N x 4 (centre x, centre y, width, height); the optional
+ * threshold inputs override the stored thresholds at prediction time.
+ */
+struct  CoreML__Specification__NonMaximumSuppression
+{
+  ProtobufCMessage base;
+  double iouthreshold;
+  double confidencethreshold;
+  char *confidenceinputfeaturename;
+  char *coordinatesinputfeaturename;
+  char *iouthresholdinputfeaturename;
+  char *confidencethresholdinputfeaturename;
+  char *confidenceoutputfeaturename;
+  char *coordinatesoutputfeaturename;
+  CoreML__Specification__NonMaximumSuppression__SuppressionMethodCase suppression_method_case;
+  union {
+    CoreML__Specification__NonMaximumSuppression__PickTop *picktop;
+  };
+  CoreML__Specification__NonMaximumSuppression__ClassLabelsCase class_labels_case;
+  union {
+    CoreML__Specification__StringVector *stringclasslabels;
+    CoreML__Specification__Int64Vector *int64classlabels;
+  };
+};
+#define CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__non_maximum_suppression__descriptor) \
+    , 0, 0, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, (char *)protobuf_c_empty_string, CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__SUPPRESSION_METHOD__NOT_SET, {0}, CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS__NOT_SET, {0} }
+
+
 /* CoreML__Specification__Model methods */
 void   core_ml__specification__model__init
                      (CoreML__Specification__Model         *message);
@@ -1538,6 +1657,25 @@ CoreML__Specification__Model *
                       const uint8_t       *data);
 void   core_ml__specification__model__free_unpacked
                      (CoreML__Specification__Model *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__Pipeline methods */
+void   core_ml__specification__pipeline__init
+                     (CoreML__Specification__Pipeline         *message);
+size_t core_ml__specification__pipeline__get_packed_size
+                     (const CoreML__Specification__Pipeline   *message);
+size_t core_ml__specification__pipeline__pack
+                     (const CoreML__Specification__Pipeline   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__pipeline__pack_to_buffer
+                     (const CoreML__Specification__Pipeline   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__Pipeline *
+       core_ml__specification__pipeline__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__pipeline__free_unpacked
+                     (CoreML__Specification__Pipeline *message,
                       ProtobufCAllocator *allocator);
 /* CoreML__Specification__ModelDescription methods */
 void   core_ml__specification__model_description__init
@@ -1710,6 +1848,9 @@ CoreML__Specification__ImageFeatureType *
 void   core_ml__specification__image_feature_type__free_unpacked
                      (CoreML__Specification__ImageFeatureType *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__ArrayFeatureType__ShapeRange methods */
+void   core_ml__specification__array_feature_type__shape_range__init
+                     (CoreML__Specification__ArrayFeatureType__ShapeRange         *message);
 /* CoreML__Specification__ArrayFeatureType methods */
 void   core_ml__specification__array_feature_type__init
                      (CoreML__Specification__ArrayFeatureType         *message);
@@ -1728,6 +1869,25 @@ CoreML__Specification__ArrayFeatureType *
                       const uint8_t       *data);
 void   core_ml__specification__array_feature_type__free_unpacked
                      (CoreML__Specification__ArrayFeatureType *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__SizeRange methods */
+void   core_ml__specification__size_range__init
+                     (CoreML__Specification__SizeRange         *message);
+size_t core_ml__specification__size_range__get_packed_size
+                     (const CoreML__Specification__SizeRange   *message);
+size_t core_ml__specification__size_range__pack
+                     (const CoreML__Specification__SizeRange   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__size_range__pack_to_buffer
+                     (const CoreML__Specification__SizeRange   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__SizeRange *
+       core_ml__specification__size_range__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__size_range__free_unpacked
+                     (CoreML__Specification__SizeRange *message,
                       ProtobufCAllocator *allocator);
 /* CoreML__Specification__DictionaryFeatureType methods */
 void   core_ml__specification__dictionary_feature_type__init
@@ -3093,10 +3253,35 @@ CoreML__Specification__ReduceMeanLayerParams *
 void   core_ml__specification__reduce_mean_layer_params__free_unpacked
                      (CoreML__Specification__ReduceMeanLayerParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__NonMaximumSuppression__PickTop methods */
+void   core_ml__specification__non_maximum_suppression__pick_top__init
+                     (CoreML__Specification__NonMaximumSuppression__PickTop         *message);
+/* CoreML__Specification__NonMaximumSuppression methods */
+void   core_ml__specification__non_maximum_suppression__init
+                     (CoreML__Specification__NonMaximumSuppression         *message);
+size_t core_ml__specification__non_maximum_suppression__get_packed_size
+                     (const CoreML__Specification__NonMaximumSuppression   *message);
+size_t core_ml__specification__non_maximum_suppression__pack
+                     (const CoreML__Specification__NonMaximumSuppression   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__non_maximum_suppression__pack_to_buffer
+                     (const CoreML__Specification__NonMaximumSuppression   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__NonMaximumSuppression *
+       core_ml__specification__non_maximum_suppression__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__non_maximum_suppression__free_unpacked
+                     (CoreML__Specification__NonMaximumSuppression *message,
+                      ProtobufCAllocator *allocator);
 /* --- per-message closures --- */
 
 typedef void (*CoreML__Specification__Model_Closure)
                  (const CoreML__Specification__Model *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__Pipeline_Closure)
+                 (const CoreML__Specification__Pipeline *message,
                   void *closure_data);
 typedef void (*CoreML__Specification__ModelDescription_Closure)
                  (const CoreML__Specification__ModelDescription *message,
@@ -3125,8 +3310,14 @@ typedef void (*CoreML__Specification__StringFeatureType_Closure)
 typedef void (*CoreML__Specification__ImageFeatureType_Closure)
                  (const CoreML__Specification__ImageFeatureType *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__ArrayFeatureType__ShapeRange_Closure)
+                 (const CoreML__Specification__ArrayFeatureType__ShapeRange *message,
+                  void *closure_data);
 typedef void (*CoreML__Specification__ArrayFeatureType_Closure)
                  (const CoreML__Specification__ArrayFeatureType *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__SizeRange_Closure)
+                 (const CoreML__Specification__SizeRange *message,
                   void *closure_data);
 typedef void (*CoreML__Specification__DictionaryFeatureType_Closure)
                  (const CoreML__Specification__DictionaryFeatureType *message,
@@ -3356,6 +3547,12 @@ typedef void (*CoreML__Specification__ReduceProdLayerParams_Closure)
 typedef void (*CoreML__Specification__ReduceMeanLayerParams_Closure)
                  (const CoreML__Specification__ReduceMeanLayerParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__NonMaximumSuppression__PickTop_Closure)
+                 (const CoreML__Specification__NonMaximumSuppression__PickTop *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__NonMaximumSuppression_Closure)
+                 (const CoreML__Specification__NonMaximumSuppression *message,
+                  void *closure_data);
 
 /* --- services --- */
 
@@ -3365,6 +3562,7 @@ typedef void (*CoreML__Specification__ReduceMeanLayerParams_Closure)
 extern const ProtobufCEnumDescriptor    core_ml__specification__neural_network_multi_array_shape_mapping__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__neural_network_image_shape_mapping__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__model__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__pipeline__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__model_description__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__metadata__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__string_pair__descriptor;
@@ -3376,7 +3574,9 @@ extern const ProtobufCMessageDescriptor core_ml__specification__string_feature_t
 extern const ProtobufCMessageDescriptor core_ml__specification__image_feature_type__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__image_feature_type__color_space__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__array_feature_type__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__array_feature_type__shape_range__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__array_feature_type__array_data_type__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__size_range__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__dictionary_feature_type__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__string_vector__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__int64_vector__descriptor;
@@ -3464,6 +3664,8 @@ extern const ProtobufCMessageDescriptor core_ml__specification__reduce_min_layer
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_sum_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_prod_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_mean_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__non_maximum_suppression__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__non_maximum_suppression__pick_top__descriptor;
 
 PROTOBUF_C__END_DECLS
 
