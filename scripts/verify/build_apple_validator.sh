@@ -3,8 +3,9 @@
 # own validator (apple/coremltools, mlmodel/src, CoreML::Model::load, which
 # validates) with a small command-line main, from a coremltools source tree
 # you provide (this repository does not carry Apple's code; CI does not run
-# this). Needs cmake, make and g++; uses the tree's vendored protobuf
-# (deps/protobuf). About 6 minutes on 2 cores.
+# this). Needs cmake, make, g++ and python3 with setuptools (configuring
+# coremltools builds its deps/kmeans1d in the source tree); uses the tree's
+# vendored protobuf (deps/protobuf). About 8 minutes on 2 cores.
 #
 # Usage: scripts/verify/build_apple_validator.sh COREMLTOOLS_SRC OUTDIR
 #   COREMLTOOLS_SRC  a checkout of https://github.com/apple/coremltools
