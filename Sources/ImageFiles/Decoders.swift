@@ -43,10 +43,13 @@ enum PNGDecoder {
     }
 
     static func corrupt(_ png: png_image, name: String) -> ImageFileError {
-        let message = withUnsafeBytes(of: png.message) { raw in
-            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-        }
+        let message = libpngMessage(png)
         return ImageFileError(file: name, message: "corrupt PNG: \(message.isEmpty ? "unreadable" : message)")
+    }
+
+    /// The message libpng left in `png` (empty when none).
+    static func libpngMessage(_ png: png_image) -> String {
+        withUnsafeBytes(of: png.message) { raw in String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self) }
     }
 
     /// `channels + 1` interleaved components to `channels`, alpha last.

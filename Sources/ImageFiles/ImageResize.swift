@@ -51,6 +51,41 @@ public enum ImageResize {
         return resample(image, columns: columns, rows: rows)
     }
 
+    /// Where a point of the resized image lies in the source image:
+    /// `source x = scaleX * fraction x + offsetX` (fractions of the
+    /// resized image's width and height, source coordinates in pixels),
+    /// as `resize` places the image in `mode`.
+    public struct Placement: Equatable, Sendable {
+        public var scaleX: Double, offsetX: Double, scaleY: Double, offsetY: Double
+
+        /// A rectangle given by its centre and size in fractions of the
+        /// resized image, in source pixels: (left, top, width, height).
+        public func sourceRectangle(x: Double, y: Double, width: Double, height: Double) -> (left: Double, top: Double, width: Double, height: Double) {
+            (scaleX * (x - width / 2) + offsetX, scaleY * (y - height / 2) + offsetY, scaleX * width, scaleY * height)
+        }
+    }
+
+    /// How `resize` places a `sourceWidth` x `sourceHeight` image in a
+    /// `width` x `height` one.
+    public static func placement(sourceWidth: Int, sourceHeight: Int, width: Int, height: Int, mode: Mode) -> Placement {
+        let (sourceW, sourceH) = (Double(sourceWidth), Double(sourceHeight))
+        switch mode {
+        case .scaleFill:
+            return Placement(scaleX: sourceW, offsetX: 0, scaleY: sourceH, offsetY: 0)
+        case .centerCrop:
+            let scale = max(Double(width) / sourceW, Double(height) / sourceH)
+            let (windowW, windowH) = (Double(width) / scale, Double(height) / scale)
+            return Placement(scaleX: windowW, offsetX: (sourceW - windowW) / 2, scaleY: windowH, offsetY: (sourceH - windowH) / 2)
+        case .scaleFit:
+            // As `fitted` lays it out: the inner image at whole pixels (left, top) of the target.
+            let scale = min(Double(width) / sourceW, Double(height) / sourceH)
+            let innerW = min(width, max(1, Int((sourceW * scale).rounded()))), innerH = min(height, max(1, Int((sourceH * scale).rounded())))
+            let (perX, perY) = (sourceW / Double(innerW), sourceH / Double(innerH))
+            return Placement(scaleX: Double(width) * perX, offsetX: -Double((width - innerW) / 2) * perX,
+                             scaleY: Double(height) * perY, offsetY: -Double((height - innerH) / 2) * perY)
+        }
+    }
+
     /// `scaleFit`: the image scaled to fit inside, centered on black.
     static func fitted(_ image: Image, width: Int, height: Int) -> Image {
         let scale = min(Double(width) / Double(image.width), Double(height) / Double(image.height))

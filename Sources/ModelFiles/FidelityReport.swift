@@ -33,6 +33,8 @@ public struct FidelityReport: Sendable {
     public var differences: [Difference]
     /// A classifier's top label from the float and from the compressed model.
     public var topLabels: (float: String, compressed: String)?
+    /// A detector's count of boxes kept by the float and the compressed model.
+    public var boxCounts: (float: Int, compressed: Int)?
 
     public var sizeRatio: Double { Double(compressedBytes) / Double(max(floatBytes, 1)) }
 
@@ -56,14 +58,17 @@ public struct FidelityReport: Sendable {
         close(descriptor)
         let compressed = try Network(contentsOf: path).predict(probe.inputs)
         let float = try Network(model).predict(probe.inputs)
-        let differences = compressed.outputs.keys.sorted().compactMap { name -> Difference? in
+        // A detector's kept rows differ in number and order: its network's rows are compared, and the count of boxes kept.
+        let kept: Set<String> = model.detector == nil ? [] : [Detector.confidenceFeature, Detector.coordinatesFeature]
+        let differences = compressed.outputs.keys.sorted().filter { !kept.contains($0) }.compactMap { name -> Difference? in
             guard let ours = compressed.outputs[name]?.values, let reference = float.outputs[name]?.values else { return nil }
             return Difference(output: name, maximum: zip(ours, reference).map { abs($0 - $1) }.max() ?? 0,
                               largestValue: reference.map(abs).max() ?? 0)
         }
         let labels = float.classLabel.flatMap { floatLabel in compressed.classLabel.map { (floatLabel, $0) } }
+        let boxes = float.detections.flatMap { floatBoxes in compressed.detections.map { (floatBoxes.count, $0.count) } }
         return FidelityReport(probe: probe.description, precision: precision, floatBytes: try CoreMLWriter.fileSize(of: model, precision: .float32),
-                              compressedBytes: compressedBytes, differences: differences, topLabels: labels)
+                              compressedBytes: compressedBytes, differences: differences, topLabels: labels, boxCounts: boxes)
     }
 
     /// The probe for `model` from `--probe` values: `name=x.npy` for an
@@ -142,6 +147,9 @@ extension FidelityReport {
         if let (float, compressed) = topLabels {
             lines.append(float == compressed ? "  Top label:  \(float), the same" : "  Top label:  \(float) -> \(compressed), CHANGED")
         }
+        if let (float, compressed) = boxCounts {
+            lines.append(float == compressed ? "  Boxes:      \(float) kept, the same count" : "  Boxes:      \(float) -> \(compressed) kept, CHANGED")
+        }
         return lines.map { TextEscaping.line($0) }.joined(separator: "\n") + "\n"
     }
 
@@ -152,7 +160,8 @@ extension FidelityReport {
                  "outputs": .array(differences.map { .object(["name": .string($0.output), "maximumDifference": .float($0.maximum),
                                                               "largestValue": .float($0.largestValue)]) }),
                  "topLabel": topLabels.map { .object(["float32": .string($0.float), "compressed": .string($0.compressed),
-                                                      "agrees": .bool($0.float == $0.compressed)]) } ?? .null])
+                                                      "agrees": .bool($0.float == $0.compressed)]) } ?? .null,
+                 "boxesKept": boxCounts.map { .object(["float32": .int($0.float), "compressed": .int($0.compressed)]) } ?? .null])
     }
 
     private static func number(_ value: Float) -> String { String(format: "%.3g", Double(value)) }

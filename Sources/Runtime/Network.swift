@@ -20,7 +20,7 @@ public enum InputValue: Sendable {
 /// kept.
 public struct Prediction: Sendable {
     /// For a detector, the pipeline's two outputs (`confidence` [K, C],
-    /// `coordinates` [K, 4]), not the network's rows.
+    /// `coordinates` [K, 4]) and the network's rows they were kept from.
     public var outputs: [String: Tensor]
     /// The most likely label (`classLabel`).
     public var classLabel: String?
@@ -161,12 +161,14 @@ public final class Network: @unchecked Sendable {
             }
         }
         var prediction = Prediction(outputs: [:])
+        for output in model.outputs { prediction.outputs[output.name] = tensors[output.name] }
         if let detector = model.detector {
-            (prediction.outputs, prediction.detections) = try Self.suppress(
+            let (kept, detections) = try Self.suppress(
                 detector, confidence: tensors[detector.confidenceTensor]!, coordinates: tensors[detector.coordinatesTensor]!, inputs: inputs)
+            prediction.outputs.merge(kept) { _, kept in kept }
+            prediction.detections = detections
             return prediction
         }
-        for output in model.outputs { prediction.outputs[output.name] = tensors[output.name] }
         if let classifier = model.classifier, let probabilities = tensors[classifier.probabilitiesName] {
             prediction.outputs[classifier.probabilitiesName] = probabilities
             let labels = classifier.labels.descriptions

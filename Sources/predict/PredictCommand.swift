@@ -40,6 +40,10 @@ enum PredictCommand: Command {
                    default, scaleToFill), centerCrop scales the shorter side to fit and keeps the middle (VNCoreMLRequest's \
                    default), scaleFit scales the longer side to fit on black (Vision's padding is undocumented: no pixel parity).
                    """)
+        Option("draw", valueName: "out.png", help: "For a detector: write the image (one) with its boxes and labels drawn on it.")
+        Option("iou-threshold", valueName: "0-1", help: "For a detector: the suppression's IoU threshold instead of the model's (its optional input iouThreshold).")
+        Option("confidence-threshold", valueName: "value",
+               help: "For a detector: drop boxes less confident than this instead of the model's threshold (its optional input confidenceThreshold).")
         Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy (one image, or the arrays alone).")
         Flag("json", help: "Print results as JSON.")
         Option("benchmark", valueName: "runs", help: "Also time this many predictions (1 to 100000) on the first input and print the median latency to stderr.")
@@ -87,9 +91,10 @@ enum PredictCommand: Command {
             // Every image's outputs would be written to the same files, the last image's remaining.
             throw UsageError("--output-npy writes the outputs of one prediction: give one image, not \(imagePaths.count)")
         }
-        let job = PredictionJob(network: network, arrays: arrays, ranking: ranking,
+        var job = PredictionJob(network: network, arrays: arrays, ranking: ranking,
                                 cropAndScale: cropAndScale, outputFolder: arguments.optionalString("output-npy"),
                                 inputFiles: [modelPath] + arrays.map(\.path) + imagePaths)
+        try detectorOptions(arguments, network.model, images: imagePaths, into: &job)
         let (results, failures) = try job.run(images: imagePaths)
         if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
             // On the first image that could be read.
@@ -128,6 +133,28 @@ enum PredictCommand: Command {
     /// Which kernels run, a line each, escaped for a terminal.
     static func kernelLines(_ choice: KernelChoice = .fastest) -> String {
         CPUKernels.summary(choice).map(TextEscaping.line).joined(separator: "\n")
+    }
+
+    /// --draw, --iou-threshold and --confidence-threshold: for a detector only.
+    static func detectorOptions(_ arguments: ParsedArguments, _ model: Model, images: [String], into job: inout PredictionJob) throws {
+        let given = ["draw", "iou-threshold", "confidence-threshold"].filter { arguments.optionalString($0) != nil }
+        guard !given.isEmpty else { return }
+        guard model.detector != nil else {
+            throw UsageError("--\(given[0]) applies to object detectors, and this model is not one (inspect shows its kind)")
+        }
+        if let iou = try arguments.optionalValue("iou-threshold", as: Double.self) {
+            guard (0...1).contains(iou) else { throw UsageError("--iou-threshold takes a value from 0 to 1, not \(iou)") }
+            job.thresholds[Detector.iouThresholdFeature] = .number(iou)
+        }
+        if let confidence = try arguments.optionalValue("confidence-threshold", as: Double.self) {
+            guard confidence >= 0, confidence.isFinite else { throw UsageError("--confidence-threshold takes a value of 0 or more, not \(confidence)") }
+            job.thresholds[Detector.confidenceThresholdFeature] = .number(confidence)
+        }
+        if let drawing = arguments.optionalString("draw") {
+            guard images.count == 1 else { throw UsageError("--draw writes one picture: give one image, not \(images.count)") }
+            guard drawing.lowercased().hasSuffix(".png") else { throw UsageError("--draw writes a PNG file: its name ends in .png, not '\(drawing)'") }
+            job.drawing = drawing
+        }
     }
 
     /// Labels given to --allow or --deny must be the model's.

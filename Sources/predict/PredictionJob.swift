@@ -12,6 +12,14 @@ struct PredictionResult {
     var classLabel: String?
     var labels: [(label: String, probability: Float)]
     var outputs: [(name: String, shape: [Int], values: [Float])]
+    /// A detector's boxes, in pixels of the image given (of the input for arrays).
+    var boxes: [Box]?
+}
+
+/// A detected box in pixels of the picture it was found in.
+struct Box {
+    var detection: Detection
+    var left: Double, top: Double, width: Double, height: Double
 }
 
 /// Feeds each image (or the arrays alone) through the network.
@@ -23,6 +31,10 @@ struct PredictionJob {
     let outputFolder: String?
     /// Every file the run reads: an output file may not replace one.
     let inputFiles: [String]
+    /// A detector's threshold overrides (`iouThreshold`, `confidenceThreshold`).
+    var thresholds: [String: InputValue] = [:]
+    /// Draws each image with its boxes (a detector, one image).
+    var drawing: String? = nil
 
     /// Times `runs` predictions on the same inputs (decoded once).
     func benchmark(runs: Int, image: String?, profile: Bool = false) throws -> (median: Double, minimum: Double, layers: [(String, Double)]) {
@@ -74,7 +86,9 @@ struct PredictionJob {
             if let input = missing.first {
                 throw UsageError("no value for input '\(TextEscaping.line(input.name))': give image files or --input \(TextEscaping.line(input.name))=file.npy")
             }
-            return ([try predict(fixed, source: "arrays")], 0)
+            let size = network.model.inputs.compactMap(\.image).first.map { ($0.width, $0.height) } ?? (1, 1)
+            return ([try predict(fixed, source: "arrays", placement: ImageResize.placement(
+                sourceWidth: size.0, sourceHeight: size.1, width: size.0, height: size.1, mode: .scaleFill))], 0)
         }
         guard missing.count == 1, let imageInput = missing.first, let format = imageInput.image, imageInputs.contains(where: { $0.name == imageInput.name }) else {
             throw UsageError("images need exactly one image input left without an --input value; the model's inputs: "
@@ -87,11 +101,17 @@ struct PredictionJob {
             let path = images[index]
             defer { shared.locked { progress.advance() } }
             do {
-                var image = try ImageFile.read(path: path)
-                image = ImageResize.resize(image, width: format.width, height: format.height, mode: cropAndScale)
+                let picture = try ImageFile.read(path: path)
+                let image = ImageResize.resize(picture, width: format.width, height: format.height, mode: cropAndScale)
                 var inputs = fixed
                 inputs[imageInput.name] = .image(image)
-                return .success(try predict(inputs, source: path))
+                let placement = ImageResize.placement(sourceWidth: picture.width, sourceHeight: picture.height,
+                                                      width: format.width, height: format.height, mode: cropAndScale)
+                let result = try predict(inputs, source: path, placement: placement)
+                if let drawing, let boxes = result.boxes {
+                    try BoxDrawing.write(picture, boxes: boxes, to: drawing, inputs: inputFiles)
+                }
+                return .success(result)
             } catch let error as ImageFileError where images.count > 1 {
                 shared.locked {
                     progress.interrupt()
@@ -108,8 +128,8 @@ struct PredictionJob {
         return (results, outcomes.count - results.count)
     }
 
-    private func predict(_ inputs: [String: InputValue], source: String) throws -> PredictionResult {
-        let prediction = try network.predict(inputs)
+    private func predict(_ inputs: [String: InputValue], source: String, placement: ImageResize.Placement) throws -> PredictionResult {
+        let prediction = try network.predict(inputs.merging(thresholds) { given, _ in given })
         let outputs = prediction.outputs.sorted { $0.key < $1.key }.map { (name: $0.key, shape: $0.value.shape.featureShape, values: $0.value.values) }
         if let folder = outputFolder {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -125,8 +145,13 @@ struct PredictionJob {
                                     inputs: inputFiles)
             }
         }
+        let boxes = prediction.detections?.map { detection in
+            let rectangle = placement.sourceRectangle(x: Double(detection.x), y: Double(detection.y),
+                                                      width: Double(detection.width), height: Double(detection.height))
+            return Box(detection: detection, left: rectangle.left, top: rectangle.top, width: rectangle.width, height: rectangle.height)
+        }
         return PredictionResult(source: source, classLabel: prediction.classLabel,
-                                labels: prediction.probabilities.map(ranking.apply) ?? [], outputs: outputs)
+                                labels: prediction.probabilities.map(ranking.apply) ?? [], outputs: outputs, boxes: boxes)
     }
 }
 

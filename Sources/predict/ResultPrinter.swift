@@ -20,6 +20,10 @@ enum ResultPrinter {
                     lines.append("  \(entry.label)\(padding)  \(String(format: "%.4f", entry.probability))")
                 }
             }
+            if let boxes = result.boxes {
+                lines += boxLines(boxes)
+                continue
+            }
             for output in result.outputs where !hasLabels {
                 let shown = output.values.prefix(6).map { String(format: "%.5g", $0) }.joined(separator: ", ")
                 lines.append("  \(TextEscaping.line(output.name)) \(output.shape): [\(shown)\(output.values.count > 6 ? ", ..." : "")]")
@@ -34,7 +38,14 @@ enum ResultPrinter {
         let objects: [[String: Any]] = results.map { result in
             var object: [String: Any] = ["source": result.source]
             if let cropAndScale, result.source != "arrays" { object["cropAndScale"] = cropAndScale }
-            if let label = result.classLabel {
+            if let boxes = result.boxes {
+                object["detections"] = boxes.map { box in
+                    ["label": box.detection.label, "confidence": number(box.detection.confidence),
+                     "box": ["left": box.left, "top": box.top, "width": box.width, "height": box.height],
+                     "normalized": ["x": number(box.detection.x), "y": number(box.detection.y),
+                                    "width": number(box.detection.width), "height": number(box.detection.height)]] as [String: Any]
+                }
+            } else if let label = result.classLabel {
                 object["classLabel"] = label
                 object["results"] = result.labels.map { ["label": $0.label, "probability": number($0.probability)] }
             } else {
@@ -48,6 +59,19 @@ enum ResultPrinter {
         }
         let data = (try? JSONSerialization.data(withJSONObject: objects, options: [.prettyPrinted, .sortedKeys])) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// One line per box, most confident first: label, confidence, and the
+    /// box in pixels of the picture (left, top, width, height).
+    static func boxLines(_ boxes: [Box]) -> [String] {
+        guard !boxes.isEmpty else { return ["  no boxes above the confidence threshold"] }
+        let labels = boxes.map { TextEscaping.line($0.detection.label) }
+        let width = labels.map(\.count).max() ?? 0
+        return zip(labels, boxes).map { label, box in
+            let padding = String(repeating: " ", count: width - label.count)
+            return "  \(label)\(padding)  \(String(format: "%.4f", box.detection.confidence))  "
+                + String(format: "left %.1f, top %.1f, width %.1f, height %.1f", box.left, box.top, box.width, box.height)
+        }
     }
 
     /// A JSON number, or null for NaN and infinities.
