@@ -105,7 +105,7 @@ let package = Package(
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Images", "Runtime", "FileIO"]),
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "Images", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
-        .testTarget(name: "DarknetFrontendTests", dependencies: ["TestSupport", "DarknetFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat"]),
+        .testTarget(name: "DarknetFrontendTests", dependencies: ["TestSupport", "DarknetFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ImageFiles", "Images"]),
         // README.md's Swift snippets, compiled and run against the library products.
         .testTarget(name: "ReadmeTests", dependencies: ["TestSupport", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "Conversion",
                                                         "CoreMLBackend", "ModelFormat", "Inspection", "ModelFiles", "Runtime", "ImageFiles", "Images"]),

@@ -7,7 +7,14 @@ Every X.mlmodel under DIR (recursively) is decoded with coremltools'
 Model_pb2 and checked for structural validity: a neuralNetwork or
 neuralNetworkClassifier, layers named uniquely and in topological order,
 model outputs produced by layers, consistent classifier outputs and labels,
-preprocessing bound to image inputs.
+preprocessing bound to image inputs; or a pipeline of such a network and a
+nonMaximumSuppression model (a detector), checked as Core ML's
+PipelineValidator and NonMaximumSuppressionValidator check them: each
+model's inputs are pipeline inputs or earlier outputs of the same type
+(data type, rank, fixed shape), the suppression's feature names name its
+inputs and outputs, thresholds in range, double arrays before
+specification 5, outputs of two dimensions (shape or shape range, the row
+ranges alike), the class dimension holding the labels.
 
 If X.expect.json sits beside it, every key it states is compared with the
 spec (all keys optional): specificationVersion, kind, inputs, outputs (lists
@@ -15,7 +22,9 @@ in order of {name, type, width, height, colorSpace, shape, dataType,
 keyType}), predictedFeatureName, predictedProbabilitiesName, classLabels,
 preprocessing (list of {featureName, scaler: {...}, meanImageCount}),
 metadata, layerCount, arrayInputShapeMapping and imageInputShapeMapping
-(enum names or numbers), and layers: entries matched by name with optional
+(enum names or numbers), pipeline ({names, kinds}) and
+nonMaximumSuppression (fields of that message, compared as layer params
+are), and layers: entries matched by name with optional
 type (the `layer` oneof member), inputs, outputs, params (dotted protobuf
 field paths into the layer's params message; numbers with relative
 tolerance 1e-6, enums by name or number, dicts compare sub-messages, {}
@@ -149,6 +158,10 @@ def feature_summary(feature):
     elif kind == "multiArray":
         array = feature.type.multiArrayType
         summary.update(shape=list(array.shape), dataType=enum_name(array, "dataType"))
+        if array.WhichOneof("ShapeFlexibility") == "shapeRange":
+            summary["shapeRange"] = [[r.lowerBound, r.upperBound] for r in array.shapeRange.sizeRanges]
+    if feature.type.isOptional:
+        summary["isOptional"] = True
     elif kind == "dictionary":
         key = feature.type.dictionaryType.WhichOneof("KeyType")
         summary["keyType"] = key[: -len("KeyType")] if key else None
@@ -172,8 +185,11 @@ def check_structure(spec, report):
     if spec.specificationVersion < 1:
         report.fail("specificationVersion", Plain(">= 1"), spec.specificationVersion)
     kind = spec.WhichOneof("Type")
+    if kind == "pipeline":
+        check_detector_pipeline(spec, report)
+        return
     if kind not in NEURAL_NETWORK_KINDS:
-        report.fail("Type", Plain(" or ".join(NEURAL_NETWORK_KINDS)), kind)
+        report.fail("Type", Plain(" or ".join(NEURAL_NETWORK_KINDS + ("pipeline",))), kind)
         return
     network = network_of(spec)
     produced = check_layers(spec, network, report)
@@ -181,6 +197,111 @@ def check_structure(spec, report):
     if kind == "neuralNetworkClassifier":
         check_classifier(spec, network, report)
     check_preprocessing(spec, network, report)
+
+
+def array_rank_and_shape(feature):
+    array = feature.type.multiArrayType
+    if array.WhichOneof("ShapeFlexibility") == "shapeRange":
+        return len(array.shapeRange.sizeRanges), None
+    return len(array.shape), list(array.shape)
+
+
+def same_type(a, b):
+    """Core ML's Specification::isEquivalent on two features' types (the
+    optional flag is not compared, as Core ML does not)."""
+    kind = feature_type_name(a)
+    if kind != feature_type_name(b):
+        return False
+    if kind == "multiArray":
+        (rank_a, shape_a), (rank_b, shape_b) = array_rank_and_shape(a), array_rank_and_shape(b)
+        return (a.type.multiArrayType.dataType == b.type.multiArrayType.dataType and rank_a == rank_b
+                and (shape_a is None or shape_b is None or shape_a == shape_b))
+    if kind == "image":
+        x, y = a.type.imageType, b.type.imageType
+        return (x.width, x.height, x.colorSpace) == (y.width, y.height, y.colorSpace)
+    return True
+
+
+def check_detector_pipeline(spec, report):
+    """A detector: a neural network, then non-maximum suppression."""
+    models = list(spec.pipeline.models)
+    kinds = [model.WhichOneof("Type") for model in models]
+    if kinds != ["neuralNetwork", "nonMaximumSuppression"]:
+        report.fail("pipeline.models", ["neuralNetwork", "nonMaximumSuppression"], kinds)
+        return
+    names = list(spec.pipeline.names)
+    if names and (len(names) != len(models) or len(set(names)) != len(names)):
+        report.error("pipeline.names", f"{names}: one unique name per model")
+    available = {feature.name: feature for feature in spec.description.input}
+    for index, model in enumerate(models):
+        if model.specificationVersion > spec.specificationVersion:
+            report.fail(f"pipeline.models[{index}].specificationVersion", Plain(f"<= {spec.specificationVersion}"), model.specificationVersion)
+        for feature in model.description.input:
+            known = available.get(feature.name)
+            if known is None:
+                report.error(f"pipeline.models[{index}].inputs[{feature.name}]", "neither a pipeline input nor an earlier model's output")
+            elif not same_type(feature, known):
+                report.error(f"pipeline.models[{index}].inputs[{feature.name}]", "type differs from the pipeline input or earlier output")
+        sub = Report(report.file)
+        if index == 0:
+            check_structure(model, sub)
+        else:
+            check_suppression(model, sub)
+        for line in sub.lines:
+            report.error(f"pipeline.models[{index}]", line[len(f"{report.file}: "):])
+        available.update({feature.name: feature for feature in model.description.output})
+    for feature in spec.description.output:
+        known = available.get(feature.name)
+        if known is None or not same_type(feature, known):
+            report.error(f"outputs[{feature.name}]", "not an output of a model in the pipeline, or of another type")
+
+
+def check_suppression(model, report):
+    nms = model.nonMaximumSuppression
+    inputs = {feature.name: feature for feature in model.description.input}
+    outputs = {feature.name: feature for feature in model.description.output}
+    named_inputs = [nms.confidenceInputFeatureName, nms.coordinatesInputFeatureName,
+                    nms.iouThresholdInputFeatureName, nms.confidenceThresholdInputFeatureName]
+    for name, feature in inputs.items():
+        if feature.type.isOptional:
+            report.error(f"inputs[{name}]", "optional: Core ML takes optional inputs only in networks and pipelines")
+        if name not in named_inputs:
+            report.error(f"inputs[{name}]", "not named by any of the suppression's input feature names")
+    for name, kinds in [(nms.confidenceInputFeatureName, "multiArray"), (nms.coordinatesInputFeatureName, "multiArray"),
+                        (nms.iouThresholdInputFeatureName, "double"), (nms.confidenceThresholdInputFeatureName, "double")]:
+        required = kinds == "multiArray"
+        if name in inputs and feature_type_name(inputs[name]) != kinds:
+            report.fail(f"inputs[{name}].type", kinds, feature_type_name(inputs[name]))
+        elif required and name not in inputs:
+            report.error(f"inputs[{name}]", "missing")
+    arrays = [inputs.get(nms.confidenceInputFeatureName), inputs.get(nms.coordinatesInputFeatureName)]
+    for name in outputs:
+        if name not in (nms.confidenceOutputFeatureName, nms.coordinatesOutputFeatureName):
+            report.error(f"outputs[{name}]", "not named by the suppression's output feature names")
+    kept = [outputs.get(nms.confidenceOutputFeatureName), outputs.get(nms.coordinatesOutputFeatureName)]
+    if None in kept or None in arrays:
+        report.error("outputs", "the confidence and coordinates outputs must be described")
+        return
+    types = {enum_name(f.type.multiArrayType, "dataType") for f in arrays + kept}
+    allowed = {"DOUBLE", "FLOAT32"} if model.specificationVersion >= 5 else {"DOUBLE"}
+    if len(types) != 1 or not types <= allowed:
+        report.fail("dataType", Plain(" or ".join(sorted(allowed)) + ", one for all four arrays"), sorted(types))
+    if not 0.0 <= nms.iouThreshold <= 1.0:
+        report.fail("iouThreshold", Plain("0 to 1"), nms.iouThreshold)
+    if not nms.confidenceThreshold >= 0.0:
+        report.fail("confidenceThreshold", Plain(">= 0"), nms.confidenceThreshold)
+    ranks = [array_rank_and_shape(f)[0] for f in kept]
+    if any(rank not in (0, 2) for rank in ranks):
+        report.fail("outputs.rank", Plain("2 (or unstated)"), ranks)
+        return
+    ranges = [list(f.type.multiArrayType.shapeRange.sizeRanges) for f in kept]
+    if all(ranges) and (ranges[0][0].lowerBound, ranges[0][0].upperBound) != (ranges[1][0].lowerBound, ranges[1][0].upperBound):
+        report.error("outputs", "confidence and coordinates have different row ranges")
+    labels = class_labels(nms)[1]
+    if ranges[0] and labels and not (ranges[0][1].lowerBound <= len(labels) and (ranges[0][1].upperBound < 0 or len(labels) <= ranges[0][1].upperBound)):
+        report.error("outputs.confidence", f"its class dimension does not hold the {len(labels)} labels")
+    if ranges[1] and (ranges[1][1].lowerBound, ranges[1][1].upperBound) != (4, 4):
+        report.fail("outputs.coordinates.columns", [4, 4], [ranges[1][1].lowerBound, ranges[1][1].upperBound])
 
 
 def check_layers(spec, network, report):
@@ -558,6 +679,17 @@ def expect_spec(spec, expected, report):
                 report.fail(key, want, getattr(description, key))
         elif key == "metadata":
             compare_message(description.metadata, want, "metadata", report)
+        elif key == "pipeline":
+            got = {"names": list(spec.pipeline.names), "kinds": [m.WhichOneof("Type") for m in spec.pipeline.models]}
+            for field, value in want.items():
+                if value != got.get(field):
+                    report.fail(f"pipeline.{field}", value, got.get(field))
+        elif key == "nonMaximumSuppression":
+            models = [m for m in spec.pipeline.models if m.WhichOneof("Type") == "nonMaximumSuppression"]
+            if not models:
+                report.error(key, "the model holds no non-maximum suppression")
+            else:
+                compare_message(models[0].nonMaximumSuppression, want, key, report)
         elif network is None:
             report.error(key, f"cannot check on a {kind} model")
         elif key == "classLabels":

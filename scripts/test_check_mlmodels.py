@@ -89,6 +89,66 @@ def build_classifier(dangling_input=False):
     return builder.spec
 
 
+def build_detector():
+    """A detector pipeline as coremltools' examples build it: a network
+    whose two double outputs (4 rows) feed a non-maximum suppression."""
+    from coremltools.proto import Model_pb2
+    builder = NeuralNetworkBuilder([("data", datatypes.Array(4, 1, 1))],
+                                   [("raw_confidence", datatypes.Array(4, 2)), ("raw_coordinates", datatypes.Array(4, 4))])
+    builder.add_inner_product("conf", W=np.ones((8, 4)), b=None, input_channels=4, output_channels=8, has_bias=False,
+                              input_name="data", output_name="raw_confidence")
+    builder.add_inner_product("box", W=np.ones((16, 4)), b=None, input_channels=4, output_channels=16, has_bias=False,
+                              input_name="data", output_name="raw_coordinates")
+    network = builder.spec
+    network.specificationVersion = 3
+    suppression = Model_pb2.Model(specificationVersion=3)
+    for feature in network.description.output:
+        suppression.description.input.add().CopyFrom(feature)
+    for name, columns in [("confidence", 2), ("coordinates", 4)]:
+        output = suppression.description.output.add(name=name)
+        output.type.multiArrayType.dataType = Model_pb2.FeatureTypes__pb2.ArrayFeatureType.DOUBLE
+        output.type.multiArrayType.shapeRange.sizeRanges.add(lowerBound=0, upperBound=-1)
+        output.type.multiArrayType.shapeRange.sizeRanges.add(lowerBound=columns, upperBound=columns)
+    nms = suppression.nonMaximumSuppression
+    nms.confidenceInputFeatureName, nms.coordinatesInputFeatureName = "raw_confidence", "raw_coordinates"
+    nms.confidenceOutputFeatureName, nms.coordinatesOutputFeatureName = "confidence", "coordinates"
+    nms.iouThreshold, nms.confidenceThreshold = 0.45, 0.25
+    nms.pickTop.perClass = True
+    nms.stringClassLabels.vector.extend(["cat", "dog"])
+    pipeline = Model_pb2.Model(specificationVersion=3)
+    pipeline.description.input.add().CopyFrom(network.description.input[0])
+    for feature in suppression.description.output:
+        pipeline.description.output.add().CopyFrom(feature)
+    pipeline.pipeline.models.add().CopyFrom(network)
+    pipeline.pipeline.models.add().CopyFrom(suppression)
+    return pipeline
+
+
+def suppression_of(spec):
+    return spec.pipeline.models[1]
+
+
+# A detector broken one rule of Core ML's pipeline and suppression validators at a time -> the checker's words.
+DETECTOR_BREAKS = {
+    "float arrays before specification 5": (
+        lambda spec: [setattr(f.type.multiArrayType, "dataType", 65568) for f in suppression_of(spec).description.output],
+        "dataType: expected DOUBLE, one for all four arrays, got [\"DOUBLE\", \"FLOAT32\"]"),
+    "IoU threshold above 1": (lambda spec: setattr(suppression_of(spec).nonMaximumSuppression, "iouThreshold", 1.5),
+                              "iouThreshold: expected 0 to 1, got 1.5"),
+    "input named by nothing": (lambda spec: setattr(suppression_of(spec).nonMaximumSuppression, "confidenceInputFeatureName", "scores"),
+                               "inputs[raw_confidence]: not named by any of the suppression's input feature names"),
+    "labels outside the class dimension": (lambda spec: suppression_of(spec).nonMaximumSuppression.stringClassLabels.vector.append("bird"),
+                                           "its class dimension does not hold the 3 labels"),
+    "input type differs from the network's output": (
+        lambda spec: suppression_of(spec).description.input[1].type.multiArrayType.shape.__setitem__(1, 5),
+        "inputs[raw_coordinates]: type differs from the pipeline input or earlier output"),
+    "an optional input to the suppression": (lambda spec: setattr(suppression_of(spec).description.input[0].type, "isOptional", True),
+                                             "inputs[raw_confidence]: optional: Core ML takes optional inputs only in networks and pipelines"),
+    "models in the other order": (lambda spec: spec.pipeline.models.reverse(),
+                                  'pipeline.models: expected ["neuralNetwork", "nonMaximumSuppression"]'),
+}
+
+
 def layer(expected, name):
     return next(entry for entry in expected["layers"] if entry["name"] == name)
 
@@ -202,6 +262,20 @@ class CheckMLModelsTest(unittest.TestCase):
         self.assertEqual(run.returncode, 1)
         self.assertEqual(run.stdout, f"{self.dir / 'tiny.mlmodel'}: layerCount: expected 4, got 5\n"
                                      "check_mlmodels: 0 passed, 1 failed\n")
+
+    def test_detector_pipeline_passes_and_each_broken_rule_fails(self):
+        self.write(build_detector(), {"kind": "pipeline", "nonMaximumSuppression": {"iouThreshold": 0.45, "pickTop": {"perClass": True}},
+                                      "outputs": [{"name": "confidence", "shapeRange": [[0, -1], [2, 2]]}, {"name": "coordinates"}]})
+        code, output = run_checker(self.dir)
+        self.assertEqual(code, 0, output)
+        for name, (breaking, words) in DETECTOR_BREAKS.items():
+            with self.subTest(name):
+                spec = build_detector()
+                breaking(spec)
+                self.write(spec, {})
+                code, output = run_checker(self.dir)
+                self.assertEqual(code, 1, output)
+                self.assertIn(words, output)
 
     def test_dangling_layer_input_fails_structure(self):
         self.write(build_classifier(dangling_input=True))

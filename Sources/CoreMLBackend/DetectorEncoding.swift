@@ -14,7 +14,10 @@ import ProtoSchemas
 ///
 /// The pipeline takes the network's inputs and two optional doubles,
 /// `iouThreshold` and `confidenceThreshold`, that override the stored
-/// thresholds at prediction time, as Vision expects.
+/// thresholds at prediction time, as Vision expects (the suppression names
+/// them; its own description lists only the two arrays, as coremltools'
+/// examples write it: a model other than a network or pipeline may not
+/// take optional inputs).
 extension SpecBuilder {
     func detectorPipeline(_ detector: Detector, network: UnsafeMutablePointer<MLModel>, model: Model) -> UnsafeMutablePointer<MLModel> {
         let shapes = Dictionary(uniqueKeysWithValues: model.outputs.map { ($0.name, $0.shape) })
@@ -41,7 +44,9 @@ extension SpecBuilder {
 
         let suppression: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
         let suppressionDescription: UnsafeMutablePointer<MLModelDescription> = new(core_ml__specification__model_description__init)
-        (suppressionDescription.pointee.n_input, suppressionDescription.pointee.input) = array([rawConfidence, rawCoordinates] + thresholds)
+        // The threshold inputs are named by the suppression but not described: its
+        // inputs may not be optional (Core ML's validator), and Vision passes none.
+        (suppressionDescription.pointee.n_input, suppressionDescription.pointee.input) = array([rawConfidence, rawCoordinates])
         (suppressionDescription.pointee.n_output, suppressionDescription.pointee.output) = array(kept)
         suppression.pointee.description = suppressionDescription
         suppression.pointee.type_case = CORE_ML__SPECIFICATION__MODEL__TYPE_NON_MAXIMUM_SUPPRESSION

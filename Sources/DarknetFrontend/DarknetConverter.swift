@@ -43,7 +43,7 @@ public enum DarknetConverter {
             model.detector = Detector(labels: labels, iouThreshold: detection.iou ?? 0.45, confidenceThreshold: detection.confidence ?? 0.25,
                                       perClass: true)
         } else if detection.iou != nil || detection.confidence != nil {
-            throw DarknetError("\(configPath): thresholds apply to a detector, and this network \(walk.regionClasses == nil ? "has no [region] layer" : "is converted without its decoding")")
+            throw DarknetError("\(configPath): thresholds apply to a detector, and this network \(walk.endsInRegion ? "is converted to its \(region == .rows ? "decoded rows" : "raw grid"), not a detector" : "has no [region] layer")")
         }
         if options.imageInputNames.isEmpty, imageInput {
             options.imageInputNames = [DarknetWalk.inputName]
@@ -73,6 +73,8 @@ struct DarknetWalk {
     var region = RegionOutput.grid
     /// The final [region]'s class count, once decoded.
     var regionClasses: Int?
+    /// Whether the network ends in a [region] layer (decoded or not).
+    var endsInRegion = false
     var nodes: [Node] = []
     var shapes: [String: TensorShape] = [:]
     var outputs: [String] = []
@@ -86,6 +88,7 @@ struct DarknetWalk {
         var modelOutputs: [String]?
         for (index, section) in config.sections.dropFirst().enumerated() {
             if section.type == "region" {
+                endsInRegion = true
                 guard index == config.sections.count - 2 else { throw section.error("is not the last layer; the network must end there") }
                 if region != .grid, !nodes.isEmpty {
                     let decoding = try DarknetRegion(section)

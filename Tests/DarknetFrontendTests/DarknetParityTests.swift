@@ -27,7 +27,7 @@ final class DarknetParityTests: XCTestCase {
     func checkParity(_ name: String, layers: [String], output shape: [Int], file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = darknetFixtures.appendingPathComponent(name)
         let model = try DarknetConverter.convert(config: folder.appendingPathComponent("model.cfg").path,
-                                                 weights: folder.appendingPathComponent("model.weights").path, imageInput: false)
+                                                 weights: folder.appendingPathComponent("model.weights").path, imageInput: false, region: .grid)
         for layer in layers { XCTAssertTrue(model.nodes.contains { $0.name == layer }, "\(name): no \(layer) in \(model.nodes.map(\.name))", file: file, line: line) }
         let path = checkDirectory.appendingPathComponent("darknet_\(name).mlmodel").path
         try CoreMLWriter.write(model, to: path)
