@@ -45,6 +45,8 @@ struct CaffeLayer {
         var permute: UnsafeMutablePointer<Caffe__PermuteParameter>?
         var normalize: UnsafeMutablePointer<Caffe__NormalizeParameter>?
         var argMax: UnsafeMutablePointer<Caffe__ArgMaxParameter>?
+        var priorBox: UnsafeMutablePointer<Caffe__PriorBoxParameter>?
+        var detectionOutput: UnsafeMutablePointer<Caffe__DetectionOutputParameter>?
     }
 }
 
@@ -107,7 +109,7 @@ struct CaffeNet {
             power: l.power_param, slice: l.slice_param, batchNorm: l.batch_norm_param, scale: l.scale_param,
             elu: l.elu_param, prelu: l.prelu_param, flatten: l.flatten_param, reshape: l.reshape_param,
             crop: l.crop_param, input: l.input_param, permute: l.permute_param, normalize: l.norm_param,
-            argMax: l.argmax_param)
+            argMax: l.argmax_param, priorBox: l.prior_box_param, detectionOutput: l.detection_output_param)
         return CaffeLayer(name: CArrays.string(l.name), type: CArrays.string(l.type),
                           bottoms: CArrays.strings(l.bottom, l.n_bottom), tops: CArrays.strings(l.top, l.n_top),
                           offset: decoded.offset(of: layer), params: params,

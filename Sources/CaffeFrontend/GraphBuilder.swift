@@ -27,6 +27,10 @@ struct GraphBuilder {
     private var tensorNames = Set<String>()
     /// Caffe top names, for naming the model's outputs.
     private var topOfTensor: [String: String] = [:]
+    /// SSD's PriorBox tops (and their concatenation): computed here, never layers.
+    private var priorTables: [String: PriorTable] = [:]
+    /// SSD's DetectionOutput, once it was decoded into the two row tensors.
+    private(set) var detection: SSDDetection?
 
     init(net: CaffeNet, weights: CaffeWeights, deployPath: String, structureOnly: Bool = false) {
         self.net = net
@@ -60,6 +64,11 @@ struct GraphBuilder {
         }
         guard !inputs.isEmpty else { throw CaffeError("\(deployPath): the net declares no input (input:, input_shape or an Input layer)") }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
+        if detection != nil {
+            // A detector's network ends with its two row tensors (the suppression takes them).
+            model.outputs = [Output(name: "raw_confidence"), Output(name: "raw_coordinates")]
+            return model
+        }
         // Tensors nobody reads are the outputs, named after their Caffe tops.
         let read = Set(nodes.flatMap(\.inputs))
         let inputNames = Set(inputs.map(\.name))
@@ -127,8 +136,22 @@ struct GraphBuilder {
             return
         case "Silence":
             return
+        case "PriorBox", "DetectionOutput":
+            try addDetection(layer)
+            return
+        case "Concat" where layer.bottoms.contains(where: { priorTables[$0] != nil }):
+            let tables = layer.bottoms.compactMap { priorTables[$0] }
+            let axis = layer.params.concat.map { Int($0.pointee.axis) } ?? 1
+            guard tables.count == layer.bottoms.count, axis == 2 || axis == -1, layer.tops.count == 1 else {
+                throw CaffeError("layer '\(layer.name)' (Concat): concatenates PriorBox outputs (along axis 2) only with each other")
+            }
+            priorTables[layer.tops[0]] = PriorTable.concatenated(tables)
+            return
         default:
             break
+        }
+        if let bottom = layer.bottoms.first(where: { priorTables[$0] != nil }) {
+            throw CaffeError("layer '\(layer.name)' (\(layer.type)): '\(bottom)' holds PriorBox priors, which only Concat and DetectionOutput take")
         }
         guard let mapping = CaffeLayerTable.mappings[layer.type] else {
             throw CaffeError("layer '\(layer.name)' has the unsupported type '\(layer.type)'")
@@ -155,6 +178,34 @@ struct GraphBuilder {
             topOfTensor[tensor] = top
             ranks[tensor] = rank
         }
+    }
+
+    /// SSD's PriorBox (priors computed now, from the feature map's and the
+    /// image's sizes) and DetectionOutput (decoding layers; `detection`).
+    private mutating func addDetection(_ layer: CaffeLayer) throws {
+        let fail = { (message: String) in CaffeError("layer '\(layer.name)' (\(layer.type)): \(message)") }
+        func tensor(_ index: Int) throws -> String {
+            guard index < layer.bottoms.count, let tensor = current[layer.bottoms[index]] else {
+                throw fail("bottom \(index + 1) is not produced by an input or an earlier layer")
+            }
+            return tensor
+        }
+        guard layer.tops.count == 1 else { throw fail("has \(layer.tops.count) tops; it gives one") }
+        if layer.type == "PriorBox" {
+            guard layer.bottoms.count == 2, let p = layer.params.priorBox?.pointee else {
+                throw fail("needs two bottoms (the feature map, the image) and a prior_box_param")
+            }
+            priorTables[layer.tops[0]] = try PriorTable(p, feature: shapes[try tensor(0)]!, image: shapes[try tensor(1)]!, fail: fail)
+            return
+        }
+        guard detection == nil else { throw fail("is the second DetectionOutput; a detector has one") }
+        guard layer.bottoms.count == 3, let priors = priorTables[layer.bottoms[2]], let p = layer.params.detectionOutput?.pointee else {
+            throw fail("needs three bottoms (locations, confidences, PriorBox priors) and a detection_output_param")
+        }
+        let decoding = try SSDDetection(p, priors: priors, fail: fail)
+        let decoded = try decoding.nodes(location: try tensor(0), confidence: try tensor(1), shapes: shapes, prefix: layer.name, fail: fail)
+        tensorNames.formUnion(try ShapeInference.append(decoded, to: &nodes, shapes: &shapes))
+        detection = decoding
     }
 
     /// The top's own name, unless it is taken (an in-place layer): then the

@@ -1,3 +1,5 @@
+import ModelFormat
+
 /// A detector's thresholds as the user gave them (nil: the converter's
 /// default, from the source model where it has one).
 public struct DetectionThresholds: Sendable {
@@ -7,5 +9,28 @@ public struct DetectionThresholds: Sendable {
     public init(iou: Double? = nil, confidence: Double? = nil) {
         self.iou = iou
         self.confidence = confidence
+    }
+}
+
+extension ConversionOptions {
+    /// A detector's labels, from `classLabels` (taken: they make no
+    /// classifier then): one per class; or, where the network scores a
+    /// background class whose column the pipeline drops (SSD's), also one
+    /// more, the background's label left out. Without labels, the class
+    /// numbers (the background's skipped).
+    /// - Throws: `ConversionOptionError` when the count fits neither.
+    public mutating func takeDetectorLabels(classes: Int, background: Int? = nil, source: String) throws -> ClassLabels {
+        let numbers = (0..<Int64(classes + (background == nil ? 0 : 1))).filter { $0 != Int64(background ?? -1) }
+        guard let labels = classLabels else { return .integers(numbers) }
+        classLabels = nil
+        if labels.count == classes { return labels }
+        if let background, labels.count == classes + 1 {
+            switch labels {
+            case .strings(var names): names.remove(at: background); return .strings(names)
+            case .integers(var values): values.remove(at: background); return .integers(values)
+            }
+        }
+        let counts = background == nil ? "\(classes)" : "\(classes) (or \(classes + 1) with the background's)"
+        throw ConversionOptionError("\(classLabelsSource): \(labels.count) class labels, and \(source) detects \(classes) classes: give \(counts)")
     }
 }

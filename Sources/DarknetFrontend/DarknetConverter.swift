@@ -35,11 +35,7 @@ public enum DarknetConverter {
         var options = options
         if let classes = walk.regionClasses, region == .detector {
             // The labels name the detector's classes, not a classifier's.
-            let labels = options.classLabels ?? .integers((0..<Int64(classes)).map { $0 })
-            guard labels.count == classes else {
-                throw DarknetError("\(options.classLabelsSource): \(labels.count) class labels, and the [region] layer of \(configPath) has \(classes) classes")
-            }
-            options.classLabels = nil
+            let labels = try options.takeDetectorLabels(classes: classes, source: "the [region] layer of \(configPath)")
             model.detector = Detector(labels: labels, iouThreshold: detection.iou ?? 0.45, confidenceThreshold: detection.confidence ?? 0.25,
                                       perClass: true)
         } else if detection.iou != nil || detection.confidence != nil {

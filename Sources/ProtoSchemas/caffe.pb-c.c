@@ -907,6 +907,186 @@ void   caffe__permute_parameter__free_unpacked
   assert(message->base.descriptor == &caffe__permute_parameter__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   caffe__prior_box_parameter__init
+                     (Caffe__PriorBoxParameter         *message)
+{
+  static const Caffe__PriorBoxParameter init_value = CAFFE__PRIOR_BOX_PARAMETER__INIT;
+  *message = init_value;
+}
+size_t caffe__prior_box_parameter__get_packed_size
+                     (const Caffe__PriorBoxParameter *message)
+{
+  assert(message->base.descriptor == &caffe__prior_box_parameter__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t caffe__prior_box_parameter__pack
+                     (const Caffe__PriorBoxParameter *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &caffe__prior_box_parameter__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t caffe__prior_box_parameter__pack_to_buffer
+                     (const Caffe__PriorBoxParameter *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &caffe__prior_box_parameter__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Caffe__PriorBoxParameter *
+       caffe__prior_box_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Caffe__PriorBoxParameter *)
+     protobuf_c_message_unpack (&caffe__prior_box_parameter__descriptor,
+                                allocator, len, data);
+}
+void   caffe__prior_box_parameter__free_unpacked
+                     (Caffe__PriorBoxParameter *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &caffe__prior_box_parameter__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   caffe__non_maximum_suppression_parameter__init
+                     (Caffe__NonMaximumSuppressionParameter         *message)
+{
+  static const Caffe__NonMaximumSuppressionParameter init_value = CAFFE__NON_MAXIMUM_SUPPRESSION_PARAMETER__INIT;
+  *message = init_value;
+}
+size_t caffe__non_maximum_suppression_parameter__get_packed_size
+                     (const Caffe__NonMaximumSuppressionParameter *message)
+{
+  assert(message->base.descriptor == &caffe__non_maximum_suppression_parameter__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t caffe__non_maximum_suppression_parameter__pack
+                     (const Caffe__NonMaximumSuppressionParameter *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &caffe__non_maximum_suppression_parameter__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t caffe__non_maximum_suppression_parameter__pack_to_buffer
+                     (const Caffe__NonMaximumSuppressionParameter *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &caffe__non_maximum_suppression_parameter__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Caffe__NonMaximumSuppressionParameter *
+       caffe__non_maximum_suppression_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Caffe__NonMaximumSuppressionParameter *)
+     protobuf_c_message_unpack (&caffe__non_maximum_suppression_parameter__descriptor,
+                                allocator, len, data);
+}
+void   caffe__non_maximum_suppression_parameter__free_unpacked
+                     (Caffe__NonMaximumSuppressionParameter *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &caffe__non_maximum_suppression_parameter__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   caffe__save_output_parameter__init
+                     (Caffe__SaveOutputParameter         *message)
+{
+  static const Caffe__SaveOutputParameter init_value = CAFFE__SAVE_OUTPUT_PARAMETER__INIT;
+  *message = init_value;
+}
+size_t caffe__save_output_parameter__get_packed_size
+                     (const Caffe__SaveOutputParameter *message)
+{
+  assert(message->base.descriptor == &caffe__save_output_parameter__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t caffe__save_output_parameter__pack
+                     (const Caffe__SaveOutputParameter *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &caffe__save_output_parameter__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t caffe__save_output_parameter__pack_to_buffer
+                     (const Caffe__SaveOutputParameter *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &caffe__save_output_parameter__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Caffe__SaveOutputParameter *
+       caffe__save_output_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Caffe__SaveOutputParameter *)
+     protobuf_c_message_unpack (&caffe__save_output_parameter__descriptor,
+                                allocator, len, data);
+}
+void   caffe__save_output_parameter__free_unpacked
+                     (Caffe__SaveOutputParameter *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &caffe__save_output_parameter__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   caffe__detection_output_parameter__init
+                     (Caffe__DetectionOutputParameter         *message)
+{
+  static const Caffe__DetectionOutputParameter init_value = CAFFE__DETECTION_OUTPUT_PARAMETER__INIT;
+  *message = init_value;
+}
+size_t caffe__detection_output_parameter__get_packed_size
+                     (const Caffe__DetectionOutputParameter *message)
+{
+  assert(message->base.descriptor == &caffe__detection_output_parameter__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t caffe__detection_output_parameter__pack
+                     (const Caffe__DetectionOutputParameter *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &caffe__detection_output_parameter__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t caffe__detection_output_parameter__pack_to_buffer
+                     (const Caffe__DetectionOutputParameter *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &caffe__detection_output_parameter__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+Caffe__DetectionOutputParameter *
+       caffe__detection_output_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (Caffe__DetectionOutputParameter *)
+     protobuf_c_message_unpack (&caffe__detection_output_parameter__descriptor,
+                                allocator, len, data);
+}
+void   caffe__detection_output_parameter__free_unpacked
+                     (Caffe__DetectionOutputParameter *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &caffe__detection_output_parameter__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   caffe__pooling_parameter__init
                      (Caffe__PoolingParameter         *message)
 {
@@ -1614,7 +1794,7 @@ const ProtobufCMessageDescriptor caffe__net_state_rule__descriptor =
   (ProtobufCMessageInit) caffe__net_state_rule__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor caffe__layer_parameter__field_descriptors[31] =
+static const ProtobufCFieldDescriptor caffe__layer_parameter__field_descriptors[33] =
 {
   {
     "name",
@@ -1977,6 +2157,30 @@ static const ProtobufCFieldDescriptor caffe__layer_parameter__field_descriptors[
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "prior_box_param",
+    203,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__LayerParameter, prior_box_param),
+    &caffe__prior_box_parameter__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "detection_output_param",
+    204,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__LayerParameter, detection_output_param),
+    &caffe__detection_output_parameter__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "norm_param",
     206,
     PROTOBUF_C_LABEL_OPTIONAL,
@@ -1998,6 +2202,7 @@ static const unsigned caffe__layer_parameter__field_indices_by_name[] = {
   9,   /* field[9] = concat_param */
   10,   /* field[10] = convolution_param */
   28,   /* field[28] = crop_param */
+  31,   /* field[31] = detection_output_param */
   11,   /* field[11] = dropout_param */
   12,   /* field[12] = eltwise_param */
   24,   /* field[24] = elu_param */
@@ -2008,12 +2213,13 @@ static const unsigned caffe__layer_parameter__field_indices_by_name[] = {
   27,   /* field[27] = input_param */
   14,   /* field[14] = lrn_param */
   0,   /* field[0] = name */
-  30,   /* field[30] = norm_param */
+  32,   /* field[32] = norm_param */
   29,   /* field[29] = permute_param */
   7,   /* field[7] = phase */
   15,   /* field[15] = pooling_param */
   16,   /* field[16] = power_param */
   20,   /* field[20] = prelu_param */
+  30,   /* field[30] = prior_box_param */
   17,   /* field[17] = relu_param */
   21,   /* field[21] = reshape_param */
   26,   /* field[26] = scale_param */
@@ -2038,8 +2244,8 @@ static const ProtobufCIntRange caffe__layer_parameter__number_ranges[15 + 1] =
   { 135, 22 },
   { 139, 23 },
   { 202, 29 },
-  { 206, 30 },
-  { 0, 31 }
+  { 206, 32 },
+  { 0, 33 }
 };
 const ProtobufCMessageDescriptor caffe__layer_parameter__descriptor =
 {
@@ -2049,7 +2255,7 @@ const ProtobufCMessageDescriptor caffe__layer_parameter__descriptor =
   "Caffe__LayerParameter",
   "caffe",
   sizeof(Caffe__LayerParameter),
-  31,
+  33,
   caffe__layer_parameter__field_descriptors,
   caffe__layer_parameter__field_indices_by_name,
   15,  caffe__layer_parameter__number_ranges,
@@ -3437,6 +3643,549 @@ const ProtobufCMessageDescriptor caffe__permute_parameter__descriptor =
   caffe__permute_parameter__field_indices_by_name,
   1,  caffe__permute_parameter__number_ranges,
   (ProtobufCMessageInit) caffe__permute_parameter__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCEnumValue caffe__prior_box_parameter__code_type__enum_values_by_number[3] =
+{
+  { "CORNER", "CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CORNER", 1 },
+  { "CENTER_SIZE", "CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CENTER_SIZE", 2 },
+  { "CORNER_SIZE", "CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CORNER_SIZE", 3 },
+};
+static const ProtobufCIntRange caffe__prior_box_parameter__code_type__value_ranges[] = {
+{1, 0},{0, 3}
+};
+static const ProtobufCEnumValueIndex caffe__prior_box_parameter__code_type__enum_values_by_name[3] =
+{
+  { "CENTER_SIZE", 1 },
+  { "CORNER", 0 },
+  { "CORNER_SIZE", 2 },
+};
+const ProtobufCEnumDescriptor caffe__prior_box_parameter__code_type__descriptor =
+{
+  PROTOBUF_C__ENUM_DESCRIPTOR_MAGIC,
+  "caffe.PriorBoxParameter.CodeType",
+  "CodeType",
+  "Caffe__PriorBoxParameter__CodeType",
+  "caffe",
+  3,
+  caffe__prior_box_parameter__code_type__enum_values_by_number,
+  3,
+  caffe__prior_box_parameter__code_type__enum_values_by_name,
+  1,
+  caffe__prior_box_parameter__code_type__value_ranges,
+  NULL,NULL,NULL,NULL   /* reserved[1234] */
+};
+static const protobuf_c_boolean caffe__prior_box_parameter__flip__default_value = 1;
+static const protobuf_c_boolean caffe__prior_box_parameter__clip__default_value = 0;
+static const float caffe__prior_box_parameter__offset__default_value = 0.5;
+static const ProtobufCFieldDescriptor caffe__prior_box_parameter__field_descriptors[13] =
+{
+  {
+    "min_size",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__PriorBoxParameter, n_min_size),
+    offsetof(Caffe__PriorBoxParameter, min_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "max_size",
+    2,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__PriorBoxParameter, n_max_size),
+    offsetof(Caffe__PriorBoxParameter, max_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "aspect_ratio",
+    3,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__PriorBoxParameter, n_aspect_ratio),
+    offsetof(Caffe__PriorBoxParameter, aspect_ratio),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "flip",
+    4,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Caffe__PriorBoxParameter, has_flip),
+    offsetof(Caffe__PriorBoxParameter, flip),
+    NULL,
+    &caffe__prior_box_parameter__flip__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "clip",
+    5,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Caffe__PriorBoxParameter, has_clip),
+    offsetof(Caffe__PriorBoxParameter, clip),
+    NULL,
+    &caffe__prior_box_parameter__clip__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "variance",
+    6,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__PriorBoxParameter, n_variance),
+    offsetof(Caffe__PriorBoxParameter, variance),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "img_size",
+    7,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Caffe__PriorBoxParameter, has_img_size),
+    offsetof(Caffe__PriorBoxParameter, img_size),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "img_h",
+    8,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Caffe__PriorBoxParameter, has_img_h),
+    offsetof(Caffe__PriorBoxParameter, img_h),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "img_w",
+    9,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Caffe__PriorBoxParameter, has_img_w),
+    offsetof(Caffe__PriorBoxParameter, img_w),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "step",
+    10,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__PriorBoxParameter, has_step),
+    offsetof(Caffe__PriorBoxParameter, step),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "step_h",
+    11,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__PriorBoxParameter, has_step_h),
+    offsetof(Caffe__PriorBoxParameter, step_h),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "step_w",
+    12,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__PriorBoxParameter, has_step_w),
+    offsetof(Caffe__PriorBoxParameter, step_w),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "offset",
+    13,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__PriorBoxParameter, has_offset),
+    offsetof(Caffe__PriorBoxParameter, offset),
+    NULL,
+    &caffe__prior_box_parameter__offset__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned caffe__prior_box_parameter__field_indices_by_name[] = {
+  2,   /* field[2] = aspect_ratio */
+  4,   /* field[4] = clip */
+  3,   /* field[3] = flip */
+  7,   /* field[7] = img_h */
+  6,   /* field[6] = img_size */
+  8,   /* field[8] = img_w */
+  1,   /* field[1] = max_size */
+  0,   /* field[0] = min_size */
+  12,   /* field[12] = offset */
+  9,   /* field[9] = step */
+  10,   /* field[10] = step_h */
+  11,   /* field[11] = step_w */
+  5,   /* field[5] = variance */
+};
+static const ProtobufCIntRange caffe__prior_box_parameter__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 13 }
+};
+const ProtobufCMessageDescriptor caffe__prior_box_parameter__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "caffe.PriorBoxParameter",
+  "PriorBoxParameter",
+  "Caffe__PriorBoxParameter",
+  "caffe",
+  sizeof(Caffe__PriorBoxParameter),
+  13,
+  caffe__prior_box_parameter__field_descriptors,
+  caffe__prior_box_parameter__field_indices_by_name,
+  1,  caffe__prior_box_parameter__number_ranges,
+  (ProtobufCMessageInit) caffe__prior_box_parameter__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const float caffe__non_maximum_suppression_parameter__nms_threshold__default_value = 0.3;
+static const float caffe__non_maximum_suppression_parameter__eta__default_value = 1;
+static const ProtobufCFieldDescriptor caffe__non_maximum_suppression_parameter__field_descriptors[3] =
+{
+  {
+    "nms_threshold",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__NonMaximumSuppressionParameter, has_nms_threshold),
+    offsetof(Caffe__NonMaximumSuppressionParameter, nms_threshold),
+    NULL,
+    &caffe__non_maximum_suppression_parameter__nms_threshold__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "top_k",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Caffe__NonMaximumSuppressionParameter, has_top_k),
+    offsetof(Caffe__NonMaximumSuppressionParameter, top_k),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "eta",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__NonMaximumSuppressionParameter, has_eta),
+    offsetof(Caffe__NonMaximumSuppressionParameter, eta),
+    NULL,
+    &caffe__non_maximum_suppression_parameter__eta__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned caffe__non_maximum_suppression_parameter__field_indices_by_name[] = {
+  2,   /* field[2] = eta */
+  0,   /* field[0] = nms_threshold */
+  1,   /* field[1] = top_k */
+};
+static const ProtobufCIntRange caffe__non_maximum_suppression_parameter__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor caffe__non_maximum_suppression_parameter__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "caffe.NonMaximumSuppressionParameter",
+  "NonMaximumSuppressionParameter",
+  "Caffe__NonMaximumSuppressionParameter",
+  "caffe",
+  sizeof(Caffe__NonMaximumSuppressionParameter),
+  3,
+  caffe__non_maximum_suppression_parameter__field_descriptors,
+  caffe__non_maximum_suppression_parameter__field_indices_by_name,
+  1,  caffe__non_maximum_suppression_parameter__number_ranges,
+  (ProtobufCMessageInit) caffe__non_maximum_suppression_parameter__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor caffe__save_output_parameter__field_descriptors[6] =
+{
+  {
+    "output_directory",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__SaveOutputParameter, output_directory),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "output_name_prefix",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__SaveOutputParameter, output_name_prefix),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "output_format",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__SaveOutputParameter, output_format),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "label_map_file",
+    4,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__SaveOutputParameter, label_map_file),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "name_size_file",
+    5,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_STRING,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__SaveOutputParameter, name_size_file),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "num_test_image",
+    6,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Caffe__SaveOutputParameter, has_num_test_image),
+    offsetof(Caffe__SaveOutputParameter, num_test_image),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned caffe__save_output_parameter__field_indices_by_name[] = {
+  3,   /* field[3] = label_map_file */
+  4,   /* field[4] = name_size_file */
+  5,   /* field[5] = num_test_image */
+  0,   /* field[0] = output_directory */
+  2,   /* field[2] = output_format */
+  1,   /* field[1] = output_name_prefix */
+};
+static const ProtobufCIntRange caffe__save_output_parameter__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 6 }
+};
+const ProtobufCMessageDescriptor caffe__save_output_parameter__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "caffe.SaveOutputParameter",
+  "SaveOutputParameter",
+  "Caffe__SaveOutputParameter",
+  "caffe",
+  sizeof(Caffe__SaveOutputParameter),
+  6,
+  caffe__save_output_parameter__field_descriptors,
+  caffe__save_output_parameter__field_indices_by_name,
+  1,  caffe__save_output_parameter__number_ranges,
+  (ProtobufCMessageInit) caffe__save_output_parameter__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const protobuf_c_boolean caffe__detection_output_parameter__share_location__default_value = 1;
+static const int32_t caffe__detection_output_parameter__background_label_id__default_value = 0;
+static const Caffe__PriorBoxParameter__CodeType caffe__detection_output_parameter__code_type__default_value = CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CORNER;
+static const int32_t caffe__detection_output_parameter__keep_top_k__default_value = -1;
+static const protobuf_c_boolean caffe__detection_output_parameter__variance_encoded_in_target__default_value = 0;
+static const ProtobufCFieldDescriptor caffe__detection_output_parameter__field_descriptors[9] =
+{
+  {
+    "num_classes",
+    1,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_UINT32,
+    offsetof(Caffe__DetectionOutputParameter, has_num_classes),
+    offsetof(Caffe__DetectionOutputParameter, num_classes),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "share_location",
+    2,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Caffe__DetectionOutputParameter, has_share_location),
+    offsetof(Caffe__DetectionOutputParameter, share_location),
+    NULL,
+    &caffe__detection_output_parameter__share_location__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "background_label_id",
+    3,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Caffe__DetectionOutputParameter, has_background_label_id),
+    offsetof(Caffe__DetectionOutputParameter, background_label_id),
+    NULL,
+    &caffe__detection_output_parameter__background_label_id__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "nms_param",
+    4,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__DetectionOutputParameter, nms_param),
+    &caffe__non_maximum_suppression_parameter__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "save_output_param",
+    5,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(Caffe__DetectionOutputParameter, save_output_param),
+    &caffe__save_output_parameter__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "code_type",
+    6,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_ENUM,
+    offsetof(Caffe__DetectionOutputParameter, has_code_type),
+    offsetof(Caffe__DetectionOutputParameter, code_type),
+    &caffe__prior_box_parameter__code_type__descriptor,
+    &caffe__detection_output_parameter__code_type__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "keep_top_k",
+    7,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_INT32,
+    offsetof(Caffe__DetectionOutputParameter, has_keep_top_k),
+    offsetof(Caffe__DetectionOutputParameter, keep_top_k),
+    NULL,
+    &caffe__detection_output_parameter__keep_top_k__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "variance_encoded_in_target",
+    8,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_BOOL,
+    offsetof(Caffe__DetectionOutputParameter, has_variance_encoded_in_target),
+    offsetof(Caffe__DetectionOutputParameter, variance_encoded_in_target),
+    NULL,
+    &caffe__detection_output_parameter__variance_encoded_in_target__default_value,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "confidence_threshold",
+    9,
+    PROTOBUF_C_LABEL_OPTIONAL,
+    PROTOBUF_C_TYPE_FLOAT,
+    offsetof(Caffe__DetectionOutputParameter, has_confidence_threshold),
+    offsetof(Caffe__DetectionOutputParameter, confidence_threshold),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned caffe__detection_output_parameter__field_indices_by_name[] = {
+  2,   /* field[2] = background_label_id */
+  5,   /* field[5] = code_type */
+  8,   /* field[8] = confidence_threshold */
+  6,   /* field[6] = keep_top_k */
+  3,   /* field[3] = nms_param */
+  0,   /* field[0] = num_classes */
+  4,   /* field[4] = save_output_param */
+  1,   /* field[1] = share_location */
+  7,   /* field[7] = variance_encoded_in_target */
+};
+static const ProtobufCIntRange caffe__detection_output_parameter__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 9 }
+};
+const ProtobufCMessageDescriptor caffe__detection_output_parameter__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "caffe.DetectionOutputParameter",
+  "DetectionOutputParameter",
+  "Caffe__DetectionOutputParameter",
+  "caffe",
+  sizeof(Caffe__DetectionOutputParameter),
+  9,
+  caffe__detection_output_parameter__field_descriptors,
+  caffe__detection_output_parameter__field_indices_by_name,
+  1,  caffe__detection_output_parameter__number_ranges,
+  (ProtobufCMessageInit) caffe__detection_output_parameter__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue caffe__pooling_parameter__pool_method__enum_values_by_number[3] =

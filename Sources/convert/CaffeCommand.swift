@@ -18,7 +18,10 @@ enum CaffeCommand: Command {
             layers by name. Options follow coremltools.converters.caffe.convert: image_input_names -> --image-input, \
             is_bgr -> --is-bgr, red_bias -> --red-bias, image_scale -> --image-scale, class_labels -> --class-labels. \
             Core ML computes scale * pixel + bias per channel, scale first: Caffe's (x - mean) * s is --image-scale s \
-            with biases -mean * s.
+            with biases -mean * s. An SSD deploy definition (PriorBox layers and a DetectionOutput, as MobileNet-SSD's) \
+            becomes an object detector Vision reads: the pipeline of the network, the box decoding as layers (the priors \
+            computed now) and non-maximum suppression with the DetectionOutput's thresholds, with the outputs `confidence` \
+            and `coordinates`; --class-labels names the classes (with or without the background's label).
             """)
     static let options = Options {
         Positional("prototxt", valueName: "deploy.prototxt", help: "The deploy net definition.")
@@ -28,19 +31,21 @@ enum CaffeCommand: Command {
         ConversionFlags.imageOptions
         Option("mean", valueName: "mean.binaryproto", help: "A mean image to subtract (Caffe BlobProto, in the net's channel order).")
         ConversionFlags.labelAndMetadataOptions
+        ConversionFlags.detectorOptions
     }
 
     static func run(_ arguments: ParsedArguments) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         let (deploy, weights) = try ConversionFlags.caffePair(try arguments.string("prototxt"), try arguments.string("weights"))
+        let thresholds = try ConversionFlags.detectionThresholds(arguments)
         let mean = arguments.optionalString("mean")
         if let mean { try ConversionFlags.refuseOtherKinds(mean, what: "a Caffe mean image (mean.binaryproto)") }
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
         try convert(to: output, inputs: inputs,
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             if let mean { options.meanImage = try CaffeConverter.readMeanImage(mean) }
-            let (model, batches) = try CaffeConverter.conversion(deploy: deploy, weights: weights, options: options)
+            let (model, batches) = try CaffeConverter.conversion(deploy: deploy, weights: weights, options: options, detection: thresholds)
             return (model, CaffeConverter.batchNote(batches).map { [$0] } ?? [])
         }
     }

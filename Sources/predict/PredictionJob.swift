@@ -86,7 +86,10 @@ struct PredictionJob {
             if let input = missing.first {
                 throw UsageError("no value for input '\(TextEscaping.line(input.name))': give image files or --input \(TextEscaping.line(input.name))=file.npy")
             }
-            let size = network.model.inputs.compactMap(\.image).first.map { ($0.width, $0.height) } ?? (1, 1)
+            // Boxes in pixels of the image input, or of the first [C, H, W] array's H and W.
+            let size = network.model.inputs.compactMap(\.image).first.map { ($0.width, $0.height) }
+                ?? network.model.inputs.lazy.compactMap { network.shapes[$0.name] }.first { $0.dimensions.count == 3 }.map { ($0.width, $0.height) }
+                ?? (1, 1)
             return ([try predict(fixed, source: "arrays", placement: ImageResize.placement(
                 sourceWidth: size.0, sourceHeight: size.1, width: size.0, height: size.1, mode: .scaleFill))], 0)
         }

@@ -101,7 +101,7 @@ final class DarknetDetectorTests: XCTestCase {
         options.classLabels = .strings(["cat", "dog"])
         options.classLabelsSource = "voc.txt"
         XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: weights, options: options)) { error in
-            XCTAssertTrue("\(error)".contains("voc.txt: 2 class labels, and the [region] layer of \(config) has 20 classes"), "\(error)")
+            XCTAssertTrue("\(error)".contains("voc.txt: 2 class labels, and the [region] layer of \(config) detects 20 classes: give 20"), "\(error)")
         }
         XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: weights, detection: DetectionThresholds(iou: 2))) { error in
             XCTAssertTrue("\(error)".contains("the detector's IoU threshold must be from 0 to 1, not 2.0"), "\(error)")

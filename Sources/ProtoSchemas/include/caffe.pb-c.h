@@ -35,6 +35,10 @@ typedef struct Caffe__InputParameter Caffe__InputParameter;
 typedef struct Caffe__LRNParameter Caffe__LRNParameter;
 typedef struct Caffe__NormalizeParameter Caffe__NormalizeParameter;
 typedef struct Caffe__PermuteParameter Caffe__PermuteParameter;
+typedef struct Caffe__PriorBoxParameter Caffe__PriorBoxParameter;
+typedef struct Caffe__NonMaximumSuppressionParameter Caffe__NonMaximumSuppressionParameter;
+typedef struct Caffe__SaveOutputParameter Caffe__SaveOutputParameter;
+typedef struct Caffe__DetectionOutputParameter Caffe__DetectionOutputParameter;
 typedef struct Caffe__PoolingParameter Caffe__PoolingParameter;
 typedef struct Caffe__PowerParameter Caffe__PowerParameter;
 typedef struct Caffe__PReLUParameter Caffe__PReLUParameter;
@@ -102,6 +106,12 @@ typedef enum _Caffe__LRNParameter__NormRegion {
   CAFFE__LRNPARAMETER__NORM_REGION__WITHIN_CHANNEL = 1
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAFFE__LRNPARAMETER__NORM_REGION)
 } Caffe__LRNParameter__NormRegion;
+typedef enum _Caffe__PriorBoxParameter__CodeType {
+  CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CORNER = 1,
+  CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CENTER_SIZE = 2,
+  CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CORNER_SIZE = 3
+    PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE)
+} Caffe__PriorBoxParameter__CodeType;
 typedef enum _Caffe__PoolingParameter__PoolMethod {
   CAFFE__POOLING_PARAMETER__POOL_METHOD__MAX = 0,
   CAFFE__POOLING_PARAMETER__POOL_METHOD__AVE = 1,
@@ -230,11 +240,13 @@ struct  Caffe__LayerParameter
    * SSD's layers.
    */
   Caffe__PermuteParameter *permute_param;
+  Caffe__PriorBoxParameter *prior_box_param;
+  Caffe__DetectionOutputParameter *detection_output_param;
   Caffe__NormalizeParameter *norm_param;
 };
 #define CAFFE__LAYER_PARAMETER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&caffe__layer_parameter__descriptor) \
-    , NULL, NULL, 0,NULL, 0,NULL, 0, CAFFE__PHASE__TRAIN, 0,NULL, 0,NULL, 0,NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+    , NULL, NULL, 0,NULL, 0,NULL, 0, CAFFE__PHASE__TRAIN, 0,NULL, 0,NULL, 0,NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 
 /*
@@ -484,6 +496,106 @@ struct  Caffe__PermuteParameter
 #define CAFFE__PERMUTE_PARAMETER__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&caffe__permute_parameter__descriptor) \
     , 0,NULL }
+
+
+/*
+ * SSD's anchors ("priors") of one feature map, computed from its size.
+ */
+struct  Caffe__PriorBoxParameter
+{
+  ProtobufCMessage base;
+  size_t n_min_size;
+  float *min_size;
+  size_t n_max_size;
+  float *max_size;
+  size_t n_aspect_ratio;
+  float *aspect_ratio;
+  protobuf_c_boolean has_flip;
+  protobuf_c_boolean flip;
+  /*
+   * The SSD fork's default; OpenCV's own caffe.proto says true.
+   */
+  protobuf_c_boolean has_clip;
+  protobuf_c_boolean clip;
+  size_t n_variance;
+  float *variance;
+  protobuf_c_boolean has_img_size;
+  uint32_t img_size;
+  protobuf_c_boolean has_img_h;
+  uint32_t img_h;
+  protobuf_c_boolean has_img_w;
+  uint32_t img_w;
+  protobuf_c_boolean has_step;
+  float step;
+  protobuf_c_boolean has_step_h;
+  float step_h;
+  protobuf_c_boolean has_step_w;
+  float step_w;
+  protobuf_c_boolean has_offset;
+  float offset;
+};
+#define CAFFE__PRIOR_BOX_PARAMETER__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&caffe__prior_box_parameter__descriptor) \
+    , 0,NULL, 0,NULL, 0,NULL, 0, 1, 0, 0, 0,NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.5 }
+
+
+struct  Caffe__NonMaximumSuppressionParameter
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_nms_threshold;
+  float nms_threshold;
+  protobuf_c_boolean has_top_k;
+  int32_t top_k;
+  protobuf_c_boolean has_eta;
+  float eta;
+};
+#define CAFFE__NON_MAXIMUM_SUPPRESSION_PARAMETER__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&caffe__non_maximum_suppression_parameter__descriptor) \
+    , 0, 0.3, 0, 0, 0, 1 }
+
+
+struct  Caffe__SaveOutputParameter
+{
+  ProtobufCMessage base;
+  char *output_directory;
+  char *output_name_prefix;
+  char *output_format;
+  char *label_map_file;
+  char *name_size_file;
+  protobuf_c_boolean has_num_test_image;
+  uint32_t num_test_image;
+};
+#define CAFFE__SAVE_OUTPUT_PARAMETER__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&caffe__save_output_parameter__descriptor) \
+    , NULL, NULL, NULL, NULL, NULL, 0, 0 }
+
+
+/*
+ * SSD's box decoding, per-class NMS and top-k, in one layer.
+ */
+struct  Caffe__DetectionOutputParameter
+{
+  ProtobufCMessage base;
+  protobuf_c_boolean has_num_classes;
+  uint32_t num_classes;
+  protobuf_c_boolean has_share_location;
+  protobuf_c_boolean share_location;
+  protobuf_c_boolean has_background_label_id;
+  int32_t background_label_id;
+  Caffe__NonMaximumSuppressionParameter *nms_param;
+  Caffe__SaveOutputParameter *save_output_param;
+  protobuf_c_boolean has_code_type;
+  Caffe__PriorBoxParameter__CodeType code_type;
+  protobuf_c_boolean has_keep_top_k;
+  int32_t keep_top_k;
+  protobuf_c_boolean has_variance_encoded_in_target;
+  protobuf_c_boolean variance_encoded_in_target;
+  protobuf_c_boolean has_confidence_threshold;
+  float confidence_threshold;
+};
+#define CAFFE__DETECTION_OUTPUT_PARAMETER__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&caffe__detection_output_parameter__descriptor) \
+    , 0, 0, 0, 1, 0, 0, NULL, NULL, 0, CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CORNER, 0, -1, 0, 0, 0, 0 }
 
 
 struct  Caffe__PoolingParameter
@@ -1006,6 +1118,82 @@ Caffe__PermuteParameter *
 void   caffe__permute_parameter__free_unpacked
                      (Caffe__PermuteParameter *message,
                       ProtobufCAllocator *allocator);
+/* Caffe__PriorBoxParameter methods */
+void   caffe__prior_box_parameter__init
+                     (Caffe__PriorBoxParameter         *message);
+size_t caffe__prior_box_parameter__get_packed_size
+                     (const Caffe__PriorBoxParameter   *message);
+size_t caffe__prior_box_parameter__pack
+                     (const Caffe__PriorBoxParameter   *message,
+                      uint8_t             *out);
+size_t caffe__prior_box_parameter__pack_to_buffer
+                     (const Caffe__PriorBoxParameter   *message,
+                      ProtobufCBuffer     *buffer);
+Caffe__PriorBoxParameter *
+       caffe__prior_box_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   caffe__prior_box_parameter__free_unpacked
+                     (Caffe__PriorBoxParameter *message,
+                      ProtobufCAllocator *allocator);
+/* Caffe__NonMaximumSuppressionParameter methods */
+void   caffe__non_maximum_suppression_parameter__init
+                     (Caffe__NonMaximumSuppressionParameter         *message);
+size_t caffe__non_maximum_suppression_parameter__get_packed_size
+                     (const Caffe__NonMaximumSuppressionParameter   *message);
+size_t caffe__non_maximum_suppression_parameter__pack
+                     (const Caffe__NonMaximumSuppressionParameter   *message,
+                      uint8_t             *out);
+size_t caffe__non_maximum_suppression_parameter__pack_to_buffer
+                     (const Caffe__NonMaximumSuppressionParameter   *message,
+                      ProtobufCBuffer     *buffer);
+Caffe__NonMaximumSuppressionParameter *
+       caffe__non_maximum_suppression_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   caffe__non_maximum_suppression_parameter__free_unpacked
+                     (Caffe__NonMaximumSuppressionParameter *message,
+                      ProtobufCAllocator *allocator);
+/* Caffe__SaveOutputParameter methods */
+void   caffe__save_output_parameter__init
+                     (Caffe__SaveOutputParameter         *message);
+size_t caffe__save_output_parameter__get_packed_size
+                     (const Caffe__SaveOutputParameter   *message);
+size_t caffe__save_output_parameter__pack
+                     (const Caffe__SaveOutputParameter   *message,
+                      uint8_t             *out);
+size_t caffe__save_output_parameter__pack_to_buffer
+                     (const Caffe__SaveOutputParameter   *message,
+                      ProtobufCBuffer     *buffer);
+Caffe__SaveOutputParameter *
+       caffe__save_output_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   caffe__save_output_parameter__free_unpacked
+                     (Caffe__SaveOutputParameter *message,
+                      ProtobufCAllocator *allocator);
+/* Caffe__DetectionOutputParameter methods */
+void   caffe__detection_output_parameter__init
+                     (Caffe__DetectionOutputParameter         *message);
+size_t caffe__detection_output_parameter__get_packed_size
+                     (const Caffe__DetectionOutputParameter   *message);
+size_t caffe__detection_output_parameter__pack
+                     (const Caffe__DetectionOutputParameter   *message,
+                      uint8_t             *out);
+size_t caffe__detection_output_parameter__pack_to_buffer
+                     (const Caffe__DetectionOutputParameter   *message,
+                      ProtobufCBuffer     *buffer);
+Caffe__DetectionOutputParameter *
+       caffe__detection_output_parameter__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   caffe__detection_output_parameter__free_unpacked
+                     (Caffe__DetectionOutputParameter *message,
+                      ProtobufCAllocator *allocator);
 /* Caffe__PoolingParameter methods */
 void   caffe__pooling_parameter__init
                      (Caffe__PoolingParameter         *message);
@@ -1239,6 +1427,18 @@ typedef void (*Caffe__NormalizeParameter_Closure)
 typedef void (*Caffe__PermuteParameter_Closure)
                  (const Caffe__PermuteParameter *message,
                   void *closure_data);
+typedef void (*Caffe__PriorBoxParameter_Closure)
+                 (const Caffe__PriorBoxParameter *message,
+                  void *closure_data);
+typedef void (*Caffe__NonMaximumSuppressionParameter_Closure)
+                 (const Caffe__NonMaximumSuppressionParameter *message,
+                  void *closure_data);
+typedef void (*Caffe__SaveOutputParameter_Closure)
+                 (const Caffe__SaveOutputParameter *message,
+                  void *closure_data);
+typedef void (*Caffe__DetectionOutputParameter_Closure)
+                 (const Caffe__DetectionOutputParameter *message,
+                  void *closure_data);
 typedef void (*Caffe__PoolingParameter_Closure)
                  (const Caffe__PoolingParameter *message,
                   void *closure_data);
@@ -1296,6 +1496,11 @@ extern const ProtobufCMessageDescriptor caffe__lrnparameter__descriptor;
 extern const ProtobufCEnumDescriptor    caffe__lrnparameter__norm_region__descriptor;
 extern const ProtobufCMessageDescriptor caffe__normalize_parameter__descriptor;
 extern const ProtobufCMessageDescriptor caffe__permute_parameter__descriptor;
+extern const ProtobufCMessageDescriptor caffe__prior_box_parameter__descriptor;
+extern const ProtobufCEnumDescriptor    caffe__prior_box_parameter__code_type__descriptor;
+extern const ProtobufCMessageDescriptor caffe__non_maximum_suppression_parameter__descriptor;
+extern const ProtobufCMessageDescriptor caffe__save_output_parameter__descriptor;
+extern const ProtobufCMessageDescriptor caffe__detection_output_parameter__descriptor;
 extern const ProtobufCMessageDescriptor caffe__pooling_parameter__descriptor;
 extern const ProtobufCEnumDescriptor    caffe__pooling_parameter__pool_method__descriptor;
 extern const ProtobufCEnumDescriptor    caffe__pooling_parameter__round_mode__descriptor;
