@@ -21,6 +21,10 @@ public struct Detection: Equatable, Sendable {
 }
 
 extension Network {
+    /// The most boxes above the confidence threshold a detector's
+    /// suppression takes (it compares them pairwise).
+    public static let candidateLimit = 100_000
+
     /// The detector's suppression on the network's rows: the thresholds
     /// stored in the model unless `inputs` gives `iouThreshold` or
     /// `confidenceThreshold` (the pipeline's optional inputs).
@@ -40,6 +44,16 @@ extension Network {
             confidenceThreshold: try threshold(Detector.confidenceThresholdFeature, detector.confidenceThreshold, 0...Double.greatestFiniteMagnitude),
             perClass: detector.perClass)
         let classes = detector.labels.count
+        // The suppression compares boxes pairwise: a bound keeps a hostile or mistuned model from running for hours.
+        var candidates = 0
+        for row in 0..<confidence.values.count / classes
+        where confidence.values[row * classes..<(row + 1) * classes].contains(where: { Double($0) >= suppression.confidenceThreshold }) {
+            candidates += 1
+        }
+        guard candidates <= Self.candidateLimit else {
+            throw RuntimeError("\(candidates) boxes are above the confidence threshold \(suppression.confidenceThreshold); the suppression takes at most "
+                               + "\(Self.candidateLimit): raise the threshold (the confidenceThreshold input, or predict --confidence-threshold)")
+        }
         let kept = suppression.keptRows(confidence: confidence.values, classes: classes, coordinates: coordinates.values)
         let labels = detector.labels.descriptions
         var scores: [Float] = [], boxes: [Float] = [], detections: [Detection] = []

@@ -1,4 +1,6 @@
+import CoreMLBackend
 import Foundation
+import ModelFormat
 import Runtime
 import TestSupport
 import XCTest
@@ -44,5 +46,53 @@ final class NonMaximumSuppressionTests: XCTestCase {
             .keptRows(confidence: labelled, classes: 2, coordinates: boxes), [0, 1, 2])
         XCTAssertEqual(NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0, perClass: false)
             .keptRows(confidence: labelled, classes: 2, coordinates: boxes), [0, 2])
+    }
+
+    /// A detector pipeline coremltools built (make_coreml_fixtures.py:
+    /// builder_detector, its threshold inputs named by the suppression and
+    /// described by the pipeline only, as coremltools' examples write them),
+    /// read and run: the kept rows are numpy's.
+    func testAPipelineCoremltoolsBuiltRuns() throws {
+        let folder = repositoryRoot.appendingPathComponent("Tests/Fixtures/coreml")
+        let file = try CoreMLReader.read(from: folder.appendingPathComponent("builder_detector.mlmodel").path)
+        let detector = try XCTUnwrap(file.model.detector)
+        XCTAssertEqual(detector.labels, .strings(["cat", "dog", "bird"]))
+        XCTAssertEqual([detector.iouThreshold, detector.confidenceThreshold], [0.5, 0.2])
+        XCTAssertEqual(file.featureTypes["confidence"], .multiArrayRange(dataType: "double", lower: [0, 3], upper: [nil, 3]))
+        let network = try Network(file.model)
+        let (shape, values) = try NumpyFile.read(path: folder.appendingPathComponent("builder_detector_input.npy").path)
+        let prediction = try network.predict(["features": .array(Tensor(shape: TensorShape(shape), values: values))])
+        for output in ["confidence", "coordinates"] {
+            let reference = try NumpyFile.read(path: folder.appendingPathComponent("builder_detector_\(output).npy").path)
+            let ours = try XCTUnwrap(prediction.outputs[output])
+            XCTAssertEqual(ours.shape.dimensions, reference.shape, output)
+            if let worst = worstMismatch(ours.values, reference.values) {
+                XCTFail("\(output): value \(worst.index) is \(worst.ours), numpy \(worst.reference)")
+            }
+        }
+    }
+
+    /// A detector with more boxes above its threshold than the suppression
+    /// takes (it compares them pairwise) is refused with what to do, not run
+    /// for hours; a threshold input that leaves fewer runs.
+    func testTooManyCandidatesAreRefused() throws {
+        let rows = Network.candidateLimit + 1
+        let model = Model(inputs: [Input(name: "scores", kind: .array(shape: [1, rows, 1])), Input(name: "boxes", kind: .array(shape: [1, rows, 4]))],
+                          outputs: [Output(name: "raw_confidence"), Output(name: "raw_coordinates")],
+                          nodes: [Node(name: "scores_copy", operation: .activation(.linear(alpha: 1, beta: 0)), inputs: ["scores"], outputs: ["raw_confidence"]),
+                                  Node(name: "boxes_copy", operation: .activation(.linear(alpha: 1, beta: 0)), inputs: ["boxes"], outputs: ["raw_coordinates"])],
+                          detector: Detector(labels: .strings(["thing"]), iouThreshold: 0.5, confidenceThreshold: 0.1, perClass: true))
+        let network = try Network(model)
+        var scores = [Float](repeating: 0.5, count: rows)
+        scores[0] = 0.9
+        var inputs: [String: InputValue] = [
+            "scores": .array(Tensor(shape: TensorShape([1, rows, 1]), values: scores)),
+            "boxes": .array(Tensor(shape: TensorShape([1, rows, 4]), values: (0..<rows * 4).map { Float($0 % 4 < 2 ? $0 / 4 : 1) })),
+        ]
+        XCTAssertThrowsError(try network.predict(inputs)) { error in
+            XCTAssertTrue("\(error)".contains("\(rows) boxes are above the confidence threshold 0.1; the suppression takes at most \(Network.candidateLimit)"), "\(error)")
+        }
+        inputs["confidenceThreshold"] = .number(0.8)
+        XCTAssertEqual(try network.predict(inputs).detections?.map(\.row), [0])
     }
 }
