@@ -32,16 +32,18 @@ extension Network {
     ///   `coordinates` [K, 4] for the K boxes kept, and the boxes.
     static func suppress(_ detector: Detector, confidence: Tensor, coordinates: Tensor,
                          inputs: [String: InputValue]) throws -> (outputs: [String: Tensor], detections: [Detection]) {
-        func threshold(_ name: String, _ stored: Double, _ valid: ClosedRange<Double>) throws -> Double {
-            guard case .number(let value)? = inputs[name] else { return stored }
-            guard valid.contains(value) else {
-                throw RuntimeError("input '\(name)' must be from \(valid.lowerBound) to \(valid.upperBound == .greatestFiniteMagnitude ? "any" : "\(valid.upperBound)"), not \(value)")
+        func threshold(_ name: String, _ stored: Double, _ valid: ClosedRange<Double>, _ range: String) throws -> Double {
+            guard let given = inputs[name] else { return stored }
+            guard case .number(let value) = given, valid.contains(value) else {
+                let what = if case .number(let value) = given { "\(value)" } else { "an array or image" }
+                throw RuntimeError("input '\(name)' takes a number \(range), not \(what)")
             }
             return value
         }
         let suppression = NonMaximumSuppression(
-            iouThreshold: try threshold(Detector.iouThresholdFeature, detector.iouThreshold, 0...1),
-            confidenceThreshold: try threshold(Detector.confidenceThresholdFeature, detector.confidenceThreshold, 0...Double.greatestFiniteMagnitude),
+            iouThreshold: try threshold(Detector.iouThresholdFeature, detector.iouThreshold, 0...1, "from 0 to 1"),
+            confidenceThreshold: try threshold(Detector.confidenceThresholdFeature, detector.confidenceThreshold,
+                                               0...Double.greatestFiniteMagnitude, "of 0 or more"),
             perClass: detector.perClass)
         let classes = detector.labels.count
         // The suppression compares boxes pairwise: a bound keeps a hostile or mistuned model from running for hours.

@@ -80,7 +80,13 @@ final class DarknetDetectorTests: XCTestCase {
         let all = try XCTUnwrap(network.predict(["image": image, "iouThreshold": .number(1)]).detections)
         XCTAssertGreaterThanOrEqual(all.count, stored.count)
         XCTAssertThrowsError(try network.predict(["image": image, "iouThreshold": .number(1.5)])) { error in
-            XCTAssertTrue("\(error)".contains("input 'iouThreshold' must be from 0.0 to 1.0, not 1.5"), "\(error)")
+            XCTAssertTrue("\(error)".contains("input 'iouThreshold' takes a number from 0 to 1, not 1.5"), "\(error)")
+        }
+        XCTAssertThrowsError(try network.predict(["image": image, "confidenceThreshold": .number(-.infinity)])) { error in
+            XCTAssertTrue("\(error)".contains("input 'confidenceThreshold' takes a number of 0 or more, not -inf"), "\(error)")
+        }
+        XCTAssertThrowsError(try network.predict(["image": image, "confidenceThreshold": image])) { error in
+            XCTAssertTrue("\(error)".contains("input 'confidenceThreshold' takes a number of 0 or more, not an array or image"), "\(error)")
         }
         XCTAssertThrowsError(try network.predict(["image": image, "threshold": .number(0.5)])) { error in
             XCTAssertTrue("\(error)".contains("the model has no input 'threshold'"), "\(error)")
