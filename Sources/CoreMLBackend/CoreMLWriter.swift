@@ -58,7 +58,12 @@ extension CoreMLWriter {
         if case .quantized(let bits, let mode) = precision, !(1...8).contains(bits) || mode == .linearSymmetric && bits != 8 {
             throw ModelError("Core ML stores weights quantized to 1 to 8 bits (linear-symmetric: 8), not \(bits) bits \(mode.rawValue)")
         }
+        var model = model
         let shapes = try model.validate()
+        if model.detector != nil {
+            // The pipeline states the rows' count (`detectorPipeline`), also for a model built in code without output shapes.
+            for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.dimensions ?? [] }
+        }
         try SpecificationVersion.checkWritable(model, shapes: shapes)
         try checks()
         let version = SpecificationVersion.chosen(for: model, minimum: minimumSpecificationVersion)

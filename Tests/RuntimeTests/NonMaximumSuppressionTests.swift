@@ -82,7 +82,10 @@ final class NonMaximumSuppressionTests: XCTestCase {
                           nodes: [Node(name: "scores_copy", operation: .activation(.linear(alpha: 1, beta: 0)), inputs: ["scores"], outputs: ["raw_confidence"]),
                                   Node(name: "boxes_copy", operation: .activation(.linear(alpha: 1, beta: 0)), inputs: ["boxes"], outputs: ["raw_coordinates"])],
                           detector: Detector(labels: .strings(["thing"]), iouThreshold: 0.5, confidenceThreshold: 0.1, perClass: true))
-        let network = try Network(model)
+        // Written and read back: the rows' count comes from shape inference when the outputs state none.
+        let path = checkDirectory.appendingPathComponent("nms_many_candidates.mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let network = try Network(try CoreMLReader.read(from: path).model)
         var scores = [Float](repeating: 0.5, count: rows)
         scores[0] = 0.9
         var inputs: [String: InputValue] = [
