@@ -109,14 +109,11 @@ extension SpecBuilder {
             let network: UnsafeMutablePointer<MLClassifier> = new(core_ml__specification__neural_network_classifier__init)
             (network.pointee.n_layers, network.pointee.layers) = layers
             (network.pointee.n_preprocessing, network.pointee.preprocessing) = preprocessing
-            switch classifier.labels {
-            case .strings(let labels):
-                network.pointee.class_labels_case = CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS_STRING_CLASS_LABELS
-                network.pointee.stringclasslabels = stringLabels(labels)
-            case .integers(let labels):
-                network.pointee.class_labels_case = CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS_INT64_CLASS_LABELS
-                network.pointee.int64classlabels = integerLabels(labels)
-            }
+            classLabels(classifier.labels, strings: {
+                (network.pointee.class_labels_case, network.pointee.stringclasslabels) = (CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS_STRING_CLASS_LABELS, $0)
+            }, integers: {
+                (network.pointee.class_labels_case, network.pointee.int64classlabels) = (CORE_ML__SPECIFICATION__NEURAL_NETWORK_CLASSIFIER__CLASS_LABELS_INT64_CLASS_LABELS, $0)
+            })
             network.pointee.labelprobabilitylayername = string(classifier.probabilitiesName)
             if arrayMapping != .rank5 {
                 network.pointee.arrayinputshapemapping = CORE_ML__SPECIFICATION__NEURAL_NETWORK_MULTI_ARRAY_SHAPE_MAPPING__EXACT_ARRAY_MAPPING

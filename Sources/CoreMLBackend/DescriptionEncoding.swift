@@ -122,6 +122,16 @@ extension SpecBuilder {
         return message
     }
 
+    /// A message's class-labels oneof (a classifier's, the suppression's):
+    /// `strings` or `integers` sets its case and vector.
+    func classLabels(_ labels: ClassLabels, strings: (UnsafeMutablePointer<MLStringVector>) -> Void,
+                     integers: (UnsafeMutablePointer<MLInt64Vector>) -> Void) {
+        switch labels {
+        case .strings(let values): strings(stringLabels(values))
+        case .integers(let values): integers(integerLabels(values))
+        }
+    }
+
     func stringLabels(_ labels: [String]) -> UnsafeMutablePointer<MLStringVector> {
         let vector: UnsafeMutablePointer<MLStringVector> = new(core_ml__specification__string_vector__init)
         (vector.pointee.n_vector, vector.pointee.vector) = strings(labels)

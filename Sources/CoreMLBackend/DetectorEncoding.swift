@@ -104,14 +104,11 @@ extension SpecBuilder {
         pickTop.pointee.perclass = detector.perClass ? 1 : 0
         message.pointee.suppression_method_case = CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__SUPPRESSION_METHOD_PICK_TOP
         message.pointee.picktop = pickTop
-        switch detector.labels {
-        case .strings(let labels):
-            message.pointee.class_labels_case = CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS_STRING_CLASS_LABELS
-            message.pointee.stringclasslabels = stringLabels(labels)
-        case .integers(let labels):
-            message.pointee.class_labels_case = CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS_INT64_CLASS_LABELS
-            message.pointee.int64classlabels = integerLabels(labels)
-        }
+        classLabels(detector.labels, strings: {
+            (message.pointee.class_labels_case, message.pointee.stringclasslabels) = (CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS_STRING_CLASS_LABELS, $0)
+        }, integers: {
+            (message.pointee.class_labels_case, message.pointee.int64classlabels) = (CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__CLASS_LABELS_INT64_CLASS_LABELS, $0)
+        })
         message.pointee.iouthreshold = detector.iouThreshold
         message.pointee.confidencethreshold = detector.confidenceThreshold
         message.pointee.confidenceinputfeaturename = string(detector.confidenceTensor)

@@ -31,12 +31,8 @@ public struct Detector: Equatable, Sendable {
 
     public init(labels: ClassLabels, confidenceTensor: String = "raw_confidence", coordinatesTensor: String = "raw_coordinates",
                 iouThreshold: Double, confidenceThreshold: Double, perClass: Bool) {
-        self.labels = labels
-        self.confidenceTensor = confidenceTensor
-        self.coordinatesTensor = coordinatesTensor
-        self.iouThreshold = iouThreshold
-        self.confidenceThreshold = confidenceThreshold
-        self.perClass = perClass
+        (self.labels, self.confidenceTensor, self.coordinatesTensor) = (labels, confidenceTensor, coordinatesTensor)
+        (self.iouThreshold, self.confidenceThreshold, self.perClass) = (iouThreshold, confidenceThreshold, perClass)
     }
 }
 
