@@ -23,6 +23,11 @@ final class SSDDetectorTests: XCTestCase {
         let model = try CaffeConverter.convert(deploy: deploy, weights: weights)
         let path = checkDirectory.appendingPathComponent("caffe_ssd.mlmodel").path
         try CoreMLWriter.write(model, to: path)
+        // scripts/check_mlmodels.py decodes it with coremltools and compares these fields.
+        let expectation = path.replacingOccurrences(of: ".mlmodel", with: ".expect.json")
+        try? FileManager.default.removeItem(atPath: expectation)
+        try FileManager.default.copyItem(atPath: repositoryRoot.appendingPathComponent("Tests/Fixtures/expect/caffe_ssd.expect.json").path,
+                                         toPath: expectation)
         let file = try CoreMLReader.read(from: path)
         XCTAssertEqual(file.model.detector, model.detector)
         return try Network(file.model)
@@ -102,6 +107,25 @@ final class SSDDetectorTests: XCTestCase {
         }
         let model = try CaffeConverter.convert(deploy: deploy, weights: weights, detection: DetectionThresholds(iou: 0.3, confidence: 0.5))
         XCTAssertEqual([model.detector?.iouThreshold, model.detector?.confidenceThreshold], [0.3, 0.5])
+    }
+
+    /// PriorBox without `clip` does not clip: the SSD fork's default
+    /// (OpenCV's caffe.proto says true). The fixture's first PriorBox says
+    /// `clip: false`; without the line its priors near the border (which
+    /// reach past the image) must stay as they were.
+    func testPriorBoxClipDefaultsToFalseAsInTheSSDFork() throws {
+        let text = try String(contentsOfFile: deploy, encoding: .utf8)
+        let path = try temporaryFolder().appendingPathComponent("deploy.prototxt").path
+        try text.replacingOccurrences(of: "    clip: false\n", with: "").write(toFile: path, atomically: true, encoding: .utf8)
+        let stated = try CaffeConverter.convert(deploy: deploy, weights: weights)
+        let defaulted = try CaffeConverter.convert(deploy: path, weights: weights)
+        let constants = { (model: Model) in model.nodes.filter { $0.name.hasPrefix("detection_out__prior") }.map(\.operation) }
+        XCTAssertEqual(constants(stated).count, 2)
+        XCTAssertEqual(constants(defaulted), constants(stated))
+        // And clipping does change them: the second PriorBox states clip: true.
+        let clipped = text.replacingOccurrences(of: "    clip: false\n", with: "    clip: true\n")
+        try clipped.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertNotEqual(constants(try CaffeConverter.convert(deploy: path, weights: weights)), constants(stated))
     }
 
     /// The deploy file changed one line at a time: each refusal names the layer and says why.
