@@ -23,32 +23,31 @@ public enum CaffeConverter {
     ///   or `ModelError`.
     /// A deploy definition ending in SSD's DetectionOutput becomes a
     /// detector (`Detector`): its priors computed now, its decoding as
-    /// layers, its NMS settings (or `detection`'s) the pipeline's; the
+    /// layers, its NMS settings (or `options.detectionThresholds`) the pipeline's; the
     /// labels from `options.classLabels`, with or without the background's.
-    public static func convert(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions(),
-                               detection: DetectionThresholds = DetectionThresholds()) throws -> Model {
-        try conversion(deploy: deploy, weights: weights, options: options, detection: detection).model
+    public static func convert(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions()) throws -> Model {
+        try conversion(deploy: deploy, weights: weights, options: options).model
     }
 
     /// `convert`, with the inputs the deploy definition declares for more
     /// than one image and that batch size (BVLC's files say 10): the model
     /// takes one image a prediction.
-    public static func conversion(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions(),
-                                  detection: DetectionThresholds = DetectionThresholds()) throws
+    public static func conversion(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions()) throws
         -> (model: Model, declaredBatches: [(input: String, batch: Int)]) {
-        let built = try build(deploy: deploy, weights: weights, options: options, detection: detection)
+        let built = try build(deploy: deploy, weights: weights, options: options)
         return (built.model, built.declaredBatches)
     }
 
     /// The conversion with the parsed deploy definition (for inspection).
-    static func build(deploy: String, weights: String?, options: ConversionOptions,
-                      detection thresholds: DetectionThresholds = DetectionThresholds()) throws
+    static func build(deploy: String, weights: String?, options: ConversionOptions) throws
         -> (model: Model, net: CaffeNet, declaredBatches: [(input: String, batch: Int)]) {
         let net = try readDeploy(deploy)
         let blobs = try weights.map { try readWeights($0) } ?? CaffeWeights(blobs: [:], source: "")
         var builder = GraphBuilder(net: net, weights: blobs, deployPath: deploy, structureOnly: weights == nil)
         var model = try builder.build()
         var options = options
+        let thresholds = options.detectionThresholds
+        options.detectionThresholds = DetectionThresholds()  // taken here
         if let detection = builder.detection {
             let classes = detection.scored - (detection.background == nil ? 0 : 1)
             let labels = try options.takeDetectorLabels(classes: classes, background: detection.background, source: "the DetectionOutput of \(deploy)")

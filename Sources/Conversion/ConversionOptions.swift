@@ -18,8 +18,14 @@ public struct ConversionOptions: Sendable {
     public var imageScale: Float = 1
     /// A [C, H, W] image subtracted from the input (after scale and biases).
     public var meanImage: Weights?
-    /// Makes the model a classifier with these labels.
+    /// Makes the model a classifier with these labels (a detector's
+    /// classes, with `yoloAnchors` or a detector's own decoding).
     public var classLabels: ClassLabels?
+    /// The anchors (width, height pairs in grid cells) of a YOLOv2 output
+    /// to decode into a detector (`applyYOLODecoding`).
+    public var yoloAnchors: [Float]?
+    /// A detector's thresholds as given.
+    public var detectionThresholds = DetectionThresholds()
     /// Where the labels came from, for error messages.
     public var classLabelsSource = "class labels"
     public var predictedFeatureName = "classLabel"
@@ -49,7 +55,9 @@ public struct ConversionOptions: Sendable {
     func finish(_ model: inout Model, description: String) throws {
         try applyImageInputs(to: &model.inputs)
         Pipeline.run(&model)
-        try applyClassifier(to: &model)
+        var options = self
+        try options.applyYOLODecoding(to: &model)
+        try options.applyClassifier(to: &model)
         model.metadata = metadata
         if model.metadata.shortDescription.isEmpty { model.metadata.shortDescription = description }
         let shapes = try model.validate()
@@ -93,6 +101,34 @@ public struct ConversionOptions: Sendable {
                 width: shape[2], height: shape[1], colorSpace: colorSpace, scale: imageScale,
                 redBias: redBias, greenBias: greenBias, blueBias: blueBias, grayBias: grayBias, meanImage: meanImage))
         }
+    }
+
+    /// With `yoloAnchors`, the model's one output is a YOLOv2 grid: it is
+    /// decoded as layers (`YOLORegion`; C from the labels, else from the
+    /// grid's channels) and the model becomes a detector (thresholds from
+    /// `detectionThresholds`, else Darknet's 0.45 and 0.25; per class),
+    /// the labels its classes'.
+    /// - Throws: `ModelError` when the model has not one [A * (5 + C), H, W]
+    ///   output; `ConversionOptionError` for labels that do not fit.
+    public mutating func applyYOLODecoding(to model: inout Model) throws {
+        guard let anchors = yoloAnchors else {
+            if detectionThresholds.iou != nil || detectionThresholds.confidence != nil {
+                throw ConversionOptionError("thresholds apply to a detector: give --yolo-anchors for a YOLOv2 output")
+            }
+            return
+        }
+        guard model.outputs.count == 1, model.classifier == nil, model.detector == nil else {
+            throw ModelError("--yolo-anchors decodes one YOLOv2 output, and the model has \(model.outputs.count): \(model.outputs.map(\.name))")
+        }
+        let grid = model.outputs[0].name
+        var shapes = try ShapeInference.shapes(of: model)
+        let shape = shapes[grid]!
+        let decoding = try YOLORegion(anchorValues: anchors, classes: classLabels?.count, gridChannels: shape.dimensions.count == 3 ? shape.channels : -1)
+        let labels = try takeDetectorLabels(classes: decoding.classes, source: "the YOLOv2 output '\(grid)'")
+        _ = try ShapeInference.append(try decoding.nodes(grid: grid, shape: shape), to: &model.nodes, shapes: &shapes)
+        model.outputs = [Output(name: YOLORegion.confidenceName), Output(name: YOLORegion.coordinatesName)]
+        model.detector = Detector(labels: labels, iouThreshold: detectionThresholds.iou ?? 0.45,
+                                  confidenceThreshold: detectionThresholds.confidence ?? 0.25, perClass: true)
     }
 
     /// Makes `model` a classifier when labels were given: its last layer's

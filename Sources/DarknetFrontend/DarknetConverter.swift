@@ -15,15 +15,14 @@ public enum DarknetConverter {
     ///   - imageInput: false keeps `image` a [C, H, W] array input (the
     ///     values Darknet computes on, 0-1) when the options name no image input.
     ///   - region: what a final `[region]` becomes (`RegionOutput`).
-    ///   - detection: the detector's thresholds, where `region` is
-    ///     `.detector` (Darknet's own defaults otherwise: confidence 0.25,
-    ///     IoU 0.45, suppression per class).
+    ///   The detector's thresholds are `options.detectionThresholds` (Darknet's
+    ///   own defaults otherwise: confidence 0.25, IoU 0.45; suppression per class).
     /// - Throws: `DarknetError` with `file:line` for what the definition
     ///   cannot express or the weights do not fit; `ModelError` from the
     ///   finished model.
     public static func convert(config configPath: String, weights weightsPath: String?,
                                options: ConversionOptions = ConversionOptions(), imageInput: Bool = true,
-                               region: RegionOutput = .detector, detection: DetectionThresholds = DetectionThresholds()) throws -> Model {
+                               region: RegionOutput = .detector) throws -> Model {
         let config = try DarknetConfig(path: configPath)
         var weights = try weightsPath.map(DarknetWeights.init(path:))
         var walk = DarknetWalk(region: region)
@@ -33,6 +32,8 @@ public enum DarknetConverter {
                                + "the two files do not belong together")
         }
         var options = options
+        let detection = options.detectionThresholds
+        options.detectionThresholds = DetectionThresholds()  // taken here
         if let classes = walk.regionClasses, region == .detector {
             // The labels name the detector's classes, not a classifier's.
             let labels = try options.takeDetectorLabels(classes: classes, source: "the [region] layer of \(configPath)")
@@ -94,7 +95,7 @@ struct DarknetWalk {
                         throw section.error(error.message)
                     }
                     regionClasses = decoding.classes
-                    modelOutputs = [DarknetRegion.confidenceName, DarknetRegion.coordinatesName]
+                    modelOutputs = [YOLORegion.confidenceName, YOLORegion.coordinatesName]
                 }
                 break
             }
@@ -178,25 +179,21 @@ struct DarknetWalk {
 
     /// Darknet's `[reorg]` (stride s, as YOLOv2's passthrough uses it): the
     /// [c, h, w] input read as [c/s², h·s, w·s] (reorg_cpu indexes it so),
-    /// rearranged space-to-depth with TensorFlow's channel order (block
-    /// row, block column, channel), and that [c, h, w] result read as
-    /// [c·s², h/s, w/s]. Written with Core ML's rank-3 reshape and permute:
-    /// reshape [c'·h, s, w·s], permute to [s, c'·h, w·s], reshape
-    /// [s, c'·h·w, s], permute to [s, s, c'·h·w], reshape to the output
-    /// (c' = c/s²); each reshape keeps the values' order.
+    /// rearranged space-to-depth with TensorFlow's channel order
+    /// (`SpaceToDepth`), and that [c, h, w] result read as [c·s², h/s, w/s]
+    /// (the last reshape keeps the values' order, as each does).
     mutating func reorg(_ section: DarknetConfig.Section, index: Int, input: String) throws -> String {
         let shape = shapes[input]!
         let (c, h, w) = (shape.channels, shape.height, shape.width)
         let s = try section.int("stride", 1)
         guard try section.int("reverse", 0) == 0 else { throw section.error("reverse=1 is not converted yet") }
-        guard s > 0, c % (s * s) == 0, h % s == 0, w % s == 0 else {
+        guard s > 0, c % (s * s) == 0, h % s == 0, w % s == 0,
+              var steps = SpaceToDepth.steps(channels: c / (s * s), height: h * s, width: w * s, block: s) else {
             throw section.error("stride=\(s) does not divide the input \(c)x\(h)x\(w) (channels by stride², height and width by stride)")
         }
+        steps[steps.count - 1] = .reshape(targetShape: [c * s * s, h / s, w / s], order: .channelFirst)
         let name = "reorg_\(index)"
         var tensor = input
-        let steps: [Op] = [.reshape(targetShape: [c / (s * s) * h, s, w * s], order: .channelFirst), .permute(axes: [0, 2, 1, 3]),
-                           .reshape(targetShape: [s, c / (s * s) * h * w, s], order: .channelFirst), .permute(axes: [0, 1, 3, 2]),
-                           .reshape(targetShape: [c * s * s, h / s, w / s], order: .channelFirst)]
         for (step, operation) in steps.enumerated() {
             tensor = try emit(Node(step == steps.count - 1 ? name : "\(name)_\(step)", operation, input: tensor))
         }

@@ -27,6 +27,24 @@ extension TFOpTable {
         return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
+    /// SpaceToDepth (YOLOv2's passthrough as TensorFlow graphs hold it):
+    /// `SpaceToDepth.steps`, the TF node's name on the last.
+    static func spaceToDepth(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        try b.node.requireNHWC()
+        let x = try b.tensor(0)
+        let block = b.node.int("block_size") ?? 0
+        guard x.rank == 4, let steps = SpaceToDepth.steps(channels: x.shape.channels, height: x.shape.height, width: x.shape.width, block: block) else {
+            throw b.node.fail("block_size \(block) does not divide the \(x.shape.height)x\(x.shape.width) map")
+        }
+        var input = x.name
+        let nodes = steps.enumerated().map { index, step in
+            let node = b.emit(step, [input], suffix: index == steps.count - 1 ? nil : "step\(index)")
+            input = node.outputs[0]
+            return node
+        }
+        return (nodes, .tensor(name: b.name, rank: 4))
+    }
+
     /// ResizeNearestNeighbor to whole multiples of the input (UpSampling2D):
     /// each pixel repeated, with or without half-pixel centers (the same for
     /// whole factors); align_corners samples other pixels and is refused.

@@ -91,7 +91,7 @@ enum TFOpTable {
         "Rsqrt": { try elementwise($0, .unary(Unary(kind: .rsqrt))) }, "Square": square,
         "SquaredDifference": squaredDifference, "StridedSlice": stridedSlice,
         "Conv2DBackpropInput": transposedConvolution, "ResizeNearestNeighbor": resizeNearest, "ResizeBilinear": resizeBilinear, "MirrorPad": mirrorPad,
-        "Max": maxOverMap, "Transpose": transpose, "_Repeat": repeatAlongAxis, "Abs": { try elementwise($0, .unary(Unary(kind: .abs))) },
+        "Max": maxOverMap, "Transpose": transpose, "SpaceToDepth": spaceToDepth, "_Repeat": repeatAlongAxis, "Abs": { try elementwise($0, .unary(Unary(kind: .abs))) },
     ]
 
     /// One layer on one tensor, keeping its rank.

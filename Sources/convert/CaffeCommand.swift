@@ -38,14 +38,14 @@ enum CaffeCommand: Command {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         let (deploy, weights) = try ConversionFlags.caffePair(try arguments.string("prototxt"), try arguments.string("weights"))
-        let thresholds = try ConversionFlags.detectionThresholds(arguments)
+        options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
         let mean = arguments.optionalString("mean")
         if let mean { try ConversionFlags.refuseOtherKinds(mean, what: "a Caffe mean image (mean.binaryproto)") }
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
         try convert(to: output, inputs: inputs,
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
             if let mean { options.meanImage = try CaffeConverter.readMeanImage(mean) }
-            let (model, batches) = try CaffeConverter.conversion(deploy: deploy, weights: weights, options: options, detection: thresholds)
+            let (model, batches) = try CaffeConverter.conversion(deploy: deploy, weights: weights, options: options)
             return (model, CaffeConverter.batchNote(batches).map { [$0] } ?? [])
         }
     }

@@ -33,8 +33,8 @@ enum DarknetCommand: Command {
 
     static func run(_ arguments: ParsedArguments) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
-        let options = try ConversionFlags.options(from: arguments)
-        let thresholds = try ConversionFlags.detectionThresholds(arguments)
+        var options = try ConversionFlags.options(from: arguments)
+        options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
         let region: RegionOutput = try arguments.value("region-output") { text in
             switch text {
             case "detector": .detector
@@ -50,7 +50,7 @@ enum DarknetCommand: Command {
         try weights.check(expected: Frontend.darknetWeights.formats, what: Frontend.darknetWeights.name, sameProgram: both)
         try convert(to: output, inputs: [config.path, weights.path] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            (try DarknetConverter.convert(config: config.path, weights: weights.path, options: options, region: region, detection: thresholds), [])
+            (try DarknetConverter.convert(config: config.path, weights: weights.path, options: options, region: region), [])
         }
     }
 }

@@ -15,7 +15,9 @@ enum TensorFlowCommand: Command {
             image_input_names -> --image-input, red_bias / image_scale / class_labels likewise. Tensor names may be \
             given with or without ':0'. Core ML feature names come from tensor names: ':0' is dropped and characters \
             other than letters, digits and '_' become '_' (input:0 -> input, a/b:1 -> a_b_1); --image-input takes \
-            the graph's name.
+            the graph's name. A YOLOv2 graph (its passthrough as SpaceToDepth) becomes an object detector Vision reads with \
+            --yolo-anchors: its output decoded as Darknet's [region] does and suppressed (see coreml-convert darknet --help; \
+            --class-labels names the classes).
             """)
     static let options = Options {
         Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")
@@ -25,12 +27,23 @@ enum TensorFlowCommand: Command {
                help: "A tensor to expose as an output of the model (default: the graph's sinks).")
         ConversionFlags.imageOptions
         ConversionFlags.labelAndMetadataOptions
+        Option("yolo-anchors", valueName: "w,h,...",
+               help: "The anchors (width, height pairs in grid cells, as Darknet's cfg lists them) of a YOLOv2 output to decode into a detector.")
+        ConversionFlags.detectorOptions
     }
 
     static func run(_ arguments: ParsedArguments) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         options.imageInputNames = options.imageInputNames.map(TensorFlowConverter.featureName)
+        options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
+        options.yoloAnchors = try arguments.optionalValue("yolo-anchors") { text in
+            let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Float($0.trimmingCharacters(in: .whitespaces)) }
+            guard values.count >= 2, values.count % 2 == 0, values.allSatisfy({ $0 != nil && $0!.isFinite && $0! > 0 }) else {
+                throw UsageError("takes pairs of positive widths and heights (w,h,w,h,...)")
+            }
+            return values.map { $0! }
+        }
         let inputs = try ConversionFlags.inputShapes(arguments).map { TensorFlowConverter.InputShape(name: $0.name, shape: $0.shape) }
         let graph = try arguments.string("graph")
         try Frontend.tensorflow.require(graph)

@@ -105,7 +105,9 @@ final class SSDDetectorTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("voc.txt: 2 class labels, and the DetectionOutput of \(self.deploy) detects 4 classes: give 4 (or 5 with the background's)"),
                           "\(error)")
         }
-        let model = try CaffeConverter.convert(deploy: deploy, weights: weights, detection: DetectionThresholds(iou: 0.3, confidence: 0.5))
+        var given = ConversionOptions()
+        given.detectionThresholds = DetectionThresholds(iou: 0.3, confidence: 0.5)
+        let model = try CaffeConverter.convert(deploy: deploy, weights: weights, options: given)
         XCTAssertEqual([model.detector?.iouThreshold, model.detector?.confidenceThreshold], [0.3, 0.5])
     }
 

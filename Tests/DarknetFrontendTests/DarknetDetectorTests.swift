@@ -18,9 +18,10 @@ final class DarknetDetectorTests: XCTestCase {
     let folder = darknetFixtures.appendingPathComponent("detector")
 
     func network(iou: Double = 0.4, confidence: Double = 0.2) throws -> (Network, Model) {
+        var options = ConversionOptions()
+        options.detectionThresholds = DetectionThresholds(iou: iou, confidence: confidence)
         let model = try DarknetConverter.convert(config: folder.appendingPathComponent("model.cfg").path,
-                                                 weights: folder.appendingPathComponent("model.weights").path,
-                                                 detection: DetectionThresholds(iou: iou, confidence: confidence))
+                                                 weights: folder.appendingPathComponent("model.weights").path, options: options)
         let path = checkDirectory.appendingPathComponent("darknet_detector.mlmodel").path
         try CoreMLWriter.write(model, to: path)
         if iou == 0.4, confidence == 0.2 {
@@ -109,11 +110,13 @@ final class DarknetDetectorTests: XCTestCase {
         XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: weights, options: options)) { error in
             XCTAssertTrue("\(error)".contains("voc.txt: 2 class labels, and the [region] layer of \(config) detects 20 classes: give 20"), "\(error)")
         }
-        XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: weights, detection: DetectionThresholds(iou: 2))) { error in
+        var strict = ConversionOptions()
+        strict.detectionThresholds = DetectionThresholds(iou: 2)
+        XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: weights, options: strict)) { error in
             XCTAssertTrue("\(error)".contains("the detector's IoU threshold must be from 0 to 1, not 2.0"), "\(error)")
         }
-        XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: weights, region: .grid,
-                                                          detection: DetectionThresholds(confidence: 0.5))) { error in
+        strict.detectionThresholds = DetectionThresholds(confidence: 0.5)
+        XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: weights, options: strict, region: .grid)) { error in
             XCTAssertTrue("\(error)".contains("thresholds apply to a detector, and this network is converted to its raw grid, not a detector"), "\(error)")
         }
         options.classLabels = .strings((0..<20).map { "class \($0)" })
