@@ -90,38 +90,18 @@ def build_classifier(dangling_input=False):
 
 
 def build_detector():
-    """A detector pipeline as coremltools' examples build it: a network
-    whose two double outputs (4 rows) feed a non-maximum suppression."""
-    from coremltools.proto import Model_pb2
+    """A detector pipeline as coremltools' examples build it
+    (make_coreml_fixtures.detector_pipeline): a network whose two outputs
+    (4 rows) feed a non-maximum suppression."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
+    from make_coreml_fixtures import detector_pipeline
     builder = NeuralNetworkBuilder([("data", datatypes.Array(4, 1, 1))],
                                    [("raw_confidence", datatypes.Array(4, 2)), ("raw_coordinates", datatypes.Array(4, 4))])
     builder.add_inner_product("conf", W=np.ones((8, 4)), b=None, input_channels=4, output_channels=8, has_bias=False,
                               input_name="data", output_name="raw_confidence")
     builder.add_inner_product("box", W=np.ones((16, 4)), b=None, input_channels=4, output_channels=16, has_bias=False,
                               input_name="data", output_name="raw_coordinates")
-    network = builder.spec
-    network.specificationVersion = 3
-    suppression = Model_pb2.Model(specificationVersion=3)
-    for feature in network.description.output:
-        suppression.description.input.add().CopyFrom(feature)
-    for name, columns in [("confidence", 2), ("coordinates", 4)]:
-        output = suppression.description.output.add(name=name)
-        output.type.multiArrayType.dataType = Model_pb2.FeatureTypes__pb2.ArrayFeatureType.DOUBLE
-        output.type.multiArrayType.shapeRange.sizeRanges.add(lowerBound=0, upperBound=-1)
-        output.type.multiArrayType.shapeRange.sizeRanges.add(lowerBound=columns, upperBound=columns)
-    nms = suppression.nonMaximumSuppression
-    nms.confidenceInputFeatureName, nms.coordinatesInputFeatureName = "raw_confidence", "raw_coordinates"
-    nms.confidenceOutputFeatureName, nms.coordinatesOutputFeatureName = "confidence", "coordinates"
-    nms.iouThreshold, nms.confidenceThreshold = 0.45, 0.25
-    nms.pickTop.perClass = True
-    nms.stringClassLabels.vector.extend(["cat", "dog"])
-    pipeline = Model_pb2.Model(specificationVersion=3)
-    pipeline.description.input.add().CopyFrom(network.description.input[0])
-    for feature in suppression.description.output:
-        pipeline.description.output.add().CopyFrom(feature)
-    pipeline.pipeline.models.add().CopyFrom(network)
-    pipeline.pipeline.models.add().CopyFrom(suppression)
-    return pipeline
+    return detector_pipeline(builder.spec, ["cat", "dog"], iou=0.45, confidence=0.25)
 
 
 def suppression_of(spec):
