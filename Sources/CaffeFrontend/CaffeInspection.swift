@@ -23,6 +23,9 @@ public enum CaffeInspection {
         public var removed: [(layer: String, type: String)]
         /// Deploy layers whose work moved into the node named `into`.
         public var folded: [(layer: String, type: String, into: String)]
+        /// SSD's PriorBox layers and their concatenation: computed at
+        /// conversion, constants of the DetectionOutput's decoding.
+        public var computed: [(layer: String, type: String)] = []
         /// Layers whose blobs the weights file stores as doubles (`double_data`).
         public var doubleLayers: Set<String>
         /// Inputs declared for more than one image, converted for one.
@@ -76,9 +79,13 @@ public enum CaffeInspection {
         var producer: [String: String] = [:]  // Caffe blob -> the node that now computes it
         var removed: [(layer: String, type: String)] = []
         var folded: [(layer: String, type: String, into: String)] = []
+        var computed: [(layer: String, type: String)] = [], priors = Set<String>()
         for layer in net.layers where !layer.isTrainingOnly {
             let source = layer.bottoms.first.flatMap { producer[$0] }
-            if layer.type == "Input" || hasNode(layer.name) {
+            if layer.type == "PriorBox" || layer.type == "Concat" && !layer.bottoms.isEmpty && layer.bottoms.allSatisfy(priors.contains) {
+                computed.append((layer.name, layer.type))
+                priors.formUnion(layer.tops)
+            } else if layer.type == "Input" || hasNode(layer.name) {
                 for top in layer.tops { producer[top] = layer.type == "Input" ? nil : layer.name }
             } else if ["Dropout", "Split", "Silence"].contains(layer.type) || source == nil {
                 removed.append((layer.name, layer.type))
@@ -89,7 +96,7 @@ public enum CaffeInspection {
             }
         }
         let name = CArrays.string(net.decoded.root.pointee.name)
-        return Net(model: model, format: net.format.rawValue, name: name, removed: removed, folded: folded,
+        return Net(model: model, format: net.format.rawValue, name: name, removed: removed, folded: folded, computed: computed,
                    doubleLayers: doubles, declaredBatches: batches)
     }
 

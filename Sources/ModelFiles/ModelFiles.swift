@@ -131,6 +131,12 @@ public enum ModelFiles {
             }
             notes.append(("Folded", targets.map { "\(layers[$0]!.joined(separator: ", ")) into \($0)" }))
         }
+        if !net.computed.isEmpty {
+            let priors = net.model.detector.flatMap { detector in
+                try? ShapeInference.shapes(of: net.model)[detector.coordinatesTensor]?.dimensions.dropLast().last
+            }.map { "\($0) priors, " } ?? ""
+            notes.append(("Computed", ["\(net.computed.map { "\($0.layer) (\($0.type))" }.joined(separator: ", ")): \(priors)constants of the decoding"]))
+        }
         return notes
     }
 }

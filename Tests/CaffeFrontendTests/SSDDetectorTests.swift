@@ -47,6 +47,10 @@ final class SSDDetectorTests: XCTestCase {
         // Class numbers without the background's (0), as SSD numbers its labels.
         XCTAssertEqual(detector.labels, .integers([1, 2, 3, 4]))
         XCTAssertFalse(model.nodes.contains { $0.name.contains("priorbox") }, "priors are constants, not layers")
+        // inspect says where they went.
+        let inspected = try CaffeInspection.convert(deploy: deploy, weights: nil)
+        XCTAssertEqual(inspected.computed.map(\.layer), ["conv1_mbox_priorbox", "conv2_mbox_priorbox", "mbox_priorbox"])
+        XCTAssertTrue(inspected.folded.isEmpty, "\(inspected.folded)")
     }
 
     func testDecodedRowsMatchNumpysDecodingOfOpenCVsBlobs() throws {
