@@ -124,7 +124,7 @@ enum ConversionFlags {
     ]
 
     static let labelAndMetadataOptions: [OptionSpec] = [
-        Option("class-labels", valueName: "labels.txt", help: "One label per line: makes the model a classifier (classLabel, classLabelProbs).").spec,
+        Option("class-labels", valueName: "labels.txt", help: "One label per line: makes the model a classifier (classLabel, classLabelProbs), or names a detector's classes.").spec,
         Option("predicted-feature-name", valueName: "name", default: "classLabel", help: "Name of the top-label output.").spec,
         Option("author", valueName: "text", help: "Metadata: author.").spec,
         Option("license", valueName: "text", help: "Metadata: license.").spec,

@@ -11,7 +11,7 @@ import Runtime
 /// `predict`: run a `.mlmodel` on the CPU and print what it predicts.
 enum PredictCommand: Command {
     static var configuration: CommandConfiguration { CommandConfiguration(
-        name: "coreml-predict", abstract: "Run a Core ML model on the CPU: top labels for images, or outputs as .npy files.",
+        name: "coreml-predict", abstract: "Run a Core ML model on the CPU: top labels for images (a detector's boxes), or outputs as .npy files.",
         discussion: """
             Images (PNG or JPEG, or folders of them) are fitted to the model's image input as Vision fits them \
             (--crop-and-scale, printed with the results) and preprocessed as Core ML does; several images are predicted one \
