@@ -183,8 +183,9 @@ public enum FormatDetection {
         }
         // NetParameter: name 1, layers 2 (V1), input 3, input_dim 4, force_backward 5,
         // state 6, debug_info 7, input_shape 8, layer 100. Core ML's Model has
-        // description 2 and its model types at 200 and above.
-        if fields.contains(where: { $0.number > 100 }) { return first.number == 2 ? .coreML : nil }
+        // description 2 and its model types at 200 and above (a pipeline's
+        // models are Models again: one may open with its type).
+        if fields.contains(where: { $0.number > 100 }) { return first.number == 2 || first.number >= 200 ? .coreML : nil }
         let caffe: [UInt64: Set<UInt64>] = [1: [2], 2: [2], 3: [2], 4: [0, 2], 5: [0], 6: [2], 7: [0], 8: [2], 100: [2]]
         if fields.allSatisfy({ caffe[$0.number]?.contains($0.wireType) ?? false }) { return .caffeModel }
         return nil
