@@ -19,23 +19,32 @@ struct PriorTable {
         self.variances = variances
     }
 
+    /// Sizes, steps, ratios and variances above this are refused: no image
+    /// is that large (ShapeInference's bound on a dimension).
+    static let largest = Double(ShapeInference.maximumSize)
+
+    /// Whether `value` is a number from just above 0 to `largest`.
+    static func isSize(_ value: Double) -> Bool { value > 0 && value <= largest }
+
     init(_ p: Caffe__PriorBoxParameter, feature: TensorShape, image: TensorShape, fail: (String) -> CaffeError) throws {
         let minSizes = CArrays.array(p.min_size, p.n_min_size).map(Double.init)
         let maxSizes = CArrays.array(p.max_size, p.n_max_size).map(Double.init)
-        guard !minSizes.isEmpty, minSizes.allSatisfy({ $0 > 0 && $0.isFinite }) else { throw fail("prior_box_param needs positive min_size values") }
-        guard maxSizes.isEmpty || maxSizes.count == minSizes.count, zip(minSizes, maxSizes).allSatisfy({ $1 > $0 && $1.isFinite }) else {
-            throw fail("prior_box_param needs one max_size per min_size, each larger")
+        guard !minSizes.isEmpty, minSizes.allSatisfy(Self.isSize) else {
+            throw fail("prior_box_param needs min_size values above 0 and at most \(ShapeInference.maximumSize)")
+        }
+        guard maxSizes.isEmpty || maxSizes.count == minSizes.count, zip(minSizes, maxSizes).allSatisfy({ $1 > $0 && Self.isSize($1) }) else {
+            throw fail("prior_box_param needs one max_size per min_size, each larger (and at most \(ShapeInference.maximumSize))")
         }
         var ratios: [Double] = [1]
         for ratio in CArrays.array(p.aspect_ratio, p.n_aspect_ratio).map(Double.init) {
-            guard ratio > 0, ratio.isFinite else { throw fail("aspect_ratio \(ratio) is not a positive number") }
+            guard Self.isSize(ratio) else { throw fail("aspect_ratio \(ratio) is not a number above 0 and at most \(ShapeInference.maximumSize)") }
             if ratios.contains(where: { abs($0 - ratio) < 1e-6 }) { continue }
             ratios.append(ratio)
             if p.flip != 0 { ratios.append(1 / ratio) }
         }
         let given = CArrays.array(p.variance, p.n_variance).map(Double.init)
-        guard [0, 1, 4].contains(given.count), given.allSatisfy({ $0 > 0 && $0.isFinite }) else {
-            throw fail("prior_box_param takes one or four positive variances, not \(given)")
+        guard [0, 1, 4].contains(given.count), given.allSatisfy(Self.isSize) else {
+            throw fail("prior_box_param takes one or four variances above 0 and at most \(ShapeInference.maximumSize), not \(given)")
         }
         let variance = given.isEmpty ? [0.1, 0.1, 0.1, 0.1] : given.count == 1 ? Array(repeating: given[0], count: 4) : given
         let imageWidth = Double(p.has_img_size != 0 ? p.img_size : p.has_img_w != 0 ? p.img_w : UInt32(image.width))
@@ -43,8 +52,8 @@ struct PriorTable {
         let (rows, columns) = (feature.height, feature.width)
         let stepWidth = Double(p.has_step != 0 ? p.step : p.has_step_w != 0 ? p.step_w : Float(imageWidth / Double(columns)))
         let stepHeight = Double(p.has_step != 0 ? p.step : p.has_step_h != 0 ? p.step_h : Float(imageHeight / Double(rows)))
-        guard imageWidth > 0, imageHeight > 0, stepWidth > 0, stepHeight > 0, Double(p.offset).isFinite else {
-            throw fail("prior_box_param's image size, step and offset must be positive numbers")
+        guard [imageWidth, imageHeight, stepWidth, stepHeight].allSatisfy(Self.isSize), (0...1).contains(p.offset) else {
+            throw fail("prior_box_param's image size and step must be above 0 and at most \(ShapeInference.maximumSize), its offset from 0 to 1")
         }
         let perCell = minSizes.count * (ratios.count + (maxSizes.isEmpty ? 0 : 1))
         guard let total = [rows, columns, perCell, 4].checkedProduct, total <= TensorShape.maximumCount else { throw fail("makes too many priors") }

@@ -32,8 +32,8 @@ public struct YOLORegion: Sendable {
     /// - Throws: `ModelError` when the values are not positive pairs or the
     ///   channels are not A * (5 + C).
     public init(anchorValues values: [Float], classes: Int?, gridChannels: Int) throws(ModelError) {
-        guard !values.isEmpty, values.count % 2 == 0, values.allSatisfy({ $0.isFinite && $0 > 0 }) else {
-            throw ModelError("anchors must be pairs of positive widths and heights, not \(values)")
+        guard !values.isEmpty, values.count % 2 == 0, values.allSatisfy(Self.isAnchorSize) else {
+            throw ModelError("anchors must be pairs of widths and heights above 0 and at most \(ShapeInference.maximumSize) grid cells, not \(values)")
         }
         let count = values.count / 2
         let classes = classes ?? (gridChannels % count == 0 ? gridChannels / count - 5 : 0)
@@ -42,6 +42,10 @@ public struct YOLORegion: Sendable {
         }
         self.init(anchors: stride(from: 0, to: values.count, by: 2).map { (values[$0], values[$0 + 1]) }, classes: classes)
     }
+
+    /// An anchor's width or height: above 0, at most ShapeInference's bound
+    /// on a dimension (in grid cells; a larger one is no real anchor).
+    public static func isAnchorSize(_ value: Float) -> Bool { value > 0 && value <= Float(ShapeInference.maximumSize) }
 
     /// The decoding's nodes for `grid` of `shape`.
     /// - Throws: `ModelError` when the channels are not A * (5 + C).

@@ -11,8 +11,9 @@ struct DarknetRegion {
         let values: [Float] = try section.list("anchors")
         let classes = try section.int("classes")
         let count = try section.int("num", values.count / 2)
-        guard classes > 0, count > 0, values.count == 2 * count, values.allSatisfy({ $0.isFinite && $0 > 0 }) else {
-            throw section.error("needs classes > 0 and num pairs of positive anchors (anchors=\(section.string("anchors", "")), num=\(count))")
+        guard classes > 0, count > 0, values.count == 2 * count, values.allSatisfy(YOLORegion.isAnchorSize) else {
+            throw section.error("needs classes > 0 and num pairs of anchors above 0 and at most \(ShapeInference.maximumSize) "
+                                + "(anchors=\(section.string("anchors", "")), num=\(count))")
         }
         guard try section.int("coords", 4) == 4, try section.int("softmax", 1) == 1 else {
             throw section.error("coords other than 4, or softmax=0, are not converted")
