@@ -84,16 +84,16 @@ public struct FidelityReport: Sendable {
         let arrays = probes.filter { $0.contains("=") && !FileManager.default.fileExists(atPath: $0) }
         var images = probes.filter { !arrays.contains($0) }
         for probe in arrays {
-            let parts = probe.split(separator: "=", maxSplits: 1).map(String.init)
-            guard let input = model.inputs.first(where: { $0.name == parts[0] }), input.image == nil else {
+            guard let file = NamedFile(parsing: probe) else { throw RuntimeError("--probe \(probe): an array input's probe is name=x.npy") }
+            guard let input = model.inputs.first(where: { $0.name == file.name }), input.image == nil else {
                 let names = model.inputs.filter { $0.image == nil }.map(\.name)
-                throw RuntimeError("--probe \(probe): the model has no array input '\(parts[0])'"
+                throw RuntimeError("--probe \(probe): the model has no array input '\(file.name)'"
                                    + (names.isEmpty ? "" : " (its array inputs: \(names.joined(separator: ", ")))"))
             }
-            inputs[input.name] = .array(try NumpyFile.tensor(path: parts[1], fitting: shapes[input.name]!, input: input.name))
+            inputs[input.name] = .array(try NumpyFile.tensor(path: file.path, fitting: shapes[input.name]!, input: input.name))
             named.append(probe)
         }
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         for input in model.inputs where inputs[input.name] == nil {
             if let format = input.image {
                 if let path = images.first {
@@ -107,7 +107,7 @@ public struct FidelityReport: Sendable {
                                                   pixels: (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) }))
             } else {
                 let shape = shapes[input.name]!
-                inputs[input.name] = .array(Tensor(shape: shape, values: (0..<shape.count).map { _ in Float(random.next() >> 40) * 0x1p-24 }))
+                inputs[input.name] = .array(Tensor(shape: shape, values: (0..<shape.count).map { _ in random.nextFloat(in: 0...1) }))
             }
         }
         if let extra = images.first { throw RuntimeError("--probe \(extra): the model has no image input left for it (an array input takes name=x.npy)") }
@@ -117,22 +117,6 @@ public struct FidelityReport: Sendable {
     }
 }
 
-/// SplitMix64: the same values for the same seed on every machine.
-struct SeededGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
 
 extension FidelityReport {
     /// The report as `convert` prints it after the summary.

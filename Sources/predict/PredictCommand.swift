@@ -85,7 +85,10 @@ enum PredictCommand: Command {
         try checkLabels(allow, "--allow", network.model)
         try checkLabels(deny, "--deny", network.model)
         let ranking = Ranking(maxResults: maxResults, scoreThreshold: scoreThreshold, allow: allow, deny: deny)
-        let arrays = try arguments.values("input", parse: NamedFile.init(parsing:))
+        let arrays = try arguments.values("input") { text in
+            guard let named = NamedFile(parsing: text) else { throw UsageError("--input takes name=file.npy, got '\(text)'") }
+            return named
+        }
         let imagePaths = try ImageList.expand(arguments.strings("images"))
         if imagePaths.count > 1, arguments.optionalString("output-npy") != nil {
             // Every image's outputs would be written to the same files, the last image's remaining.
@@ -176,19 +179,6 @@ enum PredictCommand: Command {
     }
 }
 
-/// `name=path` from `--input`.
-struct NamedFile {
-    var name: String
-    var path: String
-
-    init(parsing text: String) throws {
-        guard let equals = text.firstIndex(of: "="), equals != text.startIndex, text.index(after: equals) != text.endIndex else {
-            throw UsageError("--input takes name=file.npy, got '\(text)'")
-        }
-        name = String(text[..<equals])
-        path = String(text[text.index(after: equals)...])
-    }
-}
 
 /// Image paths from the command line: files as given, folders expanded to
 /// their PNG and JPEG files in name order.

@@ -1,6 +1,7 @@
 import CLI
 import Foundation
 import ImageFiles
+import ModelFiles
 import ModelFormat
 import Naming
 import Runtime

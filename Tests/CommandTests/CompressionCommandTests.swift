@@ -76,7 +76,7 @@ final class CompressionCommandTests: XCTestCase {
         // A probe that does not fit is one error before anything is written.
         let other = folder.appendingPathComponent("other.mlmodel").path
         for (probe, words) in [("y=" + source, "the model has no array input 'y' (its array inputs: x)"), (face, "no image input left for it"),
-                               ("x=" + source, "float.mlmodel")] {
+                               ("x=" + source, "float.mlmodel"), ("x=", "--probe x=: an array input's probe is name=x.npy")] {
             let wrong = try ProgramRunner.run("coreml-convert", ["mlmodel", source, "--precision", "float16", "--probe", probe, "-o", other])
             XCTAssertEqual(wrong.status, 1, wrong.standardError)
             XCTAssertTrue(wrong.standardError.contains(words), wrong.standardError)

@@ -27,7 +27,7 @@ struct KMeansTable {
         var distinct: [Float] = [], occurrences: [Double] = []
         for value in sorted {
             if value == distinct.last { occurrences[occurrences.count - 1] += 1 } else { distinct.append(value); occurrences.append(1) }
-            if distinct.count > max(optimalLimit, count) { break }
+            if distinct.count > optimalLimit { break }  // (count, at most 256, is below it)
         }
         if distinct.count <= count {  // every value gets its own entry, exactly
             return KMeansTable(entries: distinct + [Float](repeating: distinct.last!, count: count - distinct.count))

@@ -46,12 +46,12 @@ enum Quantizer {
         if let bad = values.first(where: { !$0.isFinite }) {
             throw Failure(message: "holds \(bad) among its values, which no quantization level can hold")
         }
-        var separate = bits == 8 ? [] : [UInt8](repeating: 0, count: values.count)
-        let mapping = separate.withUnsafeMutableBufferPointer { own in
-            let levels = bits == 8 ? packed.bindMemory(to: UInt8.self) : own
-            defer { if bits < 8 { pack(UnsafeBufferPointer(levels), bits: bits, into: packed) } }
-            return mapLevels(values, bits: bits, mode: mode, layout: layout, into: levels)
+        if bits == 8 {
+            return mapLevels(values, bits: bits, mode: mode, layout: layout, into: packed.bindMemory(to: UInt8.self))
         }
+        var levels = [UInt8](repeating: 0, count: values.count)
+        let mapping = levels.withUnsafeMutableBufferPointer { mapLevels(values, bits: bits, mode: mode, layout: layout, into: $0) }
+        levels.withUnsafeBufferPointer { pack($0, bits: bits, into: packed) }
         return mapping
     }
 
