@@ -119,6 +119,15 @@ final class DarknetDetectorTests: XCTestCase {
         XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: weights, options: strict, region: .grid)) { error in
             XCTAssertTrue("\(error)".contains("thresholds apply to a detector, and this network is converted to its raw grid, not a detector"), "\(error)")
         }
+        // Anchors of 2^31 grid cells (or NaN) are no anchors.
+        for value in ["2147483648", "nan", "0"] {
+            let text = try String(contentsOfFile: config, encoding: .utf8)
+            let path = try temporaryFolder().appendingPathComponent("model.cfg").path
+            try text.replacingOccurrences(of: "anchors = 1.08,", with: "anchors = \(value),").write(toFile: path, atomically: true, encoding: .utf8)
+            XCTAssertThrowsError(try DarknetConverter.convert(config: path, weights: weights)) { error in
+                XCTAssertTrue("\(error)".contains("model.cfg:59: [region] needs classes > 0 and num pairs of anchors above 0 and at most 1073741824"), "\(error)")
+            }
+        }
         options.classLabels = .strings((0..<20).map { "class \($0)" })
         let model = try DarknetConverter.convert(config: config, weights: weights, options: options)
         XCTAssertNil(model.classifier)
