@@ -21,10 +21,6 @@ public struct Detection: Equatable, Sendable {
 }
 
 extension Network {
-    /// The most boxes above the confidence threshold a detector's
-    /// suppression takes (it compares them pairwise).
-    public static let candidateLimit = 100_000
-
     /// The detector's suppression on the network's rows: the thresholds
     /// stored in the model unless `inputs` gives `iouThreshold` or
     /// `confidenceThreshold` (the pipeline's optional inputs).
@@ -46,26 +42,14 @@ extension Network {
                                                0...Double.greatestFiniteMagnitude, "of 0 or more"),
             perClass: detector.perClass)
         let classes = detector.labels.count
-        // The suppression compares boxes pairwise: a bound keeps a hostile or mistuned model from running for hours.
-        var candidates = 0
-        for row in 0..<confidence.values.count / classes
-        where confidence.values[row * classes..<(row + 1) * classes].contains(where: { Double($0) >= suppression.confidenceThreshold }) {
-            candidates += 1
-        }
-        guard candidates <= Self.candidateLimit else {
-            throw RuntimeError("\(candidates) boxes are above the confidence threshold \(suppression.confidenceThreshold); the suppression takes at most "
-                               + "\(Self.candidateLimit): raise the threshold (the confidenceThreshold input, or predict --confidence-threshold)")
-        }
-        let kept = suppression.keptRows(confidence: confidence.values, classes: classes, coordinates: coordinates.values)
+        let kept = try suppression.kept(confidence: confidence.values, classes: classes, coordinates: coordinates.values)
         let labels = detector.labels.descriptions
         var scores: [Float] = [], boxes: [Float] = [], detections: [Detection] = []
-        for row in kept {
-            let rowScores = confidence.values[row * classes..<(row + 1) * classes]
+        for (row, label) in kept {
             let box = Array(coordinates.values[row * 4..<(row + 1) * 4])
-            let top = rowScores.indices.max { rowScores[$0] < rowScores[$1] || rowScores[$0] == rowScores[$1] && $0 > $1 }!
-            scores += rowScores
+            scores += confidence.values[row * classes..<(row + 1) * classes]
             boxes += box
-            detections.append(Detection(row: row, label: labels[top - row * classes], confidence: rowScores[top],
+            detections.append(Detection(row: row, label: labels[label], confidence: confidence.values[row * classes + label],
                                         x: box[0], y: box[1], width: box[2], height: box[3]))
         }
         let outputs = [

@@ -17,11 +17,18 @@ public struct NonMaximumSuppression: Equatable, Sendable {
         self.perClass = perClass
     }
 
-    /// The rows kept, in the order they were kept (descending confidence).
+    /// The most boxes above the confidence threshold the suppression takes
+    /// (it compares them pairwise: a hostile or mistuned model would run for hours).
+    public static let candidateLimit = 100_000
+
+    /// The rows kept, in the order they were kept (descending confidence),
+    /// each with its label.
     /// - Parameters:
     ///   - confidence: N rows of `classes` values.
     ///   - coordinates: N rows of (centre x, centre y, width, height).
-    public func keptRows(confidence: [Float], classes: Int, coordinates: [Float]) -> [Int] {
+    /// - Throws: `RuntimeError` when more than `candidateLimit` boxes are
+    ///   above the confidence threshold.
+    public func kept(confidence: [Float], classes: Int, coordinates: [Float]) throws -> [(row: Int, label: Int)] {
         precondition(classes > 0 && confidence.count % classes == 0 && coordinates.count == confidence.count / classes * 4,
                      "\(confidence.count) confidences of \(classes) classes for \(coordinates.count / 4) boxes")
         let rows = confidence.count / classes
@@ -31,12 +38,16 @@ public struct NonMaximumSuppression: Equatable, Sendable {
             scores[row] = Double(confidence[row * classes + labels[row]])
         }
         let candidates = (0..<rows).filter { scores[$0] >= confidenceThreshold }
-            .sorted { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 }
+        guard candidates.count <= Self.candidateLimit else {
+            throw RuntimeError("\(candidates.count) boxes are above the confidence threshold \(confidenceThreshold); the suppression takes at most "
+                               + "\(Self.candidateLimit): raise the threshold (the confidenceThreshold input, or predict --confidence-threshold)")
+        }
         var kept: [Int] = []
-        for row in candidates where !kept.contains(where: { (!perClass || labels[$0] == labels[row]) && overlap($0, row, coordinates) > iouThreshold }) {
+        for row in candidates.sorted(by: { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 })
+        where !kept.contains(where: { (!perClass || labels[$0] == labels[row]) && overlap($0, row, coordinates) > iouThreshold }) {
             kept.append(row)
         }
-        return kept
+        return kept.map { ($0, labels[$0]) }
     }
 
     /// Intersection over union of two rows' boxes (0 when both are empty).

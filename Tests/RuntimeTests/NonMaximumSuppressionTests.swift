@@ -21,7 +21,7 @@ final class NonMaximumSuppressionTests: XCTestCase {
             for (file, perClass) in [("nms_agnostic", false), ("nms_per_class", true)] {
                 let nms = NonMaximumSuppression(iouThreshold: try XCTUnwrap(settings["iouThreshold"] as? Double),
                                                 confidenceThreshold: try XCTUnwrap(settings["confidenceThreshold"] as? Double), perClass: perClass)
-                let kept = nms.keptRows(confidence: confidence.values, classes: confidence.shape[1], coordinates: coordinates)
+                let kept = try nms.kept(confidence: confidence.values, classes: confidence.shape[1], coordinates: coordinates).map(\.row)
                 let reference = try NumpyFile.read(path: folder.appendingPathComponent("\(file).npy").path).values.map { Int($0) }
                 XCTAssertFalse(reference.isEmpty, "\(name)/\(file)")
                 XCTAssertEqual(kept, reference, "\(name)/\(file)")
@@ -31,21 +31,21 @@ final class NonMaximumSuppressionTests: XCTestCase {
 
     /// Hand-made cases: overlap at the threshold is kept, above it
     /// suppressed; per class only within a label; ties by row.
-    func testTheRulesOnSmallCases() {
+    func testTheRulesOnSmallCases() throws {
         // Two unit boxes side by side overlapping by half their width: IOU 1/3.
         let boxes: [Float] = [0.5, 0.5, 1, 1, 1.0, 0.5, 1, 1, 5, 5, 1, 1]
         let scores: [Float] = [0.9, 0.0, 0.8, 0.0, 0.8, 0.0]
-        XCTAssertEqual(NonMaximumSuppression(iouThreshold: 1.0 / 3, confidenceThreshold: 0, perClass: false)
-            .keptRows(confidence: scores, classes: 2, coordinates: boxes), [0, 1, 2], "an IOU at the threshold is kept; a tie goes to the earlier row")
-        XCTAssertEqual(NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0, perClass: false)
-            .keptRows(confidence: scores, classes: 2, coordinates: boxes), [0, 2])
-        XCTAssertEqual(NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0.85, perClass: false)
-            .keptRows(confidence: scores, classes: 2, coordinates: boxes), [0])
+        XCTAssertEqual(try NonMaximumSuppression(iouThreshold: 1.0 / 3, confidenceThreshold: 0, perClass: false)
+            .kept(confidence: scores, classes: 2, coordinates: boxes).map(\.row), [0, 1, 2], "an IOU at the threshold is kept; a tie goes to the earlier row")
+        XCTAssertEqual(try NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0, perClass: false)
+            .kept(confidence: scores, classes: 2, coordinates: boxes).map(\.row), [0, 2])
+        XCTAssertEqual(try NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0.85, perClass: false)
+            .kept(confidence: scores, classes: 2, coordinates: boxes).map(\.row), [0])
         let labelled: [Float] = [0.9, 0.0, 0.0, 0.8, 0.1, 0.0]  // rows 0 and 1 are different classes
-        XCTAssertEqual(NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0, perClass: true)
-            .keptRows(confidence: labelled, classes: 2, coordinates: boxes), [0, 1, 2])
-        XCTAssertEqual(NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0, perClass: false)
-            .keptRows(confidence: labelled, classes: 2, coordinates: boxes), [0, 2])
+        XCTAssertEqual(try NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0, perClass: true)
+            .kept(confidence: labelled, classes: 2, coordinates: boxes).map(\.row), [0, 1, 2])
+        XCTAssertEqual(try NonMaximumSuppression(iouThreshold: 0.3, confidenceThreshold: 0, perClass: false)
+            .kept(confidence: labelled, classes: 2, coordinates: boxes).map(\.row), [0, 2])
     }
 
     /// A detector pipeline coremltools built (make_coreml_fixtures.py:
@@ -76,7 +76,7 @@ final class NonMaximumSuppressionTests: XCTestCase {
     /// takes (it compares them pairwise) is refused with what to do, not run
     /// for hours; a threshold input that leaves fewer runs.
     func testTooManyCandidatesAreRefused() throws {
-        let rows = Network.candidateLimit + 1
+        let rows = NonMaximumSuppression.candidateLimit + 1
         let model = Model(inputs: [Input(name: "scores", kind: .array(shape: [1, rows, 1])), Input(name: "boxes", kind: .array(shape: [1, rows, 4]))],
                           outputs: [Output(name: "raw_confidence"), Output(name: "raw_coordinates")],
                           nodes: [Node(name: "scores_copy", operation: .activation(.linear(alpha: 1, beta: 0)), inputs: ["scores"], outputs: ["raw_confidence"]),
@@ -93,7 +93,7 @@ final class NonMaximumSuppressionTests: XCTestCase {
             "boxes": .array(Tensor(shape: TensorShape([1, rows, 4]), values: (0..<rows * 4).map { Float($0 % 4 < 2 ? $0 / 4 : 1) })),
         ]
         XCTAssertThrowsError(try network.predict(inputs)) { error in
-            XCTAssertTrue("\(error)".contains("\(rows) boxes are above the confidence threshold 0.1; the suppression takes at most \(Network.candidateLimit)"), "\(error)")
+            XCTAssertTrue("\(error)".contains("\(rows) boxes are above the confidence threshold 0.1; the suppression takes at most \(NonMaximumSuppression.candidateLimit)"), "\(error)")
         }
         inputs["confidenceThreshold"] = .number(0.8)
         XCTAssertEqual(try network.predict(inputs).detections?.map(\.row), [0])
