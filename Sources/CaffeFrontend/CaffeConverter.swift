@@ -46,14 +46,11 @@ public enum CaffeConverter {
         var builder = GraphBuilder(net: net, weights: blobs, deployPath: deploy, structureOnly: weights == nil)
         var model = try builder.build()
         var options = options
-        let thresholds = options.detectionThresholds
-        options.detectionThresholds = DetectionThresholds()  // taken here
         if let detection = builder.detection {
-            let classes = detection.scored - (detection.background == nil ? 0 : 1)
-            let labels = try options.takeDetectorLabels(classes: classes, background: detection.background, source: "the DetectionOutput of \(deploy)")
-            model.detector = Detector(labels: labels, iouThreshold: thresholds.iou ?? detection.iouThreshold,
-                                      confidenceThreshold: thresholds.confidence ?? detection.confidenceThreshold, perClass: true)
-        } else if thresholds.iou != nil || thresholds.confidence != nil {
+            model.detector = try options.takeDetector(classes: detection.scored - (detection.background == nil ? 0 : 1), background: detection.background,
+                                                      source: "the DetectionOutput of \(deploy)",
+                                                      defaults: (detection.iouThreshold, detection.confidenceThreshold))
+        } else if options.detectionThresholds.iou != nil || options.detectionThresholds.confidence != nil {
             throw ConversionOptionError("thresholds apply to a detector, and \(deploy) has no DetectionOutput layer")
         }
         try options.finish(&model, description: "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")", source: deploy)

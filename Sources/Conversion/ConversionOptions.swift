@@ -124,11 +124,10 @@ public struct ConversionOptions: Sendable {
         var shapes = try ShapeInference.shapes(of: model)
         let shape = shapes[grid]!
         let decoding = try YOLORegion(anchorValues: anchors, classes: classLabels?.count, gridChannels: shape.dimensions.count == 3 ? shape.channels : -1)
-        let labels = try takeDetectorLabels(classes: decoding.classes, source: "the YOLOv2 output '\(grid)'")
+        let detector = try takeDetector(classes: decoding.classes, source: "the YOLOv2 output '\(grid)'", defaults: darknetThresholds)
         _ = try ShapeInference.append(try decoding.nodes(grid: grid, shape: shape), to: &model.nodes, shapes: &shapes)
         model.outputs = [Output(name: YOLORegion.confidenceName), Output(name: YOLORegion.coordinatesName)]
-        model.detector = Detector(labels: labels, iouThreshold: detectionThresholds.iou ?? 0.45,
-                                  confidenceThreshold: detectionThresholds.confidence ?? 0.25, perClass: true)
+        model.detector = detector
     }
 
     /// Makes `model` a classifier when labels were given: its last layer's

@@ -12,7 +12,24 @@ public struct DetectionThresholds: Sendable {
     }
 }
 
+/// Darknet's own detection thresholds (its `detector test` defaults):
+/// what a YOLO network is converted with unless told otherwise.
+public let darknetThresholds = (iou: 0.45, confidence: 0.25)
+
 extension ConversionOptions {
+    /// The detector of a network whose decoding scores `classes` classes:
+    /// its labels (`takeDetectorLabels`), the thresholds given
+    /// (`detectionThresholds`, taken) or else `defaults` (the source
+    /// model's), suppression per class as the frameworks do it.
+    /// - Throws: `ConversionOptionError` for labels that do not fit.
+    public mutating func takeDetector(classes: Int, background: Int? = nil, source: String,
+                                      defaults: (iou: Double, confidence: Double)) throws -> Detector {
+        let labels = try takeDetectorLabels(classes: classes, background: background, source: source)
+        defer { detectionThresholds = DetectionThresholds() }
+        return Detector(labels: labels, iouThreshold: detectionThresholds.iou ?? defaults.iou,
+                        confidenceThreshold: detectionThresholds.confidence ?? defaults.confidence, perClass: true)
+    }
+
     /// A detector's labels, from `classLabels` (taken: they make no
     /// classifier then): one per class; or, where the network scores a
     /// background class whose column the pipeline drops (SSD's), also one

@@ -32,14 +32,10 @@ public enum DarknetConverter {
                                + "the two files do not belong together")
         }
         var options = options
-        let detection = options.detectionThresholds
-        options.detectionThresholds = DetectionThresholds()  // taken here
         if let classes = walk.regionClasses, region == .detector {
             // The labels name the detector's classes, not a classifier's.
-            let labels = try options.takeDetectorLabels(classes: classes, source: "the [region] layer of \(configPath)")
-            model.detector = Detector(labels: labels, iouThreshold: detection.iou ?? 0.45, confidenceThreshold: detection.confidence ?? 0.25,
-                                      perClass: true)
-        } else if detection.iou != nil || detection.confidence != nil {
+            model.detector = try options.takeDetector(classes: classes, source: "the [region] layer of \(configPath)", defaults: darknetThresholds)
+        } else if options.detectionThresholds.iou != nil || options.detectionThresholds.confidence != nil {
             throw DarknetError("\(configPath): thresholds apply to a detector, and this network \(walk.endsInRegion ? "is converted to its \(region == .rows ? "decoded rows" : "raw grid"), not a detector" : "has no [region] layer")")
         }
         if options.imageInputNames.isEmpty, imageInput {
