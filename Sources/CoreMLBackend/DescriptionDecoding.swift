@@ -148,7 +148,7 @@ extension SpecReader {
             case CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__FLOAT32: "float32"
             case CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__DOUBLE: "double"
             case CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__INT32: "int32"
-            default: "?"
+            default: array.datatype.rawValue == 65552 ? "float16" : "?"  // FLOAT16 (specification 7), not in our schema
             }
             if array.shape_flexibility_case == CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_FLEXIBILITY_SHAPE_RANGE, let range = array.shaperange {
                 let sizes = CArrays.buffer(range.pointee.sizeranges, range.pointee.n_sizeranges).compactMap { $0?.pointee }
