@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "coreml-convert", targets: ["convert"]),
         .executable(name: "coreml-inspect", targets: ["inspect"]),
         .executable(name: "coreml-predict", targets: ["predict"]),
+        .executable(name: "coreml-generate", targets: ["generate"]),
     ],
     targets: [
         // C libraries from Debian, found through pkg-config.
@@ -62,6 +63,8 @@ let package = Package(
                                                    "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming", "DarknetFrontend"]),
+        // The typed classes Xcode generates for a model (Swift, Objective-C), from its interface.
+        .target(name: "CodeGeneration", dependencies: ["CoreMLBackend", "ModelFormat", "FileIO"]),
         // Text shown to people: names from files escaped for a terminal,
         // suggestions for a mistyped name.
         .target(name: "Naming"),
@@ -81,8 +84,9 @@ let package = Package(
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "Conversion", "FileIO"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "CodeGeneration", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "Conversion", "FileIO"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "Inspection", "ModelFiles", "FileIO"]),
+        .executableTarget(name: "generate", dependencies: ["CLI", "Naming", "CodeGeneration", "CoreMLBackend", "ModelFiles", "FileIO"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "Images", "ImageFiles", "FileIO", "Inspection", "ModelFiles"]),
 
         // What several test targets share (paths, tolerance, layout helpers).

@@ -46,6 +46,7 @@ let package = Package(
         .target(name: "ModelFormat", dependencies: ["Threads"], path: upstream("ModelFormat")),
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"],
                 path: upstream("CoreMLBackend")),
+        .target(name: "CodeGeneration", dependencies: ["CoreMLBackend", "ModelFormat", "FileIO"], path: upstream("CodeGeneration")),
         .target(name: "Images", path: upstream("Images")),
         .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "CDNNL", "Threads"], path: upstream("Runtime")),
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"], path: upstream("ImageFiles")),
@@ -65,7 +66,7 @@ let package = Package(
         .target(name: "FuzzSupportC", path: "SupportC"),
         .target(name: "FuzzSupport", dependencies: ["FuzzSupportC"], path: "Support"),
 
-        fuzzTarget("fuzz-mlmodel", ["CoreMLBackend", "ModelFormat"]),
+        fuzzTarget("fuzz-mlmodel", ["CoreMLBackend", "ModelFormat", "CodeGeneration"]),
         fuzzTarget("fuzz-text", ["Protobuf", "ProtoSchemas", "CaffeFrontend"]),
         fuzzTarget("fuzz-caffemodel", ["Protobuf", "ProtoSchemas", "CaffeFrontend"]),
         fuzzTarget("fuzz-caffe", ["CaffeFrontend", "Conversion", "ModelFormat"]),

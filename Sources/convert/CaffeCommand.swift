@@ -1,4 +1,5 @@
 import CLI
+import CodeGeneration
 import FileIO
 import Inspection
 import ModelFiles
@@ -63,6 +64,8 @@ enum ConversionFlags {
                    otherSpellings: ["output-file", "output-path", "out"], help: outputHelp).spec,
             Flag("json", help: "Print the written model's summary as JSON (the schema of inspect --json) instead of text.").spec,
             Flag("quiet", short: "q", help: "Print nothing when the conversion succeeds (errors still go to stderr).").spec,
+            Option("generate-classes", valueName: "language",
+                   help: "Also write the model's typed classes next to it, as coreml-generate does: swift (Name.swift) or objc (Name.h, Name.m).").spec,
         ] + CompressionFlags.options
     }
 
@@ -90,8 +93,14 @@ enum ConversionFlags {
         if !probes.isEmpty, precision == nil || precision == .float32 {
             throw UsageError("--probe is the input of the fidelity report of a compressed model: give --precision float16 or --quantize-weights")
         }
+        let classes = try arguments.optionalString("generate-classes").map { name throws(UsageError) in
+            guard let language = SourceLanguage(rawValue: name) else {
+                throw UsageError("--generate-classes takes swift or objc, not '\(TextEscaping.line(name))'")
+            }
+            return language
+        }
         return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text,
-                             precision: precision, probes: probes)
+                             precision: precision, probes: probes, classes: classes)
     }
 
     /// `--input name=1,H,W,C` (tfcoreml's input_name_shape_dict), for graphs

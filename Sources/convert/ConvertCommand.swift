@@ -1,4 +1,5 @@
 import CLI
+import CodeGeneration
 import CoreMLBackend
 import FileIO
 import Conversion
@@ -54,6 +55,14 @@ struct OutputRequest {
     var precision: Precision? = nil
     /// `--probe` values: the fidelity report's input.
     var probes: [String] = []
+    /// `--generate-classes`: the typed classes to write next to the model.
+    var classes: SourceLanguage? = nil
+
+    /// The folder the model is written to, where its classes go.
+    var folder: String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
 }
 
 /// Makes the model, writes it to `output.path` and prints the summary of
@@ -68,6 +77,9 @@ struct OutputRequest {
 func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1,
              _ make: () throws -> (model: Model, notes: [(label: String, items: [String])])) throws {
     try AtomicFile.checkTarget(output.path, inputs: inputs)
+    if let language = output.classes {
+        try ClassFiles.checkTargets(forModelAt: output.path, in: output.folder, language: language, inputs: inputs)
+    }
     let model: Model, notes: [(label: String, items: [String])]
     do {
         (model, notes) = try make()
@@ -98,6 +110,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
     }
     guard let inspected else { return }
     let fidelity = try probe.map { try FidelityReport.measure(float: model, compressed: path, precision: output.precision!, probe: $0) }
+    let classFiles = try output.classes.map { try ClassFiles.write(modelAt: path, to: output.folder, language: $0, inputs: inputs) } ?? []
     switch output.report {
     case .quiet:
         break
@@ -105,9 +118,13 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
         print("Wrote \(TextEscaping.line(path))")
         print(SummaryText.render(inspected, featureDescriptions: false), terminator: "")
         if let fidelity { print(fidelity.text, terminator: "") }
+        for file in classFiles { print("Wrote \(TextEscaping.line(file))") }
     case .json:
         var document = InspectionJSON.document(inspected, weightStatistics: false)
         if case .object(let members) = document, let fidelity { document = .object(members + [JSON.Member("fidelity", fidelity.json)]) }
+        if case .object(let members) = document, !classFiles.isEmpty {
+            document = .object(members + [JSON.Member("classFiles", .array(classFiles.map { .string($0) }))])
+        }
         print(document.rendered(), terminator: "")
     }
 }

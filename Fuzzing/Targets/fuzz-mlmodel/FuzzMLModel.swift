@@ -1,10 +1,12 @@
+import CodeGeneration
 import CoreMLBackend
 import FuzzSupport
 import ModelFormat
 
 /// `.mlmodel` bytes: the binary protobuf decoder with Core ML's descriptor,
 /// the spec reader (full and structure-only, as `inspect` reads), then
-/// validation and shape inference of what was read, as `predict` does.
+/// validation and shape inference of what was read, as `predict` does;
+/// and the interface alone, with the classes `generate` writes for it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMLModel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = inputBytes(data, size)
@@ -12,6 +14,11 @@ public func fuzzMLModel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         _ = try? file.model.validate()
     }
     _ = try? CoreMLReader.read(bytes: bytes, owner: nil, structureOnly: true)
+    if let interface = try? CoreMLReader.interface(bytes: bytes, owner: nil),
+       let generator = try? ClassGenerator(interface: interface, className: "M", resourceName: "M") {
+        _ = generator.files(in: .swift)
+        _ = generator.files(in: .objc)
+    }
     return 0
 }
 
