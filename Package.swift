@@ -110,6 +110,10 @@ let package = Package(
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "Images", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
         .testTarget(name: "DarknetFrontendTests", dependencies: ["TestSupport", "DarknetFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ImageFiles", "Images"]),
+        // The generated classes: snapshots, and type checks against Apple's
+        // declarations (Tests/Fixtures/apple-sdk) with swiftc and clang.
+        .testTarget(name: "CodeGenerationTests", dependencies: ["TestSupport", "CodeGeneration", "CoreMLBackend", "CaffeFrontend",
+                                                                "Conversion", "ModelFormat"], exclude: ["Snapshots"]),
         // README.md's Swift snippets, compiled and run against the library products.
         .testTarget(name: "ReadmeTests", dependencies: ["TestSupport", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "Conversion",
                                                         "CoreMLBackend", "ModelFormat", "Inspection", "ModelFiles", "Runtime", "ImageFiles", "Images"]),

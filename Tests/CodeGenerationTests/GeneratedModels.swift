@@ -1,0 +1,84 @@
+import CaffeFrontend
+import CodeGeneration
+import Conversion
+import CoreMLBackend
+import Foundation
+import ModelFormat
+import TestSupport
+
+/// The models whose classes the tests snapshot and type-check: the README's
+/// sample classifier (age_net, converted here as the README's first command
+/// converts it), coremltools-built fixtures (scripts/fixtures/make_interface_fixtures.py
+/// and the detector pipeline of make_coreml_fixtures.py), and an interface
+/// of every feature type built in code.
+enum GeneratedModels {
+    /// Name (the class name) -> generator.
+    static func all() throws -> [(name: String, generator: ClassGenerator)] {
+        var models = [("AgeNet", try generator(forModelAt: ageNetPath()))]
+        let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures")
+        for name in ["image_to_array", "grayscale", "multi_input", "awkward_names"] {
+            models.append((name, try generator(forModelAt: fixtures.appendingPathComponent("generate/\(name).mlmodel").path)))
+        }
+        models.append(("Detector", try generator(forModelAt: fixtures.appendingPathComponent("coreml/builder_detector.mlmodel").path,
+                                                 className: "Detector")))
+        models.append(("EveryKind", try ClassGenerator(interface: everyKind, className: "EveryKind", resourceName: "EveryKind")))
+        // A model file named to break out of a comment and a string literal.
+        let multiInput = try CoreMLReader.interface(from: fixtures.appendingPathComponent("generate/multi_input.mlmodel").path)
+        models.append(("HostileFileName", try ClassGenerator(interface: multiInput, className: "HostileFileName",
+                                                             resourceName: "x\n#error \"boom\" \\\u{202E}??/")))
+        return models
+    }
+
+    static func generator(forModelAt path: String, className: String? = nil) throws -> ClassGenerator {
+        let resource = ClassFiles.resourceName(of: path)
+        return try ClassGenerator(interface: CoreMLReader.interface(from: path),
+                                  className: className ?? ClassGenerator.className(forModelNamed: resource), resourceName: resource)
+    }
+
+    /// AgeNet.mlmodel as the README's first command writes it, once per run.
+    static func ageNetPath() throws -> String {
+        try ageNet.get()
+    }
+
+    private static let ageNet = Result<String, Error> {
+        let samples = repositoryRoot.appendingPathComponent("Samples")
+        var options = ConversionOptions()
+        options.imageInputNames = ["data"]
+        options.isBGR = true
+        (options.redBias, options.greenBias, options.blueBias) = (-114.895847746, -87.7689143744, -78.4263377603)
+        options.classLabels = .strings(try LabelFile.read(path: samples.appendingPathComponent("age_labels.txt").path))
+        let model = try CaffeConverter.convert(deploy: samples.appendingPathComponent("deploy_age.prototxt").path,
+                                               weights: samples.appendingPathComponent("age_net.caffemodel").path, options: options)
+        let path = try temporaryFolder().appendingPathComponent("AgeNet.mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        return path
+    }
+
+    /// Every feature type a model file can declare, optional and not, in a
+    /// file of the newest specification the generator knows.
+    static let everyKind = CoreMLInterface(
+        specificationVersion: 9,
+        inputs: [
+            .init(name: "photo", description: "A photo", type: .image(colorSpace: "BGR", width: 64, height: 48)),
+            .init(name: "mask", type: .image(colorSpace: "Grayscale", width: 64, height: 48), isOptional: true),
+            .init(name: "weights", type: .multiArray(dataType: "float32", shape: [3])),
+            .init(name: "indices", type: .multiArray(dataType: "int32", shape: [2, 2]), isOptional: true),
+            .init(name: "halves", type: .multiArray(dataType: "float16", shape: [4])),
+            .init(name: "temperature", type: .double),
+            .init(name: "count", type: .int64, isOptional: true),
+            .init(name: "prompt", type: .string),
+            .init(name: "note", type: .string, isOptional: true),
+            .init(name: "scores", type: .dictionary(keyType: "string")),
+            .init(name: "histogram", type: .dictionary(keyType: "int64"), isOptional: true),
+        ],
+        outputs: [
+            .init(name: "classLabel", description: "Most likely class", type: .int64),
+            .init(name: "classLabelProbs", type: .dictionary(keyType: "int64")),
+            .init(name: "caption", type: .string),
+            .init(name: "score", type: .double),
+            .init(name: "heatmap", type: .image(colorSpace: "Grayscale", width: 64, height: 48)),
+            .init(name: "boxes", type: .multiArrayRange(dataType: "double", lower: [0, 4], upper: [nil, 4])),
+            .init(name: "embedding", type: .multiArray(dataType: "float16", shape: [8])),
+        ],
+        metadata: Metadata(author: "tests", license: "MIT", shortDescription: "Every feature type", version: "2"))
+}
