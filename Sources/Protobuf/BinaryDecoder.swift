@@ -290,6 +290,11 @@ struct BinaryDecoding {
         switch field.type {
         case PROTOBUF_C_TYPE_STRING:
             let payload = try cursor.lengthDelimited()
+            // protobuf-c's strings end at their first NUL: a name holding one
+            // would be read cut short, and silently mean another name.
+            if UnsafeRawBufferPointer(start: base + payload.lowerBound, count: payload.count).contains(0) {
+                throw DecodeError("string field \(field.fieldName) (\(field.id)) holds a NUL byte", offset: payload.lowerBound)
+            }
             let string = try allocate(payload.count + 1, at: payload.lowerBound)
             string.copyMemory(from: base + payload.lowerBound, byteCount: payload.count)
             address.storeBytes(of: string, as: UnsafeMutableRawPointer.self)

@@ -93,7 +93,8 @@ final class IdentifierTests: XCTestCase {
         let folder = repositoryRoot.appendingPathComponent("Tests/Fixtures/generate")
         for (name, reason) in [("broken_no_inputs", "the model has no inputs"), ("broken_same_name", "two features are named 'a'"),
                                ("broken_predicted_name", "the predicted feature 'label' is not an output"),
-                               ("broken_untyped", "input 'b' has no type this toolkit knows")] {
+                               ("broken_untyped", "input 'b' has no type this toolkit knows"),
+                               ("broken_nul_name", "string field name (1) holds a NUL byte (in description.input[0].name)")] {
             XCTAssertThrowsError(try CoreMLReader.interface(from: folder.appendingPathComponent(name + ".mlmodel").path), name) { error in
                 XCTAssertTrue("\(error)".contains(reason), "\(name): \(error)")
                 XCTAssertTrue("\(error)".contains("byte "), "\(name): \(error)")
