@@ -39,6 +39,9 @@ public struct ClassGenerator: Sendable {
         guard !Identifiers.swiftKeywords.contains(className), !Identifiers.isReservedInObjC(className) else {
             throw GenerationError("the class name '\(className)' is a reserved word in Swift or Objective-C")
         }
+        guard !Identifiers.typesInUse.contains(className) else {
+            throw GenerationError("the class name '\(className)' is a type the generated code uses")
+        }
         self.interface = interface
         self.className = className
         self.resourceName = resourceName
@@ -54,7 +57,9 @@ public struct ClassGenerator: Sendable {
     /// extension, sanitized (`age net.mlmodel` -> `age_net`).
     public static func className(forModelNamed name: String) -> String {
         let sanitized = Identifiers.sanitized(name)
-        return Identifiers.swiftKeywords.contains(sanitized) || Identifiers.isReservedInObjC(sanitized) ? sanitized + "_" : sanitized
+        let taken = Identifiers.swiftKeywords.contains(sanitized) || Identifiers.isReservedInObjC(sanitized)
+            || Identifiers.typesInUse.contains(sanitized)
+        return taken ? sanitized + "_" : sanitized
     }
 
     /// The files for `language`: `AgeNet.swift`, or `AgeNet.h` and `AgeNet.m`.
@@ -71,9 +76,13 @@ public struct ClassGenerator: Sendable {
     }
 
     /// Property names unique within a class, none a member the class has
-    /// already; a `...ShapedArray` accessor's name is taken with its array.
+    /// already or a type its code names; a `...ShapedArray` accessor's name
+    /// is taken with its array.
     private static func features(_ features: [CoreMLInterface.Feature], reserved: Set<String>) -> [GeneratedFeature] {
-        var swiftTaken = reserved, objcTaken = reserved
+        // A property or parameter named `MLFeatureValue` would hide the type
+        // from the code that calls it, one named `self` the object itself.
+        var swiftTaken = reserved.union(Identifiers.typesInUse).union(["self", "Self", "super", "_", "init", "deinit", "Type", "Protocol"])
+        var objcTaken = swiftTaken
         return features.map { feature in
             let base = Identifiers.sanitized(feature.name)
             var swiftName = Identifiers.unique(base, in: &swiftTaken)

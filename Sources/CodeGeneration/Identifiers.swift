@@ -23,6 +23,17 @@ enum Identifiers {
         "Type", "Protocol", "consume", "copy", "discard", "each", "borrowing", "consuming", "some", "any",
     ]
 
+    /// The types generated code names: a class called one of them would
+    /// hide it from the code (a model file named `URL.mlmodel`).
+    static let typesInUse: Set<String> = [
+        "MLModel", "MLFeatureProvider", "MLFeatureValue", "MLMultiArray", "MLShapedArray", "MLModelConfiguration",
+        "MLPredictionOptions", "MLArrayBatchProvider", "MLBatchProvider", "MLDictionaryFeatureProvider", "CVPixelBuffer",
+        "CVPixelBufferRef", "CGImage", "CGImageRef", "URL", "Bundle", "FileManager", "UUID", "String", "Double", "Float",
+        "Int32", "Int64", "Set", "Swift", "Error", "Result", "NSNumber", "AnyHashable", "CoreML", "Foundation",
+        "NSObject", "NSString", "NSURL", "NSError", "NSSet", "NSArray", "NSMutableArray", "NSDictionary", "NSBundle",
+        "NSFileManager", "NSUUID", "NSInteger", "NSUInteger",
+    ]
+
     /// Words an Objective-C property or selector part cannot be (C's and
     /// Objective-C's keywords and NSObject's own methods), and the names
     /// ARC reads as returning an owned object.

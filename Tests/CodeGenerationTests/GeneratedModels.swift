@@ -22,6 +22,7 @@ enum GeneratedModels {
         models.append(("Detector", try generator(forModelAt: fixtures.appendingPathComponent("coreml/builder_detector.mlmodel").path,
                                                  className: "Detector")))
         models.append(("EveryKind", try ClassGenerator(interface: everyKind, className: "EveryKind", resourceName: "EveryKind")))
+        models.append(("ShadowingNames", try ClassGenerator(interface: shadowingNames, className: "ShadowingNames", resourceName: "ShadowingNames")))
         // A model file named to break out of a comment and a string literal.
         let multiInput = try CoreMLReader.interface(from: fixtures.appendingPathComponent("generate/multi_input.mlmodel").path)
         models.append(("HostileFileName", try ClassGenerator(interface: multiInput, className: "HostileFileName",
@@ -53,6 +54,18 @@ enum GeneratedModels {
         try CoreMLWriter.write(model, to: path)
         return path
     }
+
+    /// Features named as the types the generated code uses.
+    static let shadowingNames = CoreMLInterface(
+        specificationVersion: 1,
+        inputs: [.init(name: "URL", type: .image(colorSpace: "RGB", width: 4, height: 4)), .init(name: "String", type: .string),
+                 .init(name: "MLMultiArray", type: .multiArray(dataType: "float32", shape: [2])), .init(name: "Double", type: .double, isOptional: true),
+                 .init(name: "CGImage", type: .image(colorSpace: "Grayscale", width: 2, height: 2)),
+                 .init(name: "self", type: .double), .init(name: "init", type: .double), .init(name: "Type", type: .double),
+                 .init(name: "super", type: .double), .init(name: "_", type: .double), .init(name: "inout", type: .double),
+                 .init(name: "value", type: .double, isOptional: true)],
+        outputs: [.init(name: "CVPixelBuffer", type: .image(colorSpace: "RGB", width: 4, height: 4)), .init(name: "MLFeatureValue", type: .double),
+                  .init(name: "NSNumber", type: .dictionary(keyType: "string")), .init(name: "Int64", type: .int64)])
 
     /// Every feature type a model file can declare, optional and not, in a
     /// file of the newest specification the generator knows.

@@ -16,6 +16,8 @@ final class IdentifierTests: XCTestCase {
         XCTAssertEqual(ClassGenerator.className(forModelNamed: "class"), "class_")
         XCTAssertEqual(ClassGenerator.className(forModelNamed: "new"), "new_")
         XCTAssertEqual(ClassGenerator.className(forModelNamed: "2019 model"), "_2019_model")
+        XCTAssertEqual(ClassGenerator.className(forModelNamed: "URL"), "URL_")  // would hide Foundation's URL
+        XCTAssertEqual(ClassGenerator.className(forModelNamed: "MLModel"), "MLModel_")
     }
 
     func testPropertyNamesAreUniqueAndNeverAMemberOfTheClass() throws {
@@ -36,7 +38,7 @@ final class IdentifierTests: XCTestCase {
 
     func testClassNamesMustBeIdentifiers() {
         let interface = CoreMLInterface(specificationVersion: 1, inputs: [], outputs: [])
-        for name in ["", "1st", "a b", "Café", "class", "id", "init", "newModel"] {
+        for name in ["", "1st", "a b", "Café", "class", "id", "init", "newModel", "MLModel", "URL", "String", "NSObject"] {
             XCTAssertThrowsError(try ClassGenerator(interface: interface, className: name, resourceName: "M"), name)
         }
         XCTAssertNoThrow(try ClassGenerator(interface: interface, className: "_Model2", resourceName: "M"))
