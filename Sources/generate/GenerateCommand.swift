@@ -13,11 +13,12 @@ enum GenerateCommand: Command {
             Writes <Name>Input, <Name>Output and <Name> (Swift: <Name>.swift; Objective-C: <Name>.h and <Name>.m) into \
             the folder, created if missing: typed properties for every feature, loading from the app bundle, a URL or \
             asynchronously, predictions, and compile(downloaded:) for a model the app downloads and compiles on the \
-            device. Only the model's description is read (any model type, any layers). The class is named after the \
+            device. Only the model's description is read (any model type, any layers; not a check that Core ML loads \
+            the model: coreml-inspect reads all of it). The class is named after the \
             model file (sanitized as Xcode does: 'age net.mlmodel' -> age_net) unless --class-name says otherwise; \
             the bundled model is looked up by the file's name. Files are written atomically; the model is never replaced.
             """,
-        versionDetails: "reads Core ML .mlmodel files of any specification version; writes Swift 5.9+ or Objective-C (ARC)")
+        versionDetails: "reads Core ML .mlmodel files of any specification version; writes Swift (language modes 5 and 6) or Objective-C (ARC)")
     static let options = Options {
         Positional("model", valueName: "Model.mlmodel", help: "The Core ML model whose classes to write.")
         Positional("folder", valueName: "OUTDIR", help: "Where to write them (created if missing; its parent must exist).")

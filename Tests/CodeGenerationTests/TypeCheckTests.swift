@@ -31,11 +31,14 @@ final class TypeCheckTests: XCTestCase {
         return folder
     }
 
+    /// In both language modes (Swift 6's strict concurrency included).
     func testGeneratedSwiftTypeChecks() throws {
         let folder = try prepare()
         let names = try GeneratedModels.all().map { $0.generator.className + ".swift" }
         try Self.usage.write(to: folder.appendingPathComponent("Usage.swift"), atomically: true, encoding: .utf8)
-        try run("swiftc", ["-typecheck", "-I", folder.path, "-warnings-as-errors"] + names + ["Usage.swift"], in: folder)
+        for mode in ["5", "6"] {
+            try run("swiftc", ["-typecheck", "-swift-version", mode, "-I", folder.path, "-warnings-as-errors"] + names + ["Usage.swift"], in: folder)
+        }
     }
 
     /// Each model's .m (which imports its .h) at the oldest iOS, macOS,
