@@ -20,6 +20,9 @@ public enum DetectedFormat: Hashable, Sendable {
     case darknetConfig
     /// Darknet weights (`.weights`): a header of small version numbers, then float32 values.
     case darknetWeights
+    /// An ONNX model (`.onnx`): binary protobuf opening with `ir_version`
+    /// (field 1, a varint) and holding its graph (7) and opsets (8).
+    case onnx
 }
 
 /// Why a file is not one of the formats: a sentence fragment to follow its path.
@@ -49,7 +52,7 @@ public enum FormatDetection {
         if let format = protobufFormat(bytes) { return format }
         if DarknetWeights.recognizes(bytes) { return .darknetWeights }
         throw FormatDetectionError(message: "unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt, "
-                                   + "a caffemodel, an HDF5 weights file, a TensorFlow graph or a Darknet network")
+                                   + "a caffemodel, an HDF5 weights file, a TensorFlow graph, an ONNX model or a Darknet network")
     }
 
 
@@ -173,6 +176,9 @@ public enum FormatDetection {
         // specificationVersion; a Core ML model has no length-delimited field 1
         // (a graph opening with a stray varint has its nodes there).
         if first.number == 1 && first.wireType == 0 {
+            // ONNX's ModelProto: ir_version 1, then its graph 7 and opset_import 8,
+            // fields a Core ML Model does not have.
+            if fields.contains(where: { ($0.number == 7 || $0.number == 8) && $0.wireType == 2 }) { return .onnx }
             return fields.contains { $0.number == 1 && $0.wireType == 2 } ? nil : .coreML
         }
         // GraphDef: node 1 (many), library 2, version 3, versions 4; a
@@ -204,6 +210,7 @@ extension DetectedFormat {
         case .tensorflowText: "a TensorFlow graph in text form"
         case .darknetConfig: "a Darknet network definition (.cfg)"
         case .darknetWeights: "Darknet weights (.weights)"
+        case .onnx: "an ONNX model"
         }
     }
 
@@ -215,6 +222,7 @@ extension DetectedFormat {
         case .hdf5: "convert a Keras model with coreml-convert keras, Caffe weights with coreml-convert caffe"
         case .tensorflowGraph, .tensorflowText: "convert it with coreml-convert tensorflow"
         case .darknetConfig, .darknetWeights: "convert a network definition and its weights with coreml-convert darknet"
+        case .onnx: "convert it with coreml-convert onnx"
         }
     }
 }

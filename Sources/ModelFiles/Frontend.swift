@@ -3,6 +3,7 @@ import CoreMLBackend
 import DarknetFrontend
 import Inspection
 import KerasFrontend
+import ONNXFrontend
 import ModelFormat
 import TensorFlowFrontend
 
@@ -52,8 +53,11 @@ public struct Frontend: Sendable {
     public static let darknetWeights = Frontend(name: "Darknet weights (.weights)", formats: [.darknetWeights], claims: { _ in true },
                                                 inspect: ModelFiles.inspectDarknetWeights)
 
+    /// An ONNX model (PyTorch's export format).
+    public static let onnx = Frontend(name: "an ONNX model", formats: [.onnx], claims: { _ in true }, inspect: ModelFiles.inspectONNX)
+
     /// Every kind, Keras before Caffe weights (both read HDF5 files).
-    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights, darknet, darknetWeights]
+    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights, darknet, darknetWeights, onnx]
 
     /// The kind that reads `request`'s file.
     static func reading(_ request: InspectRequest) -> Frontend {
@@ -65,6 +69,7 @@ public struct Frontend: Sendable {
         case .tensorflowGraph, .tensorflowText: tensorflow
         case .darknetConfig: darknet
         case .darknetWeights: darknetWeights
+        case .onnx: onnx
         }
     }
 }
@@ -119,6 +124,13 @@ extension ModelFiles {
         return InspectedModel(path: path, format: FileFormatInfo(
                                   id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph"),
                               content: .network(model))
+    }
+
+    static func inspectONNX(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input there).
+        let model = try ONNXConverter.convert(model: path)
+        return InspectedModel(path: path, format: FileFormatInfo(id: "onnx", name: "ONNX model"), content: .network(model))
     }
 
     static func inspectDarknet(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {

@@ -18,11 +18,11 @@ enum ConvertCommand: Command {
             is replaced, the new one is synced to disk before the rename, so that not even a power cut leaves a \
             partial model in its place; a new file is left to the system to write back, as cp leaves a copy.
             """,
-        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, DarknetCommand.self, MLModelCommand.self, SampleCommand.self],
+        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, DarknetCommand.self, ONNXCommand.self, MLModelCommand.self, SampleCommand.self],
         versionDetails: {
             let versions = DeploymentTarget.specificationVersions
             return """
-                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5, Darknet .cfg + .weights, Core ML .mlmodel
+                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5, Darknet .cfg + .weights, ONNX (opsets 9 to 21), Core ML .mlmodel
                 writes Core ML .mlmodel files, specification version \(versions.lowerBound) (\(DeploymentTarget.systems(for: versions.lowerBound))) \
                 to \(versions.upperBound) (\(DeploymentTarget.systems(for: versions.upperBound))): the oldest the model's layers allow, \
                 or --minimum-deployment-target

@@ -7,6 +7,7 @@
 #include "coreml.pb-c.h"
 #include "caffe.pb-c.h"
 #include "tensorflow.pb-c.h"
+#include "onnx.pb-c.h"
 
 /// The stable addresses of the root message descriptors. Swift cannot take
 /// the address of a C global constant beyond a single call, and the
@@ -25,6 +26,10 @@ static inline const ProtobufCMessageDescriptor *proto_caffe_blob_descriptor(void
 
 static inline const ProtobufCMessageDescriptor *proto_tensorflow_graph_descriptor(void) {
   return &tensorflow__graph_def__descriptor;
+}
+
+static inline const ProtobufCMessageDescriptor *proto_onnx_model_descriptor(void) {
+  return &onnx__model_proto__descriptor;
 }
 
 #endif

@@ -1,0 +1,110 @@
+import Conversion
+import ModelFormat
+
+/// Element-wise arithmetic with numpy broadcasting, and the matrix
+/// products of a classifier's head (Gemm, MatMul with constant weights).
+extension ONNXOpTable {
+    /// The tensor operand and the constant one of a node, if one is constant.
+    static func withConstant(_ b: ONNXBuilder) throws -> (x: ONNXTensor, c: ONNXConstant, constantFirst: Bool)? {
+        if b.isConstant(1) { return (try b.tensor(0), try b.constant(1, "input 1"), false) }
+        if b.isConstant(0) { return (try b.tensor(1), try b.constant(0, "input 0"), true) }
+        return nil
+    }
+
+    /// Two tensors combined by one Core ML layer, which broadcasts ([C, 1, 1]
+    /// against [C, H, W]).
+    static func both(_ b: ONNXBuilder, _ op: Op, second: (ONNXTensor) -> (nodes: [Node], name: String) = { ([], $0.name) })
+        throws -> (nodes: [Node], value: ONNXValue) {
+        let (x, y) = (try b.tensor(0), try b.tensor(1))
+        let (prepared, name) = second(y)
+        return (prepared + [b.emit(op, [x.name, name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+
+    static func add(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        guard let (x, c, _) = try withConstant(b) else { return try both(b, .add(constant: 0)) }
+        guard let values = b.perChannel(c, of: x) else { throw b.node.fail("adding a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
+        if values.count == 1 { return b.single(.add(constant: values[0]), x) }
+        return b.single(.bias(Bias(shape: [values.count], bias: Weights(values))), x)
+    }
+
+    static func subtract(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        guard let (x, c, constantFirst) = try withConstant(b) else {
+            return try both(b, .add(constant: 0)) { y in
+                let negated = b.emit(.multiply(constant: -1), [y.name], suffix: "negate")
+                return ([negated], negated.outputs[0])
+            }
+        }
+        guard let values = b.perChannel(c, of: x) else { throw b.node.fail("subtracting a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
+        guard constantFirst else {
+            if values.count == 1 { return b.single(.add(constant: -values[0]), x) }
+            return b.single(.bias(Bias(shape: [values.count], bias: Weights(values.map { -$0 }))), x)
+        }
+        // c - x: x negated, then c added.
+        let negated = b.emit(.multiply(constant: -1), [x.name], suffix: "negate")
+        let plus: Op = values.count == 1 ? .add(constant: values[0]) : .bias(Bias(shape: [values.count], bias: Weights(values)))
+        return ([negated, b.emit(plus, negated.outputs)], .tensor(name: b.name, rank: x.rank))
+    }
+
+    static func multiply(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        guard let (x, c, _) = try withConstant(b) else { return try both(b, .multiply(constant: 1)) }
+        guard let values = b.perChannel(c, of: x) else { throw b.node.fail("multiplying by a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
+        if values.count == 1 { return b.single(.multiply(constant: values[0]), x) }
+        return b.single(.scale(Scale(shape: [values.count], scale: Weights(values))), x)
+    }
+
+    static func divide(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        guard let (x, c, constantFirst) = try withConstant(b) else {
+            return try both(b, .multiply(constant: 1)) { y in
+                let inverse = b.emit(.unary(Unary(kind: .inverse)), [y.name], suffix: "inverse")
+                return ([inverse], inverse.outputs[0])
+            }
+        }
+        guard let values = b.perChannel(c, of: x) else { throw b.node.fail("dividing by a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
+        if constantFirst {
+            let inverse = b.emit(.unary(Unary(kind: .inverse)), [x.name], suffix: "inverse")
+            let times: Op = values.count == 1 ? .multiply(constant: values[0]) : .scale(Scale(shape: [values.count], scale: Weights(values)))
+            return ([inverse, b.emit(times, inverse.outputs)], .tensor(name: b.name, rank: x.rank))
+        }
+        guard !values.contains(0) else { throw b.node.fail("divides by zero") }
+        if values.count == 1 { return b.single(.multiply(constant: 1 / values[0]), x) }
+        return b.single(.scale(Scale(shape: [values.count], scale: Weights(values.map { 1 / $0 }))), x)
+    }
+
+    /// alpha * A * B' + beta * C with B constant: an inner product on the
+    /// features of [1, F] (B [out, in] when transB, else [in, out]).
+    static func gemm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let w = try b.constant(1, "B")
+        guard x.rank == 2, b.node.int("transA") ?? 0 == 0, w.shape.count == 2 else {
+            throw b.node.fail("only [1, F] times a constant matrix is supported")
+        }
+        let transposed = (b.node.int("transB") ?? 0) != 0
+        let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
+        guard inputs == x.shape.count, outputs > 0 else { throw b.node.fail("B \(w.shape) does not take \(x.shape.count) features") }
+        let alpha = b.node.float("alpha") ?? 1, beta = b.node.float("beta") ?? 1
+        var weights = transposed ? w.weights() : w.weights { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }
+        if alpha != 1 { weights = Weights(weights.values.map { $0 * alpha }) }
+        var bias: Weights?
+        if b.has(2) {
+            let c = try b.constant(2, "C")
+            guard c.count == outputs || c.isScalar else { throw b.node.fail("C has \(c.count) values for \(outputs) outputs") }
+            let values = c.isScalar ? [Float](repeating: Float(c[0]), count: outputs) : c.floats
+            bias = Weights(values.map { $0 * beta })
+        }
+        let product = InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias)
+        return b.single(.innerProduct(product), x)
+    }
+
+    /// [1, F] times a constant [F, O]: an inner product.
+    static func matMul(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let w = try b.constant(1, "the right-hand matrix")
+        guard x.rank == 2, w.shape.count == 2, w.shape[0] == x.shape.count, w.shape[1] > 0 else {
+            throw b.node.fail("only [1, F] times a constant [F, O] matrix is supported (tensor products need the rank-N layers)")
+        }
+        let (inputs, outputs) = (w.shape[0], w.shape[1])
+        let product = InnerProduct(inputChannels: inputs, outputChannels: outputs,
+                                   weights: w.weights { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) })
+        return b.single(.innerProduct(product), x)
+    }
+}

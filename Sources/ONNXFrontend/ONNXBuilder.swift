@@ -1,0 +1,97 @@
+import Conversion
+import ModelFormat
+
+/// What flows along an edge during conversion: a constant (an initializer,
+/// or folded) or a model tensor. ONNX's rank-4 [1, C, H, W] maps are the
+/// model's [C, H, W]; rank-2 [1, F] vectors its [F, 1, 1].
+enum ONNXValue {
+    case constant(ONNXConstant)
+    case tensor(name: String, rank: Int)
+}
+
+/// A model tensor as a mapping sees it.
+struct ONNXTensor {
+    var name: String
+    /// ONNX's rank: 4 for [1, C, H, W], 2 for [1, F].
+    var rank: Int
+    var shape: TensorShape
+}
+
+/// What a mapping sees: the node, its input values, the opset, and the
+/// shapes of the tensors made so far.
+struct ONNXBuilder {
+    let node: ONNXNode
+    let inputs: [ONNXValue?]
+    let shapes: [String: TensorShape]
+    let opset: Int
+    var name: String { node.outputs.first ?? node.name }
+
+    func has(_ index: Int) -> Bool { index < inputs.count && inputs[index] != nil }
+
+    func tensor(_ index: Int) throws -> ONNXTensor {
+        guard index < inputs.count, case .tensor(let name, let rank)? = inputs[index] else {
+            throw node.fail("input \(index) must be computed from the model's input, not a constant")
+        }
+        return ONNXTensor(name: name, rank: rank, shape: shapes[name]!)
+    }
+
+    func constant(_ index: Int, _ what: String) throws -> ONNXConstant {
+        guard index < inputs.count, case .constant(let value)? = inputs[index] else {
+            throw node.fail("\(what) (input \(index)) must be a constant")
+        }
+        return value
+    }
+
+    func isConstant(_ index: Int) -> Bool {
+        if index < inputs.count, case .constant? = inputs[index] { return true }
+        return false
+    }
+
+    /// A node reading `inputs` that produces the ONNX node's output (or,
+    /// with a suffix, an intermediate tensor).
+    func emit(_ op: Op, _ inputs: [String], suffix: String? = nil) -> Node {
+        let output = suffix.map { "\(name)__\($0)" } ?? name
+        return Node(name: output, operation: op, inputs: inputs, outputs: [output])
+    }
+
+    /// One node; the output keeps the input's rank.
+    func single(_ op: Op, _ x: ONNXTensor) -> (nodes: [Node], value: ONNXValue) {
+        ([emit(op, [x.name])], .tensor(name: name, rank: x.rank))
+    }
+
+    /// A 2-D window attribute (kernel_shape, strides, dilations) as (h, w).
+    func window(_ key: String, default value: Int) throws -> Size2 {
+        guard let list = node.ints(key) else { return Size2(square: value) }
+        guard list.count == 2, list.allSatisfy({ $0 > 0 && $0 <= 1 << 16 }) else {
+            throw node.fail("\(key) \(list) must be two positive sizes (2-D windows only)")
+        }
+        return Size2(list[0], list[1])
+    }
+
+    /// `pads` [top, left, bottom, right] or `auto_pad`.
+    func padding() throws -> WindowPadding {
+        switch node.string("auto_pad") ?? "NOTSET" {
+        case "SAME_UPPER": return .same(topLeftHeavy: false)
+        case "SAME_LOWER": return .same(topLeftHeavy: true)
+        case "VALID": return .explicit(.zero)
+        case "NOTSET", "":
+            guard let p = node.ints("pads") else { return .explicit(.zero) }
+            guard p.count == 4, p.allSatisfy({ $0 >= 0 && $0 <= 1 << 16 }) else { throw node.fail("pads \(p) must be four sizes [top, left, bottom, right]") }
+            return .explicit(Edges(top: p[0], bottom: p[2], left: p[1], right: p[3]))
+        case let other:
+            throw node.fail("auto_pad \(other) is not supported")
+        }
+    }
+
+    /// A constant that applies per channel of `x` under numpy's broadcasting:
+    /// one value; for maps, C values shaped [C, 1, 1] or [1, C, 1, 1]; for
+    /// vectors [1, F], F values shaped [F] or [1, F].
+    func perChannel(_ value: ONNXConstant, of x: ONNXTensor) -> [Float]? {
+        if value.isScalar { return [Float(value[0])] }
+        let channels = x.rank == 4 ? x.shape.channels : x.shape.count
+        let trailing = x.rank == 4 ? [channels, 1, 1] : [channels]
+        guard value.count == channels, value.shape.count >= trailing.count, Array(value.shape.suffix(trailing.count)) == trailing,
+              value.shape.dropLast(trailing.count).allSatisfy({ $0 == 1 }) else { return nil }
+        return value.floats
+    }
+}

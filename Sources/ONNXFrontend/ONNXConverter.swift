@@ -1,0 +1,175 @@
+import Conversion
+import FileIO
+import ModelFormat
+import Naming
+
+/// Converts an ONNX model (`.onnx`, PyTorch's export format) to the model
+/// spec, on the model's opset (9 to 21): initializers are constants, the
+/// nodes whose inputs are all constants fold (the shape arithmetic around
+/// Reshape, once input shapes are known), every other node maps through
+/// the op table; float32 initializers stay in the mapped file (or mapped
+/// external data files) until the writer streams them. Unsupported ops are
+/// all reported together, with their counts and node names.
+public enum ONNXConverter {
+    /// An input's shape, as `--input name=1,3,224,224` gives it (for
+    /// symbolic dimensions; a symbolic batch is 1 without it).
+    public struct InputShape: Sendable {
+        public var name: String
+        public var shape: [Int]
+
+        public init(name: String, shape: [Int]) {
+            self.name = name
+            self.shape = shape
+        }
+    }
+
+    public static func convert(model path: String, inputs: [InputShape] = [], options: ConversionOptions = ConversionOptions()) throws -> Model {
+        var model = try { () throws -> Model in
+            let graph = try ONNXGraph(path: path)
+            guard ONNXGraph.supportedOpsets.contains(graph.opset) else {
+                throw ONNXError("\(path): opset \(graph.opset) is not supported (opsets \(ONNXGraph.supportedOpsets.lowerBound) to \(ONNXGraph.supportedOpsets.upperBound))")
+            }
+            var walk = ONNXWalk(graph: graph, path: path, inputShapes: Dictionary(inputs.map { ($0.name, $0.shape) }) { a, _ in a })
+            return try walk.build()
+        }()
+        try options.finish(&model, description: "Converted from ONNX model \(path.split(separator: "/").last ?? "")", source: path)
+        return model
+    }
+
+    /// The Core ML feature name of a tensor: characters other than letters,
+    /// digits and `_` become `_` (Xcode names properties after features).
+    public static func featureName(_ tensor: String) -> String {
+        let name = String(tensor.map { $0.isASCII && ($0.isLetter || $0.isNumber) || $0 == "_" ? $0 : "_" })
+        return name.first?.isNumber == true ? "_" + name : name
+    }
+}
+
+/// One conversion walk over the graph's nodes, in their order (ONNX
+/// requires topological order; a node reading an unknown name is an error).
+struct ONNXWalk {
+    let graph: ONNXGraph
+    let path: String
+    let inputShapes: [String: [Int]]
+
+    private var values: [String: ONNXValue] = [:]
+    private var shapes: [String: TensorShape] = [:]
+    private var nodes: [Node] = []
+    private var inputs: [Input] = []
+    private var unsupported: [String: [String]] = [:]
+    private var made = 0
+
+    init(graph: ONNXGraph, path: String, inputShapes: [String: [Int]]) {
+        self.graph = graph
+        self.path = path
+        self.inputShapes = inputShapes
+    }
+
+    mutating func build() throws -> Model {
+        let names = graph.inputs.map(\.name)
+        for name in inputShapes.keys.sorted() where !names.contains(name) {
+            throw ConversionOptionError("--input '\(name)': the model has no input of that name (its inputs: \(names.joined(separator: ", ")))"
+                                        + (closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""))
+        }
+        for input in graph.inputs { try addInput(input) }
+        for (name, tensor) in graph.initializers {
+            values[name] = .constant(try ONNXConstant(tensor, owner: graph.decoded, folder: graph.folder, what: "\(path): initializer '\(name)'"))
+        }
+        for node in graph.nodes {
+            do {
+                try visit(node)
+            } catch let error as ONNXError {
+                throw ONNXError("\(path): \(error.message)")
+            } catch let error as ModelError {
+                throw ONNXError("\(path): node '\(node.name)' (\(node.op)): \(error.message.dropping(layer: node.outputs.first ?? node.name))")
+            }
+        }
+        if !unsupported.isEmpty {
+            let list = unsupported.sorted { $0.key < $1.key }.map { op, names in
+                "\(op) x\(names.count) (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", ..." : ""))"
+            }
+            throw ONNXError("\(path): \(unsupported.values.map(\.count).reduce(0, +)) nodes of \(unsupported.count) unsupported op types: \(list.joined(separator: "; "))")
+        }
+        var model = Model(inputs: inputs, outputs: [], nodes: nodes)
+        for output in graph.outputs {
+            guard case .tensor(let tensor, _)? = values[output] else {
+                throw ONNXError("\(path): output '\(output)' is \(values[output] == nil ? "not computed by any node" : "a constant, not computed from an input")")
+            }
+            let feature = ONNXConverter.featureName(output)
+            if tensor != feature && !model.inputs.contains(where: { $0.name == feature }) { model.renameTensor(tensor, to: feature) }
+            model.outputs.append(Output(name: feature))
+        }
+        guard !model.inputs.isEmpty else { throw ONNXError("\(path): the model has no inputs") }
+        return model
+    }
+
+    /// [1, C, H, W] or [1, F] with every size known (a symbolic batch is 1).
+    private mutating func addInput(_ input: ONNXInput) throws {
+        var dims = input.dims
+        if let given = inputShapes[input.name] {
+            guard given.count == dims.count || dims.isEmpty else {
+                throw ConversionOptionError("--input \(input.name): \(given.count) sizes for an input of rank \(dims.count)")
+            }
+            for (index, (declared, size)) in zip(dims, given).enumerated() where declared != nil && declared != size {
+                throw ConversionOptionError("--input \(input.name): size \(size) at axis \(index) differs from the model's \(declared!)")
+            }
+            dims = given.map { $0 }
+        }
+        if case .some(.none) = dims.first { dims[0] = 1 }  // a symbolic batch
+        guard input.elementType == 1 || input.elementType == 0 else {
+            throw ONNXError("\(path): input '\(input.name)' holds elements of type \(input.elementType), not float32")
+        }
+        let shape = dims.compactMap { $0 }
+        guard shape.count == dims.count, shape.first == 1, shape.dropFirst().allSatisfy({ $0 > 0 && $0 <= 1 << 20 }),
+              shape.count == 4 || shape.count == 2 else {
+            let text = input.dims.map { $0.map(String.init) ?? "?" }.joined(separator: ", ")
+            throw ONNXError("\(path): input '\(input.name)' has the shape [\(text)]: give [1, C, H, W] or [1, F] with --input \(input.name)=1,3,224,224")
+        }
+        let name = ONNXConverter.featureName(input.name)
+        let model = shape.count == 4 ? Array(shape.dropFirst()) : [shape[1]]
+        inputs.append(Input(name: name, kind: .array(shape: model)))
+        shapes[name] = TensorShape(featureShape: model)
+        values[input.name] = .tensor(name: name, rank: shape.count)
+    }
+
+    private mutating func visit(_ node: ONNXNode) throws {
+        guard node.domain.isEmpty || node.domain == "ai.onnx" else {
+            unsupported["\(node.domain).\(node.op)", default: []].append(node.name)
+            return
+        }
+        let mapping = ONNXOpTable.mappings[node.op]
+        guard mapping != nil || ONNXFolding.foldable.contains(node.op) else {
+            unsupported[node.op, default: []].append(node.name)
+            return
+        }
+        var arguments: [ONNXValue?] = []
+        for input in node.inputs {
+            if input.isEmpty { arguments.append(nil); continue }  // an optional input left out
+            guard let value = values[input] else {
+                if !unsupported.isEmpty { return }  // read from an unsupported node: reported already
+                throw node.fail("reads '\(input)', which no earlier node or initializer gives")
+            }
+            arguments.append(value)
+        }
+        if node.op == "Shape", case .tensor(let name, let rank)?? = arguments.first {
+            let s = shapes[name]!
+            values[node.outputs[0]] = .constant(ONNXConstant(vector: ONNXFolding.shapeSlice(rank == 4 ? [1, s.channels, s.height, s.width] : [1, s.count], node)))
+            return
+        }
+        let constants = arguments.map { value -> ONNXConstant? in if case .constant(let c)? = value { c } else { nil } }
+        let allConstant = arguments.allSatisfy { value in if case .tensor? = value { false } else { true } }
+        if allConstant, ONNXFolding.foldable.contains(node.op), let folded = try ONNXFolding.evaluate(node, constants, graph: graph) {
+            made += folded.count
+            guard made <= 1 << 25 else { throw node.fail("the constants folded so far hold \(made) values, too many") }
+            values[node.outputs[0]] = .constant(folded)
+            return
+        }
+        guard let mapping else {
+            unsupported[node.op, default: []].append(node.name)
+            return
+        }
+        guard unsupported.isEmpty else { return }  // keep collecting unsupported ops only
+        let (emitted, value) = try mapping(ONNXBuilder(node: node, inputs: arguments, shapes: shapes, opset: graph.opset))
+        try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
+        values[node.outputs[0]] = value
+    }
+}

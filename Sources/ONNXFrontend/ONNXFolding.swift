@@ -1,0 +1,282 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ModelFormat
+
+/// Nodes whose inputs are all constants, computed at conversion: the shape
+/// arithmetic exporters write around Reshape (Shape, Gather, Unsqueeze,
+/// Concat, ...) and constant expressions. Values are doubles, so int64
+/// shape arithmetic stays exact; every result is capped in size.
+enum ONNXFolding {
+    static let foldable: Set<String> = [
+        "Constant", "Identity", "Dropout", "Cast", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Reshape", "Flatten",
+        "Slice", "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Where", "Max", "Min", "Neg", "Sqrt", "Floor",
+        "Ceil", "Abs", "Reciprocal", "ConstantOfShape", "Range", "Expand", "Transpose",
+    ]
+
+    /// The node's output 0, or nil when `op` is not foldable.
+    static func evaluate(_ node: ONNXNode, _ inputs: [ONNXConstant?], graph: ONNXGraph) throws -> ONNXConstant? {
+        let opset = graph.opset
+        func input(_ index: Int, _ what: String) throws -> ONNXConstant {
+            guard index < inputs.count, let value = inputs[index] else { throw node.fail("has no \(what) (input \(index))") }
+            return value
+        }
+        func listed(_ key: String, input index: Int, since version: Int) throws -> [Int]? {
+            if opset < version { return node.ints(key) }
+            return index < inputs.count ? try inputs[index].map { try $0.ints(node, key) } : nil
+        }
+        let result: ONNXConstant
+        switch node.op {
+        case "Constant": result = try constant(node, graph)
+        case "Identity", "Dropout": result = try input(0, "input")
+        case "Cast":
+            let x = try input(0, "input"), to = node.int("to") ?? 1
+            let integral = [2, 3, 4, 5, 6, 7, 9, 12, 13].contains(to)
+            result = ONNXConstant(shape: x.shape, values: x.values.map { integral ? ($0.isFinite ? $0.rounded(.towardZero) : 0) : $0 })
+        case "Shape":
+            let x = try input(0, "input")
+            result = ONNXConstant(vector: shapeSlice(x.shape, node))
+        case "Gather": result = try gather(try input(0, "data"), try input(1, "indices"), axis: node.int("axis") ?? 0, node)
+        case "Unsqueeze":
+            let x = try input(0, "input")
+            guard let axes = try listed("axes", input: 1, since: 13) else { throw node.fail("has no axes") }
+            var shape = x.shape
+            for axis in axes.map({ $0 < 0 ? $0 + x.shape.count + axes.count : $0 }).sorted() {
+                guard axis >= 0, axis <= shape.count else { throw node.fail("axis \(axis) is out of range") }
+                shape.insert(1, at: axis)
+            }
+            result = x.reshaped(shape)
+        case "Squeeze":
+            let x = try input(0, "input")
+            let axes = Set((try listed("axes", input: 1, since: 13) ?? x.shape.indices.filter { x.shape[$0] == 1 }).map { $0 < 0 ? $0 + x.shape.count : $0 })
+            result = x.reshaped(x.shape.enumerated().filter { !axes.contains($0.offset) }.map(\.element))
+        case "Concat": result = try concat(inputs.compactMap { $0 }, axis: node.int("axis") ?? 0, node)
+        case "Reshape": result = try reshape(try input(0, "data"), try input(1, "shape").ints(node, "the shape"), allowZero: node.int("allowzero") == 1, node)
+        case "Flatten":
+            let x = try input(0, "input")
+            var axis = node.int("axis") ?? 1
+            if axis < 0 { axis += x.shape.count }
+            guard axis >= 0, axis <= x.shape.count else { throw node.fail("axis \(axis) is out of range") }
+            result = x.reshaped([x.shape.prefix(axis).reduce(1, *), x.shape.dropFirst(axis).reduce(1, *)])
+        case "Slice": result = try slice(node, inputs, opset: opset)
+        case "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Max", "Min":
+            result = try broadcast(try input(0, "A"), try input(1, "B"), node) { a, b in
+                switch node.op {
+                case "Add": a + b
+                case "Sub": a - b
+                case "Mul": a * b
+                // Integer division truncates (exporters compute sizes this way).
+                case "Div": b == 0 ? .nan : a / b
+                case "Pow": pow(a, b)
+                case "Equal": a == b ? 1 : 0
+                case "Less": a < b ? 1 : 0
+                case "Greater": a > b ? 1 : 0
+                case "Max": max(a, b)
+                default: min(a, b)
+                }
+            }
+        case "Where":
+            let condition = try input(0, "condition")
+            let chosen = try broadcast(condition, try input(1, "X"), node) { c, x in c != 0 ? x : .nan }
+            result = try broadcast(chosen, try broadcast(condition, try input(2, "Y"), node) { c, y in c != 0 ? .nan : y }, node) { x, y in x.isNaN ? y : x }
+        case "Neg", "Sqrt", "Floor", "Ceil", "Abs", "Reciprocal":
+            let x = try input(0, "input")
+            result = ONNXConstant(shape: x.shape, values: x.values.map { v in
+                switch node.op {
+                case "Neg": -v
+                case "Sqrt": v.squareRoot()
+                case "Floor": v.rounded(.down)
+                case "Ceil": v.rounded(.up)
+                case "Abs": abs(v)
+                default: 1 / v
+                }
+            })
+        case "ConstantOfShape":
+            let shape = try input(0, "shape").ints(node, "the shape")
+            guard shape.allSatisfy({ $0 >= 0 }), let count = shape.checkedProduct, count <= ONNXConstant.maximumMadeCount else {
+                throw node.fail("shape \(shape) is invalid or larger than \(ONNXConstant.maximumMadeCount) values")
+            }
+            let fill = try node.tensor("value").map { try ONNXConstant($0, owner: graph.decoded, folder: graph.folder, what: "node '\(node.name)' value").values.first ?? 0 } ?? 0
+            result = ONNXConstant(shape: shape, values: [Double](repeating: fill, count: count))
+        case "Range":
+            let (start, limit, delta) = (try input(0, "start")[0], try input(1, "limit")[0], try input(2, "delta")[0])
+            guard delta != 0, delta.isFinite, start.isFinite, limit.isFinite else { throw node.fail("has a zero or non-finite step") }
+            let count = max(0, Int(((limit - start) / delta).rounded(.up)))
+            guard count <= ONNXConstant.maximumMadeCount else { throw node.fail("makes \(count) values") }
+            result = ONNXConstant(shape: [count], values: (0..<count).map { start + Double($0) * delta })
+        case "Expand":
+            let x = try input(0, "input"), shape = try input(1, "shape").ints(node, "the shape")
+            result = try broadcast(x, ONNXConstant(shape: shape, values: [Double](repeating: 0, count: max(0, shape.checkedProduct ?? -1))), node) { a, _ in a }
+        case "Transpose": result = try transpose(try input(0, "input"), node.ints("perm"), node)
+        default: return nil
+        }
+        guard result.count <= ONNXConstant.maximumMadeCount else { throw node.fail("folds to \(result.count) values") }
+        return result
+    }
+
+    private static func constant(_ node: ONNXNode, _ graph: ONNXGraph) throws -> ONNXConstant {
+        if let tensor = node.tensor("value") { return try ONNXConstant(tensor, owner: graph.decoded, folder: graph.folder, what: "node '\(node.name)' (Constant)") }
+        if let value = node.float("value_float"), node.has("value_float") { return ONNXConstant(shape: [], values: [Double(value)]) }
+        if let values = node.floats("value_floats") { return ONNXConstant(shape: [values.count], values: values.map(Double.init)) }
+        if let value = node.int("value_int"), node.has("value_int") { return ONNXConstant(shape: [], values: [Double(value)]) }
+        if let values = node.ints("value_ints") { return ONNXConstant(vector: values) }
+        throw node.fail("has no value this converter reads (value, value_float(s), value_int(s))")
+    }
+
+    /// Shape's `start` / `end` (opset 15), clamped.
+    static func shapeSlice(_ shape: [Int], _ node: ONNXNode) -> [Int] {
+        func clamp(_ value: Int) -> Int { min(max(value < 0 ? value + shape.count : value, 0), shape.count) }
+        let start = clamp(node.int("start") ?? 0), end = clamp(node.int("end") ?? shape.count)
+        return start < end ? Array(shape[start..<end]) : []
+    }
+
+    static func gather(_ data: ONNXConstant, _ indices: ONNXConstant, axis: Int, _ node: ONNXNode) throws -> ONNXConstant {
+        let rank = data.shape.count
+        let axis = axis < 0 ? axis + rank : axis
+        guard axis >= 0, axis < rank else { throw node.fail("axis \(axis) is out of range for rank \(rank)") }
+        let size = data.shape[axis]
+        let picks = try indices.ints(node, "the indices").map { $0 < 0 ? $0 + size : $0 }
+        guard picks.allSatisfy({ $0 >= 0 && $0 < size }) else { throw node.fail("indices \(picks) are out of range 0..<\(size)") }
+        let outer = data.shape.prefix(axis).reduce(1, *), inner = data.shape.dropFirst(axis + 1).reduce(1, *)
+        guard outer * picks.count * inner <= ONNXConstant.maximumMadeCount else { throw node.fail("gathers too many values") }
+        var values: [Double] = []
+        values.reserveCapacity(outer * picks.count * inner)
+        for o in 0..<outer { for p in picks { for i in 0..<inner { values.append(data[(o * size + p) * inner + i]) } } }
+        return ONNXConstant(shape: Array(data.shape.prefix(axis)) + indices.shape + Array(data.shape.dropFirst(axis + 1)), values: values)
+    }
+
+    static func concat(_ parts: [ONNXConstant], axis: Int, _ node: ONNXNode) throws -> ONNXConstant {
+        guard let first = parts.first else { throw node.fail("concatenates nothing") }
+        let rank = first.shape.count
+        let axis = axis < 0 ? axis + rank : axis
+        guard axis >= 0, axis < max(rank, 1), parts.allSatisfy({ $0.shape.count == rank }) else { throw node.fail("axis \(axis) does not fit the inputs' ranks") }
+        if rank == 0 { return ONNXConstant(shape: [parts.count], values: parts.map { $0[0] }) }
+        for part in parts where Array(part.shape.prefix(axis)) != Array(first.shape.prefix(axis)) || Array(part.shape.dropFirst(axis + 1)) != Array(first.shape.dropFirst(axis + 1)) {
+            throw node.fail("shapes \(parts.map(\.shape)) do not concatenate along axis \(axis)")
+        }
+        let outer = first.shape.prefix(axis).reduce(1, *), inner = first.shape.dropFirst(axis + 1).reduce(1, *)
+        var values: [Double] = []
+        for o in 0..<outer {
+            for part in parts {
+                let block = part.shape[axis] * inner
+                for i in 0..<block { values.append(part[o * block + i]) }
+            }
+        }
+        var shape = first.shape
+        shape[axis] = parts.map { $0.shape[axis] }.reduce(0, +)
+        return ONNXConstant(shape: shape, values: values)
+    }
+
+    /// Reshape's target: 0 copies the input's size (unless allowzero), -1 is inferred.
+    static func reshaped(_ shape: [Int], to requested: [Int], allowZero: Bool, _ node: ONNXNode) throws -> [Int] {
+        let count = shape.reduce(1, *)
+        var target = requested.enumerated().map { index, size in size == 0 && !allowZero && index < shape.count ? shape[index] : size }
+        guard target.filter({ $0 == -1 }).count <= 1, target.allSatisfy({ $0 >= -1 }) else { throw node.fail("shape \(requested) is invalid") }
+        if let unknown = target.firstIndex(of: -1) {
+            let known = target.enumerated().filter { $0.offset != unknown }.map(\.element).reduce(1, *)
+            guard known > 0, count % known == 0 else { throw node.fail("shape \(requested) does not fit \(count) values") }
+            target[unknown] = count / known
+        }
+        guard target.checkedProduct == count else { throw node.fail("shape \(requested) does not fit \(count) values") }
+        return target
+    }
+
+    private static func reshape(_ x: ONNXConstant, _ requested: [Int], allowZero: Bool, _ node: ONNXNode) throws -> ONNXConstant {
+        x.reshaped(try reshaped(x.shape, to: requested, allowZero: allowZero, node))
+    }
+
+    private static func slice(_ node: ONNXNode, _ inputs: [ONNXConstant?], opset: Int) throws -> ONNXConstant {
+        guard let x = inputs.first ?? nil else { throw node.fail("has no data") }
+        let starts: [Int], ends: [Int], axes: [Int], steps: [Int]
+        if opset < 10 {
+            starts = node.ints("starts") ?? []
+            ends = node.ints("ends") ?? []
+            axes = node.ints("axes") ?? Array(starts.indices)
+            steps = [Int](repeating: 1, count: starts.count)
+        } else {
+            func list(_ index: Int, _ what: String) throws -> [Int]? {
+                index < inputs.count ? try inputs[index].map { try $0.ints(node, what) } : nil
+            }
+            guard let s = try list(1, "the starts"), let e = try list(2, "the ends") else { throw node.fail("has no starts or ends") }
+            (starts, ends) = (s, e)
+            axes = try list(3, "the axes") ?? Array(starts.indices)
+            steps = try list(4, "the steps") ?? [Int](repeating: 1, count: starts.count)
+        }
+        guard starts.count == ends.count, axes.count == starts.count, steps.count == starts.count, !steps.contains(0) else {
+            throw node.fail("starts, ends, axes and steps do not match")
+        }
+        var ranges = x.shape.map { (start: 0, end: $0, step: 1) }
+        for (i, rawAxis) in axes.enumerated() {
+            let axis = rawAxis < 0 ? rawAxis + x.shape.count : rawAxis
+            guard axis >= 0, axis < x.shape.count else { throw node.fail("axis \(rawAxis) is out of range") }
+            let size = x.shape[axis], step = steps[i]
+            func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { min(max(value < 0 ? value + size : value, low), high) }
+            ranges[axis] = step > 0 ? (clamp(starts[i], 0, size), clamp(ends[i], 0, size), step)
+                : (clamp(starts[i], -1, size - 1), clamp(ends[i], -1, size - 1), step)
+        }
+        let counts = ranges.map { r in max(0, (r.end - r.start + r.step + (r.step > 0 ? -1 : 1)) / r.step) }
+        let strides = x.shape.indices.map { x.shape.dropFirst($0 + 1).reduce(1, *) }
+        var values: [Double] = []
+        let total = counts.reduce(1, *)
+        guard total <= ONNXConstant.maximumMadeCount else { throw node.fail("slices too many values") }
+        for flat in 0..<total {
+            var rest = flat, source = 0
+            for axis in x.shape.indices.reversed() {
+                let index = rest % max(counts[axis], 1)
+                rest /= max(counts[axis], 1)
+                source += (ranges[axis].start + index * ranges[axis].step) * strides[axis]
+            }
+            values.append(x[source])
+        }
+        return ONNXConstant(shape: counts, values: values)
+    }
+
+    /// numpy broadcasting of two constants through `combine`.
+    static func broadcast(_ a: ONNXConstant, _ b: ONNXConstant, _ node: ONNXNode, _ combine: (Double, Double) -> Double) throws -> ONNXConstant {
+        let rank = max(a.shape.count, b.shape.count)
+        let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape, sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
+        var shape: [Int] = []
+        for (x, y) in zip(sa, sb) {
+            guard x == y || x == 1 || y == 1 else { throw node.fail("shapes \(a.shape) and \(b.shape) do not broadcast") }
+            shape.append(x == 1 ? y : x)
+        }
+        guard let total = shape.checkedProduct, total <= ONNXConstant.maximumMadeCount else { throw node.fail("broadcasts to too many values") }
+        let strides = { (s: [Int]) in s.indices.map { s[$0] == 1 ? 0 : s.dropFirst($0 + 1).reduce(1, *) } }
+        let (stridesA, stridesB) = (strides(sa), strides(sb))
+        var values: [Double] = []
+        values.reserveCapacity(total)
+        for flat in 0..<total {
+            var rest = flat, ia = 0, ib = 0
+            for axis in (0..<rank).reversed() {
+                let index = rest % shape[axis]
+                rest /= shape[axis]
+                ia += index * stridesA[axis]
+                ib += index * stridesB[axis]
+            }
+            values.append(combine(a[ia], b[ib]))
+        }
+        return ONNXConstant(shape: shape, values: values)
+    }
+
+    static func transpose(_ x: ONNXConstant, _ perm: [Int]?, _ node: ONNXNode) throws -> ONNXConstant {
+        let rank = x.shape.count
+        let perm = perm ?? Array((0..<rank).reversed())
+        guard perm.sorted() == Array(0..<rank) else { throw node.fail("perm \(perm) is not a permutation of the axes") }
+        let shape = perm.map { x.shape[$0] }
+        let strides = x.shape.indices.map { x.shape.dropFirst($0 + 1).reduce(1, *) }
+        var values: [Double] = []
+        values.reserveCapacity(x.count)
+        for flat in 0..<x.count {
+            var rest = flat, source = 0
+            for axis in (0..<rank).reversed() {
+                let index = rest % shape[axis]
+                rest /= shape[axis]
+                source += index * strides[perm[axis]]
+            }
+            values.append(x[source])
+        }
+        return ONNXConstant(shape: shape, values: values)
+    }
+}

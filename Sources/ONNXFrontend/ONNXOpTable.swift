@@ -1,0 +1,240 @@
+import Conversion
+import ModelFormat
+
+/// The ONNX op table: op type -> mapping. Each returns the nodes it emits
+/// and the value of the ONNX node's output 0. Semantics follow the
+/// model's opset where ONNX changed them (Softmax's axis at 13; Clip, Pad,
+/// Squeeze, Unsqueeze and the reductions taking inputs instead of attributes).
+enum ONNXOpTable {
+    typealias Mapping = @Sendable (ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue)
+
+    static let mappings: [String: Mapping] = [
+        "Identity": passThrough, "Dropout": passThrough,
+        "Conv": convolution, "BatchNormalization": batchNorm,
+        "Relu": { try activation($0, .relu) }, "Sigmoid": { try activation($0, .sigmoid) }, "Tanh": { try activation($0, .tanh) },
+        "LeakyRelu": { try activation($0, .leakyRelu(alpha: $0.node.float("alpha") ?? 0.01)) },
+        "Elu": { try activation($0, .elu(alpha: $0.node.float("alpha") ?? 1)) },
+        "Softplus": { try activation($0, .softplus) },
+        "HardSigmoid": { try activation($0, .sigmoidHard(alpha: $0.node.float("alpha") ?? 0.2, beta: $0.node.float("beta") ?? 0.5)) },
+        "HardSwish": hardSwish, "Clip": clip,
+        "Add": add, "Sub": subtract, "Mul": multiply, "Div": divide,
+        "Gemm": gemm, "MatMul": matMul,
+        "MaxPool": { try pooling($0, .max) }, "AveragePool": { try pooling($0, .average) },
+        "GlobalAveragePool": { try globalPool($0, .average, keepDimensions: true) },
+        "GlobalMaxPool": { try globalPool($0, .max, keepDimensions: true) },
+        "Flatten": flatten, "Reshape": reshape, "Squeeze": reshapeOnly, "Unsqueeze": reshapeOnly,
+        "Concat": concat, "Softmax": softmax, "ReduceMean": reduceMean, "Pad": pad,
+    ]
+
+    static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        guard let first = b.inputs.first, let value = first else { throw b.node.fail("has no input") }
+        return ([], value)
+    }
+
+    static func activation(_ b: ONNXBuilder, _ activation: Activation) throws -> (nodes: [Node], value: ONNXValue) {
+        b.single(.activation(activation), try b.tensor(0))
+    }
+
+    /// x * HardSigmoid(x) with alpha 1/6, beta 1/2 (opset 14).
+    static func hardSwish(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let gate = b.emit(.activation(.sigmoidHard(alpha: 1 / 6, beta: 0.5)), [x.name], suffix: "gate")
+        return ([gate, b.emit(.multiply(constant: 1), [x.name, gate.outputs[0]])], .tensor(name: b.name, rank: x.rank))
+    }
+
+    /// Bounds as attributes before opset 11, as optional inputs after.
+    static func clip(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        var low = -Float.greatestFiniteMagnitude, high = Float.greatestFiniteMagnitude
+        if b.opset < 11 {
+            low = b.node.float("min") ?? low
+            high = b.node.float("max") ?? high
+        } else {
+            if b.has(1) { low = Float(try b.constant(1, "min").values.first ?? Double(low)) }
+            if b.has(2) { high = Float(try b.constant(2, "max").values.first ?? Double(high)) }
+        }
+        guard low <= high else { throw b.node.fail("clips to [\(low), \(high)], an empty range") }
+        return b.single(.activation(.clip(min: low, max: high)), x)
+    }
+
+    /// Weights [Cout, Cin / group, kH, kW] are Core ML's layout already.
+    static func convolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let w = try b.constant(1, "the weights")
+        guard x.rank == 4, w.shape.count == 4, w.count > 0, w.shape.checkedProduct == w.count else {
+            throw b.node.fail("only 2-D convolutions of [1, C, H, W] maps are supported (weights \(w.shape))")
+        }
+        let group = b.node.int("group") ?? 1
+        let (cout, cin, kh, kw) = (w.shape[0], w.shape[1], w.shape[2], w.shape[3])
+        guard group > 0, cin * group == x.shape.channels, cout % group == 0 else {
+            throw b.node.fail("weights \(w.shape) in \(group) groups do not fit \(x.shape.channels) input channels")
+        }
+        let kernel = Size2(kh, kw)
+        if let declared = b.node.ints("kernel_shape"), declared != [kh, kw] { throw b.node.fail("kernel_shape \(declared) differs from the weights' \([kh, kw])") }
+        var bias: Weights?
+        if b.has(2) {
+            let c = try b.constant(2, "the bias")
+            guard c.count == cout else { throw b.node.fail("bias has \(c.count) values for \(cout) output channels") }
+            bias = c.weights()
+        }
+        let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: group, kernel: kernel,
+                               stride: try b.window("strides", default: 1), dilation: try b.window("dilations", default: 1),
+                               padding: try b.padding(), weights: w.weights(), bias: bias)
+        return b.single(.convolution(conv), x)
+    }
+
+    static func batchNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let channels = x.rank == 4 ? x.shape.channels : x.shape.count
+        let parts = try (1...4).map { try b.constant($0, ["", "the scale", "the bias", "the mean", "the variance"][$0]) }
+        guard parts.allSatisfy({ $0.count == channels }) else { throw b.node.fail("its parameters do not have \(channels) values each") }
+        let norm = BatchNorm(channels: channels, epsilon: b.node.float("epsilon") ?? 1e-5, gamma: parts[0].weights(), beta: parts[1].weights(),
+                             mean: parts[2].weights(), variance: parts[3].weights())
+        return b.single(.batchNorm(norm), x)
+    }
+
+    static func pooling(_ b: ONNXBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        guard x.rank == 4 else { throw b.node.fail("only 2-D pooling of [1, C, H, W] maps is supported") }
+        guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilated pooling is not supported") }
+        guard b.node.has("kernel_shape") else { throw b.node.fail("has no kernel_shape") }
+        let kernel = try b.window("kernel_shape", default: 1), stride = try b.window("strides", default: 1)
+        var padding = try b.padding()
+        if b.node.int("ceil_mode") == 1 {
+            // Output sizes rounded up: Caffe's pooling does the same with symmetric pads.
+            guard case .explicit(let e) = padding, e.top == e.bottom, e.left == e.right else {
+                throw b.node.fail("ceil_mode with asymmetric pads is not supported")
+            }
+            padding = .includeLastPixel(Size2(e.top, e.left))
+        }
+        let pool = Pooling(kind: kind, kernel: kernel, stride: stride, padding: padding,
+                           excludePaddingFromAverage: kind == .average && b.node.int("count_include_pad") != 1)
+        return b.single(.pooling(pool), x)
+    }
+
+    static func globalPool(_ b: ONNXBuilder, _ kind: Pooling.Kind, keepDimensions: Bool) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        guard x.rank == 4 else { throw b.node.fail("only pooling of [1, C, H, W] maps is supported") }
+        let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
+        return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: keepDimensions ? 4 : 2))
+    }
+
+    /// The mean over H and W (a squeeze-and-excitation's pooling): global
+    /// average pooling. Axes are an attribute before opset 18, an input after.
+    static func reduceMean(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let listed = b.opset < 18 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
+        let axes = Set((listed ?? []).map { $0 < 0 ? $0 + x.rank : $0 })
+        guard x.rank == 4, axes == [2, 3] else { throw b.node.fail("only a mean over H and W (axes 2, 3) is supported, not \(axes.sorted())") }
+        return try globalPool(b, .average, keepDimensions: (b.node.int("keepdims") ?? 1) != 0)
+    }
+
+    /// [1, C, H, W] -> [1, C*H*W] (axis 1); a vector stays as it is.
+    static func flatten(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        guard (b.node.int("axis") ?? 1) == 1 else { throw b.node.fail("only flattening from axis 1 is supported") }
+        if x.rank == 2 { return ([], .tensor(name: x.name, rank: 2)) }
+        if x.shape.height == 1 && x.shape.width == 1 { return ([], .tensor(name: x.name, rank: 2)) }
+        return ([b.emit(.flatten(.channelFirst), [x.name])], .tensor(name: b.name, rank: 2))
+    }
+
+    /// To [1, F] (a flatten), or to [1, C, H, W] of the same values.
+    static func reshape(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let requested = try b.constant(1, "the shape").ints(b.node, "the shape")
+        let count = x.shape.count
+        var target = requested.enumerated().map { index, size in size == 0 && index < 4 ? (index == 0 ? 1 : [1, x.shape.channels, x.shape.height, x.shape.width][index]) : size }
+        if let unknown = target.firstIndex(of: -1) {
+            let known = target.enumerated().filter { $0.offset != unknown }.map(\.element).reduce(1, *)
+            guard known > 0, count % known == 0 else { throw b.node.fail("shape \(requested) does not fit \(count) values") }
+            target[unknown] = count / known
+        }
+        guard target.allSatisfy({ $0 > 0 }), target.checkedProduct == count, target.first == 1 else {
+            throw b.node.fail("reshaping \(count) values to \(requested) is not supported (batch 1, same count)")
+        }
+        return try toShape(b, x, target)
+    }
+
+    /// Squeeze and Unsqueeze of tensors: the values stay, the rank changes.
+    static func reshapeOnly(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let dims = x.rank == 4 ? [1, x.shape.channels, x.shape.height, x.shape.width] : [1, x.shape.count]
+        let listed = b.opset < 13 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
+        var target: [Int]
+        if b.node.op == "Squeeze" {
+            let axes = Set((listed ?? dims.indices.filter { dims[$0] == 1 }).map { $0 < 0 ? $0 + dims.count : $0 })
+            target = dims.enumerated().filter { !axes.contains($0.offset) }.map(\.element)
+            if target.first != 1 { target.insert(1, at: 0) }  // the batch stays
+        } else {
+            guard let listed else { throw b.node.fail("has no axes") }
+            target = dims
+            for axis in listed.map({ $0 < 0 ? $0 + dims.count + listed.count : $0 }).sorted() {
+                guard axis >= 0, axis <= target.count else { throw b.node.fail("axis \(axis) is out of range") }
+                target.insert(1, at: axis)
+            }
+        }
+        return try toShape(b, x, target)
+    }
+
+    /// `x` as `target` (batch first): rank 2 [1, F] or rank 4 [1, C, H, W].
+    static func toShape(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: ONNXValue) {
+        let model = target.dropFirst().drop { _ in false }
+        switch target.count {
+        case 2:
+            if x.rank == 2 || (x.shape.height == 1 && x.shape.width == 1) { return ([], .tensor(name: x.name, rank: 2)) }
+            return ([b.emit(.flatten(.channelFirst), [x.name])], .tensor(name: b.name, rank: 2))
+        case 4:
+            let shape = Array(model)
+            if shape == [x.shape.channels, x.shape.height, x.shape.width] { return ([], .tensor(name: x.name, rank: 4)) }
+            return ([b.emit(.reshape(targetShape: shape, order: .channelFirst), [x.name])], .tensor(name: b.name, rank: 4))
+        default:
+            throw b.node.fail("shape \(target) is not [1, F] or [1, C, H, W] (other ranks are not supported yet)")
+        }
+    }
+
+    /// Along channels (axis 1) of maps or vectors.
+    static func concat(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let parts = try b.inputs.indices.map { try b.tensor($0) }
+        guard let first = parts.first else { throw b.node.fail("concatenates nothing") }
+        var axis = b.node.int("axis") ?? 1
+        if axis < 0 { axis += first.rank }
+        guard axis == 1, parts.allSatisfy({ $0.rank == first.rank }) else {
+            throw b.node.fail("only concatenation along channels (axis 1) is supported, not axis \(axis)")
+        }
+        return ([b.emit(.concat, parts.map(\.name))], .tensor(name: b.name, rank: first.rank))
+    }
+
+    /// Over the features of a vector, or the channels of a map: before
+    /// opset 13 the input is flattened from `axis` (default 1) and the
+    /// softmax taken over all of it; from 13 it is along `axis` (default -1).
+    static func softmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        var axis = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
+        if axis < 0 { axis += x.rank }
+        let overAll = b.opset < 13 && axis == 1
+        let singlePixel = x.shape.height == 1 && x.shape.width == 1
+        guard x.rank == 2 ? axis == 1 : axis == 1 && (singlePixel || !overAll) else {
+            throw b.node.fail("only a softmax over features or channels is supported (axis \(axis) of rank \(x.rank), opset \(b.opset))")
+        }
+        return b.single(.softmax, x)
+    }
+
+    /// Constant padding of H and W; pads as an attribute before opset 11.
+    static func pad(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let mode = b.node.string("mode") ?? "constant"
+        let p = b.opset < 11 ? (b.node.ints("pads") ?? []) : try b.constant(1, "the pads").ints(b.node, "the pads")
+        let value: Float = b.opset < 11 ? (b.node.float("value") ?? 0) : (b.has(2) ? Float(try b.constant(2, "the value").values.first ?? 0) : 0)
+        guard x.rank == 4, p.count == 8, p[0] == 0, p[1] == 0, p[4] == 0, p[5] == 0, p.allSatisfy({ $0 >= 0 }) else {
+            throw b.node.fail("only padding of H and W is supported, pads \(p)")
+        }
+        let kind: Padding.Kind
+        switch mode {
+        case "constant": kind = .constant(value)
+        case "reflect": kind = .reflection
+        case "edge": kind = .replication
+        default: throw b.node.fail("mode \(mode) is not supported")
+        }
+        return b.single(.padding(Padding(kind: kind, edges: Edges(top: p[2], bottom: p[6], left: p[3], right: p[7]))), x)
+    }
+}

@@ -1,0 +1,53 @@
+import CoreMLBackend
+import Foundation
+import ModelFiles
+import ModelFormat
+import ONNXFrontend
+import Runtime
+import TestSupport
+import XCTest
+
+let onnxFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/onnx")
+
+/// Models PyTorch exported (torch.onnx.export, the TorchScript exporter)
+/// at opsets 13 and 17, with onnxruntime's outputs on the same files
+/// (scripts/fixtures/make_onnx_fixtures.py): each converted, written (and
+/// left for check_mlmodels), read back by the runtime and run:
+/// |ours - onnxruntime| <= 1e-4 * max(1, |ref|).
+final class ONNXParityTests: XCTestCase {
+    static let models = ["resnet", "mobilenet_v3", "efficientnet", "squeezenet", "densenet"]
+
+    func testResNetBlocks() throws { try checkParity("resnet") }
+    /// HardSwish as its own op at opset 17, as HardSigmoid and Mul at 13.
+    func testMobileNetV3Blocks() throws { try checkParity("mobilenet_v3") }
+    /// SiLU as Sigmoid and Mul; squeeze-and-excitation gates broadcast over H and W.
+    func testEfficientNetBlocks() throws { try checkParity("efficientnet") }
+    /// Fire modules' Concat, max pooling with ceil_mode.
+    func testSqueezeNetBlocks() throws { try checkParity("squeezenet") }
+    /// Dense blocks' Concat, BatchNormalization kept (pre-activation), average pooling.
+    func testDenseNetBlocks() throws { try checkParity("densenet") }
+
+    func testEveryFixtureIsTested() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: onnxFixtures.path).filter { $0.contains("_opset") }.sorted()
+        XCTAssertEqual(folders, Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } }.sorted())
+    }
+
+    func checkParity(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for opset in [13, 17] {
+            let folder = onnxFixtures.appendingPathComponent("\(name)_opset\(opset)")
+            let model = try ONNXConverter.convert(model: folder.appendingPathComponent("model.onnx").path)
+            let path = checkDirectory.appendingPathComponent("onnx_\(name)_opset\(opset).mlmodel").path
+            try CoreMLWriter.write(model, to: path)
+            let network = try Network(contentsOf: path)
+            let input = try XCTUnwrap(network.model.inputs.first)
+            let value = try NumpyFile.tensor(path: folder.appendingPathComponent("input.npy").path, fitting: try XCTUnwrap(TensorShape(featureShape: [3, 32, 32])), input: input.name)
+            let prediction = try network.predict([input.name: .array(value)])
+            let reference = try NumpyFile.read(path: folder.appendingPathComponent("output.npy").path).values
+            let ours = try XCTUnwrap(prediction.outputs["output"]?.values, "\(name) opset \(opset): no output", file: file, line: line)
+            XCTAssertEqual(ours.count, reference.count, "\(name) opset \(opset)", file: file, line: line)
+            if let worst = worstMismatch(ours, reference) {
+                XCTFail("\(name) opset \(opset): value \(worst.index) is \(worst.ours), onnxruntime gives \(worst.reference)", file: file, line: line)
+            }
+        }
+    }
+}
