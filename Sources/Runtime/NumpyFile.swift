@@ -21,12 +21,14 @@ public enum NumpyFile {
     ///   header, unsupported dtype, Fortran order, or a data size that does
     ///   not match the shape (checked before anything is allocated for it).
     /// The array in `path` as the value of input `input`, which takes
-    /// `expected` ([C, H, W]; a [C] vector as [C] or [C, 1, 1]).
+    /// `expected` ([C, H, W]; a [C] vector as [C] or [C, 1, 1]), with or
+    /// without a leading batch of 1 (as PyTorch and ONNX arrays have it).
     /// - Throws: `RuntimeError` when it cannot be read or does not fit.
     public static func tensor(path: String, fitting expected: TensorShape, input: String) throws(RuntimeError) -> Tensor {
-        let (shape, values) = try read(path: path)
+        let (stored, values) = try read(path: path)
+        let shape = stored.first == 1 && stored.count > expected.featureShape.count ? Array(stored.dropFirst()) : stored
         guard shape == expected.featureShape || shape == expected.dimensions else {
-            throw RuntimeError("\(path): shape \(shape) does not fit input '\(input)', which takes \(expected.featureShape)")
+            throw RuntimeError("\(path): shape \(stored) does not fit input '\(input)', which takes \(expected.featureShape)")
         }
         return Tensor(shape: expected, values: values)
     }
