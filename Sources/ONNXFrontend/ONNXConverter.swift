@@ -55,6 +55,7 @@ struct ONNXWalk {
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
+    /// Op type -> the nodes of that type the table cannot take.
     private var unsupported: [String: [String]] = [:]
     private var made = 0
 
@@ -70,6 +71,9 @@ struct ONNXWalk {
             throw ConversionOptionError("--input '\(name)': the model has no input of that name (its inputs: \(names.joined(separator: ", ")))"
                                         + (closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""))
         }
+        // Every op the table cannot take, listed at once before anything else is checked.
+        for node in graph.nodes where !Self.isKnown(node) { unsupported[Self.opName(node), default: []].append(node.name) }
+        try reportUnsupported()
         for input in graph.inputs { try addInput(input) }
         for (name, tensor) in graph.initializers {
             values[name] = .constant(try ONNXConstant(tensor, owner: graph.decoded, folder: graph.folder, what: "\(path): initializer '\(name)'"))
@@ -83,12 +87,6 @@ struct ONNXWalk {
                 throw ONNXError("\(path): node '\(node.name)' (\(node.op)): \(error.message.dropping(layer: node.outputs.first ?? node.name))")
             }
         }
-        if !unsupported.isEmpty {
-            let list = unsupported.sorted { $0.key < $1.key }.map { op, names in
-                "\(op) x\(names.count) (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", ..." : ""))"
-            }
-            throw ONNXError("\(path): \(unsupported.values.map(\.count).reduce(0, +)) nodes of \(unsupported.count) unsupported op types: \(list.joined(separator: "; "))")
-        }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
         for output in graph.outputs {
             guard case .tensor(let tensor, _)? = values[output] else {
@@ -100,6 +98,25 @@ struct ONNXWalk {
         }
         guard !model.inputs.isEmpty else { throw ONNXError("\(path): the model has no inputs") }
         return model
+    }
+
+    static func isKnown(_ node: ONNXNode) -> Bool {
+        (node.domain.isEmpty || node.domain == "ai.onnx") && (ONNXOpTable.mappings[node.op] != nil || ONNXFolding.foldable.contains(node.op))
+    }
+
+    static func opName(_ node: ONNXNode) -> String {
+        node.domain.isEmpty || node.domain == "ai.onnx" ? node.op : "\(node.domain).\(node.op)"
+    }
+
+    /// "3 nodes of 2 unsupported op types: LSTM x2 (lstm_a, lstm_b); NonMaxSuppression x1 (nms)".
+    private func reportUnsupported() throws {
+        guard !unsupported.isEmpty else { return }
+        let list = unsupported.sorted { $0.key < $1.key }.map { op, names in
+            "\(op) x\(names.count) (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", ..." : ""))"
+        }
+        let count = unsupported.values.map(\.count).reduce(0, +)
+        throw ONNXError("\(path): \(count) node\(count == 1 ? "" : "s") of \(unsupported.count) unsupported op type\(unsupported.count == 1 ? "" : "s"): "
+                        + list.joined(separator: "; "))
     }
 
     /// [1, C, H, W] or [1, F] with every size known (a symbolic batch is 1).
@@ -132,22 +149,11 @@ struct ONNXWalk {
     }
 
     private mutating func visit(_ node: ONNXNode) throws {
-        guard node.domain.isEmpty || node.domain == "ai.onnx" else {
-            unsupported["\(node.domain).\(node.op)", default: []].append(node.name)
-            return
-        }
         let mapping = ONNXOpTable.mappings[node.op]
-        guard mapping != nil || ONNXFolding.foldable.contains(node.op) else {
-            unsupported[node.op, default: []].append(node.name)
-            return
-        }
         var arguments: [ONNXValue?] = []
         for input in node.inputs {
             if input.isEmpty { arguments.append(nil); continue }  // an optional input left out
-            guard let value = values[input] else {
-                if !unsupported.isEmpty { return }  // read from an unsupported node: reported already
-                throw node.fail("reads '\(input)', which no earlier node or initializer gives")
-            }
+            guard let value = values[input] else { throw node.fail("reads '\(input)', which no earlier node or initializer gives") }
             arguments.append(value)
         }
         if node.op == "Shape", case .tensor(let name, let rank)?? = arguments.first {
@@ -164,10 +170,8 @@ struct ONNXWalk {
             return
         }
         guard let mapping else {
-            unsupported[node.op, default: []].append(node.name)
-            return
+            throw node.fail("is supported only on constants, and an input is computed from the model's input")
         }
-        guard unsupported.isEmpty else { return }  // keep collecting unsupported ops only
         let (emitted, value) = try mapping(ONNXBuilder(node: node, inputs: arguments, shapes: shapes, opset: graph.opset))
         try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
         values[node.outputs[0]] = value

@@ -213,9 +213,10 @@ enum ONNXOpTable {
         if axis < 0 { axis += x.rank }
         let overAll = b.opset < 13 && axis == 1
         let singlePixel = x.shape.height == 1 && x.shape.width == 1
-        guard x.rank == 2 ? axis == 1 : axis == 1 && (singlePixel || !overAll) else {
-            throw b.node.fail("only a softmax over features or channels is supported (axis \(axis) of rank \(x.rank), opset \(b.opset))")
+        if x.rank == 4, overAll, !singlePixel {
+            throw b.node.fail("before opset 13 Softmax flattens [1, C, H, W] from axis 1 and normalizes C, H and W together (this model's opset is \(b.opset)); that softmax is not supported")
         }
+        guard axis == 1 else { throw b.node.fail("only a softmax over features or channels (axis 1) is supported, not axis \(axis) of rank \(x.rank)") }
         return b.single(.softmax, x)
     }
 

@@ -1,0 +1,90 @@
+import CoreMLBackend
+import Foundation
+import ModelFormat
+import ONNXFrontend
+import Runtime
+import TestSupport
+import XCTest
+
+/// One small graph per opset-dependent behaviour (built node by node by
+/// scripts/fixtures/make_onnx_op_fixtures.py, with onnxruntime's output):
+/// converted, written, run, compared with 1e-4 * max(1, |ref|).
+final class ONNXOpTests: XCTestCase {
+    static let folder = onnxFixtures.appendingPathComponent("ops")
+
+    /// Softmax's default axis is 1 before opset 13 and -1 from 13: on a
+    /// vector both are its features.
+    func testSoftmaxOfAVectorAtBothOpsets() throws {
+        try check("softmax_vector_opset11")
+        try check("softmax_vector_opset13")
+    }
+
+    /// Along axis 1 of a map at opset 13 is the channel softmax; the same
+    /// node at opset 11 normalizes C, H and W together and is refused.
+    func testSoftmaxAlongChannelsOnlyFromOpset13() throws {
+        try check("softmax_channels_opset13")
+        XCTAssertThrowsError(try convert("softmax_channels_opset11")) { error in
+            XCTAssertTrue("\(error)".contains("before opset 13 Softmax flattens [1, C, H, W] from axis 1"), "\(error)")
+        }
+    }
+
+    func testClipBoundsAsAttributesThenInputs() throws {
+        try check("clip_opset9")
+        try check("clip_opset13")
+    }
+
+    /// The flatten exporters write as shape arithmetic (Shape, Gather,
+    /// Unsqueeze with its axes as an attribute, then as an input, Concat,
+    /// Reshape) folds away; Gemm with transB, alpha and beta.
+    func testShapeArithmeticFoldsAtBothOpsets() throws {
+        for opset in [9, 13] {
+            let model = try check("flatten_by_shape_opset\(opset)")
+            XCTAssertEqual(model.nodes.map(\.operation.kindName), ["flatten", "innerProduct"], "opset \(opset)")
+        }
+    }
+
+    func testPadAsAttributeThenInputAndReflectMode() throws {
+        try check("pad_opset9")
+        try check("pad_opset13")
+    }
+
+    func testReduceMeanAxesAsAttributeThenInput() throws {
+        try check("reduce_mean_opset13")
+        try check("reduce_mean_opset18")
+    }
+
+    func testArithmeticWithConstantsAndTensors() throws { try check("arithmetic_opset13") }
+    func testActivations() throws { try check("activations_opset13") }
+
+    /// The weights lie in external_data.bin beside the model.
+    func testExternalData() throws { try check("external_data") }
+
+    func testEveryUnsupportedOpIsListedAtOnce() throws {
+        XCTAssertThrowsError(try convert("unsupported_ops")) { error in
+            XCTAssertTrue("\(error)".hasSuffix("unsupported_ops.onnx: 3 nodes of 2 unsupported op types: LSTM x2 (lstm_a, lstm_b); NonMaxSuppression x1 (nms)"), "\(error)")
+        }
+    }
+
+    func convert(_ name: String) throws -> Model {
+        try ONNXConverter.convert(model: Self.folder.appendingPathComponent("\(name).onnx").path)
+    }
+
+    @discardableResult
+    func check(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> Model {
+        let model = try convert(name)
+        let path = checkDirectory.appendingPathComponent("onnx_op_\(name).mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let network = try Network(contentsOf: path)
+        let input = try XCTUnwrap(network.model.inputs.first)
+        guard case .array(let shape) = input.kind, let expected = TensorShape(featureShape: shape) else { throw XCTSkip("input is not an array") }
+        let value = try NumpyFile.tensor(path: Self.folder.appendingPathComponent("\(name)_input.npy").path, fitting: expected, input: input.name)
+        let prediction = try network.predict([input.name: .array(value)])
+        let reference = try NumpyFile.read(path: Self.folder.appendingPathComponent("\(name)_output.npy").path).values
+        let ours = try XCTUnwrap(prediction.outputs["y"]?.values, "\(name): no output y", file: file, line: line)
+        XCTAssertEqual(ours.count, reference.count, name, file: file, line: line)
+        if let worst = worstMismatch(ours, reference) {
+            XCTFail("\(name): value \(worst.index) is \(worst.ours), onnxruntime gives \(worst.reference)", file: file, line: line)
+        }
+        return model
+    }
+}
