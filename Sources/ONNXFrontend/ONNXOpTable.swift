@@ -24,6 +24,7 @@ enum ONNXOpTable {
         "GlobalMaxPool": { try globalPool($0, .max, keepDimensions: true) },
         "Flatten": flatten, "Reshape": reshape, "Squeeze": reshapeOnly, "Unsqueeze": reshapeOnly,
         "Concat": concat, "Softmax": softmax, "ReduceMean": reduceMean, "Pad": pad,
+        "ConvTranspose": transposedConvolution, "Resize": resize, "Upsample": resize,
     ]
 
     static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
@@ -196,6 +197,7 @@ enum ONNXOpTable {
     static func concat(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let parts = try b.inputs.indices.map { try b.tensor($0) }
         guard let first = parts.first else { throw b.node.fail("concatenates nothing") }
+        if parts.count == 1 { return ([], .tensor(name: first.name, rank: first.rank)) }  // torchvision's DenseNet joins a list of one
         var axis = b.node.int("axis") ?? 1
         if axis < 0 { axis += first.rank }
         guard axis == 1, parts.allSatisfy({ $0.rank == first.rank }) else {
@@ -237,5 +239,70 @@ enum ONNXOpTable {
         default: throw b.node.fail("mode \(mode) is not supported")
         }
         return b.single(.padding(Padding(kind: kind, edges: Edges(top: p[2], bottom: p[6], left: p[3], right: p[7]))), x)
+    }
+
+    /// Weights [Cin, Cout, kH, kW] are Core ML's deconvolution layout.
+    static func transposedConvolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let w = try b.constant(1, "the weights")
+        guard x.rank == 4, w.shape.count == 4, w.shape[0] == x.shape.channels, w.count > 0, w.shape.checkedProduct == w.count else {
+            throw b.node.fail("weights \(w.shape) are not [\(x.shape.channels), Cout, kH, kW]")
+        }
+        guard (b.node.int("group") ?? 1) == 1 else { throw b.node.fail("grouped transposed convolutions are not supported") }
+        guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilated transposed convolutions are not supported") }
+        guard (b.node.ints("output_padding") ?? [0, 0]).allSatisfy({ $0 == 0 }), !b.node.has("output_shape") else {
+            throw b.node.fail("output_padding and output_shape are not supported")
+        }
+        let (cout, kh, kw) = (w.shape[1], w.shape[2], w.shape[3])
+        var bias: Weights?
+        if b.has(2) {
+            let c = try b.constant(2, "the bias")
+            guard c.count == cout else { throw b.node.fail("bias has \(c.count) values for \(cout) output channels") }
+            bias = c.weights()
+        }
+        let conv = Convolution(outputChannels: cout, kernelChannels: x.shape.channels, kernel: Size2(kh, kw), stride: try b.window("strides", default: 1),
+                               padding: try b.padding(), isDeconvolution: true, weights: w.weights(), bias: bias)
+        return b.single(.convolution(conv), x)
+    }
+
+    /// Resize (and opset 9's Upsample) by whole factors of H and W, from
+    /// scales or sizes: nearest (every coordinate mode repeats pixels at
+    /// whole factors) or linear on the grid the coordinate mode names.
+    static func resize(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        guard x.rank == 4 else { throw b.node.fail("only resizing [1, C, H, W] maps is supported") }
+        // Upsample and opset 10's Resize: (X, scales); from 11: (X, roi, scales, sizes).
+        let scalesIndex = b.node.op == "Upsample" || b.opset < 11 ? 1 : 2
+        var factors: [Double]
+        if b.has(scalesIndex), case let scales = try b.constant(scalesIndex, "the scales"), scales.count > 0 {
+            factors = scales.values
+        } else if b.has(3) {
+            let sizes = try b.constant(3, "the sizes").ints(b.node, "the sizes")
+            guard sizes.count == 4 else { throw b.node.fail("sizes \(sizes) are not [N, C, H, W]") }
+            factors = [1, 1, Double(sizes[2]) / Double(x.shape.height), Double(sizes[3]) / Double(x.shape.width)]
+        } else if let listed = b.node.floats("scales") {  // Upsample before opset 9
+            factors = listed.map(Double.init)
+        } else {
+            throw b.node.fail("has neither scales nor sizes")
+        }
+        guard factors.count == 4, factors[0] == 1, factors[1] == 1, let h = Int(exactly: factors[2]), let w = Int(exactly: factors[3]), h > 0, w > 0 else {
+            throw b.node.fail("only resizing H and W by whole factors is supported, not scales \(factors)")
+        }
+        let mode = b.node.string("mode") ?? "nearest"
+        switch mode {
+        case "nearest":
+            return b.single(.upsample(Upsample(scale: Size2(h, w))), x)
+        case "linear", "bilinear":
+            let alignment: Upsample.Alignment
+            switch b.node.string("coordinate_transformation_mode") ?? (b.opset < 11 ? "asymmetric" : "half_pixel") {
+            case "align_corners": alignment = .alignCorners
+            case "half_pixel", "pytorch_half_pixel": alignment = .halfPixel
+            case "asymmetric": alignment = .legacy
+            case let other: throw b.node.fail("coordinate_transformation_mode \(other) is not supported")
+            }
+            return b.single(.upsample(Upsample(scale: Size2(h, w), mode: .bilinear, alignment: alignment)), x)
+        default:
+            throw b.node.fail("mode \(mode) is not supported (nearest and linear are)")
+        }
     }
 }

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Exports torchvision's models (random weights, seeded) to ONNX with
+PyTorch's TorchScript exporter at opsets 13 and 17 (ViT: 14 and 17), with onnxruntime's
+output for one seeded input, into OUT/NAME_opsetN/{model.onnx,input.npy,output.npy}.
+Also one model through the dynamo exporter (needs onnxscript).
+
+torchvision from PyPI is a CUDA build; beside the CPU torch its import fails
+on three C++ operators (nms, qnms, roi_align) it registers kernels for: they
+are declared here first (no kernels: the classification and segmentation
+models never call them).
+
+Usage: make_onnx_torchvision.py OUT [NAME ...]
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+library = torch.library.Library("torchvision", "DEF")
+for schema in ["nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
+               "qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
+               "roi_align(Tensor input, Tensor rois, float spatial_scale, SymInt pooled_height, SymInt pooled_width, "
+               "int sampling_ratio, bool aligned) -> Tensor"]:
+    library.define(schema)
+
+import onnxruntime  # noqa: E402
+from torchvision import models  # noqa: E402
+from torchvision.models.segmentation import lraspp_mobilenet_v3_large  # noqa: E402
+
+
+class SegmentationHead(torch.nn.Module):
+    """A small encoder-decoder: strided convolutions down, ConvTranspose and
+    a nearest Resize up (as segmentation decoders write them)."""
+
+    def __init__(self):
+        super().__init__()
+        self.down = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, 2, 1), torch.nn.ReLU(), torch.nn.Conv2d(16, 32, 3, 2, 1), torch.nn.ReLU())
+        self.up = torch.nn.ConvTranspose2d(32, 16, 2, 2)
+        self.classes = torch.nn.Conv2d(16, 5, 1)
+
+    def forward(self, x):
+        y = self.classes(torch.relu(self.up(self.down(x))))
+        return torch.nn.functional.interpolate(y, scale_factor=2.0, mode="nearest")
+
+
+MODELS = {
+    "resnet18": (lambda: models.resnet18(weights=None), 224),
+    "mobilenet_v3_small": (lambda: models.mobilenet_v3_small(weights=None), 224),
+    "efficientnet_b0": (lambda: models.efficientnet_b0(weights=None), 224),
+    "squeezenet1_1": (lambda: models.squeezenet1_1(weights=None), 224),
+    "densenet121": (lambda: models.densenet121(weights=None), 224),
+    "segmentation_head": (SegmentationHead, 64),
+    "vit_small": (lambda: models.VisionTransformer(image_size=64, patch_size=16, num_layers=2, num_heads=4, hidden_dim=64,
+                                                    mlp_dim=128, num_classes=10), 64),
+}
+
+
+def main():
+    out = Path(sys.argv[1])
+    names = sys.argv[2:] or list(MODELS)
+    for index, name in enumerate(names):
+        build, size = MODELS[name]
+        torch.manual_seed(index)
+        model = build().eval()
+        x = torch.from_numpy(np.random.default_rng(index).standard_normal((1, 3, size, size)).astype(np.float32))
+        with torch.no_grad():
+            reference = model(x)
+            reference = (reference["out"] if isinstance(reference, dict) else reference).numpy()
+        # ViT's attention exports from opset 14 (scaled_dot_product_attention).
+        exports = [(opset, False) for opset in ((14, 17) if name.startswith("vit") else (13, 17))] + ([(18, True)] if name == "resnet18" else [])
+        for opset, dynamo in exports:
+            folder = out / f"{name}_opset{opset}{'_dynamo' if dynamo else ''}"
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / "model.onnx"
+            if dynamo:
+                torch.onnx.export(model, (x,), str(path), opset_version=opset, dynamo=True, input_names=["input"], output_names=["output"])
+            else:
+                torch.onnx.export(model, (x,), str(path), opset_version=opset, dynamo=False, input_names=["input"], output_names=["output"],
+                                  dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+            session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+            output = session.run(None, {session.get_inputs()[0].name: x.numpy()})[0]
+            excess = (np.abs(output - reference) - 1e-4 * np.maximum(1, np.abs(reference))).max()
+            np.save(folder / "input.npy", x.numpy())
+            np.save(folder / "output.npy", output)
+            print(f"{folder.name}: {path.stat().st_size / 1e6:.1f} MB, output {output.shape}, onnxruntime vs torch excess {excess:.2e}")
+
+
+if __name__ == "__main__":
+    main()
