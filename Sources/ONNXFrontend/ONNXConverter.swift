@@ -149,6 +149,9 @@ struct ONNXWalk {
     }
 
     private mutating func visit(_ node: ONNXNode) throws {
+        guard let output = node.outputs.first, !output.isEmpty else { throw node.fail("has no output") }
+        // ONNX graphs are single-assignment: a name written twice (or over an input) is not one.
+        guard values[output] == nil else { throw node.fail("writes '\(output)', which an input, initializer or earlier node gives already") }
         let mapping = ONNXOpTable.mappings[node.op]
         var arguments: [ONNXValue?] = []
         for input in node.inputs {
@@ -158,7 +161,7 @@ struct ONNXWalk {
         }
         if node.op == "Shape", case .tensor(let name, let rank)?? = arguments.first {
             let s = shapes[name]!
-            values[node.outputs[0]] = .constant(ONNXConstant(vector: ONNXFolding.shapeSlice(rank == 4 ? [1, s.channels, s.height, s.width] : [1, s.count], node)))
+            values[output] = .constant(ONNXConstant(vector: ONNXFolding.shapeSlice(rank == 4 ? [1, s.channels, s.height, s.width] : [1, s.count], node)))
             return
         }
         let constants = arguments.map { value -> ONNXConstant? in if case .constant(let c)? = value { c } else { nil } }
@@ -166,7 +169,7 @@ struct ONNXWalk {
         if allConstant, ONNXFolding.foldable.contains(node.op), let folded = try ONNXFolding.evaluate(node, constants, graph: graph) {
             made += folded.count
             guard made <= 1 << 25 else { throw node.fail("the constants folded so far hold \(made) values, too many") }
-            values[node.outputs[0]] = .constant(folded)
+            values[output] = .constant(folded)
             return
         }
         guard let mapping else {
@@ -174,6 +177,6 @@ struct ONNXWalk {
         }
         let (emitted, value) = try mapping(ONNXBuilder(node: node, inputs: arguments, shapes: shapes, opset: graph.opset))
         try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
-        values[node.outputs[0]] = value
+        values[output] = value
     }
 }
