@@ -1,0 +1,46 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `coreml-convert onnx` and `coreml-inspect` on ONNX files as a user runs them.
+final class ONNXCommandTests: XCTestCase {
+    let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/onnx").path + "/"
+    var resnet: String { fixtures + "resnet_opset13/model.onnx" }
+
+    func testConvertsAClassifierWithImageInputAndLabels() throws {
+        let folder = try temporaryFolder()
+        let labels = folder.appendingPathComponent("labels.txt").path
+        try (0..<10).map { "class \($0)" }.joined(separator: "\n").write(toFile: labels, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("ResNet.mlmodel").path
+        let result = try ProgramRunner.run("coreml-convert", ["onnx", resnet, "--image-input", "input", "--image-scale", "0.0078125",
+                                                              "--class-labels", labels, "-o", output])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("input: image<RGB,32x32>"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("Labels:       10 (class 0, class 1,"), result.standardOutput)
+        let predicted = try ProgramRunner.run("coreml-predict", [output, repositoryRoot.appendingPathComponent("Samples/face.png").path])
+        XCTAssertEqual(predicted.status, 0, predicted.standardError)
+        XCTAssertTrue(predicted.standardOutput.contains("class "), predicted.standardOutput)
+    }
+
+    func testInspectReadsONNXAsConvertWould() throws {
+        let result = try ProgramRunner.run("coreml-inspect", [resnet])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("Format:       ONNX model"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("convolution 6"), result.standardOutput)
+    }
+
+    func testMistakesAreOneError() throws {
+        let output = try temporaryFolder().appendingPathComponent("m.mlmodel").path
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", resnet, "-o", output],
+                                         "is an ONNX model, not a TensorFlow graph: convert it with coreml-convert onnx")
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", repositoryRoot.appendingPathComponent("Samples/deploy_age.prototxt").path, "-o", output],
+                                         "is a Caffe deploy definition (prototxt), not an ONNX model")
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input", "inptu=1,3,32,32", "-o", output],
+                                         "--input 'inptu': the model has no input of that name (its inputs: input); did you mean 'input'?", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input", "input=1,3,32,33", "-o", output],
+                                         "--input input: size 33 at axis 3 differs from the model's 32", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", fixtures + "ops/unsupported_ops.onnx", "-o", output],
+                                         "3 nodes of 2 unsupported op types: LSTM x2 (lstm_a, lstm_b); NonMaxSuppression x1 (nms)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+}
