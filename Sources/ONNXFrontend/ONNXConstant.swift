@@ -9,65 +9,12 @@ import ModelFormat
 import ProtoSchemas
 import Protobuf
 
-/// A constant tensor during conversion: shape and values, row-major.
-/// Float32 payloads stay where they lie (the mapped model file, or a mapped
-/// external data file) until the writer streams them; everything else
-/// (shapes, axes, folded results) is held as doubles, which keeps int64
-/// shape arithmetic exact.
-struct ONNXConstant {
-    var shape: [Int]
-    private var stored: [Double]
-    private var raw: (pointer: UnsafeRawPointer, owner: AnyObject)?
+/// A constant tensor during an ONNX model's conversion.
+typealias ONNXConstant = GraphConstant
 
-    /// The most values a folded result may hold (a 4096 x 4096 matrix).
-    static let maximumMadeCount = 1 << 24
+extension ONNXNode: GraphNode {}
 
-    var count: Int { raw == nil ? stored.count : shape.checkedProduct ?? 0 }
-    var isScalar: Bool { count == 1 }
-
-    subscript(index: Int) -> Double {
-        if let raw { return Double(raw.pointer.loadUnaligned(fromByteOffset: 4 * index, as: Float.self)) }
-        return stored[index]
-    }
-
-    var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
-    var floats: [Float] { (0..<count).map { Float(self[$0]) } }
-
-    init(shape: [Int], values: [Double]) {
-        self.shape = shape
-        self.stored = values
-    }
-
-    init(vector: [Int]) {
-        self.init(shape: [vector.count], values: vector.map(Double.init))
-    }
-
-    /// The values as weights through `layout` (by default none), read from
-    /// the file's own float32 bytes when they lie there, as the writer
-    /// streams them.
-    func weights(_ layout: (FloatBytes) -> Weights = NHWCLayout.unchanged) -> Weights {
-        if let raw { return layout(FloatBytes(borrowing: UnsafeRawBufferPointer(start: raw.pointer, count: 4 * count), owner: raw.owner, isMappedFile: true)) }
-        return layout(FloatBytes(stored.map { Float($0) }))
-    }
-
-    func reshaped(_ shape: [Int]) -> ONNXConstant {
-        var copy = self
-        copy.shape = shape
-        return copy
-    }
-
-    /// The values as integers (shapes, axes, pads): whole numbers of at
-    /// most 2^53 in size, else an error naming `what`.
-    func ints(_ node: ONNXNode, _ what: String) throws -> [Int] {
-        try (0..<count).map { index in
-            let value = self[index]
-            guard let int = Int(exactly: value), int.magnitude <= 1 << 53 else {
-                throw node.fail("\(what) holds \(value), not an integer of a usable size")
-            }
-            return int
-        }
-    }
-
+extension GraphConstant {
     /// Decodes a TensorProto: `raw_data`, the typed value lists, or an
     /// external data file (`location`, `offset`, `length`, named relative
     /// to `folder` and never outside it).
@@ -102,9 +49,8 @@ struct ONNXConstant {
             bytes = UnsafeRawBufferPointer(start: data, count: p.raw_data.len)
         }
         if let bytes {
-            if p.data_type == 1 {
-                self.init(shape: shape, values: [])
-                if count > 0 { raw = (bytes.baseAddress!, keeper) }
+            if p.data_type == 1, count > 0 {
+                self.init(shape: shape, float32Payload: bytes.baseAddress!, owner: keeper, inMappedFile: true)
                 return
             }
             let base = bytes.baseAddress

@@ -13,15 +13,7 @@ import Naming
 public enum ONNXConverter {
     /// An input's shape, as `--input name=1,3,224,224` gives it (for
     /// symbolic dimensions; a symbolic batch is 1 without it).
-    public struct InputShape: Sendable {
-        public var name: String
-        public var shape: [Int]
-
-        public init(name: String, shape: [Int]) {
-            self.name = name
-            self.shape = shape
-        }
-    }
+    public typealias InputShape = Conversion.InputShape
 
     public static func convert(model path: String, inputs: [InputShape] = [], options: ConversionOptions = ConversionOptions()) throws -> Model {
         var model = try { () throws -> Model in

@@ -4,91 +4,12 @@ import ModelFormat
 import ProtoSchemas
 import Protobuf
 
-/// A constant tensor during conversion: shape and values, row-major.
-///
-/// Float32 payloads stay where they are (a slice of the mapped graph file):
-/// a layout change reads them from there, when the writer streams the
-/// weights out, so a 200 MB graph's weights are never copied into memory.
-/// Everything else (small int and shape tensors, folded results) is held
-/// as doubles, which keeps int32/int64 shape arithmetic exact.
-struct TFConstant {
-    var shape: [Int]
-    private var stored: [Double]
-    /// Unaligned little-endian float32 values, what keeps them alive, and
-    /// whether they lie in a mapped file.
-    private var raw: (pointer: UnsafeRawPointer, owner: AnyObject, inMappedFile: Bool)?
+/// A constant tensor during a TensorFlow graph's conversion.
+typealias TFConstant = GraphConstant
 
-    /// A raw payload's shape was checked when it was decoded.
-    var count: Int { raw == nil ? stored.count : shape.checkedProduct ?? 0 }
+extension TFNode: GraphNode {}
 
-    /// Values held in memory (a raw payload lies in the file).
-    var madeCount: Int { raw == nil ? stored.count : 0 }
-
-    /// The most values the converter makes for a constant that the file does
-    /// not store value by value: a value list that TensorFlow compacted (a
-    /// few values repeated to fill the shape), or a folded result. 2^24 is a
-    /// 4096 x 4096 matrix; a 600-byte file cannot ask for 16 GB.
-    static let maximumMadeCount = 1 << 24
-
-    /// The most values all the constants one conversion makes may hold
-    /// together (256 MB as doubles): many made constants, each under the
-    /// cap, must not add up to gigabytes either.
-    static let maximumMadeTotal = 1 << 25
-
-    var isScalar: Bool { count == 1 }
-
-    /// Value `index` in row-major order.
-    subscript(index: Int) -> Double {
-        if let raw { return Double(raw.pointer.loadUnaligned(fromByteOffset: 4 * index, as: Float.self)) }
-        return stored[index]
-    }
-
-    var values: [Double] { raw == nil ? stored : (0..<count).map { self[$0] } }
-    var floats: [Float] { (0..<count).map { Float(self[$0]) } }
-
-    /// The values as weights, through `layout` (a layout change; by default
-    /// none), which reads the file's own little-endian float32 bytes when
-    /// the payload lies there and keeps the file alive until the weights
-    /// are written.
-    func weights(_ layout: (FloatBytes) -> Weights = NHWCLayout.unchanged) -> Weights {
-        layout(floatBytes)
-    }
-
-    private var floatBytes: FloatBytes {
-        if let raw { return FloatBytes(borrowing: UnsafeRawBufferPointer(start: raw.pointer, count: 4 * count), owner: raw.owner, isMappedFile: raw.inMappedFile) }
-        return FloatBytes(stored.map { Float($0) })
-    }
-
-    /// The values as integers (shapes, axes, paddings): each must be a
-    /// whole number of at most 2^53 in size (beyond, a double is not exact).
-    /// - Throws: naming the node and `what`, for NaN, infinities, fractions
-    ///   and larger numbers, instead of trapping on the conversion.
-    func ints(_ node: TFNode, _ what: String) throws -> [Int] {
-        try (0..<count).map { index in
-            let value = self[index]
-            guard let int = Int(exactly: value), int.magnitude <= 1 << 53 else {
-                throw node.fail("\(what) holds \(value), not an integer of a usable size")
-            }
-            return int
-        }
-    }
-
-    init(shape: [Int], values: [Double]) {
-        self.shape = shape
-        self.stored = values
-    }
-
-    init(vector: [Int]) {
-        self.init(shape: [vector.count], values: vector.map(Double.init))
-    }
-
-    /// The same values under another shape (no copy).
-    func reshaped(_ shape: [Int]) -> TFConstant {
-        var copy = self
-        copy.shape = shape
-        return copy
-    }
-
+extension GraphConstant {
     /// Decodes a TensorProto: `tensor_content` (raw little-endian) or the
     /// typed value lists, where a single value fills the whole shape.
     init(_ proto: UnsafeMutablePointer<Tensorflow__TensorProto>, node: TFNode, owner: AnyObject, inMappedFile: Bool) throws {
@@ -113,8 +34,7 @@ struct TFConstant {
             }
             let raw = UnsafeRawPointer(data)
             if p.dtype == TENSORFLOW__DATA_TYPE__DT_FLOAT {
-                self.init(shape: shape, values: [])
-                self.raw = (raw, owner, inMappedFile)
+                self.init(shape: shape, float32Payload: raw, owner: owner, inMappedFile: inMappedFile)
                 return
             }
             values = (0..<count).map { index in

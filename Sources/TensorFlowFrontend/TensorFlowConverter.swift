@@ -18,15 +18,7 @@ import Protobuf
 /// node names, before anything is written.
 public enum TensorFlowConverter {
     /// A graph input and its shape, as `--input name=1,299,299,3` gives it.
-    public struct InputShape: Sendable {
-        public var name: String
-        public var shape: [Int]
-
-        public init(name: String, shape: [Int]) {
-            self.name = name
-            self.shape = shape
-        }
-    }
+    public typealias InputShape = Conversion.InputShape
 
     /// - Parameters:
     ///   - inputs: shapes for placeholders (others come from the graph).

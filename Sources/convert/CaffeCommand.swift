@@ -194,6 +194,29 @@ enum ConversionFlags {
     }
 
     /// The files the shared options read (the labels), which the output must not replace.
+    /// The options of a converter that reads one model file: the file,
+    /// the output, input shapes, image, label and metadata options.
+    static func modelFileOptions(_ valueName: String, _ help: String) -> [OptionSpec] {
+        [Positional("model", valueName: valueName, help: help).spec] + outputOptions() + inputShapeOptions + imageOptions + labelAndMetadataOptions
+    }
+
+    /// The run of a converter that reads one model file (positional
+    /// "model"): usage mistakes first, then the file checked against
+    /// `frontend`, then the model `make` converts, written as `convert` writes.
+    static func convertModelFile(_ arguments: ParsedArguments, _ frontend: Frontend, featureName: (String) -> String = { $0 },
+                                 _ make: (_ path: String, _ options: ConversionOptions, _ shapes: [InputShape]) throws -> Model) throws {
+        let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
+        var options = try ConversionFlags.options(from: arguments)
+        options.imageInputNames = options.imageInputNames.map(featureName)
+        let shapes = try ConversionFlags.inputShapes(arguments).map { InputShape(name: $0.name, shape: $0.shape) }
+        let source = try arguments.string("model")
+        try frontend.require(source)
+        try convert(to: output, inputs: [source] + ConversionFlags.inputFiles(arguments),
+                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
+            (try make(source, options, shapes), [])
+        }
+    }
+
     static func inputFiles(_ arguments: ParsedArguments) -> [String] {
         [arguments.optionalString("class-labels")].compactMap { $0 }
     }

@@ -13,23 +13,12 @@ enum KerasCommand: Command {
             Keras 3 still writes. Inputs keep their Keras names; one saved with unknown sizes, (None, None, 3), takes \
             them from --input name=1,H,W,C. Lambda layers hold Python code: they are refused, never run or decoded.
             """)
-    static let options = Options {
-        Positional("model", valueName: "model.h5", help: "The Keras model.")
-        ConversionFlags.outputOptions()
-        ConversionFlags.inputShapeOptions
-        ConversionFlags.imageOptions
-        ConversionFlags.labelAndMetadataOptions
-    }
+    static let options = Options(ConversionFlags.modelFileOptions("model.h5", "The Keras model."))
 
     static func run(_ arguments: ParsedArguments) throws {
-        let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
-        let options = try ConversionFlags.options(from: arguments)
-        let inputs = Dictionary(try ConversionFlags.inputShapes(arguments).map { ($0.name, $0.shape) }) { first, _ in first }
-        let source = try arguments.string("model")
-        try Frontend.keras.require(source)
-        try convert(to: output, inputs: [source] + ConversionFlags.inputFiles(arguments),
-                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            (try KerasConverter.convert(model: source, options: options, inputShapes: inputs), [])
+        try ConversionFlags.convertModelFile(arguments, .keras) { source, options, shapes in
+            try KerasConverter.convert(model: source, options: options,
+                                       inputShapes: Dictionary(shapes.map { ($0.name, $0.shape) }) { first, _ in first })
         }
     }
 }

@@ -15,24 +15,11 @@ enum ONNXCommand: Command {
             graph's input and output names, characters other than letters, digits and '_' made '_'. An op the \
             converter cannot map is reported with every other one in one error: op type, count and node names.
             """)
-    static let options = Options {
-        Positional("model", valueName: "model.onnx", help: "The ONNX model.")
-        ConversionFlags.outputOptions()
-        ConversionFlags.inputShapeOptions
-        ConversionFlags.imageOptions
-        ConversionFlags.labelAndMetadataOptions
-    }
+    static let options = Options(ConversionFlags.modelFileOptions("model.onnx", "The ONNX model."))
 
     static func run(_ arguments: ParsedArguments) throws {
-        let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
-        var options = try ConversionFlags.options(from: arguments)
-        options.imageInputNames = options.imageInputNames.map(ONNXConverter.featureName)
-        let inputs = try ConversionFlags.inputShapes(arguments).map { ONNXConverter.InputShape(name: $0.name, shape: $0.shape) }
-        let model = try arguments.string("model")
-        try Frontend.onnx.require(model)
-        try convert(to: output, inputs: [model] + ConversionFlags.inputFiles(arguments),
-                    minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            (try ONNXConverter.convert(model: model, inputs: inputs, options: options), [])
+        try ConversionFlags.convertModelFile(arguments, .onnx, featureName: ONNXConverter.featureName) { source, options, shapes in
+            try ONNXConverter.convert(model: source, inputs: shapes, options: options)
         }
     }
 }
