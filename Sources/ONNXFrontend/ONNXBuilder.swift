@@ -15,6 +15,13 @@ struct ONNXTensor {
     /// ONNX's rank: 4 for [1, C, H, W], 2 for [1, F].
     var rank: Int
     var shape: TensorShape
+
+    /// Its dimensions as ONNX states them, batch first.
+    var dims: [Int] { ONNXTensor.dims(of: shape, rank: rank) }
+
+    static func dims(of shape: TensorShape, rank: Int) -> [Int] {
+        rank == 4 ? [1, shape.channels, shape.height, shape.width] : [1, shape.count]
+    }
 }
 
 /// What a mapping sees: the node, its input values, the opset, and the

@@ -153,7 +153,7 @@ struct ONNXWalk {
         }
         if node.op == "Shape", case .tensor(let name, let rank)?? = arguments.first {
             let s = shapes[name]!
-            values[output] = .constant(ONNXConstant(vector: ONNXFolding.shapeSlice(rank == 4 ? [1, s.channels, s.height, s.width] : [1, s.count], node)))
+            values[output] = .constant(ONNXConstant(vector: ONNXFolding.shapeSlice(ONNXTensor.dims(of: s, rank: rank), node)))
             return
         }
         let constants = arguments.map { value -> ONNXConstant? in if case .constant(let c)? = value { c } else { nil } }

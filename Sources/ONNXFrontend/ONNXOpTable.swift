@@ -143,23 +143,15 @@ enum ONNXOpTable {
     static func reshape(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let requested = try b.constant(1, "the shape").ints(b.node, "the shape")
-        let count = x.shape.count
-        var target = requested.enumerated().map { index, size in size == 0 && index < 4 ? (index == 0 ? 1 : [1, x.shape.channels, x.shape.height, x.shape.width][index]) : size }
-        if let unknown = target.firstIndex(of: -1) {
-            let known = target.enumerated().filter { $0.offset != unknown }.map(\.element).reduce(1, *)
-            guard known > 0, count % known == 0 else { throw b.node.fail("shape \(requested) does not fit \(count) values") }
-            target[unknown] = count / known
-        }
-        guard target.allSatisfy({ $0 > 0 }), target.checkedProduct == count, target.first == 1 else {
-            throw b.node.fail("reshaping \(count) values to \(requested) is not supported (batch 1, same count)")
-        }
+        let target = try ONNXFolding.reshaped(x.dims, to: requested, allowZero: b.node.int("allowzero") == 1, b.node)
+        guard target.first == 1 else { throw b.node.fail("reshaping to \(target) is not supported (the batch must stay 1)") }
         return try toShape(b, x, target)
     }
 
     /// Squeeze and Unsqueeze of tensors: the values stay, the rank changes.
     static func reshapeOnly(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        let dims = x.rank == 4 ? [1, x.shape.channels, x.shape.height, x.shape.width] : [1, x.shape.count]
+        let dims = x.dims
         let listed = b.opset < 13 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
         var target: [Int]
         if b.node.op == "Squeeze" {
@@ -179,13 +171,12 @@ enum ONNXOpTable {
 
     /// `x` as `target` (batch first): rank 2 [1, F] or rank 4 [1, C, H, W].
     static func toShape(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: ONNXValue) {
-        let model = target.dropFirst().drop { _ in false }
         switch target.count {
         case 2:
             if x.rank == 2 || (x.shape.height == 1 && x.shape.width == 1) { return ([], .tensor(name: x.name, rank: 2)) }
             return ([b.emit(.flatten(.channelFirst), [x.name])], .tensor(name: b.name, rank: 2))
         case 4:
-            let shape = Array(model)
+            let shape = Array(target.dropFirst())
             if shape == [x.shape.channels, x.shape.height, x.shape.width] { return ([], .tensor(name: x.name, rank: 4)) }
             return ([b.emit(.reshape(targetShape: shape, order: .channelFirst), [x.name])], .tensor(name: b.name, rank: 4))
         default:
@@ -273,8 +264,9 @@ enum ONNXOpTable {
         guard x.rank == 4 else { throw b.node.fail("only resizing [1, C, H, W] maps is supported") }
         // Upsample and opset 10's Resize: (X, scales); from 11: (X, roi, scales, sizes).
         let scalesIndex = b.node.op == "Upsample" || b.opset < 11 ? 1 : 2
-        var factors: [Double]
-        if b.has(scalesIndex), case let scales = try b.constant(scalesIndex, "the scales"), scales.count > 0 {
+        let scales = b.has(scalesIndex) ? try b.constant(scalesIndex, "the scales") : nil
+        let factors: [Double]
+        if let scales, scales.count > 0 {
             factors = scales.values
         } else if b.has(3) {
             let sizes = try b.constant(3, "the sizes").ints(b.node, "the sizes")
