@@ -204,6 +204,7 @@ def main():
         step("predict", [python, HERE / "runtime_speed.py", "--predict", binaries / "coreml-predict",
                          "--rounds", args.predict_rounds, "--json", out["predict"]])
         step("compression", [python, HERE / "compression.py", "--convert", binaries / "coreml-convert", "--json", out["compression"]])
+        step("onnx conversion", [python, HERE / "onnx_conversion.py", "--convert", binaries / "coreml-convert"])
         figures = {}
         for path in out.values():
             figures.update(json.loads(path.read_text()))
