@@ -25,6 +25,11 @@ enum ONNXOpTable {
         "Flatten": flatten, "Reshape": reshape, "Squeeze": reshapeOnly, "Unsqueeze": reshapeOnly,
         "Concat": concat, "Softmax": softmax, "ReduceMean": reduceMean, "Pad": pad,
         "ConvTranspose": transposedConvolution, "Resize": resize, "Upsample": resize,
+        "Sqrt": { try unary($0, Unary(kind: .sqrt)) }, "Exp": { try unary($0, Unary(kind: .exp)) },
+        "Log": { try unary($0, Unary(kind: .log)) }, "Abs": { try unary($0, Unary(kind: .abs)) },
+        "Reciprocal": { try unary($0, Unary(kind: .inverse)) }, "Neg": { b in b.single(.multiply(constant: -1), try b.tensor(0)) },
+        "Pow": power, "PRelu": prelu, "Selu": selu, "Gelu": gelu, "Max": { try extremum($0, max: true) }, "Min": { try extremum($0, max: false) },
+        "InstanceNormalization": instanceNorm,
     ]
 
     static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
@@ -296,5 +301,65 @@ enum ONNXOpTable {
         default:
             throw b.node.fail("mode \(mode) is not supported (nearest and linear are)")
         }
+    }
+
+    static func unary(_ b: ONNXBuilder, _ unary: Unary) throws -> (nodes: [Node], value: ONNXValue) {
+        b.single(.unary(unary), try b.tensor(0))
+    }
+
+    /// x to a constant power.
+    static func power(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let exponent = try b.constant(1, "the exponent")
+        guard exponent.isScalar, exponent[0].isFinite else { throw b.node.fail("only a constant scalar exponent is supported") }
+        if exponent[0] == 2 { return ([b.emit(.multiply(constant: 1), [x.name, x.name])], .tensor(name: b.name, rank: x.rank)) }
+        return b.single(.unary(Unary(kind: .power, alpha: Float(exponent[0]))), x)
+    }
+
+    /// Slopes per channel (or one for all).
+    static func prelu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let slope = try b.constant(1, "the slope")
+        let channels = x.rank == 4 ? x.shape.channels : x.shape.count
+        guard let values = b.perChannel(slope, of: x) else { throw b.node.fail("slope of shape \(slope.shape) is not one value or one per channel") }
+        return b.single(.activation(.prelu(alpha: Weights(values.count == 1 ? [Float](repeating: values[0], count: channels) : values))), x)
+    }
+
+    /// gamma * elu(x, alpha).
+    static func selu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let elu = b.emit(.activation(.elu(alpha: b.node.float("alpha") ?? 1.67326319217681884765625)), [x.name], suffix: "elu")
+        return ([elu, b.emit(.multiply(constant: b.node.float("gamma") ?? 1.05070102214813232421875), elu.outputs)], .tensor(name: b.name, rank: x.rank))
+    }
+
+    /// Gelu (opset 20): exact, or the tanh approximation.
+    static func gelu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let approximate = b.node.string("approximate") ?? "none"
+        guard approximate == "none" || approximate == "tanh" else { throw b.node.fail("approximate \(approximate) is not supported") }
+        return b.single(.defined(GELU(mode: approximate == "tanh" ? .tanhApproximation : .exact)), try b.tensor(0))
+    }
+
+    /// Of two tensors; or of a tensor and a scalar (a threshold, a clip).
+    static func extremum(_ b: ONNXBuilder, max: Bool) throws -> (nodes: [Node], value: ONNXValue) {
+        guard b.inputs.count == 2 else { throw b.node.fail("only two operands are supported") }
+        if let (x, c, _) = try withConstant(b) {
+            guard c.isScalar else { throw b.node.fail("only a scalar constant operand is supported") }
+            let bound = Float(c[0])
+            return b.single(max ? .unary(Unary(kind: .threshold, alpha: bound)) : .activation(.clip(min: -Float.greatestFiniteMagnitude, max: bound)), x)
+        }
+        return try both(b, max ? .maximum : .minimum)
+    }
+
+    /// Each channel normalized by its own mean and variance over H and W.
+    static func instanceNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        guard x.rank == 4 else { throw b.node.fail("only [1, C, H, W] maps are supported") }
+        let (scale, bias) = (try b.constant(1, "the scale"), try b.constant(2, "the bias"))
+        let channels = x.shape.channels
+        guard scale.count == channels, bias.count == channels else { throw b.node.fail("scale and bias do not have \(channels) values each") }
+        let norm = BatchNorm(channels: channels, epsilon: b.node.float("epsilon") ?? 1e-5, gamma: scale.weights(), beta: bias.weights(),
+                             mean: Weights([Float](repeating: 0, count: channels)), variance: Weights([Float](repeating: 1, count: channels)),
+                             computeMeanVar: true, instanceNormalization: true)
+        return b.single(.batchNorm(norm), x)
     }
 }

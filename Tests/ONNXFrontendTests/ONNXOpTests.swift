@@ -56,6 +56,13 @@ final class ONNXOpTests: XCTestCase {
     func testArithmeticWithConstantsAndTensors() throws { try check("arithmetic_opset13") }
     func testActivations() throws { try check("activations_opset13") }
 
+    func testUnaryOpsAndConstantPowers() throws { try check("unary_opset13") }
+    func testPReluPerChannelAndSelu() throws { try check("prelu_selu_opset13") }
+    /// Opset 20's Gelu, exact and tanh-approximated: Core ML's GELU modes.
+    func testGelu() throws { try check("gelu_opset20") }
+    func testMaxAndMinOfTensorsAndScalars() throws { try check("max_min_opset13") }
+    func testInstanceNormalization() throws { try check("instance_norm_opset13") }
+
     /// The weights lie in external_data.bin beside the model.
     func testExternalData() throws { try check("external_data") }
 
