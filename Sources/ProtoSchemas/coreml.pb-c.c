@@ -2878,6 +2878,51 @@ void   core_ml__specification__load_constant_layer_params__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__load_constant_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__load_constant_ndlayer_params__init
+                     (CoreML__Specification__LoadConstantNDLayerParams         *message)
+{
+  static const CoreML__Specification__LoadConstantNDLayerParams init_value = CORE_ML__SPECIFICATION__LOAD_CONSTANT_NDLAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__load_constant_ndlayer_params__get_packed_size
+                     (const CoreML__Specification__LoadConstantNDLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__load_constant_ndlayer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__load_constant_ndlayer_params__pack
+                     (const CoreML__Specification__LoadConstantNDLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__load_constant_ndlayer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__load_constant_ndlayer_params__pack_to_buffer
+                     (const CoreML__Specification__LoadConstantNDLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__load_constant_ndlayer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LoadConstantNDLayerParams *
+       core_ml__specification__load_constant_ndlayer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LoadConstantNDLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__load_constant_ndlayer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__load_constant_ndlayer_params__free_unpacked
+                     (CoreML__Specification__LoadConstantNDLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__load_constant_ndlayer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   core_ml__specification__reshape_layer_params__init
                      (CoreML__Specification__ReshapeLayerParams         *message)
 {
@@ -5535,7 +5580,7 @@ const ProtobufCMessageDescriptor core_ml__specification__look_up_table_quantizat
   (ProtobufCMessageInit) core_ml__specification__look_up_table_quantization_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[45] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[46] =
 {
   {
     "name",
@@ -6006,6 +6051,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "loadConstantND",
+    1070,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, loadconstantnd),
+    &core_ml__specification__load_constant_ndlayer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "reshapeStatic",
     1140,
     PROTOBUF_C_LABEL_NONE,
@@ -6097,6 +6154,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   1,   /* field[1] = input */
   8,   /* field[8] = l2normalize */
   23,   /* field[23] = loadConstant */
+  39,   /* field[39] = loadConstantND */
   10,   /* field[10] = lrn */
   20,   /* field[20] = max */
   21,   /* field[21] = min */
@@ -6108,13 +6166,13 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   26,   /* field[26] = permute */
   4,   /* field[4] = pooling */
   22,   /* field[22] = reduce */
-  40,   /* field[40] = reduceMax */
-  44,   /* field[44] = reduceMean */
-  41,   /* field[41] = reduceMin */
-  43,   /* field[43] = reduceProd */
-  42,   /* field[42] = reduceSum */
+  41,   /* field[41] = reduceMax */
+  45,   /* field[45] = reduceMean */
+  42,   /* field[42] = reduceMin */
+  44,   /* field[44] = reduceProd */
+  43,   /* field[43] = reduceSum */
   24,   /* field[24] = reshape */
-  39,   /* field[39] = reshapeStatic */
+  40,   /* field[40] = reshapeStatic */
   18,   /* field[18] = scale */
   29,   /* field[29] = slice */
   37,   /* field[37] = sliceStatic */
@@ -6125,7 +6183,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   14,   /* field[14] = unary */
   13,   /* field[13] = upsample */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[40 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[41 + 1] =
 {
   { 1, 0 },
   { 100, 3 },
@@ -6161,13 +6219,14 @@ static const ProtobufCIntRange core_ml__specification__neural_network_layer__num
   { 985, 36 },
   { 995, 37 },
   { 1045, 38 },
-  { 1140, 39 },
-  { 1260, 40 },
-  { 1265, 41 },
-  { 1270, 42 },
-  { 1275, 43 },
-  { 1280, 44 },
-  { 0, 45 }
+  { 1070, 39 },
+  { 1140, 40 },
+  { 1260, 41 },
+  { 1265, 42 },
+  { 1270, 43 },
+  { 1275, 44 },
+  { 1280, 45 },
+  { 0, 46 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__descriptor =
 {
@@ -6177,10 +6236,10 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__d
   "CoreML__Specification__NeuralNetworkLayer",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetworkLayer),
-  45,
+  46,
   core_ml__specification__neural_network_layer__field_descriptors,
   core_ml__specification__neural_network_layer__field_indices_by_name,
-  40,  core_ml__specification__neural_network_layer__number_ranges,
+  41,  core_ml__specification__neural_network_layer__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network_layer__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -8720,6 +8779,57 @@ const ProtobufCMessageDescriptor core_ml__specification__load_constant_layer_par
   core_ml__specification__load_constant_layer_params__field_indices_by_name,
   1,  core_ml__specification__load_constant_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__load_constant_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__load_constant_ndlayer_params__field_descriptors[2] =
+{
+  {
+    "shape",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_UINT64,
+    offsetof(CoreML__Specification__LoadConstantNDLayerParams, n_shape),
+    offsetof(CoreML__Specification__LoadConstantNDLayerParams, shape),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "data",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__LoadConstantNDLayerParams, data),
+    &core_ml__specification__weight_params__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__load_constant_ndlayer_params__field_indices_by_name[] = {
+  1,   /* field[1] = data */
+  0,   /* field[0] = shape */
+};
+static const ProtobufCIntRange core_ml__specification__load_constant_ndlayer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 2 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__load_constant_ndlayer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LoadConstantNDLayerParams",
+  "LoadConstantNDLayerParams",
+  "CoreML__Specification__LoadConstantNDLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LoadConstantNDLayerParams),
+  2,
+  core_ml__specification__load_constant_ndlayer_params__field_descriptors,
+  core_ml__specification__load_constant_ndlayer_params__field_indices_by_name,
+  1,  core_ml__specification__load_constant_ndlayer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__load_constant_ndlayer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCEnumValue core_ml__specification__reshape_layer_params__reshape_order__enum_values_by_number[2] =

@@ -35,7 +35,7 @@ let layerCodings: [any LayerCoding.Type] = [
     Convolution.self, Pooling.self, InnerProduct.self, Activation.self, BatchNorm.self, Scale.self, Bias.self,
     LRN.self, ChannelSoftmax.self, Concat.self, Elementwise.self, Unary.self, L2Normalize.self, Flatten.self,
     Reshape.self, Permute.self, Padding.self, Crop.self, Slice.self, Split.self, Reduce.self, Upsample.self,
-    ConstantTensor.self, MatMul.self, SoftmaxND.self, Transpose.self, GELU.self, ReshapeND.self, ConcatND.self,
+    ConstantTensor.self, ConstantND.self, MatMul.self, SoftmaxND.self, Transpose.self, GELU.self, ReshapeND.self, ConcatND.self,
     SliceND.self, ReduceND.self,
 ]
 

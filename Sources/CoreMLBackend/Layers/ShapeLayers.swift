@@ -258,3 +258,20 @@ extension ConstantTensor: LayerCoding {
         return .constant(shape: shape, data: data)
     }
 }
+
+extension ConstantND: LayerCoding {
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT_ND] }
+    var specificationVersion: Int32 { 4 }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        builder.set(layer, Self.layerCases[0], \.loadconstantnd, core_ml__specification__load_constant_ndlayer_params__init) { p in
+            p.data = builder.shaped(shape, data, &p.n_shape, &p.shape)
+        }
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        let p = layer.loadconstantnd.pointee
+        let (shape, data) = try reader.shaped(p.shape, p.n_shape, p.data, "data", of: name)
+        return .defined(ConstantND(shape: shape, data: data))
+    }
+}

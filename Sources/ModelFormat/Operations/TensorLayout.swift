@@ -141,3 +141,36 @@ public struct ReduceND: OpDefinition, Equatable {
          OpAttribute("keepDimensions", .bool(keepDimensions), text: keepDimensions ? nil : "dropping them")]
     }
 }
+
+/// A constant tensor of any rank (Core ML's load-constant-ND layer,
+/// specification 4): what a rank-N model adds, multiplies or joins
+/// (a transformer's position embedding, a layer norm's scale).
+public struct ConstantND: OpDefinition, Equatable {
+    public var shape: [Int]
+    public var data: Weights
+
+    public init(shape: [Int], data: Weights) {
+        self.shape = shape
+        self.data = data
+    }
+
+    public var kindName: String { "constantND" }
+    public var inputCounts: ClosedRange<Int> { 0...0 }
+
+    public func checkAttributes() throws(ModelError) {
+        guard !shape.isEmpty, shape.count <= 5 else { throw ModelError("constant shape \(shape) is not of rank 1 to 5") }
+        try AttributeBounds.sizes(shape, "constant size")
+    }
+
+    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+        [TensorShape(shape)]
+    }
+
+    public var weightTensors: [NamedWeights] { [NamedWeights("data", shape: shape, data)] }
+
+    public func checkWeights() throws(ModelError) {
+        try AttributeBounds.weights(data, count: shape.checkedProduct, "constant")
+    }
+
+    public var attributes: [OpAttribute] { [OpAttribute("shape", .ints(shape), text: "shape \(OpAttribute.dims(shape))")] }
+}

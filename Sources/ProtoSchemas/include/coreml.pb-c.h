@@ -84,6 +84,7 @@ typedef struct CoreML__Specification__ScaleLayerParams CoreML__Specification__Sc
 typedef struct CoreML__Specification__BiasLayerParams CoreML__Specification__BiasLayerParams;
 typedef struct CoreML__Specification__ReduceLayerParams CoreML__Specification__ReduceLayerParams;
 typedef struct CoreML__Specification__LoadConstantLayerParams CoreML__Specification__LoadConstantLayerParams;
+typedef struct CoreML__Specification__LoadConstantNDLayerParams CoreML__Specification__LoadConstantNDLayerParams;
 typedef struct CoreML__Specification__ReshapeLayerParams CoreML__Specification__ReshapeLayerParams;
 typedef struct CoreML__Specification__FlattenLayerParams CoreML__Specification__FlattenLayerParams;
 typedef struct CoreML__Specification__PermuteLayerParams CoreML__Specification__PermuteLayerParams;
@@ -688,6 +689,7 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE = 985,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE_STATIC = 995,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_BATCHED_MATMUL = 1045,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT_ND = 1070,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE_STATIC = 1140,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MAX = 1260,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MIN = 1265,
@@ -743,6 +745,7 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__TransposeLayerParams *transpose;
     CoreML__Specification__SliceStaticLayerParams *slicestatic;
     CoreML__Specification__BatchedMatMulLayerParams *batchedmatmul;
+    CoreML__Specification__LoadConstantNDLayerParams *loadconstantnd;
     CoreML__Specification__ReshapeStaticLayerParams *reshapestatic;
     CoreML__Specification__ReduceMaxLayerParams *reducemax;
     CoreML__Specification__ReduceMinLayerParams *reducemin;
@@ -1319,6 +1322,21 @@ struct  CoreML__Specification__LoadConstantLayerParams
 };
 #define CORE_ML__SPECIFICATION__LOAD_CONSTANT_LAYER_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__load_constant_layer_params__descriptor) \
+    , 0,NULL, NULL }
+
+
+/*
+ * Specification 4: a constant of any rank.
+ */
+struct  CoreML__Specification__LoadConstantNDLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_shape;
+  uint64_t *shape;
+  CoreML__Specification__WeightParams *data;
+};
+#define CORE_ML__SPECIFICATION__LOAD_CONSTANT_NDLAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__load_constant_ndlayer_params__descriptor) \
     , 0,NULL, NULL }
 
 
@@ -2854,6 +2872,25 @@ CoreML__Specification__LoadConstantLayerParams *
 void   core_ml__specification__load_constant_layer_params__free_unpacked
                      (CoreML__Specification__LoadConstantLayerParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__LoadConstantNDLayerParams methods */
+void   core_ml__specification__load_constant_ndlayer_params__init
+                     (CoreML__Specification__LoadConstantNDLayerParams         *message);
+size_t core_ml__specification__load_constant_ndlayer_params__get_packed_size
+                     (const CoreML__Specification__LoadConstantNDLayerParams   *message);
+size_t core_ml__specification__load_constant_ndlayer_params__pack
+                     (const CoreML__Specification__LoadConstantNDLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__load_constant_ndlayer_params__pack_to_buffer
+                     (const CoreML__Specification__LoadConstantNDLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LoadConstantNDLayerParams *
+       core_ml__specification__load_constant_ndlayer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__load_constant_ndlayer_params__free_unpacked
+                     (CoreML__Specification__LoadConstantNDLayerParams *message,
+                      ProtobufCAllocator *allocator);
 /* CoreML__Specification__ReshapeLayerParams methods */
 void   core_ml__specification__reshape_layer_params__init
                      (CoreML__Specification__ReshapeLayerParams         *message);
@@ -3484,6 +3521,9 @@ typedef void (*CoreML__Specification__ReduceLayerParams_Closure)
 typedef void (*CoreML__Specification__LoadConstantLayerParams_Closure)
                  (const CoreML__Specification__LoadConstantLayerParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__LoadConstantNDLayerParams_Closure)
+                 (const CoreML__Specification__LoadConstantNDLayerParams *message,
+                  void *closure_data);
 typedef void (*CoreML__Specification__ReshapeLayerParams_Closure)
                  (const CoreML__Specification__ReshapeLayerParams *message,
                   void *closure_data);
@@ -3639,6 +3679,7 @@ extern const ProtobufCMessageDescriptor core_ml__specification__reduce_layer_par
 extern const ProtobufCEnumDescriptor    core_ml__specification__reduce_layer_params__reduce_operation__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__reduce_layer_params__reduce_axis__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__load_constant_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__load_constant_ndlayer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__reshape_layer_params__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__reshape_layer_params__reshape_order__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__flatten_layer_params__descriptor;

@@ -262,3 +262,9 @@ extension ConstantTensor: KernelMaking {
         ConstantKernel(data: data)
     }
 }
+
+extension ConstantND: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        ConstantKernel(data: data)
+    }
+}
