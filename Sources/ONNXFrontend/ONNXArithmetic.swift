@@ -22,6 +22,7 @@ extension ONNXOpTable {
 
     static func add(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         guard let (x, c, _) = try withConstant(b) else { return try both(b, .add(constant: 0)) }
+        if x.isExact, !c.isScalar { return try exactWithConstant(b, x, c, .add(constant: 0)) }
         guard let values = b.perChannel(c, of: x) else { throw b.node.fail("adding a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
         if values.count == 1 { return b.single(.add(constant: values[0]), x) }
         return b.single(.bias(Bias(shape: [values.count], bias: Weights(values))), x)
@@ -33,6 +34,12 @@ extension ONNXOpTable {
                 let negated = b.emit(.multiply(constant: -1), [y.name], suffix: "negate")
                 return ([negated], negated.outputs[0])
             }
+        }
+        if x.isExact, !c.isScalar {
+            guard constantFirst else { return try exactWithConstant(b, x, c, .add(constant: 0)) { -$0 } }
+            let negated = b.emit(.multiply(constant: -1), [x.name], suffix: "negate")
+            let (nodes, value) = try exactWithConstant(b, ONNXTensor(name: negated.outputs[0], rank: x.rank, shape: x.shape), c, .add(constant: 0))
+            return ([negated] + nodes, value)
         }
         guard let values = b.perChannel(c, of: x) else { throw b.node.fail("subtracting a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
         guard constantFirst else {
@@ -47,6 +54,7 @@ extension ONNXOpTable {
 
     static func multiply(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         guard let (x, c, _) = try withConstant(b) else { return try both(b, .multiply(constant: 1)) }
+        if x.isExact, !c.isScalar { return try exactWithConstant(b, x, c, .multiply(constant: 1)) }
         guard let values = b.perChannel(c, of: x) else { throw b.node.fail("multiplying by a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
         if values.count == 1 { return b.single(.multiply(constant: values[0]), x) }
         return b.single(.scale(Scale(shape: [values.count], scale: Weights(values))), x)
@@ -58,6 +66,11 @@ extension ONNXOpTable {
                 let inverse = b.emit(.unary(Unary(kind: .inverse)), [y.name], suffix: "inverse")
                 return ([inverse], inverse.outputs[0])
             }
+        }
+        if x.isExact, !c.isScalar {
+            guard !constantFirst else { throw b.node.fail("dividing a constant by a sequence tensor is not supported") }
+            guard !c.values.contains(0) else { throw b.node.fail("divides by zero") }
+            return try exactWithConstant(b, x, c, .multiply(constant: 1)) { 1 / $0 }
         }
         guard let values = b.perChannel(c, of: x) else { throw b.node.fail("dividing by a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
         if constantFirst {
@@ -80,7 +93,8 @@ extension ONNXOpTable {
         }
         let transposed = (b.node.int("transB") ?? 0) != 0
         let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
-        guard inputs == x.shape.count, outputs > 0 else { throw b.node.fail("B \(w.shape) does not take \(x.shape.count) features") }
+        let features = x.isExact ? x.shape.width : x.shape.count
+        guard inputs == features, outputs > 0 else { throw b.node.fail("B \(w.shape) does not take \(features) features") }
         let alpha = b.node.float("alpha") ?? 1, beta = b.node.float("beta") ?? 1
         var weights = transposed ? w.weights() : w.weights { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }
         if alpha != 1 { weights = Weights(weights.values.map { $0 * alpha }) }
@@ -91,6 +105,9 @@ extension ONNXOpTable {
             let values = c.isScalar ? [Float](repeating: Float(c[0]), count: outputs) : c.floats
             bias = Weights(values.map { $0 * beta })
         }
+        if x.isExact {
+            return b.single(.defined(MatMul(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias)), x)
+        }
         let product = InnerProduct(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias)
         return b.single(.innerProduct(product), x)
     }
@@ -98,6 +115,7 @@ extension ONNXOpTable {
     /// [1, F] times a constant [F, O]: an inner product.
     static func matMul(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
+        if x.isExact { return try matMulExactly(b, x) }
         let w = try b.constant(1, "the right-hand matrix")
         guard x.rank == 2, w.shape.count == 2, w.shape[0] == x.shape.count, w.shape[1] > 0 else {
             throw b.node.fail("only [1, F] times a constant [F, O] matrix is supported (tensor products need the rank-N layers)")

@@ -16,11 +16,18 @@ struct ONNXTensor {
     var rank: Int
     var shape: TensorShape
 
-    /// Its dimensions as ONNX states them, batch first.
+    /// Its dimensions as ONNX states them.
     var dims: [Int] { ONNXTensor.dims(of: shape, rank: rank) }
 
+    /// A tensor the model holds exactly as ONNX shapes it (rank-N layers);
+    /// else a map ([1, C, H, W] as [C, H, W]) or a vector ([1, F] as [F, 1, 1]).
+    var isExact: Bool { shape.rank == rank }
+    var isMap: Bool { rank == 4 && !isExact }
+    var isVector: Bool { rank == 2 && !isExact }
+
     static func dims(of shape: TensorShape, rank: Int) -> [Int] {
-        rank == 4 ? [1, shape.channels, shape.height, shape.width] : [1, shape.count]
+        if shape.rank == rank { return shape.dimensions }
+        return rank == 4 ? [1, shape.channels, shape.height, shape.width] : [1, shape.count]
     }
 }
 
@@ -95,8 +102,9 @@ struct ONNXBuilder {
     /// vectors [1, F], F values shaped [F] or [1, F].
     func perChannel(_ value: ONNXConstant, of x: ONNXTensor) -> [Float]? {
         if value.isScalar { return [Float(value[0])] }
-        let channels = x.rank == 4 ? x.shape.channels : x.shape.count
-        let trailing = x.rank == 4 ? [channels, 1, 1] : [channels]
+        guard !x.isExact else { return nil }
+        let channels = x.isMap ? x.shape.channels : x.shape.count
+        let trailing = x.isMap ? [channels, 1, 1] : [channels]
         guard value.count == channels, value.shape.count >= trailing.count, Array(value.shape.suffix(trailing.count)) == trailing,
               value.shape.dropLast(trailing.count).allSatisfy({ $0 == 1 }) else { return nil }
         return value.floats

@@ -47,6 +47,10 @@ struct ONNXWalk {
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
+    /// Tensor name -> the indices of the nodes that read it.
+    private var consumers: [String: [Int]] = [:]
+    /// Nodes folded into an earlier one (GELU's Erf, Add and Muls).
+    private var skipped: Set<Int> = []
     /// Op type -> the nodes of that type the table cannot take.
     private var unsupported: [String: [String]] = [:]
     private var made = 0
@@ -64,14 +68,29 @@ struct ONNXWalk {
                                         + (closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""))
         }
         // Every op the table cannot take, listed at once before anything else is checked.
-        for node in graph.nodes where !Self.isKnown(node) { unsupported[Self.opName(node), default: []].append(node.name) }
+        for (index, node) in graph.nodes.enumerated() { for input in Set(node.inputs) where !input.isEmpty { consumers[input, default: []].append(index) } }
+        let fusable = Set(graph.nodes.indices.compactMap { geluChain(at: $0)?.members.first })  // the Erf of each GELU
+        for (index, node) in graph.nodes.enumerated() where !Self.isKnown(node) && !fusable.contains(index) {
+            unsupported[Self.opName(node), default: []].append(node.name)
+        }
         try reportUnsupported()
         for input in graph.inputs { try addInput(input) }
         for (name, tensor) in graph.initializers {
             values[name] = .constant(try ONNXConstant(tensor, owner: graph.decoded, folder: graph.folder, what: "\(path): initializer '\(name)'"))
         }
-        for node in graph.nodes {
+        // Constant nodes first (they read nothing): a fusion looks at constants written after it starts.
+        for (index, node) in graph.nodes.enumerated() where node.op == "Constant" {
             do {
+                try visit(node)
+            } catch let error as ONNXError {
+                throw ONNXError("\(path): \(error.message)")
+            }
+            skipped.insert(index)
+        }
+        for (index, node) in graph.nodes.enumerated() where !skipped.contains(index) {
+            do {
+                if node.op == "Div", try fuseGELU(at: index) { continue }
+                if node.op == "Erf" { throw node.fail("is supported only as part of GELU's x * 0.5 * (1 + erf(x / sqrt(2)))") }
                 try visit(node)
             } catch let error as ONNXError {
                 throw ONNXError("\(path): \(error.message)")
@@ -90,6 +109,40 @@ struct ONNXWalk {
         }
         guard !model.inputs.isEmpty else { throw ONNXError("\(path): the model has no inputs") }
         return model
+    }
+
+    /// GELU as exporters spell it out: Div(x, sqrt 2) -> Erf -> Add 1 ->
+    /// Mul by x -> Mul 0.5, each read only by the next. Returns x, the
+    /// Erf, Add and Mul nodes, the constants' names and the final output.
+    private func geluChain(at index: Int) -> (x: String, members: [Int], constants: [String], output: String)? {
+        let nodes = graph.nodes
+        func only(_ name: String, _ op: String) -> Int? {
+            guard let readers = consumers[name], readers.count == 1, nodes[readers[0]].op == op else { return nil }
+            return readers[0]
+        }
+        let div = nodes[index]
+        guard div.op == "Div", div.inputs.count == 2, div.outputs.count == 1, let erf = only(div.outputs[0], "Erf"),
+              let add = only(nodes[erf].outputs[0], "Add"), let mul = only(nodes[add].outputs[0], "Mul"),
+              let half = only(nodes[mul].outputs[0], "Mul") else { return nil }
+        let x = div.inputs[0]
+        let one = nodes[add].inputs.first { $0 != nodes[erf].outputs[0] }
+        guard nodes[mul].inputs.contains(x), let one, let halfInput = nodes[half].inputs.first(where: { $0 != nodes[mul].outputs[0] }) else { return nil }
+        return (x, [erf, add, mul, half], [div.inputs[1], one, halfInput], nodes[half].outputs[0])
+    }
+
+    /// The chain at `index` as one GELU node, when its constants are
+    /// sqrt(2), 1 and 0.5.
+    private mutating func fuseGELU(at index: Int) throws -> Bool {
+        guard let chain = geluChain(at: index), case .tensor(let name, let rank)? = values[chain.x] else { return false }
+        let expected: [Double] = [Double(2).squareRoot(), 1, 0.5]
+        for (constant, value) in zip(chain.constants, expected) {
+            guard case .constant(let c)? = values[constant], c.isScalar, abs(c[0] - value) <= 1e-6 * value else { return false }
+        }
+        let gelu = Node(name: chain.output, operation: .defined(GELU(mode: .exact)), inputs: [name], outputs: [chain.output])
+        try ShapeInference.append([gelu], to: &nodes, shapes: &shapes)
+        values[chain.output] = .tensor(name: chain.output, rank: rank)
+        skipped.formUnion(chain.members)
+        return true
     }
 
     static func isKnown(_ node: ONNXNode) -> Bool {
@@ -129,11 +182,18 @@ struct ONNXWalk {
         }
         let shape = dims.compactMap { $0 }
         guard shape.count == dims.count, shape.first == 1, shape.dropFirst().allSatisfy({ $0 > 0 && $0 <= 1 << 20 }),
-              shape.count == 4 || shape.count == 2 else {
+              (2...5).contains(shape.count) else {
             let text = input.dims.map { $0.map(String.init) ?? "?" }.joined(separator: ", ")
-            throw ONNXError("\(path): input '\(input.name)' has the shape [\(text)]: give [1, C, H, W] or [1, F] with --input \(input.name)=1,3,224,224")
+            throw ONNXError("\(path): input '\(input.name)' has the shape [\(text)]: give every size, batch 1, with --input \(input.name)=1,3,224,224")
         }
         let name = ONNXConverter.featureName(input.name)
+        if shape.count == 3 || shape.count == 5 {
+            // A sequence ([1, T, D]) or volume: a tensor input, taken exactly as shaped (Core ML's rank-N layers).
+            inputs.append(Input(name: name, kind: .tensor(shape: shape)))
+            shapes[name] = TensorShape(shape)
+            values[input.name] = .tensor(name: name, rank: shape.count)
+            return
+        }
         let model = shape.count == 4 ? Array(shape.dropFirst()) : [shape[1]]
         inputs.append(Input(name: name, kind: .array(shape: model)))
         shapes[name] = TensorShape(featureShape: model)

@@ -13,7 +13,7 @@ enum ONNXFolding {
     static let foldable: Set<String> = [
         "Constant", "Identity", "Dropout", "Cast", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Reshape", "Flatten",
         "Slice", "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Where", "Max", "Min", "Neg", "Sqrt", "Floor",
-        "Ceil", "Abs", "Reciprocal", "ConstantOfShape", "Range", "Expand", "Transpose",
+        "Ceil", "Abs", "Reciprocal", "ConstantOfShape", "Range", "Expand", "Transpose", "Mod",
     ]
 
     /// The node's output 0, or nil when `op` is not foldable.
@@ -61,6 +61,11 @@ enum ONNXFolding {
             guard axis >= 0, axis <= x.shape.count else { throw node.fail("axis \(axis) is out of range") }
             result = x.reshaped([x.shape.prefix(axis).reduce(1, *), x.shape.dropFirst(axis).reduce(1, *)])
         case "Slice": result = try slice(node, inputs, opset: opset)
+        case "Mod":
+            let floored = node.int("fmod") != 1
+            result = try broadcast(try input(0, "A"), try input(1, "B"), node) { a, b in
+                b == 0 ? .nan : floored ? a - (a / b).rounded(.down) * b : fmod(a, b)
+            }
         case "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Max", "Min":
             result = try broadcast(try input(0, "A"), try input(1, "B"), node) { a, b in
                 switch node.op {
@@ -196,8 +201,13 @@ enum ONNXFolding {
             axes = node.ints("axes") ?? Array(starts.indices)
             steps = [Int](repeating: 1, count: starts.count)
         } else {
+            // Exporters write INT64_MAX (or MIN) for "to the end": clamped, as ONNX clamps.
             func list(_ index: Int, _ what: String) throws -> [Int]? {
-                index < inputs.count ? try inputs[index].map { try $0.ints(node, what) } : nil
+                guard index < inputs.count, let values = inputs[index]?.values else { return nil }
+                return try values.map { value in
+                    guard !value.isNaN else { throw node.fail("\(what) holds NaN") }
+                    return value.magnitude >= 0x1p53 ? (value < 0 ? -(1 << 53) : 1 << 53) : Int(value.rounded(.towardZero))
+                }
             }
             guard let s = try list(1, "the starts"), let e = try list(2, "the ends") else { throw node.fail("has no starts or ends") }
             (starts, ends) = (s, e)

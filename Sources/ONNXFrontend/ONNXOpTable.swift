@@ -30,6 +30,7 @@ enum ONNXOpTable {
         "Reciprocal": { try unary($0, Unary(kind: .inverse)) }, "Neg": { b in b.single(.multiply(constant: -1), try b.tensor(0)) },
         "Pow": power, "PRelu": prelu, "Selu": selu, "Gelu": gelu, "Max": { try extremum($0, max: true) }, "Min": { try extremum($0, max: false) },
         "InstanceNormalization": instanceNorm,
+        "Transpose": transpose, "Gather": gather, "LayerNormalization": layerNorm,
     ]
 
     static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
@@ -67,7 +68,7 @@ enum ONNXOpTable {
     static func convolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "the weights")
-        guard x.rank == 4, w.shape.count == 4, w.count > 0, w.shape.checkedProduct == w.count else {
+        guard x.isMap, w.shape.count == 4, w.count > 0, w.shape.checkedProduct == w.count else {
             throw b.node.fail("only 2-D convolutions of [1, C, H, W] maps are supported (weights \(w.shape))")
         }
         let group = b.node.int("group") ?? 1
@@ -91,7 +92,8 @@ enum ONNXOpTable {
 
     static func batchNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        let channels = x.rank == 4 ? x.shape.channels : x.shape.count
+        guard !x.isExact else { throw b.node.fail("only maps and vectors are supported") }
+        let channels = x.isMap ? x.shape.channels : x.shape.count
         let parts = try (1...4).map { try b.constant($0, ["", "the scale", "the bias", "the mean", "the variance"][$0]) }
         guard parts.allSatisfy({ $0.count == channels }) else { throw b.node.fail("its parameters do not have \(channels) values each") }
         let norm = BatchNorm(channels: channels, epsilon: b.node.float("epsilon") ?? 1e-5, gamma: parts[0].weights(), beta: parts[1].weights(),
@@ -101,7 +103,7 @@ enum ONNXOpTable {
 
     static func pooling(_ b: ONNXBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.rank == 4 else { throw b.node.fail("only 2-D pooling of [1, C, H, W] maps is supported") }
+        guard x.isMap else { throw b.node.fail("only 2-D pooling of [1, C, H, W] maps is supported") }
         guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilated pooling is not supported") }
         guard b.node.has("kernel_shape") else { throw b.node.fail("has no kernel_shape") }
         let kernel = try b.window("kernel_shape", default: 1), stride = try b.window("strides", default: 1)
@@ -120,7 +122,7 @@ enum ONNXOpTable {
 
     static func globalPool(_ b: ONNXBuilder, _ kind: Pooling.Kind, keepDimensions: Bool) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.rank == 4 else { throw b.node.fail("only pooling of [1, C, H, W] maps is supported") }
+        guard x.isMap else { throw b.node.fail("only pooling of [1, C, H, W] maps is supported") }
         let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
         return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: keepDimensions ? 4 : 2))
     }
@@ -131,7 +133,12 @@ enum ONNXOpTable {
         let x = try b.tensor(0)
         let listed = b.opset < 18 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
         let axes = Set((listed ?? []).map { $0 < 0 ? $0 + x.rank : $0 })
-        guard x.rank == 4, axes == [2, 3] else { throw b.node.fail("only a mean over H and W (axes 2, 3) is supported, not \(axes.sorted())") }
+        if x.isExact {
+            let keep = (b.node.int("keepdims") ?? 1) != 0
+            return ([b.emit(.defined(ReduceND(mode: .mean, axes: axes.sorted(), keepDimensions: keep)), [x.name])],
+                    .tensor(name: b.name, rank: keep ? x.rank : x.rank - axes.count))
+        }
+        guard x.isMap, axes == [2, 3] else { throw b.node.fail("only a mean over H and W (axes 2, 3) is supported, not \(axes.sorted())") }
         return try globalPool(b, .average, keepDimensions: (b.node.int("keepdims") ?? 1) != 0)
     }
 
@@ -149,7 +156,7 @@ enum ONNXOpTable {
         let x = try b.tensor(0)
         let requested = try b.constant(1, "the shape").ints(b.node, "the shape")
         let target = try ONNXFolding.reshaped(x.dims, to: requested, allowZero: b.node.int("allowzero") == 1, b.node)
-        guard target.first == 1 else { throw b.node.fail("reshaping to \(target) is not supported (the batch must stay 1)") }
+        if x.isExact || ![2, 4].contains(target.count) || target.first != 1 { return reshapeExactly(b, x, target) }
         return try toShape(b, x, target)
     }
 
@@ -162,9 +169,18 @@ enum ONNXOpTable {
         if b.node.op == "Squeeze" {
             let axes = Set((listed ?? dims.indices.filter { dims[$0] == 1 }).map { $0 < 0 ? $0 + dims.count : $0 })
             target = dims.enumerated().filter { !axes.contains($0.offset) }.map(\.element)
+            if x.isExact { return reshapeExactly(b, x, target.isEmpty ? [1] : target) }
             if target.first != 1 { target.insert(1, at: 0) }  // the batch stays
         } else {
             guard let listed else { throw b.node.fail("has no axes") }
+            if x.isExact {  // no batch to keep
+                target = dims
+                for axis in listed.map({ $0 < 0 ? $0 + dims.count + listed.count : $0 }).sorted() {
+                    guard axis >= 0, axis <= target.count else { throw b.node.fail("axis \(axis) is out of range") }
+                    target.insert(1, at: axis)
+                }
+                return reshapeExactly(b, x, target)
+            }
             target = dims
             for axis in listed.map({ $0 < 0 ? $0 + dims.count + listed.count : $0 }).sorted() {
                 guard axis >= 0, axis <= target.count else { throw b.node.fail("axis \(axis) is out of range") }
@@ -191,6 +207,8 @@ enum ONNXOpTable {
 
     /// Along channels (axis 1) of maps or vectors.
     static func concat(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let exact = b.inputs.indices.contains { index in b.isConstant(index) || ((try? b.tensor(index))?.isExact ?? false) }
+        if exact { return try concatExactly(b, axis: b.node.int("axis") ?? 1) }
         let parts = try b.inputs.indices.map { try b.tensor($0) }
         guard let first = parts.first else { throw b.node.fail("concatenates nothing") }
         if parts.count == 1 { return ([], .tensor(name: first.name, rank: first.rank)) }  // torchvision's DenseNet joins a list of one
@@ -207,6 +225,10 @@ enum ONNXOpTable {
     /// softmax taken over all of it; from 13 it is along `axis` (default -1).
     static func softmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
+        if x.isExact {
+            guard b.opset >= 13 || x.rank <= 2 else { throw b.node.fail("before opset 13 Softmax flattens its input from the axis; only opset 13's per-axis softmax of tensors is supported") }
+            return b.single(.defined(SoftmaxND(axis: b.node.int("axis") ?? (b.opset < 13 ? 1 : -1))), x)
+        }
         var axis = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
         if axis < 0 { axis += x.rank }
         let overAll = b.opset < 13 && axis == 1
@@ -224,7 +246,7 @@ enum ONNXOpTable {
         let mode = b.node.string("mode") ?? "constant"
         let p = b.opset < 11 ? (b.node.ints("pads") ?? []) : try b.constant(1, "the pads").ints(b.node, "the pads")
         let value: Float = b.opset < 11 ? (b.node.float("value") ?? 0) : (b.has(2) ? Float(try b.constant(2, "the value").values.first ?? 0) : 0)
-        guard x.rank == 4, p.count == 8, p[0] == 0, p[1] == 0, p[4] == 0, p[5] == 0, p.allSatisfy({ $0 >= 0 }) else {
+        guard x.isMap, p.count == 8, p[0] == 0, p[1] == 0, p[4] == 0, p[5] == 0, p.allSatisfy({ $0 >= 0 }) else {
             throw b.node.fail("only padding of H and W is supported, pads \(p)")
         }
         let kind: Padding.Kind
@@ -241,7 +263,7 @@ enum ONNXOpTable {
     static func transposedConvolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "the weights")
-        guard x.rank == 4, w.shape.count == 4, w.shape[0] == x.shape.channels, w.count > 0, w.shape.checkedProduct == w.count else {
+        guard x.isMap, w.shape.count == 4, w.shape[0] == x.shape.channels, w.count > 0, w.shape.checkedProduct == w.count else {
             throw b.node.fail("weights \(w.shape) are not [\(x.shape.channels), Cout, kH, kW]")
         }
         guard (b.node.int("group") ?? 1) == 1 else { throw b.node.fail("grouped transposed convolutions are not supported") }
@@ -266,7 +288,7 @@ enum ONNXOpTable {
     /// whole factors) or linear on the grid the coordinate mode names.
     static func resize(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.rank == 4 else { throw b.node.fail("only resizing [1, C, H, W] maps is supported") }
+        guard x.isMap else { throw b.node.fail("only resizing [1, C, H, W] maps is supported") }
         // Upsample and opset 10's Resize: (X, scales); from 11: (X, roi, scales, sizes).
         let scalesIndex = b.node.op == "Upsample" || b.opset < 11 ? 1 : 2
         let scales = b.has(scalesIndex) ? try b.constant(scalesIndex, "the scales") : nil
@@ -320,7 +342,7 @@ enum ONNXOpTable {
     static func prelu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let slope = try b.constant(1, "the slope")
-        let channels = x.rank == 4 ? x.shape.channels : x.shape.count
+        let channels = x.isMap ? x.shape.channels : x.shape.count
         guard let values = b.perChannel(slope, of: x) else { throw b.node.fail("slope of shape \(slope.shape) is not one value or one per channel") }
         return b.single(.activation(.prelu(alpha: Weights(values.count == 1 ? [Float](repeating: values[0], count: channels) : values))), x)
     }
@@ -353,7 +375,7 @@ enum ONNXOpTable {
     /// Each channel normalized by its own mean and variance over H and W.
     static func instanceNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.rank == 4 else { throw b.node.fail("only [1, C, H, W] maps are supported") }
+        guard x.isMap else { throw b.node.fail("only [1, C, H, W] maps are supported") }
         let (scale, bias) = (try b.constant(1, "the scale"), try b.constant(2, "the bias"))
         let channels = x.shape.channels
         guard scale.count == channels, bias.count == channels else { throw b.node.fail("scale and bias do not have \(channels) values each") }

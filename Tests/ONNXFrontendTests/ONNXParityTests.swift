@@ -27,20 +27,31 @@ final class ONNXParityTests: XCTestCase {
     /// Dense blocks' Concat, BatchNormalization kept (pre-activation), average pooling.
     func testDenseNetBlocks() throws { try checkParity("densenet") }
 
-    func testEveryFixtureIsTested() throws {
-        let folders = try FileManager.default.contentsOfDirectory(atPath: onnxFixtures.path).filter { $0.contains("_opset") }.sorted()
-        XCTAssertEqual(folders, Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } }.sorted())
+    /// A transformer encoder on a [1, 12, 32] sequence (a tensor input):
+    /// attention (Transpose, MatMul of tensors, Softmax along the last axis),
+    /// layer norms (spelled out at 14, LayerNormalization at 17), GELU
+    /// spelled out with Erf and fused, the first token gathered, a linear head.
+    func testTransformerEncoder() throws {
+        try checkParity("encoder", opsets: [14, 17], input: [1, 12, 32])
+        let model = try ONNXConverter.convert(model: onnxFixtures.appendingPathComponent("encoder_opset17/model.onnx").path)
+        XCTAssertEqual(model.nodes.filter { $0.operation.kindName == "gelu" }.count, 2, "each layer's Erf GELU fused into one node")
     }
 
-    func checkParity(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        for opset in [13, 17] {
+    func testEveryFixtureIsTested() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: onnxFixtures.path).filter { $0.contains("_opset") }.sorted()
+        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17"]).sorted())
+    }
+
+    func checkParity(_ name: String, opsets: [Int] = [13, 17], input shape: [Int] = [3, 32, 32], file: StaticString = #filePath, line: UInt = #line) throws {
+        for opset in opsets {
             let folder = onnxFixtures.appendingPathComponent("\(name)_opset\(opset)")
             let model = try ONNXConverter.convert(model: folder.appendingPathComponent("model.onnx").path)
             let path = checkDirectory.appendingPathComponent("onnx_\(name)_opset\(opset).mlmodel").path
             try CoreMLWriter.write(model, to: path)
             let network = try Network(contentsOf: path)
             let input = try XCTUnwrap(network.model.inputs.first)
-            let value = try NumpyFile.tensor(path: folder.appendingPathComponent("input.npy").path, fitting: try XCTUnwrap(TensorShape(featureShape: [3, 32, 32])), input: input.name)
+            let expected = shape.count == 3 && shape[0] == 1 ? TensorShape(shape) : try XCTUnwrap(TensorShape(featureShape: shape))
+            let value = try NumpyFile.tensor(path: folder.appendingPathComponent("input.npy").path, fitting: expected, input: input.name)
             let prediction = try network.predict([input.name: .array(value)])
             let reference = try NumpyFile.read(path: folder.appendingPathComponent("output.npy").path).values
             let ours = try XCTUnwrap(prediction.outputs["output"]?.values, "\(name) opset \(opset): no output", file: file, line: line)

@@ -1,0 +1,128 @@
+import Conversion
+import ModelFormat
+
+/// Tensors the model holds exactly as ONNX shapes them (a transformer's
+/// [1, T, D] sequences, attention's [heads, T, T] scores): Core ML's rank-N
+/// layers, axes and permutations as ONNX numbers them.
+extension ONNXOpTable {
+    /// A constant as a tensor of exactly its shape (load-constant-ND).
+    static func constantTensor(_ b: ONNXBuilder, _ c: ONNXConstant, suffix: String) throws -> (nodes: [Node], name: String) {
+        guard c.count > 0, c.shape.count <= 5 else { throw b.node.fail("constants of shape \(c.shape) are not supported as tensors") }
+        let load = b.emit(.defined(ConstantND(shape: c.shape.isEmpty ? [1] : c.shape, data: c.weights())), [], suffix: suffix)
+        return ([load], load.outputs[0])
+    }
+
+    /// An exact tensor and a constant of another shape, broadcast by `op`
+    /// (add or multiply): the constant `transform`ed, as a tensor.
+    static func exactWithConstant(_ b: ONNXBuilder, _ x: ONNXTensor, _ c: ONNXConstant, _ op: Op,
+                                  transform: (Double) -> Double = { $0 }) throws -> (nodes: [Node], value: ONNXValue) {
+        let transformed = ONNXConstant(shape: c.shape, values: c.values.map(transform))
+        let (nodes, name) = try constantTensor(b, transformed, suffix: "constant")
+        let rank = max(x.rank, c.shape.count)
+        return (nodes + [b.emit(op, [x.name, name])], .tensor(name: b.name, rank: rank))
+    }
+
+    /// Any reshape of an exact tensor, or of a map or vector to a shape
+    /// that is neither.
+    static func reshapeExactly(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) -> (nodes: [Node], value: ONNXValue) {
+        if x.isExact && x.shape.dimensions == target { return ([], .tensor(name: x.name, rank: target.count)) }
+        return ([b.emit(.defined(ReshapeND(shape: target)), [x.name])], .tensor(name: b.name, rank: target.count))
+    }
+
+    static func transpose(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let perm = b.node.ints("perm") ?? Array((0..<x.rank).reversed())
+        guard x.isExact else { throw b.node.fail("only transposes of tensors in sequence layouts are supported (not of maps)") }
+        return b.single(.defined(Transpose(axes: perm)), x)
+    }
+
+    /// Along any axis of exact tensors; constant parts become tensors.
+    static func concatExactly(_ b: ONNXBuilder, axis: Int) throws -> (nodes: [Node], value: ONNXValue) {
+        var nodes: [Node] = [], names: [String] = [], rank = 0
+        for index in b.inputs.indices {
+            if b.isConstant(index) {
+                let (made, name) = try constantTensor(b, try b.constant(index, "input \(index)"), suffix: "part\(index)")
+                nodes += made
+                names.append(name)
+            } else {
+                let part = try b.tensor(index)
+                guard part.isExact else { throw b.node.fail("joins a map or vector with sequence tensors") }
+                names.append(part.name)
+                rank = part.rank
+            }
+        }
+        let normalized = axis < 0 ? axis + rank : axis
+        return (nodes + [b.emit(.defined(ConcatND(axis: normalized)), names)], .tensor(name: b.name, rank: rank))
+    }
+
+    /// One index along an axis of an exact tensor: a slice, then the axis
+    /// removed (a scalar index) or kept (a one-element index list).
+    static func gather(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let indices = try b.constant(1, "the indices")
+        guard x.isExact, indices.count == 1, indices.shape.count <= 1 else {
+            throw b.node.fail("only one constant index of a sequence tensor is supported")
+        }
+        var axis = b.node.int("axis") ?? 0
+        if axis < 0 { axis += x.rank }
+        guard axis >= 0, axis < x.rank else { throw b.node.fail("axis \(axis) is out of range") }
+        let dims = x.shape.dimensions
+        var index = try indices.ints(b.node, "the index")[0]
+        if index < 0 { index += dims[axis] }
+        guard index >= 0, index < dims[axis] else { throw b.node.fail("index \(index) is out of range 0..<\(dims[axis])") }
+        var begin = [Int](repeating: 0, count: x.rank), end = dims
+        (begin[axis], end[axis]) = (index, index + 1)
+        let slice = b.emit(.defined(SliceND(begin: begin, end: end)), [x.name], suffix: indices.shape.isEmpty ? "slice" : nil)
+        guard indices.shape.isEmpty else { return ([slice], .tensor(name: b.name, rank: x.rank)) }
+        var kept = dims
+        kept.remove(at: axis)
+        return ([slice, b.emit(.defined(ReshapeND(shape: kept)), slice.outputs)], .tensor(name: b.name, rank: kept.count))
+    }
+
+    /// Over the last axis: (x - mean) / sqrt(variance + epsilon) * scale + bias.
+    static func layerNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        guard x.isExact else { throw b.node.fail("only layer normalization of sequence tensors is supported") }
+        let axis = b.node.int("axis") ?? -1
+        guard axis == -1 || axis == x.rank - 1 else { throw b.node.fail("only normalization over the last axis is supported, not axis \(axis)") }
+        let epsilon = b.node.float("epsilon") ?? 1e-5
+        let mean = b.emit(.defined(ReduceND(mode: .mean, axes: [-1])), [x.name], suffix: "mean")
+        let negated = b.emit(.multiply(constant: -1), mean.outputs, suffix: "negated_mean")
+        let centered = b.emit(.add(constant: 0), [x.name, negated.outputs[0]], suffix: "centered")
+        let squared = b.emit(.multiply(constant: 1), [centered.outputs[0], centered.outputs[0]], suffix: "squared")
+        let variance = b.emit(.defined(ReduceND(mode: .mean, axes: [-1])), squared.outputs, suffix: "variance")
+        let inverse = b.emit(.unary(Unary(kind: .rsqrt, epsilon: epsilon)), variance.outputs, suffix: "inverse_deviation")
+        let (hasScale, hasBias) = (b.has(1), b.has(2))
+        let normalized = b.emit(.multiply(constant: 1), [centered.outputs[0], inverse.outputs[0]], suffix: hasScale || hasBias ? "normalized" : nil)
+        var nodes = [mean, negated, centered, squared, variance, inverse, normalized]
+        var last = normalized.outputs[0]
+        if hasScale {
+            let (made, name) = try constantTensor(b, try b.constant(1, "the scale"), suffix: "scale")
+            let scaled = b.emit(.multiply(constant: 1), [last, name], suffix: hasBias ? "scaled" : nil)
+            nodes += made + [scaled]
+            last = scaled.outputs[0]
+        }
+        if hasBias {
+            let (made, name) = try constantTensor(b, try b.constant(2, "the bias"), suffix: "bias")
+            nodes += made + [b.emit(.add(constant: 0), [last, name])]
+        }
+        return (nodes, .tensor(name: b.name, rank: x.rank))
+    }
+
+    /// x times a constant [K, N] (with `bias`), or times another tensor.
+    static func matMulExactly(_ b: ONNXBuilder, _ x: ONNXTensor, bias: [Float]? = nil) throws -> (nodes: [Node], value: ONNXValue) {
+        if b.isConstant(1) {
+            let w = try b.constant(1, "the right-hand matrix")
+            guard w.shape.count == 2, w.shape[0] == x.shape.width, w.shape[1] > 0 else {
+                throw b.node.fail("a constant of shape \(w.shape) does not multiply \(x.shape.dimensions)")
+            }
+            let (inputs, outputs) = (w.shape[0], w.shape[1])
+            let product = MatMul(inputChannels: inputs, outputChannels: outputs,
+                                 weights: w.weights { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }, bias: bias.map(Weights.init))
+            return b.single(.defined(product), x)
+        }
+        let y = try b.tensor(1)
+        guard y.isExact else { throw b.node.fail("multiplies a sequence tensor by a map or vector") }
+        return ([b.emit(.defined(MatMul()), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+    }
+}
