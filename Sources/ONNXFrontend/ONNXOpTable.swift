@@ -156,7 +156,7 @@ enum ONNXOpTable {
         let x = try b.tensor(0)
         let requested = try b.constant(1, "the shape").ints(b.node, "the shape")
         let target = try ONNXFolding.reshaped(x.dims, to: requested, allowZero: b.node.int("allowzero") == 1, b.node)
-        if x.isExact || ![2, 4].contains(target.count) || target.first != 1 { return reshapeExactly(b, x, target) }
+        if x.isExact || ![2, 4].contains(target.count) || target.first != 1 { return try reshapeExactly(b, x, target) }
         return try toShape(b, x, target)
     }
 
@@ -169,7 +169,7 @@ enum ONNXOpTable {
         if b.node.op == "Squeeze" {
             let axes = Set((listed ?? dims.indices.filter { dims[$0] == 1 }).map { $0 < 0 ? $0 + dims.count : $0 })
             target = dims.enumerated().filter { !axes.contains($0.offset) }.map(\.element)
-            if x.isExact { return reshapeExactly(b, x, target.isEmpty ? [1] : target) }
+            if x.isExact { return try reshapeExactly(b, x, target.isEmpty ? [1] : target) }
             if target.first != 1 { target.insert(1, at: 0) }  // the batch stays
         } else {
             guard let listed else { throw b.node.fail("has no axes") }
@@ -179,7 +179,7 @@ enum ONNXOpTable {
                     guard axis >= 0, axis <= target.count else { throw b.node.fail("axis \(axis) is out of range") }
                     target.insert(1, at: axis)
                 }
-                return reshapeExactly(b, x, target)
+                return try reshapeExactly(b, x, target)
             }
             target = dims
             for axis in listed.map({ $0 < 0 ? $0 + dims.count + listed.count : $0 }).sorted() {

@@ -24,8 +24,14 @@ extension ONNXOpTable {
 
     /// Any reshape of an exact tensor, or of a map or vector to a shape
     /// that is neither.
-    static func reshapeExactly(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) -> (nodes: [Node], value: ONNXValue) {
-        if x.isExact && x.shape.dimensions == target { return ([], .tensor(name: x.name, rank: target.count)) }
+    static func reshapeExactly(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: ONNXValue) {
+        guard x.isExact else {
+            // A vision transformer's patches: Core ML takes such a graph only on tensors throughout,
+            // and the writer does not put convolutions and pooling on tensors yet.
+            throw b.node.fail("reshapes a [1, C, H, W] map into \(target): maps turned into sequences (a vision transformer's patches) "
+                              + "need convolutions on rank-N tensors, which the converter does not write yet")
+        }
+        if x.shape.dimensions == target { return ([], .tensor(name: x.name, rank: target.count)) }
         return ([b.emit(.defined(ReshapeND(shape: target)), [x.name])], .tensor(name: b.name, rank: target.count))
     }
 
