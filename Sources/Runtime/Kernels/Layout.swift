@@ -257,14 +257,16 @@ extension Upsample: KernelMaking {
     }
 }
 
-extension ConstantTensor: KernelMaking {
+/// A constant of either kind ([C, H, W] or any rank): its values, whatever the shape.
+protocol ConstantValues: KernelMaking {
+    var data: Weights { get }
+}
+
+extension ConstantValues {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         ConstantKernel(data: data)
     }
 }
 
-extension ConstantND: KernelMaking {
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        ConstantKernel(data: data)
-    }
-}
+extension ConstantTensor: ConstantValues {}
+extension ConstantND: ConstantValues {}
