@@ -15,9 +15,19 @@ public enum ONNXConverter {
     /// symbolic dimensions; a symbolic batch is 1 without it).
     public typealias InputShape = Conversion.InputShape
 
+    /// The file's own metadata goes into the model's (what options do not
+    /// set): its doc_string as the description, its metadata_props, and
+    /// where it came from (`onnx.producer`, `onnx.opset`) as user-defined entries.
     public static func convert(model path: String, inputs: [InputShape] = [], options: ConversionOptions = ConversionOptions()) throws -> Model {
+        var options = options
         var model = try { () throws -> Model in
             let graph = try ONNXGraph(path: path)
+            var entries = graph.metadata + [("onnx.opset", String(graph.opset))]
+            if !graph.producer.isEmpty { entries.append(("onnx.producer", graph.producer)) }
+            for (key, value) in entries where !options.metadata.userDefined.contains(where: { $0.key == key }) {
+                options.metadata.userDefined.append((key: key, value: value))
+            }
+            if options.metadata.shortDescription.isEmpty { options.metadata.shortDescription = graph.documentation }
             guard ONNXGraph.supportedOpsets.contains(graph.opset) else {
                 throw ONNXError("\(path): opset \(graph.opset) is not supported (opsets \(ONNXGraph.supportedOpsets.lowerBound) to \(ONNXGraph.supportedOpsets.upperBound))")
             }

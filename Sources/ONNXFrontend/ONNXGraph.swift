@@ -93,6 +93,7 @@ struct ONNXGraph {
     /// The version of the ONNX operator set (`ai.onnx`, the default domain).
     var opset = 0
     var producer = ""
+    var documentation = ""
     var metadata: [(key: String, value: String)] = []
 
     /// The opsets whose semantics the converter knows.
@@ -110,6 +111,7 @@ struct ONNXGraph {
         }
         guard opset > 0 else { throw ONNXError("\(path): the model imports no ONNX operator set (opset_import)") }
         producer = [CArrays.string(model.producer_name), CArrays.string(model.producer_version)].filter { !$0.isEmpty }.joined(separator: " ")
+        documentation = CArrays.string(model.doc_string)
         metadata = CArrays.buffer(model.metadata_props, model.n_metadata_props).compactMap { entry in
             entry.map { (CArrays.string($0.pointee.key), CArrays.string($0.pointee.value)) }
         }

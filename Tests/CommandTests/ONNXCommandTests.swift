@@ -27,6 +27,9 @@ final class ONNXCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.contains("Format:       ONNX model"), result.standardOutput)
         XCTAssertTrue(result.standardOutput.contains("convolution 6"), result.standardOutput)
+        // Where the file came from, carried into the model's metadata.
+        XCTAssertTrue(result.standardOutput.contains("onnx.opset = 13"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("onnx.producer = pytorch 2.13.0"), result.standardOutput)
     }
 
     func testMistakesAreOneError() throws {
