@@ -99,7 +99,9 @@ public enum SpecificationVersion {
             guard let coding = definition as? any LayerCoding else {
                 throw ModelError(node: node.name, "Core ML has no layer for the operation '\(definition.kindName)'")
             }
-            if model.hasTensorInputs, !definition.takesAnyRank {
+            // A layer on a [1, C, H, W] tensor that Core ML takes as [batch, C, H, W].
+            let onBatch = definition.takesBatchedMaps && node.inputs.first.flatMap { shapes[$0] }.map { $0.rank == 4 && $0.dimensions[0] == 1 } == true
+            if model.hasTensorInputs, !definition.takesAnyRank, !onBatch {
                 throw ModelError(node: node.name, "a \(definition.kindName) on tensor inputs is not written yet "
                                  + "(Core ML takes it on [1, C, H, W] tensors there, the model on [C, H, W])")
             }

@@ -101,7 +101,8 @@ public enum ShapeInference {
         }
         // Input shapes come one per input (checked above): this guards the definitions' indexing.
         guard definition.inputCounts.contains(inputs.count) else { throw fail("has \(inputs.count) input shapes") }
-        if !definition.takesAnyRank, let shape = inputs.first(where: { $0.rank != 3 }) {
+        let batched = { (shape: TensorShape) in definition.takesBatchedMaps && shape.rank == 4 && shape.dimensions[0] == 1 }
+        if !definition.takesAnyRank, let shape = inputs.first(where: { $0.rank != 3 && !batched($0) }) {
             throw fail("takes [C, H, W] tensors, gets \(shape)")
         }
         do { return try definition.outputShapes(inputs, outputCount: node.outputs.count) } catch { throw fail(error.message) }

@@ -32,7 +32,12 @@ extension ShapeInferenceTests {
             Case("add broadcasts numpy's way", .add(constant: 0), [t([2, 1, 4]), t([3, 1])], [t([2, 3, 4])]),
             Case("add refuses", .add(constant: 0), [t([2, 3]), t([4])], error: "cannot combine shapes 2x3 and 4"),
             Case("relu on a vector tensor", .activation(.relu), [t([5])], [t([5])]),
-            Case("convolution on rank 4", convolution(out: 2, kernelChannels: 3, kernel: Size2(square: 1)), [t([1, 3, 4, 4])],
+            // A rank-N model's image: [1, C, H, W], which Core ML's convolution takes as [batch, C, H, W].
+            Case("convolution on a batch of one", convolution(out: 2, kernelChannels: 3, kernel: Size2(square: 1)), [t([1, 3, 4, 4])],
+                 [t([1, 2, 4, 4])]),
+            Case("convolution on a batch of two", convolution(out: 2, kernelChannels: 3, kernel: Size2(square: 1)), [t([2, 3, 4, 4])],
+                 error: "takes [C, H, W] tensors, gets 2x3x4x4"),
+            Case("pooling on a batch of one", .pooling(Pooling(kind: .max, kernel: Size2(square: 2), stride: Size2(square: 2))), [t([1, 3, 4, 4])],
                  error: "takes [C, H, W] tensors, gets 1x3x4x4"),
             Case("softmax over channels on rank 2", .softmax, [t([3, 4])], error: "takes [C, H, W] tensors"),
             Case("two inputs to a one-input op", .defined(GELU()), [t([2]), t([2])], error: "has 2 inputs, the operation takes 1"),

@@ -18,6 +18,9 @@ public protocol OpDefinition: Sendable {
     /// Whether it takes tensors of any rank; the NeuralNetwork-era
     /// operations take rank-3 [C, H, W] ones.
     var takesAnyRank: Bool { get }
+    /// Whether it also takes a [1, C, H, W] tensor (a rank-N model's image),
+    /// when it takes [C, H, W] ones only.
+    var takesBatchedMaps: Bool { get }
     /// Refuses attributes out of bounds before any shape is computed from
     /// them (`AttributeBounds`: sizes at most `ShapeInference.maximumSize`,
     /// floats finite).
@@ -47,6 +50,7 @@ public protocol OpDefinition: Sendable {
 extension OpDefinition {
     public var inputCounts: ClosedRange<Int> { 1...1 }
     public var takesAnyRank: Bool { true }
+    public var takesBatchedMaps: Bool { false }
     public func checkAttributes() throws(ModelError) {}
     public var weightTensors: [NamedWeights] { [] }
     public var attributes: [OpAttribute] { [] }
