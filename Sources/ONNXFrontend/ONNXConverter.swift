@@ -57,6 +57,8 @@ struct ONNXWalk {
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
+    /// Whether rank-4 inputs are tensors (`build`).
+    private var tensorModel = false
     /// Tensor name -> the indices of the nodes that read it.
     private var consumers: [String: [Int]] = [:]
     /// Nodes folded into an earlier one (GELU's Erf, Add and Muls).
@@ -84,6 +86,9 @@ struct ONNXWalk {
             unsupported[Self.opName(node), default: []].append(node.name)
         }
         try reportUnsupported()
+        // A transformer's image (a ViT's patches) flows into rank-N layers: the
+        // whole model is then a tensor model, its image a [1, C, H, W] tensor.
+        tensorModel = graph.nodes.contains { ["LayerNormalization", "Erf", "Transpose"].contains($0.op) && graph.initializers[$0.inputs.first ?? ""] == nil }
         for input in graph.inputs { try addInput(input) }
         for (name, tensor) in graph.initializers {
             values[name] = .constant(try ONNXConstant(tensor, owner: graph.decoded, folder: graph.folder, what: "\(path): initializer '\(name)'"))
@@ -197,7 +202,7 @@ struct ONNXWalk {
             throw ONNXError("\(path): input '\(input.name)' has the shape [\(text)]: give every size, batch 1, with --input \(input.name)=1,3,224,224")
         }
         let name = ONNXConverter.featureName(input.name)
-        if shape.count == 3 || shape.count == 5 {
+        if shape.count == 3 || shape.count == 5 || (shape.count == 4 && tensorModel) {
             // A sequence ([1, T, D]) or volume: a tensor input, taken exactly as shaped (Core ML's rank-N layers).
             inputs.append(Input(name: name, kind: .tensor(shape: shape)))
             shapes[name] = TensorShape(shape)

@@ -68,7 +68,8 @@ enum ONNXOpTable {
     static func convolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "the weights")
-        guard x.isMap, w.shape.count == 4, w.count > 0, w.shape.checkedProduct == w.count else {
+        let onBatch = x.isExact && x.rank == 4 && x.shape.dimensions[0] == 1  // a tensor model's image
+        guard x.isMap || onBatch, w.shape.count == 4, w.count > 0, w.shape.checkedProduct == w.count else {
             throw b.node.fail("only 2-D convolutions of [1, C, H, W] maps are supported (weights \(w.shape))")
         }
         let group = b.node.int("group") ?? 1

@@ -37,9 +37,18 @@ final class ONNXParityTests: XCTestCase {
         XCTAssertEqual(model.nodes.filter { $0.operation.kindName == "gelu" }.count, 2, "each layer's Erf GELU fused into one node")
     }
 
+    /// A vision transformer: its image a [1, 3, 32, 32] tensor, the patch
+    /// convolution written on it (Core ML's [batch, C, H, W]), the patches
+    /// reshaped into a sequence, then the encoder as above.
+    func testVisionTransformer() throws {
+        try checkParity("vit", opsets: [14, 17], input: [1, 3, 32, 32])
+        let model = try ONNXConverter.convert(model: onnxFixtures.appendingPathComponent("vit_opset17/model.onnx").path)
+        XCTAssertEqual(model.inputs.map(\.kind), [.tensor(shape: [1, 3, 32, 32])])
+    }
+
     func testEveryFixtureIsTested() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: onnxFixtures.path).filter { $0.contains("_opset") }.sorted()
-        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17"]).sorted())
+        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17"]).sorted())
     }
 
     func checkParity(_ name: String, opsets: [Int] = [13, 17], input shape: [Int] = [3, 32, 32], file: StaticString = #filePath, line: UInt = #line) throws {
@@ -50,7 +59,7 @@ final class ONNXParityTests: XCTestCase {
             try CoreMLWriter.write(model, to: path)
             let network = try Network(contentsOf: path)
             let input = try XCTUnwrap(network.model.inputs.first)
-            let expected = shape.count == 3 && shape[0] == 1 ? TensorShape(shape) : try XCTUnwrap(TensorShape(featureShape: shape))
+            let expected = shape.count >= 3 && shape[0] == 1 ? TensorShape(shape) : try XCTUnwrap(TensorShape(featureShape: shape))
             let value = try NumpyFile.tensor(path: folder.appendingPathComponent("input.npy").path, fitting: expected, input: input.name)
             let prediction = try network.predict([input.name: .array(value)])
             let reference = try NumpyFile.read(path: folder.appendingPathComponent("output.npy").path).values

@@ -33,7 +33,8 @@ folder, seconds = sys.argv[1], float(sys.argv[2])
 ours = np.load(glob.glob(folder + "/ours/*.npy")[0]).reshape(-1)
 ref = np.load(folder + "/output.npy").reshape(-1)
 excess = (np.abs(ours - ref) - 1e-4 * np.maximum(1, np.abs(ref))).max() if ours.size == ref.size else np.inf
-print(f"{folder.rsplit('/', 1)[1]}: {'ok' if excess <= 0 else 'FAIL'}  max |diff| {np.abs(ours - ref).max() if ours.size == ref.size else 'size'}  converted in {seconds:.2f} s")
+print(f"{folder.rsplit('/', 1)[1]}: {'ok' if excess <= 0 else 'FAIL'}  max |diff| {np.abs(ours - ref).max() if ours.size == ref.size else 'size'}  "
+      f"(max |ref| {np.abs(ref).max():.3g})  converted in {seconds:.2f} s")
 sys.exit(0 if excess <= 0 else 1)
 PY
     then passed=$((passed + 1)); else failed=$((failed + 1)); fi
