@@ -74,7 +74,7 @@ enum ONNXOpTable {
         }
         let group = b.node.int("group") ?? 1
         let (cout, cin, kh, kw) = (w.shape[0], w.shape[1], w.shape[2], w.shape[3])
-        guard group > 0, cin * group == x.shape.channels, cout % group == 0 else {
+        guard group > 0, group <= x.shape.channels, cin * group == x.shape.channels, cout % group == 0 else {
             throw b.node.fail("weights \(w.shape) in \(group) groups do not fit \(x.shape.channels) input channels")
         }
         let kernel = Size2(kh, kw)

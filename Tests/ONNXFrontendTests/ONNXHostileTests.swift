@@ -20,6 +20,7 @@ final class ONNXHostileTests: XCTestCase {
         ("offset_not_a_number", "external data offset '-5' is not a byte count"),
         ("giant_dims", "shape [1099511627776, 3, 1, 1] is invalid or too large"),
         ("raw_data_too_short", "shape [1, 3, 1, 1] needs 12 bytes, raw_data holds 8"),
+        ("conv_group_2p63", "weights [1, 3, 1, 1] in 9223372036854775807 groups do not fit 3 input channels"),
         ("opset_8", "opset 8 is not supported (opsets 9 to 21)"),
         ("reads_unknown_name", "node 'y' (Relu): reads 'nowhere', which no earlier node or initializer gives"),
         ("reshape_huge", "node 'y' (Reshape): the shape holds 4.611686018427388e+18, not an integer of a usable size"),
