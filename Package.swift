@@ -93,6 +93,8 @@ let package = Package(
 
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
+        // The attribute sweep's runner: each frontend's cases, converted, run, compared.
+        .target(name: "SweepSupport", dependencies: ["TestSupport", "CoreMLBackend", "Runtime", "ModelFormat"], path: "Tests/SweepSupport"),
         .testTarget(name: "FileIOTests", dependencies: ["TestSupport", "FileIO"]),
         .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufFile", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
@@ -102,17 +104,17 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "NamingTests", dependencies: ["Naming"]),
         .testTarget(name: "TensorFlowFrontendTests",
-                    dependencies: ["TestSupport", "TensorFlowFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
+                    dependencies: ["TestSupport", "SweepSupport", "TensorFlowFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "KerasFrontendTests",
-                    dependencies: ["TestSupport", "KerasFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
+                    dependencies: ["TestSupport", "SweepSupport", "KerasFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "CaffeFrontendTests",
-                    dependencies: ["TestSupport", "CaffeFrontend", "Conversion", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat", "ModelFiles", "Images"]),
+                    dependencies: ["TestSupport", "SweepSupport", "CaffeFrontend", "Conversion", "CoreMLBackend", "Runtime", "ImageFiles", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "CommandTests", dependencies: ["TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "ImageFilesTests", dependencies: ["ImageFiles", "Images", "Runtime", "FileIO"]),
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "Images", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
-        .testTarget(name: "ONNXFrontendTests", dependencies: ["TestSupport", "ONNXFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles"]),
-        .testTarget(name: "DarknetFrontendTests", dependencies: ["TestSupport", "DarknetFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ImageFiles", "Images"]),
+        .testTarget(name: "ONNXFrontendTests", dependencies: ["TestSupport", "SweepSupport", "ONNXFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles"]),
+        .testTarget(name: "DarknetFrontendTests", dependencies: ["TestSupport", "SweepSupport", "DarknetFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ImageFiles", "Images"]),
         // The generated classes: snapshots, and type checks against Apple's
         // declarations (Tests/Fixtures/apple-sdk) with swiftc and clang.
         .testTarget(name: "CodeGenerationTests", dependencies: ["TestSupport", "CodeGeneration", "CoreMLBackend", "CaffeFrontend",

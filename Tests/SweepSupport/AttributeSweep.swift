@@ -1,0 +1,183 @@
+import CoreMLBackend
+import Foundation
+import ModelFormat
+import Runtime
+import TestSupport
+import XCTest
+
+// The attribute sweep (DESIGN 20, issue 30): for each op of a frontend,
+// each attribute at the edges of its domain, a tiny model made by the
+// framework itself with the framework's output for one input. A case ends
+// in one of two ways, both right: converted, and our runtime computes what
+// the framework did within 1e-4 * max(1, |ref|); or refused with one error
+// line naming the attribute (or the op). Converted and different is the
+// one wrong ending, and fails the test.
+//
+// Layout: Tests/Fixtures/sweep/<frontend>/cases.json, written by the
+// frontend's scripts/fixtures/make_<frontend>_sweep.py beside the files:
+//   {"framework": "onnxruntime 1.32.0",
+//    "cases": [{"name": "resize_nearest_ceil", "op": "Resize",
+//               "attribute": "nearest_mode", "value": "ceil",
+//               "files": ["resize_nearest_ceil.onnx"],
+//               "inputs": {"x": "resize_nearest_ceil_x.npy"},
+//               "outputs": {"y": "resize_nearest_ceil_y.npy"},
+//               "layout": "nchw"}]}
+// "layout" "nhwc" (TensorFlow, Keras) says rank-4 arrays are [1, H, W, C]:
+// inputs are fed, and references compared, as [C, H, W].
+
+/// One case of a frontend's sweep manifest.
+public struct SweepCase: Decodable, Sendable {
+    public let name: String
+    public let op: String
+    /// The attribute at a chosen value; "" for a case about the op itself.
+    public let attribute: String
+    public let value: String
+    /// The source files, the model first, relative to the manifest.
+    public let files: [String]
+    /// Input name -> .npy file.
+    public let inputs: [String: String]
+    /// Output name -> .npy file of the framework's result.
+    public let outputs: [String: String]
+    public let layout: String?
+    /// Options a frontend's converter needs for this case (input shapes...).
+    public let options: [String: String]?
+}
+
+struct SweepManifest: Decodable {
+    let framework: String
+    let cases: [SweepCase]
+}
+
+/// How one case ended.
+public enum SweepOutcome: Sendable {
+    /// Converted; the largest |ours - ref| relative to max(1, |ref|).
+    case honoured(difference: Float)
+    /// Refused with this error.
+    case refused(String)
+    /// Converted and computed something else, or the case could not be run.
+    case wrong(String)
+
+    var word: String {
+        switch self {
+        case .honoured: "honoured"
+        case .refused: "refused"
+        case .wrong: "WRONG"
+        }
+    }
+}
+
+public struct SweepResult: Sendable {
+    public let testCase: SweepCase
+    public let outcome: SweepOutcome
+}
+
+/// Runs every case of `Tests/Fixtures/sweep/<frontend>` through `convert`,
+/// fails the calling test for each wrong ending, prints one summary line,
+/// and, when `ATTRIBUTE_SWEEP_REPORT` names a folder, writes
+/// `<frontend>.md` there (the rows of COVERAGE.md's sweep table).
+/// - Parameter convert: the frontend's conversion of a case's files (the
+///   folder holds them).
+@discardableResult
+public func runAttributeSweep(_ frontend: String, file: StaticString = #filePath, line: UInt = #line,
+                              convert: (_ folder: URL, _ testCase: SweepCase) throws -> Model) throws -> [SweepResult] {
+    let folder = repositoryRoot.appendingPathComponent("Tests/Fixtures/sweep/\(frontend)")
+    let manifest = try JSONDecoder().decode(SweepManifest.self, from: Data(contentsOf: folder.appendingPathComponent("cases.json")))
+    XCTAssertFalse(manifest.cases.isEmpty, "\(frontend): the sweep has no cases", file: file, line: line)
+    XCTAssertEqual(Set(manifest.cases.map(\.name)).count, manifest.cases.count, "\(frontend): case names repeat", file: file, line: line)
+    let scratch = try temporaryFolder()
+    var results: [SweepResult] = []
+    for testCase in manifest.cases {
+        let outcome = sweepOutcome(testCase, folder: folder, scratch: scratch, convert: convert)
+        if case .wrong(let why) = outcome {
+            XCTFail("\(frontend) sweep, \(testCase.name) (\(testCase.op) \(testCase.attribute) = \(testCase.value)): \(why)", file: file, line: line)
+        }
+        results.append(SweepResult(testCase: testCase, outcome: outcome))
+    }
+    let count = { (word: String) in results.filter { $0.outcome.word == word }.count }
+    print("attribute sweep \(frontend) (\(manifest.framework)): \(results.count) cases, \(count("honoured")) honoured, "
+          + "\(count("refused")) refused, \(count("WRONG")) wrong")
+    if let report = ProcessInfo.processInfo.environment["ATTRIBUTE_SWEEP_REPORT"], !report.isEmpty {
+        try writeSweepTable(results, frontend: frontend, framework: manifest.framework,
+                            to: URL(fileURLWithPath: report).appendingPathComponent("\(frontend).md"))
+    }
+    return results
+}
+
+func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL,
+                  convert: (URL, SweepCase) throws -> Model) -> SweepOutcome {
+    let model: Model
+    do {
+        model = try convert(folder, testCase)
+    } catch {
+        let message = "\(error)"
+        let subject = testCase.attribute.isEmpty ? testCase.op : testCase.attribute
+        guard !message.contains("\n") else { return .wrong("refused with more than one line: \(message)") }
+        guard message.contains(subject) else { return .wrong("refused without naming \(subject): \(message)") }
+        return .refused(message)
+    }
+    do {
+        let path = scratch.appendingPathComponent("\(testCase.name).mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let network = try Network(CoreMLReader.read(from: path).model)
+        let nhwc = testCase.layout == "nhwc"
+        var feeds: [String: InputValue] = [:]
+        for input in network.model.inputs {
+            guard let file = testCase.inputs[input.name] ?? (testCase.inputs.count == 1 ? testCase.inputs.values.first : nil) else {
+                return .wrong("no array for input '\(input.name)'")
+            }
+            let (shape, values) = try NumpyFile.read(path: folder.appendingPathComponent(file).path)
+            let (ourShape, ourValues) = nhwc ? channelsFirst(shape, values) : (shape, values)
+            guard case .array(let featureShape) = input.kind, let expected = TensorShape(featureShape: featureShape) else {
+                return .wrong("input '\(input.name)' is not an array")
+            }
+            let stored = ourShape.first == 1 && ourShape.count > expected.featureShape.count ? Array(ourShape.dropFirst()) : ourShape
+            guard stored == expected.featureShape || stored == expected.dimensions else {
+                return .wrong("input '\(input.name)' takes \(expected.featureShape), the case gives \(shape)")
+            }
+            feeds[input.name] = .array(Tensor(shape: expected, values: ourValues))
+        }
+        let prediction = try network.predict(feeds)
+        var largest: Float = 0
+        for (name, file) in testCase.outputs.sorted(by: { $0.key < $1.key }) {
+            guard let ours = prediction.outputs[name] ?? (testCase.outputs.count == 1 && prediction.outputs.count == 1 ? prediction.outputs.values.first : nil) else {
+                return .wrong("no output '\(name)' (the model has \(prediction.outputs.keys.sorted()))")
+            }
+            let (shape, values) = try NumpyFile.read(path: folder.appendingPathComponent(file).path)
+            let reference = nhwc ? channelsFirst(shape, values).values : values
+            guard ours.values.count == reference.count else {
+                return .wrong("output '\(name)' has \(ours.values.count) values, the framework's \(reference.count) (\(shape))")
+            }
+            if let worst = worstMismatch(ours.values, reference) {
+                return .wrong("output '\(name)' value \(worst.index) is \(worst.ours), the framework gives \(worst.reference)")
+            }
+            for (a, b) in zip(ours.values, reference) { largest = max(largest, abs(a - b) / max(1, abs(b))) }
+        }
+        return .honoured(difference: largest)
+    } catch {
+        return .wrong("converted, then failed: \(error)")
+    }
+}
+
+/// [1, H, W, C] (or [H, W, C]) as [1, C, H, W]; other ranks as they are.
+func channelsFirst(_ shape: [Int], _ values: [Float]) -> (shape: [Int], values: [Float]) {
+    let hwc = shape.count == 4 && shape[0] == 1 ? Array(shape.dropFirst()) : shape
+    guard hwc.count == 3 else { return (shape, values) }
+    return ([1, hwc[2], hwc[0], hwc[1]], chw(values, hwc[0], hwc[1], hwc[2]))
+}
+
+func writeSweepTable(_ results: [SweepResult], frontend: String, framework: String, to url: URL) throws {
+    var lines = ["| op | attribute | value | result |", "|---|---|---|---|"]
+    for result in results {
+        let c = result.testCase
+        let cell: String
+        switch result.outcome {
+        case .honoured(let difference): cell = "honoured (max rel. diff \(String(format: "%.1e", Double(difference))))"
+        case .refused(let message): cell = "refused: " + (message.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? message)
+        case .wrong(let why): cell = "**WRONG**: \(why)"
+        }
+        let escape = { (text: String) in text.replacingOccurrences(of: "|", with: "\\|") }
+        lines.append("| \(escape(c.op)) | \(escape(c.attribute.isEmpty ? "-" : c.attribute)) | \(escape(c.value)) | \(escape(cell)) |")
+    }
+    try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try (["<!-- \(frontend), against \(framework) -->"] + lines).joined(separator: "\n").appending("\n").write(to: url, atomically: true, encoding: .utf8)
+}
