@@ -83,8 +83,14 @@ public struct AttributeLedgers: Sendable {
     public subscript(op: String) -> AttributeLedger? { ledgers[op] }
 
     /// The clause refusing `present` for an op of type `op`, or nil when
-    /// every attribute is allowed. An op without a ledger allows none.
+    /// every attribute is allowed. An op without a ledger allows none; an
+    /// attribute given twice is refused whatever its rule (readers differ
+    /// on which one counts: Darknet takes the first, protobuf the last).
     public func refusal(op: String, present: [(name: String, value: String)]) -> String? {
+        var seen = Set<String>()
+        if let twice = present.first(where: { !seen.insert($0.name).inserted }) {
+            return "attribute \(twice.name) is given more than once"
+        }
         let refused = (ledgers[op] ?? .none).refused(present)
         return refused.isEmpty ? nil : AttributeLedger.message(refusing: refused)
     }

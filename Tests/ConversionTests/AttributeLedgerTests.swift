@@ -28,6 +28,12 @@ final class AttributeLedgerTests: XCTestCase {
         XCTAssertEqual(ledgers.missing(for: ["Relu", "Conv", "Add"]), ["Add", "Conv"])
     }
 
+    func testAnAttributeGivenTwiceIsRefused() {
+        let ledgers = AttributeLedgers(["Resize": ledger])
+        XCTAssertEqual(ledgers.refusal(op: "Resize", present: [("mode", "nearest"), ("mode", "linear")]),
+                       "attribute mode is given more than once")
+    }
+
     func testValuesAreShownOnOneLineAndCut() {
         let message = AttributeLedger.message(refusing: [("s", "a\nb\u{1B}c" + String(repeating: "x", count: 100))])
         XCTAssertFalse(message.contains("\n"))
