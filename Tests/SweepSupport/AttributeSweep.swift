@@ -112,7 +112,9 @@ func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL,
         let message = "\(error)"
         let subject = testCase.attribute.isEmpty ? testCase.op : testCase.attribute
         guard !message.contains("\n") else { return .wrong("refused with more than one line: \(message)") }
-        guard message.contains(subject) else { return .wrong("refused without naming \(subject): \(message)") }
+        guard reason(message, files: testCase.files, keepingNode: testCase.attribute.isEmpty).contains(subject) else {
+            return .wrong("refused without naming \(subject): \(message)")
+        }
         return .refused(message)
     }
     do {
@@ -127,6 +129,12 @@ func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL,
             }
             let (shape, values) = try NumpyFile.read(path: folder.appendingPathComponent(file).path)
             let (ourShape, ourValues) = nhwc ? channelsFirst(shape, values) : (shape, values)
+            if case .tensor(let shape) = input.kind {
+                // Rank-N inputs are taken exactly as shaped.
+                guard ourShape == shape else { return .wrong("input '\(input.name)' takes \(shape), the case gives \(ourShape)") }
+                feeds[input.name] = .array(Tensor(shape: TensorShape(shape), values: ourValues))
+                continue
+            }
             guard case .array(let featureShape) = input.kind, let expected = TensorShape(featureShape: featureShape) else {
                 return .wrong("input '\(input.name)' is not an array")
             }
@@ -156,6 +164,17 @@ func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL,
     } catch {
         return .wrong("converted, then failed: \(error)")
     }
+}
+
+/// The part of an error that gives the reason: without the case's file
+/// names (a path holds the case's name, which names the attribute) and
+/// after the node clause ("node 'x' (Op): "), whose node name may too,
+/// unless the case is about the op, which that clause names.
+func reason(_ message: String, files: [String], keepingNode: Bool) -> String {
+    var text = message
+    for file in files { text = text.replacingOccurrences(of: file, with: "") }
+    if !keepingNode, let clause = text.range(of: "): ", options: .backwards) { text = String(text[clause.upperBound...]) }
+    return text
 }
 
 /// [1, H, W, C] (or [H, W, C]) as [1, C, H, W]; other ranks as they are.
