@@ -92,18 +92,10 @@ extension TFOpTable {
         return ([b.emit(.padding(padding), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
-    /// Max over H and W (GlobalMaxPooling2D): a global max pooling.
-    static func maxOverMap(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        let x = try b.tensor(0)
-        let axes = Set(try b.constant(1, "the axes").ints(b.node, "the axes").map { $0 < 0 ? $0 + x.rank : $0 })
-        guard x.rank == 4, axes == [1, 2] else { throw b.node.fail("only a max over H and W (axes 1, 2) is supported, not \(axes.sorted())") }
-        return globalPool(b, x.name, .max)
-    }
-
     /// A reduction over H and W (Mean, Max): a global pooling, dimensions kept or not.
     static func globalPool(_ b: TFBuilder, _ input: String, _ kind: Pooling.Kind) -> (nodes: [Node], value: TFValue) {
         let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
-        let keep = b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false
+        let keep = b.node.bool("keep_dims") ?? false
         return ([b.emit(.pooling(pool), [input])], .tensor(name: b.name, rank: keep ? 4 : 2))
     }
 
