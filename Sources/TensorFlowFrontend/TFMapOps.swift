@@ -18,7 +18,9 @@ extension TFOpTable {
         guard sizes.count == 4, sizes[0] == 1, sizes[3] == cout, sizes[1] > 0, sizes[2] > 0 else {
             throw b.node.fail("output size \(sizes) is not [1, H, W, \(cout)]")
         }
-        guard try b.spatial("dilations", default: 1) == Size2(1, 1) else { throw b.node.fail("dilated transposed convolutions are not supported") }
+        guard try b.spatial("dilations", default: 1) == Size2(1, 1) else {
+            throw b.node.fail("dilations \(b.node.ints("dilations") ?? []) is not supported (only 1: TensorFlow's CPU kernel has no dilated transposed convolution either)")
+        }
         let kernel = Size2(kh, kw), stride = try b.spatial("strides", default: 1)
         let weights = filter.weights { NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: $0) }
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, kernel: kernel, stride: stride,

@@ -201,6 +201,8 @@ enum TFOpTable {
         try b.node.requireNHWC()
         let x = try b.tensor(0)
         let kernel = try b.spatial("ksize", default: 1)
+        // AvgPool has no EXPLICIT padding in TensorFlow (MaxPool has).
+        guard kind == .max || b.node.string("padding") != "EXPLICIT" else { throw b.node.fail("padding EXPLICIT is not supported") }
         let padding = try b.padding(kernel: kernel)
         // TensorFlow's average pooling divides by the pixels inside the input only.
         let pool = Pooling(kind: kind, kernel: kernel, stride: try b.spatial("strides", default: 1), padding: padding,

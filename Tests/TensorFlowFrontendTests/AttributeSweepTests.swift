@@ -90,6 +90,18 @@ final class TFAttributeLedgerTests: XCTestCase {
              "does not split into 9223372036854775807 equal parts"),
             (x + "node { name: \"op\" op: \"Squeeze\" input: \"x\" attr { key: \"squeeze_dims\" value { list { i: -9223372036854775808 } } } }",
              "squeeze_dims [-9223372036854775808] is out of range"),
+            (x + ints("p", [0, 0, -1, 0, 0, 0, 0, 0]) + "node { name: \"op\" op: \"Pad\" input: \"x\" input: \"p\" }", "padding -1 is out of range"),
+            (x + ints("p", [0, 0, 1 << 62, 0, 0, 0, 0, 0], type: "DT_INT64") + "node { name: \"op\" op: \"Pad\" input: \"x\" input: \"p\" }",
+             "the paddings holds 4.611686018427388e+18, not an integer of a usable size"),
+            (x + ints("s", [-6, -5]) + "node { name: \"op\" op: \"ResizeBilinear\" input: \"x\" input: \"s\" }",
+             "only resizing to whole multiples of the 6x5 input is supported, not [-6, -5]"),
+            (x + ints("dim", [3]) + "node { name: \"op\" op: \"Split\" input: \"dim\" input: \"x\" attr { key: \"num_split\" value { i: -9223372036854775808 } } }",
+             "does not split into -9223372036854775808 equal parts"),
+            (x + ints("a", [Int.min], type: "DT_INT64") + "node { name: \"op\" op: \"ConcatV2\" input: \"x\" input: \"x\" input: \"a\" }",
+             "the axis holds -9.223372036854776e+18, not an integer of a usable size"),
+            (x + "node { name: \"op\" op: \"AvgPool\" input: \"x\" attr { key: \"padding\" value { s: \"EXPLICIT\" } } }", "padding EXPLICIT is not supported"),
+            (x + filter([3, 3, 2, 4]) + ints("s", [1, 12, 10, 2]) + "node { name: \"op\" op: \"Conv2DBackpropInput\" input: \"s\" input: \"w\" input: \"x\" "
+             + "attr { key: \"dilations\" value { list { i: 1 i: 2 i: 2 i: 1 } } } }", "dilations [1, 2, 2, 1] is not supported"),
             (x + ints("axes", [9223372036854775807], type: "DT_INT64") + "node { name: \"op\" op: \"Mean\" input: \"x\" input: \"axes\" }",
              "the axis holds"),
         ]
