@@ -164,6 +164,9 @@ extension TFOpTable {
             sizes = Array(repeating: size / parts, count: parts)
         } else {
             sizes = try b.constant(1, "the sizes").ints(b.node, "the sizes")
+            if let parts = b.node.int("num_split"), parts != sizes.count {
+                throw b.node.fail("num_split \(parts) is not the \(sizes.count) sizes given")
+            }
             // Each in 1...size (or one -1) before any sum: 1,024 sizes of 2^53 would overflow one.
             guard sizes.count <= size, sizes.allSatisfy({ $0 == -1 || (1...size).contains($0) }) else {
                 throw b.node.fail("sizes \(sizes) do not split \(size)")

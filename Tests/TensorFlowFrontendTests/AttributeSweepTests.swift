@@ -99,6 +99,8 @@ final class TFAttributeLedgerTests: XCTestCase {
              "does not split into -9223372036854775808 equal parts"),
             (x + ints("a", [Int.min], type: "DT_INT64") + "node { name: \"op\" op: \"ConcatV2\" input: \"x\" input: \"x\" input: \"a\" }",
              "the axis holds -9.223372036854776e+18, not an integer of a usable size"),
+            (x + ints("dim", [3]) + ints("sizes", [2, 2]) + "node { name: \"op\" op: \"SplitV\" input: \"x\" input: \"sizes\" input: \"dim\" "
+             + "attr { key: \"num_split\" value { i: 3 } } }", "num_split 3 is not the 2 sizes given"),
             (x + "node { name: \"op\" op: \"AvgPool\" input: \"x\" attr { key: \"padding\" value { s: \"EXPLICIT\" } } }", "padding EXPLICIT is not supported"),
             (x + filter([3, 3, 2, 4]) + ints("s", [1, 12, 10, 2]) + "node { name: \"op\" op: \"Conv2DBackpropInput\" input: \"s\" input: \"w\" input: \"x\" "
              + "attr { key: \"dilations\" value { list { i: 1 i: 2 i: 2 i: 1 } } } }", "dilations [1, 2, 2, 1] is not supported"),
