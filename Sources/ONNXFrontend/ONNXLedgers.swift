@@ -43,7 +43,7 @@ enum ONNXLedgers {
         "ConvTranspose": AttributeLedger(honours: window + ["group", "output_padding", "output_shape"]),
         // cubic_coeff_a only weighs the cubic mode, and extrapolation_value only
         // fills tf_crop_and_resize's outside: both modes are refused.
-        "Resize": AttributeLedger(honours: ["mode", "coordinate_transformation_mode", "nearest_mode"],
+        "Resize": AttributeLedger(honours: ["mode", "coordinate_transformation_mode", "nearest_mode", "axes"],
                                   inert: ["cubic_coeff_a", "extrapolation_value"],
                                   only: ["antialias": "0", "exclude_outside": "0", "keep_aspect_ratio_policy": "stretch"]),
         "Upsample": AttributeLedger(honours: ["mode", "scales"]),

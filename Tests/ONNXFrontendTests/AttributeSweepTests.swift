@@ -13,4 +13,10 @@ final class AttributeSweepTests: XCTestCase {
         XCTAssertEqual(ONNXLedgers.ledgers.missing(for: ONNXOpTable.mappings.keys), [])
         XCTAssertEqual(ONNXLedgers.ledgers.missing(for: ONNXFolding.foldable), [])
     }
+
+    func testSweep() throws {
+        try runAttributeSweep("onnx") { folder, testCase in
+            try ONNXConverter.convert(model: folder.appendingPathComponent(testCase.files[0]).path)
+        }
+    }
 }
