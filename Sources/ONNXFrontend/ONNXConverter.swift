@@ -184,9 +184,18 @@ struct ONNXWalk {
     /// [1, C, H, W] or [1, F] with every size known (a symbolic batch is 1).
     private mutating func addInput(_ input: ONNXInput) throws {
         var dims = input.dims
+        // A converted model takes one input at a time: a batch other than 1 cannot be given or declared.
+        if case .some(.some(let batch)) = dims.first, batch != 1 {
+            let text = input.dims.map { $0.map(String.init) ?? "?" }.joined(separator: ", ")
+            throw ONNXError("\(path): input '\(input.name)' has batch \(batch) ([\(text)]); only batch 1 is supported (the converted model takes one input at a time)")
+        }
         if let given = inputShapes[input.name] {
             guard given.count == dims.count || dims.isEmpty else {
                 throw ConversionOptionError("--input \(input.name): \(given.count) sizes for an input of rank \(dims.count)")
+            }
+            if let batch = given.first, batch != 1 {
+                throw ConversionOptionError("--input \(input.name): batch \(batch) is not supported; the converted model takes one input at a time (batch 1: --input \(input.name)=1"
+                                            + given.dropFirst().map { ",\($0)" }.joined() + ")")
             }
             for (index, (declared, size)) in zip(dims, given).enumerated() where declared != nil && declared != size {
                 throw ConversionOptionError("--input \(input.name): size \(size) at axis \(index) differs from the model's \(declared!)")

@@ -30,7 +30,11 @@ enum ONNXFolding {
         let result: ONNXConstant
         switch node.op {
         case "Constant": result = try constant(node, graph)
-        case "Identity", "Dropout": result = try input(0, "input")
+        case "Identity", "Dropout":
+            if node.op == "Dropout", inputs.count > 2, let mode = inputs[2], !mode.values.allSatisfy({ $0 == 0 }) {
+                throw node.fail("a training_mode input that is true (random dropout) is not supported")
+            }
+            result = try input(0, "input")
         case "Cast": result = try cast(try input(0, "input"), node)
         case "Shape":
             let x = try input(0, "input")

@@ -35,6 +35,12 @@ enum ONNXOpTable {
 
     static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         guard let first = b.inputs.first, let value = first else { throw b.node.fail("has no input") }
+        // Dropout's training_mode input (opset 12): true drops values at random.
+        if b.node.op == "Dropout", b.has(2) {
+            guard b.isConstant(2), try b.constant(2, "training_mode").values.allSatisfy({ $0 == 0 }) else {
+                throw b.node.fail("a training_mode input that is not a constant false (random dropout) is not supported")
+            }
+        }
         return ([], value)
     }
 
@@ -251,6 +257,7 @@ enum ONNXOpTable {
     static func pad(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let mode = b.node.string("mode") ?? "constant"
+        guard !b.has(3) else { throw b.node.fail("Pad's axes input (opset 18) is not supported") }
         let p = b.opset < 11 ? (b.node.ints("pads") ?? []) : try b.constant(1, "the pads").ints(b.node, "the pads")
         let value: Float = b.opset < 11 ? (b.node.float("value") ?? 0) : (b.has(2) ? Float(try b.constant(2, "the value").values.first ?? 0) : 0)
         guard x.isMap, p.count == 8, p[0] == 0, p[1] == 0, p[4] == 0, p[5] == 0, p.allSatisfy({ $0 >= 0 }) else {

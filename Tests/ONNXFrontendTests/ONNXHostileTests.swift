@@ -26,6 +26,7 @@ final class ONNXHostileTests: XCTestCase {
         ("reshape_huge", "node 'y' (Reshape): the shape holds 4.611686018427388e+18, not an integer of a usable size"),
         ("truncated", "byte 20: length 27436 runs past the end of its message"),
         // Attribute values at and past the edges of their domains (scripts/fixtures/make_onnx_sweep.py).
+        ("batch_2", "input 'x' has batch 2 ([2, 2, 5, 5]); only batch 1 is supported (the converted model takes one input at a time)"),
         ("cast_int64_2p63", "node 'k' (Cast): to int64 of 9.223372036854776e+18, which int64 cannot hold, is not supported"),
         ("clip_min_above_max", "node 'y' (Clip): min 1.0 is above max -1.0"),
         ("clip_min_nan", "node 'y' (Clip): min nan is not a finite number"),
@@ -64,5 +65,13 @@ final class ONNXHostileTests: XCTestCase {
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".onnx") }
         XCTAssertEqual(files.count, Self.cases.count, "every hostile file has its case")
+    }
+
+    /// `--input` with a batch other than 1 says so, instead of asking for the sizes it was given.
+    func testInputWithABatchOtherThanOne() throws {
+        let path = onnxFixtures.appendingPathComponent("squeezenet_opset13/model.onnx").path
+        XCTAssertThrowsError(try ONNXConverter.convert(model: path, inputs: [ONNXConverter.InputShape(name: "input", shape: [2, 3, 32, 32])])) { error in
+            XCTAssertEqual("\(error)", "--input input: batch 2 is not supported; the converted model takes one input at a time (batch 1: --input input=1,3,32,32)")
+        }
     }
 }
