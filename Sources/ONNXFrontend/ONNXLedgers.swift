@@ -77,12 +77,35 @@ enum ONNXLedgers {
     /// every other float attribute must be finite.
     private static let infinityAllowed: Set<String> = ["Clip.min", "Clip.max"]
 
+    /// The type each attribute the converter reads must have: the readers
+    /// take one field (an INT `alpha` would read as 0.0), so another type
+    /// is refused. Keyed by name, or by "Op.name" where an op differs.
+    private static let kinds: [String: ONNXNode.AttributeKind] = {
+        var kinds: [String: ONNXNode.AttributeKind] = [:]
+        for name in ["alpha", "beta", "epsilon", "momentum", "min", "max", "ratio", "gamma", "cubic_coeff_a", "extrapolation_value",
+                     "value_float", "Pad.value"] { kinds[name] = .float }
+        for name in ["axis", "group", "ceil_mode", "count_include_pad", "storage_order", "transA", "transB", "keepdims", "allowzero", "to",
+                     "start", "end", "training_mode", "spatial", "noop_with_empty_axes", "antialias", "exclude_outside", "fmod", "stash_type",
+                     "saturate", "value_int", "seed"] { kinds[name] = .int }
+        for name in ["pads", "strides", "dilations", "kernel_shape", "output_padding", "output_shape", "perm", "axes", "starts", "ends",
+                     "value_ints"] { kinds[name] = .ints }
+        for name in ["mode", "auto_pad", "coordinate_transformation_mode", "nearest_mode", "approximate", "keep_aspect_ratio_policy"] { kinds[name] = .string }
+        for name in ["value_floats", "scales"] { kinds[name] = .floats }
+        for name in ["Constant.value", "ConstantOfShape.value"] { kinds[name] = .tensor }
+        return kinds
+    }()
+
     /// The error for a node whose attributes are not all allowed, or nil.
     static func refusal(for node: ONNXNode) -> ONNXError? {
         let present = node.renderedAttributes()
         if let clause = ledgers.refusal(op: node.op, present: present) { return node.fail(clause) }
         for entry in node.attributes {
             guard let attribute = entry?.pointee, let name = attribute.name.map({ String(cString: $0) }) else { continue }
+            // Files that leave the type unset (old exporters) are read by the field that holds a value.
+            if attribute.type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED, let expected = kinds["\(node.op).\(name)"] ?? kinds[name],
+               ONNXNode.kind(attribute) != expected {
+                return node.fail("\(name) has type \(ONNXNode.kind(attribute)), not \(expected)")
+            }
             let floats = ONNXNode.kind(attribute) == .float ? [attribute.f] : ONNXNode.kind(attribute) == .floats
                 ? CArrays.array(attribute.floats, attribute.n_floats) : []
             for value in floats where value.isNaN || (value.isInfinite && !infinityAllowed.contains("\(node.op).\(name)")) {
