@@ -117,12 +117,28 @@ enum ONNXOpTable {
         guard b.node.has("kernel_shape") else { throw b.node.fail("has no kernel_shape") }
         let kernel = try b.window("kernel_shape", default: 1), stride = try b.window("strides", default: 1)
         var padding = try b.padding()
-        if b.node.int("ceil_mode") == 1 {
-            // Output sizes rounded up: Caffe's pooling does the same with symmetric pads.
-            guard case .explicit(let e) = padding, e.top == e.bottom, e.left == e.right else {
-                throw b.node.fail("ceil_mode with asymmetric pads is not supported")
+        if let ceil = b.node.int("ceil_mode"), ceil != 0 {
+            // Output sizes rounded up, a last window that would start past the input and its
+            // leading pad dropped (onnxruntime). Caffe's rounding (Core ML's includeLastPixel) drops
+            // it only when the pad is not 0; where rounding up changes nothing, the pads are used as they are.
+            guard case .explicit(let e) = padding else { throw b.node.fail("ceil_mode \(ceil) with auto_pad is not supported") }
+            let axes = [(x.shape.height, kernel.height, stride.height, e.top, e.bottom), (x.shape.width, kernel.width, stride.width, e.left, e.right)]
+            func floorSize(_ a: (Int, Int, Int, Int, Int)) -> Int { (a.0 + a.3 + a.4 - a.1) / a.2 + 1 }
+            func ceilSize(_ a: (Int, Int, Int, Int, Int)) -> Int {
+                let size = (a.0 + a.3 + a.4 - a.1 + a.2 - 1) / a.2 + 1
+                return (size - 1) * a.2 >= a.0 + a.3 ? size - 1 : size
             }
-            padding = .includeLastPixel(Size2(e.top, e.left))
+            func caffeSize(_ a: (Int, Int, Int, Int, Int)) -> Int {
+                let size = (a.0 + 2 * a.3 - a.1 + a.2 - 1) / a.2 + 1
+                return a.3 > 0 && (size - 1) * a.2 >= a.0 + a.3 ? size - 1 : size
+            }
+            guard axes.allSatisfy({ $0.0 + $0.3 + $0.4 >= $0.1 }) else { throw b.node.fail("kernel_shape \([kernel.height, kernel.width]) is larger than the padded input") }
+            if !axes.allSatisfy({ ceilSize($0) == floorSize($0) }) {
+                guard axes.allSatisfy({ $0.3 == $0.4 && caffeSize($0) == ceilSize($0) }) else {
+                    throw b.node.fail("ceil_mode \(ceil) with pads \([e.top, e.left, e.bottom, e.right]) is not supported (asymmetric pads, or a last window Core ML keeps)")
+                }
+                padding = .includeLastPixel(Size2(e.top, e.left))
+            }
         }
         let pool = Pooling(kind: kind, kernel: kernel, stride: stride, padding: padding,
                            excludePaddingFromAverage: kind == .average && b.node.int("count_include_pad") != 1)
