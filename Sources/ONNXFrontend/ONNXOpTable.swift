@@ -157,7 +157,8 @@ enum ONNXOpTable {
     static func reduceMean(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let listed = b.opset < 18 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
-        let axes = Set((listed ?? []).map { $0 < 0 ? $0 + x.rank : $0 })
+        // No axes: a mean over all of them (noop_with_empty_axes, which would make it an identity, is refused by the ledger).
+        let axes = Set((listed ?? Array(0..<x.rank)).map { $0 < 0 ? $0 + x.rank : $0 })
         if x.isExact {
             let keep = (b.node.int("keepdims") ?? 1) != 0
             return ([b.emit(.defined(ReduceND(mode: .mean, axes: axes.sorted(), keepDimensions: keep)), [x.name])],
@@ -170,6 +171,12 @@ enum ONNXOpTable {
     /// [1, C, H, W] -> [1, C*H*W] (axis 1); a vector stays as it is.
     static func flatten(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
+        if x.isExact {  // any axis: a reshape to [product before, product from]
+            let dims = x.dims, given = b.node.int("axis") ?? 1
+            let axis = given < 0 ? given + dims.count : given
+            guard (0...dims.count).contains(axis) else { throw b.node.fail("axis \(given) is out of range for rank \(dims.count)") }
+            return try reshapeExactly(b, x, [dims.prefix(axis).reduce(1, *), dims.dropFirst(axis).reduce(1, *)])
+        }
         guard (b.node.int("axis") ?? 1) == 1 else { throw b.node.fail("only flattening from axis 1 is supported") }
         if x.rank == 2 { return ([], .tensor(name: x.name, rank: 2)) }
         if x.shape.height == 1 && x.shape.width == 1 { return ([], .tensor(name: x.name, rank: 2)) }
