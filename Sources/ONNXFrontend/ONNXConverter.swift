@@ -104,7 +104,6 @@ struct ONNXWalk {
         }
         for (index, node) in graph.nodes.enumerated() where !skipped.contains(index) {
             do {
-                if let refusal = ONNXLedgers.refusal(for: node) { throw refusal }
                 if node.op == "Div", try fuseGELU(at: index) { continue }
                 if node.op == "Erf" { throw node.fail("is supported only as part of GELU's x * 0.5 * (1 + erf(x / sqrt(2)))") }
                 try visit(node)
@@ -154,7 +153,7 @@ struct ONNXWalk {
         for (constant, value) in zip(chain.constants, expected) {
             guard case .constant(let c)? = values[constant], c.isScalar, abs(c[0] - value) <= 1e-6 * value else { return false }
         }
-        for member in chain.members { if let refusal = ONNXLedgers.refusal(for: graph.nodes[member]) { throw refusal } }
+        for member in [index] + chain.members { if let refusal = ONNXLedgers.refusal(for: graph.nodes[member]) { throw refusal } }
         let gelu = Node(name: chain.output, operation: .defined(GELU(mode: .exact)), inputs: [name], outputs: [chain.output])
         try ShapeInference.append([gelu], to: &nodes, shapes: &shapes)
         values[chain.output] = .tensor(name: chain.output, rank: rank)
@@ -227,11 +226,11 @@ struct ONNXWalk {
     }
 
     private mutating func visit(_ node: ONNXNode) throws {
-        // Every attribute honoured or refused, before anything is folded or mapped.
-        if let refusal = ONNXLedgers.refusal(for: node) { throw refusal }
         guard let output = node.outputs.first, !output.isEmpty else { throw node.fail("has no output") }
         // ONNX graphs are single-assignment: a name written twice (or over an input) is not one.
         guard values[output] == nil else { throw node.fail("writes '\(output)', which an input, initializer or earlier node gives already") }
+        // Every attribute honoured or refused, before anything is folded or mapped.
+        if let refusal = ONNXLedgers.refusal(for: node) { throw refusal }
         let mapping = ONNXOpTable.mappings[node.op]
         var arguments: [ONNXValue?] = []
         for input in node.inputs {

@@ -98,6 +98,7 @@ enum ONNXLedgers {
     /// The error for a node whose attributes are not all allowed, or nil.
     static func refusal(for node: ONNXNode) -> ONNXError? {
         let present = node.renderedAttributes()
+        if present.contains(where: { $0.name.isEmpty }) { return node.fail("has an attribute without a name") }
         if let clause = ledgers.refusal(op: node.op, present: present) { return node.fail(clause) }
         for entry in node.attributes {
             guard let attribute = entry?.pointee, let name = attribute.name.map({ String(cString: $0) }) else { continue }
