@@ -120,7 +120,7 @@ enum ONNXOpTable {
         if let ceil = b.node.int("ceil_mode"), ceil != 0 {
             // Output sizes rounded up, a last window that would start past the input and its
             // leading pad dropped (onnxruntime). Caffe's rounding (Core ML's includeLastPixel) drops
-            // it only when the pad is not 0; where rounding up changes nothing, the pads are used as they are.
+            // it on both axes when either pad is not 0 (QUIRKS); where rounding up changes nothing, the pads are used as they are.
             guard case .explicit(let e) = padding else { throw b.node.fail("ceil_mode \(ceil) with auto_pad is not supported") }
             let axes = [(x.shape.height, kernel.height, stride.height, e.top, e.bottom), (x.shape.width, kernel.width, stride.width, e.left, e.right)]
             func floorSize(_ a: (Int, Int, Int, Int, Int)) -> Int { (a.0 + a.3 + a.4 - a.1) / a.2 + 1 }
@@ -130,7 +130,7 @@ enum ONNXOpTable {
             }
             func caffeSize(_ a: (Int, Int, Int, Int, Int)) -> Int {
                 let size = (a.0 + 2 * a.3 - a.1 + a.2 - 1) / a.2 + 1
-                return a.3 > 0 && (size - 1) * a.2 >= a.0 + a.3 ? size - 1 : size
+                return (e.top > 0 || e.left > 0) && (size - 1) * a.2 >= a.0 + a.3 ? size - 1 : size
             }
             guard axes.allSatisfy({ $0.0 + $0.3 + $0.4 >= $0.1 }) else { throw b.node.fail("kernel_shape \([kernel.height, kernel.width]) is larger than the padded input") }
             if !axes.allSatisfy({ ceilSize($0) == floorSize($0) }) {
