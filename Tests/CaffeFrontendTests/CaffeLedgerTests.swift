@@ -93,6 +93,16 @@ final class CaffeLedgerTests: XCTestCase {
         }
     }
 
+    /// A 2 x 3 kernel stored 3 x 2 (the same count): Caffe and OpenCV refuse
+    /// the shape; it was read in the wrong order.
+    func testABlobOfTheRightCountButAnotherShapeIsRefused() {
+        XCTAssertThrowsError(try CaffeConverter.convert(deploy: regressions.appendingPathComponent("shape_mismatch.prototxt").path,
+                                                        weights: regressions.appendingPathComponent("shape_mismatch.caffemodel").path)) { error in
+            XCTAssertTrue("\(error)".contains("layer 'conv' (Convolution): weights (blob 0) has shape [2, 3, 3, 2], the deploy definition needs [2, 3, 2, 3]"),
+                          "\(error)")
+        }
+    }
+
     /// Issue 30: tops "a\xFF" and "a\xFE" are two blobs to Caffe; decoded
     /// with replacement they were one, and the Eltwise summed one twice.
     func testNamesThatAreNotUTF8AreRefusedWithTheirLine() {
