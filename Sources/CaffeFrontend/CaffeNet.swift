@@ -159,11 +159,18 @@ struct CaffeNet {
                           tops: try names(l.top, l.n_top, "the top", at: offset),
                           offset: offset, params: params,
                           inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
-                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include)))
+                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include), CArrays.buffer(l.exclude, l.n_exclude)))
     }
 
-    static func trainingOnly(_ rules: UnsafeBufferPointer<UnsafeMutablePointer<Caffe__NetStateRule>?>) -> Bool {
-        rules.contains { rule in rule.map { $0.pointee.has_phase != 0 && $0.pointee.phase == CAFFE__PHASE__TRAIN } ?? false }
+    /// Whether Caffe's TEST net leaves the layer out (net.cpp FilterNet): with
+    /// include rules, unless one of them meets TEST; else if an exclude rule
+    /// meets TEST. A rule meets TEST unless it names another phase.
+    static func trainingOnly(_ include: UnsafeBufferPointer<UnsafeMutablePointer<Caffe__NetStateRule>?>,
+                             _ exclude: UnsafeBufferPointer<UnsafeMutablePointer<Caffe__NetStateRule>?>) -> Bool {
+        func meetsTest(_ rule: UnsafeMutablePointer<Caffe__NetStateRule>?) -> Bool {
+            rule.map { $0.pointee.has_phase == 0 || $0.pointee.phase == CAFFE__PHASE__TEST } ?? true
+        }
+        return include.isEmpty ? exclude.contains(where: meetsTest) : !include.contains(where: meetsTest)
     }
 
     static func layer(_ layer: UnsafeMutablePointer<V1LayerParameter>, _ decoded: Decoded<NetParameter>) throws -> CaffeLayer {
@@ -188,7 +195,7 @@ struct CaffeNet {
                           tops: try names(l.top, l.n_top, "the top", at: offset),
                           offset: offset, params: params,
                           inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
-                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include)))
+                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include), CArrays.buffer(l.exclude, l.n_exclude)))
     }
 
     /// V1's enum layer types under their current names.

@@ -74,6 +74,18 @@ final class CaffeLedgerTests: XCTestCase {
             """)
     }
 
+    /// Caffe's TEST net (net.cpp FilterNet) leaves out a layer excluded at
+    /// TEST, keeps one whose include rules name TEST among others: the
+    /// excluded ReLU was converted, and include TRAIN + TEST dropped.
+    func testIncludeAndExcludeRulesAsCaffesTestNet() throws {
+        let model = try convert("""
+            layer { name: "a" type: "ReLU" bottom: "data" top: "a" exclude { phase: TEST } }
+            layer { name: "b" type: "TanH" bottom: "data" top: "b" include { phase: TRAIN } include { phase: TEST } }
+            layer { name: "c" type: "Sigmoid" bottom: "b" top: "c" exclude { phase: TRAIN } }
+            """)
+        XCTAssertEqual(model.nodes.map(\.name), ["b", "c"])
+    }
+
     /// Issue 30: Caffe's Power with scale 0 is the constant shift^power
     /// (the sweep's power_scale_0 cases compare it with OpenCV); it is
     /// written as linear(0, constant), never as a unary layer whose scale
