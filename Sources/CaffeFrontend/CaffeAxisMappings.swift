@@ -108,7 +108,7 @@ extension CaffeLayerTable {
         try b.expectBottoms(1...1)
         let p = b.layer.params.argMax?.pointee
         guard (p?.top_k ?? 1) == 1 else { throw b.fail("top_k \(p?.top_k ?? 1) is not supported (only 1)") }
-        guard (p?.out_max_val ?? 0) == 0 else { throw b.fail("out_max_val is not supported: Core ML's argmax gives the index only") }
+        guard (p?.out_max_val ?? 0) == 0 else { throw b.fail("out_max_val is not supported (Core ML's argmax gives the index only)") }
         let axes: Reduce.Axes
         if let p, p.has_axis != 0 {
             switch try b.axis(Int(p.axis)) {

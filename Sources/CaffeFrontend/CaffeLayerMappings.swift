@@ -66,7 +66,7 @@ extension CaffeLayerTable {
         let p = b.layer.params.eltwise?.pointee
         let operation = p?.operation ?? CAFFE__ELTWISE_PARAMETER__ELTWISE_OP__SUM
         if operation != CAFFE__ELTWISE_PARAMETER__ELTWISE_OP__SUM, let p, p.n_coeff > 0 {
-            throw b.fail("coeff is given for a product or maximum: Caffe takes coefficients for SUM only")
+            throw b.fail("coeff is given for a product or maximum (Caffe takes coefficients for SUM only)")
         }
         switch operation {
         case CAFFE__ELTWISE_PARAMETER__ELTWISE_OP__PROD:
@@ -120,9 +120,9 @@ extension CaffeLayerTable {
 extension CaffeLayerTable {
     static func flatten(_ b: LayerBuilder) throws -> [Node] {
         let p = b.layer.params.flatten?.pointee
-        guard (p?.axis ?? 1) == 1 else { throw b.fail("axis \(p?.axis ?? 1) is not supported: only flattening C, H and W (axis 1 to the end) is") }
+        guard (p?.axis ?? 1) == 1 else { throw b.fail("axis \(p?.axis ?? 1) is not supported (only flattening C, H and W, axis 1 to the end, is)") }
         guard (p?.end_axis ?? -1) == -1 || (p?.end_axis ?? -1) == b.inputRanks[0] - 1 else {
-            throw b.fail("end_axis \(p?.end_axis ?? -1) is not supported: only flattening C, H and W (axis 1 to the end) is")
+            throw b.fail("end_axis \(p?.end_axis ?? -1) is not supported (only flattening C, H and W, axis 1 to the end, is)")
         }
         return [b.node(.flatten(.channelFirst), inputs: [b.input], output: b.output)]
     }

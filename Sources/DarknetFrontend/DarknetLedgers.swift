@@ -42,7 +42,7 @@ enum DarknetLedgers {
         for (key, value) in section.entries {
             if let earlier = first[key] {
                 if earlier != value {
-                    return "\(key) is given twice, \(key)=\(earlier) then \(key)=\(value): Darknet takes the first, OpenCV the last"
+                    return "\(key) is given twice (\(key)=\(earlier) then \(key)=\(value); Darknet takes the first, OpenCV the last)"
                 }
                 continue
             }

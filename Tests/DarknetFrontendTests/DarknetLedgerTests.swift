@@ -50,7 +50,7 @@ final class DarknetLedgerTests: XCTestCase {
     /// filters=3 gives 3 channels): refused unless the values agree.
     func testAKeyRepeatedAtAnotherValueIsRefused() throws {
         let message = refusal(net + "[convolutional]\nfilters=2\nsize=1\nfilters=3\nactivation=linear\n")
-        XCTAssertTrue(message.contains("net.cfg:5: [convolutional] filters is given twice, filters=2 then filters=3: Darknet takes the first, OpenCV the last"),
+        XCTAssertTrue(message.contains("net.cfg:5: [convolutional] filters is given twice (filters=2 then filters=3; Darknet takes the first, OpenCV the last)"),
                       message)
         let model = try convert(net + "[convolutional]\nfilters=2\nsize=1\nfilters=2\nactivation=linear\n")
         XCTAssertEqual(model.outputs.count, 1)
