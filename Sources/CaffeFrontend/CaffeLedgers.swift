@@ -1,3 +1,4 @@
+import CProtobufC
 import Conversion
 import ProtoSchemas
 import Protobuf
@@ -60,8 +61,29 @@ enum CaffeLedgers {
         Array(CaffeLayerTable.mappings.keys) + ["Input", "Dropout", "Split", "Silence", "PriorBox", "DetectionOutput"]
     }
 
-    /// The fields of the parameter message that `layer`'s type reads.
-    static func present(_ layer: CaffeLayer) -> [(name: String, value: String)] {
+    /// Fields of BVLC Caffe's parameter messages that Schemas/caffe.proto
+    /// leaves out, all without effect on inference (initializers of learned
+    /// blobs, the compute engine, gradient settings, SSD's drawing options).
+    /// The text decoder skips them; any other field it skips inside a
+    /// layer's parameter message (a fork's: `ceil_mode`, Dropout's
+    /// `scale_train`) is refused, since this converter cannot know it.
+    static let unlistedInert: [String: Set<String>] = [
+        "caffe.ConvolutionParameter": ["weight_filler", "bias_filler", "engine", "force_nd_im2col"],
+        "caffe.InnerProductParameter": ["weight_filler", "bias_filler"],
+        "caffe.PoolingParameter": ["engine"],
+        "caffe.LRNParameter": ["engine"],
+        "caffe.ReLUParameter": ["engine"],
+        "caffe.SoftmaxParameter": ["engine"],
+        "caffe.EltwiseParameter": ["stable_prod_grad"],
+        "caffe.ScaleParameter": ["filler", "bias_filler"],
+        "caffe.BiasParameter": ["filler"],
+        "caffe.PReLUParameter": ["filler"],
+        "caffe.NormalizeParameter": ["scale_filler"],
+        "caffe.DetectionOutputParameter": ["visualize", "visualize_threshold", "save_file"],
+    ]
+
+    /// The parameter message that `layer`'s type reads, if the layer has it.
+    static func parameters(_ layer: CaffeLayer) -> UnsafeRawPointer? {
         let p = layer.params
         let message: UnsafeRawPointer?
         switch layer.type {
@@ -92,7 +114,22 @@ enum CaffeLedgers {
         case "DetectionOutput": message = p.detectionOutput.map(UnsafeRawPointer.init)
         default: message = nil
         }
-        return message.map(PresentFields.list) ?? []
+        return message
+    }
+
+    /// The fields of the parameter message that `layer`'s type reads.
+    static func present(_ layer: CaffeLayer) -> [(name: String, value: String)] {
+        parameters(layer).map(PresentFields.list) ?? []
+    }
+
+    /// The first field of `layer`'s parameter message that the schema does
+    /// not know and that is not one of BVLC's inert ones, or nil.
+    static func unknownField(_ layer: CaffeLayer) -> UnknownTextFields.Field? {
+        guard let message = parameters(layer), let descriptor = message.assumingMemoryBound(to: ProtobufCMessage.self).pointee.descriptor else {
+            return nil
+        }
+        let name = String(cString: descriptor.pointee.name)
+        return layer.unknownFields.first { $0.message == name && !(unlistedInert[name]?.contains($0.name) ?? false) }
     }
 
     /// The clause refusing `layer` for a field its mapping does not take, or nil.

@@ -22,6 +22,9 @@ struct CaffeLayer {
     var inlineBlobs: [UnsafeMutablePointer<BlobProto>?]
     /// `include { phase: TRAIN }`: not part of the deployed net.
     var isTrainingOnly = false
+    /// Fields the schema does not know, written inside this layer (the text
+    /// decoder skips them; `CaffeLedgers` judges them).
+    var unknownFields: [UnknownTextFields.Field] = []
 
     struct Params {
         var convolution: UnsafeMutablePointer<Caffe__ConvolutionParameter>?

@@ -132,6 +132,11 @@ struct GraphBuilder {
 
     private mutating func add(_ layer: CaffeLayer) throws {
         if let clause = CaffeLedgers.refusal(layer) { throw CaffeError("layer '\(layer.name)' (\(layer.type)): \(clause)") }
+        if let field = CaffeLedgers.unknownField(layer) {
+            let (line, column) = lineAndColumn(of: field.offset, in: net.text)
+            throw CaffeError("layer '\(layer.name)' (\(layer.type)): \(field.name) (line \(line), column \(column)) is not a field of BVLC Caffe's "
+                             + "\(field.message.split(separator: ".").last ?? "") (a fork's?) and is not supported")
+        }
         if let stored = weights.blobs[Array(layer.name.utf8)], stored.count != CaffeLedgers.blobCount(layer) {
             throw CaffeError("layer '\(layer.name)' (\(layer.type)): Incompatible number of blobs: the weights file has "
                              + "\(stored.count), the deploy definition's layer takes \(CaffeLedgers.blobCount(layer)) (Caffe refuses the pair)")

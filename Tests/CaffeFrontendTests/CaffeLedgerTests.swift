@@ -66,6 +66,26 @@ final class CaffeLedgerTests: XCTestCase {
         }
     }
 
+    /// The text decoder skips fields the schema does not know; inside a
+    /// layer's parameter message such a field (a fork's ceil_mode, Dropout's
+    /// scale_train) is refused with its line, BVLC's inert ones (fillers,
+    /// engine) are accepted, and fields of other messages are left alone.
+    func testAFieldUnknownToTheSchemaIsRefusedUnlessBVLCKnowsItAsInert() throws {
+        let message = refusal("""
+            layer { name: "p" type: "Pooling" bottom: "data" top: "p"
+              pooling_param { kernel_size: 2 stride: 2 ceil_mode: false } }
+            """)
+        XCTAssertTrue(message.contains("deploy.prototxt:4: layer 'p' (Pooling): ceil_mode (line 5, column 44) is not a field of BVLC Caffe's "
+                                       + "PoolingParameter (a fork's?) and is not supported"), message)
+        XCTAssertTrue(refusal("layer { name: \"d\" type: \"Dropout\" bottom: \"data\" top: \"d\" dropout_param { scale_train: false } }\n"
+                              + "layer { name: \"r\" type: \"ReLU\" bottom: \"d\" top: \"r\" }").contains("scale_train (line 4"))
+        _ = try convert("""
+            layer { name: "c" type: "Convolution" bottom: "data" top: "c" param { lr_mult: 1 }
+              convolution_param { num_output: 2 kernel_size: 3 weight_filler { type: "xavier" } engine: CAFFE } }
+            layer { name: "r" type: "ReLU" bottom: "c" top: "r" loss_weight: 0 relu_param { engine: CUDNN } }
+            """)
+    }
+
     func testDefaultsAndInertFieldsConvert() throws {
         _ = try convert("""
             layer { name: "b" type: "BatchNorm" bottom: "data" top: "b" batch_norm_param { use_global_stats: true moving_average_fraction: 0.9 } }
