@@ -15,6 +15,21 @@ final class CaffeLedgerTests: XCTestCase {
         XCTAssertEqual(CaffeLedgers.mappedTypes.count, CaffeLayerTable.mappings.count + 6)
     }
 
+    /// Every honoured field of every mapped type has a case in the sweep
+    /// (Tests/Fixtures/sweep/caffe), compared with OpenCV or numpy per
+    /// Caffe's source. Input's shape is set by every case; PriorBox's and
+    /// DetectionOutput's fields are compared with OpenCV by SSDDetectorTests.
+    func testEveryHonouredFieldHasASweepCase() throws {
+        struct Manifest: Decodable { struct Case: Decodable { let op: String; let attribute: String }; let cases: [Case] }
+        let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/sweep/caffe/cases.json")
+        let swept = Set(try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: url)).cases.map { "\($0.op).\($0.attribute)" })
+        let exempt: Set<String> = ["Input", "PriorBox", "DetectionOutput"]
+        let missing = CaffeLedgers.mappedTypes.filter { !exempt.contains($0) }.flatMap { type in
+            (CaffeLedgers.ledgers[type]?.honoured ?? []).map { "\(type).\($0)" }.filter { !swept.contains($0) }
+        }
+        XCTAssertEqual(missing.sorted(), [])
+    }
+
     func convert(_ layers: String, input: String = "dim: 1 dim: 3 dim: 6 dim: 6") throws -> Model {
         let path = try temporaryFolder().appendingPathComponent("deploy.prototxt").path
         try "name: \"ledger\"\ninput: \"data\"\ninput_shape { \(input) }\n\(layers)".write(toFile: path, atomically: true, encoding: .utf8)

@@ -14,6 +14,21 @@ final class DarknetLedgerTests: XCTestCase {
         XCTAssertEqual(DarknetLedgers.ledgers.missing(for: DarknetLedgers.mappedTypes), [])
     }
 
+    /// Every honoured key of every section type has a case in the sweep
+    /// (Tests/Fixtures/sweep/darknet): [net]'s keys are set by every case,
+    /// [region]'s are compared with OpenCV by DarknetDetectorTests, [conv]
+    /// is [convolutional]'s other name.
+    func testEveryHonouredKeyHasASweepCase() throws {
+        struct Manifest: Decodable { struct Case: Decodable { let op: String; let attribute: String }; let cases: [Case] }
+        let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/sweep/darknet/cases.json")
+        let swept = Set(try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: url)).cases.map { "\($0.op).\($0.attribute)" })
+        let exempt: Set<String> = ["net", "network", "region", "conv"]
+        let missing = DarknetLedgers.mappedTypes.filter { !exempt.contains($0) }.flatMap { type in
+            (DarknetLedgers.ledgers[type]?.honoured ?? []).map { "\(type).\($0)" }.filter { !swept.contains($0) }
+        }
+        XCTAssertEqual(missing.sorted(), [])
+    }
+
     func convert(_ text: String, region: RegionOutput = .grid) throws -> Model {
         let url = try temporaryFolder().appendingPathComponent("net.cfg")
         try text.write(to: url, atomically: false, encoding: .utf8)
