@@ -98,6 +98,14 @@ public struct DarknetConfig {
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, !parts[0].isEmpty else { throw DarknetError("\(path):\(index + 1): '\(line)' is not key=value") }
             guard !sections.isEmpty else { throw DarknetError("\(path):\(index + 1): '\(line)' comes before any [section]") }
+            // Darknet takes '#' and ';' as comments only at a line's start: after a value they are part of it
+            // (atoi and atof stop there, so numbers read the same; a name does not: "leaky#x" is no activation
+            // Darknet knows, and it runs ReLU instead).
+            let rest = raw.drop(while: { $0 == " " || $0 == "\t" })
+            if parts[0] == "activation", rest.first != "#", rest.first != ";", raw.contains(where: { $0 == "#" || $0 == ";" }) {
+                throw DarknetError("\(path):\(index + 1): '\(raw.trimmingCharacters(in: .whitespacesAndNewlines))': a comment after the activation "
+                                   + "is part of its name to Darknet (which then runs ReLU); put the comment on a line of its own")
+            }
             sections[sections.count - 1].entries.append((parts[0], parts[1]))
             if sections[sections.count - 1].options[parts[0]] == nil { sections[sections.count - 1].options[parts[0]] = parts[1] }
         }

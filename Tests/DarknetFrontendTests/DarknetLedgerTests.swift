@@ -71,6 +71,15 @@ final class DarknetLedgerTests: XCTestCase {
         XCTAssertEqual(model.outputs.count, 1)
     }
 
+    /// Darknet's comments start a line; "activation=leaky # x" is the
+    /// activation "leaky#x" to Darknet (unknown: it runs ReLU), and was
+    /// leaky here. Numbers read the same (atoi stops at the '#').
+    func testACommentAfterTheActivationIsRefused() throws {
+        let message = refusal(net + "[convolutional]\nfilters=2\nsize=1\nactivation=leaky # the usual\n")
+        XCTAssertTrue(message.contains("net.cfg:8: 'activation=leaky # the usual': a comment after the activation is part of its name"), message)
+        XCTAssertNoThrow(try convert(net + "[convolutional]\nfilters=2 # two\nsize=1\n# a comment\nactivation=leaky\n"))
+    }
+
     /// Darknet's parse_region defaults softmax to 0 (class scores raw); the
     /// decoding applies a softmax, so a [region] without the key is refused.
     func testARegionWithoutSoftmaxIsRefused() {
