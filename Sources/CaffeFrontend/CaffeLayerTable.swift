@@ -173,7 +173,15 @@ enum CaffeLayerTable {
         let p = b.layer.params.scale?.pointee
         if b.inputs.count == 2 { return try scaleByBottom(b, axis: Int(p?.axis ?? 1), biasTerm: (p?.bias_term ?? 0) != 0) }
         try b.expectBottoms(1...1)
-        guard (p?.axis ?? 1) == 1, (p?.num_axes ?? 1) == 1 else { throw b.fail("only per-channel scales (axis 1, num_axes 1) are supported") }
+        if (p?.num_axes ?? 1) == 0 {
+            // num_axes 0: one scalar scale (and bias) for every value, whatever the axis.
+            let factor = try b.blob(0, shape: [1], "scale")[0]
+            let shift = (p?.bias_term ?? 0) != 0 ? try b.blob(1, shape: [1], "bias")[0] : 0
+            return [b.node(.activation(.linear(alpha: factor, beta: shift)), inputs: [b.input], output: b.output)]
+        }
+        guard (p?.axis ?? 1) == 1, (p?.num_axes ?? 1) == 1 else {
+            throw b.fail("axis \(p?.axis ?? 1) num_axes \(p?.num_axes ?? 1) is not supported (per-channel scales, axis 1 num_axes 1, and scalar ones, num_axes 0, are)")
+        }
         let channels = b.inputShape.channels
         let scale = try b.blob(0, shape: [channels], "scale")
         let bias = (p?.bias_term ?? 0) != 0 ? try b.blob(1, shape: [channels], "bias") : nil
