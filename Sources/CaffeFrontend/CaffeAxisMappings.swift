@@ -16,6 +16,7 @@ extension CaffeLayerTable {
 
     static func concat(_ b: LayerBuilder) throws -> [Node] {
         let p = b.layer.params.concat?.pointee
+        if let p, p.has_axis != 0, p.has_concat_dim != 0 { throw b.fail("axis and concat_dim are both given (Caffe takes one)") }
         let axis = try b.axis(p.map { $0.has_axis != 0 ? Int($0.axis) : Int($0.concat_dim) } ?? 1)
         guard axis >= 1 else { throw b.fail("concatenation along the batch axis is not supported") }
         guard Set(b.inputRanks).count == 1 else { throw b.fail("its bottoms have different ranks \(b.inputRanks)") }
@@ -107,7 +108,7 @@ extension CaffeLayerTable {
         try b.expectBottoms(1...1)
         let p = b.layer.params.argMax?.pointee
         guard (p?.top_k ?? 1) == 1 else { throw b.fail("top_k \(p?.top_k ?? 1) is not supported (only 1)") }
-        guard (p?.out_max_val ?? 0) == 0 else { throw b.fail("out_max_val is not supported: Core ML's argmax gives the index only") }
+        guard (p?.out_max_val ?? 0) == 0 else { throw b.fail("out_max_val is not supported (Core ML's argmax gives the index only)") }
         let axes: Reduce.Axes
         if let p, p.has_axis != 0 {
             switch try b.axis(Int(p.axis)) {

@@ -69,7 +69,15 @@ public enum CaffeConverter {
         let file = try MappedFile(path: path)
         do {
             let decoded = try TextDecoder.decode(NetParameter.self, descriptor: proto_caffe_net_descriptor(), bytes: file.bytes, owner: file)
-            return try CaffeNet(decoded, text: file.bytes)
+            var net = try CaffeNet(decoded, text: file.bytes)
+            // Each unknown field goes to the layer it is written in (layers are in file order, one format per file).
+            let unknown = try UnknownTextFields.list(descriptor: proto_caffe_net_descriptor(), bytes: file.bytes)
+            let starts = net.layers.map(\.offset)
+            for field in unknown {
+                guard let index = starts.lastIndex(where: { $0 <= field.offset }) else { continue }
+                net.layers[index].unknownFields.append(field)
+            }
+            return net
         } catch let error as DecodeError {
             let (line, column) = lineAndColumn(of: error.offset, in: file.bytes)
             throw CaffeError("\(path):\(line):\(column): \(error.message)")

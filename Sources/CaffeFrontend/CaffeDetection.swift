@@ -111,6 +111,9 @@ struct SSDDetection {
         guard parameters.code_type == CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CENTER_SIZE else {
             throw fail("code_type \(parameters.code_type.rawValue) is not converted (CENTER_SIZE, as MobileNet-SSD and SSD300 use, is)")
         }
+        guard (parameters.nms_param.map { $0.pointee.eta } ?? 1) == 1 else {
+            throw fail("nms_param eta \(parameters.nms_param.map { $0.pointee.eta } ?? 1) (adaptive suppression) is not supported; Core ML's suppression has a fixed threshold")
+        }
         guard parameters.share_location != 0 else { throw fail("share_location: false (a box per class) is not converted") }
         guard parameters.num_classes >= 2 || parameters.num_classes == 1 && parameters.background_label_id < 0 else {
             throw fail("num_classes \(parameters.num_classes) leaves no class to detect")

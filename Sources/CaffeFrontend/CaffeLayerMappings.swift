@@ -1,3 +1,4 @@
+import Foundation
 import ModelFormat
 import ProtoSchemas
 import Protobuf
@@ -19,12 +20,22 @@ extension CaffeLayerTable {
         [b.node(.activation(.elu(alpha: b.layer.params.elu?.pointee.alpha ?? 1)), inputs: [b.input], output: b.output)]
     }
 
-    /// y = (shift + scale * x) ^ power.
+    /// y = (shift + scale * x) ^ power. Caffe's special case: when power *
+    /// scale is 0 the output is the constant (power 0 ? 1 : shift^power),
+    /// written as linear(0, constant): Core ML reads a unary layer's scale
+    /// 0 as 1 (proto3's unset), which would give (shift + x)^power.
     static func power(_ b: LayerBuilder) throws -> [Node] {
         let p = b.layer.params.power?.pointee
         let (power, scale, shift) = (p?.power ?? 1, p?.scale ?? 1, p?.shift ?? 0)
-        let op: Op = power == 1 ? .activation(.linear(alpha: scale, beta: shift))
-                                : .unary(Unary(kind: .power, alpha: power, shift: shift, scale: scale))
+        let op: Op
+        if power * scale == 0 {
+            let constant: Float = power == 0 ? 1 : Float(pow(Double(shift), Double(power)))
+            guard constant.isFinite else { throw b.fail("scale \(scale) makes the constant shift^power = \(constant), not a finite number") }
+            op = .activation(.linear(alpha: 0, beta: constant))
+        } else {
+            op = power == 1 ? .activation(.linear(alpha: scale, beta: shift))
+                            : .unary(Unary(kind: .power, alpha: power, shift: shift, scale: scale))
+        }
         return [b.node(op, inputs: [b.input], output: b.output)]
     }
 
@@ -53,7 +64,11 @@ extension CaffeLayerTable {
     static func eltwise(_ b: LayerBuilder) throws -> [Node] {
         try b.expectBottoms(2...Int.max)
         let p = b.layer.params.eltwise?.pointee
-        switch p?.operation ?? CAFFE__ELTWISE_PARAMETER__ELTWISE_OP__SUM {
+        let operation = p?.operation ?? CAFFE__ELTWISE_PARAMETER__ELTWISE_OP__SUM
+        if operation != CAFFE__ELTWISE_PARAMETER__ELTWISE_OP__SUM, let p, p.n_coeff > 0 {
+            throw b.fail("coeff is given for a product or maximum (Caffe takes coefficients for SUM only)")
+        }
+        switch operation {
         case CAFFE__ELTWISE_PARAMETER__ELTWISE_OP__PROD:
             return [b.node(.multiply(constant: 1), inputs: b.inputs, output: b.output)]
         case CAFFE__ELTWISE_PARAMETER__ELTWISE_OP__MAX:
@@ -105,8 +120,9 @@ extension CaffeLayerTable {
 extension CaffeLayerTable {
     static func flatten(_ b: LayerBuilder) throws -> [Node] {
         let p = b.layer.params.flatten?.pointee
-        guard (p?.axis ?? 1) == 1, (p?.end_axis ?? -1) == -1 || (p?.end_axis ?? -1) == 3 else {
-            throw b.fail("only flattening C, H and W (axis 1 to the end) is supported")
+        guard (p?.axis ?? 1) == 1 else { throw b.fail("axis \(p?.axis ?? 1) is not supported (only flattening C, H and W, axis 1 to the end, is)") }
+        guard (p?.end_axis ?? -1) == -1 || (p?.end_axis ?? -1) == b.inputRanks[0] - 1 else {
+            throw b.fail("end_axis \(p?.end_axis ?? -1) is not supported (only flattening C, H and W, axis 1 to the end, is)")
         }
         return [b.node(.flatten(.channelFirst), inputs: [b.input], output: b.output)]
     }
@@ -134,6 +150,7 @@ extension CaffeLayerTable {
     /// ML slice per top.
     static func slice(_ b: LayerBuilder) throws -> [Node] {
         let p = b.layer.params.slice?.pointee
+        if let p, p.has_axis != 0, p.has_slice_dim != 0 { throw b.fail("axis and slice_dim are both given (Caffe takes one)") }
         let axis = try b.axis(p.map { $0.has_axis != 0 ? Int($0.axis) : Int($0.slice_dim) } ?? 1)
         guard axis >= 1 else { throw b.fail("slicing along the batch axis is not supported") }
         let size = b.inputShape.dimensions[axis - 1]
@@ -159,6 +176,7 @@ extension CaffeLayerTable {
         let p = b.layer.params.crop?.pointee
         guard (p?.axis ?? 2) == 2 else { throw b.fail("only spatial crops (axis 2) are supported") }
         let offsets = p.map { CArrays.array($0.offset, $0.n_offset).map { Int($0) } } ?? []
+        guard offsets.count <= 2 else { throw b.fail("offset has \(offsets.count) values; a crop from axis 2 takes 1 or 2 (Caffe refuses more)") }
         let (top, left) = offsets.isEmpty ? (0, 0) : offsets.count == 1 ? (offsets[0], offsets[0]) : (offsets[0], offsets[1])
         let reference = b.inputShapes[1]
         guard top + reference.height <= b.inputShape.height, left + reference.width <= b.inputShape.width else {

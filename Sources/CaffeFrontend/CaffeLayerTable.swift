@@ -40,6 +40,13 @@ enum CaffeLayerTable {
         try b.expectBottoms(1...1)
         guard let p = b.layer.params.convolution?.pointee else { throw b.fail("has no convolution_param") }
         guard p.has_num_output != 0, p.num_output > 0 else { throw b.fail("convolution_param has no num_output") }
+        // Caffe (base_conv_layer.cpp): each of these once or once per spatial axis, and not with its _h/_w form.
+        for (name, count, split) in [("kernel_size", p.n_kernel_size, p.has_kernel_h != 0 || p.has_kernel_w != 0),
+                                     ("stride", p.n_stride, p.has_stride_h != 0 || p.has_stride_w != 0),
+                                     ("pad", p.n_pad, p.has_pad_h != 0 || p.has_pad_w != 0), ("dilation", p.n_dilation, false)] {
+            guard count <= 2 else { throw b.fail("\(name) has \(count) values; a 2-D convolution takes 1 or 2") }
+            guard count == 0 || !split else { throw b.fail("\(name) is given with \(name == "kernel_size" ? "kernel" : name)_h/_w; Caffe takes one form") }
+        }
         let kernel = windowSize(CArrays.array(p.kernel_size, p.n_kernel_size), h: p.has_kernel_h != 0 ? p.kernel_h : nil,
                                 w: p.has_kernel_w != 0 ? p.kernel_w : nil, default: 0)
         guard kernel.height > 0, kernel.width > 0 else { throw b.fail("convolution_param has no kernel_size") }
@@ -92,6 +99,11 @@ enum CaffeLayerTable {
         default: throw b.fail("STOCHASTIC pooling has no Core ML equivalent")
         }
         if p.global_pooling != 0 {
+            // pooling_layer.cpp: no window, no padding and stride 1 with global_pooling.
+            guard p.has_kernel_size == 0, p.has_kernel_h == 0, p.has_kernel_w == 0, p.pad == 0, p.pad_h == 0, p.pad_w == 0,
+                  p.stride == 1, p.has_stride_h == 0 || p.stride_h == 1, p.has_stride_w == 0 || p.stride_w == 1 else {
+                throw b.fail("global_pooling is given with a kernel size, padding or stride (Caffe refuses them together)")
+            }
             let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
             return [b.node(.pooling(pool), inputs: [b.input], output: b.output)]
         }
@@ -102,6 +114,9 @@ enum CaffeLayerTable {
                                 default: 1)
         let pad = windowSize([p.pad], h: p.has_pad_h != 0 || p.has_pad_w != 0 ? p.pad_h : nil,
                              w: p.has_pad_h != 0 || p.has_pad_w != 0 ? p.pad_w : nil, default: 0)
+        guard pad.height < kernel.height, pad.width < kernel.width else {
+            throw b.fail("pad \(pad.height)x\(pad.width) is not smaller than the kernel \(kernel.height)x\(kernel.width) (Caffe refuses it)")
+        }
         let padding: WindowPadding = p.round_mode == CAFFE__POOLING_PARAMETER__ROUND_MODE__FLOOR
             ? .explicit(Edges(top: pad.height, bottom: pad.height, left: pad.width, right: pad.width))
             : .includeLastPixel(pad)
@@ -158,7 +173,15 @@ enum CaffeLayerTable {
         let p = b.layer.params.scale?.pointee
         if b.inputs.count == 2 { return try scaleByBottom(b, axis: Int(p?.axis ?? 1), biasTerm: (p?.bias_term ?? 0) != 0) }
         try b.expectBottoms(1...1)
-        guard (p?.axis ?? 1) == 1, (p?.num_axes ?? 1) == 1 else { throw b.fail("only per-channel scales (axis 1, num_axes 1) are supported") }
+        if (p?.num_axes ?? 1) == 0 {
+            // num_axes 0: one scalar scale (and bias) for every value, whatever the axis.
+            let factor = try b.blob(0, shape: [1], "scale")[0]
+            let shift = (p?.bias_term ?? 0) != 0 ? try b.blob(1, shape: [1], "bias")[0] : 0
+            return [b.node(.activation(.linear(alpha: factor, beta: shift)), inputs: [b.input], output: b.output)]
+        }
+        guard (p?.axis ?? 1) == 1, (p?.num_axes ?? 1) == 1 else {
+            throw b.fail("axis \(p?.axis ?? 1) num_axes \(p?.num_axes ?? 1) is not supported (per-channel scales, axis 1 num_axes 1, and scalar ones, num_axes 0, are)")
+        }
         let channels = b.inputShape.channels
         let scale = try b.blob(0, shape: [channels], "scale")
         let bias = (p?.bias_term ?? 0) != 0 ? try b.blob(1, shape: [channels], "bias") : nil

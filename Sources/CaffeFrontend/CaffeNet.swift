@@ -22,6 +22,9 @@ struct CaffeLayer {
     var inlineBlobs: [UnsafeMutablePointer<BlobProto>?]
     /// `include { phase: TRAIN }`: not part of the deployed net.
     var isTrainingOnly = false
+    /// Fields the schema does not know, written inside this layer (the text
+    /// decoder skips them; `CaffeLedgers` judges them).
+    var unknownFields: [UnknownTextFields.Field] = []
 
     struct Params {
         var convolution: UnsafeMutablePointer<Caffe__ConvolutionParameter>?
@@ -45,6 +48,8 @@ struct CaffeLayer {
         var permute: UnsafeMutablePointer<Caffe__PermuteParameter>?
         var normalize: UnsafeMutablePointer<Caffe__NormalizeParameter>?
         var argMax: UnsafeMutablePointer<Caffe__ArgMaxParameter>?
+        var bias: UnsafeMutablePointer<Caffe__BiasParameter>?
+        var dropout: UnsafeMutablePointer<Caffe__DropoutParameter>?
         var priorBox: UnsafeMutablePointer<Caffe__PriorBoxParameter>?
         var detectionOutput: UnsafeMutablePointer<Caffe__DetectionOutputParameter>?
     }
@@ -72,13 +77,53 @@ struct CaffeNet {
         let current = CArrays.buffer(net.layer, net.n_layer).compactMap { $0 }
         let legacy = CArrays.buffer(net.layers, net.n_layers).compactMap { $0 }
         format = legacy.isEmpty ? .current : .legacyV1
-        layers = current.map { Self.layer($0, decoded) } + legacy.map { Self.layer($0, decoded) }
+        layers = try current.map { try Self.layer($0, decoded) } + legacy.map { try Self.layer($0, decoded) }
         inputs = try Self.declaredInputs(net, decoded)
+        try Self.checkDistinct(names: layers.flatMap { layer in ([layer.name] + layer.bottoms + layer.tops).map { ($0, layer.offset) } }
+                                      + inputs.map { ($0.name, $0.offset ?? 0) })
     }
+
+    /// A name as Caffe keeps it: its bytes. Names reach the Core ML file,
+    /// whose strings are UTF-8, so bytes that are not UTF-8 are refused
+    /// (decoding them would replace them with U+FFFD, and two tops that
+    /// differ only there would become one blob, silently rewiring the graph).
+    static func name(_ pointer: UnsafePointer<CChar>?, _ what: String, at offset: Int) throws(DecodeError) -> String {
+        guard let pointer else { return "" }
+        guard let name = String(validatingCString: pointer) else {
+            let shown = String(cString: pointer).unicodeScalars.map { $0 == "\u{FFFD}" ? "\\?" : String($0) }.joined()
+            throw DecodeError("\(what) '\(shown)' is not valid UTF-8 (Core ML names are UTF-8 text)", offset: offset)
+        }
+        return name
+    }
+
+    static func names(_ pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int, _ what: String,
+                      at offset: Int) throws(DecodeError) -> [String] {
+        var names: [String] = []
+        for element in CArrays.buffer(pointer, count) { names.append(try name(element, what, at: offset)) }
+        return names
+    }
+
+    /// Caffe compares names byte for byte; Swift compares text up to
+    /// Unicode equivalence ("é" precomposed equals "e" + U+0301). Two names
+    /// that are different bytes but equal text would be one blob or one
+    /// layer here and two in Caffe: refused.
+    static func checkDistinct(names: [(String, Int)]) throws(DecodeError) {
+        var seen: [String: [UInt8]] = [:]
+        for (name, offset) in names {
+            let bytes = Array(name.utf8)
+            if let other = seen[name], other != bytes {
+                throw DecodeError("the names '\(name)' (bytes \(hex(bytes))) and (bytes \(hex(other))) are different names to Caffe "
+                                  + "but the same Unicode text; rename one", offset: offset)
+            }
+            seen[name] = bytes
+        }
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String { bytes.map { String($0, radix: 16) }.joined(separator: " ") }
 
     /// `input: "data"` with four `input_dim`s, or with an `input_shape`.
     static func declaredInputs(_ net: NetParameter, _ decoded: Decoded<NetParameter>) throws -> [(name: String, shape: [Int], offset: Int?)] {
-        let names = CArrays.strings(net.input, net.n_input)
+        let names = try Self.names(net.input, net.n_input, "the input", at: 0)
         let shapes = CArrays.buffer(net.input_shape, net.n_input_shape)
         let dims = CArrays.array(net.input_dim, net.n_input_dim).map { Int($0) }
         // Four per input, no more: a fifth would be dropped without a word.
@@ -101,28 +146,39 @@ struct CaffeNet {
         return inputs
     }
 
-    static func layer(_ layer: UnsafeMutablePointer<LayerParameter>, _ decoded: Decoded<NetParameter>) -> CaffeLayer {
+    static func layer(_ layer: UnsafeMutablePointer<LayerParameter>, _ decoded: Decoded<NetParameter>) throws -> CaffeLayer {
         let l = layer.pointee
+        let offset = decoded.offset(of: layer)
         let params = CaffeLayer.Params(
             convolution: l.convolution_param, pooling: l.pooling_param, innerProduct: l.inner_product_param, lrn: l.lrn_param,
             relu: l.relu_param, eltwise: l.eltwise_param, concat: l.concat_param, softmax: l.softmax_param,
             power: l.power_param, slice: l.slice_param, batchNorm: l.batch_norm_param, scale: l.scale_param,
             elu: l.elu_param, prelu: l.prelu_param, flatten: l.flatten_param, reshape: l.reshape_param,
             crop: l.crop_param, input: l.input_param, permute: l.permute_param, normalize: l.norm_param,
-            argMax: l.argmax_param, priorBox: l.prior_box_param, detectionOutput: l.detection_output_param)
-        return CaffeLayer(name: CArrays.string(l.name), type: CArrays.string(l.type),
-                          bottoms: CArrays.strings(l.bottom, l.n_bottom), tops: CArrays.strings(l.top, l.n_top),
-                          offset: decoded.offset(of: layer), params: params,
+            argMax: l.argmax_param, bias: l.bias_param, dropout: l.dropout_param, priorBox: l.prior_box_param,
+            detectionOutput: l.detection_output_param)
+        return CaffeLayer(name: try name(l.name, "the layer name", at: offset), type: try name(l.type, "the layer type", at: offset),
+                          bottoms: try names(l.bottom, l.n_bottom, "the bottom", at: offset),
+                          tops: try names(l.top, l.n_top, "the top", at: offset),
+                          offset: offset, params: params,
                           inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
-                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include)))
+                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include), CArrays.buffer(l.exclude, l.n_exclude)))
     }
 
-    static func trainingOnly(_ rules: UnsafeBufferPointer<UnsafeMutablePointer<Caffe__NetStateRule>?>) -> Bool {
-        rules.contains { rule in rule.map { $0.pointee.has_phase != 0 && $0.pointee.phase == CAFFE__PHASE__TRAIN } ?? false }
+    /// Whether Caffe's TEST net leaves the layer out (net.cpp FilterNet): with
+    /// include rules, unless one of them meets TEST; else if an exclude rule
+    /// meets TEST. A rule meets TEST unless it names another phase.
+    static func trainingOnly(_ include: UnsafeBufferPointer<UnsafeMutablePointer<Caffe__NetStateRule>?>,
+                             _ exclude: UnsafeBufferPointer<UnsafeMutablePointer<Caffe__NetStateRule>?>) -> Bool {
+        func meetsTest(_ rule: UnsafeMutablePointer<Caffe__NetStateRule>?) -> Bool {
+            rule.map { $0.pointee.has_phase == 0 || $0.pointee.phase == CAFFE__PHASE__TEST } ?? true
+        }
+        return include.isEmpty ? exclude.contains(where: meetsTest) : !include.contains(where: meetsTest)
     }
 
-    static func layer(_ layer: UnsafeMutablePointer<V1LayerParameter>, _ decoded: Decoded<NetParameter>) -> CaffeLayer {
+    static func layer(_ layer: UnsafeMutablePointer<V1LayerParameter>, _ decoded: Decoded<NetParameter>) throws -> CaffeLayer {
         let l = layer.pointee
+        let offset = decoded.offset(of: layer)
         var params = CaffeLayer.Params()
         params.convolution = l.convolution_param
         params.pooling = l.pooling_param
@@ -135,11 +191,14 @@ struct CaffeNet {
         params.power = l.power_param
         params.slice = l.slice_param
         params.argMax = l.argmax_param
-        return CaffeLayer(name: CArrays.string(l.name), type: v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)",
-                          bottoms: CArrays.strings(l.bottom, l.n_bottom), tops: CArrays.strings(l.top, l.n_top),
-                          offset: decoded.offset(of: layer), params: params,
+        params.dropout = l.dropout_param
+        return CaffeLayer(name: try name(l.name, "the layer name", at: offset),
+                          type: v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)",
+                          bottoms: try names(l.bottom, l.n_bottom, "the bottom", at: offset),
+                          tops: try names(l.top, l.n_top, "the top", at: offset),
+                          offset: offset, params: params,
                           inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
-                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include)))
+                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include), CArrays.buffer(l.exclude, l.n_exclude)))
     }
 
     /// V1's enum layer types under their current names.

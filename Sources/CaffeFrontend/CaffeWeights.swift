@@ -15,7 +15,10 @@ struct Blob {
 /// training snapshot may hold data, loss and accuracy layers that the deploy
 /// file does not, and lack deploy-only ones: layers are matched by name).
 struct CaffeWeights {
-    var blobs: [String: [Blob]]
+    /// By the layer name's bytes: Caffe matches names byte for byte (Swift
+    /// strings compare up to Unicode equivalence). A name that is not UTF-8
+    /// can match no deploy layer (those are checked to be UTF-8): skipped.
+    var blobs: [[UInt8]: [Blob]]
     let source: String
 
     /// Reads a binary caffemodel; float payloads stay in the mapped file.
@@ -29,14 +32,14 @@ struct CaffeWeights {
             throw CaffeError("\(path): \(error)")
         }
         let net = decoded.root.pointee
-        var table: [String: [Blob]] = [:]
+        var table: [[UInt8]: [Blob]] = [:]
         for case let layer? in CArrays.buffer(net.layer, net.n_layer) {
-            let name = CArrays.string(layer.pointee.name)
-            table[name] = try blobs(CArrays.buffer(layer.pointee.blobs, layer.pointee.n_blobs), owner: decoded, layer: name, path: path)
+            guard let name = layer.pointee.name.flatMap({ String(validatingCString: $0) }) else { continue }
+            table[Array(name.utf8)] = try blobs(CArrays.buffer(layer.pointee.blobs, layer.pointee.n_blobs), owner: decoded, layer: name, path: path)
         }
         for case let layer? in CArrays.buffer(net.layers, net.n_layers) {
-            let name = CArrays.string(layer.pointee.name)
-            table[name] = try blobs(CArrays.buffer(layer.pointee.blobs, layer.pointee.n_blobs), owner: decoded, layer: name, path: path)
+            guard let name = layer.pointee.name.flatMap({ String(validatingCString: $0) }) else { continue }
+            table[Array(name.utf8)] = try blobs(CArrays.buffer(layer.pointee.blobs, layer.pointee.n_blobs), owner: decoded, layer: name, path: path)
         }
         guard !table.isEmpty else { throw CaffeError("\(path): the caffemodel holds no layers") }
         return CaffeWeights(blobs: table, source: path)
@@ -89,9 +92,9 @@ extension CaffeWeights {
     /// `data/<layer>/<i>`, in the blob's shape.
     static func read(hdf5 path: String) throws -> CaffeWeights {
         let file = try HDF5File(path: path)
-        var table: [String: [Blob]] = [:]
+        var table: [[UInt8]: [Blob]] = [:]
         for (layer, indices) in try blobIndices(file, path) {
-            table[layer] = try indices.map { index in
+            table[Array(layer.utf8)] = try indices.map { index in
                 let (shape, values) = try file.readFloats("data/\(layer)/\(index)")
                 return Blob(shape: shape, values: Weights(values))
             }

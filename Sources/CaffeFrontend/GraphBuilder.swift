@@ -29,6 +29,8 @@ struct GraphBuilder {
     private var topOfTensor: [String: String] = [:]
     /// SSD's PriorBox tops (and their concatenation): computed here, never layers.
     private var priorTables: [String: PriorTable] = [:]
+    /// The PriorBox tops a later layer (Concat, DetectionOutput) reads.
+    private var priorReaders = Set<String>()
     /// SSD's DetectionOutput, once it was decoded into the two row tensors.
     private(set) var detection: SSDDetection?
 
@@ -63,8 +65,20 @@ struct GraphBuilder {
             }
         }
         guard !inputs.isEmpty else { throw CaffeError("\(deployPath): the net declares no input (input:, input_shape or an Input layer)") }
+        // A PriorBox top nothing reads is a network output in Caffe; it is a constant here, never a node.
+        let unreadPriors = Set(priorTables.keys).subtracting(priorReaders)
+        if let top = unreadPriors.sorted().first {
+            throw CaffeError("\(deployPath): the network output '\(top)' holds PriorBox priors, a constant: a constant network output is not supported")
+        }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
         if detection != nil {
+            // Any other blob nothing reads would be a second network output, which a detector pipeline cannot give.
+            let read = Set(nodes.flatMap(\.inputs))
+            let dangling = nodes.flatMap(\.outputs).filter { !read.contains($0) && !$0.hasPrefix("raw_") }
+            if let extra = dangling.first {
+                throw CaffeError("\(deployPath): the network output '\(topOfTensor[extra] ?? extra)' besides the DetectionOutput is not supported "
+                                 + "(a detector's outputs are its detections)")
+            }
             // A detector's network ends with its two row tensors (the suppression takes them).
             model.outputs = [Output(name: "raw_confidence"), Output(name: "raw_coordinates")]
             return model
@@ -117,6 +131,16 @@ struct GraphBuilder {
     }
 
     private mutating func add(_ layer: CaffeLayer) throws {
+        if let clause = CaffeLedgers.refusal(layer) { throw CaffeError("layer '\(layer.name)' (\(layer.type)): \(clause)") }
+        if let field = CaffeLedgers.unknownField(layer) {
+            let (line, column) = lineAndColumn(of: field.offset, in: net.text)
+            throw CaffeError("layer '\(layer.name)' (\(layer.type)): \(field.name) (line \(line), column \(column)) is not a field of BVLC Caffe's "
+                             + "\(field.message.split(separator: ".").last ?? "") (a fork's?) and is not supported")
+        }
+        if let stored = weights.blobs[Array(layer.name.utf8)], stored.count != CaffeLedgers.blobCount(layer) {
+            throw CaffeError("layer '\(layer.name)' (\(layer.type)): Incompatible number of blobs: the weights file has "
+                             + "\(stored.count), the deploy definition's layer takes \(CaffeLedgers.blobCount(layer)) (Caffe refuses the pair)")
+        }
         switch layer.type {
         case "Input":
             let declared = layer.params.input.map { CArrays.buffer($0.pointee.shape, $0.pointee.n_shape) }
@@ -146,6 +170,7 @@ struct GraphBuilder {
                 throw CaffeError("layer '\(layer.name)' (Concat): concatenates PriorBox outputs (along axis 2) only with each other")
             }
             priorTables[layer.tops[0]] = PriorTable.concatenated(tables)
+            priorReaders.formUnion(layer.bottoms)
             return
         default:
             break
@@ -203,6 +228,7 @@ struct GraphBuilder {
             throw fail("needs three bottoms (locations, confidences, PriorBox priors) and a detection_output_param")
         }
         let decoding = try SSDDetection(p, priors: priors, fail: fail)
+        priorReaders.insert(layer.bottoms[2])
         let decoded = try decoding.nodes(location: try tensor(0), confidence: try tensor(1), shapes: shapes, prefix: layer.name, fail: fail)
         tensorNames.formUnion(try ShapeInference.append(decoded, to: &nodes, shapes: &shapes))
         detection = decoding
@@ -221,7 +247,7 @@ struct GraphBuilder {
 
     /// The layer's blobs from the weights file (by name), else inline ones.
     private func blobs(for layer: CaffeLayer) throws -> [Blob] {
-        if let blobs = weights.blobs[layer.name] { return blobs }
+        if let blobs = weights.blobs[Array(layer.name.utf8)] { return blobs }
         return try layer.inlineBlobs.enumerated().map { index, proto in
             guard let proto else { throw CaffeError("layer '\(layer.name)': blob \(index) is empty") }
             return try CaffeWeights.blob(proto, owner: net.decoded, what: "layer '\(layer.name)' blob \(index)")

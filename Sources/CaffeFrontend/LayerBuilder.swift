@@ -42,7 +42,10 @@ struct LayerBuilder {
             }
             throw fail("needs \(what) of shape \(shape) (blob \(index)), but the weights have \(blobs.count) blob(s) for this layer")
         }
-        guard blobs[index].count == shape.checkedProduct else {
+        // Caffe copies a blob only of the target's shape (legacy 4-D shapes padded with leading 1s): the
+        // same count in another shape (a kernel h x w stored w x h) would be read in the wrong order.
+        func unpadded(_ dims: [Int]) -> [Int] { Array(dims.drop(while: { $0 == 1 }).isEmpty ? [1] : dims.drop(while: { $0 == 1 })) }
+        guard blobs[index].count == shape.checkedProduct, unpadded(blobs[index].shape) == unpadded(shape) else {
             throw fail("\(what) (blob \(index)) has shape \(blobs[index].shape), the deploy definition needs \(shape)")
         }
         return blobs[index].values

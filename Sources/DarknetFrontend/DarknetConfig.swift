@@ -11,7 +11,12 @@ public enum DarknetErrorKind {}
 public struct DarknetConfig {
     struct Section {
         var type: String
+        /// Each key's first value: Darknet's `option_find` walks the list
+        /// from its head (OpenCV's reader keeps the last; a key repeated at
+        /// another value is refused, `DarknetLedgers`).
         var options: [String: String]
+        /// Every `key=value` line, in order, repeats included.
+        var entries: [(key: String, value: String)] = []
         /// 1-based line of the `[type]` header, for `file:line` errors.
         var line: Int
         var path: String
@@ -66,16 +71,23 @@ public struct DarknetConfig {
     /// content is `[net]` or `[network]` (content detection, by the rules
     /// the reader applies).
     public static func recognizes(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        for line in String(decoding: bytes.prefix(65536), as: UTF8.self).split(separator: "\n") {
+        for line in lines(String(decoding: bytes.prefix(65536), as: UTF8.self)) {
             let text = content(line)
             if !text.isEmpty { return ["[net]", "[network]"].contains(text.lowercased()) }
         }
         return false
     }
 
+    /// The lines of `text`, LF or CRLF ended (Swift reads "\r\n" as one
+    /// Character, not a "\n"); OpenCV's reader and AlexeyAB's Darknet drop
+    /// the CR, pjreddie's keeps it and then fails on "[net]\r".
+    static func lines(_ text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    }
+
     init(text: String, path: String) throws {
         var sections: [Section] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (index, raw) in Self.lines(text).enumerated() {
             let line = Self.content(raw)
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
@@ -86,7 +98,16 @@ public struct DarknetConfig {
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard parts.count == 2, !parts[0].isEmpty else { throw DarknetError("\(path):\(index + 1): '\(line)' is not key=value") }
             guard !sections.isEmpty else { throw DarknetError("\(path):\(index + 1): '\(line)' comes before any [section]") }
-            sections[sections.count - 1].options[parts[0]] = parts[1]
+            // Darknet takes '#' and ';' as comments only at a line's start: after a value they are part of it
+            // (atoi and atof stop there, so numbers read the same; a name does not: "leaky#x" is no activation
+            // Darknet knows, and it runs ReLU instead).
+            let rest = raw.drop(while: { $0 == " " || $0 == "\t" })
+            if parts[0] == "activation", rest.first != "#", rest.first != ";", raw.contains(where: { $0 == "#" || $0 == ";" }) {
+                throw DarknetError("\(path):\(index + 1): '\(raw.trimmingCharacters(in: .whitespacesAndNewlines))': a comment after the activation "
+                                   + "is part of its name to Darknet (which then runs ReLU); put the comment on a line of its own")
+            }
+            sections[sections.count - 1].entries.append((parts[0], parts[1]))
+            if sections[sections.count - 1].options[parts[0]] == nil { sections[sections.count - 1].options[parts[0]] = parts[1] }
         }
         guard let first = sections.first, first.type == "net" || first.type == "network" else {
             throw DarknetError("\(path): a Darknet .cfg starts with a [net] section")

@@ -73,6 +73,9 @@ struct DarknetWalk {
     var outputs: [String] = []
 
     mutating func build(_ config: DarknetConfig, _ weights: inout DarknetWeights?) throws -> Model {
+        for section in config.sections {
+            if let clause = DarknetLedgers.refusal(section) { throw section.error(clause) }
+        }
         let net = config.sections[0]
         let dims = [try net.int("channels", 3), try net.int("height"), try net.int("width")]
         guard dims.allSatisfy({ $0 > 0 }) else { throw net.error("has an empty input (\(dims[0])x\(dims[1])x\(dims[2]))") }

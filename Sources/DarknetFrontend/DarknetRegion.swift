@@ -15,8 +15,11 @@ struct DarknetRegion {
             throw section.error("needs classes > 0 and num pairs of anchors above 0 and at most \(ShapeInference.maximumSize) "
                                 + "(anchors=\(section.string("anchors", "")), num=\(count))")
         }
-        guard try section.int("coords", 4) == 4, try section.int("softmax", 1) == 1 else {
-            throw section.error("coords other than 4, or softmax=0, are not converted")
+        guard try section.int("coords", 4) == 4 else { throw section.error("coords=\(section.string("coords", "")) is not converted (4 is)") }
+        // Darknet's parse_region: softmax defaults to 0, and then the class scores stay raw (no softmax).
+        guard try section.int("softmax", 0) == 1 else {
+            throw section.error("softmax=\(section.string("softmax", "0 (the default, the key being absent)")) is not converted: "
+                                + "the decoding takes softmax=1 (class probabilities by softmax)")
         }
         decoding = YOLORegion(anchors: stride(from: 0, to: values.count, by: 2).map { (values[$0], values[$0 + 1]) }, classes: classes)
     }
