@@ -29,7 +29,11 @@ enum PredictCommand: Command {
         Positional("images", valueName: "image", required: false, repeatable: true,
                    help: "PNG or JPEG files, or folders of them, for the model's image input.")
         Option("input", valueName: "name=file.npy", repeatable: true,
-               help: "A value for a named input from a .npy file ([C,H,W] or [C] float32).")
+               help: "A value for a named input from a .npy file ([C,H,W] or [C] float32); each input once.")
+        Flag("allow-non-finite", help: """
+            Feed --input arrays that hold NaN or infinities (refused by default: oneDNN's fused ReLU turns NaN into 0 where \
+            the generic kernels keep it, so such a prediction looks normal but depends on the kernel).
+            """)
         Option("max-results", valueName: "n", default: "5", help: "Show at most this many labels per image.")
         Option("score-threshold", valueName: "p", default: "0", help: "Show only labels at least this probable.")
         Option("allow", valueName: "label,...", help: "Show only these labels.")
@@ -89,6 +93,7 @@ enum PredictCommand: Command {
             guard let named = NamedFile(parsing: text) else { throw UsageError("--input takes name=file.npy, got '\(text)'") }
             return named
         }
+        try UsageError.checkDistinct(arrays.map(\.name), option: "input")
         let imagePaths = try ImageList.expand(arguments.strings("images"))
         if imagePaths.count > 1, arguments.optionalString("output-npy") != nil {
             // Every image's outputs would be written to the same files, the last image's remaining.
@@ -97,6 +102,7 @@ enum PredictCommand: Command {
         var job = PredictionJob(network: network, arrays: arrays, ranking: ranking,
                                 cropAndScale: cropAndScale, outputFolder: arguments.optionalString("output-npy"),
                                 inputFiles: [modelPath] + arrays.map(\.path) + imagePaths)
+        job.allowNonFinite = arguments.flag("allow-non-finite")
         try detectorOptions(arguments, network.model, images: imagePaths, into: &job)
         let (results, failures) = try job.run(images: imagePaths)
         if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {

@@ -36,6 +36,8 @@ struct PredictionJob {
     var thresholds: [String: InputValue] = [:]
     /// Draws each image with its boxes (a detector, one image).
     var drawing: String? = nil
+    /// Feeds arrays holding NaN or infinities instead of refusing them.
+    var allowNonFinite = false
 
     /// Times `runs` predictions on the same inputs (decoded once).
     func benchmark(runs: Int, image: String?, profile: Bool = false) throws -> (median: Double, minimum: Double, layers: [(String, Double)]) {
@@ -70,7 +72,9 @@ struct PredictionJob {
                 let names = network.model.inputs.map(\.name).joined(separator: ", ")
                 throw RuntimeError("the model has no input '\(file.name)' (its inputs: \(names))")
             }
-            fixed[input.name] = .array(try NumpyFile.tensor(path: file.path, fitting: network.shapes[input.name]!, input: input.name))
+            let tensor = try NumpyFile.tensor(path: file.path, fitting: network.shapes[input.name]!, input: input.name)
+            if !allowNonFinite { try NumpyFile.checkFinite(tensor, input: input.name, path: file.path) }
+            fixed[input.name] = .array(tensor)
         }
         return fixed
     }
