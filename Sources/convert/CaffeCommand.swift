@@ -132,7 +132,7 @@ enum ConversionFlags {
         Option("green-bias", valueName: "value", default: "0", help: "Added to the green channel after scaling.").spec,
         Option("blue-bias", valueName: "value", default: "0", help: "Added to the blue channel after scaling.").spec,
         Option("gray-bias", valueName: "value", default: "0", help: "Added to grayscale images after scaling.").spec,
-        Option("image-scale", valueName: "value", default: "1", help: "Multiplies pixel values before the biases.").spec,
+        Option("image-scale", valueName: "value", default: "1", help: "Multiplies pixel values before the biases; not 0 (Core ML reads a scale of 0 as 1).").spec,
     ]
 
     static let labelAndMetadataOptions: [OptionSpec] = [
@@ -241,6 +241,10 @@ enum ConversionFlags {
         options.blueBias = try arguments.float("blue-bias")
         options.grayBias = try arguments.float("gray-bias")
         options.imageScale = try arguments.float("image-scale")
+        // proto3: Core ML reads a channelScale of 0 as unset, 1; a value that rounds to 0 in float32 too.
+        if options.imageScale == 0 {
+            throw UsageError("--image-scale \(arguments.optionalString("image-scale") ?? "0") is 0 in float32, which Core ML reads as unset (a scale of 1)")
+        }
         if let labels = arguments.optionalString("class-labels") {
             options.classLabels = .strings(try LabelFile.read(path: labels))
             options.classLabelsSource = labels

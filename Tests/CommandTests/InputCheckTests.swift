@@ -29,6 +29,18 @@ final class InputCheckTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))
     }
 
+    /// Core ML reads a channelScale of 0 as 1: refused, as is a value that is 0 in float32.
+    func testAnImageScaleOfZeroIsRefused() throws {
+        let out = try temporaryFolder().appendingPathComponent("m.mlmodel").path
+        for scale in ["0", "-0", "1e-50"] {
+            try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--image-input", "input", "--image-scale", scale, "-o", out],
+                                             "--image-scale \(scale) is 0 in float32, which Core ML reads as unset", status: 64)
+        }
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--image-input", "input", "--red-bias", "inf", "-o", out],
+                                         "invalid value 'inf' for '--red-bias': expected a finite number", status: 64)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+    }
+
     func testALabelFileByteOrderMarkIsNotPartOfTheFirstLabel() throws {
         let folder = try temporaryFolder()
         let labels = folder.appendingPathComponent("labels.txt")

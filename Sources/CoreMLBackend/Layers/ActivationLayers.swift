@@ -37,7 +37,8 @@ extension Unary: LayerCoding {
         builder.set(layer, Self.layerCases[0], \.unary, core_ml__specification__unary_function_layer_params__init) { p in
             p.type = .init(UInt32(Self.kinds.firstIndex(of: kind)!))
             p.alpha = alpha
-            p.epsilon = epsilon
+            // proto3 zeros (`UnsetZero`): a real epsilon of 0 as 1e-45; a scale of 0 was lowered before (`loweredZeroScales`).
+            p.epsilon = UnsetZero.written(epsilon)
             p.shift = shift
             p.scale = scale
         }
@@ -49,9 +50,9 @@ extension Unary: LayerCoding {
         guard Int(p.type.rawValue) < kinds.count else {
             throw reader.fail("layer '\(name)' has the unknown unary function \(p.type.rawValue)", at: params)
         }
-        // proto3: an unset scale reads as 0; Core ML treats the layer as scale 1 then.
-        return .unary(Unary(kind: kinds[Int(p.type.rawValue)], alpha: p.alpha, epsilon: p.epsilon, shift: p.shift,
-                            scale: p.scale == 0 ? 1 : p.scale))
+        // proto3 (`UnsetZero`): Core ML reads an epsilon of 0 as 1e-6 and a scale of 0 as 1.
+        return .unary(Unary(kind: kinds[Int(p.type.rawValue)], alpha: p.alpha, epsilon: UnsetZero.read(p.epsilon, default: 1e-6),
+                            shift: p.shift, scale: p.scale == 0 ? 1 : p.scale))
     }
 }
 
