@@ -13,7 +13,8 @@ enum PredictCommand: Command {
     static var configuration: CommandConfiguration { CommandConfiguration(
         name: "coreml-predict", abstract: "Run a Core ML model on the CPU: top labels for images (a detector's boxes), or outputs as .npy files.",
         discussion: """
-            Images (PNG or JPEG, or folders of them) are fitted to the model's image input as Vision fits them \
+            Images (PNG or JPEG, or folders of them) are turned as a JPEG's EXIF orientation says (as OpenCV's imread; \
+            --ignore-exif-orientation reads them as stored), fitted to the model's image input as Vision fits them \
             (--crop-and-scale, printed with the results) and preprocessed as Core ML does; several images are predicted one \
             per core at a time, in the order given. Array inputs come from .npy files with --input. \
             Runs on Linux, where Apple's Core ML does not exist, to check that a converted model computes what the \
@@ -44,6 +45,11 @@ enum PredictCommand: Command {
                    default, scaleToFill), centerCrop scales the shorter side to fit and keeps the middle (VNCoreMLRequest's \
                    default), scaleFit scales the longer side to fit on black (Vision's padding is undocumented: no pixel parity).
                    """)
+        Flag("ignore-exif-orientation", help: """
+            Read JPEG pixels as stored. By default a JPEG is turned as its EXIF orientation says, as OpenCV's imread does; \
+            Vision turns it only as the orientation an app passes (CGImagePropertyOrientation, .up when none), so this \
+            flag is the app that passes none.
+            """)
         Option("draw", valueName: "out.png", help: "For a detector: write the image (one) with its boxes and labels drawn on it.")
         Option("iou-threshold", valueName: "0-1", help: "For a detector: the suppression's IoU threshold instead of the model's (its optional input iouThreshold).")
         Option("confidence-threshold", valueName: "value",
@@ -103,6 +109,8 @@ enum PredictCommand: Command {
                                 cropAndScale: cropAndScale, outputFolder: arguments.optionalString("output-npy"),
                                 inputFiles: [modelPath] + arrays.map(\.path) + imagePaths)
         job.allowNonFinite = arguments.flag("allow-non-finite")
+        let ignoresOrientation = arguments.flag("ignore-exif-orientation")
+        job.orientation = ignoresOrientation ? .ignore : .apply
         try detectorOptions(arguments, network.model, images: imagePaths, into: &job)
         let (results, failures) = try job.run(images: imagePaths)
         if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
@@ -119,7 +127,9 @@ enum PredictCommand: Command {
         } else {
             if let fit, !results.isEmpty {
                 print("images: \(fit.mode) to \(fit.size) (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, "
-                      + "CoreMLRequest to scaleToFill)")
+                      + "CoreMLRequest to scaleToFill); JPEG EXIF orientation "
+                      + (ignoresOrientation ? "ignored (--ignore-exif-orientation: Vision given .up)"
+                                            : "applied as OpenCV's imread does (Vision: pass it as the handler's orientation)"))
             }
             print(ResultPrinter.text(results, hasLabels: network.model.classifier != nil), terminator: "")
         }

@@ -38,13 +38,15 @@ struct PredictionJob {
     var drawing: String? = nil
     /// Feeds arrays holding NaN or infinities instead of refusing them.
     var allowNonFinite = false
+    /// Whether a JPEG is turned as its EXIF orientation says (OpenCV's imread) or read as stored.
+    var orientation = ExifOrientation.Handling.apply
 
     /// Times `runs` predictions on the same inputs (decoded once).
     func benchmark(runs: Int, image: String?, profile: Bool = false) throws -> (median: Double, minimum: Double, layers: [(String, Double)]) {
         var inputs = try arrayInputs()
         if let image, let input = network.model.inputs.first(where: { $0.image != nil && inputs[$0.name] == nil }),
            let format = input.image {
-            let decoded = try ImageFile.read(path: image)
+            let decoded = try ImageFile.read(path: image, orientation: orientation)
             inputs[input.name] = .image(ImageResize.resize(decoded, width: format.width, height: format.height,
                                                            mode: cropAndScale))
         }
@@ -109,7 +111,7 @@ struct PredictionJob {
             let path = images[index]
             defer { shared.locked { progress.advance() } }
             do {
-                let picture = try ImageFile.read(path: path)
+                let picture = try ImageFile.read(path: path, orientation: orientation)
                 let image = ImageResize.resize(picture, width: format.width, height: format.height, mode: cropAndScale)
                 var inputs = fixed
                 inputs[imageInput.name] = .image(image)
