@@ -123,7 +123,7 @@ enum PredictCommand: Command {
             (mode: cropAndScale.rawValue, size: "\(image.width)x\(image.height)")
         }
         if arguments.flag("json") {
-            print(ResultPrinter.json(results, cropAndScale: fit?.mode))
+            print(ResultPrinter.json(results, cropAndScale: fit?.mode, exifOrientation: ignoresOrientation ? "ignored" : "applied"))
         } else {
             if let fit, !results.isEmpty {
                 print("images: \(fit.mode) to \(fit.size) (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, "

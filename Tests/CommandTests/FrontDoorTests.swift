@@ -183,6 +183,8 @@ final class FrontDoorTests: XCTestCase {
         func labels(_ output: String) -> [Substring] { Array(output.split(separator: "\n").dropFirst(2)) }
         XCTAssertEqual(labels(ignored.standardOutput), labels(stored.standardOutput))
         XCTAssertNotEqual(labels(applied.standardOutput), labels(stored.standardOutput))
+        let json = try ProgramRunner.run("coreml-predict", [model, turned, "--json", "--ignore-exif-orientation"])
+        XCTAssertTrue(json.standardOutput.contains("\"exifOrientation\" : \"ignored\""), json.standardOutput)
     }
 
     /// Vision's three ways of fitting an image, by Vision's names, and the one used printed.
