@@ -81,7 +81,8 @@ enum GeneratedModels {
                  .init(name: "MInput", type: .multiArray(dataType: "float32", shape: [2])), .init(name: "MOutput", type: .double),
                  .init(name: "M", type: .string), .init(name: "class", type: .double), .init(name: "func", type: .int64),
                  .init(name: "options", type: .double), .init(name: "configuration", type: .double), .init(name: "input", type: .double),
-                 .init(name: "model", type: .double), .init(name: "X_", type: .double),
+                 .init(name: "model", type: .double), .init(name: "X_", type: .double), .init(name: "setImg", type: .double),
+                 .init(name: "MInputShapedArray", type: .double), .init(name: "feature_class", type: .double),
                  .init(name: String(repeating: "long", count: 75), type: .double)],
         outputs: [.init(name: "y", type: .double), .init(name: "Y", type: .multiArray(dataType: "double", shape: [2])),
                   .init(name: "_y", type: .double), .init(name: "MOutput", type: .double), .init(name: "protocol", type: .string)])
