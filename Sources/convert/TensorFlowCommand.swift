@@ -45,7 +45,7 @@ enum TensorFlowCommand: Command {
             }
             return values.map { $0! }
         }
-        let inputs = try ConversionFlags.inputShapes(arguments, key: TensorFlowConverter.featureName).map { TensorFlowConverter.InputShape(name: $0.name, shape: $0.shape) }
+        let inputs = try ConversionFlags.inputShapes(arguments, key: { $0.hasSuffix(":0") ? String($0.dropLast(2)) : $0 }).map { TensorFlowConverter.InputShape(name: $0.name, shape: $0.shape) }
         let graph = try arguments.string("graph")
         try Frontend.tensorflow.require(graph)
         try convert(to: output, inputs: [graph] + ConversionFlags.inputFiles(arguments),
