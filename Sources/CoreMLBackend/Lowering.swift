@@ -125,9 +125,9 @@ public enum SpecificationVersion {
     /// the clip's name and output tensor; the others are named
     /// `<name>__lower_max`, `__neg`, `__min`, made unique if taken. An
     /// infinite bound drops its half.
-    /// Unary functions of scale 0 are rewritten at every version (`loweredZeroScales`).
+    /// Real zeros Core ML would read as unset are rewritten at every version (`loweredUnsetZeros`).
     public static func lowered(_ model: Model, for version: Int32) -> Model {
-        let model = loweredZeroScales(model)
+        let model = loweredUnsetZeros(model)
         guard version < 4, model.nodes.contains(where: { if case .activation(.clip) = $0.operation { true } else { false } }) else {
             return model
         }

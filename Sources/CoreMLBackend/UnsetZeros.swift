@@ -3,40 +3,42 @@ import ModelFormat
 /// Core ML's format is proto3: a float field holding 0 is not written, and
 /// reads as "unset". For the fields below Core ML then applies a default
 /// (NeuralNetwork.proto says so field by field), so a real 0 must be
-/// written another way, and a file's 0 read as that default:
+/// written another way (`SpecificationVersion.loweredUnsetZeros`, before
+/// encoding: the model as written), and a file's 0 is read as that default:
 ///
 /// | field | Core ML at 0 | a real 0 is written as |
 /// |---|---|---|
-/// | UnaryFunctionLayerParams.scale | 1 | a linear layer (alpha 0, beta shift) before the unary with scale 1 (`loweredZeroScales`) |
+/// | UnaryFunctionLayerParams.scale | 1 | a linear layer (alpha 0, beta shift) before the unary with scale 1 |
 /// | UnaryFunctionLayerParams.epsilon (rsqrt, inverse, log) | 1e-6 | 1e-45, `Float.leastNonzeroMagnitude` (coremltools' builder writes it for log) |
 /// | BatchnormLayerParams.epsilon | 1e-5 | 1e-45 |
-/// | LRNLayerParams.k | 1 | 1e-45 |
 /// | L2NormalizeLayerParams.epsilon | 1e-6 | 1e-45 |
 /// | ReduceLayerParams.epsilon (LOGSUM) | 1e-6 | 1e-45 |
+/// | LRNLayerParams.k | 1 | (the model refuses a k that is not positive) |
 /// | ConvolutionLayerParams.nGroups | 1 | (groups are at least 1) |
 /// | NeuralNetworkImageScaler.channelScale | 1 | refused (`checkImageScalers`): the image would be ignored |
 ///
-/// 1e-45 added to a value changes it only when the value is itself below
-/// float32's smallest normal (1.2e-38); the reader reads 1e-45 back as 0,
-/// so a model round-trips. Fields whose 0 is a real 0 (shift, biases,
-/// activation alphas and betas, clip bounds, padding values, thresholds)
-/// are written as they are.
+/// 1e-45 added to a value leaves it unchanged unless the value is below
+/// float32's smallest normal (1.2e-38): only an input of exactly 0 (or a
+/// subnormal) gives another result than with no epsilon (rsqrt(0 + 1e-45)
+/// is 2.7e22, not infinity; log gives -103.3, not -infinity), and on
+/// float16 (GPU, Neural Engine) 1e-45 is 0. The reader keeps 1e-45 as
+/// stored, so the runtime computes what Core ML computes. Fields whose 0
+/// is a real 0 (shift, biases, activation alphas and betas, clip bounds,
+/// padding values, thresholds) are written as they are.
 enum UnsetZero {
     /// What a real 0 is written as in an additive field that Core ML
-    /// defaults at 0 (an epsilon, LRN's k).
+    /// defaults at 0 (an epsilon).
     static let least = Float.leastNonzeroMagnitude
 
-    /// `value` as written into a field Core ML reads as `default` at 0.
-    static func written(_ value: Float) -> Float {
-        value == 0 ? least : value
-    }
-
-    /// A stored value as Core ML applies it: 0 (or -0) is `defaultValue`,
-    /// `least` is the real 0 `written` encoded.
+    /// A stored value as Core ML applies it: 0 (or -0) is `defaultValue`.
     static func read(_ stored: Float, default defaultValue: Float) -> Float {
-        if stored == 0 { return defaultValue }
-        return stored == least ? 0 : stored
+        stored == 0 ? defaultValue : stored
     }
+}
+
+extension Unary {
+    /// Whether Core ML adds `epsilon` (RSQRT, INVERSE, LOG).
+    static func addsEpsilon(_ kind: Kind) -> Bool { kind == .rsqrt || kind == .inverse || kind == .log }
 }
 
 extension SpecificationVersion {
@@ -57,30 +59,47 @@ extension SpecificationVersion {
         }
     }
 
-    /// `model` with each unary function of scale 0 (`f(0 * x + shift)`,
-    /// which Core ML would read as `f(x + shift)`) written as a linear
-    /// layer `0 * x + shift` named `<name>__shift` followed by the unary
-    /// with scale 1 and shift 0, which keeps the name and output.
-    static func loweredZeroScales(_ model: Model) -> Model {
-        guard model.nodes.contains(where: { if case .unary(let u) = $0.operation { u.scale == 0 } else { false } }) else { return model }
+    /// `model` with no real 0 where Core ML reads 0 as unset (`UnsetZero`):
+    /// an epsilon of 0 that Core ML adds becomes 1e-45, and each unary
+    /// function of scale 0 (`f(0 * x + shift)`, which Core ML would read
+    /// as `f(x + shift)`) a linear layer `0 * x + shift` named
+    /// `<name>__shift` followed by the unary with scale 1 and shift 0,
+    /// which keeps the name and output.
+    static func loweredUnsetZeros(_ model: Model) -> Model {
         var taken = Set(model.nodes.map(\.name))
         for input in model.inputs { taken.insert(input.name) }
         for node in model.nodes { taken.formUnion(node.outputs) }
         var result = model
         result.nodes = model.nodes.flatMap { node -> [Node] in
-            guard case .unary(var unary) = node.operation, unary.scale == 0, let input = node.inputs.first else { return [node] }
-            var name = node.name + "__shift", suffix = 1
-            while taken.contains(name) {
-                suffix += 1
-                name = "\(node.name)__shift\(suffix)"
+            var node = node
+            switch node.operation {
+            case .unary(var unary):
+                if unary.epsilon == 0, Unary.addsEpsilon(unary.kind) { unary.epsilon = UnsetZero.least }
+                node.operation = .unary(unary)
+                guard unary.scale == 0, let input = node.inputs.first else { return [node] }
+                var name = node.name + "__shift", suffix = 1
+                while taken.contains(name) {
+                    suffix += 1
+                    name = "\(node.name)__shift\(suffix)"
+                }
+                taken.insert(name)
+                let shift = Node(name: name, operation: .activation(.linear(alpha: 0, beta: unary.shift)), inputs: [input], outputs: [name])
+                (unary.scale, unary.shift) = (1, 0)
+                node.operation = .unary(unary)
+                node.inputs = [name]
+                return [shift, node]
+            case .batchNorm(var norm) where norm.epsilon == 0:
+                norm.epsilon = UnsetZero.least
+                node.operation = .batchNorm(norm)
+            case .l2Normalize(let epsilon) where epsilon == 0:
+                node.operation = .l2Normalize(epsilon: UnsetZero.least)
+            case .reduce(var reduce) where reduce.epsilon == 0 && reduce.mode == .logSum:
+                reduce.epsilon = UnsetZero.least
+                node.operation = .reduce(reduce)
+            default:
+                break
             }
-            taken.insert(name)
-            let shift = Node(name: name, operation: .activation(.linear(alpha: 0, beta: unary.shift)), inputs: [input], outputs: [name])
-            (unary.scale, unary.shift) = (1, 0)
-            var function = node
-            function.operation = .unary(unary)
-            function.inputs = [name]
-            return [shift, function]
+            return [node]
         }
         return result
     }

@@ -55,14 +55,21 @@ final class UnsetZeroTests: XCTestCase {
         try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
             .write(to: checkDirectory.appendingPathComponent("unset_zeros.expect.json"))
 
-        // Read back: the real zeros again, the power after a linear layer 0 * x + 3.
+        // Read back as Core ML applies it: the model as written, the power after a linear layer 0 * x + 3,
+        // each epsilon 1e-45 (which changes nothing but an input of exactly 0 or a subnormal).
         let read = try CoreMLReader.read(from: path).model
         XCTAssertEqual(read, SpecificationVersion.lowered(model, for: 1))
         XCTAssertEqual(read.nodes.count, model.nodes.count + 1)
         XCTAssertEqual(read.nodes[0].operation, .activation(.linear(alpha: 0, beta: 3)))
         XCTAssertEqual(read.nodes[1].operation, .unary(Unary(kind: .power, alpha: 2, shift: 0, scale: 1)))
         XCTAssertEqual(read.nodes[1].inputs, [read.nodes[0].name])
-        XCTAssertEqual(Array(read.nodes.dropFirst(2)), Array(model.nodes.dropFirst()))
+        let tiny = Float.leastNonzeroMagnitude
+        XCTAssertEqual(read.nodes.dropFirst(2).map(\.operation), [
+            .unary(Unary(kind: .inverse, epsilon: tiny)), .unary(Unary(kind: .rsqrt, epsilon: tiny)), .unary(Unary(kind: .log, epsilon: tiny)),
+            .batchNorm(BatchNorm(channels: 2, epsilon: tiny, gamma: randomWeights(2, seed: 1), beta: randomWeights(2, seed: 2),
+                                 mean: randomWeights(2, seed: 3), variance: Weights([0.5, 2]))),
+            .l2Normalize(epsilon: tiny), .reduce(Reduce(mode: .logSum, axes: .w, epsilon: tiny)),
+        ])
     }
 
     /// The lowering's linear layer takes a free name.
@@ -96,9 +103,9 @@ final class UnsetZeroTests: XCTestCase {
         let path = repositoryRoot.appendingPathComponent("Tests/Fixtures/coreml/unset_zeros/model.mlmodel").path
         let model = try CoreMLReader.read(from: path).model
         func op(_ name: String) throws -> Op { try XCTUnwrap(model.nodes.first { $0.name == name }).operation }
-        XCTAssertEqual(try op("power"), .unary(Unary(kind: .power, alpha: 2, epsilon: 1e-6, shift: 3, scale: 1)))
+        XCTAssertEqual(try op("power"), .unary(Unary(kind: .power, alpha: 2, epsilon: 0, shift: 3, scale: 1)), "power adds no epsilon")
         XCTAssertEqual(try op("rsqrt"), .unary(Unary(kind: .rsqrt, alpha: 1, epsilon: 1e-6)))
-        XCTAssertEqual(try op("log_least"), .unary(Unary(kind: .log, alpha: 1, epsilon: 0)), "coremltools' 1e-45 for log is a real 0")
+        XCTAssertEqual(try op("log_least"), .unary(Unary(kind: .log, alpha: 1, epsilon: .leastNonzeroMagnitude)), "coremltools' 1e-45 for log, as stored")
         guard case .batchNorm(let norm) = try op("bn") else { return XCTFail("bn") }
         XCTAssertEqual(norm.epsilon, 1e-5)
         XCTAssertEqual(try op("lrn"), .lrn(LRN(alpha: 1e-4, beta: 0.75, localSize: 3, k: 1)))

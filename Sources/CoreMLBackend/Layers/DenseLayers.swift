@@ -32,7 +32,7 @@ extension BatchNorm: LayerCoding {
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.batchnorm, core_ml__specification__batchnorm_layer_params__init) { p in
             p.channels = UInt64(channels)
-            p.epsilon = UnsetZero.written(epsilon)  // Core ML reads 0 as 1e-5
+            p.epsilon = epsilon  // Core ML reads 0 as 1e-5: a real 0 was rewritten (`loweredUnsetZeros`)
             p.computemeanvar = computeMeanVar ? 1 : 0
             p.instancenormalization = instanceNormalization ? 1 : 0
             p.gamma = builder.weights(gamma, channels: .whole(channels))
@@ -100,7 +100,7 @@ extension LRN: LayerCoding {
             p.alpha = alpha
             p.beta = beta
             p.localsize = UInt64(localSize)
-            p.k = UnsetZero.written(k)  // Core ML reads 0 as 1
+            p.k = k  // Core ML reads 0 as 1 (the model refuses a k that is not positive)
         }
     }
 
@@ -116,7 +116,7 @@ extension L2Normalize: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.l2normalize, core_ml__specification__l2_normalize_layer_params__init) { p in
-            p.epsilon = UnsetZero.written(epsilon)  // Core ML reads 0 as 1e-6
+            p.epsilon = epsilon  // Core ML reads 0 as 1e-6: a real 0 was rewritten (`loweredUnsetZeros`)
         }
     }
 
