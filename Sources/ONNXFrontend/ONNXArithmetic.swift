@@ -88,7 +88,9 @@ extension ONNXOpTable {
     static func gemm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "B")
-        guard x.rank == 2, b.node.int("transA") ?? 0 == 0, w.shape.count == 2 else {
+        let transA = b.node.int("transA") ?? 0
+        guard transA == 0 else { throw b.node.fail("transA \(transA) is not supported (only [1, F] times a constant matrix)") }
+        guard x.rank == 2, w.shape.count == 2 else {
             throw b.node.fail("only [1, F] times a constant matrix is supported")
         }
         let transposed = (b.node.int("transB") ?? 0) != 0
@@ -97,13 +99,17 @@ extension ONNXOpTable {
         guard inputs == features, outputs > 0 else { throw b.node.fail("B \(w.shape) does not take \(features) features") }
         let alpha = b.node.float("alpha") ?? 1, beta = b.node.float("beta") ?? 1
         var weights = transposed ? w.weights() : w.weights { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }
-        if alpha != 1 { weights = Weights(weights.values.map { $0 * alpha }) }
+        if alpha != 1 {
+            weights = Weights(weights.values.map { $0 * alpha })
+            guard weights.values.allSatisfy(\.isFinite) || !w.floats.allSatisfy(\.isFinite) else { throw b.node.fail("alpha \(alpha) times B overflows float32") }
+        }
         var bias: Weights?
         if b.has(2) {
             let c = try b.constant(2, "C")
             guard c.count == outputs || c.isScalar else { throw b.node.fail("C has \(c.count) values for \(outputs) outputs") }
             let values = c.isScalar ? [Float](repeating: Float(c[0]), count: outputs) : c.floats
             bias = Weights(values.map { $0 * beta })
+            guard bias!.values.allSatisfy(\.isFinite) || !values.allSatisfy(\.isFinite) else { throw b.node.fail("beta \(beta) times C overflows float32") }
         }
         if x.isExact {
             return b.single(.defined(MatMul(inputChannels: inputs, outputChannels: outputs, weights: weights, bias: bias)), x)

@@ -153,6 +153,7 @@ struct ONNXWalk {
         for (constant, value) in zip(chain.constants, expected) {
             guard case .constant(let c)? = values[constant], c.isScalar, abs(c[0] - value) <= 1e-6 * value else { return false }
         }
+        for member in [index] + chain.members { if let refusal = ONNXLedgers.refusal(for: graph.nodes[member]) { throw refusal } }
         let gelu = Node(name: chain.output, operation: .defined(GELU(mode: .exact)), inputs: [name], outputs: [chain.output])
         try ShapeInference.append([gelu], to: &nodes, shapes: &shapes)
         values[chain.output] = .tensor(name: chain.output, rank: rank)
@@ -182,9 +183,18 @@ struct ONNXWalk {
     /// [1, C, H, W] or [1, F] with every size known (a symbolic batch is 1).
     private mutating func addInput(_ input: ONNXInput) throws {
         var dims = input.dims
+        // A converted model takes one input at a time: a batch other than 1 cannot be given or declared.
+        if case .some(.some(let batch)) = dims.first, batch != 1 {
+            let text = input.dims.map { $0.map(String.init) ?? "?" }.joined(separator: ", ")
+            throw ONNXError("\(path): input '\(input.name)' has batch \(batch) ([\(text)]); only batch 1 is supported (the converted model takes one input at a time)")
+        }
         if let given = inputShapes[input.name] {
             guard given.count == dims.count || dims.isEmpty else {
                 throw ConversionOptionError("--input \(input.name): \(given.count) sizes for an input of rank \(dims.count)")
+            }
+            if let batch = given.first, batch != 1 {
+                throw ConversionOptionError("--input \(input.name): batch \(batch) is not supported; the converted model takes one input at a time (batch 1: --input \(input.name)=1"
+                                            + given.dropFirst().map { ",\($0)" }.joined() + ")")
             }
             for (index, (declared, size)) in zip(dims, given).enumerated() where declared != nil && declared != size {
                 throw ConversionOptionError("--input \(input.name): size \(size) at axis \(index) differs from the model's \(declared!)")
@@ -219,6 +229,8 @@ struct ONNXWalk {
         guard let output = node.outputs.first, !output.isEmpty else { throw node.fail("has no output") }
         // ONNX graphs are single-assignment: a name written twice (or over an input) is not one.
         guard values[output] == nil else { throw node.fail("writes '\(output)', which an input, initializer or earlier node gives already") }
+        // Every attribute honoured or refused, before anything is folded or mapped.
+        if let refusal = ONNXLedgers.refusal(for: node) { throw refusal }
         let mapping = ONNXOpTable.mappings[node.op]
         var arguments: [ONNXValue?] = []
         for input in node.inputs {

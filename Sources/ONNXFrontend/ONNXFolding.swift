@@ -30,11 +30,12 @@ enum ONNXFolding {
         let result: ONNXConstant
         switch node.op {
         case "Constant": result = try constant(node, graph)
-        case "Identity", "Dropout": result = try input(0, "input")
-        case "Cast":
-            let x = try input(0, "input"), to = node.int("to") ?? 1
-            let integral = [2, 3, 4, 5, 6, 7, 9, 12, 13].contains(to)
-            result = ONNXConstant(shape: x.shape, values: x.values.map { integral ? ($0.isFinite ? $0.rounded(.towardZero) : 0) : $0 })
+        case "Identity", "Dropout":
+            if node.op == "Dropout", inputs.count > 2, let mode = inputs[2], !mode.values.allSatisfy({ $0 == 0 }) {
+                throw node.fail("a training_mode input that is true (random dropout) is not supported")
+            }
+            result = try input(0, "input")
+        case "Cast": result = try cast(try input(0, "input"), node)
         case "Shape":
             let x = try input(0, "input")
             result = ONNXConstant(vector: shapeSlice(x.shape, node))
@@ -50,7 +51,7 @@ enum ONNXFolding {
             result = x.reshaped(shape)
         case "Squeeze":
             let x = try input(0, "input")
-            let axes = Set((try listed("axes", input: 1, since: 13) ?? x.shape.indices.filter { x.shape[$0] == 1 }).map { $0 < 0 ? $0 + x.shape.count : $0 })
+            let axes = try squeezedAxes(try listed("axes", input: 1, since: 13), of: x.shape, node)
             result = x.reshaped(x.shape.enumerated().filter { !axes.contains($0.offset) }.map(\.element))
         case "Concat": result = try concat(inputs.compactMap { $0 }, axis: node.int("axis") ?? 0, node)
         case "Reshape": result = try reshape(try input(0, "data"), try input(1, "shape").ints(node, "the shape"), allowZero: node.int("allowzero") == 1, node)
@@ -108,8 +109,9 @@ enum ONNXFolding {
         case "Range":
             let (start, limit, delta) = (try input(0, "start")[0], try input(1, "limit")[0], try input(2, "delta")[0])
             guard delta != 0, delta.isFinite, start.isFinite, limit.isFinite else { throw node.fail("has a zero or non-finite step") }
-            let count = max(0, Int(((limit - start) / delta).rounded(.up)))
-            guard count <= ONNXConstant.maximumMadeCount else { throw node.fail("makes \(count) values") }
+            let steps = ((limit - start) / delta).rounded(.up)
+            guard steps.isFinite, steps <= Double(ONNXConstant.maximumMadeCount) else { throw node.fail("makes \(steps) values, too many") }
+            let count = max(0, Int(steps))
             result = ONNXConstant(shape: [count], values: (0..<count).map { start + Double($0) * delta })
         case "Expand":
             let x = try input(0, "input"), shape = try input(1, "shape").ints(node, "the shape")
@@ -119,6 +121,45 @@ enum ONNXFolding {
         }
         guard result.count <= ONNXConstant.maximumMadeCount else { throw node.fail("folds to \(result.count) values") }
         return result
+    }
+
+    /// Squeeze's axes (all axes of size 1 when none are listed), each in
+    /// range and of size 1, as ONNX requires.
+    static func squeezedAxes(_ listed: [Int]?, of shape: [Int], _ node: ONNXNode) throws -> Set<Int> {
+        guard let listed else { return Set(shape.indices.filter { shape[$0] == 1 }) }
+        let axes = listed.map { $0 < 0 ? $0 + shape.count : $0 }
+        guard axes.allSatisfy({ shape.indices.contains($0) }), Set(axes).count == axes.count else {
+            throw node.fail("axes \(listed) are out of range for rank \(shape.count) (or repeat)")
+        }
+        guard axes.allSatisfy({ shape[$0] == 1 }) else { throw node.fail("axes \(listed) of \(shape) are not all of size 1") }
+        return Set(axes)
+    }
+
+    /// Cast's `to`: float and double as they are (float rounded to float32),
+    /// bool as nonzero, integers truncated toward zero and within the type's
+    /// range. Half and brain floats (values rounded), strings and the 8-bit
+    /// and 4-bit types are refused.
+    static func cast(_ x: ONNXConstant, _ node: ONNXNode) throws -> ONNXConstant {
+        let to = node.int("to") ?? 0
+        let ranges: [Int: (name: String, low: Double, high: Double)] = [
+            2: ("uint8", 0, 255), 3: ("int8", -128, 127), 4: ("uint16", 0, 65535), 5: ("int16", -32768, 32767),
+            6: ("int32", -0x1p31, 0x1p31 - 1), 7: ("int64", -0x1p63, 0x1p63.nextDown), 12: ("uint32", 0, 0x1p32 - 1), 13: ("uint64", 0, 0x1p64.nextDown),
+        ]
+        switch to {
+        case 1: return ONNXConstant(shape: x.shape, values: x.values.map { Double(Float($0)) })
+        case 11: return x
+        case 9: return ONNXConstant(shape: x.shape, values: x.values.map { $0 != 0 ? 1 : 0 })
+        case let type where ranges[type] != nil:
+            let (name, low, high) = ranges[type]!
+            return ONNXConstant(shape: x.shape, values: try x.values.map { value in
+                let truncated = value.rounded(.towardZero)
+                guard truncated >= low, truncated <= high else { throw node.fail("to \(name) of \(value), which \(name) cannot hold, is not supported") }
+                return truncated
+            })
+        case 10: throw node.fail("to float16 is not supported (values would be rounded to half precision)")
+        case 16: throw node.fail("to bfloat16 is not supported (values would be rounded to 8-bit mantissas)")
+        default: throw node.fail("to \(to) (a data type other than float, double, bool and the integers) is not supported")
+        }
     }
 
     private static func constant(_ node: ONNXNode, _ graph: ONNXGraph) throws -> ONNXConstant {

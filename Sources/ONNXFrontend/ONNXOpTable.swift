@@ -35,6 +35,12 @@ enum ONNXOpTable {
 
     static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         guard let first = b.inputs.first, let value = first else { throw b.node.fail("has no input") }
+        // Dropout's training_mode input (opset 12): true drops values at random.
+        if b.node.op == "Dropout", b.has(2) {
+            guard b.isConstant(2), try b.constant(2, "training_mode").values.allSatisfy({ $0 == 0 }) else {
+                throw b.node.fail("a training_mode input that is not a constant false (random dropout) is not supported")
+            }
+        }
         return ([], value)
     }
 
@@ -60,7 +66,8 @@ enum ONNXOpTable {
             if b.has(1) { low = Float(try b.constant(1, "min").values.first ?? Double(low)) }
             if b.has(2) { high = Float(try b.constant(2, "max").values.first ?? Double(high)) }
         }
-        guard low <= high else { throw b.node.fail("clips to [\(low), \(high)], an empty range") }
+        guard low.isFinite || low == -.infinity, high.isFinite || high == .infinity else { throw b.node.fail("min \(low) or max \(high) is NaN") }
+        guard low <= high else { throw b.node.fail("min \(low) is above max \(high)") }
         return b.single(.activation(.clip(min: low, max: high)), x)
     }
 
@@ -105,16 +112,33 @@ enum ONNXOpTable {
     static func pooling(_ b: ONNXBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         guard x.isMap else { throw b.node.fail("only 2-D pooling of [1, C, H, W] maps is supported") }
-        guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilated pooling is not supported") }
+        guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilations \(b.node.ints("dilations") ?? []) are not supported (dilated pooling)") }
+        guard b.node.outputs.count < 2 || b.node.outputs[1].isEmpty else { throw b.node.fail("its Indices output is not supported") }
         guard b.node.has("kernel_shape") else { throw b.node.fail("has no kernel_shape") }
         let kernel = try b.window("kernel_shape", default: 1), stride = try b.window("strides", default: 1)
         var padding = try b.padding()
-        if b.node.int("ceil_mode") == 1 {
-            // Output sizes rounded up: Caffe's pooling does the same with symmetric pads.
-            guard case .explicit(let e) = padding, e.top == e.bottom, e.left == e.right else {
-                throw b.node.fail("ceil_mode with asymmetric pads is not supported")
+        if let ceil = b.node.int("ceil_mode"), ceil != 0 {
+            // Output sizes rounded up, a last window that would start past the input and its
+            // leading pad dropped (onnxruntime). Caffe's rounding (Core ML's includeLastPixel) drops
+            // it on both axes when either pad is not 0 (QUIRKS); where rounding up changes nothing, the pads are used as they are.
+            guard case .explicit(let e) = padding else { throw b.node.fail("ceil_mode \(ceil) with auto_pad is not supported") }
+            let axes = [(x.shape.height, kernel.height, stride.height, e.top, e.bottom), (x.shape.width, kernel.width, stride.width, e.left, e.right)]
+            func floorSize(_ a: (Int, Int, Int, Int, Int)) -> Int { (a.0 + a.3 + a.4 - a.1) / a.2 + 1 }
+            func ceilSize(_ a: (Int, Int, Int, Int, Int)) -> Int {
+                let size = (a.0 + a.3 + a.4 - a.1 + a.2 - 1) / a.2 + 1
+                return (size - 1) * a.2 >= a.0 + a.3 ? size - 1 : size
             }
-            padding = .includeLastPixel(Size2(e.top, e.left))
+            func caffeSize(_ a: (Int, Int, Int, Int, Int)) -> Int {
+                let size = (a.0 + 2 * a.3 - a.1 + a.2 - 1) / a.2 + 1
+                return (e.top > 0 || e.left > 0) && (size - 1) * a.2 >= a.0 + a.3 ? size - 1 : size
+            }
+            guard axes.allSatisfy({ $0.0 + $0.3 + $0.4 >= $0.1 }) else { throw b.node.fail("kernel_shape \([kernel.height, kernel.width]) is larger than the padded input") }
+            if !axes.allSatisfy({ ceilSize($0) == floorSize($0) }) {
+                guard axes.allSatisfy({ $0.3 == $0.4 && caffeSize($0) == ceilSize($0) }) else {
+                    throw b.node.fail("ceil_mode \(ceil) with pads \([e.top, e.left, e.bottom, e.right]) is not supported (asymmetric pads, or a last window Core ML keeps)")
+                }
+                padding = .includeLastPixel(Size2(e.top, e.left))
+            }
         }
         let pool = Pooling(kind: kind, kernel: kernel, stride: stride, padding: padding,
                            excludePaddingFromAverage: kind == .average && b.node.int("count_include_pad") != 1)
@@ -133,7 +157,8 @@ enum ONNXOpTable {
     static func reduceMean(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let listed = b.opset < 18 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
-        let axes = Set((listed ?? []).map { $0 < 0 ? $0 + x.rank : $0 })
+        // No axes: a mean over all of them (noop_with_empty_axes, which would make it an identity, is refused by the ledger).
+        let axes = Set((listed ?? Array(0..<x.rank)).map { $0 < 0 ? $0 + x.rank : $0 })
         if x.isExact {
             let keep = (b.node.int("keepdims") ?? 1) != 0
             return ([b.emit(.defined(ReduceND(mode: .mean, axes: axes.sorted(), keepDimensions: keep)), [x.name])],
@@ -146,6 +171,12 @@ enum ONNXOpTable {
     /// [1, C, H, W] -> [1, C*H*W] (axis 1); a vector stays as it is.
     static func flatten(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
+        if x.isExact {  // any axis: a reshape to [product before, product from]
+            let dims = x.dims, given = b.node.int("axis") ?? 1
+            let axis = given < 0 ? given + dims.count : given
+            guard (0...dims.count).contains(axis) else { throw b.node.fail("axis \(given) is out of range for rank \(dims.count)") }
+            return try reshapeExactly(b, x, [dims.prefix(axis).reduce(1, *), dims.dropFirst(axis).reduce(1, *)])
+        }
         guard (b.node.int("axis") ?? 1) == 1 else { throw b.node.fail("only flattening from axis 1 is supported") }
         if x.rank == 2 { return ([], .tensor(name: x.name, rank: 2)) }
         if x.shape.height == 1 && x.shape.width == 1 { return ([], .tensor(name: x.name, rank: 2)) }
@@ -168,10 +199,11 @@ enum ONNXOpTable {
         let listed = b.opset < 13 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
         var target: [Int]
         if b.node.op == "Squeeze" {
-            let axes = Set((listed ?? dims.indices.filter { dims[$0] == 1 }).map { $0 < 0 ? $0 + dims.count : $0 })
+            let axes = try ONNXFolding.squeezedAxes(listed, of: dims, b.node)
             target = dims.enumerated().filter { !axes.contains($0.offset) }.map(\.element)
             if x.isExact { return try reshapeExactly(b, x, target.isEmpty ? [1] : target) }
-            if target.first != 1 { target.insert(1, at: 0) }  // the batch stays
+            // The batch axis of a map or vector has no place in the model's [C, H, W].
+            guard !axes.contains(0) else { throw b.node.fail("axes \(listed ?? axes.sorted()) remove the batch axis of \(dims), which is not supported") }
         } else {
             guard let listed else { throw b.node.fail("has no axes") }
             if x.isExact {  // no batch to keep
@@ -187,6 +219,9 @@ enum ONNXOpTable {
                 guard axis >= 0, axis <= target.count else { throw b.node.fail("axis \(axis) is out of range") }
                 target.insert(1, at: axis)
             }
+        }
+        guard [2, 4].contains(target.count) else {
+            throw b.node.fail("axes \(listed ?? []) make the shape \(target) of \(dims), which is not [1, F] or [1, C, H, W] (other ranks are not supported yet)")
         }
         return try toShape(b, x, target)
     }
@@ -245,6 +280,7 @@ enum ONNXOpTable {
     static func pad(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let mode = b.node.string("mode") ?? "constant"
+        guard !b.has(3) else { throw b.node.fail("Pad's axes input (opset 18) is not supported") }
         let p = b.opset < 11 ? (b.node.ints("pads") ?? []) : try b.constant(1, "the pads").ints(b.node, "the pads")
         let value: Float = b.opset < 11 ? (b.node.float("value") ?? 0) : (b.has(2) ? Float(try b.constant(2, "the value").values.first ?? 0) : 0)
         guard x.isMap, p.count == 8, p[0] == 0, p[1] == 0, p[4] == 0, p[5] == 0, p.allSatisfy({ $0 >= 0 }) else {
@@ -267,12 +303,14 @@ enum ONNXOpTable {
         guard x.isMap, w.shape.count == 4, w.shape[0] == x.shape.channels, w.count > 0, w.shape.checkedProduct == w.count else {
             throw b.node.fail("weights \(w.shape) are not [\(x.shape.channels), Cout, kH, kW]")
         }
-        guard (b.node.int("group") ?? 1) == 1 else { throw b.node.fail("grouped transposed convolutions are not supported") }
-        guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilated transposed convolutions are not supported") }
-        guard (b.node.ints("output_padding") ?? [0, 0]).allSatisfy({ $0 == 0 }), !b.node.has("output_shape") else {
-            throw b.node.fail("output_padding and output_shape are not supported")
-        }
+        let group = b.node.int("group") ?? 1
+        guard group == 1 else { throw b.node.fail("group \(group) is not supported (grouped transposed convolutions)") }
+        guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilations \(b.node.ints("dilations") ?? []) are not supported") }
+        let outputPadding = b.node.ints("output_padding") ?? [0, 0]
+        guard outputPadding.allSatisfy({ $0 == 0 }) else { throw b.node.fail("output_padding \(outputPadding) is not supported") }
+        if let shape = b.node.ints("output_shape") { throw b.node.fail("output_shape \(shape) is not supported") }
         let (cout, kh, kw) = (w.shape[1], w.shape[2], w.shape[3])
+        if let declared = b.node.ints("kernel_shape"), declared != [kh, kw] { throw b.node.fail("kernel_shape \(declared) differs from the weights' \([kh, kw])") }
         var bias: Weights?
         if b.has(2) {
             let c = try b.constant(2, "the bias")
@@ -282,48 +320,6 @@ enum ONNXOpTable {
         let conv = Convolution(outputChannels: cout, kernelChannels: x.shape.channels, kernel: Size2(kh, kw), stride: try b.window("strides", default: 1),
                                padding: try b.padding(), isDeconvolution: true, weights: w.weights(), bias: bias)
         return b.single(.convolution(conv), x)
-    }
-
-    /// Resize (and opset 9's Upsample) by whole factors of H and W, from
-    /// scales or sizes: nearest (every coordinate mode repeats pixels at
-    /// whole factors) or linear on the grid the coordinate mode names.
-    static func resize(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
-        let x = try b.tensor(0)
-        guard x.isMap else { throw b.node.fail("only resizing [1, C, H, W] maps is supported") }
-        // Upsample and opset 10's Resize: (X, scales); from 11: (X, roi, scales, sizes).
-        let scalesIndex = b.node.op == "Upsample" || b.opset < 11 ? 1 : 2
-        let scales = b.has(scalesIndex) ? try b.constant(scalesIndex, "the scales") : nil
-        let factors: [Double]
-        if let scales, scales.count > 0 {
-            factors = scales.values
-        } else if b.has(3) {
-            let sizes = try b.constant(3, "the sizes").ints(b.node, "the sizes")
-            guard sizes.count == 4 else { throw b.node.fail("sizes \(sizes) are not [N, C, H, W]") }
-            factors = [1, 1, Double(sizes[2]) / Double(x.shape.height), Double(sizes[3]) / Double(x.shape.width)]
-        } else if let listed = b.node.floats("scales") {  // Upsample before opset 9
-            factors = listed.map(Double.init)
-        } else {
-            throw b.node.fail("has neither scales nor sizes")
-        }
-        guard factors.count == 4, factors[0] == 1, factors[1] == 1, let h = Int(exactly: factors[2]), let w = Int(exactly: factors[3]), h > 0, w > 0 else {
-            throw b.node.fail("only resizing H and W by whole factors is supported, not scales \(factors)")
-        }
-        let mode = b.node.string("mode") ?? "nearest"
-        switch mode {
-        case "nearest":
-            return b.single(.upsample(Upsample(scale: Size2(h, w))), x)
-        case "linear", "bilinear":
-            let alignment: Upsample.Alignment
-            switch b.node.string("coordinate_transformation_mode") ?? (b.opset < 11 ? "asymmetric" : "half_pixel") {
-            case "align_corners": alignment = .alignCorners
-            case "half_pixel", "pytorch_half_pixel": alignment = .halfPixel
-            case "asymmetric": alignment = .legacy
-            case let other: throw b.node.fail("coordinate_transformation_mode \(other) is not supported")
-            }
-            return b.single(.upsample(Upsample(scale: Size2(h, w), mode: .bilinear, alignment: alignment)), x)
-        default:
-            throw b.node.fail("mode \(mode) is not supported (nearest and linear are)")
-        }
     }
 
     static func unary(_ b: ONNXBuilder, _ unary: Unary) throws -> (nodes: [Node], value: ONNXValue) {

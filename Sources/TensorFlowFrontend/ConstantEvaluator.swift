@@ -1,4 +1,5 @@
 import ModelFormat
+import ProtoSchemas
 
 /// Folds a node whose inputs are all constants into a constant: the one
 /// evaluator behind constant folding, used for the shape arithmetic
@@ -17,8 +18,57 @@ enum ConstantEvaluator {
     ///   (`TFConstant.maximumMadeTotal` less what it holds): a result that
     ///   would not fit is refused before it is computed.
     static func evaluate(_ node: TFNode, _ inputs: [TFConstant], budget: Int = TFConstant.maximumMadeTotal) throws -> TFConstant? {
+        guard foldable.contains(node.op) else { return nil }
+        let type = node.type("T")
+        if let type {
+            let floatOnly: Set<String> = ["RealDiv", "Rsqrt", "Sqrt", "Reciprocal"]
+            guard floatOnly.contains(node.op) ? floatTypes.contains(type) : floatTypes.contains(type) || integerRanges[type.rawValue] != nil
+                    || (type == TENSORFLOW__DATA_TYPE__DT_BOOL && ["Identity", "StopGradient", "Snapshot", "Pack", "ConcatV2", "Reshape",
+                                                                  "ExpandDims", "Squeeze", "Shape", "StridedSlice", "Cast"].contains(node.op)) else {
+                throw node.fail("T \(TFNode.typeName(type)) is not supported")
+            }
+        }
+        guard let result = try fold(node, inputs, budget: budget) else { return nil }
+        // Integers must stay what TensorFlow's integer arithmetic gives:
+        // no fraction, no wrap-around, exact in a double.
+        if let type, let range = integerRanges[type.rawValue], node.op != "Shape" {
+            for index in 0..<result.count where !(range.contains(result[index]) && result[index] == result[index].rounded(.towardZero)) {
+                throw node.fail("folding gives \(result[index]), which is not a \(TFNode.typeName(type)) (T)")
+            }
+        }
+        return result
+    }
+
+    static let floatTypes: Set<Tensorflow__DataType> = [TENSORFLOW__DATA_TYPE__DT_FLOAT, TENSORFLOW__DATA_TYPE__DT_DOUBLE, TENSORFLOW__DATA_TYPE__DT_HALF]
+    /// Integer types by raw value, with the values each holds (int64: those exact in a double).
+    static let integerRanges: [UInt32: ClosedRange<Double>] = [
+        TENSORFLOW__DATA_TYPE__DT_INT32.rawValue: -2147483648...2147483647, TENSORFLOW__DATA_TYPE__DT_INT64.rawValue: -9007199254740992...9007199254740992,
+        TENSORFLOW__DATA_TYPE__DT_INT16.rawValue: -32768...32767, TENSORFLOW__DATA_TYPE__DT_INT8.rawValue: -128...127,
+        TENSORFLOW__DATA_TYPE__DT_UINT8.rawValue: 0...255,
+    ]
+
+    /// Cast to `DstT`: integers truncate toward zero (a value out of the
+    /// type's range, or NaN, is refused: TensorFlow's result is the
+    /// hardware's), bool is `x != 0`, float rounds to float32.
+    static func cast(_ node: TFNode, _ x: TFConstant, _ budget: Int) throws -> TFConstant? {
+        let target = node.type("DstT") ?? TENSORFLOW__DATA_TYPE__DT_FLOAT
+        let name = TFNode.typeName(target)
+        if target == TENSORFLOW__DATA_TYPE__DT_DOUBLE { return x }
+        if target == TENSORFLOW__DATA_TYPE__DT_FLOAT { return try map([x], node, budget) { Double(Float($0)) } }
+        if target == TENSORFLOW__DATA_TYPE__DT_BOOL { return try map([x], node, budget) { $0 != 0 ? 1 : 0 } }
+        guard let range = integerRanges[target.rawValue] else { throw node.fail("DstT \(name) is not supported") }
+        for index in 0..<x.count where !range.contains(x[index].rounded(.towardZero)) {
+            throw node.fail("casting \(x[index]) to DstT \(name) is out of its range")
+        }
+        return try map([x], node, budget) { $0.rounded(.towardZero) }
+    }
+
+    static func fold(_ node: TFNode, _ inputs: [TFConstant], budget: Int) throws -> TFConstant? {
         switch node.op {
-        case "Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "Cast":
+        case "Cast":
+            guard let x = inputs.first else { return nil }
+            return try cast(node, x, budget)
+        case "Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault":
             return inputs.first
         case "Add", "AddV2": return try broadcast(inputs, node, budget, +)
         case "Sub": return try broadcast(inputs, node, budget, -)
@@ -32,7 +82,9 @@ enum ConstantEvaluator {
         case "Reciprocal": return try map(inputs, node, budget) { 1 / $0 }
         case "Pack":
             // Scalars or equal-shaped tensors stacked along axis 0.
-            guard node.int("axis") ?? 0 == 0, let first = inputs.first else { return nil }
+            guard let first = inputs.first else { return nil }
+            let axis = node.int("axis") ?? 0
+            guard axis == 0 || (first.shape.isEmpty && axis == -1) else { throw node.fail("axis \(axis) is not supported (only 0)") }
             guard inputs.allSatisfy({ $0.shape == first.shape }) else {
                 throw node.fail("packs tensors of different shapes \(inputs.map(\.shape))")
             }
@@ -52,10 +104,28 @@ enum ConstantEvaluator {
             return try stridedSlice(node, inputs)
         case "Prod":
             guard inputs.count == 2, inputs[0].shape.count <= 1 else { return nil }
-            return TFConstant(shape: [], values: [inputs[0].values.reduce(1, *)])
-        case "ExpandDims", "Squeeze":
-            // Only the shape changes; the mappings read values in row-major order.
-            return inputs.first
+            let axes = try inputs[1].ints(node, "the axis")
+            guard axes.allSatisfy({ $0 == 0 || $0 == -1 }) || (axes.isEmpty && inputs[0].shape.isEmpty) else {
+                throw node.fail("axis \(axes) is out of range for a vector")
+            }
+            let product = axes.isEmpty ? inputs[0].values : [inputs[0].values.reduce(1, *)]
+            return TFConstant(shape: node.bool("keep_dims") == true || (axes.isEmpty && !inputs[0].shape.isEmpty) ? [product.count] : [], values: product)
+        case "ExpandDims":
+            guard inputs.count == 2, let x = inputs.first else { return nil }
+            let axes = try inputs[1].ints(node, "the axis")
+            let rank = x.shape.count
+            guard axes.count == 1, (-rank - 1...rank).contains(axes[0]) else { throw node.fail("axis \(axes) is out of range for rank \(rank)") }
+            var shape = x.shape
+            shape.insert(1, at: axes[0] < 0 ? axes[0] + rank + 1 : axes[0])
+            return x.reshaped(shape)
+        case "Squeeze":
+            guard let x = inputs.first else { return nil }
+            let dims = node.ints("squeeze_dims") ?? [], rank = x.shape.count
+            guard dims.allSatisfy({ (-rank..<rank).contains($0) && x.shape[$0 < 0 ? $0 + rank : $0] == 1 }) else {
+                throw node.fail("squeeze_dims \(dims) does not name axes of size 1 of \(x.shape)")
+            }
+            let squeezed = dims.isEmpty ? Set(x.shape.indices.filter { x.shape[$0] == 1 }) : Set(dims.map { $0 < 0 ? $0 + rank : $0 })
+            return x.reshaped(x.shape.indices.filter { !squeezed.contains($0) }.map { x.shape[$0] })
         default:
             return nil
         }
@@ -153,6 +223,9 @@ enum ConstantEvaluator {
         let begin = try inputs[1].ints(node, "begin").first ?? 0, end = try inputs[2].ints(node, "end").first ?? size
         let step = try inputs[3].ints(node, "strides").first ?? 1
         guard step != 0 else { throw node.fail("stride 0") }
+        for mask in ["ellipsis_mask", "new_axis_mask"] where (node.int(mask) ?? 0) != 0 {
+            throw node.fail("\(mask) \(node.int(mask) ?? 0) is not supported")
+        }
         let beginMask = node.int("begin_mask") ?? 0, endMask = node.int("end_mask") ?? 0
         let shrink = (node.int("shrink_axis_mask") ?? 0) & 1 != 0
         func clamp(_ i: Int) -> Int { min(max(i < 0 ? i + size : i, 0), size) }

@@ -50,6 +50,7 @@ extension TFGraph {
                 for (dead, uses) in [(half, 1), (erfc, 1), (inner, 1), (neg, 1)] where readers[dead] == uses {
                     nodes[dead].op = "NoOp"
                     nodes[dead].inputs = []
+                    nodes[dead].attributeEntries = UnsafeBufferPointer(start: nil, count: 0)
                 }
                 break
             }
@@ -74,6 +75,7 @@ extension TFGraph {
             for dead in [tile, expand] where readers[dead] == 1 {
                 nodes[dead].op = "NoOp"
                 nodes[dead].inputs = []
+                nodes[dead].attributeEntries = UnsafeBufferPointer(start: nil, count: 0)
             }
         }
         resolveInputs()

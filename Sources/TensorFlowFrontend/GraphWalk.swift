@@ -132,6 +132,12 @@ struct GraphWalk {
 
     private mutating func visit(_ index: Int) throws {
         let node = graph.nodes[index]
+        // The ledger first (DESIGN 20): an attribute the op's mapping does not
+        // honour refuses the node before anything reads it. Unknown ops are
+        // listed together below.
+        if TFOpTable.knownOps.contains(node.op), let clause = TFOpTable.ledgers.refusal(op: node.op, present: node.renderedAttributes) {
+            throw node.fail(clause)
+        }
         switch node.op {
         case "Placeholder":
             values[index] = try placeholder(node)
@@ -176,6 +182,7 @@ struct GraphWalk {
         }
         if let multiple {
             guard unsupported.isEmpty else { return }
+            try node.requireFloat32()
             let (emitted, outputs) = try multiple(TFBuilder(node: node, inputs: arguments, shapes: shapes))
             try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
             values[index] = outputs.first
@@ -187,6 +194,7 @@ struct GraphWalk {
             return
         }
         guard unsupported.isEmpty else { return }  // keep collecting unsupported ops only
+        try node.requireFloat32()
         let (emitted, value) = try mapping(TFBuilder(node: node, inputs: arguments, shapes: shapes))
         try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
         values[index] = value

@@ -167,20 +167,36 @@ extension TFOpTable {
         }
     }
 
-    /// Squeezing the 1x1 spatial axes of [N, 1, 1, C] leaves the same values.
+    /// Squeezing leaves the values as they are; what `squeeze_dims` (empty:
+    /// every axis of size 1) decides is the rank. Taken: a vector [1, F]
+    /// squeezed to [F] or not at all, and [1, 1, 1, C] squeezed to [1, C]
+    /// (axes 1 and 2) or [C] (0, 1 and 2), all held as [1, F]; any other
+    /// result (rank 3, or H, W and C reordered as a matrix) is refused.
     static func squeeze(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
-        guard x.rank == 2 || (x.shape.height == 1 && x.shape.width == 1) else {
-            throw b.node.fail("only squeezing 1x1 spatial axes is supported, the input is \(x.shape)")
+        let pixels = x.shape.height * x.shape.width
+        let shape = x.rank == 4 ? [1, x.shape.height, x.shape.width, x.shape.channels] : [pixels, x.shape.count / max(pixels, 1)]
+        let dims = b.node.ints("squeeze_dims") ?? []
+        guard dims.allSatisfy({ (-shape.count..<shape.count).contains($0) }) else {
+            throw b.node.fail("squeeze_dims \(dims) is out of range for rank \(shape.count)")
         }
-        return ([], .tensor(name: x.name, rank: 2))
+        let squeezed = dims.isEmpty ? Set(shape.indices.filter { shape[$0] == 1 }) : Set(dims.map { $0 < 0 ? $0 + shape.count : $0 })
+        guard squeezed.allSatisfy({ shape[$0] == 1 }) else {
+            throw b.node.fail("squeeze_dims \(dims) names an axis of \(shape) whose size is not 1")
+        }
+        let vector = x.rank == 2 && pixels == 1
+        guard vector || (x.rank == 4 && (squeezed == [1, 2] || squeezed == [0, 1, 2])) || squeezed.isEmpty else {
+            throw b.node.fail("squeeze_dims \(dims) of \(shape) is not supported (only [1, 1, 1, C] to [1, C] or [C])")
+        }
+        return ([], .tensor(name: x.name, rank: squeezed.isEmpty ? x.rank : 2))
     }
 
     /// x [1, in] times a constant [in, out] (or [out, in] with transpose_b).
     static func matMul(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "the weight matrix")
-        guard b.node.bool("transpose_a") != true, w.shape.count == 2 else { throw b.node.fail("only x * W with a constant 2-D W is supported") }
+        guard b.node.bool("transpose_a") != true else { throw b.node.fail("transpose_a true is not supported") }
+        guard w.shape.count == 2 else { throw b.node.fail("only x * W with a constant 2-D W is supported") }
         let transposed = b.node.bool("transpose_b") == true
         let (inputs, outputs) = transposed ? (w.shape[1], w.shape[0]) : (w.shape[0], w.shape[1])
         let weights = transposed ? w.weights() : w.weights { NHWCLayout.transposed(inputs: inputs, outputs: outputs, from: $0) }

@@ -18,7 +18,9 @@ extension TFOpTable {
         guard sizes.count == 4, sizes[0] == 1, sizes[3] == cout, sizes[1] > 0, sizes[2] > 0 else {
             throw b.node.fail("output size \(sizes) is not [1, H, W, \(cout)]")
         }
-        guard try b.spatial("dilations", default: 1) == Size2(1, 1) else { throw b.node.fail("dilated transposed convolutions are not supported") }
+        guard try b.spatial("dilations", default: 1) == Size2(1, 1) else {
+            throw b.node.fail("dilations \(b.node.ints("dilations") ?? []) is not supported (only 1: TensorFlow's CPU kernel has no dilated transposed convolution either)")
+        }
         let kernel = Size2(kh, kw), stride = try b.spatial("strides", default: 1)
         let weights = filter.weights { NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: $0) }
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, kernel: kernel, stride: stride,
@@ -92,18 +94,10 @@ extension TFOpTable {
         return ([b.emit(.padding(padding), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
-    /// Max over H and W (GlobalMaxPooling2D): a global max pooling.
-    static func maxOverMap(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        let x = try b.tensor(0)
-        let axes = Set(try b.constant(1, "the axes").ints(b.node, "the axes").map { $0 < 0 ? $0 + x.rank : $0 })
-        guard x.rank == 4, axes == [1, 2] else { throw b.node.fail("only a max over H and W (axes 1, 2) is supported, not \(axes.sorted())") }
-        return globalPool(b, x.name, .max)
-    }
-
     /// A reduction over H and W (Mean, Max): a global pooling, dimensions kept or not.
     static func globalPool(_ b: TFBuilder, _ input: String, _ kind: Pooling.Kind) -> (nodes: [Node], value: TFValue) {
         let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
-        let keep = b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false
+        let keep = b.node.bool("keep_dims") ?? false
         return ([b.emit(.pooling(pool), [input])], .tensor(name: b.name, rank: keep ? 4 : 2))
     }
 
@@ -170,6 +164,9 @@ extension TFOpTable {
             sizes = Array(repeating: size / parts, count: parts)
         } else {
             sizes = try b.constant(1, "the sizes").ints(b.node, "the sizes")
+            if let parts = b.node.int("num_split"), parts != sizes.count {
+                throw b.node.fail("num_split \(parts) is not the \(sizes.count) sizes given")
+            }
             // Each in 1...size (or one -1) before any sum: 1,024 sizes of 2^53 would overflow one.
             guard sizes.count <= size, sizes.allSatisfy({ $0 == -1 || (1...size).contains($0) }) else {
                 throw b.node.fail("sizes \(sizes) do not split \(size)")

@@ -41,19 +41,39 @@ struct TFBuilder {
         return Node(name: output, operation: op, inputs: inputs, outputs: [output])
     }
 
-    /// [1, s, s, 1] style attributes as (height, width).
+    /// [1, s, s, 1] style attributes as (height, width), each in
+    /// 1...`ShapeInference.maximumSize` (0, negative or 2^63 is refused by
+    /// name before any arithmetic).
     func spatial(_ key: String, default value: Int) throws -> Size2 {
         guard let list = node.ints(key) else { return Size2(square: value) }
-        guard list.count == 4, list[0] == 1, list[3] == 1 else { throw node.fail("\(key) \(list) must be [1, h, w, 1]") }
+        guard list.count == 4, list[0] == 1, list[3] == 1 else { throw node.fail("\(key) \(list) is not supported (only [1, h, w, 1])") }
+        let range = 1...ShapeInference.maximumSize
+        if let bad = list[1...2].first(where: { !range.contains($0) }) {
+            let what = ["strides": "stride", "dilations": "dilation", "ksize": "window size"][key] ?? key
+            throw node.fail("\(key) \(list) is not supported: \(what) \(bad) is out of range (\(range))")
+        }
         return Size2(list[1], list[2])
     }
 
+    /// SAME, VALID, or EXPLICIT with `explicit_paddings` [0, 0, top, bottom,
+    /// left, right, 0, 0] (TensorFlow refuses batch or channel padding, and
+    /// explicit_paddings with another padding).
     func padding(kernel: Size2) throws -> WindowPadding {
-        switch node.string("padding") ?? "VALID" {
+        let padding = node.string("padding") ?? "VALID"
+        let explicit = node.ints("explicit_paddings") ?? []
+        guard padding == "EXPLICIT" || explicit.isEmpty else { throw node.fail("explicit_paddings \(explicit) with padding \(padding) is not supported") }
+        switch padding {
         case "SAME": return .same(topLeftHeavy: false)  // TF puts the odd pixel bottom/right
         case "VALID": return .explicit(.zero)
         case "EXPLICIT":
-            guard let p = node.ints("explicit_paddings"), p.count == 8 else { throw node.fail("explicit_paddings must have 8 values") }
+            let p = explicit
+            guard p.count == 8, p[0] == 0, p[1] == 0, p[6] == 0, p[7] == 0 else {
+                throw node.fail("explicit_paddings \(p) is not supported (only [0, 0, top, bottom, left, right, 0, 0])")
+            }
+            let range = 0...ShapeInference.maximumSize
+            if let bad = p[2...5].first(where: { !range.contains($0) }) {
+                throw node.fail("explicit_paddings \(p) is not supported: padding \(bad) is out of range (\(range))")
+            }
             return .explicit(Edges(top: p[2], bottom: p[3], left: p[4], right: p[5]))
         case let other: throw node.fail("padding \(other) is not supported")
         }
@@ -80,10 +100,10 @@ enum TFOpTable {
         "Maximum": maximum, "Minimum": minimum,
         "Relu": { try activation($0, .relu) }, "Relu6": { try activation($0, .clip(min: 0, max: 6)) },
         "Elu": { try activation($0, .elu(alpha: 1)) }, "Sigmoid": { try activation($0, .sigmoid) }, "Tanh": { try activation($0, .tanh) },
-        "LeakyRelu": { try activation($0, .leakyRelu(alpha: $0.node.float("alpha") ?? 0.2)) },
+        "LeakyRelu": leakyRelu,
         "Softmax": softmax,
         "MaxPool": { try pooling($0, .max) }, "AvgPool": { try pooling($0, .average) },
-        "Mean": mean, "ConcatV2": concat, "Pad": pad, "PadV2": pad,
+        "Mean": { try reduction($0, .average) }, "Sum": { try reduction($0, .sum) }, "ConcatV2": concat, "Pad": pad, "PadV2": pad,
         "Reshape": reshape, "Squeeze": squeeze, "MatMul": matMul,
         "FusedBatchNorm": fusedBatchNorm, "FusedBatchNormV2": fusedBatchNorm, "FusedBatchNormV3": fusedBatchNorm,
         "_GELU": { try elementwise($0, .defined(GELU(mode: .exact))) },
@@ -91,7 +111,7 @@ enum TFOpTable {
         "Rsqrt": { try elementwise($0, .unary(Unary(kind: .rsqrt))) }, "Square": square,
         "SquaredDifference": squaredDifference, "StridedSlice": stridedSlice,
         "Conv2DBackpropInput": transposedConvolution, "ResizeNearestNeighbor": resizeNearest, "ResizeBilinear": resizeBilinear, "MirrorPad": mirrorPad,
-        "Max": maxOverMap, "Transpose": transpose, "SpaceToDepth": spaceToDepth, "_Repeat": repeatAlongAxis, "Abs": { try elementwise($0, .unary(Unary(kind: .abs))) },
+        "Max": { try reduction($0, .max) }, "Transpose": transpose, "SpaceToDepth": spaceToDepth, "_Repeat": repeatAlongAxis, "Abs": { try elementwise($0, .unary(Unary(kind: .abs))) },
     ]
 
     /// One layer on one tensor, keeping its rank.
@@ -122,6 +142,14 @@ enum TFOpTable {
     static func activation(_ b: TFBuilder, _ activation: Activation) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
         return ([b.emit(.activation(activation), [x.name])], .tensor(name: b.name, rank: x.rank))
+    }
+
+    /// TensorFlow computes `x > 0 ? x : alpha * x`; a NaN or infinite
+    /// alpha makes NaN of 0 and of every negative input: refused.
+    static func leakyRelu(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+        let alpha = b.node.float("alpha") ?? 0.2
+        guard alpha.isFinite else { throw b.node.fail("alpha \(alpha) is not supported (not a finite number)") }
+        return try activation(b, .leakyRelu(alpha: alpha))
     }
 
     static func softmax(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
@@ -173,6 +201,8 @@ enum TFOpTable {
         try b.node.requireNHWC()
         let x = try b.tensor(0)
         let kernel = try b.spatial("ksize", default: 1)
+        // AvgPool has no EXPLICIT padding in TensorFlow (MaxPool has).
+        guard kind == .max || b.node.string("padding") != "EXPLICIT" else { throw b.node.fail("padding EXPLICIT is not supported") }
         let padding = try b.padding(kernel: kernel)
         // TensorFlow's average pooling divides by the pixels inside the input only.
         let pool = Pooling(kind: kind, kernel: kernel, stride: try b.spatial("strides", default: 1), padding: padding,
@@ -180,18 +210,29 @@ enum TFOpTable {
         return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
-    /// Over H and W, a global average pooling; over the last axis (a layer
-    /// normalization's moments), an average over channels, dimensions kept.
-    static func mean(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    /// Mean, Max and Sum. Over H and W of a map, a global pooling (Mean,
+    /// Max) or a reduction (Sum), `keep_dims` giving [1, 1, 1, C] or [1, C];
+    /// over the last axis (a layer normalization's moments), a reduction
+    /// over channels with `keep_dims` true (false would drop to a rank the
+    /// converter does not hold).
+    static func reduction(_ b: TFBuilder, _ mode: Reduce.Mode) throws -> (nodes: [Node], value: TFValue) {
         let x = try b.tensor(0)
-        let axes = Set(try b.constant(1, "the axes").ints(b.node, "the axes").map { $0 < 0 ? $0 + x.rank : $0 })
-        if axes == [x.rank - 1], b.node.bool("keep_dims") ?? b.node.bool("keepdims") ?? false {
-            return ([b.emit(.reduce(Reduce(mode: .average, axes: .c)), [x.name])], .tensor(name: b.name, rank: x.rank))
+        let listed = try b.constant(1, "the axis").ints(b.node, "the axis")
+        let axes = Set(listed.map { $0 < 0 ? $0 + x.rank : $0 })
+        let keep = b.node.bool("keep_dims") ?? false
+        let what = b.node.op.lowercased()
+        if axes == [x.rank - 1] {
+            guard keep else { throw b.node.fail("keep_dims false over the last axis is not supported (only true)") }
+            return ([b.emit(.reduce(Reduce(mode: mode, axes: .c)), [x.name])], .tensor(name: b.name, rank: x.rank))
         }
-        guard x.rank == 4, axes == [1, 2] else {
-            throw b.node.fail("only a mean over H and W (axes 1, 2), or over the last axis keeping it, is supported, not \(axes.sorted())")
+        guard x.rank == 4, axes == [1, 2], listed.count == 2 else {
+            throw b.node.fail("a \(what) over axis \(listed) of a rank-\(x.rank) tensor is not supported (only over H and W, axis [1, 2], or the last axis)")
         }
-        return globalPool(b, x.name, .average)
+        switch mode {
+        case .average: return globalPool(b, x.name, .average)
+        case .max: return globalPool(b, x.name, .max)
+        default: return ([b.emit(.reduce(Reduce(mode: mode, axes: .hw)), [x.name])], .tensor(name: b.name, rank: keep ? 4 : 2))
+        }
     }
 
     static func concat(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {

@@ -25,6 +25,31 @@ final class ONNXHostileTests: XCTestCase {
         ("reads_unknown_name", "node 'y' (Relu): reads 'nowhere', which no earlier node or initializer gives"),
         ("reshape_huge", "node 'y' (Reshape): the shape holds 4.611686018427388e+18, not an integer of a usable size"),
         ("truncated", "byte 20: length 27436 runs past the end of its message"),
+        // Attribute values at and past the edges of their domains (scripts/fixtures/make_onnx_sweep.py).
+        ("batch_2", "input 'x' has batch 2 ([2, 2, 5, 5]); only batch 1 is supported (the converted model takes one input at a time)"),
+        ("cast_int64_2p63", "node 'k' (Cast): to int64 of 9.223372036854776e+18, which int64 cannot hold, is not supported"),
+        ("clip_min_above_max", "node 'y' (Clip): min 1.0 is above max -1.0"),
+        ("clip_min_nan", "node 'y' (Clip): min nan is not a finite number"),
+        ("concat_axis_2p63", "node 'y' (Concat): axis -9223372036854775805 is outside the input 1x3x4"),
+        ("conv_pads_negative", "node 'y' (Conv): pads [-1, -1, -1, -1] must be four sizes"),
+        ("conv_strides_2p63", "node 'y' (Conv): strides [9223372036854775807, 1] must be two positive sizes"),
+        ("convtranspose_strides_2p63", "node 'y' (ConvTranspose): strides [9223372036854775807, 9223372036854775807] must be two positive sizes"),
+        ("flatten_axis_2p63", "node 'y' (Flatten): only flattening from axis 1 is supported"),
+        ("gather_axis_2p63", "node 'y' (Gather): axis 9223372036854775807 is out of range"),
+        ("leakyrelu_alpha_int", "node 'y' (LeakyRelu): alpha has type int, not float"),
+        ("maxpool_kernel_2p63", "node 'y' (MaxPool): kernel_shape [9223372036854775807, 9223372036854775807] must be two positive sizes"),
+        ("pad_2p62", "node 'y' (Pad): the pads holds 4.611686018427388e+18, not an integer of a usable size"),
+        ("range_huge", "node 'k' (Range): makes inf values, too many"),
+        ("resize_scales_inf", "node 'y' (Resize): scales [1.0, 1.0, inf, 2.0] are not positive finite factors"),
+        ("resize_scales_nan", "node 'y' (Resize): scales [1.0, 1.0, nan, 2.0] are not positive finite factors"),
+        ("resize_sizes_negative", "node 'y' (Resize): sizes [1, 2, -10, 10] are not positive sizes"),
+        ("softmax_axis_2p63", "node 'y' (Softmax): axis 9223372036854775807 is outside the input 1x3x4"),
+        ("squeeze_axes_2p63", "node 'y' (Squeeze): axes [9223372036854775807] are out of range for rank 4"),
+        ("squeeze_axes_not_1", "node 'y' (Squeeze): axes [1] of [1, 3, 1, 1] are not all of size 1"),
+        ("squeeze_axes_out_of_range", "node 'y' (Squeeze): axes [7] are out of range for rank 4"),
+        ("transpose_perm_2p63", "node 'y' (Transpose): axes [0, 9223372036854775807, 1] are not a permutation"),
+        ("unsqueeze_axes_2p63", "node 'y' (Unsqueeze): axis -9223372036854775805 is out of range"),
+        ("upsample_scales_huge", "node 'y' (Upsample): scales [1.0, 1.0, 1.0000000150474662e+30, 1.0000000150474662e+30] are not positive finite factors"),
     ]
 
     func testEachIsRefusedWithItsReason() throws {
@@ -41,5 +66,13 @@ final class ONNXHostileTests: XCTestCase {
         }
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".onnx") }
         XCTAssertEqual(files.count, Self.cases.count, "every hostile file has its case")
+    }
+
+    /// `--input` with a batch other than 1 says so, instead of asking for the sizes it was given.
+    func testInputWithABatchOtherThanOne() throws {
+        let path = onnxFixtures.appendingPathComponent("squeezenet_opset13/model.onnx").path
+        XCTAssertThrowsError(try ONNXConverter.convert(model: path, inputs: [ONNXConverter.InputShape(name: "input", shape: [2, 3, 32, 32])])) { error in
+            XCTAssertEqual("\(error)", "--input input: batch 2 is not supported; the converted model takes one input at a time (batch 1: --input input=1,3,32,32)")
+        }
     }
 }

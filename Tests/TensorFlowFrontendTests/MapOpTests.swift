@@ -120,7 +120,9 @@ final class MapOpTests: XCTestCase {
             (ints("perm", [1, 0, 2, 3]) + "node { name: \"op\" op: \"Transpose\" input: \"x\" input: \"perm\" }",
              "only permutations of H, W and C with the batch axis first are supported"),
             (ints("axes", [3]) + "node { name: \"op\" op: \"Max\" input: \"x\" input: \"axes\" }",
-             "only a max over H and W (axes 1, 2) is supported, not [3]"),
+             "keep_dims false over the last axis is not supported (only true)"),
+            (ints("axes", [1]) + "node { name: \"op\" op: \"Max\" input: \"x\" input: \"axes\" }",
+             "a max over axis [1] of a rank-4 tensor is not supported (only over H and W, axis [1, 2], or the last axis)"),
             ("node { name: \"row\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 1 } "
              + "dim { size: 1 } dim { size: 5 } dim { size: 4 } } float_val: 2 } } } }\n"
              + "node { name: \"op\" op: \"AddV2\" input: \"x\" input: \"row\" }",

@@ -42,11 +42,13 @@ public func chw(_ values: [Float], _ h: Int, _ w: Int, _ c: Int) -> [Float] {
 }
 
 /// The value of `ours` furthest outside the parity tolerance,
-/// |ours - ref| <= 1e-4 * max(1, |ref|), or nil if all are inside (NaN is
-/// always outside). Compares the common prefix; callers check the counts.
+/// |ours - ref| <= 1e-4 * max(1, |ref|), or nil if all are inside (NaN against
+/// a number is outside; NaN against NaN agrees). Compares the common prefix; callers check the counts.
 public func worstMismatch(_ ours: [Float], _ reference: [Float]) -> (index: Int, ours: Float, reference: Float)? {
     var worst = (index: -1, excess: Float(0))
     for (index, (a, b)) in zip(ours, reference).enumerated() {
+        // The same infinity, or NaN on both sides, is agreement.
+        if a == b || (a.isNaN && b.isNaN) { continue }
         let excess = abs(a - b) - 1e-4 * max(1, abs(b))
         if !(excess <= 0) && (worst.index < 0 || !(excess <= worst.excess)) { worst = (index, excess) }
     }

@@ -1,0 +1,19 @@
+
+b
+xPlaceholder*&
+_output_shapes
+:*
+dtype0*
+shape:
+Z
+ConstConst*
+_output_shapes
+:*
+dtype0*!
+valueB"æWÆ? ø?·
+å?
+E
+yAddV2xConst*
+T0*&
+_output_shapes
+:"ª

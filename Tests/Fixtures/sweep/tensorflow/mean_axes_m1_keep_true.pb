@@ -1,0 +1,22 @@
+
+b
+xPlaceholder*&
+_output_shapes
+:*
+dtype0*
+shape:
+f
+y/reduction_indicesConst*
+_output_shapes
+:*
+dtype0*
+valueB:
+ÿÿÿÿÿÿÿÿÿ
+o
+yMeanxy/reduction_indices*
+
+Tidx0*
+T0*&
+_output_shapes
+:*
+	keep_dims("ª

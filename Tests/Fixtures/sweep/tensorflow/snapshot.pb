@@ -1,0 +1,17 @@
+
+b
+xPlaceholder*&
+_output_shapes
+:*
+dtype0*
+shape:
+@
+ReluRelux*
+T0*&
+_output_shapes
+:
+D
+ySnapshotRelu*
+T0*&
+_output_shapes
+:"ª

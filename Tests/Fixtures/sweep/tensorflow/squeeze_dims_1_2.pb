@@ -1,0 +1,20 @@
+
+b
+xPlaceholder*&
+_output_shapes
+:*
+dtype0*
+shape:
+@
+ReluRelux*
+T0*&
+_output_shapes
+:
+S
+ySqueezeRelu*
+T0*
+_output_shapes
+
+:*
+squeeze_dims
+"ª

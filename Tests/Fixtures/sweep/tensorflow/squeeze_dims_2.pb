@@ -1,0 +1,19 @@
+
+b
+xPlaceholder*&
+_output_shapes
+:*
+dtype0*
+shape:
+@
+ReluRelux*
+T0*&
+_output_shapes
+:
+V
+ySqueezeRelu*
+T0*"
+_output_shapes
+:*
+squeeze_dims
+"ª

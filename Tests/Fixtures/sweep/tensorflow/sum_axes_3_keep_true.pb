@@ -1,0 +1,21 @@
+
+b
+xPlaceholder*&
+_output_shapes
+:*
+dtype0*
+shape:
+]
+y/reduction_indicesConst*
+_output_shapes
+:*
+dtype0*
+valueB:
+n
+ySumxy/reduction_indices*
+
+Tidx0*
+T0*&
+_output_shapes
+:*
+	keep_dims("ª
