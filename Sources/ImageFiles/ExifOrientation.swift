@@ -1,7 +1,8 @@
 import Images
 
 /// The EXIF orientation of a JPEG (tag 0x0112 in IFD0 of the APP1 "Exif"
-/// segment), and turning an image as it says: 1 is as stored, 2 to 8 are
+/// segment) or a PNG (the same TIFF data in an eXIf chunk), and turning an
+/// image as it says: 1 is as stored, 2 to 8 are
 /// the flips and quarter turns of the TIFF specification. Cameras store the
 /// sensor's pixels and record how the camera was held here.
 ///
@@ -43,12 +44,36 @@ public enum ExifOrientation {
         return nil
     }
 
+    /// The orientation (1 to 8) in the eXIf chunk of PNG `bytes` (before
+    /// the image data, as the PNG specification places it), or nil. Walks
+    /// the chunk headers only, each checked against the file's end.
+    public static func orientation(ofPNG bytes: UnsafeRawBufferPointer) -> Int? {
+        guard bytes.count >= 8, bytes.starts(with: ImageFile.pngSignature) else { return nil }
+        var position = 8
+        while position + 8 <= bytes.count {
+            let length = (0..<4).reduce(0) { $0 << 8 | Int(bytes[position + $1]) }
+            let type = String(decoding: bytes[(position + 4)..<(position + 8)], as: UTF8.self)
+            let start = position + 8
+            // Data and its 4-byte CRC must fit (a length of up to 2^31 - 1 cannot overflow here).
+            guard length <= bytes.count - start else { return nil }
+            if type == "IDAT" || type == "IEND" { return nil }
+            if type == "eXIf" { return tiffOrientation(bytes, tiff: start, end: start + length) }
+            position = start + length + 4
+        }
+        return nil
+    }
+
     /// The orientation tag of an APP1 payload `bytes[start..<end]` that
     /// starts "Exif\0\0", read from IFD0 only.
     static func exifOrientation(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int? {
         let header: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0, 0]  // "Exif\0\0"
-        let tiff = start + 6
-        guard tiff + 8 <= end, (0..<6).allSatisfy({ bytes[start + $0] == header[$0] }) else { return nil }
+        guard start + 6 <= end, (0..<6).allSatisfy({ bytes[start + $0] == header[$0] }) else { return nil }
+        return tiffOrientation(bytes, tiff: start + 6, end: end)
+    }
+
+    /// The orientation tag in IFD0 of the TIFF data `bytes[tiff..<end]`.
+    static func tiffOrientation(_ bytes: UnsafeRawBufferPointer, tiff: Int, end: Int) -> Int? {
+        guard tiff + 8 <= end, end <= bytes.count else { return nil }
         let little: Bool
         switch (bytes[tiff], bytes[tiff + 1]) {
         case (0x49, 0x49): little = true   // "II"

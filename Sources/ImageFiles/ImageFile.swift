@@ -21,9 +21,9 @@ import Images
 /// - PNG files with a gAMA chunk are converted to sRGB by libpng.
 /// - CMYK/YCCK JPEG is taken as Adobe-inverted CMYK and converted with
 ///   OpenCV's formula (`R = K - (255 - C) * K / 256`); no color management.
-/// - A JPEG's EXIF orientation is applied by default, as OpenCV's imread
-///   and imdecode apply it (`ExifOrientation`; `.ignore` keeps the pixels
-///   as stored, as `IMREAD_IGNORE_ORIENTATION` does). A PNG's is not read.
+/// - The EXIF orientation of a JPEG (APP1) or a PNG (eXIf chunk) is applied
+///   by default, as OpenCV's imread and imdecode apply it (`ExifOrientation`;
+///   `.ignore` keeps the pixels as stored, as `IMREAD_IGNORE_ORIENTATION` does).
 /// - libjpeg warnings (a truncated file, corrupt data) are errors: a damaged
 ///   file does not silently decode with gray blocks.
 public enum ImageFile {
@@ -58,7 +58,9 @@ public enum ImageFile {
             throw ImageFileError(file: name, message: "empty file")
         }
         if bytes.starts(with: pngSignature) {
-            return try PNGDecoder.decode(bytes, name: name)
+            let image = try PNGDecoder.decode(bytes, name: name)
+            guard orientation == .apply, let turn = ExifOrientation.orientation(ofPNG: bytes) else { return image }
+            return ExifOrientation.apply(turn, to: image)
         }
         if bytes.starts(with: jpegSignature) {
             let image = try JPEGDecoder.decode(bytes, name: name)

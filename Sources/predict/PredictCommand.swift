@@ -13,7 +13,7 @@ enum PredictCommand: Command {
     static var configuration: CommandConfiguration { CommandConfiguration(
         name: "coreml-predict", abstract: "Run a Core ML model on the CPU: top labels for images (a detector's boxes), or outputs as .npy files.",
         discussion: """
-            Images (PNG or JPEG, or folders of them) are turned as a JPEG's EXIF orientation says (as OpenCV's imread; \
+            Images (PNG or JPEG, or folders of them) are turned as their EXIF orientation says (as OpenCV's imread; \
             --ignore-exif-orientation reads them as stored), fitted to the model's image input as Vision fits them \
             (--crop-and-scale, printed with the results) and preprocessed as Core ML does; several images are predicted one \
             per core at a time, in the order given. Array inputs come from .npy files with --input. \
@@ -46,7 +46,7 @@ enum PredictCommand: Command {
                    default), scaleFit scales the longer side to fit on black (Vision's padding is undocumented: no pixel parity).
                    """)
         Flag("ignore-exif-orientation", help: """
-            Read JPEG pixels as stored. By default a JPEG is turned as its EXIF orientation says, as OpenCV's imread does; \
+            Read image pixels as stored. By default a JPEG or PNG is turned as its EXIF orientation says, as OpenCV's imread does; \
             Vision turns it only as the orientation an app passes (CGImagePropertyOrientation, .up when none), so this \
             flag is the app that passes none.
             """)
@@ -127,7 +127,7 @@ enum PredictCommand: Command {
         } else {
             if let fit, !results.isEmpty {
                 print("images: \(fit.mode) to \(fit.size) (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, "
-                      + "CoreMLRequest to scaleToFill); JPEG EXIF orientation "
+                      + "CoreMLRequest to scaleToFill); EXIF orientation "
                       + (ignoresOrientation ? "ignored (--ignore-exif-orientation: Vision given .up)"
                                             : "applied as OpenCV's imread does (Vision: pass it as the handler's orientation)"))
             }

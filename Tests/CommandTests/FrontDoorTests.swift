@@ -173,11 +173,11 @@ final class FrontDoorTests: XCTestCase {
         let applied = try ProgramRunner.run("coreml-predict", [model, turned, "--max-results", "8"])
         XCTAssertEqual(applied.status, 0, applied.standardError)
         XCTAssertTrue(applied.standardOutput.split(separator: "\n").first?.hasSuffix(
-            "; JPEG EXIF orientation applied as OpenCV's imread does (Vision: pass it as the handler's orientation)") == true, applied.standardOutput)
+            "; EXIF orientation applied as OpenCV's imread does (Vision: pass it as the handler's orientation)") == true, applied.standardOutput)
         let ignored = try ProgramRunner.run("coreml-predict", [model, turned, "--max-results", "8", "--ignore-exif-orientation"])
         XCTAssertEqual(ignored.status, 0, ignored.standardError)
         XCTAssertTrue(ignored.standardOutput.split(separator: "\n").first?.hasSuffix(
-            "; JPEG EXIF orientation ignored (--ignore-exif-orientation: Vision given .up)") == true, ignored.standardOutput)
+            "; EXIF orientation ignored (--ignore-exif-orientation: Vision given .up)") == true, ignored.standardOutput)
         // Ignored, the turned file is the upright one's stored pixels: the same labels; applied, others.
         let stored = try ProgramRunner.run("coreml-predict", [model, upright, "--max-results", "8"])
         func labels(_ output: String) -> [Substring] { Array(output.split(separator: "\n").dropFirst(2)) }
@@ -198,7 +198,7 @@ final class FrontDoorTests: XCTestCase {
             let result = try ProgramRunner.run("coreml-predict", [model, image, "--crop-and-scale", mode, "--max-results", "8"])
             XCTAssertEqual(result.status, 0, result.standardError)
             XCTAssertTrue(result.standardOutput.hasPrefix("images: \(mode) to 227x227 (--crop-and-scale; Vision's VNCoreMLRequest "
-                                                          + "defaults to centerCrop, CoreMLRequest to scaleToFill); JPEG EXIF orientation applied"),
+                                                          + "defaults to centerCrop, CoreMLRequest to scaleToFill); EXIF orientation applied"),
                           result.standardOutput)
             firstLines.append(result.standardOutput.split(separator: "\n").dropFirst(2).joined(separator: "\n"))
             let json = try ProgramRunner.run("coreml-predict", [model, image, "--crop-and-scale", mode, "--json"])

@@ -157,7 +157,7 @@ final class OutputSafetyTests: XCTestCase {
         ])
         XCTAssertEqual(result.standardOutput.split(separator: "\n"), [
             "images: scaleFill to 227x227 (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, CoreMLRequest to scaleToFill); "
-                + "JPEG EXIF orientation applied as OpenCV's imread does (Vision: pass it as the handler's orientation)",
+                + "EXIF orientation applied as OpenCV's imread does (Vision: pass it as the handler's orientation)",
             "\(images.path)/a.png", "  15-20  0.3680", "\(images.path)/d.png", "  15-20  0.3680",
         ])
     }

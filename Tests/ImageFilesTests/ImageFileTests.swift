@@ -145,6 +145,22 @@ final class ExifOrientationTests: XCTestCase {
         }
     }
 
+    /// A PNG's eXIf chunk too, exactly as OpenCV's imread turns it.
+    func testPNGOrientationTurnsAsOpenCVTurnsIt() throws {
+        for orientation in [3, 6, 7] {
+            let path = exif("orientation_\(orientation).png")
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            XCTAssertEqual(bytes.withUnsafeBytes { ExifOrientation.orientation(ofPNG: $0) }, orientation)
+            XCTAssertEqual(try ImageFile.read(path: path), try expectedImage("exif/orientation_\(orientation).png.expect.npy"))
+            XCTAssertEqual([try ImageFile.read(path: path, orientation: .ignore)].map { [$0.width, $0.height] }, [[7, 4]])
+            // Every prefix and a chunk length past the end: nil or an answer, never a crash.
+            for end in 0..<bytes.count { _ = Array(bytes.prefix(end)).withUnsafeBytes { ExifOrientation.orientation(ofPNG: $0) } }
+            var long = bytes
+            long.replaceSubrange(8..<12, with: [0xFF, 0xFF, 0xFF, 0xFF])
+            XCTAssertNil(long.withUnsafeBytes { ExifOrientation.orientation(ofPNG: $0) })
+        }
+    }
+
     /// Hostile EXIF: nothing crashes, loops or reads past the segment; the
     /// orientation is nil and the picture decodes as stored.
     func testMalformedExifIsIgnoredNeverACrash() throws {
