@@ -30,7 +30,7 @@ enum PredictCommand: Command {
         Positional("images", valueName: "image", required: false, repeatable: true,
                    help: "PNG or JPEG files, or folders of them, for the model's image input.")
         Option("input", valueName: "name=file.npy", repeatable: true,
-               help: "A value for a named input from a .npy file ([C,H,W] or [C] float32); each input once.")
+               help: "A value for a named input from a .npy file ([C,H,W] or [C] float32, finite unless --allow-non-finite); each input once.")
         Flag("allow-non-finite", help: """
             Feed --input arrays that hold NaN or infinities (refused by default: oneDNN's fused ReLU turns NaN into 0 where \
             the generic kernels keep it, so such a prediction looks normal but depends on the kernel).
