@@ -17,6 +17,21 @@ public struct UsageError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String { message }
 
+    /// Refuses a name given twice to a repeatable option (`--input x=a.npy
+    /// --input x=b.npy`): one of the two values would be dropped silently.
+    /// `key` maps a name to what identifies it (TensorFlow's `x` and `x:0`
+    /// are one tensor, and one feature).
+    /// - Throws: `UsageError` naming the option and the name.
+    public static func checkDistinct(_ names: [String], option: String, key: (String) -> String = { $0 }) throws(UsageError) {
+        var seen: [String: String] = [:]
+        for name in names {
+            if let first = seen.updateValue(name, forKey: key(name)) {
+                let same = first == name ? "'\(name)'" : "'\(first)' and '\(name)' (one input)"
+                throw UsageError("--\(option) names \(same) twice: give each input once")
+            }
+        }
+    }
+
     static func unknownOption(_ token: String, candidates: [String]) -> UsageError {
         guard let match = closestMatch(to: token, in: candidates) else {
             return UsageError("unknown option '\(token)'")

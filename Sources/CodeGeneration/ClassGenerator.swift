@@ -47,10 +47,12 @@ public struct ClassGenerator: Sendable {
         self.resourceName = resourceName
         self.isPublic = isPublic
         availability = .model(specificationVersion: interface.specificationVersion)
-        inputs = Self.features(interface.inputs, reserved: ["featureNames", "featureValue"])
+        // A parameter or property named like a generated class hides it (`MInput` in model `M`).
+        let classes: Set<String> = [className, className + "Input", className + "Output"]
+        inputs = Self.features(interface.inputs, reserved: classes.union(["featureNames", "featureValue"]))
         var outputFeatures = interface.outputs
         for index in outputFeatures.indices { outputFeatures[index].isOptional = false }  // Core ML fills every output
-        outputs = Self.features(outputFeatures, reserved: ["featureNames", "featureValue", "provider"])
+        outputs = Self.features(outputFeatures, reserved: classes.union(["featureNames", "featureValue", "provider"]))
     }
 
     /// The class name Xcode would give a model file: its name without the
@@ -75,24 +77,56 @@ public struct ClassGenerator: Sendable {
         !name.isEmpty && Identifiers.sanitized(name) == name
     }
 
-    /// Property names unique within a class, none a member the class has
-    /// already or a type its code names; a `...ShapedArray` accessor's name
-    /// is taken with its array.
+    /// Property names unique within a class as each language sees them,
+    /// none a member the class has already, a type its code names or a
+    /// generated class; a name taken is made unique with `_` appended (in
+    /// feature order: stable), and the file's header comment says so
+    /// (`renameLines`). Swift: a `...ShapedArray` accessor's name is taken
+    /// with its array, an image's `set<Name>(with:)` with its capitalized
+    /// name. Objective-C: the accessors `x` / `setX:` and the instance
+    /// variable `_x` are taken with `x` (`x` and `X` share `setX:`, and a
+    /// parameter `_x` would hide the variable of `x`).
     private static func features(_ features: [CoreMLInterface.Feature], reserved: Set<String>) -> [GeneratedFeature] {
         // A property or parameter named `MLFeatureValue` would hide the type
         // from the code that calls it, one named `self` the object itself.
         var swiftTaken = reserved.union(Identifiers.typesInUse).union(["self", "Self", "super", "_", "init", "deinit", "Type", "Protocol"])
+        var swiftSetters = Set<String>()
         var objcTaken = swiftTaken
+        var objcSetters = Set<String>()
         return features.map { feature in
             let base = Identifiers.sanitized(feature.name)
-            var swiftName = Identifiers.unique(base, in: &swiftTaken)
-            if case .multiArray = feature.type, swiftTaken.contains(swiftName + "ShapedArray") { swiftName = Identifiers.unique(swiftName + "_", in: &swiftTaken) }
-            swiftTaken.insert(swiftName + "ShapedArray")
-            var objcBase = base
-            if Identifiers.isReservedInObjC(objcBase) { objcBase = "feature_" + objcBase }
-            let objcName = Identifiers.unique(objcBase, in: &objcTaken)
+            let isImage = if case .image = feature.type { true } else { false }
+            var swiftName = base
+            while swiftTaken.contains(swiftName) || isImage && swiftSetters.contains(ObjCText.capitalized(swiftName))
+                    || { if case .multiArray = feature.type { swiftTaken.contains(swiftName + "ShapedArray") } else { false } }() {
+                swiftName += "_"
+            }
+            swiftTaken.formUnion([swiftName, swiftName + "ShapedArray"])
+            if isImage { swiftSetters.insert(ObjCText.capitalized(swiftName)) }
+            var objcName = Identifiers.isReservedInObjC(base) ? "feature_" + base : base
+            while objcTaken.contains(objcName) || objcTaken.contains("_" + objcName) || objcSetters.contains(ObjCText.capitalized(objcName)) {
+                objcName += "_"
+            }
+            objcTaken.formUnion([objcName, "_" + objcName])
+            objcSetters.insert(ObjCText.capitalized(objcName))
             return GeneratedFeature(feature, swiftName: swiftName, objcName: objcName)
         }
+    }
+
+    /// Comment lines naming each feature whose property is not its name
+    /// made an identifier (`x y` is `x_y` as Xcode makes it; a collision
+    /// appends `_`), for `language`.
+    func renameLines(_ language: SourceLanguage) -> [String] {
+        let renamed = (inputs + outputs).compactMap { feature -> String? in
+            let name = language == .swift ? feature.swiftName : feature.objcName
+            guard name != Identifiers.sanitized(feature.name) else { return nil }
+            return "'\(feature.name)' is \(name)"
+        }
+        guard !renamed.isEmpty else { return [] }
+        let reason = language == .swift
+            ? "(its name is taken by another feature, a member or a type the code uses)"
+            : "(its name, its setter set<Name>: or its variable _<name> is taken by another feature, a member or a type)"
+        return Identifiers.commentLines("Features renamed \(reason): " + renamed.joined(separator: ", ") + ".")
     }
 
     // MARK: What both languages write
@@ -117,6 +151,7 @@ public struct ClassGenerator: Sendable {
     func fileComment(_ file: String) -> [String] {
         var lines = ["//", "// \(file)", "//"] + Identifiers.commentLines(provenance).map { "// " + $0 }
             + ["// Do not edit: generate it again when the model changes."]
+            + renameLines(file.hasSuffix(".swift") ? .swift : .objc).map { "// " + $0 }
         if !modelDescriptionLines.isEmpty { lines += ["//"] + modelComment("//") }
         return lines + ["//"]
     }

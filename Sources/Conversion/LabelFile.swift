@@ -2,8 +2,9 @@ import FileIO
 import Foundation
 import ModelFormat
 
-/// Reads a class-label file: one label per line, in class order, UTF-8.
-/// Trailing whitespace and a final empty line are ignored; blank lines in
+/// Reads a class-label file: one label per line, in class order, UTF-8
+/// (a leading byte-order mark is dropped; a line that is not UTF-8 is an
+/// error naming it). Trailing whitespace and a final empty line are ignored; blank lines in
 /// between are errors (they would shift every later label).
 public enum LabelFile {
     /// The largest label file read (64 MB: millions of labels).
@@ -18,12 +19,16 @@ public enum LabelFile {
         } catch {
             throw LabelFileError(path: path, message: error.message)
         }
-        guard let text = String(validating: data, as: UTF8.self) else {
-            throw LabelFileError(path: path, message: "not UTF-8 text")
+        // A UTF-8 byte-order mark (Windows editors write one) is not part of the first label.
+        let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+        // Line by line, so that a line that is not UTF-8 is named (split on "\n"; "\r\n" leaves a "\r" trimmed below).
+        var lines: [String] = []
+        for (index, bytes) in body.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            guard let line = String(validating: bytes, as: UTF8.self) else {
+                throw LabelFileError(path: path, line: index + 1, message: "not UTF-8 text (labels are read as UTF-8)")
+            }
+            lines.append(line.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        // "\r\n" is one Character in Swift: split on both line ends.
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         while lines.last == "" { lines.removeLast() }
         guard !lines.isEmpty else { throw LabelFileError(path: path, message: "no labels (the file is empty)") }
         if let blank = lines.firstIndex(of: "") {
@@ -38,7 +43,13 @@ public enum LabelFile {
 
 public struct LabelFileError: Error, CustomStringConvertible, Sendable {
     public var path: String
+    /// The line (from 1) the message is about, when it is about one.
+    public var line: Int?
     public var message: String
 
-    public var description: String { "\(path): \(message)" }
+    public init(path: String, line: Int? = nil, message: String) {
+        (self.path, self.line, self.message) = (path, line, message)
+    }
+
+    public var description: String { "\(path):\(line.map { "\($0):" } ?? "") \(message)" }
 }

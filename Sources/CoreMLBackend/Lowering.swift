@@ -80,9 +80,11 @@ public enum SpecificationVersion {
     /// inputs give it the shapes the IR gave it), tensor inputs mixed
     /// with images or arrays, and on tensors a maximum, minimum or average
     /// of differently shaped inputs (those layers have no broadcasting
-    /// form for rank N; add and multiply do).
+    /// form for rank N; add and multiply do); an image scale of 0
+    /// (`checkImageScalers`).
     /// - Throws: `ModelError` naming the layer or input.
     static func checkWritable(_ model: Model, shapes: [String: TensorShape]) throws(ModelError) {
+        try checkImageScalers(model)
         if model.hasTensorInputs, let other = model.inputs.first(where: { if case .tensor = $0.kind { false } else { true } }) {
             throw ModelError("input '\(other.name)': a model with tensor inputs takes only tensor inputs")
         }
@@ -123,7 +125,9 @@ public enum SpecificationVersion {
     /// the clip's name and output tensor; the others are named
     /// `<name>__lower_max`, `__neg`, `__min`, made unique if taken. An
     /// infinite bound drops its half.
+    /// Real zeros Core ML would read as unset are rewritten at every version (`loweredUnsetZeros`).
     public static func lowered(_ model: Model, for version: Int32) -> Model {
+        let model = loweredUnsetZeros(model)
         guard version < 4, model.nodes.contains(where: { if case .activation(.clip) = $0.operation { true } else { false } }) else {
             return model
         }

@@ -21,7 +21,9 @@ import Images
 /// - PNG files with a gAMA chunk are converted to sRGB by libpng.
 /// - CMYK/YCCK JPEG is taken as Adobe-inverted CMYK and converted with
 ///   OpenCV's formula (`R = K - (255 - C) * K / 256`); no color management.
-/// - JPEG EXIF orientation is not applied (OpenCV's imread applies it).
+/// - The EXIF orientation of a JPEG (APP1) or a PNG (eXIf chunk) is applied
+///   by default, as OpenCV's imread and imdecode apply it (`ExifOrientation`;
+///   `.ignore` keeps the pixels as stored, as `IMREAD_IGNORE_ORIENTATION` does).
 /// - libjpeg warnings (a truncated file, corrupt data) are errors: a damaged
 ///   file does not silently decode with gray blocks.
 public enum ImageFile {
@@ -29,35 +31,41 @@ public enum ImageFile {
     /// memory is allocated (decompression bombs): 100 megapixels.
     public static let maximumPixels = 100_000_000
 
-    /// Reads and decodes the PNG or JPEG file at `path`.
+    /// Reads and decodes the PNG or JPEG file at `path`, a JPEG turned as
+    /// its EXIF orientation says unless `orientation` is `.ignore`.
     /// - Throws: `ImageFileError` naming `path`, when the file cannot be read,
     ///   is not a PNG or JPEG image, is corrupt, or is too large.
-    public static func read(path: String) throws(ImageFileError) -> Image {
+    public static func read(path: String, orientation: ExifOrientation.Handling = .apply) throws(ImageFileError) -> Image {
         let bytes = try readBytes(path: path)
-        return try decode(bytes, name: path)
+        return try decode(bytes, name: path, orientation: orientation)
     }
 
     /// Decodes PNG or JPEG bytes; `name` is used in error messages.
     /// - Throws: `ImageFileError` naming `name`.
-    public static func decode(_ bytes: [UInt8], name: String) throws(ImageFileError) -> Image {
+    public static func decode(_ bytes: [UInt8], name: String, orientation: ExifOrientation.Handling = .apply) throws(ImageFileError) -> Image {
         // withUnsafeBytes rethrows untyped errors: carry the typed one out in a Result.
         let result = bytes.withUnsafeBytes { buffer in
-            Result { () throws(ImageFileError) -> Image in try decode(buffer, name: name) }
+            Result { () throws(ImageFileError) -> Image in try decode(buffer, name: name, orientation: orientation) }
         }
         return try result.get()
     }
 
     /// Decodes PNG or JPEG bytes; `name` is used in error messages.
     /// - Throws: `ImageFileError` naming `name`.
-    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(ImageFileError) -> Image {
+    public static func decode(_ bytes: UnsafeRawBufferPointer, name: String,
+                              orientation: ExifOrientation.Handling = .apply) throws(ImageFileError) -> Image {
         guard !bytes.isEmpty else {
             throw ImageFileError(file: name, message: "empty file")
         }
         if bytes.starts(with: pngSignature) {
-            return try PNGDecoder.decode(bytes, name: name)
+            let image = try PNGDecoder.decode(bytes, name: name)
+            guard orientation == .apply, let turn = ExifOrientation.orientation(ofPNG: bytes) else { return image }
+            return ExifOrientation.apply(turn, to: image)
         }
         if bytes.starts(with: jpegSignature) {
-            return try JPEGDecoder.decode(bytes, name: name)
+            let image = try JPEGDecoder.decode(bytes, name: name)
+            guard orientation == .apply, let turn = ExifOrientation.orientation(ofJPEG: bytes) else { return image }
+            return ExifOrientation.apply(turn, to: image)
         }
         throw ImageFileError(file: name, message: "not a PNG or JPEG image")
     }

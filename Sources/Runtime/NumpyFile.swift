@@ -33,6 +33,24 @@ public enum NumpyFile {
         return Tensor(shape: expected, values: values)
     }
 
+    /// Refuses a tensor holding NaN or an infinity, naming `input`, the
+    /// first such value's flat index and its position in `tensor`'s shape:
+    /// kernels differ on them (oneDNN's fused ReLU makes NaN 0, the generic
+    /// kernel keeps it), so a prediction from them would look normal.
+    /// - Throws: `RuntimeError` naming `path` and `input`.
+    public static func checkFinite(_ tensor: Tensor, input: String, path: String) throws(RuntimeError) {
+        guard let index = tensor.values.firstIndex(where: { !$0.isFinite }) else { return }
+        var position: [Int] = [], rest = index
+        for size in tensor.shape.dimensions.reversed() {
+            position.insert(rest % size, at: 0)
+            rest /= size
+        }
+        let count = tensor.values.lazy.filter { !$0.isFinite }.count
+        throw RuntimeError("\(path): input '\(input)' holds \(tensor.values[index]) at index \(index) \(position)"
+                           + (count > 1 ? " (and \(count - 1) more non-finite values)" : "")
+                           + "; kernels differ on non-finite values (--allow-non-finite feeds them anyway)")
+    }
+
     public static func read(path: String) throws(RuntimeError) -> (shape: [Int], values: [Float]) {
         var file = try NumpyInput(path: path)
         defer { file.close() }

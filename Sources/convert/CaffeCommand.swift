@@ -107,12 +107,13 @@ enum ConversionFlags {
     /// and models whose input sizes are unknown or to be fixed.
     static let inputShapeOptions: [OptionSpec] = [
         Option("input", valueName: "name=1,H,W,C", repeatable: true, otherSpellings: ["input-name-shape-dict", "input-shape"],
-               help: "An input's shape, batch first (default: the one the file declares).").spec,
+               help: "An input's shape, batch first (default: the one the file declares); each input once.").spec,
     ]
 
-    /// The `--input` values, as (name, shape).
-    static func inputShapes(_ arguments: ParsedArguments) throws -> [(name: String, shape: [Int])] {
-        try arguments.values("input") { text in
+    /// The `--input` values, as (name, shape); a name given twice is
+    /// refused (`key`: what makes two names one input).
+    static func inputShapes(_ arguments: ParsedArguments, key: (String) -> String = { $0 }) throws -> [(name: String, shape: [Int])] {
+        let shapes = try arguments.values("input") { text in
             let parts = text.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let shape = Optional(parts[1].split(separator: ",").compactMap { Int($0) }),
                   shape.count == parts[1].split(separator: ",").count, !shape.isEmpty else {
@@ -120,20 +121,22 @@ enum ConversionFlags {
             }
             return (String(parts[0]), shape)
         }
+        try UsageError.checkDistinct(shapes.map(\.0), option: "input", key: key)
+        return shapes
     }
 
     static let imageOptions: [OptionSpec] = [
-        Option("image-input", valueName: "name", repeatable: true, help: "Treat this input as an image.").spec,
+        Option("image-input", valueName: "name", repeatable: true, help: "Treat this input as an image (each input once).").spec,
         Flag("is-bgr", help: "Image inputs take channels in BGR order (Caffe models trained with OpenCV).").spec,
         Option("red-bias", valueName: "value", default: "0", help: "Added to the red channel after scaling.").spec,
         Option("green-bias", valueName: "value", default: "0", help: "Added to the green channel after scaling.").spec,
         Option("blue-bias", valueName: "value", default: "0", help: "Added to the blue channel after scaling.").spec,
         Option("gray-bias", valueName: "value", default: "0", help: "Added to grayscale images after scaling.").spec,
-        Option("image-scale", valueName: "value", default: "1", help: "Multiplies pixel values before the biases.").spec,
+        Option("image-scale", valueName: "value", default: "1", help: "Multiplies pixel values before the biases; not 0 (Core ML reads a scale of 0 as 1).").spec,
     ]
 
     static let labelAndMetadataOptions: [OptionSpec] = [
-        Option("class-labels", valueName: "labels.txt", help: "One label per line: makes the model a classifier (classLabel, classLabelProbs), or names a detector's classes.").spec,
+        Option("class-labels", valueName: "labels.txt", help: "One label per line, UTF-8 (a byte-order mark is dropped): makes the model a classifier (classLabel, classLabelProbs), or names a detector's classes.").spec,
         Option("predicted-feature-name", valueName: "name", default: "classLabel", help: "Name of the top-label output.").spec,
         Option("author", valueName: "text", help: "Metadata: author.").spec,
         Option("license", valueName: "text", help: "Metadata: license.").spec,
@@ -207,6 +210,7 @@ enum ConversionFlags {
                                  _ make: (_ path: String, _ options: ConversionOptions, _ shapes: [InputShape]) throws -> Model) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
+        try UsageError.checkDistinct(options.imageInputNames, option: "image-input", key: featureName)
         options.imageInputNames = options.imageInputNames.map(featureName)
         let shapes = try ConversionFlags.inputShapes(arguments).map { InputShape(name: $0.name, shape: $0.shape) }
         let source = try arguments.string("model")
@@ -230,12 +234,17 @@ enum ConversionFlags {
             throw UsageError("--predicted-feature-name names the label output of a classifier: give its labels with --class-labels")
         }
         options.imageInputNames = arguments.strings("image-input")
+        try UsageError.checkDistinct(options.imageInputNames, option: "image-input")
         options.isBGR = arguments.flag("is-bgr")
         options.redBias = try arguments.float("red-bias")
         options.greenBias = try arguments.float("green-bias")
         options.blueBias = try arguments.float("blue-bias")
         options.grayBias = try arguments.float("gray-bias")
         options.imageScale = try arguments.float("image-scale")
+        // proto3: Core ML reads a channelScale of 0 as unset, 1; a value that rounds to 0 in float32 too.
+        if options.imageScale == 0 {
+            throw UsageError("--image-scale \(arguments.optionalString("image-scale") ?? "0") is 0 in float32, which Core ML reads as unset (a scale of 1)")
+        }
         if let labels = arguments.optionalString("class-labels") {
             options.classLabels = .strings(try LabelFile.read(path: labels))
             options.classLabelsSource = labels

@@ -35,6 +35,7 @@ enum TensorFlowCommand: Command {
     static func run(_ arguments: ParsedArguments) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
+        try UsageError.checkDistinct(options.imageInputNames, option: "image-input", key: TensorFlowConverter.featureName)
         options.imageInputNames = options.imageInputNames.map(TensorFlowConverter.featureName)
         options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
         options.yoloAnchors = try arguments.optionalValue("yolo-anchors") { text in
@@ -44,7 +45,7 @@ enum TensorFlowCommand: Command {
             }
             return values.map { $0! }
         }
-        let inputs = try ConversionFlags.inputShapes(arguments).map { TensorFlowConverter.InputShape(name: $0.name, shape: $0.shape) }
+        let inputs = try ConversionFlags.inputShapes(arguments, key: { $0.hasSuffix(":0") ? String($0.dropLast(2)) : $0 }).map { TensorFlowConverter.InputShape(name: $0.name, shape: $0.shape) }
         let graph = try arguments.string("graph")
         try Frontend.tensorflow.require(graph)
         try convert(to: output, inputs: [graph] + ConversionFlags.inputFiles(arguments),

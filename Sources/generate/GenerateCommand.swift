@@ -16,7 +16,10 @@ enum GenerateCommand: Command {
             device. Only the model's description is read (any model type, any layers; not a check that Core ML loads \
             the model: coreml-inspect reads all of it). The class is named after the \
             model file (sanitized as Xcode does: 'age net.mlmodel' -> age_net) unless --class-name says otherwise; \
-            the bundled model is looked up by the file's name. Files are written atomically; the model is never replaced.
+            the bundled model is looked up by the file's name. Property names are the feature names made identifiers; \
+            a name that would collide as the language sees it (x and X share setX: in Objective-C, MInput in model M \
+            hides the class, _x hides x's variable, a type or member the classes use) gets _ appended, and the file's \
+            header comment lists each such rename. Files are written atomically; the model is never replaced.
             """,
         versionDetails: "reads Core ML .mlmodel files of any specification version; writes Swift (language modes 5 and 6) or Objective-C (ARC)")
     static let options = Options {

@@ -13,7 +13,8 @@ enum PredictCommand: Command {
     static var configuration: CommandConfiguration { CommandConfiguration(
         name: "coreml-predict", abstract: "Run a Core ML model on the CPU: top labels for images (a detector's boxes), or outputs as .npy files.",
         discussion: """
-            Images (PNG or JPEG, or folders of them) are fitted to the model's image input as Vision fits them \
+            Images (PNG or JPEG, or folders of them) are turned as their EXIF orientation says (as OpenCV's imread; \
+            --ignore-exif-orientation reads them as stored), fitted to the model's image input as Vision fits them \
             (--crop-and-scale, printed with the results) and preprocessed as Core ML does; several images are predicted one \
             per core at a time, in the order given. Array inputs come from .npy files with --input. \
             Runs on Linux, where Apple's Core ML does not exist, to check that a converted model computes what the \
@@ -29,7 +30,11 @@ enum PredictCommand: Command {
         Positional("images", valueName: "image", required: false, repeatable: true,
                    help: "PNG or JPEG files, or folders of them, for the model's image input.")
         Option("input", valueName: "name=file.npy", repeatable: true,
-               help: "A value for a named input from a .npy file ([C,H,W] or [C] float32).")
+               help: "A value for a named input from a .npy file ([C,H,W] or [C] float32, finite unless --allow-non-finite); each input once.")
+        Flag("allow-non-finite", help: """
+            Feed --input arrays that hold NaN or infinities (refused by default: oneDNN's fused ReLU turns NaN into 0 where \
+            the generic kernels keep it, so such a prediction looks normal but depends on the kernel).
+            """)
         Option("max-results", valueName: "n", default: "5", help: "Show at most this many labels per image.")
         Option("score-threshold", valueName: "p", default: "0", help: "Show only labels at least this probable.")
         Option("allow", valueName: "label,...", help: "Show only these labels.")
@@ -40,6 +45,11 @@ enum PredictCommand: Command {
                    default, scaleToFill), centerCrop scales the shorter side to fit and keeps the middle (VNCoreMLRequest's \
                    default), scaleFit scales the longer side to fit on black (Vision's padding is undocumented: no pixel parity).
                    """)
+        Flag("ignore-exif-orientation", help: """
+            Read image pixels as stored. By default a JPEG or PNG is turned as its EXIF orientation says, as OpenCV's imread does; \
+            Vision turns it only as the orientation an app passes (CGImagePropertyOrientation, .up when none), so this \
+            flag is the app that passes none.
+            """)
         Option("draw", valueName: "out.png", help: "For a detector: write the image (one) with its boxes and labels drawn on it.")
         Option("iou-threshold", valueName: "0-1", help: "For a detector: the suppression's IoU threshold instead of the model's (its optional input iouThreshold).")
         Option("confidence-threshold", valueName: "value",
@@ -89,6 +99,7 @@ enum PredictCommand: Command {
             guard let named = NamedFile(parsing: text) else { throw UsageError("--input takes name=file.npy, got '\(text)'") }
             return named
         }
+        try UsageError.checkDistinct(arrays.map(\.name), option: "input")
         let imagePaths = try ImageList.expand(arguments.strings("images"))
         if imagePaths.count > 1, arguments.optionalString("output-npy") != nil {
             // Every image's outputs would be written to the same files, the last image's remaining.
@@ -97,6 +108,9 @@ enum PredictCommand: Command {
         var job = PredictionJob(network: network, arrays: arrays, ranking: ranking,
                                 cropAndScale: cropAndScale, outputFolder: arguments.optionalString("output-npy"),
                                 inputFiles: [modelPath] + arrays.map(\.path) + imagePaths)
+        job.allowNonFinite = arguments.flag("allow-non-finite")
+        let ignoresOrientation = arguments.flag("ignore-exif-orientation")
+        job.orientation = ignoresOrientation ? .ignore : .apply
         try detectorOptions(arguments, network.model, images: imagePaths, into: &job)
         let (results, failures) = try job.run(images: imagePaths)
         if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
@@ -109,11 +123,13 @@ enum PredictCommand: Command {
             (mode: cropAndScale.rawValue, size: "\(image.width)x\(image.height)")
         }
         if arguments.flag("json") {
-            print(ResultPrinter.json(results, cropAndScale: fit?.mode))
+            print(ResultPrinter.json(results, cropAndScale: fit?.mode, exifOrientation: ignoresOrientation ? "ignored" : "applied"))
         } else {
             if let fit, !results.isEmpty {
                 print("images: \(fit.mode) to \(fit.size) (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, "
-                      + "CoreMLRequest to scaleToFill)")
+                      + "CoreMLRequest to scaleToFill); EXIF orientation "
+                      + (ignoresOrientation ? "ignored (--ignore-exif-orientation: Vision given .up)"
+                                            : "applied as OpenCV's imread does (Vision: pass it as the handler's orientation)"))
             }
             print(ResultPrinter.text(results, hasLabels: network.model.classifier != nil), terminator: "")
         }

@@ -36,13 +36,17 @@ struct PredictionJob {
     var thresholds: [String: InputValue] = [:]
     /// Draws each image with its boxes (a detector, one image).
     var drawing: String? = nil
+    /// Feeds arrays holding NaN or infinities instead of refusing them.
+    var allowNonFinite = false
+    /// Whether a JPEG is turned as its EXIF orientation says (OpenCV's imread) or read as stored.
+    var orientation = ExifOrientation.Handling.apply
 
     /// Times `runs` predictions on the same inputs (decoded once).
     func benchmark(runs: Int, image: String?, profile: Bool = false) throws -> (median: Double, minimum: Double, layers: [(String, Double)]) {
         var inputs = try arrayInputs()
         if let image, let input = network.model.inputs.first(where: { $0.image != nil && inputs[$0.name] == nil }),
            let format = input.image {
-            let decoded = try ImageFile.read(path: image)
+            let decoded = try ImageFile.read(path: image, orientation: orientation)
             inputs[input.name] = .image(ImageResize.resize(decoded, width: format.width, height: format.height,
                                                            mode: cropAndScale))
         }
@@ -70,7 +74,9 @@ struct PredictionJob {
                 let names = network.model.inputs.map(\.name).joined(separator: ", ")
                 throw RuntimeError("the model has no input '\(file.name)' (its inputs: \(names))")
             }
-            fixed[input.name] = .array(try NumpyFile.tensor(path: file.path, fitting: network.shapes[input.name]!, input: input.name))
+            let tensor = try NumpyFile.tensor(path: file.path, fitting: network.shapes[input.name]!, input: input.name)
+            if !allowNonFinite { try NumpyFile.checkFinite(tensor, input: input.name, path: file.path) }
+            fixed[input.name] = .array(tensor)
         }
         return fixed
     }
@@ -105,7 +111,7 @@ struct PredictionJob {
             let path = images[index]
             defer { shared.locked { progress.advance() } }
             do {
-                let picture = try ImageFile.read(path: path)
+                let picture = try ImageFile.read(path: path, orientation: orientation)
                 let image = ImageResize.resize(picture, width: format.width, height: format.height, mode: cropAndScale)
                 var inputs = fixed
                 inputs[imageInput.name] = .image(image)

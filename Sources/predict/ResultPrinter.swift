@@ -33,11 +33,15 @@ enum ResultPrinter {
     }
 
     /// - Parameter cropAndScale: how images were fitted (Vision's name),
-    ///   added to each result from an image.
-    static func json(_ results: [PredictionResult], cropAndScale: String? = nil) -> String {
+    ///   added to each result from an image, with `exifOrientation`
+    ///   ("applied" or "ignored").
+    static func json(_ results: [PredictionResult], cropAndScale: String? = nil, exifOrientation: String = "applied") -> String {
         let objects: [[String: Any]] = results.map { result in
             var object: [String: Any] = ["source": result.source]
-            if let cropAndScale, result.source != "arrays" { object["cropAndScale"] = cropAndScale }
+            if let cropAndScale, result.source != "arrays" {
+                object["cropAndScale"] = cropAndScale
+                object["exifOrientation"] = exifOrientation
+            }
             if let boxes = result.boxes {
                 object["detections"] = boxes.map { box in
                     ["label": box.detection.label, "confidence": number(box.detection.confidence),

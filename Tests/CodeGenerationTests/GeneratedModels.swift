@@ -23,6 +23,7 @@ enum GeneratedModels {
                                                  className: "Detector")))
         models.append(("EveryKind", try ClassGenerator(interface: everyKind, className: "EveryKind", resourceName: "EveryKind")))
         models.append(("ShadowingNames", try ClassGenerator(interface: shadowingNames, className: "ShadowingNames", resourceName: "ShadowingNames")))
+        models.append(("M", try ClassGenerator(interface: collidingNames, className: "M", resourceName: "M")))
         // A model file named to break out of a comment and a string literal.
         let multiInput = try CoreMLReader.interface(from: fixtures.appendingPathComponent("generate/multi_input.mlmodel").path)
         models.append(("HostileFileName", try ClassGenerator(interface: multiInput, className: "HostileFileName",
@@ -66,6 +67,25 @@ enum GeneratedModels {
                  .init(name: "value", type: .double, isOptional: true)],
         outputs: [.init(name: "CVPixelBuffer", type: .image(colorSpace: "RGB", width: 4, height: 4)), .init(name: "MLFeatureValue", type: .double),
                   .init(name: "NSNumber", type: .dictionary(keyType: "string")), .init(name: "Int64", type: .int64)])
+
+    /// Features whose names collide as one language sees them (issue 30):
+    /// `x` and `X` (one `setX:`), images `img` and `Img` (one `setImg:`,
+    /// one Swift `setImg(with:)`), `MInput` in model `M` (the parameter
+    /// hides the class), `_x` (a parameter hiding `x`'s variable `_x`),
+    /// Swift keywords, names the methods take as parameters, and a long name.
+    static let collidingNames = CoreMLInterface(
+        specificationVersion: 4,
+        inputs: [.init(name: "x", type: .double), .init(name: "X", type: .double), .init(name: "_x", type: .double),
+                 .init(name: "img", type: .image(colorSpace: "RGB", width: 4, height: 4)),
+                 .init(name: "Img", type: .image(colorSpace: "Grayscale", width: 4, height: 4)),
+                 .init(name: "MInput", type: .multiArray(dataType: "float32", shape: [2])), .init(name: "MOutput", type: .double),
+                 .init(name: "M", type: .string), .init(name: "class", type: .double), .init(name: "func", type: .int64),
+                 .init(name: "options", type: .double), .init(name: "configuration", type: .double), .init(name: "input", type: .double),
+                 .init(name: "model", type: .double), .init(name: "X_", type: .double), .init(name: "setImg", type: .double),
+                 .init(name: "MInputShapedArray", type: .double), .init(name: "feature_class", type: .double),
+                 .init(name: String(repeating: "long", count: 75), type: .double)],
+        outputs: [.init(name: "y", type: .double), .init(name: "Y", type: .multiArray(dataType: "double", shape: [2])),
+                  .init(name: "_y", type: .double), .init(name: "MOutput", type: .double), .init(name: "protocol", type: .string)])
 
     /// Every feature type a model file can declare, optional and not, in a
     /// file of the newest specification the generator knows.

@@ -163,6 +163,30 @@ final class FrontDoorTests: XCTestCase {
                       inspected.standardOutput)
     }
 
+    /// A JPEG's EXIF orientation is applied (as OpenCV's imread), and the images line says so;
+    /// --ignore-exif-orientation reads the pixels as stored (Vision given .up).
+    func testPredictAppliesExifOrientationAndSaysSo() throws {
+        let model = try temporaryFolder().path + "/AgeNet.mlmodel"
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights, "--image-input", "data",
+                                                                "--class-labels", root + "Samples/age_labels.txt", "-o", model]).status, 0)
+        let turned = fixtures + "images/exif/orientation_6.jpg", upright = fixtures + "images/exif/orientation_1.jpg"
+        let applied = try ProgramRunner.run("coreml-predict", [model, turned, "--max-results", "8"])
+        XCTAssertEqual(applied.status, 0, applied.standardError)
+        XCTAssertTrue(applied.standardOutput.split(separator: "\n").first?.hasSuffix(
+            "; EXIF orientation applied as OpenCV's imread does (Vision: pass it as the handler's orientation)") == true, applied.standardOutput)
+        let ignored = try ProgramRunner.run("coreml-predict", [model, turned, "--max-results", "8", "--ignore-exif-orientation"])
+        XCTAssertEqual(ignored.status, 0, ignored.standardError)
+        XCTAssertTrue(ignored.standardOutput.split(separator: "\n").first?.hasSuffix(
+            "; EXIF orientation ignored (--ignore-exif-orientation: Vision given .up)") == true, ignored.standardOutput)
+        // Ignored, the turned file is the upright one's stored pixels: the same labels; applied, others.
+        let stored = try ProgramRunner.run("coreml-predict", [model, upright, "--max-results", "8"])
+        func labels(_ output: String) -> [Substring] { Array(output.split(separator: "\n").dropFirst(2)) }
+        XCTAssertEqual(labels(ignored.standardOutput), labels(stored.standardOutput))
+        XCTAssertNotEqual(labels(applied.standardOutput), labels(stored.standardOutput))
+        let json = try ProgramRunner.run("coreml-predict", [model, turned, "--json", "--ignore-exif-orientation"])
+        XCTAssertTrue(json.standardOutput.contains("\"exifOrientation\" : \"ignored\""), json.standardOutput)
+    }
+
     /// Vision's three ways of fitting an image, by Vision's names, and the one used printed.
     func testPredictFitsImagesAsVisionDoes() throws {
         let model = try temporaryFolder().path + "/AgeNet.mlmodel"
@@ -174,7 +198,8 @@ final class FrontDoorTests: XCTestCase {
             let result = try ProgramRunner.run("coreml-predict", [model, image, "--crop-and-scale", mode, "--max-results", "8"])
             XCTAssertEqual(result.status, 0, result.standardError)
             XCTAssertTrue(result.standardOutput.hasPrefix("images: \(mode) to 227x227 (--crop-and-scale; Vision's VNCoreMLRequest "
-                                                          + "defaults to centerCrop, CoreMLRequest to scaleToFill)\n"), result.standardOutput)
+                                                          + "defaults to centerCrop, CoreMLRequest to scaleToFill); EXIF orientation applied"),
+                          result.standardOutput)
             firstLines.append(result.standardOutput.split(separator: "\n").dropFirst(2).joined(separator: "\n"))
             let json = try ProgramRunner.run("coreml-predict", [model, image, "--crop-and-scale", mode, "--json"])
             XCTAssertTrue(json.standardOutput.contains("\"cropAndScale\" : \"\(mode)\""), json.standardOutput)

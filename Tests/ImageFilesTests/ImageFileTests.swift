@@ -124,3 +124,86 @@ final class ImageFileTests: XCTestCase {
         XCTAssertEqual(error.description, "a.png: corrupt PNG: bad thing")
     }
 }
+
+/// JPEG EXIF orientation (`ExifOrientation`) against OpenCV's imread, which
+/// applies it (Tests/Fixtures/images/exif, scripts/fixtures/make_exif_fixtures.py).
+final class ExifOrientationTests: XCTestCase {
+    func exif(_ name: String) -> String { imageFixtures.appendingPathComponent("exif/\(name)").path }
+
+    func testEachOrientationTurnsAsOpenCVTurnsIt() throws {
+        for orientation in 1...8 {
+            let path = exif("orientation_\(orientation).jpg")
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            XCTAssertEqual(bytes.withUnsafeBytes { ExifOrientation.orientation(ofJPEG: $0) }, orientation)
+            let image = try ImageFile.read(path: path)
+            XCTAssertEqual([image.width, image.height], orientation >= 5 ? [4, 7] : [7, 4], "\(orientation)")
+            XCTAssertLessThanOrEqual(maximumDifference(image, try expectedImage("exif/orientation_\(orientation).jpg.expect.npy")), 2,
+                                     "orientation \(orientation)")
+            // Ignored: the pixels as stored (OpenCV's IMREAD_IGNORE_ORIENTATION).
+            let stored = try ImageFile.read(path: path, orientation: .ignore)
+            XCTAssertLessThanOrEqual(maximumDifference(stored, try expectedImage("exif/stored.jpg.expect.npy")), 2, "\(orientation)")
+        }
+    }
+
+    /// A PNG's eXIf chunk too, exactly as OpenCV's imread turns it.
+    func testPNGOrientationTurnsAsOpenCVTurnsIt() throws {
+        for orientation in [3, 6, 7] {
+            let path = exif("orientation_\(orientation).png")
+            let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+            XCTAssertEqual(bytes.withUnsafeBytes { ExifOrientation.orientation(ofPNG: $0) }, orientation)
+            XCTAssertEqual(try ImageFile.read(path: path), try expectedImage("exif/orientation_\(orientation).png.expect.npy"))
+            XCTAssertEqual([try ImageFile.read(path: path, orientation: .ignore)].map { [$0.width, $0.height] }, [[7, 4]])
+            // Every prefix and a chunk length past the end: nil or an answer, never a crash.
+            for end in 0..<bytes.count { _ = Array(bytes.prefix(end)).withUnsafeBytes { ExifOrientation.orientation(ofPNG: $0) } }
+            var long = bytes
+            long.replaceSubrange(8..<12, with: [0xFF, 0xFF, 0xFF, 0xFF])
+            XCTAssertNil(long.withUnsafeBytes { ExifOrientation.orientation(ofPNG: $0) })
+        }
+    }
+
+    /// Hostile EXIF: nothing crashes, loops or reads past the segment; the
+    /// orientation is nil and the picture decodes as stored.
+    func testMalformedExifIsIgnoredNeverACrash() throws {
+        let good = Array(try Data(contentsOf: URL(fileURLWithPath: exif("orientation_6.jpg"))))
+        // The APP1 segment (after PIL's APP0).
+        let app1 = try XCTUnwrap((2..<good.count - 1).first { good[$0] == 0xFF && good[$0 + 1] == 0xE1 })
+        let length = Int(good[app1 + 2]) << 8 | Int(good[app1 + 3])
+        let tiff = app1 + 4 + 6  // after the length and "Exif\0\0"
+        func orientation(_ bytes: [UInt8]) -> Int? { bytes.withUnsafeBytes { ExifOrientation.orientation(ofJPEG: $0) } }
+        func with(_ changes: [(Int, [UInt8])]) -> [UInt8] {
+            var bytes = good
+            for (offset, values) in changes { bytes.replaceSubrange(offset..<offset + values.count, with: values) }
+            return bytes
+        }
+        let cases: [(String, [UInt8])] = [
+            ("IFD offset past the segment", with([(tiff + 4, [0xFF, 0xFF, 0xFF, 0x7F])])),
+            ("IFD offset inside the header", with([(tiff + 4, [0x02, 0, 0, 0])])),
+            ("segment length past the file", with([(app1 + 2, [0xFF, 0xFF])])),
+            ("segment length 0", with([(app1 + 2, [0, 0])])),
+            ("segment length 1", with([(app1 + 2, [0, 1])])),
+            ("not II or MM", with([(tiff, [0x41, 0x41])])),
+            ("not 42", with([(tiff + 2, [0x2B, 0])])),
+            ("orientation 9", with([(tiff + 10 + 8, [9, 0])])),
+            ("orientation 0", with([(tiff + 10 + 8, [0, 0])])),
+            ("type LONG", with([(tiff + 10 + 2, [4, 0])])),
+            ("count 2", with([(tiff + 10 + 4, [2, 0, 0, 0])])),
+            ("cut in the IFD", Array(good.prefix(tiff + 12))),
+            ("cut in the marker", Array(good.prefix(5))),
+            ("only fill bytes", [0xFF, 0xD8] + [UInt8](repeating: 0xFF, count: 4096)),
+        ]
+        for (name, bytes) in cases {
+            XCTAssertNil(orientation(bytes), name)
+        }
+        // A count of 65535 entries: read only those that fit in the segment (the one there is).
+        XCTAssertEqual(orientation(with([(tiff + 8, [0xFF, 0xFF])])), 6)
+        // Every prefix and every single-byte flip of the segment: an answer, never a crash.
+        for end in 0..<min(good.count, app1 + 2 + length + 8) { _ = orientation(Array(good.prefix(end))) }
+        for offset in 2..<(app1 + 2 + length) {
+            for value: UInt8 in [0x00, 0x01, 0x7F, 0xFF] { _ = orientation(with([(offset, [value])])) }
+        }
+        // A damaged EXIF block leaves the picture readable, as stored.
+        let damaged = with([(tiff + 4, [0xFF, 0xFF, 0xFF, 0x7F])])
+        let image = try ImageFile.decode(damaged, name: "damaged.jpg")
+        XCTAssertLessThanOrEqual(maximumDifference(image, try expectedImage("exif/stored.jpg.expect.npy")), 2)
+    }
+}

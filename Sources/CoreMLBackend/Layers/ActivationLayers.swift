@@ -37,6 +37,7 @@ extension Unary: LayerCoding {
         builder.set(layer, Self.layerCases[0], \.unary, core_ml__specification__unary_function_layer_params__init) { p in
             p.type = .init(UInt32(Self.kinds.firstIndex(of: kind)!))
             p.alpha = alpha
+            // proto3 zeros: a real epsilon or scale of 0 was rewritten before (`SpecificationVersion.loweredUnsetZeros`).
             p.epsilon = epsilon
             p.shift = shift
             p.scale = scale
@@ -49,9 +50,10 @@ extension Unary: LayerCoding {
         guard Int(p.type.rawValue) < kinds.count else {
             throw reader.fail("layer '\(name)' has the unknown unary function \(p.type.rawValue)", at: params)
         }
-        // proto3: an unset scale reads as 0; Core ML treats the layer as scale 1 then.
-        return .unary(Unary(kind: kinds[Int(p.type.rawValue)], alpha: p.alpha, epsilon: p.epsilon, shift: p.shift,
-                            scale: p.scale == 0 ? 1 : p.scale))
+        // proto3 (`UnsetZero`): Core ML reads an epsilon of 0 as 1e-6 (where one is added) and a scale of 0 as 1.
+        let kind = kinds[Int(p.type.rawValue)]
+        let epsilon = Unary.addsEpsilon(kind) ? UnsetZero.read(p.epsilon, default: 1e-6) : p.epsilon
+        return .unary(Unary(kind: kind, alpha: p.alpha, epsilon: epsilon, shift: p.shift, scale: p.scale == 0 ? 1 : p.scale))
     }
 }
 

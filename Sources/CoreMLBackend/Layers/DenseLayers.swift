@@ -32,7 +32,7 @@ extension BatchNorm: LayerCoding {
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.batchnorm, core_ml__specification__batchnorm_layer_params__init) { p in
             p.channels = UInt64(channels)
-            p.epsilon = epsilon
+            p.epsilon = epsilon  // Core ML reads 0 as 1e-5: a real 0 was rewritten (`loweredUnsetZeros`)
             p.computemeanvar = computeMeanVar ? 1 : 0
             p.instancenormalization = instanceNormalization ? 1 : 0
             p.gamma = builder.weights(gamma, channels: .whole(channels))
@@ -49,7 +49,7 @@ extension BatchNorm: LayerCoding {
             try reader.weights(params, what, of: name, quantizable: .whole(channels))
         }
         return .batchNorm(BatchNorm(
-            channels: channels, epsilon: p.epsilon, gamma: try vector(p.gamma, "gamma"), beta: try vector(p.beta, "beta"),
+            channels: channels, epsilon: UnsetZero.read(p.epsilon, default: 1e-5), gamma: try vector(p.gamma, "gamma"), beta: try vector(p.beta, "beta"),
             mean: try vector(p.mean, "mean"), variance: try vector(p.variance, "variance"),
             computeMeanVar: p.computemeanvar != 0, instanceNormalization: p.instancenormalization != 0))
     }
@@ -100,13 +100,14 @@ extension LRN: LayerCoding {
             p.alpha = alpha
             p.beta = beta
             p.localsize = UInt64(localSize)
-            p.k = k
+            p.k = k  // Core ML reads 0 as 1 (the model refuses a k that is not positive)
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let p = layer.lrn.pointee
-        return .lrn(LRN(alpha: p.alpha, beta: p.beta, localSize: try reader.count(p.localsize, "localSize", name), k: p.k))
+        return .lrn(LRN(alpha: p.alpha, beta: p.beta, localSize: try reader.count(p.localsize, "localSize", name),
+                        k: UnsetZero.read(p.k, default: 1)))
     }
 }
 
@@ -115,12 +116,12 @@ extension L2Normalize: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.l2normalize, core_ml__specification__l2_normalize_layer_params__init) { p in
-            p.epsilon = epsilon
+            p.epsilon = epsilon  // Core ML reads 0 as 1e-6: a real 0 was rewritten (`loweredUnsetZeros`)
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        .l2Normalize(epsilon: layer.l2normalize.pointee.epsilon)
+        .l2Normalize(epsilon: UnsetZero.read(layer.l2normalize.pointee.epsilon, default: 1e-6))
     }
 }
 

@@ -185,7 +185,7 @@ extension Reduce: LayerCoding {
         builder.set(layer, Self.layerCases[0], \.reduce, core_ml__specification__reduce_layer_params__init) { p in
             p.mode = .init(UInt32(Self.modes.firstIndex(of: mode)!))
             p.axis = .init(UInt32(Self.axesCases.firstIndex(of: axes)!))
-            p.epsilon = epsilon
+            p.epsilon = epsilon  // Core ML reads 0 as 1e-6 (LOGSUM adds it): a real 0 was rewritten (`loweredUnsetZeros`)
         }
     }
 
@@ -196,7 +196,8 @@ extension Reduce: LayerCoding {
         guard Int(p.mode.rawValue) < modes.count, Int(p.axis.rawValue) < axes.count else {
             throw reader.fail("layer '\(name)' has the unknown reduction \(p.mode.rawValue) over axes \(p.axis.rawValue)", at: params)
         }
-        return .reduce(Reduce(mode: modes[Int(p.mode.rawValue)], axes: axes[Int(p.axis.rawValue)], epsilon: p.epsilon))
+        return .reduce(Reduce(mode: modes[Int(p.mode.rawValue)], axes: axes[Int(p.axis.rawValue)],
+                              epsilon: modes[Int(p.mode.rawValue)] == .logSum ? UnsetZero.read(p.epsilon, default: 1e-6) : p.epsilon))
     }
 }
 
