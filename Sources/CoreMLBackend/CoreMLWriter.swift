@@ -39,6 +39,23 @@ public enum CoreMLWriter {
 }
 
 extension CoreMLWriter {
+    /// Validates `model` and writes it as the file for `path` in `set`
+    /// (one of its targets, checked by the set), as `write(_:to:...)`
+    /// does: not in place before the set's commit, and on any failure no
+    /// file of the set is.
+    /// - Returns: the temporary file's path, to read it back.
+    @discardableResult
+    public static func write(_ model: Model, to path: String, in set: AtomicFileSet, minimumSpecificationVersion: Int32 = 1,
+                             precision: Precision? = nil) throws -> String {
+        let (builder, spec) = try message(model, precision: precision, minimumSpecificationVersion: minimumSpecificationVersion)
+        try builder.quantizeWeights()
+        return try withExtendedLifetime(builder) {
+            try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
+                try MessageFile.write($0, to: path, in: set, streamed: builder.streamed)
+            }
+        }
+    }
+
     /// The size in bytes of the file `write` would write for `model` with
     /// `precision` (float32 to compare a compressed file with); nothing is
     /// computed or written.

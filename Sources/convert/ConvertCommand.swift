@@ -96,8 +96,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
     let compressed = output.precision.map { $0 != .float32 } ?? false
     let probe = compressed && output.report != .quiet ? try FidelityReport.probe(for: model, output.probes) : nil
     var inspected: InspectedModel?
-    try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion,
-                           precision: output.precision) { written in
+    let readBack = { (written: String) throws in
         let file: CoreMLFile
         do {
             file = try CoreMLReader.read(from: written, structureOnly: true)
@@ -108,9 +107,27 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
         }
         inspected = InspectedModel(coreMLFile: file, path: path, notes: notes)
     }
+    var classFiles: [String] = []
+    if let language = output.classes {
+        // The model and its classes, all or nothing: a full disk while writing the classes keeps the old model too.
+        let set = try AtomicFileSet(targets: [path] + ClassFiles.paths(forModelAt: path, in: output.folder, language: language),
+                                    inputs: inputs)
+        do {
+            let written = try CoreMLWriter.write(model, to: path, in: set, minimumSpecificationVersion: minimumSpecificationVersion,
+                                                 precision: output.precision)
+            try readBack(written)
+            classFiles = try ClassFiles.write(modelAt: path, readingFrom: written, to: output.folder, language: language, in: set)
+            try set.commit()
+        } catch {
+            set.discard()
+            throw error
+        }
+    } else {
+        try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion,
+                               precision: output.precision, beforeCommit: readBack)
+    }
     guard let inspected else { return }
     let fidelity = try probe.map { try FidelityReport.measure(float: model, compressed: path, precision: output.precision!, probe: $0) }
-    let classFiles = try output.classes.map { try ClassFiles.write(modelAt: path, to: output.folder, language: $0, inputs: inputs) } ?? []
     switch output.report {
     case .quiet:
         break
