@@ -82,7 +82,14 @@ public struct ConversionOptions: Sendable {
                 throw ConversionOptionError("--image-input '\(name)' is not an input of the model (its inputs: \(names.joined(separator: ", ")))\(suggestion)")
             }
             guard case .array(let shape) = inputs[index].kind, shape.count == 3, shape[0] == 1 || shape[0] == 3 else {
-                throw ModelError("input '\(name)' cannot be an image: its shape \(inputs[index].kind) is not [1 or 3, H, W]")
+                // Never the enum's debug text: the shape as a list.
+                let shape: String
+                switch inputs[index].kind {
+                case .image(let image): throw ConversionOptionError("--image-input '\(name)': the input is an image (\(image.width)x\(image.height)) already")
+                case .array(let dimensions): shape = "\(dimensions)"
+                case .tensor(let dimensions): shape = "\(dimensions) (a rank-\(dimensions.count) tensor input)"
+                }
+                throw ModelError("input '\(name)' cannot be an image: its shape \(shape) is not [1 or 3, H, W]")
             }
             let colorOptions = givenImageOptions.filter { ["--is-bgr", "--red-bias", "--green-bias", "--blue-bias"].contains($0) }
             if shape[0] == 1, !colorOptions.isEmpty {

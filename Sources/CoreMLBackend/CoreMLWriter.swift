@@ -29,11 +29,24 @@ public enum CoreMLWriter {
         let (builder, spec) = try message(model, precision: precision, minimumSpecificationVersion: minimumSpecificationVersion) {
             try AtomicFile.checkTarget(path, inputs: inputs)
         }
-        try builder.quantizeWeights()
-        try withExtendedLifetime(builder) {
-            try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
-                try MessageFile.write($0, to: path, inputs: inputs, streamed: builder.streamed, beforeCommit: beforeCommit)
+        try storing(to: path) {
+            try builder.quantizeWeights()
+            try withExtendedLifetime(builder) {
+                try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
+                    try MessageFile.write($0, to: path, inputs: inputs, streamed: builder.streamed, beforeCommit: beforeCommit)
+                }
             }
+        }
+    }
+
+    /// Runs `body`, which stores the weights in the file at `path`: a
+    /// value the precision cannot hold (a `ModelError` naming the layer,
+    /// its field and the value) is an error of that file.
+    private static func storing<R>(to path: String, _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as ModelError {
+            throw ModelError("\(path): \(error.message)")
         }
     }
 }
@@ -48,10 +61,12 @@ extension CoreMLWriter {
     public static func write(_ model: Model, to path: String, in set: AtomicFileSet, minimumSpecificationVersion: Int32 = 1,
                              precision: Precision? = nil) throws -> String {
         let (builder, spec) = try message(model, precision: precision, minimumSpecificationVersion: minimumSpecificationVersion)
-        try builder.quantizeWeights()
-        return try withExtendedLifetime(builder) {
-            try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
-                try MessageFile.write($0, to: path, in: set, streamed: builder.streamed)
+        return try storing(to: path) {
+            try builder.quantizeWeights()
+            return try withExtendedLifetime(builder) {
+                try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
+                    try MessageFile.write($0, to: path, in: set, streamed: builder.streamed)
+                }
             }
         }
     }
