@@ -147,6 +147,18 @@ final class OutputSetTests: XCTestCase {
         }
     }
 
+    /// A second file that may not be replaced (a FIFO where y1.npy goes)
+    /// was found after y0.npy was written; now before any is.
+    func testPredictChecksEveryArrayBeforeWritingAny() throws {
+        let split = fixtures.appendingPathComponent("runtime/split")
+        let folder = try temporaryFolder().path
+        XCTAssertEqual(mkfifo(folder + "/y1.npy", 0o644), 0)
+        try ProgramRunner.assertOneError("coreml-predict", [split.appendingPathComponent("model.mlmodel").path, "--input",
+                                                            "x=" + split.appendingPathComponent("input_x.npy").path, "--output-npy", folder],
+                                         "error: \(folder)/y1.npy: is a FIFO, not a regular file")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["y1.npy"], "y0.npy was written")
+    }
+
     /// `predict --output-npy --draw` on a detector: the arrays and the picture
     /// are one set. The arrays fitted and the picture did not: none replaced.
     func testPredictDrawingAndArraysOnAFullDiskReplaceNone() throws {
