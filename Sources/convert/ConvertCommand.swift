@@ -16,7 +16,9 @@ enum ConvertCommand: Command {
             The model is written to a temporary file next to the output and renamed into place once it is complete \
             and reads back: a failed conversion leaves no file and an existing one as it was. When an existing file \
             is replaced, the new one is synced to disk before the rename, so that not even a power cut leaves a \
-            partial model in its place; a new file is left to the system to write back, as cp leaves a copy.
+            partial model in its place; a new file is left to the system to write back, as cp leaves a copy. With \
+            --generate-classes the model and its classes are written all or nothing: none is renamed into place before \
+            all are complete.
             """,
         subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, DarknetCommand.self, ONNXCommand.self, MLModelCommand.self, SampleCommand.self],
         versionDetails: {
