@@ -69,7 +69,7 @@ public final class AtomicFileSet {
         var current = folder
         while true {
             var info = stat()
-            if stat(current, &info) == 0 {
+            if Self.withPath(current, { stat($0, &info) }) == 0 {
                 guard info.st_mode & S_IFMT == S_IFDIR else {
                     throw FileError(path: current, message: "is not a folder")
                 }
@@ -81,7 +81,7 @@ public final class AtomicFileSet {
             current = parent
         }
         for path in missing.reversed() {
-            guard mkdir(path, 0o777) == 0 || errno == EEXIST else {
+            guard Self.withPath(path, { mkdir($0, 0o777) }) == 0 || errno == EEXIST else {
                 throw FileError(path: path, errno: errno, action: "cannot create the folder")
             }
             createdFolders.append(path)
@@ -142,7 +142,7 @@ public final class AtomicFileSet {
         }
         for (index, target) in targets.enumerated() {
             let file = staged[target]!
-            guard rename(file.temporary, target) == 0 else {
+            guard Self.withPath(file.temporary, { from in Self.withPath(target) { rename(from, $0) } }) == 0 else {
                 let code = errno
                 let replaced = targets[..<index]
                 discard()
@@ -162,11 +162,11 @@ public final class AtomicFileSet {
     public func discard() {
         guard !finished else { return }
         for file in staged.values {
-            unlink(file.temporary)
+            Self.withPath(file.temporary) { _ = unlink($0) }
             fileio_forget(file.cleanupSlot)
         }
         staged = [:]
-        for folder in createdFolders.reversed() { rmdir(folder) }
+        for folder in createdFolders.reversed() { Self.withPath(folder) { _ = rmdir($0) } }
         createdFolders = []
         finished = true
     }
@@ -177,7 +177,7 @@ public final class AtomicFileSet {
         var entries: [String: String] = [:]
         for target in targets {
             var folder = stat()
-            guard stat(AtomicFile.parentFolder(of: target), &folder) == 0 else { continue }
+            guard Self.withPath(AtomicFile.parentFolder(of: target), { stat($0, &folder) }) == 0 else { continue }
             let name = target.split(separator: "/").last.map(String.init) ?? target
             let entry = "\(folder.st_dev) \(folder.st_ino) \(name)"
             if let other = entries[entry] {
@@ -191,19 +191,19 @@ public final class AtomicFileSet {
         let existing = try AtomicFile.checkTarget(path, inputs: inputs)
         let folder = AtomicFile.parentFolder(of: path)
         let name = path.split(separator: "/").last.map(String.init) ?? path
-        var template = Array("\(folder)/.\(AtomicFile.temporaryStem(name)).XXXXXX".utf8CString)
+        var template = Self.withPath("\(folder)/.\(AtomicFile.temporaryStem(name)).XXXXXX") { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
         fileio_install_cleanup_handlers()
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
             throw FileError(path: path, errno: errno, action: "cannot create a file in \(folder)")
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let cleanupSlot = fileio_remember_file(temporary)
+        let temporary = template.withUnsafeBufferPointer { Self.path(cString: $0.baseAddress!) }
+        let cleanupSlot = fileio_remember_file(template)
         var kept = false
         defer {
             if !kept {
-                unlink(temporary)
+                unlink(template)
                 fileio_forget(cleanupSlot)
             }
         }
@@ -241,9 +241,20 @@ public final class AtomicFileSet {
         return temporary
     }
 
+    /// Calls `body` with `path` as the C string the system calls take: the
+    /// one place (with `path(cString:)`) where the set turns a path into
+    /// bytes and back.
+    private static func withPath<Result>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+        try path.withCString(body)
+    }
+
+    private static func path(cString: UnsafePointer<CChar>) -> String {
+        String(cString: cString)
+    }
+
     /// Syncs the complete temporary file of `target` to disk.
     private func sync(_ temporary: String, target: String) throws {
-        let descriptor = open(temporary, O_RDONLY | O_CLOEXEC)
+        let descriptor = Self.withPath(temporary) { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { throw FileError(path: target, errno: errno, action: "cannot write") }
         defer { close(descriptor) }
         guard fsync(descriptor) == 0 else { throw FileError(path: target, errno: errno, action: "cannot write") }
