@@ -46,18 +46,22 @@ public struct ConversionOptions: Sendable {
     /// - Throws: `ModelError`, its message after `source: `.
     public func finish(_ model: inout Model, description: String, source: String) throws {
         do {
-            try finish(&model, description: description)
+            try finishModel(&model, description: description, source: source)
         } catch let error as ModelError {
             throw ModelError("\(source): \(error.message)")
         }
     }
 
     func finish(_ model: inout Model, description: String) throws {
+        try finishModel(&model, description: description, source: nil)
+    }
+
+    private func finishModel(_ model: inout Model, description: String, source: String?) throws {
         try applyImageInputs(to: &model.inputs)
         Pipeline.run(&model)
         var options = self
         try options.applyYOLODecoding(to: &model)
-        try options.applyClassifier(to: &model)
+        try options.applyClassifier(to: &model, source: source)
         model.metadata = metadata
         if model.metadata.shortDescription.isEmpty { model.metadata.shortDescription = description }
         let shapes = try model.validate()
@@ -139,16 +143,19 @@ public struct ConversionOptions: Sendable {
 
     /// Makes `model` a classifier when labels were given: its last layer's
     /// output becomes the probabilities feature (`classLabelProbs`).
-    /// - Throws: `ModelError` when the label count does not match the
-    ///   output's size.
-    public func applyClassifier(to model: inout Model) throws(ModelError) {
+    /// - Throws: `LabelFileError` naming the labels file when the label
+    ///   count does not match the output's size (and `source`, the model's
+    ///   file, when given), `ModelError` for a model with no layers.
+    public func applyClassifier(to model: inout Model, source: String? = nil) throws {
         guard let labels = classLabels else { return }
         guard let last = model.nodes.last, let tensor = last.outputs.first else {
             throw ModelError("class labels were given, but the model has no layers")
         }
         let shapes = try ShapeInference.shapes(of: model)
         if let shape = shapes[tensor], shape.count != labels.count {
-            throw ModelError("\(classLabelsSource): \(labels.count) class labels, but the last layer '\(last.name)' gives \(shape.count) values")
+            // The labels file is what does not fit: named first, as the error's place (not after the model's file).
+            throw LabelFileError(path: classLabelsSource, message: "\(labels.count) class labels, but the last layer '\(last.name)'"
+                                 + (source.map { " of \($0)" } ?? "") + " gives \(shape.count) values")
         }
         model.renameTensor(tensor, to: predictedProbabilitiesName)
         model.outputs.removeAll { $0.name == tensor || $0.name == predictedProbabilitiesName }

@@ -31,6 +31,10 @@ final class ErrorCauseTests: XCTestCase {
         try ProgramRunner.assertOneError("coreml-convert", ageNet(["--class-labels", labels], output: output),
                                          "error: \(labels):4: label 'b' is also on line 2: each class needs a label of its own")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["labels.txt"])
+        // Too few labels: the labels file is the place (was `deploy_age.prototxt: labels.txt: 2 class labels, ...`).
+        try "a\nb\n".write(toFile: labels, atomically: false, encoding: .utf8)
+        try ProgramRunner.assertOneError("coreml-convert", ageNet(["--class-labels", labels], output: output),
+                                         "error: \(labels): 2 class labels, but the last layer 'prob' of \(sample("deploy_age.prototxt")) gives 8 values")
     }
 
     /// A tiny Darknet network (one 1x1 convolution) whose bias and weight are given.
