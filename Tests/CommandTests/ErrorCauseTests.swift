@@ -151,6 +151,15 @@ final class ErrorCauseTests: XCTestCase {
         try ProgramRunner.assertOneError("coreml-convert", ["darknet", crlf, weights, "-o", fromCRLF],
                                          "error: \(crlf):6: [convolutional] activation=nosuch is not converted yet")
         XCTAssertFalse(try ProgramRunner.run("coreml-convert", ["darknet", crlf, weights, "-o", fromCRLF]).standardError.contains("\\r"))
+        // Carriage returns alone (which Darknet reads as one line) are named, not quoted as the whole file.
+        try lf.replacingOccurrences(of: "\n", with: "\r").write(toFile: crlf, atomically: false, encoding: .utf8)
+        try ProgramRunner.assertOneError("coreml-convert", ["darknet", crlf, weights, "-o", fromCRLF],
+                                         "error: \(crlf):1: lines end in carriage returns alone, which Darknet does not read as line ends")
+        // A line of 100,000 characters is quoted in 80.
+        try (String(repeating: "x", count: 100_000) + "\n" + lf).write(toFile: crlf, atomically: false, encoding: .utf8)
+        let long = try ProgramRunner.run("coreml-convert", ["darknet", crlf, weights, "-o", fromCRLF])
+        XCTAssertEqual(long.status, 1)
+        XCTAssertEqual(long.standardError, "error: \(crlf):1: '\(String(repeating: "x", count: 77))...' is not key=value\n")
     }
 
     /// Was: `cannot run Graphviz's dot (/x/dot): system(8)`.
