@@ -40,7 +40,8 @@ public enum LabelFile {
         for (index, line) in lines.enumerated() {
             if let first = seen.updateValue(index, forKey: line) {
                 throw LabelFileError(path: path, line: index + 1,
-                                     message: "label '\(line)' is also on line \(first + 1): each class needs a label of its own")
+                                     message: "label '\(line.count <= 80 ? line : line.prefix(77) + "...")' is also on line \(first + 1): "
+                                     + "each class needs a label of its own")
             }
         }
         if let expectedCount, lines.count != expectedCount {
