@@ -47,14 +47,40 @@ struct KerasBuilder {
         return bool
     }
 
-    /// `[h, w]` (or a single int) as a Size2.
-    func pair(_ key: String, default fallback: Int) throws -> Size2 {
-        guard let value = present(key) else { return Size2(square: fallback) }
-        if let single = Self.integer(value) { return Size2(square: single) }
-        if let list = value as? [Any], list.count == 2, let h = Self.integer(list[0]), let w = Self.integer(list[1]) {
-            return Size2(h, w)
+    /// `[h, w]` (or a single int) as a Size2, each in `minimum...`
+    /// ShapeInference.maximumSize (a stride of 0 or 2^62 is refused here,
+    /// naming the key, before any arithmetic).
+    func pair(_ key: String, default fallback: Int, minimum: Int = 1) throws -> Size2 {
+        try optionalPair(key, minimum: minimum) ?? Size2(square: fallback)
+    }
+
+    /// `pair`, nil when the key is absent or null.
+    func optionalPair(_ key: String, minimum: Int = 1) throws -> Size2? {
+        guard let value = present(key) else { return nil }
+        let size: Size2
+        if let single = Self.integer(value) {
+            size = Size2(square: single)
+        } else if let list = value as? [Any], list.count == 2, let h = Self.integer(list[0]), let w = Self.integer(list[1]) {
+            size = Size2(h, w)
+        } else {
+            throw fail("'\(key)' is \(Self.brief(value)), not one integer or two")
         }
-        throw fail("'\(key)' is \(Self.brief(value)), not one integer or two")
+        let limit = ShapeInference.maximumSize
+        if let bad = [size.height, size.width].first(where: { !(minimum...limit).contains($0) }) {
+            throw fail("\(Self.nouns[key] ?? key) \(bad) is out of range (\(minimum)...\(limit)) in \(key) \(KerasLayerLedgers.render(value))")
+        }
+        return size
+    }
+
+    /// What a window key measures, for messages.
+    static let nouns = ["strides": "stride", "dilation_rate": "dilation", "pool_size": "kernel size", "kernel_size": "kernel size",
+                        "size": "scale factor", "output_padding": "output padding"]
+
+    /// The config's `kernel_size`, when given, must be the stored kernel's.
+    func expectKernel(_ kh: Int, _ kw: Int, _ shape: [Int]) throws {
+        if let size = try optionalPair("kernel_size"), size != Size2(kh, kw) {
+            throw fail("the config says kernel_size \([size.height, size.width]), but the stored kernel has shape \(shape)")
+        }
     }
 
     private func present(_ key: String) -> Any? {

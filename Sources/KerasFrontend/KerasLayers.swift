@@ -10,9 +10,15 @@ extension KerasLayerTable {
         guard shape.count == 4 else { throw b.fail("kernel shape \(shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (shape[0], shape[1], shape[2], shape[3])
         try b.expect("filters", cout, shape)
+        try b.expectKernel(kh, kw, shape)
+        // Keras's groups split the input channels: the kernel holds Cin / groups of them.
+        let groups = try b.int("groups") ?? 1
+        guard groups >= 1, groups <= b.shape.channels, cin * groups == b.shape.channels, cout % groups == 0 else {
+            throw b.fail("groups \(groups) does not fit the kernel \(shape) on \(b.shape.channels) input channels")
+        }
         let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: kernel)
         let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
-        let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: max(b.shape.channels / max(cin, 1), 1),
+        let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: groups,
                                kernel: Size2(kh, kw), stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
                                padding: try b.padding(), weights: weights, bias: bias)
         return (try fused(b, .convolution(conv)), 4)
@@ -30,6 +36,8 @@ extension KerasLayerTable {
         let (shape, kernel) = try b.kernel(0, "depthwise kernel")
         guard shape.count == 4, shape[2] == b.shape.channels else { throw b.fail("depthwise kernel shape \(shape) does not fit \(b.shape)") }
         let d = depthwiseWeights(shape, kernel)
+        try b.expect("depth_multiplier", d.multiplier, shape)
+        try b.expectKernel(shape[0], shape[1], shape)
         let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: d.channels * d.multiplier).values) : nil
         let conv = Convolution(outputChannels: d.channels * d.multiplier, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
@@ -45,9 +53,12 @@ extension KerasLayerTable {
         guard dshape.count == 4, pshape.count == 4, pshape[2] == dshape[2] * dshape[3] else {
             throw b.fail("depthwise \(dshape) and pointwise \(pshape) kernels do not fit together")
         }
+        guard dshape[2] == b.shape.channels else { throw b.fail("depthwise kernel shape \(dshape) does not fit \(b.shape)") }
         let d = depthwiseWeights(dshape, dkernel)
         let middle = d.channels * d.multiplier, cout = pshape[3]
         try b.expect("filters", cout, pshape)
+        try b.expect("depth_multiplier", d.multiplier, dshape)
+        try b.expectKernel(dshape[0], dshape[1], dshape)
         let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                     stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
                                     padding: try b.padding(), weights: d.weights)
@@ -59,21 +70,50 @@ extension KerasLayerTable {
     }
 
     /// Conv2DTranspose kernels are [kH, kW, Cout, Cin]; Core ML deconvolution wants [Cin, Cout, kH, kW].
+    ///
+    /// The output size is Keras's `deconv_output_length`, which TensorFlow's
+    /// conv2d_transpose then fills (the gradient of a convolution from that
+    /// size), written as the deconvolution's outputShape:
+    /// - no output_padding: `same` in * s; `valid` in * s + max(k - s, 0)
+    ///   (a kernel smaller than the stride leaves s - k rows of bias only);
+    /// - output_padding p (0 <= p < s): (in - 1) * s + k - 2 * pad + p, pad
+    ///   k / 2 for `same`, 0 for `valid`. `valid` adds p rows of bias at the
+    ///   bottom; `same` crops (in - 1) * s + k - L, the smaller half first,
+    ///   as TensorFlow pads a `same` convolution of L rows.
     static func transpose(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         try b.requireChannelsLast()
         let (shape, kernel) = try b.kernel(0, "kernel")
         guard shape.count == 4, shape[3] == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape)") }
         let (kh, kw, cout, cin) = (shape[0], shape[1], shape[2], shape[3])
+        try b.expect("filters", cout, shape)
+        try b.expectKernel(kh, kw, shape)
         let weights = NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: kernel)
         let stride = try b.pair("strides", default: 1)
-        let same = (try b.string("padding") ?? "valid") == "same"
         let limit = ShapeInference.maximumSize
-        guard [stride.height, stride.width, kh, kw].allSatisfy({ $0 > 0 && $0 <= limit }) else {
-            throw b.fail("strides \([stride.height, stride.width]) or kernel \([kh, kw]) out of range (1...\(limit))")
+        guard [kh, kw].allSatisfy({ $0 > 0 && $0 <= limit }) else { throw b.fail("kernel shape \(shape) is out of range (1...\(limit))") }
+        let same: Bool
+        switch try b.string("padding") ?? "valid" {
+        case "same": same = true
+        case "valid": same = false
+        case let other: throw b.fail("padding '\(other)' is not supported")
         }
-        // Keras: same -> in * stride; valid -> (in - 1) * stride + k (each at most 2^60 here).
-        let outputShape = same ? [b.shape.height * stride.height, b.shape.width * stride.width]
-                               : [(b.shape.height - 1) * stride.height + kh, (b.shape.width - 1) * stride.width + kw]
+        let outputPadding = try b.optionalPair("output_padding", minimum: 0)
+        if let p = outputPadding, p.height >= stride.height || p.width >= stride.width {
+            throw b.fail("output_padding \([p.height, p.width]) is not below the strides \([stride.height, stride.width]) (Keras refuses it too)")
+        }
+        // Each term is at most 2^30 (sizes, strides, kernels, paddings): no overflow.
+        func length(_ input: Int, _ k: Int, _ s: Int, _ p: Int?) throws -> Int {
+            let length: Int
+            if let p { length = (input - 1) * s + k - 2 * (same ? k / 2 : 0) + p } else { length = same ? input * s : input * s + max(k - s, 0) }
+            // TensorFlow runs a `same` transpose only when ceil(length / s) gives the input back.
+            guard length >= 1, !same || (length + s - 1) / s == input else {
+                throw b.fail("output_padding \(p ?? 0) with padding same, kernel \(k), stride \(s) gives \(length) rows from \(input), "
+                             + "which TensorFlow cannot run")
+            }
+            return length
+        }
+        let outputShape = [try length(b.shape.height, kh, stride.height, outputPadding?.height),
+                           try length(b.shape.width, kw, stride.width, outputPadding?.width)]
         let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, kernel: Size2(kh, kw), stride: stride,
                                padding: same ? .same(topLeftHeavy: false) : .explicit(.zero), isDeconvolution: true,
@@ -177,7 +217,8 @@ extension KerasLayerTable {
     }
 
     static func leakyRelu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let slope = try b.float("negative_slope") ?? b.float("alpha") ?? 0.3
+        // Keras 2 writes alpha; Keras 3 negative_slope, and takes alpha over it when given both.
+        let slope = try b.float("alpha") ?? b.float("negative_slope") ?? 0.3
         return ([b.node(.activation(.leakyRelu(alpha: slope)), [b.input])], b.rank)
     }
 
