@@ -11,10 +11,11 @@ import Foundation
 ///
 /// Keras 2 (tf_keras) and Keras 3 configs differ: both spellings are
 /// listed (LeakyReLU `alpha` / `negative_slope`; `dtype` a string or a
-/// DTypePolicy dictionary; Keras 2's DepthwiseConv2D and Conv2DTranspose
-/// carry `groups`, its Dense `activity_regularizer`, its first Sequential
-/// layer `batch_input_shape`; Keras 3's Dense `quantization_config`, its
-/// BatchNormalization `synchronized` and `renorm*`).
+/// DTypePolicy dictionary; Keras 2's convolutions all carry `groups`, its
+/// SeparableConv2D Conv2D's `kernel_*` keys, its Dense `activity_regularizer`,
+/// its first Sequential layer `batch_input_shape`; Keras 3's Dense
+/// `quantization_config`, its BatchNormalization `synchronized` and `renorm*`).
+/// The sweep's keras2_* cases are files tf_keras wrote.
 enum KerasLayerLedgers {
     /// Keys every layer may carry. `dtype` float32 only: a float16 or
     /// mixed policy computes in another precision, a quantized one
@@ -46,8 +47,9 @@ enum KerasLayerLedgers {
     static let ledgers = AttributeLedgers([
         "Conv2D": ledger(honours: window + ["filters", "groups"], inert: training(["kernel", "bias"])),
         "DepthwiseConv2D": ledger(honours: window + ["depth_multiplier"], inert: training(["depthwise", "bias"]), only: ["groups": "1"]),
-        "SeparableConv2D": ledger(honours: window + ["filters", "depth_multiplier"], inert: training(["depthwise", "pointwise", "bias"]),
-                                  only: ["groups": "1"]),
+        // Keras 2 writes Conv2D's kernel_* keys on it too (unused: its kernels are depthwise_ and pointwise_).
+        "SeparableConv2D": ledger(honours: window + ["filters", "depth_multiplier"],
+                                  inert: training(["depthwise", "pointwise", "bias", "kernel"]), only: ["groups": "1"]),
         // dilation_rate: not implemented (Keras dilates the kernel; Core ML's deconvolution is not checked to).
         "Conv2DTranspose": ledger(honours: ["kernel_size", "strides", "padding", "data_format", "activation", "use_bias", "filters",
                                             "output_padding"],
