@@ -196,8 +196,54 @@ extension KerasLayerTable {
             let gate = "\(output)__sigmoid"
             return [Node(name: gate, operation: .activation(.sigmoid), inputs: [input], outputs: [gate]),
                     Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+        // Keras 3's newer activations at their defaults (keras.activations).
+        case "leaky_relu": return one(.activation(.leakyRelu(alpha: 0.2)))
+        case "hard_tanh": return one(.activation(.clip(min: -1, max: 1)))
+        case "celu":
+            // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) with alpha 1: the ELU.
+            return one(.activation(.elu(alpha: 1)))
+        case "log_sigmoid":
+            // -softplus(-x), which stays finite where log(sigmoid(x)) would not.
+            return chain([.activation(.linear(alpha: -1, beta: 0)), .activation(.softplus), .activation(.linear(alpha: -1, beta: 0))],
+                         input: input, output: output)
+        case "mish":
+            // x * tanh(softplus(x)).
+            let soft = "\(output)__softplus", gate = "\(output)__tanh"
+            return [Node(name: soft, operation: .activation(.softplus), inputs: [input], outputs: [soft]),
+                    Node(name: gate, operation: .activation(.tanh), inputs: [soft], outputs: [gate]),
+                    Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+        case "tanh_shrink":
+            // x - tanh(x).
+            let tanh = "\(output)__tanh", negated = "\(output)__negated"
+            return [Node(name: tanh, operation: .activation(.tanh), inputs: [input], outputs: [tanh]),
+                    Node(name: negated, operation: .multiply(constant: -1), inputs: [tanh], outputs: [negated]),
+                    Node(name: output, operation: .add(constant: 0), inputs: [input, negated], outputs: [output])]
+        case "squareplus":
+            // (x + sqrt(x^2 + b)) / 2 with b 4.
+            let square = "\(output)__square", root = "\(output)__root", sum = "\(output)__sum"
+            return [Node(name: square, operation: .multiply(constant: 1), inputs: [input, input], outputs: [square]),
+                    Node(name: root, operation: .unary(Unary(kind: .sqrt, shift: 4)), inputs: [square], outputs: [root]),
+                    Node(name: sum, operation: .add(constant: 0), inputs: [input, root], outputs: [sum]),
+                    Node(name: output, operation: .multiply(constant: 0.5), inputs: [sum], outputs: [output])]
+        case "soft_shrink":
+            // relu(x - 0.5) - relu(-x - 0.5) (threshold 0.5).
+            let above = "\(output)__above", below = "\(output)__below", negated = "\(output)__negated"
+            return chain([.activation(.linear(alpha: 1, beta: -0.5)), .activation(.relu)], input: input, output: above)
+                + chain([.activation(.linear(alpha: -1, beta: -0.5)), .activation(.relu)], input: input, output: below)
+                + [Node(name: negated, operation: .multiply(constant: -1), inputs: [below], outputs: [negated]),
+                   Node(name: output, operation: .add(constant: 0), inputs: [above, negated], outputs: [output])]
         default:
             throw b.fail("the activation '\(function)' is not supported")
+        }
+    }
+
+    /// `ops` one after another from `input`, the last one named `output`.
+    static func chain(_ ops: [Op], input: String, output: String) -> [Node] {
+        var source = input
+        return ops.enumerated().map { index, op in
+            let name = index == ops.count - 1 ? output : "\(output)__\(index)"
+            defer { source = name }
+            return Node(name: name, operation: op, inputs: [source], outputs: [name])
         }
     }
 
