@@ -44,7 +44,12 @@ enum KerasLayerLedgers {
     static let augmentation = ["seed", "data_format", "factor", "mode", "fill_mode", "fill_value", "interpolation",
                                "height_factor", "width_factor", "value_range"]
 
+    /// The model's inputs, read by KerasGraph (not a mapping): an integer
+    /// dtype would truncate what Keras is fed, which a float input does not.
+    static let inputLayer = ledger(honours: ["batch_shape", "batch_input_shape"], inert: ["sparse", "ragged", "optional"])
+
     static let ledgers = AttributeLedgers([
+        "InputLayer": inputLayer,
         "Conv2D": ledger(honours: window + ["filters", "groups"], inert: training(["kernel", "bias"])),
         "DepthwiseConv2D": ledger(honours: window + ["depth_multiplier"], inert: training(["depthwise", "bias"]), only: ["groups": "1"]),
         // Keras 2 writes Conv2D's kernel_* keys on it too (unused: its kernels are depthwise_ and pointwise_).

@@ -21,7 +21,7 @@ final class AttributeSweepTests: XCTestCase {
 final class KerasLayerLedgerTests: XCTestCase {
     func testEveryMappedLayerClassHasALedger() {
         XCTAssertEqual(KerasLayerLedgers.ledgers.missing(for: KerasLayerTable.mappings.keys), [])
-        XCTAssertEqual(Set(KerasLayerLedgers.ledgers.ledgers.keys).subtracting(KerasLayerTable.mappings.keys), [],
+        XCTAssertEqual(Set(KerasLayerLedgers.ledgers.ledgers.keys).subtracting(KerasLayerTable.mappings.keys), ["InputLayer"],
                        "a ledger for a class nothing maps")
         // Every layer with a data_format reads it or takes channels_last only.
         for (name, ledger) in KerasLayerLedgers.ledgers.ledgers {
