@@ -205,8 +205,9 @@ struct KerasBuilder {
     }
 
     /// A layer's fused `activation`, as nodes after `source`, ending in the layer's name.
-    func activation(_ function: String, after source: String) throws -> [Node] {
-        try KerasLayerTable.activationNodes(function, input: source, output: name, builder: self)
+    /// - Parameter channels: the channels of `source` (glu halves them).
+    func activation(_ function: String, after source: String, channels: Int) throws -> [Node] {
+        try KerasLayerTable.activationNodes(function, input: source, output: name, channels: channels, builder: self)
     }
 }
 

@@ -157,17 +157,22 @@ extension KerasLayerTable {
         let function = try b.activationName()
         if function == "linear" { return [b.node(op, [input ?? b.input])] }
         let pre = b.node(op, [input ?? b.input], suffix: "preactivation")
-        return [pre] + (try b.activation(function, after: pre.outputs[0]))
+        let channels = switch op {
+        case .convolution(let conv): conv.outputChannels
+        case .innerProduct(let product): product.outputChannels
+        default: b.shape.channels
+        }
+        return [pre] + (try b.activation(function, after: pre.outputs[0], channels: channels))
     }
 
     static func activationLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         let function = try b.activationName()
         if function == "linear" { return ([], b.rank) }
-        return (try b.activation(function, after: b.input), b.rank)
+        return (try b.activation(function, after: b.input, channels: b.shape.channels), b.rank)
     }
 
     /// Keras's named activations as Core ML layers from `input` to `output`.
-    static func activationNodes(_ function: String, input: String, output: String, builder b: KerasBuilder) throws -> [Node] {
+    static func activationNodes(_ function: String, input: String, output: String, channels: Int, builder b: KerasBuilder) throws -> [Node] {
         func one(_ op: Op) -> [Node] { [Node(name: output, operation: op, inputs: [input], outputs: [output])] }
         switch function {
         case "relu": return one(.activation(.relu))
@@ -225,6 +230,26 @@ extension KerasLayerTable {
                     Node(name: root, operation: .unary(Unary(kind: .sqrt, shift: 4)), inputs: [square], outputs: [root]),
                     Node(name: sum, operation: .add(constant: 0), inputs: [input, root], outputs: [sum]),
                     Node(name: output, operation: .multiply(constant: 0.5), inputs: [sum], outputs: [output])]
+        case "log_softmax":
+            // z - log(sum(exp(z))) with z = x - max(x) over channels: the sum is at least 1, no log of 0.
+            let max = "\(output)__max", negatedMax = "\(output)__negated_max", shifted = "\(output)__shifted",
+                exp = "\(output)__exp", sum = "\(output)__sum", log = "\(output)__log", negatedLog = "\(output)__negated_log"
+            return [Node(name: max, operation: .reduce(Reduce(mode: .max, axes: .c)), inputs: [input], outputs: [max]),
+                    Node(name: negatedMax, operation: .multiply(constant: -1), inputs: [max], outputs: [negatedMax]),
+                    Node(name: shifted, operation: .add(constant: 0), inputs: [input, negatedMax], outputs: [shifted]),
+                    Node(name: exp, operation: .unary(Unary(kind: .exp)), inputs: [shifted], outputs: [exp]),
+                    Node(name: sum, operation: .reduce(Reduce(mode: .sum, axes: .c)), inputs: [exp], outputs: [sum]),
+                    Node(name: log, operation: .unary(Unary(kind: .log)), inputs: [sum], outputs: [log]),
+                    Node(name: negatedLog, operation: .multiply(constant: -1), inputs: [log], outputs: [negatedLog]),
+                    Node(name: output, operation: .add(constant: 0), inputs: [shifted, negatedLog], outputs: [output])]
+        case "glu":
+            // a * sigmoid(b), a and b the two halves of the channels (Keras's last axis).
+            guard channels % 2 == 0 else { throw b.fail("the activation 'glu' needs an even number of channels, not \(channels)") }
+            let first = "\(output)__a", second = "\(output)__b", gate = "\(output)__gate"
+            return [Node(name: first, operation: .slice(Slice(axis: .channel, start: 0, end: channels / 2)), inputs: [input], outputs: [first]),
+                    Node(name: second, operation: .slice(Slice(axis: .channel, start: channels / 2, end: channels)), inputs: [input], outputs: [second]),
+                    Node(name: gate, operation: .activation(.sigmoid), inputs: [second], outputs: [gate]),
+                    Node(name: output, operation: .multiply(constant: 1), inputs: [first, gate], outputs: [output])]
         case "soft_shrink":
             // relu(x - 0.5) - relu(-x - 0.5) (threshold 0.5).
             let above = "\(output)__above", below = "\(output)__below", negated = "\(output)__negated"
