@@ -192,6 +192,17 @@ struct KerasBuilder {
         return axis == -1 || axis == rank - 1
     }
 
+    /// 1 or 2 when the config's `axis` (a number, or a list of one) is H
+    /// or W of a map (1, 2, -3, -2), else nil.
+    func spatialAxis() -> Int? {
+        let value = config["axis"]
+        guard rank == 4, let raw = value.flatMap({ Self.integer($0) ?? ($0 as? [Any]).flatMap { $0.count == 1 ? Self.integer($0[0]) : nil } }) else {
+            return nil
+        }
+        let axis = raw < 0 ? raw + 4 : raw
+        return axis == 1 || axis == 2 ? axis : nil
+    }
+
     func requireChannelsLast() throws {
         if let format = try string("data_format"), format != "channels_last" { throw fail("data_format \(format) is not supported") }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import Conversion
 import ModelFormat
 
@@ -143,13 +144,31 @@ extension KerasLayerTable {
 
     /// Weights in order: gamma (if scale), beta (if center), moving mean, moving variance.
     static func batchNorm(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        guard b.isLastAxis() else { throw b.fail("only normalization over channels (axis -1) is supported") }
-        let c = b.shape.channels
+        let swap = try spatialSwap(b, "normalization")
+        // Over H or W (axis 1 or 2 of a map): that axis becomes Core ML's channels for the norm.
+        let c = swap == nil ? b.shape.channels : (b.spatialAxis() == 1 ? b.shape.height : b.shape.width)
         let (gamma, beta, stored) = try b.gammaAndBeta(channels: c)
         let mean = Weights(try b.weight(stored, "moving mean", count: c).values)
         let variance = Weights(try b.weight(stored + 1, "moving variance", count: c).values)
-        let norm = BatchNorm(channels: c, epsilon: try b.float("epsilon") ?? 0.001, gamma: gamma, beta: beta, mean: mean, variance: variance)
-        return ([b.node(.batchNorm(norm), [b.input])], b.rank)
+        let epsilon = try b.float("epsilon") ?? 0.001
+        guard epsilon >= 0 else { throw b.fail("epsilon \(epsilon) is negative") }
+        let norm = Op.batchNorm(BatchNorm(channels: c, epsilon: epsilon, gamma: gamma, beta: beta, mean: mean, variance: variance))
+        guard let swap else { return ([b.node(norm, [b.input])], b.rank) }
+        let moved = b.node(swap, [b.input], suffix: "moved")
+        let normalized = b.node(norm, moved.outputs, suffix: "normalized")
+        return ([moved, normalized, b.node(swap, normalized.outputs)], 4)
+    }
+
+    /// nil for the last axis; for axis 1 or 2 of a map (H or W), the
+    /// permutation that swaps it with Core ML's channels (its own inverse);
+    /// any other axis is refused naming the config's axis.
+    static func spatialSwap(_ b: KerasBuilder, _ what: String) throws -> Op? {
+        if b.isLastAxis() { return nil }
+        guard b.rank == 4, let axis = b.spatialAxis() else {
+            throw b.fail("only \(what) over the last axis (axis -1), or axis 1 or 2 of a map, is supported, not axis "
+                         + KerasLayerLedgers.render(b.config["axis"] ?? NSNull()))
+        }
+        return .permute(axes: axis == 1 ? [0, 2, 1, 3] : [0, 3, 2, 1])
     }
 
     /// The layer's op, then its fused `activation` (if any) under the layer's name.
@@ -308,7 +327,9 @@ extension KerasLayerTable {
     }
 
     static func softmaxLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        guard b.isLastAxis() else { throw b.fail("only softmax over channels (axis -1) is supported") }
-        return ([b.node(.softmax, [b.input])], b.rank)
+        guard let swap = try spatialSwap(b, "softmax") else { return ([b.node(.softmax, [b.input])], b.rank) }
+        let moved = b.node(swap, [b.input], suffix: "moved")
+        let soft = b.node(.softmax, moved.outputs, suffix: "softmax")
+        return ([moved, soft, b.node(swap, soft.outputs)], 4)
     }
 }
