@@ -57,13 +57,6 @@ public enum ClassFiles {
     }
 
     private static func makeFolder(_ folder: String) throws {
-        var info = stat()
-        if stat(folder, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw FileError(path: folder, message: "is not a folder") }
-            return
-        }
-        guard mkdir(folder, 0o777) == 0 || errno == EEXIST else {
-            throw FileError(path: folder, errno: errno, action: "cannot create the folder")
-        }
+        try FileSystem.makeFolder(folder)
     }
 }
