@@ -137,11 +137,11 @@ enum ConversionFlags {
 
     static let labelAndMetadataOptions: [OptionSpec] = [
         Option("class-labels", valueName: "labels.txt", help: "One label per line, UTF-8 (a byte-order mark is dropped): makes the model a classifier (classLabel, classLabelProbs), or names a detector's classes.").spec,
-        Option("predicted-feature-name", valueName: "name", default: "classLabel", help: "Name of the top-label output.").spec,
-        Option("author", valueName: "text", help: "Metadata: author.").spec,
-        Option("license", valueName: "text", help: "Metadata: license.").spec,
-        Option("description", valueName: "text", help: "Metadata: short description.").spec,
-        Option("model-version", valueName: "text",
+        Option("predicted-feature-name", valueName: "name", default: "classLabel", text: true, help: "Name of the top-label output.").spec,
+        Option("author", valueName: "text", text: true, help: "Metadata: author.").spec,
+        Option("license", valueName: "text", text: true, help: "Metadata: license.").spec,
+        Option("description", valueName: "text", text: true, help: "Metadata: short description.").spec,
+        Option("model-version", valueName: "text", text: true,
                help: "Metadata: the model's version string (--version prints the toolkit's own).").spec,
         Option("minimum-deployment-target", valueName: "target",
                help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow).").spec,

@@ -210,10 +210,11 @@ enum ImageList {
             if kind == .folder {
                 // The names' exact bytes (readdir's), not Foundation's UTF-8 decoding of them.
                 let names = try FileSystem.names(inFolder: path).sorted()
+                // A folder inside is not an image, whatever its name (it is not walked).
                 result += names.filter { name in
                     guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
                     return extensions.contains(name[name.index(after: dot)...].lowercased())
-                }.map { FileSystem.path(of: $0, in: path) }
+                }.map { FileSystem.path(of: $0, in: path) }.filter { FileSystem.kind(of: $0) != .folder }
             } else {
                 result.append(path)
             }

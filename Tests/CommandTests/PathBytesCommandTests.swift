@@ -156,6 +156,44 @@ final class PathBytesCommandTests: XCTestCase {
         XCTAssertEqual(absent.standardError, "error: \(String(decoding: missing.dropLast(9), as: UTF8.self))\\xff.mlmodel: cannot open: No such file or directory\n")
     }
 
+    /// A name holding a newline and a terminal escape is written as given
+    /// and shown escaped (the output holds no ESC: `run` checks); text a
+    /// model keeps (metadata) refuses bytes that are not UTF-8 instead of
+    /// storing something else; a folder inside an image folder is skipped.
+    func testHostileNamesAreShownSafelyAndTextIsUTF8() throws {
+        let folder = b(try temporaryFolder().path) + b("/")
+        let hostile = folder + b("new\nline\u{1B}[31m") + [0xFF] + b(".mlmodel")
+        let convert = try run("coreml-convert", [b("sample"), b("-o"), hostile])
+        XCTAssertEqual(convert.status, 0, convert.standardError)
+        XCTAssertTrue(convert.standardOutput.hasPrefix(#"Wrote "# + String(decoding: folder, as: UTF8.self) + #"new\nline\u{1B}[31m\xff.mlmodel"# + "\n"),
+                      convert.standardOutput)
+        XCTAssertEqual(try names(folder), [b("new\nline\u{1B}[31m") + [0xFF] + b(".mlmodel")])
+        let missing = try run("coreml-inspect", [hostile + b("x")])
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertEqual(missing.standardError.split(separator: "\n").count, 1, missing.standardError)
+        XCTAssertTrue(missing.standardError.hasSuffix(#"new\nline\u{1B}[31m\xff.mlmodelx: cannot open: No such file or directory"# + "\n"),
+                      missing.standardError)
+
+        let deploy = samples + "/deploy_age.prototxt", weights = samples + "/age_net.caffemodel"
+        for option in ["--author", "--license", "--description", "--model-version", "--predicted-feature-name"] {
+            let output = folder + b("text.mlmodel")
+            let result = try run("coreml-convert", [b("caffe"), b(deploy), b(weights), b(option), b("a") + [0xFF] + b("b"), b("-o"), output])
+            XCTAssertEqual(result.status, 64, result.standardError)
+            XCTAssertTrue(result.standardError.hasPrefix(#"error: '\#(option)' takes UTF-8 text, and 'a\xffb' has bytes that are not UTF-8"#),
+                          result.standardError)
+            XCTAssertNil(try load(output))
+        }
+
+        let images = folder + b("images")
+        XCTAssertEqual(mkdir(cString(images), 0o755), 0)
+        XCTAssertEqual(mkdir(cString(images + b("/inner") + [0xFE] + b(".png")), 0o755), 0)
+        try store(images + b("/face.png"), try XCTUnwrap(try load(b(samples + "/face.png"))))
+        let predict = try run("coreml-predict", [hostile, images, b("--max-results"), b("1")])
+        XCTAssertEqual(predict.status, 0, predict.standardError)
+        XCTAssertEqual(predict.standardOutput.split(separator: "\n").filter { $0.hasPrefix(String(decoding: folder, as: UTF8.self)) },
+                       [Substring(String(decoding: images, as: UTF8.self) + "/face.png")])
+    }
+
     // MARK: - Running programs and touching files by raw bytes
 
     struct Result {
