@@ -1,5 +1,4 @@
 import ModelFormat
-import Naming
 
 /// The machine-readable form of everything `inspect` shows, for `--json`
 /// (the schema is in README.md under "inspect --json").
@@ -20,7 +19,7 @@ public enum InspectionJSON {
 
     public static func document(_ inspected: InspectedModel, weightStatistics: Bool) -> JSON {
         var members: [JSON.Member] = [
-            .init("file", .string(PathBytes.escapingRawBytes(inspected.path))),
+            .init("file", .string(inspected.path)),
             .init("format", .object(["id": .string(inspected.format.id), "name": .string(inspected.format.name),
                                      "version": inspected.format.version.map(JSON.int) ?? .null])),
             .init("deployment", inspected.deployment.map(deployment) ?? .null),

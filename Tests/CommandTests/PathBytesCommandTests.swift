@@ -105,6 +105,13 @@ final class PathBytesCommandTests: XCTestCase {
         XCTAssertEqual(caffe.status, 0, caffe.standardError)
         XCTAssertTrue(caffe.standardOutput.contains("face\\xf6.png"), "the fidelity report names its probe: \(caffe.standardOutput)")
 
+        // The same as JSON (a raw byte once crashed the JSON writer): valid JSON, the name as text with \xf6.
+        let json = try run("coreml-convert", [b("sample"), b("--precision"), b("float16"), b("--probe"), face, b("--json"),
+                                              b("-o"), folder + b("json") + [0xF5] + b(".mlmodel")])
+        XCTAssertEqual(json.status, 0, json.standardError)
+        XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)), json.standardOutput)
+        XCTAssertTrue(json.standardOutput.contains("face\\\\xf6.png"), json.standardOutput)
+
         let inspectCaffe = try run("coreml-inspect", [deploy, b("--weights-file"), weights, b("--json")])
         XCTAssertEqual(inspectCaffe.status, 0, inspectCaffe.standardError)
         XCTAssertTrue(inspectCaffe.standardOutput.contains("deploy\\\\xf9.prototxt + "), inspectCaffe.standardOutput)
@@ -144,9 +151,9 @@ final class PathBytesCommandTests: XCTestCase {
         XCTAssertFalse(predict.standardOutput.contains("c\\xeb.txt"), predict.standardOutput)
         let order = ["a\\xec.png", "b.png"].compactMap { predict.standardOutput.range(of: $0)?.lowerBound }
         XCTAssertEqual(order, order.sorted(), "in name order")
-        let json = try run("coreml-predict", [model, images, b("--json")])
-        XCTAssertEqual(json.status, 0, json.standardError)
-        XCTAssertTrue(json.standardOutput.contains("a\\\\xec.png"), json.standardOutput)
+        let predictJSON = try run("coreml-predict", [model, images, b("--json")])
+        XCTAssertEqual(predictJSON.status, 0, predictJSON.standardError)
+        XCTAssertTrue(predictJSON.standardOutput.contains("a\\\\xec.png"), predictJSON.standardOutput)
 
         // Another's bytes are not the file: a missing name is named, escaped.
         let missing = folder + b("missing") + [0xFF] + b(".mlmodel")
