@@ -104,6 +104,9 @@ final class PathBytesCommandTests: XCTestCase {
                                                b("--precision"), b("float16"), b("--probe"), face, b("-o"), model])
         XCTAssertEqual(caffe.status, 0, caffe.standardError)
         XCTAssertTrue(caffe.standardOutput.contains("face\\xf6.png"), "the fidelity report names its probe: \(caffe.standardOutput)")
+        // The description names the deploy file as text: no held scalar reaches the model file.
+        XCTAssertTrue(caffe.standardOutput.contains(#"Converted from Caffe V1 net deploy\xf9.prototxt"#), caffe.standardOutput)
+        XCTAssertNil(try load(model)?.firstRange(of: [0xF4, 0x8F]), "a private-use scalar's UTF-8 in the model")
 
         // The same as JSON (a raw byte once crashed the JSON writer): valid JSON, the name as text with \xf6.
         let json = try run("coreml-convert", [b("sample"), b("--precision"), b("float16"), b("--probe"), face, b("--json"),
