@@ -140,6 +140,14 @@ final class PathBytesCommandTests: XCTestCase {
             XCTAssertEqual(try load(output)?.isEmpty, false)
         }
 
+        // An ONNX model whose weights are in a file beside it (external data), in a folder named with such a byte.
+        let onnxFolder = folder + b("onnx") + [0xEA]
+        XCTAssertEqual(mkdir(cString(onnxFolder), 0o755), 0)
+        let external = try copy(fixtures + "/onnx/ops/external_data.onnx", b("onnx") + [0xEA] + b("/external_data.onnx"))
+        _ = try copy(fixtures + "/onnx/ops/external_data.bin", b("onnx") + [0xEA] + b("/external_data.bin"))
+        let externalResult = try run("coreml-convert", [b("onnx"), external, b("-o"), folder + b("external.mlmodel")])
+        XCTAssertEqual(externalResult.status, 0, externalResult.standardError)
+
         // A folder of images: names that are not UTF-8 are read, shown escaped, and sorted with the rest.
         let images = folder + b("images") + [0xED]
         XCTAssertEqual(mkdir(cString(images), 0o755), 0)
