@@ -48,7 +48,7 @@ public enum AtomicFile {
                              _ write: (_ stream: UnsafeMutablePointer<FILE>, _ commit: Commit) throws -> Void) throws {
         let existing = try checkTarget(path, inputs: inputs)
         let folder = parentFolder(of: path)
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = FileSystem.name(of: path)
         // The exact bytes of the target's folder and name (`PathBytes`).
         var template = PathBytes.bytes(of: "\(folder)/.\(temporaryStem(name)).XXXXXX").map { CChar(bitPattern: $0) } + [0]
         let commit = Self.commit(for: path)
@@ -179,9 +179,7 @@ public enum AtomicFile {
     }
 
     static func parentFolder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let folder = path[..<slash]
-        return folder.isEmpty ? "/" : String(folder)
+        FileSystem.folder(of: path)
     }
 }
 

@@ -68,6 +68,27 @@ public enum FileSystem {
         }
     }
 
+    /// The last component of `path` (a trailing `/` ignored; `path` itself
+    /// when it has none), split at the byte `/`: searched among Unicode
+    /// scalars, not characters, since a combining mark after `/` would make
+    /// one character of the two.
+    public static func name(of path: String) -> String {
+        let scalars = path.unicodeScalars
+        var end = scalars.endIndex
+        while end > scalars.startIndex, scalars[scalars.index(before: end)] == "/" { end = scalars.index(before: end) }
+        guard end > scalars.startIndex else { return path }
+        let start = scalars[..<end].lastIndex(of: "/").map { scalars.index(after: $0) } ?? scalars.startIndex
+        return String(scalars[start..<end])
+    }
+
+    /// The folder `path` is in: before its last `/` byte (`.` when it has
+    /// none, `/` for a file in the root), as `name(of:)` splits.
+    public static func folder(of path: String) -> String {
+        let scalars = path.unicodeScalars
+        guard let slash = scalars.lastIndex(of: "/") else { return "." }
+        return slash == scalars.startIndex ? "/" : String(scalars[..<slash])
+    }
+
     /// `name` inside `folder`: `folder/name` (one slash).
     public static func path(of name: String, in folder: String) -> String {
         folder.isEmpty ? name : folder.hasSuffix("/") ? folder + name : folder + "/" + name
@@ -83,8 +104,8 @@ public enum FileSystem {
             throw FileError(path: path, message: "is not a folder")
         case nil: break
         }
-        if intermediate, let slash = path.lastIndex(of: "/"), slash != path.startIndex {
-            try makeFolder(String(path[..<slash]), intermediate: true)
+        if intermediate, case let parent = folder(of: path), parent != "/", parent != "." {
+            try makeFolder(parent, intermediate: true)
         }
         guard PathBytes.withCString(path, { mkdir($0, 0o777) }) == 0 || errno == EEXIST else {
             throw FileError(path: path, errno: errno, action: "cannot create the folder")

@@ -75,7 +75,7 @@ enum ConversionFlags {
     /// and `--output softmax` was how an old grammar named a tensor.
     static func output(_ arguments: ParsedArguments) throws -> OutputRequest {
         let path = try arguments.string("output")
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = FileSystem.name(of: path)
         let dot = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]).lowercased() }
         if dot == "mlpackage" {
             throw UsageError("--output \(path): this toolkit writes the single-file .mlmodel format, not an .mlpackage "

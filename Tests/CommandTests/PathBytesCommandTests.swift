@@ -192,6 +192,13 @@ final class PathBytesCommandTests: XCTestCase {
         XCTAssertTrue(missing.standardError.hasSuffix(#"new\nline\u{1B}[31m\xff.mlmodelx: cannot open: No such file or directory"# + "\n"),
                       missing.standardError)
 
+        // A name beginning with a combining mark (U+0301): the folder is split at the byte '/'.
+        let combining = try run("coreml-convert", [b("sample"), b("-o"), folder + [0xCC, 0x81] + b("x.mlmodel"), b("--generate-classes"), b("swift")])
+        XCTAssertEqual(combining.status, 0, combining.standardError)
+        XCTAssertNotNil(try load(folder + [0xCC, 0x81] + b("x.mlmodel")))
+        try FileManager.default.removeItem(atPath: String(decoding: folder + [0xCC, 0x81] + b("x.mlmodel"), as: UTF8.self))
+        try FileManager.default.removeItem(atPath: String(decoding: folder + b("_x.swift"), as: UTF8.self))
+
         let deploy = samples + "/deploy_age.prototxt", weights = samples + "/age_net.caffemodel"
         for option in ["--author", "--license", "--description", "--model-version", "--predicted-feature-name"] {
             let output = folder + b("text.mlmodel")

@@ -49,6 +49,24 @@ final class PathBytesTests: XCTestCase {
         XCTAssertEqual(TextEscaping.line(PathBytes.string(from: [0xF4, 0x8F, 0xB2, 0x80])), #"\xf4\x8f\xb2\x80"#)
     }
 
+    /// Paths split at the byte `/`: a name that begins with a combining
+    /// mark makes one Swift character of `/` and the mark, which once put
+    /// the temporary file in the wrong folder.
+    func testPathsSplitAtTheSlashByte() throws {
+        XCTAssertEqual(FileSystem.folder(of: "a/\u{301}x.bin"), "a")
+        XCTAssertEqual(FileSystem.name(of: "a/\u{301}x.bin"), "\u{301}x.bin")
+        XCTAssertEqual(FileSystem.folder(of: "x.bin"), ".")
+        XCTAssertEqual(FileSystem.folder(of: "/x.bin"), "/")
+        XCTAssertEqual(FileSystem.name(of: "a/b/"), "b")
+        XCTAssertEqual(FileSystem.name(of: "/"), "/")
+        let folder = try temporaryFolder().path
+        try AtomicFile.write(Array("x".utf8), to: folder + "/\u{301}x.bin")
+        XCTAssertEqual(try FileSystem.names(inFolder: folder), ["\u{301}x.bin"])
+        let nested = folder + "/\u{301}a/\u{301}b"
+        try FileSystem.makeFolder(nested, intermediate: true)
+        XCTAssertEqual(FileSystem.kind(of: nested), .folder)
+    }
+
     /// The file library writes, reads, lists, checks and makes folders by
     /// the exact bytes, and never touches the name U+FFFD decoding gives.
     func testFilesAreWrittenReadAndListedByTheirBytes() throws {
