@@ -84,7 +84,7 @@ public enum ClassFiles {
     /// `AgeNet` for `models/AgeNet.mlmodel`: the name the compiled model
     /// (`AgeNet.mlmodelc`) has in an app bundle.
     public static func resourceName(of modelPath: String) -> String {
-        let file = modelPath.split(separator: "/").last.map(String.init) ?? modelPath
+        let file = FileSystem.name(of: modelPath)
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
         return String(file[..<dot])
     }

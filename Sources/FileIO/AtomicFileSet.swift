@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CFileIO
+import Naming
 
 /// Several files written as one, all or nothing: a model and its classes,
 /// a header and its implementation, a prediction's arrays and picture.
@@ -178,7 +179,7 @@ public final class AtomicFileSet {
         for target in targets {
             var folder = stat()
             guard Self.withPath(AtomicFile.parentFolder(of: target), { stat($0, &folder) }) == 0 else { continue }
-            let name = target.split(separator: "/").last.map(String.init) ?? target
+            let name = FileSystem.name(of: target)
             let entry = "\(folder.st_dev) \(folder.st_ino) \(name)"
             if let other = entries[entry] {
                 throw FileError(path: target, message: "is the same file as \(other), another output of this run")
@@ -190,7 +191,7 @@ public final class AtomicFileSet {
     private func stage(_ path: String, _ write: (UnsafeMutablePointer<FILE>, AtomicFile.Commit) throws -> Void) throws -> String {
         let existing = try AtomicFile.checkTarget(path, inputs: inputs)
         let folder = AtomicFile.parentFolder(of: path)
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = FileSystem.name(of: path)
         var template = Self.withPath("\(folder)/.\(AtomicFile.temporaryStem(name)).XXXXXX") { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
         fileio_install_cleanup_handlers()
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -241,15 +242,15 @@ public final class AtomicFileSet {
         return temporary
     }
 
-    /// Calls `body` with `path` as the C string the system calls take: the
-    /// one place (with `path(cString:)`) where the set turns a path into
-    /// bytes and back.
+    /// Calls `body` with `path` as the C string the system calls take, its
+    /// exact bytes (`PathBytes`): the one place (with `path(cString:)`)
+    /// where the set turns a path into bytes and back.
     private static func withPath<Result>(_ path: String, _ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
-        try path.withCString(body)
+        try PathBytes.withCString(path, body)
     }
 
     private static func path(cString: UnsafePointer<CChar>) -> String {
-        String(cString: cString)
+        PathBytes.string(cString: cString)
     }
 
     /// Syncs the complete temporary file of `target` to disk.

@@ -168,7 +168,7 @@ struct PredictionJob {
                     throw RuntimeError("outputs '\(other)' and '\(output.name)' would both be written to \(name)")
                 }
                 written[name] = output.name
-                arrays.append(((folder as NSString).appendingPathComponent(name), output))
+                arrays.append((FileSystem.path(of: name, in: folder), output))
             }
         }
         let drawn = drawing.flatMap { path in picture.flatMap { picture in result.boxes.map { (path, picture, $0) } } }
