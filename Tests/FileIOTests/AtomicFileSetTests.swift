@@ -75,3 +75,49 @@ final class AtomicFileSetTests: ScratchFolderTestCase {
         XCTAssertEqual(try folderListing(), ["b", "input"])
     }
 }
+
+/// The documented window: the renames are separate steps. Targets on two
+/// tmpfs mounts, the second made read-only between the writes and the
+/// commit: the first is replaced, the second is not, and the error says so.
+/// Skipped where tmpfs cannot be mounted (not root, not Linux).
+final class AtomicFileSetRenameWindowTests: ScratchFolderTestCase {
+    var mounts: [String] = []
+
+    override func tearDownWithError() throws {
+        #if os(Linux)
+        for mount in mounts.reversed() { umount2(mount, Int32(MNT_DETACH)) }
+        #endif
+        try super.tearDownWithError()
+    }
+
+    func mountTmpfs(_ name: String) throws -> String {
+        let path = folder + "/" + name
+        XCTAssertEqual(mkdir(path, 0o755), 0)
+        #if os(Linux)
+        guard mount("tmpfs", path, "tmpfs", 0, "size=64k") == 0 else {
+            throw XCTSkip("mount -t tmpfs failed here: \(String(cString: strerror(errno)))")
+        }
+        mounts.append(path)
+        return path
+        #else
+        throw XCTSkip("needs a Linux tmpfs")
+        #endif
+    }
+
+    func testARenameThatFailsNamesWhatWasAlreadyReplaced() throws {
+        let first = try mountTmpfs("first"), second = try mountTmpfs("second")
+        for path in [first + "/a", second + "/b"] { try Data("old".utf8).write(to: URL(fileURLWithPath: path)) }
+        let set = try AtomicFileSet(targets: [first + "/a", second + "/b"])
+        try set.write(Array("new".utf8), to: first + "/a")
+        try set.write(Array("new".utf8), to: second + "/b")
+        #if os(Linux)
+        XCTAssertEqual(mount("tmpfs", second, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), "size=64k"), 0, String(cString: strerror(errno)))
+        #endif
+        XCTAssertThrowsError(try set.commit()) { error in
+            XCTAssertEqual("\(error)", "\(second)/b: cannot replace: Read-only file system (already replaced: \(first)/a)")
+        }
+        XCTAssertEqual(contents(first + "/a"), Array("new".utf8))
+        XCTAssertEqual(contents(second + "/b"), Array("old".utf8))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: first), ["a"])
+    }
+}
