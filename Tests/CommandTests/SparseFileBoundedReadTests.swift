@@ -183,6 +183,42 @@ final class SparseFileBoundedReadTests: XCTestCase {
                        naming: huge.path, "shape [2415919104] does not fit input 'x', which takes [3, 8, 8]")
     }
 
+    /// Caffe blobs (a mean image, a caffemodel layer) whose packed values
+    /// run over a hole: a count that does not fit the blob's shape is refused
+    /// before the values are copied (an unaligned payload is copied: 18.9 GB
+    /// for the mean, 15.6 GB for an 8 GB layer blob before the check).
+    func testCaffeBlobsOverAHoleAreCheckedBeforeTheirValuesAreCopied() throws {
+        func varint(_ value: Int) -> [UInt8] {
+            var value = UInt64(value), bytes: [UInt8] = []
+            while value >= 0x80 { bytes.append(UInt8(value & 0x7F) | 0x80); value >>= 7 }
+            return bytes + [UInt8(value)]
+        }
+        func field(_ number: Int, _ payload: [UInt8]) -> [UInt8] { varint(number << 3 | 2) + varint(payload.count) + payload }
+        let values = 2_000_000_001  // odd: the payload lands unaligned
+        // BlobProto: shape { dim: 1 dim: 3 dim: 24 dim: 24 } (packed), then `data` (5) declaring `values` floats.
+        let mean = field(7, field(1, [1, 3, 24, 24])) + varint(5 << 3 | 2) + varint(4 * values)
+        let folder = try temporaryFolder()
+        let meanURL = folder.appendingPathComponent("mean.binaryproto")
+        try Data(mean).write(to: meanURL)
+        XCTAssertEqual(truncate(meanURL.path, off_t(mean.count + 4 * values)), 0)
+        let caffe = repositoryRoot.appendingPathComponent("Tests/Fixtures/caffe/mean_file")
+        let output = folder.appendingPathComponent("out.mlmodel").path
+        assertOneError(try runMeasured("coreml-convert", ["caffe", caffe.appendingPathComponent("deploy.prototxt").path,
+                                                          caffe.appendingPathComponent("weights.caffemodel").path, "--image-input", "data",
+                                                          "--mean", meanURL.path, "-o", output]),
+                       naming: meanURL.path, "shape [1, 3, 24, 24] needs 1728 values, the blob holds 2000000001")
+        // NetParameter: name "xy" (the payload at byte 49: unaligned), layer { name "conv1" type "Convolution" blobs { shape { dim: 96 dim: 3 } data: ... } }.
+        let blob = field(7, field(1, [96, 3])) + varint(5 << 3 | 2) + varint(4 * values)
+        let layer = field(1, Array("conv1".utf8)) + field(2, Array("Convolution".utf8)) + varint(7 << 3 | 2) + varint(blob.count + 4 * values) + blob
+        let net = field(1, Array("xy".utf8)) + varint(100 << 3 | 2) + varint(layer.count + 4 * values) + layer
+        let weights = folder.appendingPathComponent("hole.caffemodel")
+        try Data(net).write(to: weights)
+        XCTAssertEqual(truncate(weights.path, off_t(net.count + 4 * values)), 0)
+        assertOneError(try runMeasured("coreml-convert", ["caffe", repositoryRoot.appendingPathComponent("Samples/deploy_age.prototxt").path,
+                                                          weights.path, "-o", output]),
+                       naming: weights.path, "layer 'conv1' blob 0: shape [96, 3] needs 288 values, the blob holds 2000000001")
+    }
+
     /// A version 1.0 header of 128 bytes for float32 `shape`, then a hole
     /// of `dataBytes`.
     func writeNpyHeader(shape: String, to url: URL, dataBytes: Int) throws {
