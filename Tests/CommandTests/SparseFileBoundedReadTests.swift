@@ -219,6 +219,19 @@ final class SparseFileBoundedReadTests: XCTestCase {
                        naming: weights.path, "layer 'conv1' blob 0: shape [96, 3] needs 288 values, the blob holds 2000000001")
     }
 
+    /// A Keras kernel of [536870912, 4] float32 values stored in a hole
+    /// (Tests/Fixtures/sparse/README.md): its shape is checked against the
+    /// layer before any kernel is read (it was read whole, 8.4 GB, first).
+    func testAKerasKernelInAHoleIsCheckedBeforeItIsRead() throws {
+        let folder = try temporaryFolder()
+        let model = folder.appendingPathComponent("model.h5")
+        try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("Tests/Fixtures/sparse/keras_kernel_over_hole.h5.head"),
+                                         to: model)
+        XCTAssertEqual(truncate(model.path, 8_590_023_456), 0)
+        assertOneError(try runMeasured("coreml-convert", ["keras", model.path, "-o", folder.appendingPathComponent("out.mlmodel").path]),
+                       naming: model.path, "layer 'conv_a' (Conv2D): kernel shape [536870912, 4] is not [kH, kW, Cin, Cout]")
+    }
+
     /// A version 1.0 header of 128 bytes for float32 `shape`, then a hole
     /// of `dataBytes`.
     func writeNpyHeader(shape: String, to url: URL, dataBytes: Int) throws {
