@@ -101,6 +101,7 @@ struct KerasWalk {
             }
             throw KerasError("the layer class '\(layer.className)' is not one of Keras's (custom layers are not converted)")
         }
+        if let refusal = KerasLayerLedgers.refusal(layer) { throw KerasError(refusal) }
         var layer = layer
         guard !layer.inputs.isEmpty else { throw KerasError("has no inputs") }
         layer.inputs = layer.inputs.map { alias[$0] ?? $0 }

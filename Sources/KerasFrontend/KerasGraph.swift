@@ -47,6 +47,9 @@ struct KerasGraph {
             let kind = entry["class_name"] as? String ?? "?"
             var inputs: [String] = []
             var numbers: [Double] = [], numberFirst = false
+            if kind == "InputLayer", let refusal = KerasLayerLedgers.refusal(KerasLayer(name: name, className: kind, config: layerConfig, inputs: [])) {
+                throw KerasError("\(path): input '\(name)' (InputLayer): \(refusal)")
+            }
             if className == "Sequential" {
                 if let shape = Self.batchShape(layerConfig), kind == "InputLayer" || previous == nil {
                     let inputName = kind == "InputLayer" ? name : "input"

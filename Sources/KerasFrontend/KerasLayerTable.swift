@@ -47,14 +47,40 @@ struct KerasBuilder {
         return bool
     }
 
-    /// `[h, w]` (or a single int) as a Size2.
-    func pair(_ key: String, default fallback: Int) throws -> Size2 {
-        guard let value = present(key) else { return Size2(square: fallback) }
-        if let single = Self.integer(value) { return Size2(square: single) }
-        if let list = value as? [Any], list.count == 2, let h = Self.integer(list[0]), let w = Self.integer(list[1]) {
-            return Size2(h, w)
+    /// `[h, w]` (or a single int) as a Size2, each in `minimum...`
+    /// ShapeInference.maximumSize (a stride of 0 or 2^62 is refused here,
+    /// naming the key, before any arithmetic).
+    func pair(_ key: String, default fallback: Int, minimum: Int = 1) throws -> Size2 {
+        try optionalPair(key, minimum: minimum) ?? Size2(square: fallback)
+    }
+
+    /// `pair`, nil when the key is absent or null.
+    func optionalPair(_ key: String, minimum: Int = 1) throws -> Size2? {
+        guard let value = present(key) else { return nil }
+        let size: Size2
+        if let single = Self.integer(value) {
+            size = Size2(square: single)
+        } else if let list = value as? [Any], list.count == 2, let h = Self.integer(list[0]), let w = Self.integer(list[1]) {
+            size = Size2(h, w)
+        } else {
+            throw fail("'\(key)' is \(Self.brief(value)), not one integer or two")
         }
-        throw fail("'\(key)' is \(Self.brief(value)), not one integer or two")
+        let limit = ShapeInference.maximumSize
+        if let bad = [size.height, size.width].first(where: { !(minimum...limit).contains($0) }) {
+            throw fail("\(Self.nouns[key] ?? key) \(bad) is out of range (\(minimum)...\(limit)) in \(key) \(KerasLayerLedgers.render(value))")
+        }
+        return size
+    }
+
+    /// What a window key measures, for messages.
+    static let nouns = ["strides": "stride", "dilation_rate": "dilation", "pool_size": "kernel size", "kernel_size": "kernel size",
+                        "size": "scale factor", "output_padding": "output padding"]
+
+    /// The config's `kernel_size`, when given, must be the stored kernel's.
+    func expectKernel(_ kh: Int, _ kw: Int, _ shape: [Int]) throws {
+        if let size = try optionalPair("kernel_size"), size != Size2(kh, kw) {
+            throw fail("the config says kernel_size \([size.height, size.width]), but the stored kernel has shape \(shape)")
+        }
     }
 
     private func present(_ key: String) -> Any? {
@@ -166,6 +192,17 @@ struct KerasBuilder {
         return axis == -1 || axis == rank - 1
     }
 
+    /// 1 or 2 when the config's `axis` (a number, or a list of one) is H
+    /// or W of a map (1, 2, -3, -2), else nil.
+    func spatialAxis() -> Int? {
+        let value = config["axis"]
+        guard rank == 4, let raw = value.flatMap({ Self.integer($0) ?? ($0 as? [Any]).flatMap { $0.count == 1 ? Self.integer($0[0]) : nil } }) else {
+            return nil
+        }
+        let axis = raw < 0 ? raw + 4 : raw
+        return axis == 1 || axis == 2 ? axis : nil
+    }
+
     func requireChannelsLast() throws {
         if let format = try string("data_format"), format != "channels_last" { throw fail("data_format \(format) is not supported") }
     }
@@ -179,8 +216,9 @@ struct KerasBuilder {
     }
 
     /// A layer's fused `activation`, as nodes after `source`, ending in the layer's name.
-    func activation(_ function: String, after source: String) throws -> [Node] {
-        try KerasLayerTable.activationNodes(function, input: source, output: name, builder: self)
+    /// - Parameter channels: the channels of `source` (glu halves them).
+    func activation(_ function: String, after source: String, channels: Int) throws -> [Node] {
+        try KerasLayerTable.activationNodes(function, input: source, output: name, channels: channels, builder: self)
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Conversion
 import ModelFormat
 
@@ -10,9 +11,15 @@ extension KerasLayerTable {
         guard shape.count == 4 else { throw b.fail("kernel shape \(shape) is not [kH, kW, Cin, Cout]") }
         let (kh, kw, cin, cout) = (shape[0], shape[1], shape[2], shape[3])
         try b.expect("filters", cout, shape)
+        try b.expectKernel(kh, kw, shape)
+        // Keras's groups split the input channels: the kernel holds Cin / groups of them.
+        let groups = try b.int("groups") ?? 1
+        guard groups >= 1, groups <= b.shape.channels, cin * groups == b.shape.channels, cout % groups == 0 else {
+            throw b.fail("groups \(groups) does not fit the kernel \(shape) on \(b.shape.channels) input channels")
+        }
         let weights = NHWCLayout.convolution(kh: kh, kw: kw, cin: cin, cout: cout, from: kernel)
         let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
-        let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: max(b.shape.channels / max(cin, 1), 1),
+        let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: groups,
                                kernel: Size2(kh, kw), stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
                                padding: try b.padding(), weights: weights, bias: bias)
         return (try fused(b, .convolution(conv)), 4)
@@ -30,6 +37,8 @@ extension KerasLayerTable {
         let (shape, kernel) = try b.kernel(0, "depthwise kernel")
         guard shape.count == 4, shape[2] == b.shape.channels else { throw b.fail("depthwise kernel shape \(shape) does not fit \(b.shape)") }
         let d = depthwiseWeights(shape, kernel)
+        try b.expect("depth_multiplier", d.multiplier, shape)
+        try b.expectKernel(shape[0], shape[1], shape)
         let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: d.channels * d.multiplier).values) : nil
         let conv = Convolution(outputChannels: d.channels * d.multiplier, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
@@ -45,9 +54,12 @@ extension KerasLayerTable {
         guard dshape.count == 4, pshape.count == 4, pshape[2] == dshape[2] * dshape[3] else {
             throw b.fail("depthwise \(dshape) and pointwise \(pshape) kernels do not fit together")
         }
+        guard dshape[2] == b.shape.channels else { throw b.fail("depthwise kernel shape \(dshape) does not fit \(b.shape)") }
         let d = depthwiseWeights(dshape, dkernel)
         let middle = d.channels * d.multiplier, cout = pshape[3]
         try b.expect("filters", cout, pshape)
+        try b.expect("depth_multiplier", d.multiplier, dshape)
+        try b.expectKernel(dshape[0], dshape[1], dshape)
         let depthwise = Convolution(outputChannels: middle, kernelChannels: 1, groups: d.channels, kernel: d.kernel,
                                     stride: try b.pair("strides", default: 1), dilation: try b.pair("dilation_rate", default: 1),
                                     padding: try b.padding(), weights: d.weights)
@@ -59,21 +71,50 @@ extension KerasLayerTable {
     }
 
     /// Conv2DTranspose kernels are [kH, kW, Cout, Cin]; Core ML deconvolution wants [Cin, Cout, kH, kW].
+    ///
+    /// The output size is Keras's `deconv_output_length`, which TensorFlow's
+    /// conv2d_transpose then fills (the gradient of a convolution from that
+    /// size), written as the deconvolution's outputShape:
+    /// - no output_padding: `same` in * s; `valid` in * s + max(k - s, 0)
+    ///   (a kernel smaller than the stride leaves s - k rows of bias only);
+    /// - output_padding p (0 <= p < s): (in - 1) * s + k - 2 * pad + p, pad
+    ///   k / 2 for `same`, 0 for `valid`. `valid` adds p rows of bias at the
+    ///   bottom; `same` crops (in - 1) * s + k - L, the smaller half first,
+    ///   as TensorFlow pads a `same` convolution of L rows.
     static func transpose(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         try b.requireChannelsLast()
         let (shape, kernel) = try b.kernel(0, "kernel")
         guard shape.count == 4, shape[3] == b.shape.channels else { throw b.fail("kernel shape \(shape) does not fit \(b.shape)") }
         let (kh, kw, cout, cin) = (shape[0], shape[1], shape[2], shape[3])
+        try b.expect("filters", cout, shape)
+        try b.expectKernel(kh, kw, shape)
         let weights = NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: kernel)
         let stride = try b.pair("strides", default: 1)
-        let same = (try b.string("padding") ?? "valid") == "same"
         let limit = ShapeInference.maximumSize
-        guard [stride.height, stride.width, kh, kw].allSatisfy({ $0 > 0 && $0 <= limit }) else {
-            throw b.fail("strides \([stride.height, stride.width]) or kernel \([kh, kw]) out of range (1...\(limit))")
+        guard [kh, kw].allSatisfy({ $0 > 0 && $0 <= limit }) else { throw b.fail("kernel shape \(shape) is out of range (1...\(limit))") }
+        let same: Bool
+        switch try b.string("padding") ?? "valid" {
+        case "same": same = true
+        case "valid": same = false
+        case let other: throw b.fail("padding '\(other)' is not supported")
         }
-        // Keras: same -> in * stride; valid -> (in - 1) * stride + k (each at most 2^60 here).
-        let outputShape = same ? [b.shape.height * stride.height, b.shape.width * stride.width]
-                               : [(b.shape.height - 1) * stride.height + kh, (b.shape.width - 1) * stride.width + kw]
+        let outputPadding = try b.optionalPair("output_padding", minimum: 0)
+        if let p = outputPadding, p.height >= stride.height || p.width >= stride.width {
+            throw b.fail("output_padding \([p.height, p.width]) is not below the strides \([stride.height, stride.width]) (Keras refuses it too)")
+        }
+        // Each term is at most 2^30 (sizes, strides, kernels, paddings): no overflow.
+        func length(_ input: Int, _ k: Int, _ s: Int, _ p: Int?) throws -> Int {
+            let length: Int
+            if let p { length = (input - 1) * s + k - 2 * (same ? k / 2 : 0) + p } else { length = same ? input * s : input * s + max(k - s, 0) }
+            // TensorFlow runs a `same` transpose only when ceil(length / s) gives the input back.
+            guard length >= 1, !same || (length + s - 1) / s == input else {
+                throw b.fail("output_padding \(p ?? 0) with padding same, kernel \(k), stride \(s) gives \(length) rows from \(input), "
+                             + "which TensorFlow cannot run")
+            }
+            return length
+        }
+        let outputShape = [try length(b.shape.height, kh, stride.height, outputPadding?.height),
+                           try length(b.shape.width, kw, stride.width, outputPadding?.width)]
         let bias = try b.bool("use_bias") ?? true ? Weights(try b.weight(1, "bias", count: cout).values) : nil
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, kernel: Size2(kh, kw), stride: stride,
                                padding: same ? .same(topLeftHeavy: false) : .explicit(.zero), isDeconvolution: true,
@@ -103,13 +144,31 @@ extension KerasLayerTable {
 
     /// Weights in order: gamma (if scale), beta (if center), moving mean, moving variance.
     static func batchNorm(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        guard b.isLastAxis() else { throw b.fail("only normalization over channels (axis -1) is supported") }
-        let c = b.shape.channels
+        let swap = try spatialSwap(b, "normalization")
+        // Over H or W (axis 1 or 2 of a map): that axis becomes Core ML's channels for the norm.
+        let c = swap == nil ? b.shape.channels : (b.spatialAxis() == 1 ? b.shape.height : b.shape.width)
         let (gamma, beta, stored) = try b.gammaAndBeta(channels: c)
         let mean = Weights(try b.weight(stored, "moving mean", count: c).values)
         let variance = Weights(try b.weight(stored + 1, "moving variance", count: c).values)
-        let norm = BatchNorm(channels: c, epsilon: try b.float("epsilon") ?? 0.001, gamma: gamma, beta: beta, mean: mean, variance: variance)
-        return ([b.node(.batchNorm(norm), [b.input])], b.rank)
+        let epsilon = try b.float("epsilon") ?? 0.001
+        guard epsilon >= 0 else { throw b.fail("epsilon \(epsilon) is negative") }
+        let norm = Op.batchNorm(BatchNorm(channels: c, epsilon: epsilon, gamma: gamma, beta: beta, mean: mean, variance: variance))
+        guard let swap else { return ([b.node(norm, [b.input])], b.rank) }
+        let moved = b.node(swap, [b.input], suffix: "moved")
+        let normalized = b.node(norm, moved.outputs, suffix: "normalized")
+        return ([moved, normalized, b.node(swap, normalized.outputs)], 4)
+    }
+
+    /// nil for the last axis; for axis 1 or 2 of a map (H or W), the
+    /// permutation that swaps it with Core ML's channels (its own inverse);
+    /// any other axis is refused naming the config's axis.
+    static func spatialSwap(_ b: KerasBuilder, _ what: String) throws -> Op? {
+        if b.isLastAxis() { return nil }
+        guard b.rank == 4, let axis = b.spatialAxis() else {
+            throw b.fail("only \(what) over the last axis (axis -1), or axis 1 or 2 of a map, is supported, not axis "
+                         + KerasLayerLedgers.render(b.config["axis"] ?? NSNull()))
+        }
+        return .permute(axes: axis == 1 ? [0, 2, 1, 3] : [0, 3, 2, 1])
     }
 
     /// The layer's op, then its fused `activation` (if any) under the layer's name.
@@ -117,17 +176,22 @@ extension KerasLayerTable {
         let function = try b.activationName()
         if function == "linear" { return [b.node(op, [input ?? b.input])] }
         let pre = b.node(op, [input ?? b.input], suffix: "preactivation")
-        return [pre] + (try b.activation(function, after: pre.outputs[0]))
+        let channels = switch op {
+        case .convolution(let conv): conv.outputChannels
+        case .innerProduct(let product): product.outputChannels
+        default: b.shape.channels
+        }
+        return [pre] + (try b.activation(function, after: pre.outputs[0], channels: channels))
     }
 
     static func activationLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         let function = try b.activationName()
         if function == "linear" { return ([], b.rank) }
-        return (try b.activation(function, after: b.input), b.rank)
+        return (try b.activation(function, after: b.input, channels: b.shape.channels), b.rank)
     }
 
     /// Keras's named activations as Core ML layers from `input` to `output`.
-    static func activationNodes(_ function: String, input: String, output: String, builder b: KerasBuilder) throws -> [Node] {
+    static func activationNodes(_ function: String, input: String, output: String, channels: Int, builder b: KerasBuilder) throws -> [Node] {
         func one(_ op: Op) -> [Node] { [Node(name: output, operation: op, inputs: [input], outputs: [output])] }
         switch function {
         case "relu": return one(.activation(.relu))
@@ -156,8 +220,74 @@ extension KerasLayerTable {
             let gate = "\(output)__sigmoid"
             return [Node(name: gate, operation: .activation(.sigmoid), inputs: [input], outputs: [gate]),
                     Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+        // Keras 3's newer activations at their defaults (keras.activations).
+        case "leaky_relu": return one(.activation(.leakyRelu(alpha: 0.2)))
+        case "hard_tanh": return one(.activation(.clip(min: -1, max: 1)))
+        case "celu":
+            // max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) with alpha 1: the ELU.
+            return one(.activation(.elu(alpha: 1)))
+        case "log_sigmoid":
+            // -softplus(-x), which stays finite where log(sigmoid(x)) would not.
+            return chain([.activation(.linear(alpha: -1, beta: 0)), .activation(.softplus), .activation(.linear(alpha: -1, beta: 0))],
+                         input: input, output: output)
+        case "mish":
+            // x * tanh(softplus(x)).
+            let soft = "\(output)__softplus", gate = "\(output)__tanh"
+            return [Node(name: soft, operation: .activation(.softplus), inputs: [input], outputs: [soft]),
+                    Node(name: gate, operation: .activation(.tanh), inputs: [soft], outputs: [gate]),
+                    Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+        case "tanh_shrink":
+            // x - tanh(x).
+            let tanh = "\(output)__tanh", negated = "\(output)__negated"
+            return [Node(name: tanh, operation: .activation(.tanh), inputs: [input], outputs: [tanh]),
+                    Node(name: negated, operation: .multiply(constant: -1), inputs: [tanh], outputs: [negated]),
+                    Node(name: output, operation: .add(constant: 0), inputs: [input, negated], outputs: [output])]
+        case "squareplus":
+            // (x + sqrt(x^2 + b)) / 2 with b 4.
+            let square = "\(output)__square", root = "\(output)__root", sum = "\(output)__sum"
+            return [Node(name: square, operation: .multiply(constant: 1), inputs: [input, input], outputs: [square]),
+                    Node(name: root, operation: .unary(Unary(kind: .sqrt, shift: 4)), inputs: [square], outputs: [root]),
+                    Node(name: sum, operation: .add(constant: 0), inputs: [input, root], outputs: [sum]),
+                    Node(name: output, operation: .multiply(constant: 0.5), inputs: [sum], outputs: [output])]
+        case "log_softmax":
+            // z - log(sum(exp(z))) with z = x - max(x) over channels: the sum is at least 1, no log of 0.
+            let max = "\(output)__max", negatedMax = "\(output)__negated_max", shifted = "\(output)__shifted",
+                exp = "\(output)__exp", sum = "\(output)__sum", log = "\(output)__log", negatedLog = "\(output)__negated_log"
+            return [Node(name: max, operation: .reduce(Reduce(mode: .max, axes: .c)), inputs: [input], outputs: [max]),
+                    Node(name: negatedMax, operation: .multiply(constant: -1), inputs: [max], outputs: [negatedMax]),
+                    Node(name: shifted, operation: .add(constant: 0), inputs: [input, negatedMax], outputs: [shifted]),
+                    Node(name: exp, operation: .unary(Unary(kind: .exp)), inputs: [shifted], outputs: [exp]),
+                    Node(name: sum, operation: .reduce(Reduce(mode: .sum, axes: .c)), inputs: [exp], outputs: [sum]),
+                    Node(name: log, operation: .unary(Unary(kind: .log)), inputs: [sum], outputs: [log]),
+                    Node(name: negatedLog, operation: .multiply(constant: -1), inputs: [log], outputs: [negatedLog]),
+                    Node(name: output, operation: .add(constant: 0), inputs: [shifted, negatedLog], outputs: [output])]
+        case "glu":
+            // a * sigmoid(b), a and b the two halves of the channels (Keras's last axis).
+            guard channels % 2 == 0 else { throw b.fail("the activation 'glu' needs an even number of channels, not \(channels)") }
+            let first = "\(output)__a", second = "\(output)__b", gate = "\(output)__gate"
+            return [Node(name: first, operation: .slice(Slice(axis: .channel, start: 0, end: channels / 2)), inputs: [input], outputs: [first]),
+                    Node(name: second, operation: .slice(Slice(axis: .channel, start: channels / 2, end: channels)), inputs: [input], outputs: [second]),
+                    Node(name: gate, operation: .activation(.sigmoid), inputs: [second], outputs: [gate]),
+                    Node(name: output, operation: .multiply(constant: 1), inputs: [first, gate], outputs: [output])]
+        case "soft_shrink":
+            // relu(x - 0.5) - relu(-x - 0.5) (threshold 0.5).
+            let above = "\(output)__above", below = "\(output)__below", negated = "\(output)__negated"
+            return chain([.activation(.linear(alpha: 1, beta: -0.5)), .activation(.relu)], input: input, output: above)
+                + chain([.activation(.linear(alpha: -1, beta: -0.5)), .activation(.relu)], input: input, output: below)
+                + [Node(name: negated, operation: .multiply(constant: -1), inputs: [below], outputs: [negated]),
+                   Node(name: output, operation: .add(constant: 0), inputs: [above, negated], outputs: [output])]
         default:
             throw b.fail("the activation '\(function)' is not supported")
+        }
+    }
+
+    /// `ops` one after another from `input`, the last one named `output`.
+    static func chain(_ ops: [Op], input: String, output: String) -> [Node] {
+        var source = input
+        return ops.enumerated().map { index, op in
+            let name = index == ops.count - 1 ? output : "\(output)__\(index)"
+            defer { source = name }
+            return Node(name: name, operation: op, inputs: [source], outputs: [name])
         }
     }
 
@@ -177,7 +307,8 @@ extension KerasLayerTable {
     }
 
     static func leakyRelu(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        let slope = try b.float("negative_slope") ?? b.float("alpha") ?? 0.3
+        // Keras 2 writes alpha; Keras 3 negative_slope, and takes alpha over it when given both.
+        let slope = try b.float("alpha") ?? b.float("negative_slope") ?? 0.3
         return ([b.node(.activation(.leakyRelu(alpha: slope)), [b.input])], b.rank)
     }
 
@@ -196,7 +327,9 @@ extension KerasLayerTable {
     }
 
     static func softmaxLayer(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        guard b.isLastAxis() else { throw b.fail("only softmax over channels (axis -1) is supported") }
-        return ([b.node(.softmax, [b.input])], b.rank)
+        guard let swap = try spatialSwap(b, "softmax") else { return ([b.node(.softmax, [b.input])], b.rank) }
+        let moved = b.node(swap, [b.input], suffix: "moved")
+        let soft = b.node(.softmax, moved.outputs, suffix: "softmax")
+        return ([moved, soft, b.node(swap, soft.outputs)], 4)
     }
 }

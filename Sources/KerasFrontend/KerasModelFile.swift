@@ -26,10 +26,23 @@ struct KerasModelFile {
             throw KerasError("\(path): no model_config attribute: not a Keras model saved with its architecture (weights-only files are not enough)")
         }
         guard let data = json.data(using: .utf8), let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw KerasError("\(path): model_config is not valid JSON")
+            throw KerasError("\(path): model_config is not valid JSON" + (Self.nonFiniteKey(in: json).map {
+                " (the value of '\($0)' is not a finite number; Python writes NaN and Infinity, which JSON has no spelling for)"
+            } ?? ""))
         }
         config = object
         kerasVersion = (try? file.stringAttribute("keras_version", of: "/")) ?? nil ?? ""
+    }
+
+    /// The first key whose value is NaN, Infinity or a number too large for
+    /// a Double (1e999): Python's json writes a layer's non-finite epsilon
+    /// so, and JSONSerialization refuses the whole text.
+    static func nonFiniteKey(in json: String) -> String? {
+        let pattern = #""([^"\\]{1,100})"\s*:\s*\[?\s*(-?Infinity|NaN|-?[0-9.]+[eE]\+?[0-9]{3,})"#
+        guard let regex = try? NSRegularExpression(pattern: pattern),
+              let match = regex.firstMatch(in: json, range: NSRange(json.startIndex..., in: json)),
+              let key = Range(match.range(at: 1), in: json) else { return nil }
+        return String(json[key])
     }
 
     /// The weights of each of `layers` in the order Keras lists them, with

@@ -1,3 +1,4 @@
+import Foundation
 import ModelFormat
 
 /// Pooling, reshaping and merging layers.
@@ -7,7 +8,7 @@ extension KerasLayerTable {
         try b.requireChannelsLast()
         let size = try b.pair("pool_size", default: 2)
         // strides null (or absent) means the pool size.
-        let stride = b.config["strides"] is [Int] || b.config["strides"] is Int ? try b.pair("strides", default: 1) : size
+        let stride = try b.optionalPair("strides") ?? size
         let pool = Pooling(kind: kind, kernel: size, stride: stride, padding: try b.padding(), excludePaddingFromAverage: kind == .average)
         return ([b.node(.pooling(pool), [b.input])], 4)
     }
@@ -19,23 +20,37 @@ extension KerasLayerTable {
     }
 
     /// Flattens in H, W, C order, as Keras does on channels-last maps.
+    /// With data_format channels_first Keras first moves axis 1 last: a
+    /// map [A, B, C] (ours [C, A, B]) flattens in B, C, A order.
     static func flatten(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        ([b.node(.flatten(.channelLast), [b.input])], 2)
+        switch try b.string("data_format") ?? "channels_last" {
+        case "channels_last": return ([b.node(.flatten(.channelLast), [b.input])], 2)
+        case "channels_first" where b.rank == 4:
+            let moved = b.node(.permute(axes: [0, 3, 1, 2]), [b.input], suffix: "channels_last")
+            return ([moved, b.node(.flatten(.channelFirst), moved.outputs)], 2)
+        case "channels_first": return ([b.node(.flatten(.channelLast), [b.input])], 2)
+        case let other: throw b.fail("data_format '\(other)' is not supported")
+        }
     }
 
     static func reshape(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         let target: [Int]
+        let given = b.config["target_shape"]
+        guard let list = given as? [Any], let sizes = Optional(list.compactMap(KerasBuilder.integer)), sizes.count == list.count,
+              sizes.allSatisfy({ $0 == -1 || $0 >= 1 }) else {
+            throw b.fail("cannot reshape to target_shape \(given.map { KerasLayerLedgers.render($0) } ?? "null"), not a list of sizes (or one -1)")
+        }
         do {
-            target = try TensorShape.reshapeTarget((b.config["target_shape"] as? [Int]) ?? [], count: b.shape.count)
+            target = try TensorShape.reshapeTarget(sizes, count: b.shape.count)
         } catch {
-            throw b.fail(error.message)
+            throw b.fail("target_shape \(KerasLayerLedgers.render(list)) does not fit \(b.shape.count) values (\(error.message))")
         }
         switch target.count {
         case 1: return ([b.node(.flatten(.channelLast), [b.input])], 2)
         // (W, C) is kept as a map of height 1: the values stay in Keras's order.
         case 2: return ([b.node(.reshape(targetShape: [target[1], 1, target[0]], order: .channelLast), [b.input])], 4)
         case 3: return ([b.node(.reshape(targetShape: [target[2], target[0], target[1]], order: .channelLast), [b.input])], 4)
-        default: throw b.fail("reshapes to rank \(target.count + 1) are not supported")
+        default: throw b.fail("target_shape \(KerasLayerLedgers.render(list)) is rank \(target.count + 1), which is not supported")
         }
     }
 
@@ -49,12 +64,23 @@ extension KerasLayerTable {
 
     /// `((top, bottom), (left, right))`, or one int, or (rows, columns).
     static func edges(_ b: KerasBuilder, _ key: String) throws -> Edges {
-        if let value = b.config[key] as? Int { return Edges(all: value) }
-        if let pairs = b.config[key] as? [[Int]], pairs.count == 2, pairs.allSatisfy({ $0.count == 2 }) {
-            return Edges(top: pairs[0][0], bottom: pairs[0][1], left: pairs[1][0], right: pairs[1][1])
+        let value = b.config[key] ?? NSNull()
+        let ints = { (list: Any) in (list as? [Any])?.compactMap(KerasBuilder.integer) }
+        let edges: Edges
+        if let single = KerasBuilder.integer(value) {
+            edges = Edges(all: single)
+        } else if let pairs = (value as? [Any])?.compactMap(ints), pairs.count == 2, pairs.allSatisfy({ $0.count == 2 }) {
+            edges = Edges(top: pairs[0][0], bottom: pairs[0][1], left: pairs[1][0], right: pairs[1][1])
+        } else if let pair = ints(value), pair.count == 2, (value as? [Any])?.count == 2 {
+            edges = Edges(top: pair[0], bottom: pair[0], left: pair[1], right: pair[1])
+        } else {
+            throw b.fail("\(key) \(KerasLayerLedgers.render(value)) is not one integer, two, or two pairs")
         }
-        if let pair = b.config[key] as? [Int], pair.count == 2 { return Edges(top: pair[0], bottom: pair[0], left: pair[1], right: pair[1]) }
-        throw b.fail("\(key) \(b.config[key] ?? "nil") is not understood")
+        let limit = ShapeInference.maximumSize
+        if let bad = [edges.top, edges.bottom, edges.left, edges.right].first(where: { !(0...limit).contains($0) }) {
+            throw b.fail("\(key == "cropping" ? "crop amount" : key) \(bad) is out of range (0...\(limit)) in \(key) \(KerasLayerLedgers.render(value))")
+        }
+        return edges
     }
 
     static func zeroPadding(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
@@ -62,7 +88,13 @@ extension KerasLayerTable {
     }
 
     static func cropping(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
-        ([b.node(.crop(.edges(try edges(b, "cropping"))), [b.input])], 4)
+        let edges = try edges(b, "cropping")
+        guard [edges.top, edges.bottom, edges.left, edges.right].allSatisfy({ $0 >= 0 }),
+              edges.top < b.shape.height - edges.bottom, edges.left < b.shape.width - edges.right else {
+            throw b.fail("cropping \(KerasLayerLedgers.render(b.config["cropping"] ?? NSNull())) leaves nothing of the "
+                         + "\(b.shape.height)x\(b.shape.width) input, or is negative")
+        }
+        return ([b.node(.crop(.edges(edges)), [b.input])], 4)
     }
 
     /// Nearest, or bilinear with half-pixel centers as Keras samples
@@ -72,7 +104,7 @@ extension KerasLayerTable {
         switch try b.string("interpolation") ?? "nearest" {
         case "nearest": return ([b.node(.upsample(Upsample(scale: scale)), [b.input])], 4)
         case "bilinear": return ([b.node(.upsample(Upsample(scale: scale, mode: .bilinear, alignment: .halfPixel)), [b.input])], 4)
-        case let other: throw b.fail("\(other) upsampling is not supported (nearest and bilinear are)")
+        case let other: throw b.fail("interpolation '\(other)' is not supported (nearest and bilinear are)")
         }
     }
 
