@@ -94,7 +94,7 @@ let package = Package(
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
         // The attribute sweep's runner: each frontend's cases, converted, run, compared.
-        .target(name: "SweepSupport", dependencies: ["TestSupport", "CoreMLBackend", "Runtime", "ModelFormat"], path: "Tests/SweepSupport"),
+        .target(name: "SweepSupport", dependencies: ["TestSupport", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat"], path: "Tests/SweepSupport"),
         .testTarget(name: "FileIOTests", dependencies: ["TestSupport", "FileIO"]),
         .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufFile", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),

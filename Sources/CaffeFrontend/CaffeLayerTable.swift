@@ -134,8 +134,9 @@ enum CaffeLayerTable {
         let inputs = b.inputShape.dimensions[(axis - 1)...].reduce(1, *), outputs = Int(p.num_output)
         guard outputs > 0 else { throw b.fail("inner_product_param has no num_output") }
         var weights = try b.blob(0, shape: p.transpose != 0 ? [inputs, outputs] : [outputs, inputs], "weights")
-        if p.transpose != 0 {
-            // Stored [in, out]; Core ML wants [out, in].
+        if p.transpose != 0 && weights.isLoaded {
+            // Stored [in, out]; Core ML wants [out, in]. (Without weights, a
+            // structure-only read, there are no values to reorder.)
             let values = weights.values
             weights = Weights((0..<outputs * inputs).map { index in values[(index % inputs) * outputs + index / inputs] })
         }

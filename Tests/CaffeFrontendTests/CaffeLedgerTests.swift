@@ -1,6 +1,7 @@
 @testable import CaffeFrontend
 import Foundation
 import ModelFormat
+import SweepSupport
 import TestSupport
 import XCTest
 
@@ -20,14 +21,8 @@ final class CaffeLedgerTests: XCTestCase {
     /// Caffe's source. Input's shape is set by every case; PriorBox's and
     /// DetectionOutput's fields are compared with OpenCV by SSDDetectorTests.
     func testEveryHonouredFieldHasASweepCase() throws {
-        struct Manifest: Decodable { struct Case: Decodable { let op: String; let attribute: String }; let cases: [Case] }
-        let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/sweep/caffe/cases.json")
-        let swept = Set(try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: url)).cases.map { "\($0.op).\($0.attribute)" })
-        let exempt: Set<String> = ["Input", "PriorBox", "DetectionOutput"]
-        let missing = CaffeLedgers.mappedTypes.filter { !exempt.contains($0) }.flatMap { type in
-            (CaffeLedgers.ledgers[type]?.honoured ?? []).map { "\(type).\($0)" }.filter { !swept.contains($0) }
-        }
-        XCTAssertEqual(missing.sorted(), [])
+        XCTAssertEqual(try unsweptHonouredAttributes("caffe", ledgers: CaffeLedgers.ledgers, types: CaffeLedgers.mappedTypes,
+                                                     exempt: ["Input", "PriorBox", "DetectionOutput"]), [])
     }
 
     func convert(_ layers: String, input: String = "dim: 1 dim: 3 dim: 6 dim: 6") throws -> Model {
@@ -45,6 +40,14 @@ final class CaffeLedgerTests: XCTestCase {
             XCTAssertFalse("\(error)".contains("\n"), file: file, line: line)
             return "\(error)"
         }
+    }
+
+    /// Without weights there are no values to transpose (the fuzz smoke
+    /// pass trapped on the sweep's ip_transpose_true deploy, read alone).
+    func testATransposedInnerProductReadsWithoutWeights() throws {
+        let deploy = repositoryRoot.appendingPathComponent("Tests/Fixtures/sweep/caffe/ip_transpose_true.prototxt").path
+        let model = try CaffeConverter.convert(deploy: deploy, weights: nil)
+        XCTAssertEqual(model.outputs.count, 1)
     }
 
     func testAFieldTheMappingDoesNotTakeIsRefusedByName() {

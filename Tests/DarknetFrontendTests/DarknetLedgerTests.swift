@@ -1,6 +1,7 @@
 @testable import DarknetFrontend
 import Foundation
 import ModelFormat
+import SweepSupport
 import TestSupport
 import XCTest
 
@@ -19,14 +20,8 @@ final class DarknetLedgerTests: XCTestCase {
     /// [region]'s are compared with OpenCV by DarknetDetectorTests, [conv]
     /// is [convolutional]'s other name.
     func testEveryHonouredKeyHasASweepCase() throws {
-        struct Manifest: Decodable { struct Case: Decodable { let op: String; let attribute: String }; let cases: [Case] }
-        let url = repositoryRoot.appendingPathComponent("Tests/Fixtures/sweep/darknet/cases.json")
-        let swept = Set(try JSONDecoder().decode(Manifest.self, from: Data(contentsOf: url)).cases.map { "\($0.op).\($0.attribute)" })
-        let exempt: Set<String> = ["net", "network", "region", "conv"]
-        let missing = DarknetLedgers.mappedTypes.filter { !exempt.contains($0) }.flatMap { type in
-            (DarknetLedgers.ledgers[type]?.honoured ?? []).map { "\(type).\($0)" }.filter { !swept.contains($0) }
-        }
-        XCTAssertEqual(missing.sorted(), [])
+        XCTAssertEqual(try unsweptHonouredAttributes("darknet", ledgers: DarknetLedgers.ledgers, types: DarknetLedgers.mappedTypes,
+                                                     exempt: ["net", "network", "region", "conv"]), [])
     }
 
     func convert(_ text: String, region: RegionOutput = .grid) throws -> Model {

@@ -1,3 +1,4 @@
+import Conversion
 import CoreMLBackend
 import Foundation
 import ModelFormat
@@ -199,4 +200,19 @@ func writeSweepTable(_ results: [SweepResult], frontend: String, framework: Stri
     }
     try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try (["<!-- \(frontend), against \(framework) -->"] + lines).joined(separator: "\n").appending("\n").write(to: url, atomically: true, encoding: .utf8)
+}
+
+/// The honoured attributes of `types` that no case of the frontend's sweep
+/// sets, as "Op.attribute", sorted: a test keeps this empty, so that every
+/// attribute a ledger says the mapping implements is compared with the
+/// framework at least once. `exempt` names op types (or "Op.attribute"
+/// pairs) that other tests compare, or that every case sets.
+public func unsweptHonouredAttributes(_ frontend: String, ledgers: AttributeLedgers, types: some Sequence<String>,
+                                      exempt: Set<String> = []) throws -> [String] {
+    let folder = repositoryRoot.appendingPathComponent("Tests/Fixtures/sweep/\(frontend)")
+    let manifest = try JSONDecoder().decode(SweepManifest.self, from: Data(contentsOf: folder.appendingPathComponent("cases.json")))
+    let swept = Set(manifest.cases.map { "\($0.op).\($0.attribute)" })
+    return Set(types).filter { !exempt.contains($0) }.flatMap { type in
+        (ledgers[type]?.honoured ?? []).map { "\(type).\($0)" }.filter { !swept.contains($0) && !exempt.contains($0) }
+    }.sorted()
 }
