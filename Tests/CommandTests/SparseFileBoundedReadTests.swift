@@ -219,6 +219,41 @@ final class SparseFileBoundedReadTests: XCTestCase {
                        naming: weights.path, "layer 'conv1' blob 0: shape [96, 3] needs 288 values, the blob holds 2000000001")
     }
 
+    /// A .mlmodel whose inner product declares 2000000001 weights, unaligned,
+    /// over a hole: predict validates the model's structure (weight counts,
+    /// payloads skipped) before reading it whole (the copy took 15.6 GB).
+    func testAModelsWeightsOverAHoleAreCountedBeforeTheyAreCopied() throws {
+        func varint(_ value: Int) -> [UInt8] {
+            var value = UInt64(value), bytes: [UInt8] = []
+            while value >= 0x80 { bytes.append(UInt8(value & 0x7F) | 0x80); value >>= 7 }
+            return bytes + [UInt8(value)]
+        }
+        func field(_ number: Int, _ payload: [UInt8]) -> [UInt8] { varint(number << 3 | 2) + varint(payload.count) + payload }
+        func number(_ number: Int, _ value: Int) -> [UInt8] { varint(number << 3) + varint(value) }
+        // FeatureDescription: name, type { multiArrayType { shape: [n], dataType: FLOAT32 (65568) } }.
+        func feature(_ name: String, _ size: Int) -> [UInt8] {
+            field(1, Array(name.utf8)) + field(3, field(5, field(1, varint(size)) + number(2, 65568)))
+        }
+        let values = 2_000_000_001
+        // WeightParams { floatValue (1): packed, `values` floats } as the last field of each enclosing message.
+        let weights = varint(1 << 3 | 2) + varint(4 * values)
+        let product = number(1, 3) + number(2, 2) + varint(20 << 3 | 2) + varint(weights.count + 4 * values) + weights
+        let layer = field(1, Array("fc".utf8)) + field(2, Array("x".utf8)) + field(3, Array("y".utf8))
+            + varint(140 << 3 | 2) + varint(product.count + 4 * values) + product
+        let network = varint(1 << 3 | 2) + varint(layer.count + 4 * values) + layer
+        var model = number(1, 1) + field(2, field(1, feature("x", 3)) + field(10, feature("y", 2)))
+        model += varint(500 << 3 | 2) + varint(network.count + 4 * values) + network
+        XCTAssertNotEqual(model.count % 4, 0, "the weights start unaligned, so that reading them copies them")
+        let folder = try temporaryFolder()
+        let url = folder.appendingPathComponent("hole.mlmodel")
+        try Data(model).write(to: url)
+        XCTAssertEqual(truncate(url.path, off_t(model.count + 4 * values)), 0)
+        let input = folder.appendingPathComponent("x.npy")
+        try writeNpyHeader(shape: "(3,)", to: input, dataBytes: 12)
+        assertOneError(try runMeasured("coreml-predict", [url.path, "--input", "x=" + input.path]), naming: url.path,
+                       "layer 'fc': weights has 2000000001 values, expected 6")
+    }
+
     /// A Keras kernel of [536870912, 4] float32 values stored in a hole
     /// (Tests/Fixtures/sparse/README.md): its shape is checked against the
     /// layer before any kernel is read (it was read whole, 8.4 GB, first).
