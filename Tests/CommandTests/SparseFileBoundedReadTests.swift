@@ -220,8 +220,9 @@ final class SparseFileBoundedReadTests: XCTestCase {
     }
 
     /// A .mlmodel whose inner product declares 2000000001 weights, unaligned,
-    /// over a hole: predict validates the model's structure (weight counts,
-    /// payloads skipped) before reading it whole (the copy took 15.6 GB).
+    /// over a hole: predict and convert mlmodel validate the model's
+    /// structure (weight counts, payloads skipped) before reading it whole
+    /// (the copy took 15.6 GB).
     func testAModelsWeightsOverAHoleAreCountedBeforeTheyAreCopied() throws {
         func varint(_ value: Int) -> [UInt8] {
             var value = UInt64(value), bytes: [UInt8] = []
@@ -252,6 +253,10 @@ final class SparseFileBoundedReadTests: XCTestCase {
         try writeNpyHeader(shape: "(3,)", to: input, dataBytes: 12)
         assertOneError(try runMeasured("coreml-predict", [url.path, "--input", "x=" + input.path]), naming: url.path,
                        "layer 'fc': weights has 2000000001 values, expected 6")
+        // Written again by convert: the same check first.
+        assertOneError(try runMeasured("coreml-convert", ["mlmodel", url.path, "--precision", "float16",
+                                                          "-o", folder.appendingPathComponent("half.mlmodel").path]),
+                       naming: url.path, "layer 'fc': weights has 2000000001 values, expected 6")
     }
 
     /// A Keras kernel of [536870912, 4] float32 values stored in a hole
