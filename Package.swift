@@ -32,7 +32,7 @@ let package = Package(
         // Files: mapped reading of regular files only, atomic writing that
         // never replaces an input or a device, cleanup on signals (CFileIO).
         .target(name: "CFileIO"),
-        .target(name: "FileIO", dependencies: ["CFileIO"]),
+        .target(name: "FileIO", dependencies: ["CFileIO", "Naming"]),
         // Binary protobuf decoding over memory-mapped files, packing into files.
         .target(name: "Protobuf", dependencies: ["CProtobufC", "CProtobufFile", "FileIO", "Threads"]),
         // The internal model spec: graph IR, inputs, outputs, labels, shape inference.
@@ -95,7 +95,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
         // The attribute sweep's runner: each frontend's cases, converted, run, compared.
         .target(name: "SweepSupport", dependencies: ["TestSupport", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat"], path: "Tests/SweepSupport"),
-        .testTarget(name: "FileIOTests", dependencies: ["TestSupport", "FileIO"]),
+        .testTarget(name: "FileIOTests", dependencies: ["TestSupport", "FileIO", "Naming"]),
         .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufFile", "CProtobufC"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
         .testTarget(name: "ConversionTests", dependencies: ["TestSupport", "Conversion", "ModelFormat", "FileIO"]),

@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "CProtobufFile", dependencies: ["CProtobufC"], path: upstream("CProtobufFile")),
         .target(name: "Threads", path: upstream("Threads")),
         .target(name: "CFileIO", path: upstream("CFileIO")),
-        .target(name: "FileIO", dependencies: ["CFileIO"], path: upstream("FileIO")),
+        .target(name: "FileIO", dependencies: ["CFileIO", "Naming"], path: upstream("FileIO")),
         .target(name: "Protobuf", dependencies: ["CProtobufC", "CProtobufFile", "FileIO", "Threads"], path: upstream("Protobuf")),
         .target(name: "ModelFormat", dependencies: ["Threads"], path: upstream("ModelFormat")),
         .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"],

@@ -1,3 +1,5 @@
+import Naming
+
 /// Turns the tokens of one command (after subcommand names are stripped) into
 /// `ParsedArguments`, according to that command's `Options`.
 ///
@@ -110,6 +112,9 @@ public struct ArgumentParser: Sendable {
         }
         if !spec.isRepeatable, let earlier = result.givenValues(spec.name).first {
             throw UsageError("'\(spec.displayName)' given twice ('\(earlier)', then '\(value)'); it takes one value")
+        }
+        if spec.isText && PathBytes.containsRawBytes(value) {
+            throw UsageError("'\(spec.displayName)' takes UTF-8 text, and '\(value)' has bytes that are not UTF-8 (shown as \\xNN)")
         }
         result.record(spec, value: value)
     }

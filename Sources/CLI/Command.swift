@@ -1,3 +1,5 @@
+import Naming
+
 /// Version of the conversion toolkit, printed by `--version` of every program.
 public enum ToolkitVersion {
     /// Semantic version string.
@@ -81,9 +83,22 @@ extension Command {
     /// 0 on success, 1 when the command failed, 64 for usage errors.
     ///
     /// - Parameter arguments: the command line without the program name.
-    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Int32 {
+    public static func main(arguments: [String] = ProgramArguments.current()) -> Int32 {
         let outcome = CommandRunner.execute(self, arguments: arguments)
         outcome.write()
         return outcome.exitCode.rawValue
+    }
+}
+
+/// The program's arguments as the bytes it was given.
+public enum ProgramArguments {
+    /// The command line without the program name, each argument decoded
+    /// losslessly (`PathBytes`): `CommandLine.arguments` replaces a byte
+    /// that is not UTF-8 with U+FFFD, which would make `-o $'out\xff'`
+    /// write another file.
+    public static func current() -> [String] {
+        (1..<Int(CommandLine.argc)).map { index in
+            CommandLine.unsafeArgv[index].map { PathBytes.string(cString: $0) } ?? ""
+        }
     }
 }

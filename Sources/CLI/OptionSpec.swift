@@ -35,12 +35,17 @@ public struct OptionSpec: Sendable, Equatable {
     /// this input (coremltools' `image_input_names`, an old `output-file`):
     /// typed as options, they get a did-you-mean to this one.
     public var otherSpellings: [String]
+    /// Whether the value is text the program writes (model metadata), not a
+    /// path or a name to look up: a byte that is not UTF-8 there is refused
+    /// (a path keeps such bytes, `PathBytes`; text written to a model
+    /// cannot hold them).
+    public var isText: Bool
 
     /// Creates a declaration; prefer the `Positional`, `Option` and `Flag` helpers.
     public init(
         kind: Kind, name: String, short: Character? = nil, valueName: String? = nil,
         help: String, defaultValue: String? = nil, isRepeatable: Bool = false, isRequired: Bool = false,
-        otherSpellings: [String] = []
+        otherSpellings: [String] = [], isText: Bool = false
     ) {
         self.kind = kind
         self.name = name
@@ -51,6 +56,7 @@ public struct OptionSpec: Sendable, Equatable {
         self.isRepeatable = isRepeatable
         self.isRequired = kind != .flag && isRequired && defaultValue == nil
         self.otherSpellings = otherSpellings
+        self.isText = kind != .flag && isText
     }
 
     /// How the input is named in messages: `--output` or `<prototxt>`.
@@ -87,11 +93,12 @@ public struct Option: OptionDeclaration {
     public let spec: OptionSpec
     public init(
         _ name: String, short: Character? = nil, valueName: String? = nil, default defaultValue: String? = nil,
-        required: Bool = false, repeatable: Bool = false, otherSpellings: [String] = [], help: String
+        required: Bool = false, repeatable: Bool = false, otherSpellings: [String] = [], text: Bool = false, help: String
     ) {
         spec = OptionSpec(
             kind: .option, name: name, short: short, valueName: valueName, help: help,
-            defaultValue: defaultValue, isRepeatable: repeatable, isRequired: required, otherSpellings: otherSpellings)
+            defaultValue: defaultValue, isRepeatable: repeatable, isRequired: required, otherSpellings: otherSpellings,
+            isText: text)
     }
 }
 

@@ -51,19 +51,12 @@ public enum ClassFiles {
     /// `AgeNet` for `models/AgeNet.mlmodel`: the name the compiled model
     /// (`AgeNet.mlmodelc`) has in an app bundle.
     public static func resourceName(of modelPath: String) -> String {
-        let file = modelPath.split(separator: "/").last.map(String.init) ?? modelPath
+        let file = FileSystem.name(of: modelPath)
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
         return String(file[..<dot])
     }
 
     private static func makeFolder(_ folder: String) throws {
-        var info = stat()
-        if stat(folder, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else { throw FileError(path: folder, message: "is not a folder") }
-            return
-        }
-        guard mkdir(folder, 0o777) == 0 || errno == EEXIST else {
-            throw FileError(path: folder, errno: errno, action: "cannot create the folder")
-        }
+        try FileSystem.makeFolder(folder)
     }
 }

@@ -59,7 +59,9 @@ public struct ConversionOptions: Sendable {
         try options.applyYOLODecoding(to: &model)
         try options.applyClassifier(to: &model)
         model.metadata = metadata
-        if model.metadata.shortDescription.isEmpty { model.metadata.shortDescription = description }
+        // The default names the source file: a byte of its name that is not
+        // UTF-8 is stored as the text \xff (a model's strings are UTF-8).
+        if model.metadata.shortDescription.isEmpty { model.metadata.shortDescription = PathBytes.escapingRawBytes(description) }
         let shapes = try model.validate()
         for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.featureShape ?? [] }
     }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CFileIO
+import Naming
 import Dispatch
 
 /// Writes a file atomically: the content goes to a temporary file in the
@@ -47,8 +48,9 @@ public enum AtomicFile {
                              _ write: (_ stream: UnsafeMutablePointer<FILE>, _ commit: Commit) throws -> Void) throws {
         let existing = try checkTarget(path, inputs: inputs)
         let folder = parentFolder(of: path)
-        let name = path.split(separator: "/").last.map(String.init) ?? path
-        var template = Array("\(folder)/.\(temporaryStem(name)).XXXXXX".utf8CString)
+        let name = FileSystem.name(of: path)
+        // The exact bytes of the target's folder and name (`PathBytes`).
+        var template = PathBytes.bytes(of: "\(folder)/.\(temporaryStem(name)).XXXXXX").map { CChar(bitPattern: $0) } + [0]
         let commit = Self.commit(for: path)
         fileio_install_cleanup_handlers()
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -56,11 +58,11 @@ public enum AtomicFile {
             throw FileError(path: path, errno: errno, action: "cannot create a file in \(folder)")
         }
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        let cleanupSlot = fileio_remember_file(temporary)
+        let temporary = template.withUnsafeBufferPointer { PathBytes.string(cString: $0.baseAddress!) }
+        let cleanupSlot = fileio_remember_file(template)
         var committed = false
         defer {
-            if !committed { unlink(temporary) }
+            if !committed { unlink(template) }
             fileio_forget(cleanupSlot)
         }
 
@@ -100,7 +102,7 @@ public enum AtomicFile {
         case .success(nil): guard closed else { throw FileError(path: path, errno: closeError, action: "cannot write") }
         }
         _ = try checkTarget(path, inputs: inputs)
-        guard rename(temporary, path) == 0 else {
+        guard PathBytes.withCString(path, { rename(template, $0) }) == 0 else {
             throw FileError(path: path, errno: errno, action: "cannot replace")
         }
         committed = true
@@ -113,7 +115,7 @@ public enum AtomicFile {
     @discardableResult
     public static func checkTarget(_ path: String, inputs: [String]) throws(FileError) -> stat? {
         var target = stat()
-        guard lstat(path, &target) == 0 else { return nil }
+        guard PathBytes.withCString(path, { lstat($0, &target) }) == 0 else { return nil }
         let kind = target.st_mode & S_IFMT
         guard kind == S_IFREG || kind == S_IFLNK else {
             throw FileError(path: path, message: "is \(kindName(target.st_mode)), not a regular file: "
@@ -122,7 +124,8 @@ public enum AtomicFile {
         for input in inputs {
             var followed = stat(), link = stat()
             let same = { (other: stat) in other.st_dev == target.st_dev && other.st_ino == target.st_ino }
-            if (stat(input, &followed) == 0 && same(followed)) || (lstat(input, &link) == 0 && same(link)) {
+            let found = PathBytes.withCString(input) { (stat($0, &followed) == 0 && same(followed)) || (lstat($0, &link) == 0 && same(link)) }
+            if found {
                 let alias = input == path ? "" : " (\(input))"
                 throw FileError(path: path, message: "is an input of this run\(alias); choose another output file")
             }
@@ -134,11 +137,11 @@ public enum AtomicFile {
     /// name (NAME_MAX, 255 bytes), cut at a character boundary.
     static func temporaryStem(_ name: String) -> String {
         let room = 255 - ".".utf8.count - ".XXXXXX".utf8.count
-        guard name.utf8.count > room else { return name }
+        guard PathBytes.bytes(of: name).count > room else { return name }
         var stem = ""
         var bytes = 0
         for character in name {
-            bytes += character.utf8.count
+            bytes += PathBytes.bytes(of: String(character)).count
             if bytes > room { break }
             stem.append(character)
         }
@@ -149,7 +152,7 @@ public enum AtomicFile {
     /// replaces it), `.cached` otherwise.
     public static func commit(for path: String) -> Commit {
         var info = stat()
-        return lstat(path, &info) == 0 ? .synced : .cached
+        return PathBytes.withCString(path, { lstat($0, &info) }) == 0 ? .synced : .cached
     }
 
     /// Runs `body`, and fsync on another thread meanwhile if `syncing`: the
@@ -176,9 +179,7 @@ public enum AtomicFile {
     }
 
     static func parentFolder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        let folder = path[..<slash]
-        return folder.isEmpty ? "/" : String(folder)
+        FileSystem.folder(of: path)
     }
 }
 

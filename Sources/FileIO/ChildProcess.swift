@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CFileIO
+import Naming
 
 /// A helper program (Graphviz's `dot`) run to completion with a time limit:
 /// it never outlives the call, and SIGINT, SIGTERM or SIGHUP to this
@@ -33,7 +34,7 @@ public enum ChildProcess {
     public static func run(_ path: String, arguments: [String], input: [UInt8] = [], timeout: Double,
                            maximumOutput: Int = 1 << 30) throws(Failure) -> Result {
         fileio_install_cleanup_handlers()
-        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let argv = ([path] + arguments).map { PathBytes.withCString($0) { strdup($0) } } + [nil]
         defer { for pointer in argv { free(pointer) } }
         // At most Int32.max ms (24 days); a NaN or negative timeout is no time.
         let milliseconds = timeout > 0 ? Int32((min(timeout, 2_000_000) * 1000).rounded(.up)) : 0

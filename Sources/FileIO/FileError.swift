@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Naming
 
 /// A file-system failure, with the path it concerns: `path: message`.
 public struct FileError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -19,7 +20,9 @@ public struct FileError: Error, CustomStringConvertible, Sendable, Equatable {
         self.init(path: path, message: "\(action): \(String(cString: strerror(code)))")
     }
 
-    public var description: String { "\(path): \(message)" }
+    /// `path: message`, escaped for a terminal (`TextEscaping`: a raw byte
+    /// of the path as `\xff`, a newline in it as `\n`, not a line break).
+    public var description: String { TextEscaping.line("\(path): \(message)") }
 }
 
 /// What kind of file-system object a `stat` mode describes, for messages:

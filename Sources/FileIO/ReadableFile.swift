@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Naming
 
 /// Opening files to read, for every reader of model, weight, image, label
 /// and array files: only regular files are read. A FIFO would block the
@@ -35,7 +36,7 @@ public enum ReadableFile {
     /// - Throws: `FileError` when it does not exist or is something else.
     public static func check(_ path: String) throws(FileError) {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw FileError(path: path, errno: errno, action: "cannot open") }
+        guard PathBytes.withCString(path, { stat($0, &info) }) == 0 else { throw FileError(path: path, errno: errno, action: "cannot open") }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw notRegular(path, info.st_mode) }
     }
 
@@ -76,9 +77,10 @@ public enum ReadableFile {
     }
 }
 
-/// `open(2)` and `read(2)`, which `ReadableFile.open` and `read` hide.
+/// `open(2)` and `read(2)`, which `ReadableFile.open` and `read` hide;
+/// `path`'s exact bytes are opened (`PathBytes`).
 private func systemOpen(_ path: String, _ flags: Int32) -> Int32 {
-    open(path, flags)
+    PathBytes.withCString(path) { open($0, flags) }
 }
 
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {

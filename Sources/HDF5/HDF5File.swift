@@ -53,7 +53,7 @@ public final class HDF5File: @unchecked Sendable {
             throw HDF5Error(path: path, object: nil, message: failure)
         }
         (file, linkAccess, fileSize) = try hdf5Lock.run {
-            let isHDF5 = H5Fis_hdf5(path)
+            let isHDF5 = FileSystem.withCString(path) { H5Fis_hdf5($0) }
             guard isHDF5 >= 0 else {
                 throw HDF5Error(path: path, object: nil, message: "cannot read: \(innermostHDF5Error())")
             }
@@ -65,7 +65,7 @@ public final class HDF5File: @unchecked Sendable {
                 throw HDF5Error(path: path, object: nil, message: "cannot set up file access: \(innermostHDF5Error())")
             }
             defer { H5Pclose(access) }
-            let file = H5Fopen(path, hdf5_access_read_only(), access)
+            let file = FileSystem.withCString(path) { H5Fopen($0, hdf5_access_read_only(), access) }
             guard file >= 0 else {
                 throw HDF5Error(path: path, object: nil, message: "cannot open HDF5 file: \(innermostHDF5Error())")
             }

@@ -103,6 +103,10 @@ public indirect enum JSON: Equatable, Sendable {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
+            // A path's byte that is not UTF-8 (`PathBytes`): `\xff` as text,
+            // since a JSON string holds Unicode only.
+            case _ where PathBytes.rawByte(scalar) != nil:
+                result += "\\\\x" + String(PathBytes.rawByte(scalar)!, radix: 16)
             // C0 controls must be escaped; the other characters a terminal
             // acts on (DEL, C1 controls, bidirectional overrides) may be raw
             // in JSON, but are escaped too.

@@ -81,7 +81,7 @@ public struct FidelityReport: Sendable {
     public static func probe(for model: Model, _ probes: [String]) throws -> Probe {
         var inputs: [String: InputValue] = [:], named: [String] = []
         let shapes = try ShapeInference.shapes(of: model)  // the inputs' among them
-        let arrays = probes.filter { $0.contains("=") && !FileManager.default.fileExists(atPath: $0) }
+        let arrays = probes.filter { $0.contains("=") && !FileSystem.exists($0) }
         var images = probes.filter { !arrays.contains($0) }
         for probe in arrays {
             guard let file = NamedFile(parsing: probe) else { throw RuntimeError("--probe \(probe): an array input's probe is name=x.npy") }

@@ -3,7 +3,8 @@
 /// the screen, set the window title or ring the bell (ESC and BEL
 /// sequences), forge table rows (a newline in a layer name), or reorder
 /// what is shown (Unicode bidirectional overrides). Each becomes a visible
-/// escape: `\n`, `\t`, `\r`, or `\u{1B}`.
+/// escape: `\n`, `\t`, `\r`, or `\u{1B}`. A byte of a path that is not
+/// UTF-8 (held as a `PathBytes` scalar) is shown as `\xff`.
 public enum TextEscaping {
     /// `text` with every control or bidirectional-formatting character
     /// escaped: one line, whatever the file held.
@@ -13,6 +14,10 @@ public enum TextEscaping {
         for scalar in text.unicodeScalars {
             guard needsEscape(scalar) else {
                 result.unicodeScalars.append(scalar)
+                continue
+            }
+            if let byte = PathBytes.rawByte(scalar) {
+                result += "\\x" + String(byte, radix: 16)
                 continue
             }
             switch scalar {
@@ -27,10 +32,12 @@ public enum TextEscaping {
 
     /// C0 and C1 controls, DEL, the bidirectional embeddings, overrides
     /// and isolates (U+202A-U+202E, U+2066-U+2069), line and paragraph
-    /// separators, and U+FFFE / U+FFFF (not allowed in XML, so in SVG).
+    /// separators, U+FFFE / U+FFFF (not allowed in XML, so in SVG), and the
+    /// scalars that hold a path's raw bytes (`PathBytes.reserved`).
     public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0xFFFE, 0xFFFF: true
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0xFFFE, 0xFFFF,
+             PathBytes.reserved: true
         default: false
         }
     }

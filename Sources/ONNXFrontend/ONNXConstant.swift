@@ -92,11 +92,9 @@ extension GraphConstant {
         }
         let path = folder + "/" + location
         // Symbolic links may not lead out of the folder either.
-        guard let real = realpath(path, nil), let realFolder = realpath(folder, nil) else {
+        guard let resolved = FileSystem.resolved(path), let base = FileSystem.resolved(folder) else {
             throw ONNXError("\(what): external data file \(path): \(String(cString: strerror(errno)))")
         }
-        defer { free(real); free(realFolder) }
-        let (resolved, base) = (String(cString: real), String(cString: realFolder))
         guard resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/") else {
             throw ONNXError("\(what): external data location '\(location)' leads outside the model's folder")
         }

@@ -101,7 +101,7 @@ struct ONNXGraph {
 
     init(path: String) throws {
         file = try MappedFile(path: path)
-        folder = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        folder = FileSystem.folder(of: path)
         decoded = try Self.decode(file, path)
         let model = decoded.root.pointee
         guard let graph = model.graph else { throw ONNXError("\(path): the model has no graph (not an ONNX model?)") }

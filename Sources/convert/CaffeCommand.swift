@@ -75,7 +75,7 @@ enum ConversionFlags {
     /// and `--output softmax` was how an old grammar named a tensor.
     static func output(_ arguments: ParsedArguments) throws -> OutputRequest {
         let path = try arguments.string("output")
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = FileSystem.name(of: path)
         let dot = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]).lowercased() }
         if dot == "mlpackage" {
             throw UsageError("--output \(path): this toolkit writes the single-file .mlmodel format, not an .mlpackage "
@@ -137,11 +137,11 @@ enum ConversionFlags {
 
     static let labelAndMetadataOptions: [OptionSpec] = [
         Option("class-labels", valueName: "labels.txt", help: "One label per line, UTF-8 (a byte-order mark is dropped): makes the model a classifier (classLabel, classLabelProbs), or names a detector's classes.").spec,
-        Option("predicted-feature-name", valueName: "name", default: "classLabel", help: "Name of the top-label output.").spec,
-        Option("author", valueName: "text", help: "Metadata: author.").spec,
-        Option("license", valueName: "text", help: "Metadata: license.").spec,
-        Option("description", valueName: "text", help: "Metadata: short description.").spec,
-        Option("model-version", valueName: "text",
+        Option("predicted-feature-name", valueName: "name", default: "classLabel", text: true, help: "Name of the top-label output.").spec,
+        Option("author", valueName: "text", text: true, help: "Metadata: author.").spec,
+        Option("license", valueName: "text", text: true, help: "Metadata: license.").spec,
+        Option("description", valueName: "text", text: true, help: "Metadata: short description.").spec,
+        Option("model-version", valueName: "text", text: true,
                help: "Metadata: the model's version string (--version prints the toolkit's own).").spec,
         Option("minimum-deployment-target", valueName: "target",
                help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow).").spec,

@@ -59,10 +59,7 @@ struct OutputRequest {
     var classes: SourceLanguage? = nil
 
     /// The folder the model is written to, where its classes go.
-    var folder: String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
+    var folder: String { FileSystem.folder(of: path) }
 }
 
 /// Makes the model, writes it to `output.path` and prints the summary of

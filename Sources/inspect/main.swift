@@ -29,4 +29,4 @@ func rewritingWeightsFiles(_ arguments: [String]) -> [String] {
     return result
 }
 
-exit(InspectCommand.main(arguments: rewritingWeightsFiles(Array(CommandLine.arguments.dropFirst()))))
+exit(InspectCommand.main(arguments: rewritingWeightsFiles(ProgramArguments.current())))

@@ -204,14 +204,17 @@ enum ImageList {
     static func expand(_ paths: [String]) throws -> [String] {
         var result: [String] = []
         for path in paths {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            guard let kind = FileSystem.kind(of: path) else {
                 throw ImageFileError(file: path, message: "no such file or folder")
             }
-            if isFolder.boolValue {
-                let names = try FileManager.default.contentsOfDirectory(atPath: path).sorted()
-                result += names.filter { extensions.contains(($0 as NSString).pathExtension.lowercased()) }
-                    .map { (path as NSString).appendingPathComponent($0) }
+            if kind == .folder {
+                // The names' exact bytes (readdir's), not Foundation's UTF-8 decoding of them.
+                let names = try FileSystem.names(inFolder: path).sorted()
+                // A folder inside is not an image, whatever its name (it is not walked).
+                result += names.filter { name in
+                    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return false }
+                    return extensions.contains(name[name.index(after: dot)...].lowercased())
+                }.map { FileSystem.path(of: $0, in: path) }.filter { FileSystem.kind(of: $0) != .folder }
             } else {
                 result.append(path)
             }

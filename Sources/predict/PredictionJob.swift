@@ -1,4 +1,5 @@
 import CLI
+import FileIO
 import Foundation
 import ImageFiles
 import ModelFiles
@@ -142,7 +143,7 @@ struct PredictionJob {
         let prediction = try network.predict(inputs.merging(thresholds) { given, _ in given })
         let outputs = prediction.outputs.sorted { $0.key < $1.key }.map { (name: $0.key, shape: $0.value.shape.featureShape, values: $0.value.values) }
         if let folder = outputFolder {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileSystem.makeFolder(folder, intermediate: true)
             var written: [String: String] = [:]
             for output in outputs {
                 // Feature names come from the model file: never a path.
@@ -151,7 +152,7 @@ struct PredictionJob {
                     throw RuntimeError("outputs '\(other)' and '\(output.name)' would both be written to \(name)")
                 }
                 written[name] = output.name
-                try NumpyFile.write(output.values, shape: output.shape, to: (folder as NSString).appendingPathComponent(name),
+                try NumpyFile.write(output.values, shape: output.shape, to: FileSystem.path(of: name, in: folder),
                                     inputs: inputFiles)
             }
         }

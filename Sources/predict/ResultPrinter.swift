@@ -37,7 +37,7 @@ enum ResultPrinter {
     ///   ("applied" or "ignored").
     static func json(_ results: [PredictionResult], cropAndScale: String? = nil, exifOrientation: String = "applied") -> String {
         let objects: [[String: Any]] = results.map { result in
-            var object: [String: Any] = ["source": result.source]
+            var object: [String: Any] = ["source": PathBytes.escapingRawBytes(result.source)]
             if let cropAndScale, result.source != "arrays" {
                 object["cropAndScale"] = cropAndScale
                 object["exifOrientation"] = exifOrientation
