@@ -32,19 +32,49 @@ public struct DeploymentRequirement: Equatable, Sendable {
     }
 
     /// `iOS 13, macOS 10.15, tvOS 13, watchOS 6 (specification 4 for its
-    /// clip layers: relu1, relu2, ... 35 in all)`.
+    /// 35 clip layers; float16 weights in conv1, fc1)`: each kind of layer
+    /// that raises the version with its count (the layers by name when
+    /// there are at most two), never every layer (a ViT has hundreds).
     public var summary: String {
-        let systemsText = systems.isEmpty ? "a Core ML newer than this toolkit knows" : systems.joined(separator: ", ")
-        guard specificationVersion > 1 else { return systemsText }
+        [systemsText, reasonText].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// The systems, and on the lines after, the reason wrapped to `width`
+    /// columns after a `indent`-column indent (the summary's label column).
+    public func lines(indent: Int, width: Int = 100) -> [String] {
+        guard let reason = reasonText else { return [systemsText] }
+        var lines = [systemsText]
+        var current = ""
+        for word in reason.split(separator: " ") {
+            if !current.isEmpty && indent + current.count + 1 + word.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + word
+        }
+        lines.append(current)
+        return lines
+    }
+
+    var systemsText: String {
+        systems.isEmpty ? "a Core ML newer than this toolkit knows" : systems.joined(separator: ", ")
+    }
+
+    /// `(specification 4 for its 35 clip layers)`; nil at specification 1.
+    var reasonText: String? {
+        guard specificationVersion > 1 else { return nil }
         guard !raisedBy.isEmpty else {
-            return "\(systemsText) (specification \(specificationVersion) as written; its layers need no more than 1)"
+            return "(specification \(specificationVersion) as written; its layers need no more than 1)"
         }
         let reasons = raisedBy.map { group in
-            let shown = group.layers.prefix(3).joined(separator: ", ")
-            let more = group.layers.count > 3 ? ", ... \(group.layers.count) in all" : ""
             if group.type.hasSuffix(" model") { return group.type }
-            return group.type.hasSuffix("weights") ? "\(group.type) in \(shown)\(more)" : "\(group.type) layers: \(shown)\(more)"
+            let named = group.layers.count <= 2
+            let layers = group.layers.joined(separator: ", ")
+            if group.type.hasSuffix("weights") {
+                return named ? "\(group.type) in \(layers)" : "\(group.type) in \(group.layers.count) layers"
+            }
+            return named ? "\(group.type) layers: \(layers)" : "\(group.layers.count) \(group.type) layers"
         }
-        return "\(systemsText) (specification \(specificationVersion) for its \(reasons.joined(separator: "; ")))"
+        return "(specification \(specificationVersion) for its \(reasons.joined(separator: "; ")))"
     }
 }
