@@ -32,28 +32,31 @@ public struct DeploymentRequirement: Equatable, Sendable {
     }
 
     /// `iOS 13, macOS 10.15, tvOS 13, watchOS 6 (specification 4 for its
-    /// 35 clip layers; float16 weights in conv1, fc1)`: each kind of layer
-    /// that raises the version with its count (the layers by name when
-    /// there are at most two), never every layer (a ViT has hundreds).
+    /// 35 clip layers; float16 weights in 2 layers)`: each kind of layer
+    /// that raises the version with its count, not the layers by name (a
+    /// ViT has hundreds, with long names); --json lists them.
     public var summary: String {
         [systemsText, reasonText].compactMap { $0 }.joined(separator: " ")
     }
 
     /// The systems, and on the lines after, the reason wrapped to `width`
-    /// columns after a `indent`-column indent (the summary's label column).
+    /// columns after a `indent`-column indent (the summary's label column),
+    /// broken between the kinds of layer (`5 clip layers;`).
     public func lines(indent: Int, width: Int = 100) -> [String] {
         guard let reason = reasonText else { return [systemsText] }
-        var lines = [systemsText]
+        let parts = reason.components(separatedBy: "; ")
+        var lines: [String] = []
         var current = ""
-        for word in reason.split(separator: " ") {
-            if !current.isEmpty && indent + current.count + 1 + word.count > width {
+        for (index, part) in parts.enumerated() {
+            let piece = part + (index < parts.count - 1 ? ";" : "")
+            if !current.isEmpty && indent + current.count + 1 + piece.count > width {
                 lines.append(current)
                 current = ""
             }
-            current += (current.isEmpty ? "" : " ") + word
+            current += (current.isEmpty ? "" : " ") + piece
         }
         lines.append(current)
-        return lines
+        return [systemsText] + lines.flatMap { LayerTable.wrap($0, width: width - indent) }
     }
 
     var systemsText: String {
@@ -68,12 +71,9 @@ public struct DeploymentRequirement: Equatable, Sendable {
         }
         let reasons = raisedBy.map { group in
             if group.type.hasSuffix(" model") { return group.type }
-            let named = group.layers.count <= 2
-            let layers = group.layers.joined(separator: ", ")
-            if group.type.hasSuffix("weights") {
-                return named ? "\(group.type) in \(layers)" : "\(group.type) in \(group.layers.count) layers"
-            }
-            return named ? "\(group.type) layers: \(layers)" : "\(group.layers.count) \(group.type) layers"
+            let count = group.layers.count, plural = group.layers.count == 1 ? "" : "s"
+            if group.type.hasSuffix("weights") { return "\(group.type) in \(count) layer\(plural)" }
+            return "\(count) \(group.type) layer\(plural)"
         }
         return "(specification \(specificationVersion) for its \(reasons.joined(separator: "; ")))"
     }

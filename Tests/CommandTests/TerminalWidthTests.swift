@@ -150,8 +150,15 @@ final class TerminalWidthTests: XCTestCase {
         let json = try run("coreml-inspect", ["--json", model]).standardOutput
         let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         let deployment = try XCTUnwrap(object["deployment"] as? [String: Any], json.prefix(2000).description)
-        XCTAssertFalse(deployment.isEmpty)
-        XCTAssertGreaterThan(json.count, loadsOn.joined().count)
+        // Every layer by name in the JSON; the text says how many of each kind.
+        let groups = try XCTUnwrap(deployment["raisedBy"] as? [[String: Any]])
+        XCTAssertGreaterThan(groups.count, 3)
+        let text = loadsOn.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        for group in groups {
+            let type = try XCTUnwrap(group["type"] as? String), layers = try XCTUnwrap(group["layers"] as? [String])
+            XCTAssertTrue(text.contains("\(layers.count) \(type) layer"), "\(type) x\(layers.count) in: \(text)")
+            for name in layers { XCTAssertFalse(text.contains(name), "\(name) named in: \(text)") }
+        }
         XCTAssertEqual(tooWide, [], tooWide.joined(separator: "\n"))
     }
 
