@@ -11,11 +11,12 @@ public enum Invocation: Sendable {
     case version
 }
 
-/// A usage error together with the usage line of the command it concerns.
+/// A usage error together with the hint line of the command it concerns.
 public struct CommandLineError: Error, Equatable, Sendable {
     /// The underlying one-line message.
     public var error: UsageError
-    /// The usage line(s) of the command being parsed.
+    /// The hint line of the command being parsed (`HelpFormatter.hint`):
+    /// one line, not the whole usage block, after each mistake.
     public var usage: String
 }
 
@@ -26,7 +27,7 @@ public enum Outcome: Equatable, Sendable {
     case success
     /// Help or version text to print on stdout; exit 0.
     case output(String)
-    /// Malformed command line: message and usage line for stderr; exit 64.
+    /// Malformed command line: message and hint line for stderr; exit 64.
     case usageError(message: String, usage: String)
     /// The command threw: one-line message for stderr; exit 1.
     case failure(message: String)
@@ -48,7 +49,7 @@ public enum Outcome: Equatable, Sendable {
         return ""
     }
 
-    /// Text for stderr: `error: <message>` and, for usage errors, the usage line.
+    /// Text for stderr: `error: <message>` and, for usage errors, the hint line.
     public var standardError: String {
         switch self {
         case .success, .output, .reportedFailure: ""
@@ -88,7 +89,7 @@ public enum CommandRunner {
         }
 
         func fail(_ error: UsageError) -> CommandLineError {
-            CommandLineError(error: error, usage: HelpFormatter.usage(for: command, path: path))
+            CommandLineError(error: error, usage: HelpFormatter.hint(path: path))
         }
 
         let subcommands = command.configuration.subcommands
@@ -139,8 +140,7 @@ public enum CommandRunner {
                 try command.run(arguments)
                 return .success
             } catch let error as UsageError {
-                return .usageError(message: error.message,
-                                   usage: HelpFormatter.usage(for: command, path: arguments.commandPath))
+                return .usageError(message: error.message, usage: HelpFormatter.hint(path: arguments.commandPath))
             } catch is ReportedFailure {
                 return .reportedFailure
             } catch {

@@ -23,6 +23,13 @@ public enum HelpFormatter {
         return lines.joined(separator: "\n")
     }
 
+    /// The line a usage error ends with, in place of the whole usage block
+    /// (which is many lines for a command with many options):
+    /// `see 'coreml-convert caffe --help' for its usage`.
+    public static func hint(path: [String]) -> String {
+        "see '\(path.joined(separator: " ")) --help' for its usage"
+    }
+
     /// The full help text: usage, overview, then ARGUMENTS, OPTIONS and SUBCOMMANDS sections.
     public static func help(for command: any Command.Type, path: [String]) -> String {
         let configuration = command.configuration

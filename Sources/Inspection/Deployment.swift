@@ -32,19 +32,49 @@ public struct DeploymentRequirement: Equatable, Sendable {
     }
 
     /// `iOS 13, macOS 10.15, tvOS 13, watchOS 6 (specification 4 for its
-    /// clip layers: relu1, relu2, ... 35 in all)`.
+    /// 35 clip layers; float16 weights in 2 layers)`: each kind of layer
+    /// that raises the version with its count, not the layers by name (a
+    /// ViT has hundreds, with long names); --json lists them.
     public var summary: String {
-        let systemsText = systems.isEmpty ? "a Core ML newer than this toolkit knows" : systems.joined(separator: ", ")
-        guard specificationVersion > 1 else { return systemsText }
+        [systemsText, reasonText].compactMap { $0 }.joined(separator: " ")
+    }
+
+    /// The systems, and on the lines after, the reason wrapped to `width`
+    /// columns after a `indent`-column indent (the summary's label column),
+    /// broken between the kinds of layer (`5 clip layers;`).
+    public func lines(indent: Int, width: Int = 100) -> [String] {
+        guard let reason = reasonText else { return [systemsText] }
+        let parts = reason.components(separatedBy: "; ")
+        var lines: [String] = []
+        var current = ""
+        for (index, part) in parts.enumerated() {
+            let piece = part + (index < parts.count - 1 ? ";" : "")
+            if !current.isEmpty && indent + current.count + 1 + piece.count > width {
+                lines.append(current)
+                current = ""
+            }
+            current += (current.isEmpty ? "" : " ") + piece
+        }
+        lines.append(current)
+        return [systemsText] + lines.flatMap { LayerTable.wrap($0, width: width - indent) }
+    }
+
+    var systemsText: String {
+        systems.isEmpty ? "a Core ML newer than this toolkit knows" : systems.joined(separator: ", ")
+    }
+
+    /// `(specification 4 for its 35 clip layers)`; nil at specification 1.
+    var reasonText: String? {
+        guard specificationVersion > 1 else { return nil }
         guard !raisedBy.isEmpty else {
-            return "\(systemsText) (specification \(specificationVersion) as written; its layers need no more than 1)"
+            return "(specification \(specificationVersion) as written; its layers need no more than 1)"
         }
         let reasons = raisedBy.map { group in
-            let shown = group.layers.prefix(3).joined(separator: ", ")
-            let more = group.layers.count > 3 ? ", ... \(group.layers.count) in all" : ""
             if group.type.hasSuffix(" model") { return group.type }
-            return group.type.hasSuffix("weights") ? "\(group.type) in \(shown)\(more)" : "\(group.type) layers: \(shown)\(more)"
+            let count = group.layers.count, plural = group.layers.count == 1 ? "" : "s"
+            if group.type.hasSuffix("weights") { return "\(group.type) in \(count) layer\(plural)" }
+            return "\(count) \(group.type) layer\(plural)"
         }
-        return "\(systemsText) (specification \(specificationVersion) for its \(reasons.joined(separator: "; ")))"
+        return "(specification \(specificationVersion) for its \(reasons.joined(separator: "; ")))"
     }
 }

@@ -13,7 +13,7 @@ public enum LayerTable {
             // Weights stored other than as float32 say how (`8-bit linear`, `float16`).
             let stored = Set(node.operation.weightTensors.map(\.values.storedPrecision)).subtracting([.float32]).sorted()
             let params = SummaryText.grouped(node.operation.parameterCount)
-                + (stored.isEmpty ? "" : " (" + stored.map(SummaryText.precisionDetail).joined(separator: ", ") + ")")
+                + (stored.isEmpty ? "" : " (" + stored.map(\.name).joined(separator: ", ") + ")")
             rows.append([String(index), node.name, node.operation.kindName,
                          arrow(node.inputs, node.outputs),
                          shapes.joined(separator: ", "), params, node.attributeText])
@@ -50,25 +50,97 @@ public enum LayerTable {
         (inputs.isEmpty ? "" : inputs.joined(separator: ", ") + " ") + "-> " + outputs.joined(separator: ", ")
     }
 
+    /// Columns a table is fitted to (`align`): a terminal's usual width
+    /// and more, so that no line wraps. `--json` keeps every cell whole.
+    public static let maxWidth = 100
+
     /// Pads every column to its widest cell (numbers in `rightAligned`
     /// columns align right); the last column is not padded, so lines carry
     /// no trailing spaces. The first row is the heading. Cells are escaped
     /// (`TextEscaping`): a newline in a layer name cannot forge a row.
+    ///
+    /// A table wider than `width` is fitted: the widest text column is
+    /// narrowed (not a number or the type column), one column at a time,
+    /// down to 12 columns at the least (the last, 8); a longer cell keeps
+    /// its end after `...` (`abbreviate`), except in the last column, whose
+    /// text wraps onto lines of their own under it.
     public static func align(_ rows: [[String]], rightAligned: Set<Int> = [], style: TextStyle = .plain,
-                             typeColumn: Int? = nil) -> String {
+                             typeColumn: Int? = nil, width: Int = maxWidth) -> String {
         let rows = rows.map { $0.map(TextEscaping.line) }
-        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        let last = widths.count - 1
+        let minimum = 12
+        while widths.reduce(0, +) + 2 * last > width {
+            // Headings never shrink below their own width, nor numbers and layer kinds at all.
+            let narrowable = widths.indices.filter {
+                !rightAligned.contains($0) && $0 != typeColumn && widths[$0] > max($0 == last ? 8 : minimum, rows[0][$0].count)
+            }
+            guard let widest = narrowable.max(by: { widths[$0] < widths[$1] }) else { break }
+            widths[widest] -= 1
+        }
+        let lastStart = widths.dropLast().reduce(0, +) + 2 * last
         return rows.enumerated().map { rowIndex, row in
-            let cells = row.enumerated().map { column, cell in
-                let padding = String(repeating: " ", count: widths[column] - cell.count)
+            var continuation: [String] = []
+            let cells = row.enumerated().map { column, whole in
+                var cell = whole
+                if cell.count > widths[column] {
+                    if column == last {
+                        let pieces = wrap(cell, width: widths[column])
+                        cell = pieces[0]
+                        continuation = pieces.dropFirst().map { String(repeating: " ", count: lastStart) + $0 }
+                    } else {
+                        cell = abbreviate(cell, to: widths[column])
+                    }
+                }
+                let padding = String(repeating: " ", count: max(widths[column] - cell.count, 0))
                 var styled = cell
                 if rowIndex == 0 { styled = style.heading(cell) } else if column == typeColumn { styled = style.type(cell) }
                 if rightAligned.contains(column) { return padding + styled }
-                return column == row.count - 1 ? styled : styled + padding
+                return column == last ? styled : styled + padding
             }
             var line = cells.joined(separator: "  ")
             while line.hasSuffix(" ") { line.removeLast() }
-            return line
+            return ([line] + continuation).joined(separator: "\n")
         }.joined(separator: "\n") + "\n"
+    }
+
+    /// `...Conv2d_1/Conv2D`: the end of `text` (where a scoped name differs
+    /// from its neighbours) after `...`, `width` characters in all; an
+    /// arrow cell (`a, b -> c`) keeps its arrow, each side shortened so.
+    static func abbreviate(_ text: String, to width: Int) -> String {
+        guard text.count > width else { return text }
+        guard width > 3 else { return String(text.suffix(width)) }
+        if let arrow = text.range(of: " -> "), width >= 12 {
+            let inputs = String(text[..<arrow.lowerBound]), outputs = String(text[arrow.upperBound...])
+            let room = width - 4
+            // The shorter side whole when it fits in half, the other side the rest.
+            let inputRoom = min(inputs.count, max(room / 2, room - outputs.count))
+            return abbreviate(inputs, to: inputRoom) + " -> " + abbreviate(outputs, to: room - inputRoom)
+        }
+        return "..." + String(text.suffix(width - 3))
+    }
+
+    /// `text` in lines of at most `width` characters, broken after a comma
+    /// (a list item stays whole: `softmax 1`) or else at a space, mid-word
+    /// where there is none.
+    static func wrap(_ text: String, width: Int) -> [String] {
+        let width = max(width, 1)
+        var lines: [String] = []
+        var rest = Substring(text)
+        while rest.count > width {
+            let head = rest.prefix(width + 1)
+            let commaSpace = head.indices.last { head[$0] == " " && $0 > head.startIndex && head[head.index(before: $0)] == "," }
+            let breakAt = commaSpace.flatMap { head.distance(from: head.startIndex, to: $0) > width / 2 ? $0 : nil }
+                ?? head.lastIndex(of: " ")
+            if let space = breakAt, space > rest.startIndex {
+                lines.append(String(rest[..<space]))
+                rest = rest[rest.index(after: space)...]
+            } else {
+                lines.append(String(rest.prefix(width)))
+                rest = rest.dropFirst(width)
+            }
+        }
+        lines.append(String(rest))
+        return lines
     }
 }

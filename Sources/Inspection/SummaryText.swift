@@ -17,15 +17,31 @@ public enum SummaryText {
     /// Text from the file is escaped (`TextEscaping`) before it is styled.
     public static func render(_ inspected: InspectedModel, style: TextStyle = .plain, featureDescriptions: Bool = true) -> String {
         var lines: [String] = []
-        func line(_ label: String, _ value: String) { lines.append(style.heading(pad(label + ":")) + TextEscaping.line(value)) }
-        func append(_ text: String) { lines.append(TextEscaping.line(text)) }
+        // A value wider than the columns left after its label wraps onto lines under it.
+        func line(_ label: String, _ value: String) { notes((label: label, items: [value])) }
+        func append(_ text: String) {
+            // An indented line (a feature, its preprocessing) wraps under its own indent.
+            let escaped = TextEscaping.line(text)
+            let indent = escaped.prefix(while: { $0 == " " }).count
+            let pieces = LayerTable.wrap(String(escaped.dropFirst(indent)), width: LayerTable.maxWidth - indent - 2)
+            for (index, piece) in pieces.enumerated() {
+                lines.append(String(repeating: " ", count: indent + (index == 0 ? 0 : 2)) + piece)
+            }
+        }
         func notes(_ note: (label: String, items: [String])) {
-            for (index, item) in note.items.enumerated() {
-                lines.append((index == 0 ? style.heading(pad(note.label + ":")) : pad("")) + TextEscaping.line(item))
+            var first = true
+            for item in note.items {
+                for piece in LayerTable.wrap(TextEscaping.line(item), width: LayerTable.maxWidth - pad("").count) {
+                    lines.append((first ? style.heading(pad(note.label + ":")) : pad("")) + piece)
+                    first = false
+                }
             }
         }
         line("Format", inspected.format.name)
-        if let deployment = inspected.deployment { line("Loads on", deployment.summary) }
+        if let deployment = inspected.deployment {
+            // The reason a version is raised on lines of its own: a list of layer kinds can be long.
+            notes((label: "Loads on", items: deployment.lines(indent: pad("").count)))
+        }
         if !inspected.name.isEmpty { line("Name", inspected.name) }
         switch inspected.content {
         case .network(let model):
@@ -55,8 +71,10 @@ public enum SummaryText {
             }
             if let detector = model.detector {
                 let rows = statistics.shapes[detector.coordinatesTensor]?.dimensions.dropLast().last ?? 0
-                line("Detector", "\(rows) candidate boxes, \(detector.labels.count) classes; suppression \(detector.perClass ? "per class" : "across classes"), "
-                     + "IoU threshold \(detector.iouThreshold), confidence threshold \(detector.confidenceThreshold)")
+                notes((label: "Detector", items: [
+                    "\(rows) candidate boxes, \(detector.labels.count) classes",
+                    "suppression \(detector.perClass ? "per class" : "across classes"), "
+                        + "IoU threshold \(detector.iouThreshold), confidence threshold \(detector.confidenceThreshold)"]))
             }
             if let labelSet = model.classifier?.labels ?? model.detector?.labels {
                 let labels = labelSet.descriptions

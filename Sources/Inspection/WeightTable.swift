@@ -54,7 +54,8 @@ public struct WeightStatistics: Equatable, Sendable {
 }
 
 /// One row per weight tensor, for `inspect --weights`: layer, tensor,
-/// shape, stored precision, min / max / mean / std, NaN and Inf counts.
+/// shape, stored precision, min / max / mean / std, and NaN and Inf counts
+/// when a tensor holds any.
 public enum WeightTable {
     public static func render(_ inspected: InspectedModel, style: TextStyle = .plain) -> String {
         var rows = [["layer", "tensor", "shape", "count", "precision", "min", "max", "mean", "std", "NaN", "Inf"]]
@@ -74,6 +75,10 @@ public enum WeightTable {
             rows.append(row)
         }
         if rows.count == 1 { return "No weight tensors.\n" }
+        if warnings.isEmpty {
+            // No NaN and no infinity anywhere: two columns of zeros left out (to fit a terminal); --json keeps the counts.
+            rows = rows.map { Array($0.prefix(9)) }
+        }
         var text = LayerTable.align(rows, rightAligned: [3, 5, 6, 7, 8, 9, 10], style: style)
         if !warnings.isEmpty {
             text += style.warning("\(warnings.count) tensor(s) hold NaN or infinite values") + "\n"

@@ -35,7 +35,7 @@ enum PredictCommand: Command {
             Feed --input arrays that hold NaN or infinities (refused by default: oneDNN's fused ReLU turns NaN into 0 where \
             the generic kernels keep it, so such a prediction looks normal but depends on the kernel).
             """)
-        Option("max-results", valueName: "n", default: "5", help: "Show at most this many labels per image.")
+        Option("max-results", valueName: "n", default: "5", help: "Show at most this many labels (a detector's boxes: the most confident) per image.")
         Option("score-threshold", valueName: "p", default: "0", help: "Show only labels at least this probable.")
         Option("allow", valueName: "label,...", help: "Show only these labels.")
         Option("deny", valueName: "label,...", help: "Never show these labels.")
@@ -126,12 +126,12 @@ enum PredictCommand: Command {
             print(ResultPrinter.json(results, cropAndScale: fit?.mode, exifOrientation: ignoresOrientation ? "ignored" : "applied"))
         } else {
             if let fit, !results.isEmpty {
-                print("images: \(fit.mode) to \(fit.size) (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, "
-                      + "CoreMLRequest to scaleToFill); EXIF orientation "
-                      + (ignoresOrientation ? "ignored (--ignore-exif-orientation: Vision given .up)"
-                                            : "applied as OpenCV's imread does (Vision: pass it as the handler's orientation)"))
+                // Two lines of at most 100 columns: how the images were fitted, and their orientation.
+                print("images: \(fit.mode) to \(fit.size) (--crop-and-scale; Vision: centerCrop, CoreMLRequest: scaleToFill)")
+                print("EXIF orientation " + (ignoresOrientation ? "ignored (--ignore-exif-orientation: Vision given .up)"
+                                                                : "applied as OpenCV's imread does (Vision: pass it as the handler's orientation)"))
             }
-            print(ResultPrinter.text(results, hasLabels: network.model.classifier != nil), terminator: "")
+            print(ResultPrinter.text(results, hasLabels: network.model.classifier != nil, maxResults: maxResults), terminator: "")
         }
         // Each unreadable image said so on stderr as it came; the others were predicted.
         if failures > 0 { throw ReportedFailure() }

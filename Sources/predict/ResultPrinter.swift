@@ -7,7 +7,9 @@ import Naming
 /// NaN or infinite values are flagged: in the text by a warning line, in
 /// JSON (which has no NaN) by `null` values and a `warnings` array.
 enum ResultPrinter {
-    static func text(_ results: [PredictionResult], hasLabels: Bool) -> String {
+    /// - Parameter maxResults: how many of a detector's boxes are listed
+    ///   (the most confident); the count of all of them is printed first.
+    static func text(_ results: [PredictionResult], hasLabels: Bool, maxResults: Int = .max) -> String {
         var lines: [String] = []
         for result in results {
             lines.append(TextEscaping.line(result.source))
@@ -21,7 +23,7 @@ enum ResultPrinter {
                 }
             }
             if let boxes = result.boxes {
-                lines += boxLines(boxes)
+                lines += boxLines(boxes, maxResults: maxResults)
                 continue
             }
             for output in result.outputs where !hasLabels {
@@ -65,13 +67,18 @@ enum ResultPrinter {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// One line per box, most confident first: label, confidence, and the
-    /// box in pixels of the picture (left, top, width, height).
-    static func boxLines(_ boxes: [Box]) -> [String] {
+    /// How many boxes there are and how many are shown, then one line per
+    /// box shown, most confident first: label, confidence, and the box in
+    /// pixels of the picture (left, top, width, height).
+    static func boxLines(_ boxes: [Box], maxResults: Int = .max) -> [String] {
         guard !boxes.isEmpty else { return ["  no boxes above the confidence threshold"] }
-        let labels = boxes.map { TextEscaping.line($0.detection.label) }
+        let count = "\(boxes.count) box\(boxes.count == 1 ? "" : "es") above the confidence threshold"
+        let shown = boxes.sorted { $0.detection.confidence > $1.detection.confidence }.prefix(max(maxResults, 0))
+        let heading = shown.count == boxes.count ? "  \(count)"
+            : "  \(count); the \(shown.count) most confident shown (--max-results)"
+        let labels = shown.map { TextEscaping.line($0.detection.label) }
         let width = labels.map(\.count).max() ?? 0
-        return zip(labels, boxes).map { label, box in
+        return [heading] + zip(labels, shown).map { label, box in
             let padding = String(repeating: " ", count: width - label.count)
             return "  \(label)\(padding)  \(String(format: "%.4f", box.detection.confidence))  "
                 + String(format: "left %.1f, top %.1f, width %.1f, height %.1f", box.left, box.top, box.width, box.height)

@@ -78,10 +78,12 @@ final class ConvertInspectTests: XCTestCase {
         XCTAssertEqual(unlimited.status, 0, "the limit, not the command, made them fail: \(unlimited.standardError)")
     }
 
-    func testUsageErrorsExit64WithTheUsageLine() throws {
+    func testUsageErrorsExit64WithAHintLine() throws {
         let result = try ProgramRunner.run("coreml-inspect", [])
         XCTAssertEqual(result.status, 64)
-        XCTAssertTrue(result.standardError.contains("usage: coreml-inspect"), result.standardError)
+        // One error line and one hint, not the whole usage block.
+        XCTAssertEqual(result.standardError.split(separator: "\n").last, "see 'coreml-inspect --help' for its usage", result.standardError)
+        XCTAssertEqual(result.standardError.split(separator: "\n").count, 2, result.standardError)
         let unknown = try ProgramRunner.run("coreml-convert", ["sample", "--outptu", "x"])
         XCTAssertEqual(unknown.status, 64)
         XCTAssertTrue(unknown.standardError.contains("--output"), unknown.standardError)

@@ -46,7 +46,7 @@ final class DarknetCommandTests: XCTestCase {
         XCTAssertEqual(both.status, 0, both.standardError)
         XCTAssertTrue(both.standardOutput.split(separator: "\n").contains { $0.hasPrefix("conv_7 ") && $0.contains(" weights  [125,32,1,1]  4,000  float32") },
                       both.standardOutput)
-        XCTAssertTrue(both.standardOutput.contains("Detector:     1280 candidate boxes, 20 classes; suppression per class, IoU threshold 0.45, confidence threshold 0.25"),
+        XCTAssertTrue(both.standardOutput.contains("Detector:     1280 candidate boxes, 20 classes\n              suppression per class, IoU threshold 0.45, confidence threshold 0.25"),
                       both.standardOutput)
         let bare = try ProgramRunner.run("coreml-inspect", [weights])
         XCTAssertEqual(bare.status, 1)
@@ -62,7 +62,7 @@ final class DarknetCommandTests: XCTestCase {
                                                                fixture.appendingPathComponent("model.weights").path,
                                                                "--iou-threshold", "0.4", "--confidence-threshold", "0.2", "-o", model])
         XCTAssertEqual(convert.status, 0, convert.standardError)
-        XCTAssertTrue(convert.standardOutput.contains("Detector:     1280 candidate boxes, 20 classes; suppression per class, IoU threshold 0.4, confidence threshold 0.2"),
+        XCTAssertTrue(convert.standardOutput.contains("Detector:     1280 candidate boxes, 20 classes\n              suppression per class, IoU threshold 0.4, confidence threshold 0.2"),
                       convert.standardOutput)
         let picture = fixture.appendingPathComponent("detect_1.png").path
         let drawing = folder.appendingPathComponent("boxes.png").path
@@ -70,7 +70,8 @@ final class DarknetCommandTests: XCTestCase {
         XCTAssertEqual(text.status, 0, text.standardError)
         // OpenCV's five boxes, in pixels of the 64x64 picture (scaleFill: fractions times 64).
         let opencv = try float32s(npy: fixture.appendingPathComponent("detect_1_opencv.npy"))
-        let lines = text.standardOutput.split(separator: "\n").dropFirst(2)
+        // The images and orientation lines, the picture's path, the count of boxes, then the boxes.
+        let lines = text.standardOutput.split(separator: "\n").dropFirst(4)
         XCTAssertEqual(lines.count, opencv.count / 6, text.standardOutput)
         for row in stride(from: 0, to: opencv.count, by: 6) {
             let (x, y, w, h) = (opencv[row] * 64, opencv[row + 1] * 64, opencv[row + 2] * 64, opencv[row + 3] * 64)

@@ -7,7 +7,7 @@ import XCTest
 /// to (the model came out with an array input), names the model does not
 /// have (an --input for a missing placeholder was ignored), NaN or infinite
 /// numbers, biases for channels the image does not have, classifier options
-/// without labels. Usage mistakes exit 64 with one error line and the usage.
+/// without labels. Usage mistakes exit 64 with one error line and a hint naming --help.
 final class OptionMistakeTests: XCTestCase {
     let samples = repositoryRoot.appendingPathComponent("Samples")
     let mobilenet = repositoryRoot.appendingPathComponent("Tests/Fixtures/tensorflow/mobilenet_block/graph.pb").path
@@ -25,7 +25,7 @@ final class OptionMistakeTests: XCTestCase {
         let errors = result.standardError.split(separator: "\n").filter { $0.hasPrefix("error: ") }
         XCTAssertEqual(errors.count, 1, result.standardError, file: file, line: line)
         XCTAssertTrue(result.standardError.contains(fragment), "'\(fragment)' not in: \(result.standardError)", file: file, line: line)
-        if status == 64 { XCTAssertTrue(result.standardError.contains("usage: coreml-convert"), result.standardError, file: file, line: line) }
+        if status == 64 { XCTAssertTrue(result.standardError.contains("see 'coreml-convert"), result.standardError, file: file, line: line) }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "nothing written", file: file, line: line)
     }
 

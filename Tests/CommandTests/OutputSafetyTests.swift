@@ -156,8 +156,8 @@ final class OutputSafetyTests: XCTestCase {
             "error: \(images.path)/c.jpg: not a PNG or JPEG image",
         ])
         XCTAssertEqual(result.standardOutput.split(separator: "\n"), [
-            "images: scaleFill to 227x227 (--crop-and-scale; Vision's VNCoreMLRequest defaults to centerCrop, CoreMLRequest to scaleToFill); "
-                + "EXIF orientation applied as OpenCV's imread does (Vision: pass it as the handler's orientation)",
+            "images: scaleFill to 227x227 (--crop-and-scale; Vision: centerCrop, CoreMLRequest: scaleToFill)",
+            "EXIF orientation applied as OpenCV's imread does (Vision: pass it as the handler's orientation)",
             "\(images.path)/a.png", "  15-20  0.3680", "\(images.path)/d.png", "  15-20  0.3680",
         ])
     }

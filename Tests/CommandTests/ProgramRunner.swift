@@ -67,7 +67,7 @@ enum ProgramRunner {
 extension ProgramRunner {
     /// Runs `program`, which must end with `status`, print nothing on stdout
     /// and exactly one `error:` line containing `fragment` (for a usage
-    /// error, followed by the usage lines only).
+    /// error, followed by one hint line naming `--help`).
     static func assertOneError(_ program: String, _ arguments: [String], _ fragment: String, status: Int32 = 1,
                                file: StaticString = #filePath, line: UInt = #line) throws {
         let result = try run(program, arguments, timeout: 60, file: file, line: line)
@@ -78,6 +78,10 @@ extension ProgramRunner {
         XCTAssertTrue(lines.first?.hasPrefix("error: ") == true && lines.first!.contains(fragment),
                       "'\(fragment)' not in: \(result.standardError)", file: file, line: line)
         if status != 64 { XCTAssertEqual(lines.count, 1, result.standardError, file: file, line: line) }
+        if status == 64 {
+            XCTAssertEqual(lines.count, 2, result.standardError, file: file, line: line)
+            XCTAssertTrue(lines.last?.hasSuffix(" --help' for its usage") == true, result.standardError, file: file, line: line)
+        }
     }
 }
 
