@@ -91,7 +91,7 @@ public struct ConversionOptions: Sendable {
                 throw ConversionOptionError("--image-input '\(name)' is not an input of the model (its inputs: \(names.joined(separator: ", ")))\(suggestion)")
             }
             guard case .array(let shape) = inputs[index].kind, shape.count == 3, shape[0] == 1 || shape[0] == 3 else {
-                throw ModelError("input '\(name)' cannot be an image: its shape \(inputs[index].kind) is not [1 or 3, H, W]")
+                throw ModelError(Self.notAnImage(inputs[index]))
             }
             let colorOptions = givenImageOptions.filter { ["--is-bgr", "--red-bias", "--green-bias", "--blue-bias"].contains($0) }
             if shape[0] == 1, !colorOptions.isEmpty {
@@ -109,6 +109,24 @@ public struct ConversionOptions: Sendable {
             inputs[index].kind = .image(ImageInput(
                 width: shape[2], height: shape[1], colorSpace: colorSpace, scale: imageScale,
                 redBias: redBias, greenBias: greenBias, blueBias: blueBias, grayBias: grayBias, meanImage: meanImage))
+        }
+    }
+
+    /// Why `input` cannot be an image, in the user's words (its shape as
+    /// a list, not the IR's description).
+    static func notAnImage(_ input: Input) -> String {
+        let name = input.name
+        switch input.kind {
+        case .image:
+            return "--image-input '\(name)': the input is an image already"
+        case .tensor(let shape) where shape.count == 4 && shape[0] == 1 && (shape[1] == 1 || shape[1] == 3):
+            // A transformer's (ViT's) pixels: read by rank-N layers as [1, C, H, W].
+            return "input '\(name)' cannot be an image: it is the [\(shape.map(String.init).joined(separator: ", "))] tensor of a model "
+                + "with rank-N layers (a transformer), which this toolkit can write only as an array: convert without "
+                + "--image-input and give coreml-predict the pixels as --input \(name)=file.npy"
+        case .tensor(let shape), .array(let shape):
+            return "input '\(name)' cannot be an image: its shape [\(shape.map(String.init).joined(separator: ", "))] is not "
+                + "[C, H, W] with 1 or 3 channels"
         }
     }
 

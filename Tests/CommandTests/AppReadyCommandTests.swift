@@ -168,4 +168,22 @@ final class AppReadyCommandTests: XCTestCase {
                                          "for '--std': takes one or three positive numbers", status: 64)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
     }
+
+    /// A ViT's [1, 3, H, W] tensor input and --image-input: one error line
+    /// naming the input, its shape as a list and why (no IR description),
+    /// and what to do instead; a shape that is no picture says so too.
+    func testATensorInputThatCannotBeAnImageSaysWhy() throws {
+        let output = try temporaryFolder().appendingPathComponent("m.mlmodel").path
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "--image-input", "input", "-o", output],
+                                         "input 'input' cannot be an image: it is the [1, 3, 32, 32] tensor of a model with rank-N layers "
+                                         + "(a transformer), which this toolkit can write only as an array: convert without --image-input "
+                                         + "and give coreml-predict the pixels as --input input=file.npy")
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", onnx + "encoder_opset14/model.onnx", "--image-input", "input", "-o", output],
+                                         "input 'input' cannot be an image: its shape [1, 12, 32] is not [C, H, W] with 1 or 3 channels")
+        for model in ["vit_opset14", "encoder_opset14"] {
+            let result = try ProgramRunner.run("coreml-convert", ["onnx", onnx + model + "/model.onnx", "--image-input", "input", "-o", output])
+            XCTAssertFalse(result.standardError.contains("tensor(shape"), result.standardError)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
 }
