@@ -77,7 +77,7 @@ let package = Package(
         fuzzTarget("fuzz-onnx", ["ONNXFrontend", "ModelFormat"]),
         fuzzTarget("fuzz-labels", ["Conversion"]),
         fuzzTarget("fuzz-hdf5", ["HDF5", "CaffeFrontend", "KerasFrontend"]),
-        fuzzTarget("fuzz-npy", ["Runtime"]),
+        fuzzTarget("fuzz-npy", ["Runtime", "ModelFormat"]),
         fuzzTarget("fuzz-image", ["ImageFiles", "Images"]),
         fuzzTarget("fuzz-shapes", ["ModelFormat", "Runtime"]),
     ]

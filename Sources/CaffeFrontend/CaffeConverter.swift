@@ -101,6 +101,12 @@ extension CaffeConverter {
     public static func readMeanImage(_ path: String) throws -> Weights {
         let file = try MappedFile(path: path)
         do {
+            // The shape and the value count first, payload skipped: a blob
+            // whose count does not fit its shape is refused before its
+            // values are copied (an unaligned payload is).
+            let structure = try BinaryDecoder.decode(BlobProto.self, descriptor: proto_caffe_blob_descriptor(), bytes: file.bytes,
+                                                     owner: file, options: DecodeOptions(structureOnly: true))
+            _ = try CaffeWeights.blob(structure.root, owner: structure, what: path)
             let decoded = try BinaryDecoder.decode(BlobProto.self, descriptor: proto_caffe_blob_descriptor(), bytes: file.bytes, owner: file)
             let blob = try CaffeWeights.blob(decoded.root, owner: decoded, what: path)
             guard blob.count > 0 else { throw CaffeError("\(path): the mean image is empty") }

@@ -24,10 +24,18 @@ struct CaffeWeights {
     /// Reads a binary caffemodel; float payloads stay in the mapped file.
     static func read(caffemodel path: String) throws -> CaffeWeights {
         let file = try MappedFile(path: path)
+        // Shapes and value counts first, payloads skipped: a blob whose
+        // count does not fit its shape is refused before any value is
+        // copied (unaligned payloads are; a hole of gigabytes would be).
+        _ = try blobTable(file, path: path, structureOnly: true)
+        return try blobTable(file, path: path, structureOnly: false)
+    }
+
+    private static func blobTable(_ file: MappedFile, path: String, structureOnly: Bool) throws -> CaffeWeights {
         let decoded: Decoded<NetParameter>
         do {
             decoded = try BinaryDecoder.decode(NetParameter.self, descriptor: proto_caffe_net_descriptor(),
-                                               bytes: file.bytes, owner: file)
+                                               bytes: file.bytes, owner: file, options: DecodeOptions(structureOnly: structureOnly))
         } catch {
             throw CaffeError("\(path): \(error)")
         }

@@ -6,6 +6,74 @@ import Images
 /// error handling stays inside libpng: failures come back as a return value
 /// and a message in `png_image.message`.
 enum PNGDecoder {
+    /// How many of `bytes` (a PNG) the decoder may read: the size IHDR
+    /// declares is checked first (`ImageFile.checkSize`, and that the file
+    /// can hold its compressed rows at all: deflate packs at most 1032 bytes
+    /// into one), then bounded by twice the raw scanlines (filter bytes,
+    /// Adam7's extra rows, deflate's stored blocks and IDAT framing take far
+    /// less) plus `ImageFile.maximumMetadataBytes`, and cut at the end of
+    /// IEND (`chunksEnd`). An IHDR that libpng would refuse anyway bounds
+    /// by the metadata allowance alone.
+    /// - Throws: `ImageFileError` for a declared size too large, or too
+    ///   large for the file, or a chunk running past what may be read.
+    static func usableLength(_ bytes: UnsafeRawBufferPointer, name: String) throws(ImageFileError) -> Int {
+        let fallback = min(bytes.count, ImageFile.maximumMetadataBytes)
+        let unknownSize = { () throws(ImageFileError) -> Int in
+            try chunksEnd(bytes, limit: fallback, what: "what a PNG may hold besides its pixels", name: name)
+        }
+        // Signature (8), IHDR's length (4) = 13, "IHDR", width, height, depth, color type.
+        guard bytes.count >= 26, ImageFile.bigEndian(bytes, at: 8, size: 4) == 13,
+              ImageFile.bigEndian(bytes, at: 12, size: 4) == 0x4948_4452 else { return try unknownSize() }
+        let width = ImageFile.bigEndian(bytes, at: 16, size: 4), height = ImageFile.bigEndian(bytes, at: 20, size: 4)
+        let depth = Int(bytes[24])
+        let samples: Int
+        switch bytes[25] {
+        case 0, 3: samples = 1
+        case 2: samples = 3
+        case 4: samples = 2
+        case 6: samples = 4
+        default: return try unknownSize()
+        }
+        guard (1...0x7FFF_FFFF).contains(width), (1...0x7FFF_FFFF).contains(height), [1, 2, 4, 8, 16].contains(depth) else {
+            return try unknownSize()
+        }
+        try ImageFile.checkSize(width: width, height: height, name: name)
+        // At most 10^8 pixels of 64 bits: no overflow below.
+        let raw = height * ((width * samples * depth + 7) / 8 + 1)
+        let smallest = raw / 1032
+        guard bytes.count >= smallest else {
+            throw ImageFileError(file: name, message: "corrupt PNG: \(width)x\(height) declared, whose pixel data needs at least \(smallest) bytes compressed; the file has \(bytes.count)")
+        }
+        return try chunksEnd(bytes, limit: min(bytes.count, 2 * raw + ImageFile.maximumMetadataBytes),
+                             what: "what a \(width)x\(height) PNG can use", name: name)
+    }
+
+    /// Walks the chunk headers of `bytes` (a PNG) up to `limit`: the end of
+    /// IEND when it lies within (what follows it is never given to
+    /// libpng), else `limit`. A chunk declaring more bytes than remain is
+    /// refused here, before libpng allocates a buffer of the declared size
+    /// (it does so for text chunks). A chunk type that is not four letters
+    /// ends the walk: libpng says what is wrong with it.
+    /// - Throws: `ImageFileError` naming the chunk and its byte offset.
+    static func chunksEnd(_ bytes: UnsafeRawBufferPointer, limit: Int, what: String, name: String) throws(ImageFileError) -> Int {
+        var position = 8
+        while position + 8 <= limit {
+            let length = ImageFile.bigEndian(bytes, at: position, size: 4)
+            let typeBytes = (0..<4).map { bytes[position + 4 + $0] }
+            guard typeBytes.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { return limit }
+            let type = String(decoding: typeBytes, as: UTF8.self)
+            // Data, then a 4-byte CRC; PNG lengths stop at 2^31 - 1.
+            let end = position + 12 + length
+            guard length <= 0x7FFF_FFFF, end <= limit else {
+                let room = limit < bytes.count ? "past the \(limit) bytes read (\(what))" : "past the end of the file (\(bytes.count) bytes)"
+                throw ImageFileError(file: name, message: "corrupt PNG: chunk '\(type)' at byte \(position) declares \(length) bytes, \(room)")
+            }
+            if type == "IEND" { return end }
+            position = end
+        }
+        return limit
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(ImageFileError) -> Image {
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
@@ -70,6 +138,42 @@ enum PNGDecoder {
 /// JPEG through TurboJPEG (libjpeg-turbo), with its default accurate
 /// integer IDCT and smooth chroma upsampling, as OpenCV decodes.
 enum JPEGDecoder {
+    /// How many of `bytes` (a JPEG) the decoder may read: the frame header
+    /// (SOF, found by walking the marker segments before the first scan) is
+    /// checked first (`ImageFile.checkSize`), then bounded by 16 bytes a
+    /// sample (a baseline block's 64 coefficients take at most 27 bits each,
+    /// twice that with 0xFF stuffing; progressive refinement passes add one
+    /// bit a coefficient each) plus `ImageFile.maximumMetadataBytes`. Without
+    /// a frame header in reach, the metadata allowance alone.
+    /// - Throws: `ImageFileError` for a declared size too large.
+    static func usableLength(_ bytes: UnsafeRawBufferPointer, name: String) throws(ImageFileError) -> Int {
+        let reach = min(bytes.count, ImageFile.maximumMetadataBytes)
+        var position = 2
+        // Each step moves forward, at most up to the metadata allowance.
+        while position + 4 <= reach {
+            guard bytes[position] == 0xFF else { return reach }
+            let marker = bytes[position + 1]
+            if marker == 0xFF { position += 1; continue }  // fill byte
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) { position += 2; continue }  // TEM, RSTn
+            if marker == 0xD8 || marker == 0xD9 || marker == 0xDA { return reach }  // SOI, EOI, SOS before any frame
+            let length = ImageFile.bigEndian(bytes, at: position + 2, size: 2)
+            // SOF0-15 but DHT (C4), JPG (C8), DAC (CC): precision, height, width, component count.
+            if (0xC0...0xCF).contains(marker), ![0xC4, 0xC8, 0xCC].contains(marker) {
+                guard length >= 8, position + 10 <= bytes.count else { return reach }
+                let height = ImageFile.bigEndian(bytes, at: position + 5, size: 2)
+                let width = ImageFile.bigEndian(bytes, at: position + 7, size: 2)
+                let components = Int(bytes[position + 9])
+                // A height of 0 (defined later by DNL) or no components: TurboJPEG says what is wrong.
+                guard width > 0, height > 0, components > 0 else { return reach }
+                try ImageFile.checkSize(width: width, height: height, name: name)
+                return min(bytes.count, 16 * width * height * components + ImageFile.maximumMetadataBytes)
+            }
+            guard length >= 2 else { return reach }
+            position += 2 + length
+        }
+        return reach
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(ImageFileError) -> Image {
         guard let handle = tjInitDecompress() else {
             throw ImageFileError(file: name, message: "cannot start the JPEG decoder")

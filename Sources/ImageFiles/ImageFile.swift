@@ -35,9 +35,21 @@ public enum ImageFile {
     /// its EXIF orientation says unless `orientation` is `.ignore`.
     /// - Throws: `ImageFileError` naming `path`, when the file cannot be read,
     ///   is not a PNG or JPEG image, is corrupt, or is too large.
+    /// The file is mapped, not read: the decoder touches only the bytes it
+    /// decodes, at most `usableLength` of them (a PNG or JPEG followed by
+    /// gigabytes of garbage, or of a sparse file's hole, costs nothing).
     public static func read(path: String, orientation: ExifOrientation.Handling = .apply) throws(ImageFileError) -> Image {
-        let bytes = try readBytes(path: path)
-        return try decode(bytes, name: path, orientation: orientation)
+        let file: MappedFile
+        do {
+            file = try MappedFile(path: path)
+        } catch let error as FileError {
+            throw ImageFileError(file: path, message: error.message)
+        } catch {
+            throw ImageFileError(file: path, message: "\(error)")
+        }
+        return try withExtendedLifetime(file) { () throws(ImageFileError) -> Image in
+            try decode(file.bytes, name: path, orientation: orientation)
+        }
     }
 
     /// Decodes PNG or JPEG bytes; `name` is used in error messages.
@@ -58,16 +70,48 @@ public enum ImageFile {
             throw ImageFileError(file: name, message: "empty file")
         }
         if bytes.starts(with: pngSignature) {
-            let image = try PNGDecoder.decode(bytes, name: name)
-            guard orientation == .apply, let turn = ExifOrientation.orientation(ofPNG: bytes) else { return image }
+            let usable = try PNGDecoder.usableLength(bytes, name: name)
+            let prefix = UnsafeRawBufferPointer(rebasing: bytes[..<usable])
+            let image = try cutShort(prefix, of: bytes.count, format: "PNG") { () throws(ImageFileError) in
+                try PNGDecoder.decode(prefix, name: name)
+            }
+            guard orientation == .apply, let turn = ExifOrientation.orientation(ofPNG: prefix) else { return image }
             return ExifOrientation.apply(turn, to: image)
         }
         if bytes.starts(with: jpegSignature) {
-            let image = try JPEGDecoder.decode(bytes, name: name)
-            guard orientation == .apply, let turn = ExifOrientation.orientation(ofJPEG: bytes) else { return image }
+            let usable = try JPEGDecoder.usableLength(bytes, name: name)
+            let prefix = UnsafeRawBufferPointer(rebasing: bytes[..<usable])
+            let image = try cutShort(prefix, of: bytes.count, format: "JPEG") { () throws(ImageFileError) in
+                try JPEGDecoder.decode(prefix, name: name)
+            }
+            guard orientation == .apply, let turn = ExifOrientation.orientation(ofJPEG: prefix) else { return image }
             return ExifOrientation.apply(turn, to: image)
         }
         throw ImageFileError(file: name, message: "not a PNG or JPEG image")
+    }
+
+    /// Bytes a PNG or JPEG may hold besides what its pixels need (ICC
+    /// profiles, text, EXIF, tables) and still be decoded: 16 MiB. A decoder
+    /// is given at most this plus a bound on its pixel data's encoded size
+    /// (`PNGDecoder.usableLength`, `JPEGDecoder.usableLength`); what lies
+    /// past that is never read.
+    public static let maximumMetadataBytes = 16 << 20
+
+    /// Runs `decode` on `prefix`, and when it fails on a prefix shorter than
+    /// the file, says that the rest was not read, and why.
+    static func cutShort(_ prefix: UnsafeRawBufferPointer, of total: Int, format: String,
+                         _ decode: () throws(ImageFileError) -> Image) throws(ImageFileError) -> Image {
+        do {
+            return try decode()
+        } catch where prefix.count < total {
+            throw ImageFileError(file: error.file, message: error.message + " (only the first \(prefix.count) of the file's \(total) bytes were read: "
+                                 + "all that a \(format) of its declared size can use)")
+        }
+    }
+
+    /// The big-endian integer of `size` bytes at `offset` (the caller checked the bounds).
+    static func bigEndian(_ bytes: UnsafeRawBufferPointer, at offset: Int, size: Int) -> Int {
+        (0..<size).reduce(0) { $0 << 8 | Int(bytes[offset + $1]) }
     }
 
     static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
@@ -83,16 +127,6 @@ public enum ImageFile {
         guard !overflow, pixels <= maximumPixels else {
             let megapixels = overflow ? "too many" : String(pixels / 1_000_000)
             throw ImageFileError(file: name, message: "image is \(width)x\(height) (\(megapixels) megapixels), over the limit of \(maximumPixels / 1_000_000) megapixels")
-        }
-    }
-
-    /// The whole content of a regular file (a folder, a FIFO or a device
-    /// is refused before anything is read).
-    static func readBytes(path: String) throws(ImageFileError) -> [UInt8] {
-        do {
-            return try ReadableFile.bytes(path)
-        } catch {
-            throw ImageFileError(file: path, message: error.message)
         }
     }
 }

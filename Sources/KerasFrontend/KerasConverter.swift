@@ -17,6 +17,13 @@ public enum KerasConverter {
         let file = try KerasModelFile(path: path, readsKernels: readingKernels)
         var graph = try KerasGraph(config: file.config, path: path)
         try graph.apply(inputShapes: inputShapes, path: path)
+        if readingKernels {
+            // Every kernel's declared shape checked against its layer before
+            // any kernel is read: a dataset of 2^31 values in a sparse file
+            // was read whole (8.4 GB) before "kernel shape ... is not ...".
+            var shapes = try KerasWalk(file: KerasModelFile(path: path, readsKernels: false), graph: graph)
+            _ = try shapes.build()
+        }
         var walk = try KerasWalk(file: file, graph: graph)
         var model = try walk.build()
         try options.finish(&model, description: "Converted from Keras model \(path.split(separator: "/").last ?? "")", source: path)

@@ -39,7 +39,9 @@ enum KerasLayerLedgers {
         return AttributeLedger(rules)
     }
 
-    static let window = ["kernel_size", "strides", "padding", "data_format", "dilation_rate", "activation", "use_bias"]
+    static let window = ["kernel_size", "strides", "padding", "dilation_rate", "activation", "use_bias"]
+    /// A channels_first map would need transposes around the layer, which the mappings do not make.
+    static let channelsLast = ["data_format": "channels_last"]
     /// Identity at inference: every key inert.
     static let augmentation = ["seed", "data_format", "factor", "mode", "fill_mode", "fill_value", "interpolation",
                                "height_factor", "width_factor", "value_range"]
@@ -50,15 +52,17 @@ enum KerasLayerLedgers {
 
     static let ledgers = AttributeLedgers([
         "InputLayer": inputLayer,
-        "Conv2D": ledger(honours: window + ["filters", "groups"], inert: training(["kernel", "bias"])),
-        "DepthwiseConv2D": ledger(honours: window + ["depth_multiplier"], inert: training(["depthwise", "bias"]), only: ["groups": "1"]),
+        // data_format: channels_last only, on every convolution and pooling (their mappings' requireChannelsLast).
+        "Conv2D": ledger(honours: window + ["filters", "groups"], inert: training(["kernel", "bias"]), only: channelsLast),
+        "DepthwiseConv2D": ledger(honours: window + ["depth_multiplier"], inert: training(["depthwise", "bias"]),
+                                  only: channelsLast.merging(["groups": "1"]) { $1 }),
         // Keras 2 writes Conv2D's kernel_* keys on it too (unused: its kernels are depthwise_ and pointwise_).
         "SeparableConv2D": ledger(honours: window + ["filters", "depth_multiplier"],
-                                  inert: training(["depthwise", "pointwise", "bias", "kernel"]), only: ["groups": "1"]),
+                                  inert: training(["depthwise", "pointwise", "bias", "kernel"]), only: channelsLast.merging(["groups": "1"]) { $1 }),
         // dilation_rate: not implemented (Keras dilates the kernel; Core ML's deconvolution is not checked to).
-        "Conv2DTranspose": ledger(honours: ["kernel_size", "strides", "padding", "data_format", "activation", "use_bias", "filters",
-                                            "output_padding"],
-                                  inert: training(["kernel", "bias"]), only: ["dilation_rate": "[1, 1]", "groups": "1"]),
+        "Conv2DTranspose": ledger(honours: ["kernel_size", "strides", "padding", "activation", "use_bias", "filters", "output_padding"],
+                                  inert: training(["kernel", "bias"]),
+                                  only: channelsLast.merging(["dilation_rate": "[1, 1]", "groups": "1"]) { $1 }),
         "Dense": ledger(honours: ["units", "activation", "use_bias"], inert: training(["kernel", "bias"]),
                         only: ["quantization_config": "null"]),
         // Inference uses the moving statistics: momentum, renorm and synchronization are training only.
@@ -71,10 +75,10 @@ enum KerasLayerLedgers {
         "PReLU": ledger(honours: ["shared_axes"], inert: training(["alpha"])),
         "ELU": ledger(honours: ["alpha"]),
         "Softmax": ledger(honours: ["axis"]),
-        "MaxPooling2D": ledger(honours: ["pool_size", "strides", "padding", "data_format"]),
-        "AveragePooling2D": ledger(honours: ["pool_size", "strides", "padding", "data_format"]),
-        "GlobalAveragePooling2D": ledger(honours: ["data_format", "keepdims"]),
-        "GlobalMaxPooling2D": ledger(honours: ["data_format", "keepdims"]),
+        "MaxPooling2D": ledger(honours: ["pool_size", "strides", "padding"], only: channelsLast),
+        "AveragePooling2D": ledger(honours: ["pool_size", "strides", "padding"], only: channelsLast),
+        "GlobalAveragePooling2D": ledger(honours: ["keepdims"], only: channelsLast),
+        "GlobalMaxPooling2D": ledger(honours: ["keepdims"], only: channelsLast),
         "Flatten": ledger(honours: ["data_format"]),
         "Reshape": ledger(honours: ["target_shape"]),
         "Permute": ledger(honours: ["dims"]),

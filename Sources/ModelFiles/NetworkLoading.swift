@@ -9,7 +9,7 @@ extension Network {
     /// - Throws: what `CoreMLReader.read` throws, and the model's
     ///   `ModelError` or `RuntimeError` with `path` in front.
     public convenience init(contentsOf path: String, kernels: KernelChoice = .fastest) throws {
-        let model = try CoreMLReader.read(from: path).model
+        let model = try ValidatedModel.read(path: path)
         do {
             // The model was read for this network alone.
             try self.init(model, kernels: kernels, modelIsPrivate: true)
@@ -20,3 +20,26 @@ extension Network {
         }
     }
 }
+
+/// A `.mlmodel` read for use (predicting, writing again), validated from
+/// its structure first (weight counts against their layers, payloads
+/// skipped) and only then read whole: a weight array that is not aligned is
+/// copied when read, and one declaring gigabytes over a sparse file's hole
+/// was (15.6 GB) before its count was found wrong.
+public enum ValidatedModel {
+    /// The model at `path`, read whole once its structure validates.
+    /// - Throws: what `CoreMLReader.read` throws, and `InvalidModelError`
+    ///   (`path: ` and the `ModelError`) when the structure does not validate.
+    public static func read(path: String) throws -> Model {
+        do {
+            _ = try CoreMLReader.read(from: path, structureOnly: true).model.validate()
+        } catch let error as ModelError {
+            throw InvalidModelError("\(path): \(error)")
+        }
+        return try CoreMLReader.read(from: path).model
+    }
+}
+
+/// A `.mlmodel` whose structure does not validate, with its path.
+public typealias InvalidModelError = MessageError<InvalidModelErrorKind>
+public enum InvalidModelErrorKind {}

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import FileIO
+import Naming
 import ModelFormat
 import ProtoSchemas
 import Protobuf
@@ -115,6 +116,7 @@ struct ONNXGraph {
         metadata = CArrays.buffer(model.metadata_props, model.n_metadata_props).compactMap { entry in
             entry.map { (CArrays.string($0.pointee.key), CArrays.string($0.pointee.value)) }
         }
+        try Self.requireUTF8Names(graph.pointee, path)
         for case let tensor? in CArrays.buffer(graph.pointee.initializer, graph.pointee.n_initializer) {
             initializers[CArrays.string(tensor.pointee.name)] = tensor
         }
@@ -131,6 +133,28 @@ struct ONNXGraph {
             inputs.append(Self.input(name, info))
         }
         outputs = CArrays.buffer(graph.pointee.output, graph.pointee.n_output).compactMap { $0.map { CArrays.string($0.pointee.name) } }
+    }
+
+    /// Every name the graph connects by (initializers, nodes, their inputs
+    /// and outputs, the graph's inputs and outputs) must be UTF-8: ONNX
+    /// compares names as bytes, and a Core ML feature name is UTF-8 text.
+    private static func requireUTF8Names(_ graph: Onnx__GraphProto, _ path: String) throws {
+        func check(_ name: UnsafePointer<CChar>?, _ what: String, node: String? = nil) throws {
+            guard !CArrays.isUTF8(name), let name else { return }
+            let shown = PathBytes.escapingRawBytes(PathBytes.string(cString: name))
+            let place = node.map { "node '\($0)': " } ?? ""
+            throw ONNXError("\(path): \(place)\(what) '\(shown)' is not valid UTF-8 (names are compared as bytes; a Core ML name is UTF-8)")
+        }
+        for case let tensor? in CArrays.buffer(graph.initializer, graph.n_initializer) { try check(tensor.pointee.name, "initializer name") }
+        for case let info? in CArrays.buffer(graph.input, graph.n_input) { try check(info.pointee.name, "graph input name") }
+        for case let info? in CArrays.buffer(graph.output, graph.n_output) { try check(info.pointee.name, "graph output name") }
+        for case let node? in CArrays.buffer(graph.node, graph.n_node) {
+            let n = node.pointee
+            try check(n.name, "node name")
+            let label = CArrays.string(n.name)
+            for input in CArrays.buffer(n.input, n.n_input) { try check(input, "input name", node: label) }
+            for output in CArrays.buffer(n.output, n.n_output) { try check(output, "output name", node: label) }
+        }
     }
 
     private static func decode(_ file: MappedFile, _ path: String) throws -> Decoded<OnnxModel> {

@@ -46,7 +46,8 @@ enum ONNXLedgers {
         "Resize": AttributeLedger(honours: ["mode", "coordinate_transformation_mode", "nearest_mode", "axes"],
                                   inert: ["cubic_coeff_a", "extrapolation_value"],
                                   only: ["antialias": "0", "exclude_outside": "0", "keep_aspect_ratio_policy": "stretch"]),
-        "Upsample": AttributeLedger(honours: ["mode", "scales"]),
+        // scales is an attribute before opset 9 only (the converter takes 9 to 21): refused, not read for the input.
+        "Upsample": AttributeLedger(honours: ["mode"]),
         "Sqrt": .none, "Exp": .none, "Log": .none, "Abs": .none, "Reciprocal": .none, "Neg": .none,
         "Pow": .none, "PRelu": .none,
         "Selu": AttributeLedger(honours: ["alpha", "gamma"]),

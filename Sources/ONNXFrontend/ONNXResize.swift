@@ -45,11 +45,7 @@ extension ONNXOpTable {
             for (axis, value) in zip(axes, given) { sizes[axis] = value }
             guard sizes.allSatisfy({ $0 > 0 && $0 <= 1 << 20 }) else { throw b.node.fail("sizes \(given) are not positive sizes") }
             scales = zip(sizes, dims).map { Double($0) / Double($1) }
-        } else if !modern, let listed = b.node.floats("scales") {  // Upsample before opset 9
-            scales = listed.map(Double.init)
-            guard scales.count == 4, scales.allSatisfy({ $0.isFinite && $0 > 0 && $0 <= 65536 }) else { throw b.node.fail("scales \(listed) are not four positive factors") }
-            sizes = zip(dims, scales).map { Int((Double($0) * $1).rounded(.down)) }
-        } else {
+        } else {  // (Upsample's scales attribute predates opset 9, the oldest taken: its ledger refuses it.)
             throw b.node.fail("has neither scales nor sizes")
         }
         guard sizes[0] == dims[0], sizes[1] == dims[1], sizes[2] % dims[2] == 0, sizes[3] % dims[3] == 0, sizes[2] > 0, sizes[3] > 0 else {

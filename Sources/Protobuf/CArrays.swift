@@ -23,6 +23,13 @@ public enum CArrays {
         pointer.map { String(cString: $0) } ?? ""
     }
 
+    /// Whether a C string field holds UTF-8 (an absent one does). Names must
+    /// be compared as the file's bytes: decoded with U+FFFD for the bytes
+    /// that are not UTF-8, two names could become one.
+    public static func isUTF8(_ pointer: UnsafePointer<CChar>?) -> Bool {
+        pointer.map { String(validatingCString: $0) != nil } ?? true
+    }
+
     /// The strings of a repeated string field.
     public static func strings(_ pointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ count: Int) -> [String] {
         buffer(pointer, count).map { string($0) }

@@ -15,22 +15,23 @@ import Darwin
 /// are rounded to the nearest float). Writes float32, version 1.0, with the
 /// same bytes `numpy.save` produces.
 public enum NumpyFile {
-    /// The shape and values (in C order) of the array in the file at `path`.
-    /// A 0-dimensional array has shape `[]` and one value.
-    /// - Throws: `RuntimeError` naming `path`: unreadable file, bad magic or
-    ///   header, unsupported dtype, Fortran order, or a data size that does
-    ///   not match the shape (checked before anything is allocated for it).
     /// The array in `path` as the value of input `input`, which takes
     /// `expected` ([C, H, W]; a [C] vector as [C] or [C, 1, 1]), with or
     /// without a leading batch of 1 (as PyTorch and ONNX arrays have it).
     /// - Throws: `RuntimeError` when it cannot be read or does not fit.
+    ///
+    /// The header is read and its shape compared with `expected` before any
+    /// of the data is read; then exactly the bytes the shape declares are.
     public static func tensor(path: String, fitting expected: TensorShape, input: String) throws(RuntimeError) -> Tensor {
-        let (stored, values) = try read(path: path)
+        var file = try NumpyInput(path: path)
+        defer { file.close() }
+        let header = try readHeader(&file)
+        let stored = header.shape
         let shape = stored.first == 1 && stored.count > expected.featureShape.count ? Array(stored.dropFirst()) : stored
         guard shape == expected.featureShape || shape == expected.dimensions else {
             throw RuntimeError("\(path): shape \(stored) does not fit input '\(input)', which takes \(expected.featureShape)")
         }
-        return Tensor(shape: expected, values: values)
+        return Tensor(shape: expected, values: try readData(&file, header: header))
     }
 
     /// Refuses a tensor holding NaN or an infinity, naming `input`, the
@@ -51,9 +52,26 @@ public enum NumpyFile {
                            + "; kernels differ on non-finite values (--allow-non-finite feeds them anyway)")
     }
 
+    /// The longest header dictionary read: 64 KiB (the most a version 1.0
+    /// header holds; numpy itself reads at most 10,000 bytes by default).
+    public static let maximumHeaderBytes = 65_535
+
+    /// The shape and values (in C order) of the array in the file at `path`.
+    /// A 0-dimensional array has shape `[]` and one value.
+    /// - Throws: `RuntimeError` naming `path`: unreadable file, bad magic or
+    ///   header, unsupported dtype, Fortran order, or a data size that does
+    ///   not match the shape (checked before anything is allocated for it).
     public static func read(path: String) throws(RuntimeError) -> (shape: [Int], values: [Float]) {
         var file = try NumpyInput(path: path)
         defer { file.close() }
+        let header = try readHeader(&file)
+        return (header.shape, try readData(&file, header: header))
+    }
+
+    /// The magic, version and header dictionary at the start of `file`
+    /// (nothing past them is read).
+    static func readHeader(_ file: inout NumpyInput) throws(RuntimeError) -> NumpyHeader {
+        let path = file.path
         let fail = { (message: String) in RuntimeError("\(path): \(message)") }
 
         let magic = try file.read(8)
@@ -67,12 +85,22 @@ public enum NumpyFile {
         let lengthBytes = try file.read(major == 1 ? 2 : 4)
         guard lengthBytes.count == (major == 1 ? 2 : 4) else { throw fail("truncated header") }
         let headerLength = lengthBytes.reversed().reduce(0) { $0 << 8 | Int($1) }
+        // numpy refuses headers over 10,000 bytes unless told otherwise (max_header_size).
+        guard headerLength <= maximumHeaderBytes else {
+            throw fail("header of \(headerLength) bytes announced, more than the limit of \(maximumHeaderBytes)")
+        }
         guard headerLength <= file.size - file.offset else {
             throw fail("truncated header (\(headerLength) bytes announced, \(file.size - file.offset) in the file)")
         }
         let headerBytes = try file.read(headerLength)
-        let header = try NumpyHeader(parsing: headerBytes, fail: fail)
+        return try NumpyHeader(parsing: headerBytes, fail: fail)
+    }
 
+    /// The array data after `header`: exactly the bytes its shape and dtype
+    /// declare, compared with what the file holds before any is read.
+    static func readData(_ file: inout NumpyInput, header: NumpyHeader) throws(RuntimeError) -> [Float] {
+        let path = file.path
+        let fail = { (message: String) in RuntimeError("\(path): \(message)") }
         var count = 1
         for dimension in header.shape {
             let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
@@ -86,7 +114,7 @@ public enum NumpyFile {
         }
         let data = try file.read(needed)
         guard data.count == needed else { throw fail("file shrank while being read") }
-        return (header.shape, header.dtype.floats(from: data, count: count))
+        return header.dtype.floats(from: data, count: count)
     }
 
     /// Writes `values` as a float32 array of `shape` (C order), numpy format

@@ -33,14 +33,18 @@ extension TFOpTable {
         add(["IdentityN"], honours: ["T"], inert: ["_gradient_op_type"])
         // Convolutions and pooling: NHWC only (Core ML's layers are channel-first, the converter transposes NHWC).
         let window = ["T", "strides", "padding", "explicit_paddings", "dilations"]
-        add(["Conv2D", "Conv2DBackpropInput"], honours: window, inert: ["use_cudnn_on_gpu"], only: ["data_format": "NHWC"])
+        add(["Conv2D"], honours: window, inert: ["use_cudnn_on_gpu"], only: ["data_format": "NHWC"])
+        // Not dilated: TensorFlow's CPU kernel has no dilated transposed convolution either.
+        add(["Conv2DBackpropInput"], honours: window.filter { $0 != "dilations" }, inert: ["use_cudnn_on_gpu"],
+            only: ["data_format": "NHWC", "dilations": "[1, 1, 1, 1]"])
         add(["DepthwiseConv2dNative"], honours: window, only: ["data_format": "NHWC"])
         add(["MaxPool"], honours: ["T", "ksize", "strides", "padding", "explicit_paddings"], only: ["data_format": "NHWC"])
         add(["AvgPool"], honours: ["T", "ksize", "strides", "padding"], only: ["data_format": "NHWC"])
         add(["BiasAdd"], honours: ["T"], only: ["data_format": "NHWC"])
-        // A batch norm's running-average factor matters only when training, which is refused.
-        add(["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"], honours: ["T", "U", "epsilon", "is_training"],
-            inert: ["exponential_avg_factor"], only: ["data_format": "NHWC"])
+        // A batch norm's running-average factor matters only when training, which is refused (is_training false only:
+        // a frozen graph's batch norm uses its moving statistics).
+        add(["FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"], honours: ["T", "U", "epsilon"],
+            inert: ["exponential_avg_factor"], only: ["data_format": "NHWC", "is_training": "false"])
         add(["SpaceToDepth"], honours: ["T", "block_size"], only: ["data_format": "NHWC"])
         // Element-wise.
         add(["Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "SquaredDifference", "Neg", "Sqrt", "Rsqrt",

@@ -79,6 +79,11 @@ struct TFGraph {
         let graph = decoded.root.pointee
         for case let node? in CArrays.buffer(graph.node, graph.n_node) {
             let n = node.pointee
+            // Names are compared as bytes (TensorFlow's are ASCII by its own rule); decoded with
+            // U+FFFD, two could become one.
+            guard CArrays.isUTF8(n.name), CArrays.buffer(n.input, n.n_input).allSatisfy({ CArrays.isUTF8($0) }) else {
+                throw TensorFlowError("a node's name or input is not valid UTF-8 (byte \(decoded.offset(of: node)))")
+            }
             let name = CArrays.string(n.name)
             guard !name.isEmpty else { throw TensorFlowError("a node has no name (byte \(decoded.offset(of: node)))") }
             guard index[name] == nil else { throw TensorFlowError("two nodes are named '\(name)'") }

@@ -25,7 +25,7 @@ enum MLModelCommand: Command {
         let source = try arguments.string("model")
         try Frontend.coreML.require(source)
         try convert(to: output, inputs: [source], minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            (try CoreMLReader.read(from: source).model, [])
+            (try ValidatedModel.read(path: source), [])
         }
     }
 }

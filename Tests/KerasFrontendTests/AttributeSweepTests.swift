@@ -19,6 +19,15 @@ final class AttributeSweepTests: XCTestCase {
 /// The ledgers (KerasLayerLedgers.swift): every mapped layer class has one,
 /// and a config key none lists is refused by name before the mapping runs.
 final class KerasLayerLedgerTests: XCTestCase {
+    /// Every honoured config key of every layer class has a case in the sweep.
+    func testEveryHonouredKeyHasASweepCase() throws {
+        // The input's shape: every case's model starts with an InputLayer, batch_shape in Keras 3's
+        // files, batch_input_shape in the keras2_* cases' (tf_keras); the sweep compares every one.
+        let exempt: Set<String> = ["InputLayer.batch_shape", "InputLayer.batch_input_shape"]
+        XCTAssertEqual(try unsweptHonouredAttributes("keras", ledgers: KerasLayerLedgers.ledgers,
+                                                     types: KerasLayerLedgers.ledgers.ledgers.keys, exempt: exempt), [])
+    }
+
     func testEveryMappedLayerClassHasALedger() {
         XCTAssertEqual(KerasLayerLedgers.ledgers.missing(for: KerasLayerTable.mappings.keys), [])
         XCTAssertEqual(Set(KerasLayerLedgers.ledgers.ledgers.keys).subtracting(KerasLayerTable.mappings.keys), ["InputLayer"],

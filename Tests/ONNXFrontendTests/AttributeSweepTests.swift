@@ -14,6 +14,11 @@ final class AttributeSweepTests: XCTestCase {
         XCTAssertEqual(ONNXLedgers.ledgers.missing(for: ONNXFolding.foldable), [])
     }
 
+    /// Every honoured attribute of every op has a case in the sweep.
+    func testEveryHonouredAttributeHasASweepCase() throws {
+        XCTAssertEqual(try unsweptHonouredAttributes("onnx", ledgers: ONNXLedgers.ledgers, types: ONNXLedgers.known), [])
+    }
+
     /// Cases that were converted wrongly before issue 30, and how each ends
     /// now: converted (nil) or refused with this clause.
     static let regressions: [String: String?] = [

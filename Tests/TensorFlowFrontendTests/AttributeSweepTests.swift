@@ -19,6 +19,35 @@ final class AttributeSweepTests: XCTestCase {
 /// an attribute none names is refused by name, and hostile values are
 /// refused with one line naming the attribute, never a trap.
 final class TFAttributeLedgerTests: XCTestCase {
+    /// Every honoured attribute of every op has a case in the sweep.
+    func testEveryHonouredAttributeHasASweepCase() throws {
+        XCTAssertEqual(try unsweptHonouredAttributes("tensorflow", ledgers: TFOpTable.ledgers, types: TFOpTable.knownOps,
+                                                     exempt: Self.setByEveryCase), [])
+        // "Set by every case" holds only for ops the sweep has cases of (Const: every case's weights).
+        let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: repositoryRoot
+            .appendingPathComponent("Tests/Fixtures/sweep/tensorflow/cases.json"))) as? [String: Any]
+        let swept = Set((manifest?["cases"] as? [[String: Any]] ?? []).compactMap { $0["op"] as? String })
+        let exemptOps = Set(Self.setByEveryCase.map { String($0.split(separator: ".")[0]) })
+        XCTAssertEqual(exemptOps.subtracting(swept), ["Const"])
+    }
+
+    /// Honoured attributes TensorFlow writes on every node of the op, so
+    /// that every sweep case of the op sets them: the type parameters (T
+    /// DT_FLOAT on a layer; DT_INT32 on the fold_* cases' shape arithmetic;
+    /// Tidx, Tpaddings, Tdim, Tperm, Tlen, Index the index inputs' type),
+    /// ConcatV2's and Pack's N (their input count) and Const's value and
+    /// dtype (every case's weights). Other types than float32 on a layer are
+    /// refused by `requireFloat32`, which testHostileAndUnlistedAttributesAreRefusedByName
+    /// (Conv2D T DT_HALF, Relu T DT_INT32) and testBatchNormAndFoldingValuesAreRefusedByName
+    /// (FusedBatchNormV3 U DT_DOUBLE, RealDiv T DT_INT32, folding's int32 overflow) compare.
+    static let setByEveryCase: Set<String> = {
+        let typeParameters: Set<String> = ["T", "U", "Tidx", "Tpaddings", "Tdim", "Tperm", "Tlen", "Index", "SrcT", "dtype"]
+        let types = TFOpTable.knownOps.flatMap { op in
+            (TFOpTable.ledgers[op]?.honoured ?? []).filter(typeParameters.contains).map { "\(op).\($0)" }
+        }
+        return Set(types).union(["ConcatV2.N", "Pack.N", "Const.value"])
+    }()
+
     func testEveryOpTheWalkTakesHasALedger() {
         XCTAssertEqual(TFOpTable.ledgers.missing(for: TFOpTable.mappings.keys), [])
         XCTAssertEqual(TFOpTable.ledgers.missing(for: TFOpTable.multipleOutputMappings.keys), [])
@@ -103,7 +132,7 @@ final class TFAttributeLedgerTests: XCTestCase {
              + "attr { key: \"num_split\" value { i: 3 } } }", "num_split 3 is not the 2 sizes given"),
             (x + "node { name: \"op\" op: \"AvgPool\" input: \"x\" attr { key: \"padding\" value { s: \"EXPLICIT\" } } }", "padding EXPLICIT is not supported"),
             (x + filter([3, 3, 2, 4]) + ints("s", [1, 12, 10, 2]) + "node { name: \"op\" op: \"Conv2DBackpropInput\" input: \"s\" input: \"w\" input: \"x\" "
-             + "attr { key: \"dilations\" value { list { i: 1 i: 2 i: 2 i: 1 } } } }", "dilations [1, 2, 2, 1] is not supported"),
+             + "attr { key: \"dilations\" value { list { i: 1 i: 2 i: 2 i: 1 } } } }", "dilations '[1, 2, 2, 1]' is not supported"),
             (x + ints("axes", [9223372036854775807], type: "DT_INT64") + "node { name: \"op\" op: \"Mean\" input: \"x\" input: \"axes\" }",
              "the axis holds"),
         ]
@@ -126,7 +155,7 @@ final class TFAttributeLedgerTests: XCTestCase {
         let cases: [(String, String)] = [
             (norm("attr { key: \"epsilon\" value { f: nan } }"), "epsilon must be finite, not [nan]"),
             (norm("attr { key: \"epsilon\" value { f: -1 } }"), "epsilon -1.0 is negative"),
-            (norm("attr { key: \"is_training\" value { b: true } }"), "is_training is true"),
+            (norm("attr { key: \"is_training\" value { b: true } }"), "is_training 'true' is not supported"),
             (norm("attr { key: \"data_format\" value { s: \"NCHW\" } }"), "data_format 'NCHW' is not supported"),
             (norm("attr { key: \"U\" value { type: DT_DOUBLE } }"), "U DT_DOUBLE is not supported"),
             (x + "node { name: \"f\" op: \"Const\" attr { key: \"value\" value { tensor { dtype: DT_FLOAT tensor_shape { } float_val: 3e9 } } } }\n"
