@@ -11,12 +11,10 @@ public enum AppReadiness {
         var lines: [String] = []
         for (name, shape) in imageLikeArrays(model) {
             let dimensions: String = shape.map(String.init).joined(separator: ", ")
-            lines.append("input '\(name)' is an array [\(dimensions)] that could be an image: an app (Vision, the generated class) "
-                         + "cannot give it a photo; convert with --image-input \(name)")
+            lines.append("input '\(name)' is an array [\(dimensions)], which Vision cannot feed: add --image-input \(name)")
         }
-        if let layer = logitsLayer(model) {
-            lines.append("the class probabilities come from '\(layer.name)' (\(layer.operation.kindName)), not a softmax: they are "
-                         + "scores (logits), not probabilities; convert with --add-softmax to append one")
+        if let layer = logitsLayer(model), let probabilities = model.classifier?.probabilitiesName {
+            lines.append("\(probabilities) holds logits ('\(layer.name)' is \(layer.operation.kindName), not a softmax): add --add-softmax")
         }
         return lines
     }
