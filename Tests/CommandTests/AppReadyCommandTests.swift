@@ -51,6 +51,14 @@ final class AppReadyCommandTests: XCTestCase {
         try ProgramRunner.assertOneError("coreml-predict", [arrayModel, samples + "face.png"],
                                          "input 'input' is an array [3, 32, 32], not an image, so it cannot take an image file: "
                                          + "convert the model again with --image-input input")
+        // A vector is no picture: no word of --image-input, at conversion or in predict.
+        let vector = folder.appendingPathComponent("Vector.mlmodel").path
+        let vectorRun = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "ops/softmax_vector_opset13.onnx", "-o", vector])
+        XCTAssertEqual(vectorRun.status, 0, vectorRun.standardError)
+        XCTAssertEqual(vectorRun.standardError, "")
+        let vectorPredict = try ProgramRunner.run("coreml-predict", [vector, samples + "face.png"])
+        XCTAssertNotEqual(vectorPredict.status, 0)
+        XCTAssertFalse(vectorPredict.standardError.contains("--image-input"), vectorPredict.standardError)
     }
 
     /// --class-labels on a graph that ends in Gemm: one warning that the
@@ -82,6 +90,24 @@ final class AppReadyCommandTests: XCTestCase {
         XCTAssertEqual(ours.count, 10)
         XCTAssertEqual(Double(ours.reduce(0, +)), 1, accuracy: 1e-5)
         for (value, expected) in zip(ours, softmax) { XCTAssertEqual(Double(value), expected, accuracy: 1e-4 * max(1, expected)) }
+
+        // A vision transformer ends in MatMul on Core ML's rank-N layers: the softmax is along its last axis.
+        let vit = folder.appendingPathComponent("ViT.mlmodel").path
+        let vitLogits = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "--class-labels", labels, "-o", vit])
+        XCTAssertEqual(warnings(vitLogits.standardError), ["warning: classLabelProbs holds logits ('output' is matmul, not a softmax): add --add-softmax"])
+        let vitAdded = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "--class-labels", labels, "--add-softmax", "-o", vit])
+        XCTAssertEqual(vitAdded.status, 0, vitAdded.standardError)
+        XCTAssertEqual(vitAdded.standardError, "")
+        let vitOutputs = folder.appendingPathComponent("vit")
+        let vitRun = try ProgramRunner.run("coreml-predict", [vit, "--input", "input=" + onnx + "vit_opset14/input.npy", "--output-npy", vitOutputs.path])
+        XCTAssertEqual(vitRun.status, 0, vitRun.standardError)
+        let vitOurs = try readFloat32Npy(vitOutputs.appendingPathComponent("classLabelProbs.npy"))
+        let vitReference = try readFloat32Npy(URL(fileURLWithPath: onnx + "vit_opset14/output.npy")).map(Double.init)
+        let vitExps = vitReference.map { exp($0 - vitReference.max()!) }
+        XCTAssertEqual(vitOurs.count, 10)
+        for (value, expected) in zip(vitOurs, vitExps.map { $0 / vitExps.reduce(0, +) }) {
+            XCTAssertEqual(Double(value), expected, accuracy: 1e-4 * max(1, expected))
+        }
 
         // A softmax on a softmax, or without labels: refused.
         try ProgramRunner.assertOneError("coreml-convert", ["caffe", samples + "deploy_age.prototxt", samples + "age_net.caffemodel",
@@ -183,5 +209,11 @@ final class AppReadyCommandTests: XCTestCase {
             XCTAssertFalse(result.standardError.contains("tensor(shape"), result.standardError)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+        // Converted as it can be, predict given a photo says what the input takes instead.
+        let result = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "-q", "-o", output])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        try ProgramRunner.assertOneError("coreml-predict", [output, samples + "face.png"],
+                                         "input 'input' is a [1, 3, 32, 32] tensor, not an image, so it cannot take an image file: "
+                                         + "give the pixels as --input input=file.npy")
     }
 }
