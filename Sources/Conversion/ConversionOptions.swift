@@ -201,7 +201,11 @@ public struct ConversionOptions: Sendable {
     /// - Throws: `ModelError` when the label count does not match the
     ///   output's size.
     public func applyClassifier(to model: inout Model) throws(ModelError) {
-        guard let labels = classLabels else { return }
+        guard let labels = classLabels else {
+            // A detector took the labels: its confidences are probabilities already.
+            if addSoftmax { throw ModelError("--add-softmax applies to a classifier's scores, and this model is a detector") }
+            return
+        }
         guard let last = model.nodes.last, let tensor = last.outputs.first else {
             throw ModelError("class labels were given, but the model has no layers")
         }

@@ -116,6 +116,11 @@ final class AppReadyCommandTests: XCTestCase {
                                          "--add-softmax: the last layer 'prob' gives probabilities already")
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--add-softmax", "-o", folder.appendingPathComponent("No.mlmodel").path],
                                          "--add-softmax appends a softmax to a classifier's scores: give its labels with --class-labels", status: 64)
+        // A detector's confidences are not a classifier's scores: refused, not ignored.
+        let tiny = repositoryRoot.appendingPathComponent("Tests/Fixtures/darknet/tiny_yolo").path + "/"
+        try ProgramRunner.assertOneError("coreml-convert", ["darknet", tiny + "model.cfg", tiny + "model.weights", "--class-labels", try self.labels(20, in: folder),
+                                                            "--add-softmax", "-o", folder.appendingPathComponent("Detector.mlmodel").path],
+                                         "--add-softmax applies to a classifier's scores, and this model is a detector")
         // A model that ends in a softmax gets no word.
         let age = try ProgramRunner.run("coreml-convert", ["caffe", samples + "deploy_age.prototxt", samples + "age_net.caffemodel",
                                                            "--image-input", "data", "--class-labels", samples + "age_labels.txt",
