@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SLOTS 64
+// A file set (AtomicFileSet: every array of a prediction) holds a temporary
+// file per output until its commit: room for large sets. The paths are
+// untouched memory until used.
+#define SLOTS 1024
 #define PATH_BYTES 4096
 
 // A slot is free (0), being filled or emptied (1), or in use (2). The

@@ -10,38 +10,71 @@ import FileIO
 /// `coreml-generate` and `coreml-convert --generate-classes` do.
 public enum ClassFiles {
     /// Writes the classes of the model at `modelPath` into `folder`
-    /// (created if missing, its parent must exist), each file atomically,
-    /// never over the model or one of `inputs`. The class is named
-    /// `className`, else after the model file (`AgeNet.mlmodel` -> `AgeNet`).
+    /// (created if missing, its parent must exist), all or nothing
+    /// (`AtomicFileSet`: on a failure, a full disk included, no file is
+    /// replaced, none left half-written), never over the model or one of
+    /// `inputs`. The class is named `className`, else after the model file
+    /// (`AgeNet.mlmodel` -> `AgeNet`).
     /// - Returns: the paths written.
     /// - Throws: `FileError`, `ModelFileError` for the model, `GenerationError`.
     @discardableResult
     public static func write(modelAt modelPath: String, to folder: String, language: SourceLanguage,
                              className: String? = nil, isPublic: Bool = false, inputs: [String] = []) throws -> [String] {
-        let interface = try CoreMLReader.interface(from: modelPath)
+        let files = try generate(modelAt: modelPath, readingFrom: modelPath, language: language, className: className, isPublic: isPublic)
+        let paths = files.map { path(of: $0.name, in: folder) }
+        let set = try AtomicFileSet(targets: paths, inputs: inputs + [modelPath])
+        try set.createFolder(folder)
+        try write(files, to: paths, in: set)
+        try set.commit()
+        return paths
+    }
+
+    /// The paths of the classes of the model at `modelPath` in `folder`,
+    /// named after the model file.
+    public static func paths(forModelAt modelPath: String, in folder: String, language: SourceLanguage) -> [String] {
+        let name = ClassGenerator.className(forModelNamed: resourceName(of: modelPath))
+        let names = language == .swift ? [name + ".swift"] : [name + ".h", name + ".m"]
+        return names.map { path(of: $0, in: folder) }
+    }
+
+    /// Writes the classes of a model that is itself part of `set` (not
+    /// yet in place): read from `temporaryModel`, named after `modelPath`,
+    /// into the targets `paths(forModelAt:in:language:)` gives, which
+    /// `set` must name. Nothing is in place before `set.commit()`.
+    /// - Returns: the paths written.
+    @discardableResult
+    public static func write(modelAt modelPath: String, readingFrom temporaryModel: String, to folder: String,
+                             language: SourceLanguage, in set: AtomicFileSet) throws -> [String] {
+        let files = try generate(modelAt: modelPath, readingFrom: temporaryModel, language: language, className: nil, isPublic: false)
+        let paths = files.map { path(of: $0.name, in: folder) }
+        try write(files, to: paths, in: set)
+        return paths
+    }
+
+    private static func generate(modelAt modelPath: String, readingFrom file: String, language: SourceLanguage,
+                                 className: String?, isPublic: Bool) throws -> [GeneratedFile] {
+        let interface = try CoreMLReader.interface(from: file)
         let resource = resourceName(of: modelPath)
         let generator = try ClassGenerator(interface: interface, className: className ?? ClassGenerator.className(forModelNamed: resource),
                                            resourceName: resource, isPublic: isPublic)
-        let files = generator.files(in: language)
-        try makeFolder(folder)
-        let paths = files.map { path(of: $0.name, in: folder) }
-        let protected = inputs + [modelPath]
-        for path in paths { try AtomicFile.checkTarget(path, inputs: protected) }  // all, before writing any
+        return generator.files(in: language)
+    }
+
+    private static func write(_ files: [GeneratedFile], to paths: [String], in set: AtomicFileSet) throws {
         for (file, path) in zip(files, paths) {
-            try AtomicFile.write(to: path, inputs: protected) { stream, _ in
+            try set.write(to: path) { stream, _ in
                 guard fputs(file.text, stream) >= 0 else { throw FileError(path: path, errno: errno, action: "cannot write") }
             }
         }
-        return paths
     }
 
     /// Checks, before a model is made, that its classes can be written
     /// into `folder` (named after `modelPath`) without replacing a device,
     /// a folder or one of `inputs`.
     public static func checkTargets(forModelAt modelPath: String, in folder: String, language: SourceLanguage, inputs: [String]) throws {
-        let name = ClassGenerator.className(forModelNamed: resourceName(of: modelPath))
-        let names = language == .swift ? [name + ".swift"] : [name + ".h", name + ".m"]
-        for file in names { try AtomicFile.checkTarget(path(of: file, in: folder), inputs: inputs + [modelPath]) }
+        for path in paths(forModelAt: modelPath, in: folder, language: language) {
+            try AtomicFile.checkTarget(path, inputs: inputs + [modelPath])
+        }
     }
 
     private static func path(of file: String, in folder: String) -> String {
@@ -54,9 +87,5 @@ public enum ClassFiles {
         let file = FileSystem.name(of: modelPath)
         guard let dot = file.lastIndex(of: "."), dot != file.startIndex else { return file }
         return String(file[..<dot])
-    }
-
-    private static func makeFolder(_ folder: String) throws {
-        try FileSystem.makeFolder(folder)
     }
 }

@@ -52,19 +52,23 @@ public struct ConversionOptions: Sendable {
     /// - Throws: `ModelError`, its message after `source: `.
     public func finish(_ model: inout Model, description: String, source: String) throws {
         do {
-            try finish(&model, description: description)
+            try finishModel(&model, description: description, source: source)
         } catch let error as ModelError {
             throw ModelError("\(source): \(error.message)")
         }
     }
 
     func finish(_ model: inout Model, description: String) throws {
+        try finishModel(&model, description: description, source: nil)
+    }
+
+    private func finishModel(_ model: inout Model, description: String, source: String?) throws {
         try applyImageInputs(to: &model.inputs)
         try applyNormalization(to: &model)
         Pipeline.run(&model)
         var options = self
         try options.applyYOLODecoding(to: &model)
-        try options.applyClassifier(to: &model)
+        try options.applyClassifier(to: &model, source: source)
         model.metadata = metadata
         // The default names the source file: a byte of its name that is not
         // UTF-8 is stored as the text \xff (a model's strings are UTF-8).
@@ -91,7 +95,16 @@ public struct ConversionOptions: Sendable {
                 throw ConversionOptionError("--image-input '\(name)' is not an input of the model (its inputs: \(names.joined(separator: ", ")))\(suggestion)")
             }
             guard case .array(let shape) = inputs[index].kind, shape.count == 3, shape[0] == 1 || shape[0] == 3 else {
-                throw ModelError(Self.notAnImage(inputs[index]))
+                // Never the enum's debug text: the shape as a list.
+                let shape: String
+                switch inputs[index].kind {
+                case .image(let image): throw ConversionOptionError("--image-input '\(name)': the input is an image (\(image.width)x\(image.height)) already")
+                case .array(let dimensions): shape = "\(dimensions)"
+                case .tensor(let dimensions) where dimensions.count == 4 && dimensions[0] == 1 && (dimensions[1] == 1 || dimensions[1] == 3):
+                    throw ModelError(Self.tensorPixels(name, dimensions))
+                case .tensor(let dimensions): shape = "\(dimensions) (a rank-\(dimensions.count) tensor input)"
+                }
+                throw ModelError("input '\(name)' cannot be an image: its shape \(shape) is not [1 or 3, H, W]")
             }
             let colorOptions = givenImageOptions.filter { ["--is-bgr", "--red-bias", "--green-bias", "--blue-bias"].contains($0) }
             if shape[0] == 1, !colorOptions.isEmpty {
@@ -112,22 +125,12 @@ public struct ConversionOptions: Sendable {
         }
     }
 
-    /// Why `input` cannot be an image, in the user's words (its shape as
-    /// a list, not the IR's description).
-    static func notAnImage(_ input: Input) -> String {
-        let name = input.name
-        switch input.kind {
-        case .image:
-            return "--image-input '\(name)': the input is an image already"
-        case .tensor(let shape) where shape.count == 4 && shape[0] == 1 && (shape[1] == 1 || shape[1] == 3):
-            // A transformer's (ViT's) pixels: read by rank-N layers as [1, C, H, W].
-            return "input '\(name)' cannot be an image: it is the [\(shape.map(String.init).joined(separator: ", "))] tensor of a model "
-                + "with rank-N layers (a transformer), which this toolkit can write only as an array: convert without "
-                + "--image-input and give coreml-predict the pixels as --input \(name)=file.npy"
-        case .tensor(let shape), .array(let shape):
-            return "input '\(name)' cannot be an image: its shape [\(shape.map(String.init).joined(separator: ", "))] is not "
-                + "[C, H, W] with 1 or 3 channels"
-        }
+    /// Why a [1, C, H, W] tensor input (a transformer's pixels, read by
+    /// rank-N layers) cannot be an image here, and what to do instead.
+    static func tensorPixels(_ name: String, _ shape: [Int]) -> String {
+        "input '\(name)' cannot be an image: it is the [\(shape.map(String.init).joined(separator: ", "))] tensor of a model "
+            + "with rank-N layers (a transformer), which this toolkit can write only as an array: convert without "
+            + "--image-input and give coreml-predict the pixels as --input \(name)=file.npy"
     }
 
     /// Gives the image inputs `normalization`: with one std for all
@@ -198,9 +201,11 @@ public struct ConversionOptions: Sendable {
 
     /// Makes `model` a classifier when labels were given: its last layer's
     /// output becomes the probabilities feature (`classLabelProbs`).
-    /// - Throws: `ModelError` when the label count does not match the
-    ///   output's size.
-    public func applyClassifier(to model: inout Model) throws(ModelError) {
+    /// - Throws: `LabelFileError` naming the labels file when the label
+    ///   count does not match the output's size (and `source`, the model's
+    ///   file, when given), `ModelError` for a model with no layers, or
+    ///   `--add-softmax` that does not fit the model.
+    public func applyClassifier(to model: inout Model, source: String? = nil) throws {
         guard let labels = classLabels else {
             // A detector took the labels: its confidences are probabilities already.
             if addSoftmax { throw ModelError("--add-softmax applies to a classifier's scores, and this model is a detector") }
@@ -211,7 +216,9 @@ public struct ConversionOptions: Sendable {
         }
         let shapes = try ShapeInference.shapes(of: model)
         if let shape = shapes[tensor], shape.count != labels.count {
-            throw ModelError("\(classLabelsSource): \(labels.count) class labels, but the last layer '\(last.name)' gives \(shape.count) values")
+            // The labels file is what does not fit: named first, as the error's place (not after the model's file).
+            throw LabelFileError(path: classLabelsSource, message: "\(labels.count) class labels, but the last layer '\(last.name)'"
+                                 + (source.map { " of \($0)" } ?? "") + " gives \(shape.count) values")
         }
         var probabilities = tensor
         if addSoftmax {

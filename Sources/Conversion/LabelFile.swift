@@ -5,7 +5,8 @@ import ModelFormat
 /// Reads a class-label file: one label per line, in class order, UTF-8
 /// (a leading byte-order mark is dropped; a line that is not UTF-8 is an
 /// error naming it). Trailing whitespace and a final empty line are ignored; blank lines in
-/// between are errors (they would shift every later label).
+/// between are errors (they would shift every later label), and so is a
+/// label on two lines (named with both).
 public enum LabelFile {
     /// The largest label file read (64 MB: millions of labels).
     public static let maximumBytes = 64 << 20
@@ -33,6 +34,15 @@ public enum LabelFile {
         guard !lines.isEmpty else { throw LabelFileError(path: path, message: "no labels (the file is empty)") }
         if let blank = lines.firstIndex(of: "") {
             throw LabelFileError(path: path, message: "line \(blank + 1) is empty")
+        }
+        // Named here, by line, rather than later by the model: a classifier gives one probability a label.
+        var seen: [String: Int] = [:]
+        for (index, line) in lines.enumerated() {
+            if let first = seen.updateValue(index, forKey: line) {
+                throw LabelFileError(path: path, line: index + 1,
+                                     message: "label '\(line.count <= 80 ? line : line.prefix(77) + "...")' is also on line \(first + 1): "
+                                     + "each class needs a label of its own")
+            }
         }
         if let expectedCount, lines.count != expectedCount {
             throw LabelFileError(path: path, message: "\(lines.count) labels, but the model gives \(expectedCount) class probabilities")

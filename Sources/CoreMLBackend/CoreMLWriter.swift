@@ -29,16 +29,48 @@ public enum CoreMLWriter {
         let (builder, spec) = try message(model, precision: precision, minimumSpecificationVersion: minimumSpecificationVersion) {
             try AtomicFile.checkTarget(path, inputs: inputs)
         }
-        try builder.quantizeWeights()
-        try withExtendedLifetime(builder) {
-            try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
-                try MessageFile.write($0, to: path, inputs: inputs, streamed: builder.streamed, beforeCommit: beforeCommit)
+        try storing(to: path) {
+            try builder.quantizeWeights()
+            try withExtendedLifetime(builder) {
+                try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
+                    try MessageFile.write($0, to: path, inputs: inputs, streamed: builder.streamed, beforeCommit: beforeCommit)
+                }
             }
+        }
+    }
+
+    /// Runs `body`, which stores the weights in the file at `path`: a
+    /// value the precision cannot hold (a `ModelError` naming the layer,
+    /// its field and the value) is an error of that file.
+    private static func storing<R>(to path: String, _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as ModelError {
+            throw ModelError("\(path): \(error.message)")
         }
     }
 }
 
 extension CoreMLWriter {
+    /// Validates `model` and writes it as the file for `path` in `set`
+    /// (one of its targets, checked by the set), as `write(_:to:...)`
+    /// does: not in place before the set's commit, and on any failure no
+    /// file of the set is.
+    /// - Returns: the temporary file's path, to read it back.
+    @discardableResult
+    public static func write(_ model: Model, to path: String, in set: AtomicFileSet, minimumSpecificationVersion: Int32 = 1,
+                             precision: Precision? = nil) throws -> String {
+        let (builder, spec) = try message(model, precision: precision, minimumSpecificationVersion: minimumSpecificationVersion)
+        return try storing(to: path) {
+            try builder.quantizeWeights()
+            return try withExtendedLifetime(builder) {
+                try spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) {
+                    try MessageFile.write($0, to: path, in: set, streamed: builder.streamed)
+                }
+            }
+        }
+    }
+
     /// The size in bytes of the file `write` would write for `model` with
     /// `precision` (float32 to compare a compressed file with); nothing is
     /// computed or written.

@@ -24,20 +24,21 @@ extension SpecBuilder {
         weightsField = self.weights(weights, channels: channels)
         guard let bias else { return }
         hasBias = 1
-        biasField = self.weights(bias, channels: channels == nil ? nil : .whole(bias.count))
+        biasField = self.weights(bias, "bias", channels: channels == nil ? nil : .whole(bias.count))
     }
 
     /// A shape field and the tensor of that shape (scale, bias and
     /// load-constant layers), which Core ML may hold quantized with one scale.
-    func shaped(_ shape: [Int], _ values: Weights, _ count: inout Int, _ dimensions: inout UnsafeMutablePointer<UInt64>?)
+    func shaped(_ shape: [Int], _ values: Weights, _ what: String, _ count: inout Int, _ dimensions: inout UnsafeMutablePointer<UInt64>?)
         -> UnsafeMutablePointer<MLWeights> {
         (count, dimensions) = uint64s(shape)
-        return weights(values, channels: .whole(values.count))
+        return weights(values, what, channels: .whole(values.count))
     }
 
-    /// The WeightParams of `weights`; `channels` says how a quantizable
-    /// field splits into channels (nil: Core ML keeps the field float).
-    func weights(_ weights: Weights, channels: ChannelLayout? = nil) -> UnsafeMutablePointer<MLWeights> {
+    /// The WeightParams of `weights`, the layer's field `what` (named in
+    /// errors); `channels` says how a quantizable field splits into
+    /// channels (nil: Core ML keeps the field float).
+    func weights(_ weights: Weights, _ what: String = "weights", channels: ChannelLayout? = nil) -> UnsafeMutablePointer<MLWeights> {
         retain(weights)
         let params: UnsafeMutablePointer<MLWeights> = new(core_ml__specification__weight_params__init)
         let count = weights.isLoaded ? weights.count : 0
@@ -45,10 +46,10 @@ extension SpecBuilder {
         switch storage(of: weights, quantizable: channels != nil) {
         case .float16:
             weightsVersion = max(weightsVersion, 2)
-            params.pointee.float16value = ProtobufCBinaryData(len: 2 * count, data: halfPlaceholder(weights))
+            params.pointee.float16value = ProtobufCBinaryData(len: 2 * count, data: halfPlaceholder(weights, what))
         case .quantized(let bits, let mode):
             weightsVersion = max(weightsVersion, 3)
-            params.pointee.quantization = quantized(weights, into: params, bits: bits, mode: mode, channels: channels!)
+            params.pointee.quantization = quantized(weights, what, into: params, bits: bits, mode: mode, channels: channels!)
         default:
             params.pointee.n_floatvalue = count
             params.pointee.floatvalue = floatValues(weights)
@@ -79,8 +80,8 @@ extension SpecBuilder {
     /// A placeholder for the weights as float16, converted piece by piece
     /// as the file is written. A finite value that float16 cannot hold
     /// (65520 or more in magnitude) stops the writing with an error
-    /// naming the layer.
-    private func halfPlaceholder(_ weights: Weights) -> UnsafeMutablePointer<UInt8> {
+    /// naming the layer, the field `what` and the value's place in it.
+    private func halfPlaceholder(_ weights: Weights, _ what: String) -> UnsafeMutablePointer<UInt8> {
         let layer = layerName
         // Computed weights come in their producer's chunks; weights in memory are cut into pieces here.
         let inMemory = !weights.isComputed
@@ -93,8 +94,8 @@ extension SpecBuilder {
                 for (offset, value) in part.enumerated() {
                     let bits = value.halfBits
                     if bits & 0x7fff == 0x7c00, value.isFinite {
-                        throw ModelError("layer '\(layer)': the weight value \(value) is beyond float16's range (largest 65504); "
-                                         + "keep this model in float32")
+                        throw ModelError("layer '\(layer)', its \(what): value \(first + offset + 1) of \(weights.count) is \(value), "
+                                         + "beyond float16's range (largest 65504); keep this model in float32")
                     }
                     halves[offset] = bits.littleEndian
                 }
@@ -109,7 +110,7 @@ extension SpecBuilder {
 
     /// QuantizationParams for `weights` with room for its results, and the
     /// job that fills them (and `params.rawValue`) in `quantizeWeights`.
-    private func quantized(_ weights: Weights, into params: UnsafeMutablePointer<MLWeights>, bits: Int, mode: QuantizationMode,
+    private func quantized(_ weights: Weights, _ what: String, into params: UnsafeMutablePointer<MLWeights>, bits: Int, mode: QuantizationMode,
                            channels: ChannelLayout) -> UnsafeMutablePointer<CoreML__Specification__QuantizationParams> {
         let quantization: UnsafeMutablePointer<CoreML__Specification__QuantizationParams> = new(core_ml__specification__quantization_params__init)
         quantization.pointee.numberofbits = UInt64(bits)
@@ -131,7 +132,7 @@ extension SpecBuilder {
             quantization.pointee.quantization_type_case = CORE_ML__SPECIFICATION__QUANTIZATION_PARAMS__QUANTIZATION_TYPE_LINEAR_QUANTIZATION
             quantization.pointee.linearquantization = linear
         }
-        pendingQuantizations.append(PendingQuantization(layer: layerName, weights: weights, params: params, bits: bits, mode: mode,
+        pendingQuantizations.append(PendingQuantization(layer: layerName, what: what, weights: weights, params: params, bits: bits, mode: mode,
                                                         channels: channels))
         return quantization
     }
@@ -150,7 +151,7 @@ extension SpecBuilder {
             if let failure = jobs[index].run() { lock.locked { failures[index] = failure } }
         }
         if let (index, failure) = failures.min(by: { $0.key < $1.key }) {
-            throw ModelError("layer '\(jobs[index].layer)': its weights cannot be quantized: they \(failure.message)")
+            throw ModelError("layer '\(jobs[index].layer)', its \(jobs[index].what): cannot be quantized: \(failure.message)")
         }
     }
 }
@@ -158,6 +159,8 @@ extension SpecBuilder {
 /// One quantizable tensor waiting for `SpecBuilder.quantizeWeights`.
 struct PendingQuantization: @unchecked Sendable {
     let layer: String
+    /// The layer's field (`weights`, `bias`, `gamma`...), for errors.
+    let what: String
     let weights: Weights
     /// Sized for the result: `rawValue`, and the scale / bias or table arrays.
     let params: UnsafeMutablePointer<MLWeights>

@@ -85,25 +85,36 @@ public struct DarknetConfig {
         text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
     }
 
+    /// A line as an error quotes it: at most 80 characters (a binary file
+    /// or a megabyte line is not repeated whole).
+    static func excerpt(_ line: some StringProtocol) -> String {
+        line.count <= 80 ? String(line) : String(line.prefix(77)) + "..."
+    }
+
     init(text: String, path: String) throws {
         var sections: [Section] = []
         for (index, raw) in Self.lines(text).enumerated() {
+            // Carriage returns alone (classic Mac OS): Darknet and OpenCV read the whole file as one line too.
+            if raw.contains("\r") {
+                throw DarknetError("\(path):\(index + 1): lines end in carriage returns alone, which Darknet does not read as line ends; "
+                                   + "save the file with LF or CRLF line endings")
+            }
             let line = Self.content(raw)
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]"), line.count > 2 else { throw DarknetError("\(path):\(index + 1): '\(line)' is not a [section] header") }
+                guard line.hasSuffix("]"), line.count > 2 else { throw DarknetError("\(path):\(index + 1): '\(Self.excerpt(line))' is not a [section] header") }
                 sections.append(Section(type: String(line.dropFirst().dropLast()).lowercased(), options: [:], line: index + 1, path: path))
                 continue
             }
             let parts = line.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, !parts[0].isEmpty else { throw DarknetError("\(path):\(index + 1): '\(line)' is not key=value") }
-            guard !sections.isEmpty else { throw DarknetError("\(path):\(index + 1): '\(line)' comes before any [section]") }
+            guard parts.count == 2, !parts[0].isEmpty else { throw DarknetError("\(path):\(index + 1): '\(Self.excerpt(line))' is not key=value") }
+            guard !sections.isEmpty else { throw DarknetError("\(path):\(index + 1): '\(Self.excerpt(line))' comes before any [section]") }
             // Darknet takes '#' and ';' as comments only at a line's start: after a value they are part of it
             // (atoi and atof stop there, so numbers read the same; a name does not: "leaky#x" is no activation
             // Darknet knows, and it runs ReLU instead).
             let rest = raw.drop(while: { $0 == " " || $0 == "\t" })
             if parts[0] == "activation", rest.first != "#", rest.first != ";", raw.contains(where: { $0 == "#" || $0 == ";" }) {
-                throw DarknetError("\(path):\(index + 1): '\(raw.trimmingCharacters(in: .whitespacesAndNewlines))': a comment after the activation "
+                throw DarknetError("\(path):\(index + 1): '\(Self.excerpt(raw.trimmingCharacters(in: .whitespacesAndNewlines)))': a comment after the activation "
                                    + "is part of its name to Darknet (which then runs ReLU); put the comment on a line of its own")
             }
             sections[sections.count - 1].entries.append((parts[0], parts[1]))

@@ -9,6 +9,18 @@ public enum PNGEncoder {
     /// - Throws: `ImageFileError` when libpng cannot encode the image,
     ///   `FileError` when the file cannot be written.
     public static func write(_ image: Image, to path: String, inputs: [String] = []) throws {
+        try AtomicFile.write(try encoded(image, path: path), to: path, inputs: inputs)
+    }
+
+    /// Writes `image` as the file for `path` in `set` (one of its targets):
+    /// not in place before the set's commit.
+    /// - Throws: as `write(_:to:inputs:)`.
+    public static func write(_ image: Image, to path: String, in set: AtomicFileSet) throws {
+        try set.write(try encoded(image, path: path), to: path)
+    }
+
+    /// The PNG bytes of `image` (`path` for messages).
+    private static func encoded(_ image: Image, path: String) throws -> [UInt8] {
         var png = png_image()
         png.version = UInt32(PNG_IMAGE_VERSION)
         png.width = UInt32(image.width)
@@ -27,6 +39,6 @@ public enum PNGEncoder {
             guard written != 0 else { throw ImageFileError(file: path, message: "cannot be encoded as PNG") }
             return Array(encoded.prefix(Int(size)))
         }
-        try AtomicFile.write(bytes, to: path, inputs: inputs)
+        return bytes
     }
 }

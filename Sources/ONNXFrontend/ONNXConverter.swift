@@ -208,8 +208,7 @@ struct ONNXWalk {
         let shape = dims.compactMap { $0 }
         guard shape.count == dims.count, shape.first == 1, shape.dropFirst().allSatisfy({ $0 > 0 && $0 <= 1 << 20 }),
               (2...5).contains(shape.count) else {
-            let text = input.dims.map { $0.map(String.init) ?? "?" }.joined(separator: ", ")
-            throw ONNXError("\(path): input '\(input.name)' has the shape [\(text)]: give every size, batch 1, with --input \(input.name)=1,3,224,224")
+            throw inputShapeError(input, dims: dims, given: inputShapes[input.name] != nil)
         }
         let name = ONNXConverter.featureName(input.name)
         if shape.count == 3 || shape.count == 5 || (shape.count == 4 && tensorModel) {
@@ -223,6 +222,30 @@ struct ONNXWalk {
         inputs.append(Input(name: name, kind: .array(shape: model)))
         shapes[name] = TensorShape(featureShape: model)
         values[input.name] = .tensor(name: name, rank: shape.count)
+    }
+
+    /// Why an input's shape (`dims`: as declared, or as `--input` gave it)
+    /// cannot be converted, with a hint only when `--input` can help: the
+    /// sizes the model leaves open, never the ones it or the user gave.
+    private func inputShapeError(_ input: ONNXInput, dims: [Int?], given: Bool) -> any Error {
+        let text = dims.map { $0.map(String.init) ?? "?" }.joined(separator: ", ")
+        let fail = { (reason: String) -> any Error in
+            given ? ConversionOptionError("--input \(input.name): the shape [\(text)]: \(reason)")
+                  : ONNXError("\(path): input '\(input.name)' has the shape [\(text)]: \(reason)")
+        }
+        if dims.isEmpty {
+            return fail("its rank is not declared: give every size, batch 1, with --input \(input.name)=1,3,224,224 (say)")
+        }
+        guard (2...5).contains(dims.count) else {
+            return fail("rank \(dims.count) is not converted (inputs of rank 2 to 5 are: [1, F], [1, T, D], [1, C, H, W], [1, D, C, H, W])")
+        }
+        if let bad = dims.dropFirst().firstIndex(where: { $0.map { $0 <= 0 || $0 > 1 << 20 } ?? false }) {
+            return fail("size \(dims[bad]!) at axis \(bad) is not 1 to \(1 << 20)")
+        }
+        let open = dims.indices.filter { dims[$0] == nil }.map(String.init)
+        let example = dims.enumerated().map { index, size in index == 0 ? "1" : size.map(String.init) ?? "?" }.joined(separator: ",")
+        return fail("the size\(open.count == 1 ? " at axis" : "s at axes") \(open.joined(separator: ", ")) \(open.count == 1 ? "is" : "are") open: "
+                    + "give \(open.count == 1 ? "it" : "them"), batch 1, with --input \(input.name)=\(example) (each ? a size)")
     }
 
     private mutating func visit(_ node: ONNXNode) throws {

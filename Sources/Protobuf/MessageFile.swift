@@ -26,6 +26,19 @@ public enum MessageFile {
         }
     }
 
+    /// Packs `message` into the file for `path` in `set` (one of its
+    /// targets), as `write(_:to:...)` does: not in place before the set's
+    /// commit. - Returns: the temporary file's path, to read it back.
+    @discardableResult
+    public static func write(_ message: UnsafePointer<ProtobufCMessage>, to path: String, in set: AtomicFileSet,
+                             streamed: StreamedFields = StreamedFields()) throws -> String {
+        try set.write(to: path) { stream, commit in
+            guard try streamed.pack(message, into: stream, startingWriteback: commit == .synced) >= 0 else {
+                throw FileError(path: path, errno: errno, action: "cannot write")
+            }
+        }
+    }
+
     /// Maps `path` and decodes it as the message `descriptor` describes.
     /// - Throws: `FileError` for an unreadable file, `DecodeError` for a
     ///   malformed one.

@@ -124,6 +124,28 @@ public enum NumpyFile {
     /// - Throws: `RuntimeError` when `shape` does not hold `values.count`
     ///   values, or the file cannot be written.
     public static func write(_ values: [Float], shape: [Int], to path: String, inputs: [String] = []) throws(RuntimeError) {
+        let bytes = try encoded(values, shape: shape, path: path)
+        do {
+            try AtomicFile.write(bytes, to: path, inputs: inputs)
+        } catch {
+            throw RuntimeError("\(error)")
+        }
+    }
+
+    /// Writes `values` as `write(_:shape:to:inputs:)` does, as the file for
+    /// `path` in `set` (one of its targets): not in place before the set's
+    /// commit, and on a failure no file of the set is.
+    public static func write(_ values: [Float], shape: [Int], to path: String, in set: AtomicFileSet) throws(RuntimeError) {
+        let bytes = try encoded(values, shape: shape, path: path)
+        do {
+            try set.write(bytes, to: path)
+        } catch {
+            throw RuntimeError("\(error)")
+        }
+    }
+
+    /// The bytes of the .npy file (`path` for messages).
+    private static func encoded(_ values: [Float], shape: [Int], path: String) throws(RuntimeError) -> [UInt8] {
         guard shape.allSatisfy({ $0 >= 0 }), shape.checkedProduct == values.count else {
             throw RuntimeError("\(path): shape \(NumpyHeader.text(of: shape)) does not hold \(values.count) values")
         }
@@ -143,11 +165,7 @@ public enum NumpyFile {
             let bits = value.bitPattern
             bytes += [UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)]
         }
-        do {
-            try AtomicFile.write(bytes, to: path, inputs: inputs)
-        } catch {
-            throw RuntimeError("\(error)")
-        }
+        return bytes
     }
 }
 

@@ -17,7 +17,9 @@ enum ConvertCommand: Command {
             The model is written to a temporary file next to the output and renamed into place once it is complete \
             and reads back: a failed conversion leaves no file and an existing one as it was. When an existing file \
             is replaced, the new one is synced to disk before the rename, so that not even a power cut leaves a \
-            partial model in its place; a new file is left to the system to write back, as cp leaves a copy.
+            partial model in its place; a new file is left to the system to write back, as cp leaves a copy. With \
+            --generate-classes the model and its classes are written all or nothing: none is renamed into place before \
+            all are complete.
             """,
         subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, DarknetCommand.self, ONNXCommand.self, MLModelCommand.self, SampleCommand.self],
         versionDetails: {
@@ -103,8 +105,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
     let compressed = output.precision.map { $0 != .float32 } ?? false
     let probe = compressed && output.report != .quiet ? try FidelityReport.probe(for: model, output.probes) : nil
     var inspected: InspectedModel?
-    try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion,
-                           precision: output.precision) { written in
+    let readBack = { (written: String) throws in
         let file: CoreMLFile
         do {
             file = try CoreMLReader.read(from: written, structureOnly: true)
@@ -115,9 +116,27 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
         }
         inspected = InspectedModel(coreMLFile: file, path: path, notes: notes)
     }
+    var classFiles: [String] = []
+    if let language = output.classes {
+        // The model and its classes, all or nothing: a full disk while writing the classes keeps the old model too.
+        let set = try AtomicFileSet(targets: [path] + ClassFiles.paths(forModelAt: path, in: output.folder, language: language),
+                                    inputs: inputs)
+        do {
+            let written = try CoreMLWriter.write(model, to: path, in: set, minimumSpecificationVersion: minimumSpecificationVersion,
+                                                 precision: output.precision)
+            try readBack(written)
+            classFiles = try ClassFiles.write(modelAt: path, readingFrom: written, to: output.folder, language: language, in: set)
+            try set.commit()
+        } catch {
+            set.discard()
+            throw error
+        }
+    } else {
+        try CoreMLWriter.write(model, to: path, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion,
+                               precision: output.precision, beforeCommit: readBack)
+    }
     guard let inspected else { return }
     let fidelity = try probe.map { try FidelityReport.measure(float: model, compressed: path, precision: output.precision!, probe: $0) }
-    let classFiles = try output.classes.map { try ClassFiles.write(modelAt: path, to: output.folder, language: $0, inputs: inputs) } ?? []
     switch output.report {
     case .quiet:
         break

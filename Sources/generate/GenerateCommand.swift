@@ -19,7 +19,8 @@ enum GenerateCommand: Command {
             the bundled model is looked up by the file's name. Property names are the feature names made identifiers; \
             a name that would collide as the language sees it (x and X share setX: in Objective-C, MInput in model M \
             hides the class, _x hides x's variable, a type or member the classes use) gets _ appended, and the file's \
-            header comment lists each such rename. Files are written atomically; the model is never replaced.
+            header comment lists each such rename. The files are written all or nothing: each to a temporary file next to it, \
+            renamed into place once all are complete, so that a failure (a full disk) replaces none; the model is never replaced.
             """,
         versionDetails: "reads Core ML .mlmodel files of any specification version; writes Swift (language modes 5 and 6) or Objective-C (ARC)")
     static let options = Options {

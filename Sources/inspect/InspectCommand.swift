@@ -113,8 +113,8 @@ enum GraphOutput {
                                + "yourself (sfdp -Tsvg is faster on large graphs)")
         } catch .tooMuchOutput {
             throw InspectError("Graphviz's dot (\(program)) wrote more than 1 GB of SVG and was stopped")
-        } catch {
-            throw InspectError("cannot run Graphviz's dot (\(program)): \(error)")
+        } catch .system(let code) {
+            throw InspectError("cannot run Graphviz's dot (\(program)): \(String(cString: strerror(code)))")
         }
         guard result.status == 0 else {
             let message = String(decoding: result.errors, as: UTF8.self)

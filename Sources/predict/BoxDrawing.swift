@@ -1,10 +1,11 @@
+import FileIO
 import ImageFiles
 import Images
 
 /// `predict --draw`: the picture with each detected box outlined and
 /// labelled (label and confidence), written as PNG.
 enum BoxDrawing {
-    static func write(_ picture: Image, boxes: [Box], to path: String, inputs: [String]) throws {
+    static func write(_ picture: Image, boxes: [Box], to path: String, in set: AtomicFileSet) throws {
         var canvas = Canvas(picture.channels == 3 ? picture : picture.toRGB())
         let scale = max(1, min(canvas.image.width, canvas.image.height) / 300)
         let colors = boxes.map { Canvas.palette[$0.detection.label.hashValueStable % Canvas.palette.count] }
@@ -22,7 +23,7 @@ enum BoxDrawing {
             canvas.fill(corner.0, textTop, corner.0 + (text.count * (Font.columns + 1) + 1) * scale, textTop + height, color)
             canvas.text(text, corner.0 + scale, textTop + scale, scale: scale, color: (255, 255, 255))
         }
-        try PNGEncoder.write(canvas.image, to: path, inputs: inputs)
+        try PNGEncoder.write(canvas.image, to: path, in: set)
     }
 }
 

@@ -54,7 +54,7 @@ enum PredictCommand: Command {
         Option("iou-threshold", valueName: "0-1", help: "For a detector: the suppression's IoU threshold instead of the model's (its optional input iouThreshold).")
         Option("confidence-threshold", valueName: "value",
                help: "For a detector: drop boxes less confident than this instead of the model's threshold (its optional input confidenceThreshold).")
-        Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy (one image, or the arrays alone).")
+        Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy (one image, or the arrays alone); these and --draw's picture are written all or nothing.")
         Flag("json", help: "Print results as JSON.")
         Option("benchmark", valueName: "runs", help: "Also time this many predictions (1 to 100000) on the first input and print the median latency to stderr.")
         Flag("profile", help: "With --benchmark: also print each layer's mean time (ms) and its kernel to stderr.")

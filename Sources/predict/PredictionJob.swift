@@ -2,6 +2,7 @@ import CLI
 import FileIO
 import Foundation
 import ImageFiles
+import Images
 import ModelFiles
 import ModelFormat
 import Naming
@@ -98,8 +99,10 @@ struct PredictionJob {
             let size = network.model.inputs.compactMap(\.image).first.map { ($0.width, $0.height) }
                 ?? network.model.inputs.lazy.compactMap { network.shapes[$0.name] }.first { $0.dimensions.count == 3 }.map { ($0.width, $0.height) }
                 ?? (1, 1)
-            return ([try predict(fixed, source: "arrays", placement: ImageResize.placement(
-                sourceWidth: size.0, sourceHeight: size.1, width: size.0, height: size.1, mode: .scaleFill))], 0)
+            let result = try predict(fixed, source: "arrays", placement: ImageResize.placement(
+                sourceWidth: size.0, sourceHeight: size.1, width: size.0, height: size.1, mode: .scaleFill))
+            try writeFiles(of: result, picture: nil)
+            return ([result], 0)
         }
         if imageInputs.isEmpty, missing.count == 1, let array = missing.first, let dimensions = network.shapes[array.name]?.dimensions,
            dimensions.count == 3, dimensions[0] == 1 || dimensions[0] == 3 {
@@ -136,9 +139,7 @@ struct PredictionJob {
                 let placement = ImageResize.placement(sourceWidth: picture.width, sourceHeight: picture.height,
                                                       width: format.width, height: format.height, mode: cropAndScale)
                 let result = try predict(inputs, source: path, placement: placement)
-                if let drawing, let boxes = result.boxes {
-                    try BoxDrawing.write(picture, boxes: boxes, to: drawing, inputs: inputFiles)
-                }
+                try writeFiles(of: result, picture: picture)
                 return .success(result)
             } catch let error as ImageFileError where images.count > 1 {
                 shared.locked {
@@ -159,20 +160,6 @@ struct PredictionJob {
     private func predict(_ inputs: [String: InputValue], source: String, placement: ImageResize.Placement) throws -> PredictionResult {
         let prediction = try network.predict(inputs.merging(thresholds) { given, _ in given })
         let outputs = prediction.outputs.sorted { $0.key < $1.key }.map { (name: $0.key, shape: $0.value.shape.featureShape, values: $0.value.values) }
-        if let folder = outputFolder {
-            try FileSystem.makeFolder(folder, intermediate: true)
-            var written: [String: String] = [:]
-            for output in outputs {
-                // Feature names come from the model file: never a path.
-                let name = NumpyOutputName.fileName(for: output.name)
-                if let other = written[name] {
-                    throw RuntimeError("outputs '\(other)' and '\(output.name)' would both be written to \(name)")
-                }
-                written[name] = output.name
-                try NumpyFile.write(output.values, shape: output.shape, to: FileSystem.path(of: name, in: folder),
-                                    inputs: inputFiles)
-            }
-        }
         let boxes = prediction.detections?.map { detection in
             let rectangle = placement.sourceRectangle(x: Double(detection.x), y: Double(detection.y),
                                                       width: Double(detection.width), height: Double(detection.height))
@@ -180,6 +167,36 @@ struct PredictionJob {
         }
         return PredictionResult(source: source, classLabel: prediction.classLabel,
                                 labels: prediction.probabilities.map(ranking.apply) ?? [], outputs: outputs, boxes: boxes)
+    }
+
+    /// Writes what the run writes of one prediction, all or nothing
+    /// (`AtomicFileSet`): every output to `outputFolder` (--output-npy),
+    /// and the picture with its boxes (--draw). On a failure, a full disk
+    /// included, no file is replaced, none is left half-written, and a
+    /// folder made for the outputs is removed again.
+    private func writeFiles(of result: PredictionResult, picture: Image?) throws {
+        var arrays: [(path: String, output: (name: String, shape: [Int], values: [Float]))] = []
+        if let folder = outputFolder {
+            var written: [String: String] = [:]
+            for output in result.outputs {
+                // Feature names come from the model file: never a path.
+                let name = NumpyOutputName.fileName(for: output.name)
+                if let other = written[name] {
+                    throw RuntimeError("outputs '\(other)' and '\(output.name)' would both be written to \(name)")
+                }
+                written[name] = output.name
+                arrays.append((FileSystem.path(of: name, in: folder), output))
+            }
+        }
+        let drawn = drawing.flatMap { path in picture.flatMap { picture in result.boxes.map { (path, picture, $0) } } }
+        guard !arrays.isEmpty || drawn != nil else { return }
+        let set = try AtomicFileSet(targets: arrays.map(\.path) + (drawn.map { [$0.0] } ?? []), inputs: inputFiles)
+        if let folder = outputFolder { try set.createFolder(folder, intermediates: true) }
+        for (path, output) in arrays {
+            try NumpyFile.write(output.values, shape: output.shape, to: path, in: set)
+        }
+        if let (path, picture, boxes) = drawn { try BoxDrawing.write(picture, boxes: boxes, to: path, in: set) }
+        try set.commit()
     }
 }
 

@@ -208,7 +208,7 @@ final class AppReadyCommandTests: XCTestCase {
                                          + "(a transformer), which this toolkit can write only as an array: convert without --image-input "
                                          + "and give coreml-predict the pixels as --input input=file.npy")
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", onnx + "encoder_opset14/model.onnx", "--image-input", "input", "-o", output],
-                                         "input 'input' cannot be an image: its shape [1, 12, 32] is not [C, H, W] with 1 or 3 channels")
+                                         "input 'input' cannot be an image: its shape [1, 12, 32] (a rank-3 tensor input) is not [1 or 3, H, W]")
         for model in ["vit_opset14", "encoder_opset14"] {
             let result = try ProgramRunner.run("coreml-convert", ["onnx", onnx + model + "/model.onnx", "--image-input", "input", "-o", output])
             XCTAssertFalse(result.standardError.contains("tensor(shape"), result.standardError)

@@ -80,7 +80,7 @@ extension SpecBuilder {
                 core_ml__specification__activation_thresholded_re_lu__init) { $0.alpha = alpha }
         case .prelu(let alpha):
             set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_PRE_LU, \.prelu,
-                core_ml__specification__activation_pre_lu__init) { $0.alpha = weights(alpha) }
+                core_ml__specification__activation_pre_lu__init) { $0.alpha = weights(alpha, "alpha") }
         case .tanh:
             set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_TANH, \.tanh, core_ml__specification__activation_tanh__init)
         case .scaledTanh(let alpha, let beta):
@@ -99,7 +99,7 @@ extension SpecBuilder {
             set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_SOFTPLUS, \.softplus, core_ml__specification__activation_softplus__init)
         case .parametricSoftplus(let alpha, let beta):
             set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_PARAMETRIC_SOFTPLUS, \.parametricsoftplus,
-                core_ml__specification__activation_parametric_softplus__init) { ($0.alpha, $0.beta) = (weights(alpha), weights(beta)) }
+                core_ml__specification__activation_parametric_softplus__init) { ($0.alpha, $0.beta) = (weights(alpha, "alpha"), weights(beta, "beta")) }
         case .linear(let alpha, let beta):
             set(CORE_ML__SPECIFICATION__ACTIVATION_PARAMS__NONLINEARITY_TYPE_LINEAR, \.linear,
                 core_ml__specification__activation_linear__init) { ($0.alpha, $0.beta) = (alpha, beta) }

@@ -35,10 +35,10 @@ extension BatchNorm: LayerCoding {
             p.epsilon = epsilon  // Core ML reads 0 as 1e-5: a real 0 was rewritten (`loweredUnsetZeros`)
             p.computemeanvar = computeMeanVar ? 1 : 0
             p.instancenormalization = instanceNormalization ? 1 : 0
-            p.gamma = builder.weights(gamma, channels: .whole(channels))
-            p.beta = builder.weights(beta, channels: .whole(channels))
-            p.mean = builder.weights(mean, channels: .whole(channels))
-            p.variance = builder.weights(variance, channels: .whole(channels))
+            p.gamma = builder.weights(gamma, "gamma", channels: .whole(channels))
+            p.beta = builder.weights(beta, "beta", channels: .whole(channels))
+            p.mean = builder.weights(mean, "mean", channels: .whole(channels))
+            p.variance = builder.weights(variance, "variance", channels: .whole(channels))
         }
     }
 
@@ -60,10 +60,10 @@ extension Scale: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.scale, core_ml__specification__scale_layer_params__init) { p in
-            p.scale = builder.shaped(shape, scale, &p.n_shapescale, &p.shapescale)
+            p.scale = builder.shaped(shape, scale, "scale", &p.n_shapescale, &p.shapescale)
             if let bias {
                 p.hasbias = 1
-                p.bias = builder.shaped(biasShape, bias, &p.n_shapebias, &p.shapebias)
+                p.bias = builder.shaped(biasShape, bias, "bias", &p.n_shapebias, &p.shapebias)
             }
         }
     }
@@ -82,7 +82,7 @@ extension Bias: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.bias, core_ml__specification__bias_layer_params__init) { p in
-            p.bias = builder.shaped(shape, bias, &p.n_shape, &p.shape)
+            p.bias = builder.shaped(shape, bias, "bias", &p.n_shape, &p.shape)
         }
     }
 

@@ -249,7 +249,7 @@ extension ConstantTensor: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.loadconstant, core_ml__specification__load_constant_layer_params__init) { p in
-            p.data = builder.shaped(shape, data, &p.n_shape, &p.shape)
+            p.data = builder.shaped(shape, data, "data", &p.n_shape, &p.shape)
         }
     }
 
@@ -266,7 +266,7 @@ extension ConstantND: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.loadconstantnd, core_ml__specification__load_constant_ndlayer_params__init) { p in
-            p.data = builder.shaped(shape, data, &p.n_shape, &p.shape)
+            p.data = builder.shaped(shape, data, "data", &p.n_shape, &p.shape)
         }
     }
 

@@ -43,8 +43,8 @@ enum Quantizer {
     static func quantize(_ values: UnsafeBufferPointer<Float>, bits: Int, mode: QuantizationMode, layout: ChannelLayout,
                          into packed: UnsafeMutableRawBufferPointer) throws(Failure) -> QuantizationMapping {
         precondition((1...8).contains(bits) && packed.count == (values.count * bits + 7) / 8, "quantization to \(bits) bits")
-        if let bad = values.first(where: { !$0.isFinite }) {
-            throw Failure(message: "holds \(bad) among its values, which no quantization level can hold")
+        if let bad = values.firstIndex(where: { !$0.isFinite }) {
+            throw Failure(message: "value \(bad + 1) of \(values.count) is \(values[bad]), which no quantization level can hold")
         }
         if bits == 8 {
             return mapLevels(values, bits: bits, mode: mode, layout: layout, into: packed.bindMemory(to: UInt8.self))
