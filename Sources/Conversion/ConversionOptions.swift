@@ -29,8 +29,14 @@ public struct ConversionOptions: Sendable {
     /// Where the labels came from, for error messages.
     public var classLabelsSource = "class labels"
     public var predictedFeatureName = "classLabel"
+    /// Appends a softmax to the classifier's last layer (`--add-softmax`),
+    /// for a graph that ends in a linear layer (logits).
+    public var addSoftmax = false
     public var predictedProbabilitiesName = "classLabelProbs"
     public var metadata = Metadata()
+    /// torchvision's normalization, `(pixel / 255 - mean) / std` per
+    /// channel, values in R, G, B order or one for all (`applyNormalization`).
+    public var normalization: Normalization?
     /// The preprocessing options the user gave (`--is-bgr`, `--red-bias`,
     /// ...), by name: each must reach an image input it applies to, or the
     /// conversion stops (`ConversionOptionError`) instead of dropping it.
@@ -58,6 +64,7 @@ public struct ConversionOptions: Sendable {
 
     private func finishModel(_ model: inout Model, description: String, source: String?) throws {
         try applyImageInputs(to: &model.inputs)
+        try applyNormalization(to: &model)
         Pipeline.run(&model)
         var options = self
         try options.applyYOLODecoding(to: &model)
@@ -93,6 +100,8 @@ public struct ConversionOptions: Sendable {
                 switch inputs[index].kind {
                 case .image(let image): throw ConversionOptionError("--image-input '\(name)': the input is an image (\(image.width)x\(image.height)) already")
                 case .array(let dimensions): shape = "\(dimensions)"
+                case .tensor(let dimensions) where dimensions.count == 4 && dimensions[0] == 1 && (dimensions[1] == 1 || dimensions[1] == 3):
+                    throw ModelError(Self.tensorPixels(name, dimensions))
                 case .tensor(let dimensions): shape = "\(dimensions) (a rank-\(dimensions.count) tensor input)"
                 }
                 throw ModelError("input '\(name)' cannot be an image: its shape \(shape) is not [1 or 3, H, W]")
@@ -113,6 +122,53 @@ public struct ConversionOptions: Sendable {
             inputs[index].kind = .image(ImageInput(
                 width: shape[2], height: shape[1], colorSpace: colorSpace, scale: imageScale,
                 redBias: redBias, greenBias: greenBias, blueBias: blueBias, grayBias: grayBias, meanImage: meanImage))
+        }
+    }
+
+    /// Why a [1, C, H, W] tensor input (a transformer's pixels, read by
+    /// rank-N layers) cannot be an image here, and what to do instead.
+    static func tensorPixels(_ name: String, _ shape: [Int]) -> String {
+        "input '\(name)' cannot be an image: it is the [\(shape.map(String.init).joined(separator: ", "))] tensor of a model "
+            + "with rank-N layers (a transformer), which this toolkit can write only as an array: convert without "
+            + "--image-input and give coreml-predict the pixels as --input \(name)=file.npy"
+    }
+
+    /// Gives the image inputs `normalization`: with one std for all
+    /// channels, as Core ML's preprocessing alone (scale `1 / (255 std)`,
+    /// biases `-mean / std`); else scale `1 / 255` and biases `-mean`, then
+    /// a scale layer after the input multiplies channel c by `1 / std[c]`
+    /// (Core ML's image scale is one for all channels).
+    ///
+    ///     input -> readers   becomes   input -> <input>_std (scale 1/std) -> readers
+    /// - Throws: `ConversionOptionError` when the value counts are not the image's channels.
+    public func applyNormalization(to model: inout Model) throws {
+        guard let given = normalization else { return }
+        for name in imageInputNames {
+            guard let index = model.inputs.firstIndex(where: { $0.name == name }), case .image(var image) = model.inputs[index].kind else { continue }
+            let channels = image.colorSpace == .grayscale ? 1 : 3
+            // One value serves every channel.
+            var normalization = given
+            if normalization.mean.count == 1 { normalization.mean = Array(repeating: normalization.mean[0], count: channels) }
+            if normalization.std.count == 1 { normalization.std = Array(repeating: normalization.std[0], count: channels) }
+            for (option, values) in [("--mean", normalization.mean), ("--std", normalization.std)] where values.count != channels {
+                throw ConversionOptionError("\(option) gives \(values.count) value\(values.count == 1 ? "" : "s"); input '\(name)' is "
+                                            + (channels == 1 ? "a grayscale image (one value)" : "a color image (three values, R,G,B)"))
+            }
+            let layer = !normalization.isOneScale
+            let std = layer ? [Float](repeating: 1, count: channels) : normalization.std
+            image.scale = 1 / (255 * std[0])
+            let biases = zip(normalization.mean, std).map { -$0 / $1 }
+            if channels == 1 { image.grayBias = biases[0] } else { (image.redBias, image.greenBias, image.blueBias) = (biases[0], biases[1], biases[2]) }
+            model.inputs[index].kind = .image(image)
+            guard layer else { continue }
+            // The model's channel order: B, G, R for a BGR image.
+            let inverse = normalization.std.map { 1 / $0 }
+            let ordered = image.colorSpace == .bgr ? inverse.reversed() : inverse
+            var output = name + "_std"
+            while model.inputs.contains(where: { $0.name == output }) || model.nodes.contains(where: { $0.outputs.contains(output) }) { output += "_" }
+            for node in model.nodes.indices { model.nodes[node].inputs = model.nodes[node].inputs.map { $0 == name ? output : $0 } }
+            model.nodes.insert(Node(name: output, operation: .scale(Scale(shape: [channels], scale: Weights(Array(ordered)))),
+                                    inputs: [name], outputs: [output]), at: 0)
         }
     }
 
@@ -147,9 +203,14 @@ public struct ConversionOptions: Sendable {
     /// output becomes the probabilities feature (`classLabelProbs`).
     /// - Throws: `LabelFileError` naming the labels file when the label
     ///   count does not match the output's size (and `source`, the model's
-    ///   file, when given), `ModelError` for a model with no layers.
+    ///   file, when given), `ModelError` for a model with no layers, or
+    ///   `--add-softmax` that does not fit the model.
     public func applyClassifier(to model: inout Model, source: String? = nil) throws {
-        guard let labels = classLabels else { return }
+        guard let labels = classLabels else {
+            // A detector took the labels: its confidences are probabilities already.
+            if addSoftmax { throw ModelError("--add-softmax applies to a classifier's scores, and this model is a detector") }
+            return
+        }
         guard let last = model.nodes.last, let tensor = last.outputs.first else {
             throw ModelError("class labels were given, but the model has no layers")
         }
@@ -159,8 +220,30 @@ public struct ConversionOptions: Sendable {
             throw LabelFileError(path: classLabelsSource, message: "\(labels.count) class labels, but the last layer '\(last.name)'"
                                  + (source.map { " of \($0)" } ?? "") + " gives \(shape.count) values")
         }
-        model.renameTensor(tensor, to: predictedProbabilitiesName)
-        model.outputs.removeAll { $0.name == tensor || $0.name == predictedProbabilitiesName }
+        var probabilities = tensor
+        if addSoftmax {
+            var probe = model
+            probe.classifier = Classifier(labels: labels, predictedFeatureName: predictedFeatureName, probabilitiesName: tensor)
+            if AppReadiness.logitsLayer(probe) == nil {
+                throw ModelError("--add-softmax: the last layer '\(last.name)' gives probabilities already (a softmax or sigmoid)")
+            }
+            // Over the labels: the channels of a [C] or [C, 1, 1] output, the last axis of a tensor model's.
+            let shape = shapes[tensor]
+            let tensorModel = model.inputs.contains { if case .tensor = $0.kind { true } else { false } }
+            let operation: Op
+            if tensorModel, let shape, shape.dimensions.last == labels.count {
+                operation = .defined(SoftmaxND(axis: -1))
+            } else if !tensorModel, let shape, shape.channels == labels.count {
+                operation = .softmax
+            } else {
+                throw ModelError("--add-softmax: the last layer '\(last.name)' gives \(shape?.description ?? "values of unknown shape"), not one score per label on one axis")
+            }
+            probabilities = tensor + "_softmax"
+            while shapes[probabilities] != nil || model.inputs.contains(where: { $0.name == probabilities }) { probabilities += "_" }
+            model.nodes.append(Node(name: probabilities, operation: operation, inputs: [tensor], outputs: [probabilities]))
+        }
+        model.renameTensor(probabilities, to: predictedProbabilitiesName)
+        model.outputs.removeAll { [tensor, probabilities, predictedProbabilitiesName].contains($0.name) }
         model.classifier = Classifier(labels: labels, predictedFeatureName: predictedFeatureName,
                                       probabilitiesName: predictedProbabilitiesName)
     }
@@ -182,4 +265,21 @@ extension Model {
         }
         for index in outputs.indices where outputs[index].name == old { outputs[index].name = new }
     }
+}
+
+/// torchvision's `transforms.Normalize(mean, std)` on pixels scaled to 0-1:
+/// `(pixel / 255 - mean[c]) / std[c]`, values in R, G, B order (one value:
+/// the same for every channel).
+public struct Normalization: Equatable, Sendable {
+    public var mean: [Float]
+    public var std: [Float]
+
+    public init(mean: [Float], std: [Float]) {
+        self.mean = mean
+        self.std = std
+    }
+
+    /// Whether one scale serves all channels (Core ML's preprocessing
+    /// alone, no layer).
+    public var isOneScale: Bool { std.allSatisfy { $0 == std[0] } }
 }

@@ -100,15 +100,18 @@ enum ConversionFlags {
             return language
         }
         return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text,
-                             precision: precision, probes: probes, classes: classes)
+                             precision: precision, probes: probes, classes: classes,
+                             warnsIfNotAppReady: arguments.options.spec(named: "image-input") != nil)
     }
 
     /// `--input name=1,H,W,C` (tfcoreml's input_name_shape_dict), for graphs
-    /// and models whose input sizes are unknown or to be fixed.
-    static let inputShapeOptions: [OptionSpec] = [
-        Option("input", valueName: "name=1,H,W,C", repeatable: true, otherSpellings: ["input-name-shape-dict", "input-shape"],
-               help: "An input's shape, batch first (default: the one the file declares); each input once.").spec,
-    ]
+    /// and models whose input sizes are unknown or to be fixed, in the
+    /// source's own layout: `layout` is "1,H,W,C" (TensorFlow, Keras) or
+    /// "1,C,H,W" (ONNX).
+    static func inputShapeOptions(layout: String) -> [OptionSpec] {
+        [Option("input", valueName: "name=\(layout)", repeatable: true, otherSpellings: ["input-name-shape-dict", "input-shape"],
+                help: "An input's shape in the model's own layout, batch first (default: the one the file declares); each input once.").spec]
+    }
 
     /// The `--input` values, as (name, shape); a name given twice is
     /// refused (`key`: what makes two names one input).
@@ -117,7 +120,7 @@ enum ConversionFlags {
             let parts = text.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let shape = Optional(parts[1].split(separator: ",").compactMap { Int($0) }),
                   shape.count == parts[1].split(separator: ",").count, !shape.isEmpty else {
-                throw UsageError("--input takes name=1,H,W,C, got '\(text)'")
+                throw UsageError("--input takes \(arguments.options.spec(named: "input")?.valueName ?? "name=1,H,W,C"), got '\(text)'")
             }
             return (String(parts[0]), shape)
         }
@@ -137,6 +140,7 @@ enum ConversionFlags {
 
     static let labelAndMetadataOptions: [OptionSpec] = [
         Option("class-labels", valueName: "labels.txt", help: "One label per line, UTF-8 (a byte-order mark is dropped): makes the model a classifier (classLabel, classLabelProbs), or names a detector's classes.").spec,
+        Flag("add-softmax", help: "Append a softmax to the classifier's last layer, for a model that ends in a linear layer: its class scores (logits) become the probabilities classLabelProbs promises.").spec,
         Option("predicted-feature-name", valueName: "name", default: "classLabel", text: true, help: "Name of the top-label output.").spec,
         Option("author", valueName: "text", text: true, help: "Metadata: author.").spec,
         Option("license", valueName: "text", text: true, help: "Metadata: license.").spec,
@@ -199,8 +203,9 @@ enum ConversionFlags {
     /// The files the shared options read (the labels), which the output must not replace.
     /// The options of a converter that reads one model file: the file,
     /// the output, input shapes, image, label and metadata options.
-    static func modelFileOptions(_ valueName: String, _ help: String) -> [OptionSpec] {
-        [Positional("model", valueName: valueName, help: help).spec] + outputOptions() + inputShapeOptions + imageOptions + labelAndMetadataOptions
+    static func modelFileOptions(_ valueName: String, _ help: String, layout: String) -> [OptionSpec] {
+        [Positional("model", valueName: valueName, help: help).spec] + outputOptions() + inputShapeOptions(layout: layout) + imageOptions
+            + labelAndMetadataOptions
     }
 
     /// The run of a converter that reads one model file (positional
@@ -210,6 +215,13 @@ enum ConversionFlags {
                                  _ make: (_ path: String, _ options: ConversionOptions, _ shapes: [InputShape]) throws -> Model) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
+        options.normalization = try normalization(arguments)
+        // What the file's summary cannot show: where the per-channel std went.
+        let notes = options.normalization.map { normalization in
+            normalization.isOneScale ? [] : [(label: "Normalized", items: options.imageInputNames.map {
+                "scale layer \($0)_std: 1/std per channel (Core ML's image scale is one for all)"
+            })]
+        } ?? []
         try UsageError.checkDistinct(options.imageInputNames, option: "image-input", key: featureName)
         options.imageInputNames = options.imageInputNames.map(featureName)
         let shapes = try ConversionFlags.inputShapes(arguments).map { InputShape(name: $0.name, shape: $0.shape) }
@@ -217,8 +229,42 @@ enum ConversionFlags {
         try frontend.require(source)
         try convert(to: output, inputs: [source] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            (try make(source, options, shapes), [])
+            (try make(source, options, shapes), notes)
         }
+    }
+
+    /// `--mean` and `--std` (torchvision's normalization, on 0-1 pixels),
+    /// for the converters that declare them.
+    static let normalizationOptions: [OptionSpec] = [
+        Option("mean", valueName: "r,g,b", help: "torchvision's normalization mean on 0-1 pixels (0.485,0.456,0.406): the image input "
+               + "gives the model (pixel / 255 - mean) / std per channel (with --std; one value serves every channel).").spec,
+        Option("std", valueName: "r,g,b", help: "torchvision's normalization std (0.229,0.224,0.225; default 1): Core ML's image scale "
+               + "is one for all channels, so different values add a scale layer after the input.").spec,
+    ]
+
+    /// The normalization `--mean` and `--std` give (nil when neither is
+    /// given or the converter has no such options).
+    static func normalization(_ arguments: ParsedArguments) throws -> Normalization? {
+        guard arguments.options.spec(named: "std") != nil else { return nil }
+        let mean = try arguments.optionalValue("mean") { try numbers($0, positive: false) }
+        let std = try arguments.optionalValue("std") { try numbers($0, positive: true) }
+        guard mean != nil || std != nil else { return nil }
+        let other = ["image-scale", "red-bias", "green-bias", "blue-bias", "gray-bias"].filter { arguments.isPresent($0) }
+        if !other.isEmpty {
+            throw UsageError("--mean and --std set the image's scale and biases: give them without "
+                             + other.map { "--\($0)" }.joined(separator: ", "))
+        }
+        let count = max(mean?.count ?? 0, std?.count ?? 0)
+        return Normalization(mean: mean ?? Array(repeating: 0, count: count), std: std ?? Array(repeating: 1, count: count))
+    }
+
+    /// "0.485,0.456,0.406": one or three finite numbers (positive ones for a std).
+    private static func numbers(_ text: String, positive: Bool) throws -> [Float] {
+        let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Float($0.trimmingCharacters(in: .whitespaces)) }
+        guard [1, 3].contains(values.count), values.allSatisfy({ $0 != nil && $0!.isFinite && (!positive || $0! > 0) }) else {
+            throw UsageError("takes one or three \(positive ? "positive " : "")numbers separated by commas (R,G,B), as 0.485,0.456,0.406")
+        }
+        return values.map { $0! }
     }
 
     static func inputFiles(_ arguments: ParsedArguments) -> [String] {
@@ -227,7 +273,7 @@ enum ConversionFlags {
 
     static func options(from arguments: ParsedArguments) throws -> ConversionOptions {
         var options = ConversionOptions()
-        let preprocessing = ["is-bgr", "red-bias", "green-bias", "blue-bias", "gray-bias", "image-scale", "mean"]
+        let preprocessing = ["is-bgr", "red-bias", "green-bias", "blue-bias", "gray-bias", "image-scale", "mean", "std"]
         options.givenImageOptions = preprocessing.filter { arguments.options.spec(named: $0) != nil && arguments.isPresent($0) }
             .map { "--\($0)" }
         if arguments.isPresent("predicted-feature-name") && !arguments.isPresent("class-labels") {
@@ -250,6 +296,10 @@ enum ConversionFlags {
             options.classLabelsSource = labels
         }
         options.predictedFeatureName = try arguments.string("predicted-feature-name")
+        options.addSoftmax = arguments.flag("add-softmax")
+        if options.addSoftmax && options.classLabels == nil {
+            throw UsageError("--add-softmax appends a softmax to a classifier's scores: give its labels with --class-labels")
+        }
         options.metadata = Metadata(author: arguments.optionalString("author") ?? "", license: arguments.optionalString("license") ?? "",
                                     shortDescription: arguments.optionalString("description") ?? "",
                                     version: arguments.optionalString("model-version") ?? "")

@@ -1,3 +1,4 @@
+import Foundation
 import CLI
 import CodeGeneration
 import CoreMLBackend
@@ -59,6 +60,9 @@ struct OutputRequest {
     var probes: [String] = []
     /// `--generate-classes`: the typed classes to write next to the model.
     var classes: SourceLanguage? = nil
+    /// Whether to print `AppReadiness` warnings on stderr (the converters
+    /// that have --image-input, unless --quiet).
+    var warnsIfNotAppReady = false
 
     /// The folder the model is written to, where its classes go.
     var folder: String { FileSystem.folder(of: path) }
@@ -87,6 +91,12 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
         throw UsageError(error.message)
     }
     try write(model, to: output, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion, notes: notes)
+    // What keeps the written model from an app's use as it is (after the summary: the last lines a user sees).
+    if output.warnsIfNotAppReady && output.report != .quiet {
+        for warning in AppReadiness.warnings(for: model) {
+            FileHandle.standardError.write(Data("warning: \(TextEscaping.line(warning))\n".utf8))
+        }
+    }
 }
 
 private func write(_ model: Model, to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32,

@@ -15,7 +15,8 @@ enum ONNXCommand: Command {
             graph's input and output names, characters other than letters, digits and '_' made '_'. An op the \
             converter cannot map is reported with every other one in one error: op type, count and node names.
             """)
-    static let options = Options(ConversionFlags.modelFileOptions("model.onnx", "The ONNX model."))
+    static let options = Options(ConversionFlags.modelFileOptions("model.onnx", "The ONNX model.", layout: "1,C,H,W")
+                                 + ConversionFlags.normalizationOptions)
 
     static func run(_ arguments: ParsedArguments) throws {
         try ConversionFlags.convertModelFile(arguments, .onnx, featureName: ONNXConverter.featureName) { source, options, shapes in

@@ -22,7 +22,7 @@ enum TensorFlowCommand: Command {
     static let options = Options {
         Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")
         ConversionFlags.outputOptions()
-        ConversionFlags.inputShapeOptions
+        ConversionFlags.inputShapeOptions(layout: "1,H,W,C")
         Option("output-feature-name", valueName: "tensor", repeatable: true, otherSpellings: ["output-tensor"],
                help: "A tensor to expose as an output of the model (default: the graph's sinks).")
         ConversionFlags.imageOptions

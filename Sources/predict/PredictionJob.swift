@@ -104,6 +104,23 @@ struct PredictionJob {
             try writeFiles(of: result, picture: nil)
             return ([result], 0)
         }
+        if imageInputs.isEmpty, missing.count == 1, let array = missing.first, let dimensions = network.shapes[array.name]?.dimensions,
+           dimensions.count == 3, dimensions[0] == 1 || dimensions[0] == 3 {
+            // A picture's array: the model was converted without --image-input; say how to make it take a photo.
+            let name = TextEscaping.line(array.name)
+            let shape = " [\(dimensions.map(String.init).joined(separator: ", "))]"
+            let model = inputFiles.first.map { "\(TextEscaping.line($0)): " } ?? ""
+            throw RuntimeError("\(model)input '\(name)' is an array\(shape), not an image, so it cannot take an image file: convert the "
+                               + "model again with --image-input \(name) (or give the array: --input \(name)=file.npy)")
+        }
+        if imageInputs.isEmpty, missing.count == 1, let tensor = missing.first, let dimensions = network.shapes[tensor.name]?.dimensions,
+           dimensions.count == 4, dimensions[0] == 1, dimensions[1] == 1 || dimensions[1] == 3 {
+            // A transformer's pixels, which this toolkit writes only as a tensor.
+            let name = TextEscaping.line(tensor.name)
+            let model = inputFiles.first.map { "\(TextEscaping.line($0)): " } ?? ""
+            throw RuntimeError("\(model)input '\(name)' is a [\(dimensions.map(String.init).joined(separator: ", "))] tensor, not an image, "
+                               + "so it cannot take an image file: give the pixels as --input \(name)=file.npy")
+        }
         guard missing.count == 1, let imageInput = missing.first, let format = imageInput.image, imageInputs.contains(where: { $0.name == imageInput.name }) else {
             throw UsageError("images need exactly one image input left without an --input value; the model's inputs: "
                              + network.model.inputs.map { "\(TextEscaping.line($0.name)) (\($0.image == nil ? "array" : "image"))" }.joined(separator: ", "))
