@@ -116,7 +116,7 @@ final class TerminalWidthTests: XCTestCase {
     /// one error line and one hint, not the whole usage block.
     func testHelpAndUsageErrorsFitATerminal() throws {
         let subcommands = ["caffe", "tensorflow", "keras", "onnx", "darknet", "mlmodel", "sample"]
-        for arguments in [["--help"]] + subcommands.map { [$0, "--help"] } { try run("coreml-convert", arguments) }
+        for arguments in [["--help"]] + subcommands.map({ [$0, "--help"] }) { try run("coreml-convert", arguments) }
         for program in ["coreml-inspect", "coreml-predict", "coreml-generate"] { try run(program, ["--help"]) }
         let mistakes: [(String, [String])] = [
             ("coreml-convert", ["caffe", root + "Samples/deploy_age.prototxt", "--outptu", "x"]),
