@@ -66,15 +66,7 @@ public enum AtomicFile {
             fileio_forget(cleanupSlot)
         }
 
-        // mkstemp creates 0600: keep the replaced file's permissions, or give
-        // a new file those a plain create would.
-        if let existing, (existing.st_mode & S_IFMT) == S_IFREG {
-            fchmod(descriptor, existing.st_mode & 0o777)
-        } else {
-            let mask = umask(0)
-            umask(mask)
-            fchmod(descriptor, 0o666 & ~mask)
-        }
+        givePermissions(descriptor, replacing: existing)
 
         guard let stream = fdopen(descriptor, "wb") else {
             close(descriptor)
@@ -106,6 +98,18 @@ public enum AtomicFile {
             throw FileError(path: path, errno: errno, action: "cannot replace")
         }
         committed = true
+    }
+
+    /// mkstemp creates 0600: a temporary takes the replaced file's
+    /// permissions, or those a plain create would give a new file.
+    static func givePermissions(_ descriptor: Int32, replacing existing: stat?) {
+        if let existing, (existing.st_mode & S_IFMT) == S_IFREG {
+            fchmod(descriptor, existing.st_mode & 0o777)
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            fchmod(descriptor, 0o666 & ~mask)
+        }
     }
 
     /// What is at `path` now (nil: nothing), after checking that it may be

@@ -208,14 +208,7 @@ public final class AtomicFileSet {
                 fileio_forget(cleanupSlot)
             }
         }
-        // mkstemp creates 0600: keep the replaced file's permissions, or give a new file those a plain create would.
-        if let existing, (existing.st_mode & S_IFMT) == S_IFREG {
-            fchmod(descriptor, existing.st_mode & 0o777)
-        } else {
-            let mask = umask(0)
-            umask(mask)
-            fchmod(descriptor, 0o666 & ~mask)
-        }
+        AtomicFile.givePermissions(descriptor, replacing: existing)
         guard let stream = fdopen(descriptor, "wb") else {
             close(descriptor)
             throw FileError(path: path, errno: errno, action: "cannot write")
