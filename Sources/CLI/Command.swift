@@ -26,10 +26,14 @@ public struct CommandConfiguration: Sendable {
     /// Lines `--version` prints after the program name and version (a
     /// program's root command sets them).
     public var versionDetails: String
+    /// Further forms for the usage block, after the command's name
+    /// (`<model file> [<weights file>] [<options>]`).
+    public var otherUsages: [String]
 
     /// Creates a configuration.
     public init(name: String, abstract: String, discussion: String = "", subcommands: [any Command.Type] = [],
-                versionDetails: String = "") {
+                versionDetails: String = "", otherUsages: [String] = []) {
+        self.otherUsages = otherUsages
         self.name = name
         self.abstract = abstract
         self.discussion = discussion

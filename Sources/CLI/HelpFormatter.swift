@@ -33,7 +33,9 @@ public enum HelpFormatter {
     /// The full help text: usage, overview, then ARGUMENTS, OPTIONS and SUBCOMMANDS sections.
     public static func help(for command: any Command.Type, path: [String]) -> String {
         let configuration = command.configuration
-        var sections = [usage(for: command, path: path)]
+        var sections = [([usage(for: command, path: path)]
+                         + configuration.otherUsages.map { "       " + path.joined(separator: " ") + " " + $0 })
+            .joined(separator: "\n")]
         let overview = [configuration.abstract, configuration.discussion]
             .filter { !$0.isEmpty }
             .map { wrap($0, width: width).joined(separator: "\n") }

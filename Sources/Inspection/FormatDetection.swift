@@ -64,10 +64,29 @@ public enum FormatDetection {
         if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return "a PNG image" }
         if starts([0xFF, 0xD8, 0xFF]) { return "a JPEG image" }
         if starts([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59]) { return "a NumPy array (.npy)" }
+        if isPyTorch(bytes) { return "a PyTorch model (\(pyTorchAdvice))" }
         if starts([0x50, 0x4B, 0x03, 0x04]) {
             return "a ZIP archive (Keras 3 .keras files and PyTorch .pt files are ZIP archives: save a Keras model as .h5)"
         }
         return nil
+    }
+
+    /// How to convert a PyTorch model: through ONNX.
+    public static let pyTorchAdvice = "export it to ONNX first, e.g. torch.onnx.export(model, (torch.randn(1, 3, 224, 224),), "
+        + "\"model.onnx\", opset_version=17), then coreml-convert onnx model.onnx ..."
+
+    /// A PyTorch `torch.save` file, from its bytes alone (nothing is
+    /// unpickled): a ZIP archive whose first entry is `<name>/data.pkl`,
+    /// or the legacy format, a pickle opening with PyTorch's magic number.
+    public static func isPyTorch(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        func starts(_ signature: [UInt8]) -> Bool { bytes.count >= signature.count && zip(bytes, signature).allSatisfy { $0 == $1 } }
+        // Pickle protocol 2, LONG1 of 10 bytes: 0x1950a86a20f9469cfc6c, little-endian.
+        if starts([0x80, 0x02, 0x8A, 0x0A, 0x6C, 0xFC, 0x9C, 0x46, 0xF9, 0x20, 0x6A, 0xA8, 0x50, 0x19]) { return true }
+        guard starts([0x50, 0x4B, 0x03, 0x04]), bytes.count >= 30 else { return false }
+        let nameLength = Int(bytes[26]) | Int(bytes[27]) << 8
+        guard bytes.count >= 30 + nameLength else { return false }
+        let name = Array(bytes[30..<(30 + nameLength)])
+        return name == Array("data.pkl".utf8) || name.count > 9 && name.suffix(9).elementsEqual("/data.pkl".utf8)
     }
 
     /// Text when the first 64 KB hold no control bytes other than

@@ -55,6 +55,11 @@ public enum ModelFiles {
         try withBytes(of: path) { FileKind(bytes: $0, path: path) }
     }
 
+    /// Whether the file at `path` is a PyTorch model (`FormatDetection.isPyTorch`: bytes only, never unpickled).
+    public static func isPyTorch(_ path: String) throws -> Bool {
+        try withBytes(of: path) { FormatDetection.isPyTorch($0) }
+    }
+
     /// `body` with the mapped bytes of the file at `path`, kept alive for the call.
     static func withBytes<Result>(of path: String, _ body: (UnsafeRawBufferPointer) throws -> Result) throws -> Result {
         let file = try MappedFile(path: path)

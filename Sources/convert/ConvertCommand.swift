@@ -30,7 +30,8 @@ enum ConvertCommand: Command {
                 to \(versions.upperBound) (\(DeploymentTarget.systems(for: versions.upperBound))): the oldest the model's layers allow, \
                 or --minimum-deployment-target
                 """
-        }())
+        }(),
+        otherUsages: ["<model file> [<weights file>] <options>   (subcommand told by content)"])
 }
 
 /// `convert sample`: writes the classifier built in code by `SampleModel`.

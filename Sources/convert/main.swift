@@ -5,4 +5,4 @@ import Darwin
 #endif
 import CLI
 
-exit(ConvertCommand.main())
+exit(InferredSubcommand.main())

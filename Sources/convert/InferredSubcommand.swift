@@ -1,0 +1,76 @@
+import CLI
+import FileIO
+import Foundation
+import Inspection
+import ModelFiles
+import Naming
+
+/// `coreml-convert model.onnx -o M.mlmodel`: when the first argument is
+/// not a subcommand but an existing file, its content (never its name)
+/// picks the subcommand, which then runs with the same arguments; a note
+/// on stderr shows the explicit form. Only bytes are looked at: nothing in
+/// a file is executed or unpickled.
+enum InferredSubcommand {
+    /// What to do with the command line.
+    enum Resolution: Equatable {
+        /// Run these arguments (unchanged, or with the inferred subcommand first).
+        case run([String], note: String?)
+        /// Refuse with this outcome (a PyTorch file, an unknown or ambiguous one).
+        case refuse(Outcome)
+    }
+
+    static func resolve(_ arguments: [String]) -> Resolution {
+        let names = ConvertCommand.configuration.subcommands.map { $0.configuration.name }
+        guard let first = arguments.first, !names.contains(first), first != "help", !first.hasPrefix("-"),
+              FileSystem.kind(of: first) == .regularFile else { return .run(arguments, note: nil) }
+        let list = names.joined(separator: ", ")
+        let hint = HelpFormatter.hint(path: [ConvertCommand.configuration.name])
+        if (try? ModelFiles.isPyTorch(first)) == true {
+            return .refuse(.failure(message: "\(first): is a PyTorch model; \(FormatDetection.pyTorchAdvice)"))
+        }
+        let format: DetectedFormat
+        do {
+            format = try ModelFiles.detect(first)
+        } catch {
+            return .refuse(.usageError(message: "\(error); name its format with a subcommand: \(list)", usage: hint))
+        }
+        let second = arguments.dropFirst().first.flatMap { !$0.hasPrefix("-") && FileSystem.kind(of: $0) == .regularFile ? $0 : nil }
+        let secondFormat = second.flatMap { try? ModelFiles.detect($0) }
+        var rest = Array(arguments)
+        let subcommand: String
+        switch format {
+        case .onnx: subcommand = "onnx"
+        case .tensorflowGraph, .tensorflowText: subcommand = "tensorflow"
+        case .coreML: subcommand = "mlmodel"
+        case .caffePrototxt: subcommand = "caffe"
+        case .darknetConfig: subcommand = "darknet"
+        case .caffeModel where secondFormat == .caffePrototxt, .hdf5 where secondFormat == .caffePrototxt:
+            subcommand = "caffe"
+            rest.swapAt(0, 1)  // caffe takes the deploy prototxt first
+        case .hdf5: subcommand = "keras"
+        case .darknetWeights where secondFormat == .darknetConfig:
+            subcommand = "darknet"
+            rest.swapAt(0, 1)  // darknet takes the .cfg first
+        case .caffeModel, .darknetWeights:
+            return .refuse(.usageError(
+                message: "\(first): is \(format.noun), weights without their network definition: "
+                    + "give the definition too, or name the format with a subcommand: \(list)", usage: hint))
+        }
+        let quiet = arguments.prefix { $0 != "--" }.contains { $0 == "--quiet" || $0 == "-q" || $0 == "--json" }
+        let files = rest.prefix(2).prefix { !$0.hasPrefix("-") }.joined(separator: " ")
+        let note = "note: \(first) is \(format.noun): running coreml-convert \(subcommand) \(files) ..."
+        return .run([subcommand] + rest, note: quiet ? nil : note)
+    }
+
+    /// Parses, runs and writes, as `Command.main`, with the subcommand inferred when it is left out.
+    static func main(arguments: [String] = ProgramArguments.current()) -> Int32 {
+        switch resolve(arguments) {
+        case .run(let arguments, let note):
+            if let note { FileHandle.standardError.write(Data((TextEscaping.line(note) + "\n").utf8)) }
+            return ConvertCommand.main(arguments: arguments)
+        case .refuse(let outcome):
+            outcome.write()
+            return outcome.exitCode.rawValue
+        }
+    }
+}
