@@ -85,8 +85,30 @@ public enum FormatDetection {
         guard starts([0x50, 0x4B, 0x03, 0x04]), bytes.count >= 30 else { return false }
         let nameLength = Int(bytes[26]) | Int(bytes[27]) << 8
         guard bytes.count >= 30 + nameLength else { return false }
-        let name = Array(bytes[30..<(30 + nameLength)])
-        return name == Array("data.pkl".utf8) || name.count > 9 && name.suffix(9).elementsEqual("/data.pkl".utf8)
+        func isDataPickle(_ name: ArraySlice<UInt8>) -> Bool {
+            name.elementsEqual("data.pkl".utf8) || name.count > 9 && name.suffix(9).elementsEqual("/data.pkl".utf8)
+        }
+        if isDataPickle(Array(bytes[30..<(30 + nameLength)])[...]) { return true }
+        // TorchScript (torch.jit.save) stores its tensors first: data.pkl is
+        // then found in the central directory, named by the end record.
+        func uint(_ offset: Int, _ size: Int) -> Int {
+            (0..<size).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+        }
+        var end = bytes.count - 22
+        let lowest = max(0, bytes.count - 22 - 65535)
+        while end >= lowest && !(bytes[end] == 0x50 && bytes[end + 1] == 0x4B && bytes[end + 2] == 0x05 && bytes[end + 3] == 0x06) {
+            end -= 1
+        }
+        guard end >= lowest else { return false }
+        var entry = uint(end + 16, 4)
+        for _ in 0..<min(uint(end + 10, 2), 100_000) {
+            guard entry + 46 <= bytes.count, uint(entry, 4) == 0x0201_4B50 else { return false }
+            let length = uint(entry + 28, 2)
+            guard entry + 46 + length <= bytes.count else { return false }
+            if isDataPickle(Array(bytes[(entry + 46)..<(entry + 46 + length)])[...]) { return true }
+            entry += 46 + length + uint(entry + 30, 2) + uint(entry + 32, 2)
+        }
+        return false
     }
 
     /// Text when the first 64 KB hold no control bytes other than

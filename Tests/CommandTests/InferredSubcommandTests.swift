@@ -105,6 +105,38 @@ final class InferredSubcommandTests: XCTestCase {
         XCTAssertFalse(result.standardError.contains("PyTorch model;"), result.standardError)
     }
 
+    /// A stored ZIP archive of `names` (empty entries), with its central directory and end record.
+    func zipArchive(_ names: [String]) -> Data {
+        func le(_ value: Int, _ size: Int) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        var local: [UInt8] = [], central: [UInt8] = []
+        for name in names.map({ Array($0.utf8) }) {
+            central += [0x50, 0x4B, 0x01, 0x02, 20, 0, 20, 0] + [UInt8](repeating: 0, count: 20) + le(name.count, 2)
+                + [UInt8](repeating: 0, count: 12) + le(local.count, 4) + name
+            local += [0x50, 0x4B, 0x03, 0x04, 20, 0] + [UInt8](repeating: 0, count: 20) + le(name.count, 2) + [0, 0] + name
+        }
+        let end: [UInt8] = [0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0] + le(names.count, 2) + le(names.count, 2) + le(central.count, 4)
+            + le(local.count, 4) + [0, 0]
+        return Data(local + central + end)
+    }
+
+    func testTorchScriptIsToldByItsCentralDirectory() throws {
+        let folder = try temporaryFolder()
+        let output = folder.appendingPathComponent("M.mlmodel").path
+        // torch.jit.save writes the tensors first and data.pkl after them.
+        let scripted = folder.appendingPathComponent("scripted.pt").path
+        try zipArchive(["net/data/0", "net/data/1", "net/data.pkl", "net/code/__torch__/net.py"]).write(to: URL(fileURLWithPath: scripted))
+        try ProgramRunner.assertOneError("coreml-convert", [scripted, "-o", output], "\(scripted): is a PyTorch model; export it to ONNX")
+        // A ZIP archive without data.pkl, or with its end record pointing past the file: not PyTorch, and no crash.
+        let other = folder.appendingPathComponent("other.zip").path
+        try zipArchive(["net/data/0", "net/config.json"]).write(to: URL(fileURLWithPath: other))
+        try ProgramRunner.assertOneError("coreml-convert", [other, "-o", output], "a ZIP archive", status: 64)
+        var broken = zipArchive(["net/data/0", "net/data.pkl"])
+        broken.replaceSubrange((broken.count - 6)..<(broken.count - 2), with: [0xFF, 0xFF, 0xFF, 0x7F])
+        try broken.write(to: URL(fileURLWithPath: other))
+        try ProgramRunner.assertOneError("coreml-convert", [other, "-o", output], "a ZIP archive", status: 64)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+
     func testAnUnknownFileNamesTheSubcommands() throws {
         let folder = try temporaryFolder()
         let notes = folder.appendingPathComponent("notes.txt").path
