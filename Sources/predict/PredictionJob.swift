@@ -73,8 +73,11 @@ struct PredictionJob {
         var fixed: [String: InputValue] = [:]
         for file in arrays {
             guard let input = network.model.inputs.first(where: { $0.name == file.name }) else {
-                let names = network.model.inputs.map(\.name).joined(separator: ", ")
-                throw RuntimeError("the model has no input '\(file.name)' (its inputs: \(names))")
+                // A name the model does not have is a command-line mistake (exit 64), as in convert.
+                let names = network.model.inputs.map(\.name)
+                let hint = closestMatch(to: file.name, in: names, maxDistance: max(2, file.name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""
+                throw UsageError("--input '\(TextEscaping.line(file.name))': the model has no input of that name "
+                                 + "(its inputs: \(names.map(TextEscaping.line).joined(separator: ", ")))\(hint)")
             }
             let tensor = try NumpyFile.tensor(path: file.path, fitting: network.shapes[input.name]!, input: input.name)
             if !allowNonFinite { try NumpyFile.checkFinite(tensor, input: input.name, path: file.path) }

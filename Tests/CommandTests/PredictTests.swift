@@ -72,11 +72,13 @@ final class PredictTests: XCTestCase {
         let cases: [([String], String)] = [
             ([classifier, "--input", "x=" + fixtures.appendingPathComponent("split/input_x.npy").path], "does not fit input 'x'"),
             ([classifier, "--input", "x=" + folder.appendingPathComponent("missing.npy").path], "missing.npy"),
-            ([classifier, "--input", "nope=" + fixtures.appendingPathComponent("classifier/input_x.npy").path], "no input 'nope'"),
             ([fixtures.appendingPathComponent("image_scaler_rgb/model.mlmodel").path, notAnImage.path], "photo.jpg: not a PNG or JPEG image"),
             ([unknownLayer.path, "--input", "x=" + fixtures.appendingPathComponent("classifier/input_x.npy").path],
              "layer 'l' has a layer type this toolkit does not support"),
         ]
+        // A name the model does not have is a command-line mistake, as in convert (exit 64).
+        try ProgramRunner.assertOneError("coreml-predict", [classifier, "--input", "y=" + fixtures.appendingPathComponent("classifier/input_x.npy").path],
+                                         "--input 'y': the model has no input of that name (its inputs: x); did you mean 'x'?", status: 64)
         for (arguments, fragment) in cases {
             let result = try ProgramRunner.run("coreml-predict", arguments)
             XCTAssertEqual(result.status, 1, "\(arguments): \(result.standardError)")
