@@ -6,9 +6,17 @@ import Protobuf
 /// One learned blob: its shape and values.
 struct Blob {
     var shape: [Int]
+    /// The values, or (HDF5 weights) only their count until `loaded()`.
     var values: Weights
+    /// Reads values left in the file; called by `loaded()` only.
+    var load: (() throws -> Weights)? = nil
 
     var count: Int { values.count }
+
+    /// The values, read now when they were left in the file: a layer asks
+    /// for them only once the blob's shape matched it, so a blob declared
+    /// far larger than the deploy layer needs is never read.
+    func loaded() throws -> Weights { try load?() ?? values }
 }
 
 /// Learned blobs by layer name, from a `.caffemodel` (either format; a
@@ -97,14 +105,25 @@ import HDF5
 
 extension CaffeWeights {
     /// Reads Caffe's HDF5 snapshot format: blob i of a layer is the dataset
-    /// `data/<layer>/<i>`, in the blob's shape.
+    /// `data/<layer>/<i>`, in the blob's shape. Only the shapes are read
+    /// here; a blob's values are read when its layer asks for them, after
+    /// the shape was checked against the deploy layer (a dataset declared
+    /// 2 GB over a sparse file's hole was read whole, 4.2 GB, before the
+    /// deploy file's shape refused it), and never for a layer the deploy
+    /// file lacks.
     static func read(hdf5 path: String) throws -> CaffeWeights {
         let file = try HDF5File(path: path)
         var table: [[UInt8]: [Blob]] = [:]
         for (layer, indices) in try blobIndices(file, path) {
             table[Array(layer.utf8)] = try indices.map { index in
-                let (shape, values) = try file.readFloats("data/\(layer)/\(index)")
-                return Blob(shape: shape, values: Weights(values))
+                let dataset = "data/\(layer)/\(index)"
+                let shape = try file.shape(of: dataset)
+                guard let count = shape.checkedProduct else { throw CaffeError("\(path): \(dataset) has the shape \(shape), too large") }
+                return Blob(shape: shape, values: Weights(unloadedCount: count), load: {
+                    let (stored, values) = try file.readFloats(dataset)
+                    guard stored == shape else { throw CaffeError("\(path): \(dataset) changed shape while being read") }
+                    return Weights(values)
+                })
             }
         }
         return CaffeWeights(blobs: table, source: path)

@@ -48,7 +48,7 @@ struct LayerBuilder {
         guard blobs[index].count == shape.checkedProduct, unpadded(blobs[index].shape) == unpadded(shape) else {
             throw fail("\(what) (blob \(index)) has shape \(blobs[index].shape), the deploy definition needs \(shape)")
         }
-        return blobs[index].values
+        return try blobs[index].loaded()
     }
 
     /// A layer's axis parameter counted from the first bottom's Caffe rank

@@ -272,6 +272,30 @@ final class SparseFileBoundedReadTests: XCTestCase {
                        naming: model.path, "layer 'conv_a' (Conv2D): kernel shape [536870912, 4] is not [kH, kW, Cin, Cout]")
     }
 
+    /// Caffe HDF5 weights whose conv1 blob 0 is a float32 dataset of
+    /// [536870912] (2 GiB) stored in a hole (Tests/Fixtures/sparse/README.md):
+    /// its shape is checked against the deploy layer before it is read (it
+    /// was read whole first: 4.2 GB resident, 19 s, for the same error).
+    /// Inspecting the deploy file with these weights, or the weights alone,
+    /// stays bounded too.
+    func testACaffeHDF5BlobInAHoleIsCheckedBeforeItIsRead() throws {
+        let folder = try temporaryFolder()
+        let weights = folder.appendingPathComponent("weights.caffemodel.h5")
+        try FileManager.default.copyItem(at: repositoryRoot.appendingPathComponent("Tests/Fixtures/sparse/caffe_blob_over_hole.caffemodel.h5.head"),
+                                         to: weights)
+        XCTAssertEqual(truncate(weights.path, 2_147_569_984), 0)
+        let deploy = repositoryRoot.appendingPathComponent("Tests/Fixtures/caffe/resnet_bn_h5/deploy.prototxt").path
+        let refusal = "layer 'conv1' (Convolution): weights (blob 0) has shape [536870912], the deploy definition needs [8, 3, 3, 3]"
+        assertOneError(try runMeasured("coreml-convert", ["caffe", deploy, weights.path, "-o", folder.appendingPathComponent("out.mlmodel").path]),
+                       naming: deploy + ":15", refusal)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mlmodel").path))
+        assertOneError(try runMeasured("coreml-inspect", [deploy, weights.path]), naming: deploy + ":15", refusal)
+        let alone = try runMeasured("coreml-inspect", [weights.path])
+        XCTAssertEqual(alone.status, 0, alone.standardError)
+        XCTAssertTrue(alone.standardOutput.contains("536,876,112"), alone.standardOutput)  // conv1 blob 0 counted, not read
+        assertBounded(alone)
+    }
+
     /// A version 1.0 header of 128 bytes for float32 `shape`, then a hole
     /// of `dataBytes`.
     func writeNpyHeader(shape: String, to url: URL, dataBytes: Int) throws {
