@@ -47,42 +47,16 @@ public enum AtomicFile {
     public static func write(to path: String, inputs: [String] = [], beforeCommit: ((String) throws -> Void)? = nil,
                              _ write: (_ stream: UnsafeMutablePointer<FILE>, _ commit: Commit) throws -> Void) throws {
         let existing = try checkTarget(path, inputs: inputs)
-        let folder = parentFolder(of: path)
-        let name = FileSystem.name(of: path)
-        // The exact bytes of the target's folder and name (`PathBytes`).
-        var template = PathBytes.bytes(of: "\(folder)/.\(temporaryStem(name)).XXXXXX").map { CChar(bitPattern: $0) } + [0]
         let commit = Self.commit(for: path)
-        fileio_install_cleanup_handlers()
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw FileError(path: path, errno: errno, action: "cannot create a file in \(folder)")
-        }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let temporary = template.withUnsafeBufferPointer { PathBytes.string(cString: $0.baseAddress!) }
-        let cleanupSlot = fileio_remember_file(template)
+        let made = try makeTemporary(for: path, replacing: existing)
         var committed = false
         defer {
-            if !committed { unlink(template) }
-            fileio_forget(cleanupSlot)
+            if !committed { unlink(made.template) }
+            fileio_forget(made.cleanupSlot)
         }
-
-        givePermissions(descriptor, replacing: existing)
-
-        guard let stream = fdopen(descriptor, "wb") else {
-            close(descriptor)
-            throw FileError(path: path, errno: errno, action: "cannot write")
-        }
-        do {
-            try write(stream, commit)
-        } catch {
-            fclose(stream)
-            throw error
-        }
-        guard fflush(stream) == 0 else {
-            let code = errno
-            fclose(stream)
-            throw FileError(path: path, errno: code, action: "cannot write")
-        }
+        let stream = try writeStream(made.descriptor, path: path) { try write($0, commit) }
+        let temporary = made.temporary
+        let template = made.template
         // Checked again: a file that appeared meanwhile is replaced safely too.
         let syncs = commit == .synced || Self.commit(for: path) == .synced
         let finished = Self.finish(fileno(stream), syncing: syncs, beforeCommit.map { body in { try body(temporary) } })
@@ -98,6 +72,50 @@ public enum AtomicFile {
             throw FileError(path: path, errno: errno, action: "cannot replace")
         }
         committed = true
+    }
+
+    /// A new temporary file next to `path` (`.NAME.XXXXXX`, its folder and
+    /// name as their exact bytes), close-on-exec, registered for removal
+    /// by the signal handlers, with the permissions the target will have.
+    /// The caller unlinks `template` unless it commits, and forgets
+    /// `cleanupSlot`.
+    static func makeTemporary(for path: String, replacing existing: stat?) throws(FileError)
+        -> (descriptor: Int32, template: [CChar], temporary: String, cleanupSlot: Int32) {
+        let folder = parentFolder(of: path)
+        let name = FileSystem.name(of: path)
+        var template = PathBytes.bytes(of: "\(folder)/.\(temporaryStem(name)).XXXXXX").map { CChar(bitPattern: $0) } + [0]
+        fileio_install_cleanup_handlers()
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw FileError(path: path, errno: errno, action: "cannot create a file in \(folder)")
+        }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+        let temporary = template.withUnsafeBufferPointer { PathBytes.string(cString: $0.baseAddress!) }
+        let cleanupSlot = fileio_remember_file(template)
+        givePermissions(descriptor, replacing: existing)
+        return (descriptor, template, temporary, cleanupSlot)
+    }
+
+    /// Opens `descriptor` as a stream, lets `write` fill it and flushes it;
+    /// returns the open stream (closed here on any failure).
+    static func writeStream(_ descriptor: Int32, path: String,
+                            _ write: (UnsafeMutablePointer<FILE>) throws -> Void) throws -> UnsafeMutablePointer<FILE> {
+        guard let stream = fdopen(descriptor, "wb") else {
+            close(descriptor)
+            throw FileError(path: path, errno: errno, action: "cannot write")
+        }
+        do {
+            try write(stream)
+        } catch {
+            fclose(stream)
+            throw error
+        }
+        guard fflush(stream) == 0 else {
+            let code = errno
+            fclose(stream)
+            throw FileError(path: path, errno: code, action: "cannot write")
+        }
+        return stream
     }
 
     /// mkstemp creates 0600: a temporary takes the replaced file's

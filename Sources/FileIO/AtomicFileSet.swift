@@ -190,40 +190,16 @@ public final class AtomicFileSet {
 
     private func stage(_ path: String, _ write: (UnsafeMutablePointer<FILE>, AtomicFile.Commit) throws -> Void) throws -> String {
         let existing = try AtomicFile.checkTarget(path, inputs: inputs)
-        let folder = AtomicFile.parentFolder(of: path)
-        let name = FileSystem.name(of: path)
-        var template = Self.withPath("\(folder)/.\(AtomicFile.temporaryStem(name)).XXXXXX") { Array(UnsafeBufferPointer(start: $0, count: strlen($0) + 1)) }
-        fileio_install_cleanup_handlers()
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard descriptor >= 0 else {
-            throw FileError(path: path, errno: errno, action: "cannot create a file in \(folder)")
-        }
-        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-        let temporary = template.withUnsafeBufferPointer { Self.path(cString: $0.baseAddress!) }
-        let cleanupSlot = fileio_remember_file(template)
+        let made = try AtomicFile.makeTemporary(for: path, replacing: existing)
         var kept = false
         defer {
             if !kept {
-                unlink(template)
-                fileio_forget(cleanupSlot)
+                unlink(made.template)
+                fileio_forget(made.cleanupSlot)
             }
         }
-        AtomicFile.givePermissions(descriptor, replacing: existing)
-        guard let stream = fdopen(descriptor, "wb") else {
-            close(descriptor)
-            throw FileError(path: path, errno: errno, action: "cannot write")
-        }
-        do {
-            try write(stream, syncs ? .synced : .cached)
-        } catch {
-            fclose(stream)
-            throw error
-        }
-        guard fflush(stream) == 0 else {
-            let code = errno
-            fclose(stream)
-            throw FileError(path: path, errno: code, action: "cannot write")
-        }
+        let (temporary, cleanupSlot) = (made.temporary, made.cleanupSlot)
+        let stream = try AtomicFile.writeStream(made.descriptor, path: path) { try write($0, syncs ? .synced : .cached) }
         guard !syncs || fsync(fileno(stream)) == 0 else {
             let code = errno
             fclose(stream)
