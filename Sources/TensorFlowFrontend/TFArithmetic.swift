@@ -218,9 +218,7 @@ extension TFOpTable {
     }
 
     static func fusedBatchNorm(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        try b.node.requireNHWC()
         let x = try b.tensor(0)
-        guard b.node.bool("is_training") != true else { throw b.node.fail("is_training is true: freeze the graph for inference") }
         let c = x.shape.channels
         let parts = try ["scale", "offset", "mean", "variance"].enumerated().map { index, what in
             let value = try b.constant(index + 1, "the \(what)")

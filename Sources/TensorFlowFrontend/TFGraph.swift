@@ -155,13 +155,6 @@ extension TFNode {
         copy.name = name
         return copy
     }
-
-    /// NHWC is the only layout the converter maps.
-    func requireNHWC() throws {
-        if let format = string("data_format"), format != "NHWC" {
-            throw fail("data_format \(format) is not supported (only NHWC)")
-        }
-    }
 }
 
 /// A TensorFlow graph that cannot be converted; the message names the node.

@@ -7,7 +7,6 @@ extension TFOpTable {
     /// Conv2DBackpropInput(input_sizes, filter [kH, kW, Cout, Cin], x): a
     /// deconvolution to the stated size (Conv2DTranspose).
     static func transposedConvolution(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        try b.node.requireNHWC()
         let sizes = try b.constant(0, "the output size").ints(b.node, "the output size")
         let filter = try b.constant(1, "the filter")
         let x = try b.tensor(2)
@@ -17,9 +16,6 @@ extension TFOpTable {
         let (kh, kw, cout, cin) = (filter.shape[0], filter.shape[1], filter.shape[2], filter.shape[3])
         guard sizes.count == 4, sizes[0] == 1, sizes[3] == cout, sizes[1] > 0, sizes[2] > 0 else {
             throw b.node.fail("output size \(sizes) is not [1, H, W, \(cout)]")
-        }
-        guard try b.spatial("dilations", default: 1) == Size2(1, 1) else {
-            throw b.node.fail("dilations \(b.node.ints("dilations") ?? []) is not supported (only 1: TensorFlow's CPU kernel has no dilated transposed convolution either)")
         }
         let kernel = Size2(kh, kw), stride = try b.spatial("strides", default: 1)
         let weights = filter.weights { NHWCLayout.deconvolution(kh: kh, kw: kw, cout: cout, cin: cin, from: $0) }
@@ -32,7 +28,6 @@ extension TFOpTable {
     /// SpaceToDepth (YOLOv2's passthrough as TensorFlow graphs hold it):
     /// `SpaceToDepth.steps`, the TF node's name on the last.
     static func spaceToDepth(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        try b.node.requireNHWC()
         let x = try b.tensor(0)
         let block = b.node.int("block_size") ?? 0
         guard x.rank == 4, let steps = SpaceToDepth.steps(channels: x.shape.channels, height: x.shape.height, width: x.shape.width, block: block) else {

@@ -159,7 +159,6 @@ enum TFOpTable {
 
     /// Filters are [kH, kW, Cin, Cout]; Core ML wants [Cout, Cin, kH, kW].
     static func convolution(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        try b.node.requireNHWC()
         let x = try b.tensor(0)
         let filter = try b.constant(1, "the filter")
         guard filter.shape.count == 4 else { throw b.node.fail("filter shape \(filter.shape) is not [kH, kW, Cin, Cout]") }
@@ -179,7 +178,6 @@ enum TFOpTable {
     /// Filters are [kH, kW, Cin, multiplier]: a grouped convolution with
     /// Cin groups of one channel; output channel c * multiplier + m.
     static func depthwise(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        try b.node.requireNHWC()
         let x = try b.tensor(0)
         let filter = try b.constant(1, "the filter")
         guard filter.shape.count == 4, filter.shape[2] == x.shape.channels else {
@@ -198,7 +196,6 @@ enum TFOpTable {
     }
 
     static func pooling(_ b: TFBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: TFValue) {
-        try b.node.requireNHWC()
         let x = try b.tensor(0)
         let kernel = try b.spatial("ksize", default: 1)
         // AvgPool has no EXPLICIT padding in TensorFlow (MaxPool has).
