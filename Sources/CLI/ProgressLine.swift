@@ -52,6 +52,7 @@ public final class ProgressLine: WorkProgressListener, @unchecked Sendable {
         guard !quiet, isTerminal, environment["TERM"] != "dumb" else { return nil }
         // One column short of a narrower terminal's width, so the line never wraps.
         let columns = terminalColumns(of: Terminal.Stream.stderr.fileDescriptor).map { $0 - 1 } ?? maximumWidth
+        clearsLineOnInterrupt()
         return ProgressLine(width: columns) { text in FileHandle.standardError.write(Data(text.utf8)) }
     }
 
@@ -86,6 +87,19 @@ public final class ProgressLine: WorkProgressListener, @unchecked Sendable {
         lastDrawn = -.infinity
     }
 
+    /// Ctrl-C (SIGINT) or SIGTERM first erase the line on stderr, then end
+    /// the program as they would have (the default action, raised again),
+    /// so that the shell's prompt does not follow a stale count.
+    static func clearsLineOnInterrupt() {
+        for number in [SIGINT, SIGTERM] {
+            signal(number) { number in
+                eraseStandardErrorLine()
+                signal(number, SIG_DFL)
+                raise(number)
+            }
+        }
+    }
+
     /// The terminal's width in columns (TIOCGWINSZ); nil when it does not say.
     static func terminalColumns(of descriptor: Int32) -> Int? {
         var size = winsize()
@@ -99,4 +113,11 @@ public final class ProgressLine: WorkProgressListener, @unchecked Sendable {
         clock_gettime(CLOCK_MONOTONIC, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
+}
+
+/// Writes `\r ESC [ K` to stderr from a signal handler: async-signal-safe,
+/// write(2) of bytes on the stack.
+private func eraseStandardErrorLine() {
+    var erase: (UInt8, UInt8, UInt8, UInt8) = (13, 27, 91, 75)
+    _ = withUnsafeBytes(of: &erase) { write(2, $0.baseAddress, 4) }
 }
