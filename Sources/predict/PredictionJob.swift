@@ -56,14 +56,15 @@ struct PredictionJob {
         var layerTotals: [String: Double] = [:]
         var layerOrder: [String] = []
         defer { WorkProgress.finished() }
+        WorkProgress.report("benchmark", done: 0, total: runs, unit: "runs")
         for run in 0..<runs {
-            WorkProgress.report("benchmark", done: run, total: runs, unit: "runs")
             let start = DispatchTime.now().uptimeNanoseconds
             _ = try network.predict(inputs, profile: profile ? { name, seconds in
                 if layerTotals[name] == nil { layerOrder.append(name) }
                 layerTotals[name, default: 0] += seconds
             } : nil)
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            WorkProgress.report("benchmark", done: run + 1, total: runs, unit: "runs")
         }
         times.sort()
         let round = { (value: Double) in (value * 100).rounded() / 100 }

@@ -121,6 +121,41 @@ final class ProgressTests: XCTestCase {
         XCTAssertEqual(result.standardOutput.components(separatedBy: ".png\n  ").count, 1 + 16, "every image's result")
     }
 
+    /// Ctrl-C while the line shows erases it before the program ends, and
+    /// --benchmark's runs have their line too.
+    func testCtrlCErasesTheLineAndTheBenchmarkShowsItsRuns() throws {
+        let folder = try temporaryFolder()
+        let images = try imageFolder(count: 16, in: folder)
+        let model = try makeSlowPredictor(in: folder)
+        let stopped = try TerminalRunner.run("coreml-predict", [model, images.path]) { $0.contains("predicting: ") }
+        XCTAssertTrue(stopped.interrupted, stopped.terminal.debugDescription)
+        XCTAssertTrue(stopped.terminal.hasSuffix("\r\u{1B}[K"), "the line erased: \(stopped.terminal.debugDescription)")
+
+        let timed = try TerminalRunner.run("coreml-predict", [model, images.appendingPathComponent("img00.png").path, "--benchmark", "8"])
+        XCTAssertEqual(timed.status, 0, timed.terminal)
+        XCTAssertTrue(drawnLines(timed.terminal).contains { $0.hasPrefix("benchmark: ") && $0.hasSuffix("/8 runs") }, timed.terminal.debugDescription)
+        XCTAssertTrue(timed.terminal.contains("\r\u{1B}[Kbenchmark: 8 runs, median "), "the report starts at the left edge: \(timed.terminal.debugDescription)")
+    }
+
+    /// A failure after the line appeared: the error line starts at the left edge.
+    func testAnErrorAfterTheLineStartsClean() throws {
+        let folder = try temporaryFolder()
+        let model = try makeSlowModel(in: folder)
+        // A NaN as the very last weight: every tensor is quantized (seconds), then the conversion fails.
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: model.weights))
+        try handle.seek(toOffset: try handle.seekToEnd() - 4)
+        try handle.write(contentsOf: withUnsafeBytes(of: Float.nan) { Data($0) })
+        try handle.close()
+        let output = folder.appendingPathComponent("slow.mlmodel").path
+        let result = try TerminalRunner.run("coreml-convert", ["darknet", model.cfg, model.weights, "-o", output,
+                                                               "--quantize-weights", "4", "--quantization", "kmeans-lut"])
+        XCTAssertEqual(result.status, 1, result.terminal)
+        XCTAssertTrue(result.terminal.contains("quantizing weights: "), result.terminal.debugDescription)
+        XCTAssertTrue(result.terminal.contains("\r\u{1B}[Kerror: "), "the line erased before the error: \(result.terminal.debugDescription)")
+        XCTAssertEqual(result.terminal.components(separatedBy: "error: ").count, 2, result.terminal.debugDescription)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+
     /// Ctrl-C after the first results keeps them: each image's result is
     /// printed (and flushed) once it and those before it are done.
     func testResultsPrintedBeforeAnInterruptStay() throws {
@@ -186,9 +221,14 @@ enum TerminalRunner {
         var standardOutput: String
         /// Everything the program wrote to the terminal (stderr).
         var terminal: String
+        /// Whether SIGINT ended the program.
+        var interrupted = false
     }
 
-    static func run(_ program: String, _ arguments: [String], timeout: TimeInterval = 120) throws -> Result {
+    /// - Parameter interruptWhen: sends SIGINT (Ctrl-C) once the terminal's
+    ///   bytes so far satisfy it.
+    static func run(_ program: String, _ arguments: [String], timeout: TimeInterval = 120,
+                    interruptWhen: (@Sendable (String) -> Bool)? = nil) throws -> Result {
         let primary = posix_openpt(O_RDWR | O_NOCTTY)
         guard primary >= 0, grantpt(primary) == 0, unlockpt(primary) == 0, let name = ptsname(primary) else {
             throw XCTSkip("no pseudo-terminal: \(String(cString: strerror(errno)))")
@@ -217,6 +257,10 @@ enum TerminalRunner {
                 let count = read(primary, &buffer, buffer.count)
                 if count <= 0 { break }
                 terminal.data.append(contentsOf: buffer[0..<count])
+                if let interruptWhen, !terminal.interrupted, interruptWhen(String(decoding: terminal.data, as: UTF8.self)) {
+                    terminal.interrupted = true
+                    kill(process.processIdentifier, SIGINT)
+                }
             }
         }
         let standardOutput = output.fileHandleForReading.readDataToEndOfFile()
@@ -224,7 +268,8 @@ enum TerminalRunner {
         reading.wait()
         close(primary)
         return Result(status: process.terminationStatus, standardOutput: String(decoding: standardOutput, as: UTF8.self),
-                      terminal: String(decoding: terminal.data, as: UTF8.self))
+                      terminal: String(decoding: terminal.data, as: UTF8.self),
+                      interrupted: process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGINT)
     }
 }
 
@@ -237,4 +282,5 @@ enum TerminalRunner {
 /// Bytes one thread reads while another waits for it (read after `wait`).
 private final class TerminalBytes: @unchecked Sendable {
     var data = Data()
+    var interrupted = false
 }
