@@ -216,12 +216,7 @@ enum ConversionFlags {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         options.normalization = try normalization(arguments)
-        // What the file's summary cannot show: where the per-channel std went.
-        let notes = options.normalization.map { normalization in
-            normalization.isOneScale ? [] : [(label: "Normalized", items: options.imageInputNames.map {
-                "scale layer \($0)_std: 1/std per channel (Core ML's image scale is one for all)"
-            })]
-        } ?? []
+        let notes = normalizationNotes(options)
         try UsageError.checkDistinct(options.imageInputNames, option: "image-input", key: featureName)
         options.imageInputNames = options.imageInputNames.map(featureName)
         let shapes = try ConversionFlags.inputShapes(arguments).map { InputShape(name: $0.name, shape: $0.shape) }
@@ -233,13 +228,23 @@ enum ConversionFlags {
         }
     }
 
+    /// What the file's summary cannot show: where a per-channel std went.
+    static func normalizationNotes(_ options: ConversionOptions) -> [(label: String, items: [String])] {
+        options.normalization.map { normalization in
+            normalization.isOneScale ? [] : [(label: "Normalized", items: options.imageInputNames.map {
+                "scale layer \($0)_std: 1/std per channel (Core ML's image scale is one for all)"
+            })]
+        } ?? []
+    }
+
     /// `--mean` and `--std` (torchvision's normalization, on 0-1 pixels),
-    /// for the converters that declare them.
+    /// for the converters that declare them (ONNX, TensorFlow, Keras).
     static let normalizationOptions: [OptionSpec] = [
-        Option("mean", valueName: "r,g,b", help: "torchvision's normalization mean on 0-1 pixels (0.485,0.456,0.406): the image input "
-               + "gives the model (pixel / 255 - mean) / std per channel (with --std; one value serves every channel).").spec,
-        Option("std", valueName: "r,g,b", help: "torchvision's normalization std (0.229,0.224,0.225; default 1): Core ML's image scale "
-               + "is one for all channels, so different values add a scale layer after the input.").spec,
+        Option("mean", valueName: "r,g,b", help: "The normalization mean on 0-1 pixels (torchvision's 0.485,0.456,0.406; 0.5 with "
+               + "--std 0.5 for [-1, 1]): the image input gives the model (pixel / 255 - mean) / std per channel (one value "
+               + "serves every channel).").spec,
+        Option("std", valueName: "r,g,b", help: "The normalization std (torchvision's 0.229,0.224,0.225; default 1): Core ML's image "
+               + "scale is one for all channels, so different values add a scale layer after the input.").spec,
     ]
 
     /// The normalization `--mean` and `--std` give (nil when neither is

@@ -13,7 +13,8 @@ enum KerasCommand: Command {
             Keras 3 still writes. Inputs keep their Keras names; one saved with unknown sizes, (None, None, 3), takes \
             them from --input name=1,H,W,C. Lambda layers hold Python code: they are refused, never run or decoded.
             """)
-    static let options = Options(ConversionFlags.modelFileOptions("model.h5", "The Keras model.", layout: "1,H,W,C"))
+    static let options = Options(ConversionFlags.modelFileOptions("model.h5", "The Keras model.", layout: "1,H,W,C")
+                                 + ConversionFlags.normalizationOptions)
 
     static func run(_ arguments: ParsedArguments) throws {
         try ConversionFlags.convertModelFile(arguments, .keras) { source, options, shapes in

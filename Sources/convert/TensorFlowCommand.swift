@@ -26,6 +26,7 @@ enum TensorFlowCommand: Command {
         Option("output-feature-name", valueName: "tensor", repeatable: true, otherSpellings: ["output-tensor"],
                help: "A tensor to expose as an output of the model (default: the graph's sinks).")
         ConversionFlags.imageOptions
+        ConversionFlags.normalizationOptions
         ConversionFlags.labelAndMetadataOptions
         Option("yolo-anchors", valueName: "w,h,...",
                help: "The anchors (width, height pairs in grid cells, as Darknet's cfg lists them) of a YOLOv2 output to decode into a detector.")
@@ -35,6 +36,7 @@ enum TensorFlowCommand: Command {
     static func run(_ arguments: ParsedArguments) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
+        options.normalization = try ConversionFlags.normalization(arguments)
         try UsageError.checkDistinct(options.imageInputNames, option: "image-input", key: TensorFlowConverter.featureName)
         options.imageInputNames = options.imageInputNames.map(TensorFlowConverter.featureName)
         options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
@@ -50,7 +52,7 @@ enum TensorFlowCommand: Command {
         try Frontend.tensorflow.require(graph)
         try convert(to: output, inputs: [graph] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            (try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output-feature-name"), options: options), [])
+            (try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output-feature-name"), options: options), ConversionFlags.normalizationNotes(options))
         }
     }
 }

@@ -36,10 +36,10 @@ final class OptionMistakeTests: XCTestCase {
     func testPreprocessingWithoutAnImageInputIsAUsageError() throws {
         try assertMistake(caffe(["--is-bgr", "--red-bias", "-114"]),
                           "--is-bgr, --red-bias apply to an image input, and none is named: add --image-input data")
-        try assertMistake(caffe(["--image-scale", "2/255"]), "--image-scale apply to an image input")
+        try assertMistake(caffe(["--image-scale", "2/255"]), "--image-scale applies to an image input")
         try assertMistake(["tensorflow", mobilenet, "--blue-bias", "1"], "add --image-input input")
         try assertMistake(["keras", repositoryRoot.appendingPathComponent("Tests/Fixtures/keras/functional_separable/model.h5").path,
-                           "--gray-bias", "3"], "--gray-bias apply to an image input")
+                           "--gray-bias", "3"], "--gray-bias applies to an image input")
     }
 
     func testNamesTheModelDoesNotHaveAreErrorsWithSuggestions() throws {
