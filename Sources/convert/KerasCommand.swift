@@ -11,7 +11,7 @@ enum KerasCommand: Command {
         discussion: """
             Reads the model_config JSON and the model_weights of Keras 2.x files and of the legacy HDF5 format \
             Keras 3 still writes. Inputs keep their Keras names; one saved with unknown sizes, (None, None, 3), takes \
-            them from --input name=1,H,W,C. Lambda layers hold Python code: they are refused, never run or decoded.
+            them from --input-shape name=1,H,W,C. Lambda layers hold Python code: they are refused, never run or decoded.
             """)
     static let options = Options(ConversionFlags.modelFileOptions("model.h5", "The Keras model.", layout: "1,H,W,C"))
 

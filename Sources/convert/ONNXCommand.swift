@@ -10,7 +10,7 @@ enum ONNXCommand: Command {
         discussion: """
             Reads opsets 9 to 21 with each opset's semantics (Softmax's axis, attributes that became inputs). \
             Initializers are constants and the shape arithmetic around Reshape is folded, so a symbolic batch \
-            size needs nothing (it is 1); other symbolic sizes need --input name=1,3,224,224. External data files \
+            size needs nothing (it is 1); other symbolic sizes need --input-shape name=1,3,224,224. External data files \
             (models over 2 GB) are read from the model's folder and never outside it. Feature names come from the \
             graph's input and output names, characters other than letters, digits and '_' made '_'. An op the \
             converter cannot map is reported with every other one in one error: op type, count and node names.

@@ -10,7 +10,7 @@ enum TensorFlowCommand: Command {
     static let configuration = CommandConfiguration(
         name: "tensorflow", abstract: "Convert a frozen TensorFlow graph (.pb or .pbtxt) to Core ML.",
         discussion: """
-            Options follow tfcoreml.convert: input_name_shape_dict -> --input, output_feature_names -> \
+            Options follow tfcoreml.convert: input_name_shape_dict -> --input-shape, output_feature_names -> \
             --output-feature-name, \
             image_input_names -> --image-input, red_bias / image_scale / class_labels likewise. Tensor names may be \
             given with or without ':0'. Core ML feature names come from tensor names: ':0' is dropped and characters \

@@ -26,7 +26,7 @@ enum GenerateCommand: Command {
     static let options = Options {
         Positional("model", valueName: "Model.mlmodel", help: "The Core ML model whose classes to write.")
         Positional("folder", valueName: "OUTDIR", help: "Where to write them (created if missing; its parent must exist).")
-        Option("language", valueName: "language", default: "swift", help: "swift (<Name>.swift) or objc (<Name>.h and <Name>.m).")
+        Option("language", valueName: "swift|objc", default: "swift", help: "The classes' language: swift (<Name>.swift) or objc (<Name>.h and <Name>.m).")
         Option("class-name", valueName: "Name", help: "The model class's name (default: the model file's name, sanitized).")
         Flag("public", help: "Declare the classes and members public (Swift) or visible outside the binary (Objective-C), for a framework.")
         Flag("quiet", short: "q", help: "Print nothing when it succeeds.")

@@ -52,8 +52,14 @@ final class FrontDoorTests: XCTestCase {
             try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, typed, "x", "-o", output],
                             "unknown option '\(typed)'; did you mean '\(ours)'?", status: 64)
         }
-        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, "--input_name_shape_dict", "x", "-o", output],
-                        "did you mean '--input'?", status: 64)
+        for typed in ["--input_name_shape_dict", "--inputs"] {
+            try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, typed, "x", "-o", output],
+                                             "did you mean '--input-shape'?", status: 64)
+        }
+        for typed in ["--model_precision", "--compute_precision"] {
+            try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, typed, "float16", "-o", output],
+                                             "unknown option '\(typed)'; did you mean '--precision'?", status: 64)
+        }
         try ProgramRunner.assertOneError("coreml-predict", [root + "Samples/face.png", "--center-crop"], "did you mean '--crop-and-scale'?", status: 64)
     }
 
@@ -102,7 +108,7 @@ final class FrontDoorTests: XCTestCase {
         try ProgramRunner.assertOneError("coreml-predict", [mobilenet, face],
                         "graph.pb: is a TensorFlow graph, not a Core ML model: convert it with coreml-convert tensorflow")
         try ProgramRunner.assertOneError("coreml-predict", [face], "face.png: is a PNG image, not a Core ML model")
-        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, "--image-input", "data", "--mean", face, "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, "--image-input", "data", "--mean-image", face, "-o", output],
                         "face.png: is a PNG image, not a Caffe mean image (mean.binaryproto)")
         try ProgramRunner.assertOneError("coreml-inspect", [face], "face.png: a PNG image, not a model file")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
