@@ -23,7 +23,13 @@ enum CaffeCommand: Command {
             becomes an object detector Vision reads: the pipeline of the network, the box decoding as layers (the priors \
             computed now) and non-maximum suppression with the DetectionOutput's thresholds, with the outputs `confidence` \
             and `coordinates`; --class-labels names the classes (with or without the background's label).
-            """)
+            """,
+        examples: [
+            Example("A classifier Vision reads: BGR image input, the mean subtracted, labels", "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --is-bgr --blue-bias -78.4 --green-bias -87.8 --red-bias -114.9 --class-labels age_labels.txt -o AgeNet.mlmodel"),
+            Example("The weights stored in 8 bits, and the typed Swift class beside the model",
+                    "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --quantize-weights 8 "
+                        + "--generate-classes -o AgeNet.mlmodel"),
+        ])
     static let options = Options {
         Positional("prototxt", valueName: "deploy.prototxt", help: "The deploy net definition.")
         Positional("weights", valueName: "weights.caffemodel",

@@ -23,7 +23,12 @@ enum InspectCommand: Command {
         versionDetails: """
             reads Core ML .mlmodel files (neural networks, any specification version), Caffe deploy definitions and \
             weights, TensorFlow frozen graphs, Keras .h5, ONNX .onnx, Darknet .cfg with or without .weights
-            """)
+            """,
+        examples: [
+            Example("What a model takes and gives, and the systems it loads on", "coreml-inspect AgeNet.mlmodel"),
+            Example("A Caffe model before converting it, every layer listed", "coreml-inspect deploy_age.prototxt age_net.caffemodel --layers"),
+            Example("Every weight tensor's statistics, as JSON", "coreml-inspect AgeNet.mlmodel --weight-stats --json"),
+        ])
     static let options = Options {
         Positional("file", valueName: "file", repeatable: true,
                    help: "Model files to summarize: .mlmodel, deploy.prototxt [W.caffemodel[.h5]], .caffemodel, .caffemodel.h5, .pb, .pbtxt, Keras .h5, .onnx, N.cfg [N.weights].")
