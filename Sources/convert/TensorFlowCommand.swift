@@ -10,7 +10,7 @@ enum TensorFlowCommand: Command {
     static let configuration = CommandConfiguration(
         name: "tensorflow", abstract: "Convert a frozen TensorFlow graph (.pb or .pbtxt) to Core ML.",
         discussion: """
-            Options follow tfcoreml.convert: input_name_shape_dict -> --input, output_feature_names -> \
+            Options follow tfcoreml.convert: input_name_shape_dict -> --input-shape, output_feature_names -> \
             --output-feature-name, \
             image_input_names -> --image-input, red_bias / image_scale / class_labels likewise. Tensor names may be \
             given with or without ':0'. Core ML feature names come from tensor names: ':0' is dropped and characters \
@@ -18,7 +18,15 @@ enum TensorFlowCommand: Command {
             the graph's name. A YOLOv2 graph (its passthrough as SpaceToDepth) becomes an object detector Vision reads with \
             --yolo-anchors: its output decoded as Darknet's [region] does and suppressed (see coreml-convert darknet --help; \
             --class-labels names the classes).
-            """)
+            """,
+        examples: [
+            Example("A frozen classifier: its input's size, its output, image input and labels",
+                    "coreml-convert tensorflow graph.pb --input-shape input:0=1,32,32,3 --output-feature-name Identity:0 "
+                        + "--image-input input:0 --image-scale 1/255 --class-labels labels.txt -o Classifier.mlmodel"),
+            Example("Its outputs as the graph gives them, float16 weights",
+                    "coreml-convert tensorflow graph.pb --input-shape input:0=1,32,32,3 --image-input input:0 --precision float16 "
+                        + "-o Graph.mlmodel"),
+        ])
     static let options = Options {
         Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")
         ConversionFlags.outputOptions()

@@ -101,12 +101,12 @@ final class TerminalWidthTests: XCTestCase {
         arguments.map { $0.hasPrefix("-") || $0.hasPrefix("/") || !$0.contains("/") ? $0 : root + $0 }
     }
 
-    /// Summary, --layers and --weights of every model; `--json` stays whole.
+    /// Summary, --layers and --weight-stats of every model; `--json` stays whole.
     func testInspectFitsATerminal() throws {
         for model in inspected {
             let files = absolute(model)
             try XCTSkipUnless(files.allSatisfy { $0.hasPrefix("-") || FileManager.default.fileExists(atPath: $0) }, "\(files)")
-            for form in [[], ["--layers"], ["--weights"]] { try run("coreml-inspect", form + files) }
+            for form in [[], ["--layers"], ["--weight-stats"]] { try run("coreml-inspect", form + files) }
         }
         XCTAssertEqual(tooWide, [], "lines wider than \(Self.columns) columns:\n" + tooWide.joined(separator: "\n"))
     }
@@ -134,7 +134,7 @@ final class TerminalWidthTests: XCTestCase {
         for conversion in conversions {
             let output = folder + conversion.name + ".mlmodel"
             try run("coreml-convert", absolute(conversion.arguments) + ["-o", output])
-            for form in [[], ["--layers"], ["--weights"]] { try run("coreml-inspect", form + [output]) }
+            for form in [[], ["--layers"], ["--weight-stats"]] { try run("coreml-inspect", form + [output]) }
             try run("coreml-generate", [output, folder + conversion.name + "-classes"])
         }
         try run("coreml-convert", ["mlmodel", folder + "ViT.mlmodel", "--quantize-weights", "8", "-o", folder + "ViT8.mlmodel"])
