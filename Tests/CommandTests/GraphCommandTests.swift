@@ -316,14 +316,14 @@ final class GraphCommandTests: XCTestCase {
         XCTAssertEqual(colourOfKind["softmax"], colourOfKind["output"], "softmax and the outputs: one family")
         for (title, kind) in [("convolution", "convolution"), ("activation", "activation"), ("normalization", "lrn"),
                               ("inner product, matmul", "innerProduct"), ("softmax, output", "softmax")] {
-            XCTAssertTrue(text.contains("<td bgcolor=\"\(colourOfKind[kind]!)\">\(title)</td>"), "legend: \(title)")
+            XCTAssertTrue(text.contains("<td bgcolor=\"\(colourOfKind[kind] ?? "?")\">\(title)</td>"), "legend: \(title)")
         }
         XCTAssertFalse(text.contains("element-wise"), "the legend lists only the families drawn")
 
         // A weights file on its own (Caffe's layer types): the same palette.
         let weights = try ProgramRunner.run("coreml-inspect", [samples + "age_net.caffemodel", "--graph", "dot", "--graph-output", "-"])
         XCTAssertEqual(weights.status, 0, weights.standardError)
-        XCTAssertTrue(weights.standardOutput.contains("\\nConvolution\\n[8,3,7,7] [8]\", fillcolor=\"\(colourOfKind["convolution"]!)\"]"),
+        XCTAssertTrue(weights.standardOutput.contains("\\nConvolution\\n[8,3,7,7] [8]\", fillcolor=\"\(colourOfKind["convolution"] ?? "?")\"]"),
                       weights.standardOutput)
         XCTAssertTrue(weights.standardOutput.contains("\\nInnerProduct\\n"), weights.standardOutput)
     }
