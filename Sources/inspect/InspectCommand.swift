@@ -45,6 +45,7 @@ enum InspectCommand: Command {
         if graphOutput != nil && graph == nil { throw UsageError("--graph-output needs --graph dot, svg or png") }
         let graphTimeout = try arguments.double("graph-timeout")
         guard graphTimeout > 0, graphTimeout <= 86_400 else { throw UsageError("--graph-timeout takes a number of seconds from 0 to 86400") }
+        if graphOutput == "" { throw UsageError("--graph-output takes a file name, or - for stdout") }
         let graphToStdout = graphOutput == "-"
         if graphToStdout && (json || layers || weights) {
             throw UsageError("--graph-output - prints only the graph; give a file to print the \(json ? "JSON" : "tables") too")

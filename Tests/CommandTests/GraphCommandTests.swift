@@ -105,6 +105,9 @@ final class GraphCommandTests: XCTestCase {
         XCTAssertTrue(try String(contentsOfFile: folder.appendingPathComponent("age.dot").path, encoding: .utf8).contains("innerProduct"))
         XCTAssertEqual(result.standardOutput.components(separatedBy: "\n== ").count, 4, "one section per model")
 
+        // An empty name: a usage error (was `error: : cannot replace: No such file or directory`).
+        try ProgramRunner.assertOneError("coreml-inspect", [model, "--graph", "dot", "--graph-output", ""],
+                                         "--graph-output takes a file name, or - for stdout", status: 64)
         // --graph-output names one picture: with several models, a usage error that says what to do.
         try ProgramRunner.assertOneError("coreml-inspect", [model, onnx, "--graph", "dot", "--graph-output", folder.path + "/x.dot"],
                                          "--graph-output names the picture of one model, not 2; leave it out", status: 64)
