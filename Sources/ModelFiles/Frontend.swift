@@ -92,8 +92,8 @@ extension ModelFiles {
         let path = request.path
         let weights = request.weights
         if weights == nil && loadWeights {
-            throw FormatDetectionError(message: "\(path): --weights lists weight values, and a deploy definition has none: "
-                                       + "give its weights too (\(path) WEIGHTS.caffemodel --weights)")
+            throw FormatDetectionError(message: "\(path): --weight-stats lists weight values, and a deploy definition has none: "
+                                       + "give its weights too (\(path) WEIGHTS.caffemodel --weight-stats)")
         }
         let net: CaffeInspection.Net
         do {
@@ -128,7 +128,7 @@ extension ModelFiles {
 
     static func inspectONNX(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input there).
+        // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input-shape there).
         let model = try ONNXConverter.convert(model: path)
         return InspectedModel(path: path, format: FileFormatInfo(id: "onnx", name: "ONNX model"), content: .network(model))
     }
@@ -136,8 +136,8 @@ extension ModelFiles {
     static func inspectDarknet(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
         if request.weights == nil && loadWeights {
-            throw FormatDetectionError(message: "\(path): --weights lists weight values, and a network definition has none: "
-                                       + "give its weights too (\(path) WEIGHTS.weights --weights)")
+            throw FormatDetectionError(message: "\(path): --weight-stats lists weight values, and a network definition has none: "
+                                       + "give its weights too (\(path) WEIGHTS.weights --weight-stats)")
         }
         // As `convert darknet` would convert it; without weights, the structure alone.
         let model = try DarknetConverter.convert(config: path, weights: request.weights)
