@@ -113,6 +113,21 @@ final class GraphCommandTests: XCTestCase {
                                          "--graph-output names the picture of one model, not 2; leave it out", status: 64)
     }
 
+    /// Was: `--graph prints only the graph` (a usage error). With --json the
+    /// pictures are written and stdout stays one JSON document.
+    func testJSONStaysJSONBesideThePictures() throws {
+        let folder = try temporaryFolder()
+        let model = try copy(fixtures + "coreml/builder_classifier.mlmodel", to: folder, as: "Net.mlmodel")
+        let deploy = try copy(samples + "deploy_age.prototxt", to: folder, as: "age.prototxt")
+        let result = try ProgramRunner.run("coreml-inspect", [model, deploy, "--json", "--layers", "--graph", "dot"])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let documents = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [Any]
+        XCTAssertEqual(documents?.count, 2, result.standardOutput)
+        for name in ["Net.dot", "age.dot"] {
+            XCTAssertTrue(try String(contentsOfFile: folder.appendingPathComponent(name).path, encoding: .utf8).hasPrefix("digraph "), name)
+        }
+    }
+
     /// `--graph-output -`: the picture alone on stdout (DOT, SVG, and PNG on
     /// a pipe), nothing written next to the model; PNG to a terminal is
     /// refused.
