@@ -128,9 +128,17 @@ extension ModelFiles {
 
     static func inspectONNX(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input there).
-        let model = try ONNXConverter.convert(model: path)
-        return InspectedModel(path: path, format: FileFormatInfo(id: "onnx", name: "ONNX model"), content: .network(model))
+        let format = FileFormatInfo(id: "onnx", name: "ONNX model")
+        let model: Model
+        do {
+            // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input there).
+            model = try ONNXConverter.convert(model: path)
+        } catch {
+            // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
+            guard let outline = try? ONNXConverter.outline(model: path, failure: error) else { throw error }
+            return InspectedModel(path: path, format: format, outline: outline)
+        }
+        return InspectedModel(path: path, format: format, content: .network(model))
     }
 
     static func inspectDarknet(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
