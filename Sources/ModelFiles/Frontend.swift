@@ -119,11 +119,17 @@ extension ModelFiles {
 
     static func inspectTensorFlow(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        // As `convert tensorflow` would convert it without options (placeholders need static shapes).
-        let model = try TensorFlowConverter.convert(graph: path)
-        return InspectedModel(path: path, format: FileFormatInfo(
-                                  id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph"),
-                              content: .network(model))
+        let format = FileFormatInfo(id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph")
+        let model: Model
+        do {
+            // As `convert tensorflow` would convert it without options (placeholders need static shapes).
+            model = try TensorFlowConverter.convert(graph: path)
+        } catch {
+            // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
+            guard let outline = try? TensorFlowConverter.outline(graph: path, failure: error) else { throw error }
+            return InspectedModel(path: path, format: format, outline: outline)
+        }
+        return InspectedModel(path: path, format: format, content: .network(model))
     }
 
     static func inspectONNX(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {

@@ -178,6 +178,73 @@ final class InspectUnconvertibleTests: XCTestCase {
         let document = try json(try ProgramRunner.run("coreml-inspect", [path, "--json"]).standardOutput)
         XCTAssertEqual((document["obstacles"] as? [[String: Any]])?.first?["kind"] as? String, "other")
     }
+
+    /// A TensorFlow text graph of the given nodes (pbtxt `node { ... }` bodies).
+    func graph(_ nodes: [String], in folder: URL, named name: String) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        try nodes.map { "node { \($0) }" }.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    static let float = #"attr { key: "T" value { type: DT_FLOAT } }"#
+
+    /// Was: exit 1 with the first placeholder's error (`shape [1, -1, -1, 3] is not ...`).
+    func testATensorFlowGraphThatDoesNotConvertIsShown() throws {
+        let folder = try temporaryFolder()
+        let path = try graph([
+            #"name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } "#
+                + #"attr { key: "shape" value { shape { dim { size: -1 } dim { size: -1 } dim { size: -1 } dim { size: 3 } } } }"#,
+            #"name: "a" op: "FooBar" input: "x""#,
+            #"name: "b" op: "FooBar" input: "a""#,
+            #"name: "r" op: "Relu" input: "b" "# + Self.float + #" attr { key: "bogus" value { i: 1 } }"#,
+        ], in: folder, named: "graph.pbtxt")
+        let result = try ProgramRunner.run("coreml-inspect", [path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        for expected in ["Format:       TensorFlow graph (text)", "  x: DT_FLOAT [?, ?, ?, 3]", "  r: shape not stated",
+                         "Layers:       4 nodes (FooBar 2, Placeholder 1, Relu 1)", "Cannot convert: 3 obstacles",
+                         "  op FooBar is not supported: 2 nodes, first 'a'", "  node 'r' (Relu): bogus",
+                         "  placeholder 'x': sizes at axes 1, 2 open: give them with --input x=1,?,?,3"] {
+            XCTAssertTrue(result.standardOutput.contains(expected), "'\(expected)' not in:\n\(result.standardOutput)")
+        }
+        assertFitsATerminal(result.standardOutput)
+        let document = try json(try ProgramRunner.run("coreml-inspect", [path, "--json"]).standardOutput)
+        XCTAssertEqual(document["convertible"] as? Bool, false)
+        XCTAssertEqual((document["obstacles"] as? [[String: Any]])?.map { $0["kind"] as? String }, ["unsupportedOp", "refusedAttribute", "inputShape"])
+        let layers = try ProgramRunner.run("coreml-inspect", [path, "--layers"])
+        XCTAssertNotNil(layers.standardOutput.range(of: #"2\s+b\s+FooBar\s+a -> b"#, options: .regularExpression), layers.standardOutput)
+        // convert still refuses it.
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", path, "-o", folder.appendingPathComponent("m.mlmodel").path],
+                                         "node 'x' (Placeholder)")
+    }
+
+    /// A TensorFlow cycle, and a text graph that does not parse.
+    func testATensorFlowCycleIsShownAndAFileThatDoesNotParseIsAnError() throws {
+        let folder = try temporaryFolder()
+        let cycle = try graph([
+            #"name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 1 } dim { size: 4 } } } }"#,
+            #"name: "a" op: "Add" input: "x" input: "b" "# + Self.float,
+            #"name: "b" op: "Relu" input: "a" "# + Self.float,
+            #"name: "out" op: "Relu" input: "b" "# + Self.float,
+        ], in: folder, named: "cycle.pbtxt")
+        let result = try ProgramRunner.run("coreml-inspect", [cycle])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("  the graph has a cycle through 'b'"), result.standardOutput)
+        let broken = try graph([#"name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT "#], in: folder, named: "broken.pbtxt")
+        try ProgramRunner.assertOneError("coreml-inspect", [broken], "broken.pbtxt:")
+    }
+
+    /// 10,000 TensorFlow nodes of unsupported ops: counted by type.
+    func testTenThousandUnsupportedTensorFlowNodesStayBounded() throws {
+        let folder = try temporaryFolder()
+        var nodes = [#"name: "n0" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 1 } dim { size: 4 } } } }"#]
+        for index in 1...10_000 { nodes.append("name: \"n\(index)\" op: \"\(index % 2 == 0 ? "Foo" : "Bar")\" input: \"n\(index - 1)\"") }
+        let path = try graph(nodes, in: folder, named: "many.pbtxt")
+        let result = try ProgramRunner.run("coreml-inspect", [path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("  op Bar is not supported: 5000 nodes, first 'n1'"), result.standardOutput)
+        XCTAssertLessThan(result.standardOutput.split(separator: "\n").count, 20, result.standardOutput)
+        assertFitsATerminal(result.standardOutput)
+    }
 }
 
 /// A small ONNX model written as protobuf by hand: any names (bytes, so
