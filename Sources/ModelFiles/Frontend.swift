@@ -168,9 +168,19 @@ extension ModelFiles {
 
     static func inspectKeras(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        // A Keras .h5 with its architecture: as `convert keras` would convert it.
-        let model = try KerasConverter.convert(model: path, readingKernels: loadWeights)
-        return InspectedModel(path: path, format: FileFormatInfo(id: "keras", name: "Keras model (HDF5)"), content: .network(model))
+        let format = FileFormatInfo(id: "keras", name: "Keras model (HDF5)")
+        let model: Model
+        do {
+            // A Keras .h5 with its architecture: as `convert keras` would convert it.
+            model = try KerasConverter.convert(model: path, readingKernels: loadWeights)
+        } catch {
+            // A model whose layers or inputs convert refuses is shown as it states itself, with every
+            // obstacle. HDF5 reads lazily: a broken weights group or heap, or a size past the limits,
+            // surfaces only in the conversion, and stays its one error (an HDF5Error is not retried).
+            guard error is KerasError, let outline = try? KerasConverter.outline(model: path), !outline.obstacles.isEmpty else { throw error }
+            return InspectedModel(path: path, format: format, outline: outline)
+        }
+        return InspectedModel(path: path, format: format, content: .network(model))
     }
 
     static func inspectCaffeWeights(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {

@@ -245,6 +245,27 @@ final class InspectUnconvertibleTests: XCTestCase {
         XCTAssertLessThan(result.standardOutput.split(separator: "\n").count, 20, result.standardOutput)
         assertFitsATerminal(result.standardOutput)
     }
+
+    /// Was: exit 1 on each (the Lambda's, GroupNormalization's and the open input's error).
+    func testKerasModelsThatDoNotConvertAreShown() throws {
+        let keras = repositoryRoot.appendingPathComponent("Tests/Fixtures/keras").path + "/"
+        let cases = [("unsupported_layer", "  layer GroupNormalization is not supported: 1 layer, first 'group_norm'"),
+                     ("lambda_layer", "  layer Lambda is not supported (it holds Python code, never run): 1 layer, first 'times_two'"),
+                     ("dynamic_input", "  input 'image': sizes at axes 1, 2 open: give them with --input image=1,?,?,3")]
+        for (name, obstacle) in cases {
+            let path = keras + name + "/model.h5"
+            let result = try ProgramRunner.run("coreml-inspect", [path])
+            XCTAssertEqual(result.status, 0, "\(name): \(result.standardError)")
+            XCTAssertTrue(result.standardOutput.contains("Format:       Keras model (HDF5)"), result.standardOutput)
+            XCTAssertTrue(result.standardOutput.contains("Cannot convert: 1 obstacle"), result.standardOutput)
+            XCTAssertTrue(result.standardOutput.contains(obstacle), "'\(obstacle)' not in:\n\(result.standardOutput)")
+            assertFitsATerminal(result.standardOutput)
+            let document = try json(try ProgramRunner.run("coreml-inspect", [path, "--json"]).standardOutput)
+            XCTAssertEqual(document["convertible"] as? Bool, false, name)
+        }
+        let layers = try ProgramRunner.run("coreml-inspect", [keras + "lambda_layer/model.h5", "--layers"])
+        XCTAssertNotNil(layers.standardOutput.range(of: #"times_two\s+Lambda"#, options: .regularExpression), layers.standardOutput)
+    }
 }
 
 /// A small ONNX model written as protobuf by hand: any names (bytes, so
