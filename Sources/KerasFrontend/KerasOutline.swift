@@ -38,7 +38,7 @@ extension KerasConverter {
                                    + "first '\(short(layers[0]))'", op: op, count: layers.count, node: layers[0]))
         }
         for (op, clause, layers) in refused {
-            let more = layers.count > 1 ? " (\(layers.count - 1) more \(op) layer\(layers.count == 2 ? "" : "s") alike)" : ""
+            let more = layers.count > 1 ? " (and \(layers.count - 1) more alike)" : ""
             obstacles.append(.init(kind: .refusedAttribute, message: "layer '\(short(layers[0]))' (\(op)): \(clause)\(more)",
                                    op: op, count: layers.count, node: layers[0]))
         }

@@ -98,7 +98,14 @@ extension ModelFiles {
         let net: CaffeInspection.Net
         do {
             net = try CaffeInspection.convert(deploy: path, weights: weights)
-        } catch let error as ModelError {
+        } catch {
+            // A deploy definition whose layers convert refuses is shown as it states itself, with every
+            // obstacle; anything else (syntax, shapes, the weights file) stays its one error.
+            if let outline = try? CaffeInspection.outline(deploy: path), !outline.obstacles.isEmpty {
+                return InspectedModel(path: weights.map { "\(path) + \($0)" } ?? path,
+                                      format: FileFormatInfo(id: "caffe", name: outline.format), outline: outline)
+            }
+            guard let error = error as? ModelError else { throw error }
             // The converter names the file already (`deploy.prototxt: ...`).
             throw FormatDetectionError(message: error.message.hasPrefix("\(path): ") ? error.message : "\(path): \(error)")
         }

@@ -77,6 +77,8 @@ public struct SourceOutline: Sendable {
         }
     }
 
+    /// The format's variant when the file tells (`Caffe V1 net`); "" otherwise.
+    public var format = ""
     public var inputs: [Tensor]
     public var outputs: [Tensor]
     public var nodes: [Node]

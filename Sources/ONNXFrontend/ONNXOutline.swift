@@ -37,7 +37,7 @@ extension ONNXConverter {
             refused.append((node.op, clause, [node.name]))
         }
         for (op, clause, nodes) in refused {
-            let more = nodes.count > 1 ? " (\(nodes.count - 1) more \(op) node\(nodes.count == 2 ? "" : "s") alike)" : ""
+            let more = nodes.count > 1 ? " (and \(nodes.count - 1) more alike)" : ""
             obstacles.append(.init(kind: .refusedAttribute, message: "node '\(short(nodes[0]))' (\(op)): \(clause)\(more)",
                                    op: op, count: nodes.count, node: nodes[0]))
         }

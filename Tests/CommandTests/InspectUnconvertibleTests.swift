@@ -266,6 +266,37 @@ final class InspectUnconvertibleTests: XCTestCase {
         let layers = try ProgramRunner.run("coreml-inspect", [keras + "lambda_layer/model.h5", "--layers"])
         XCTAssertNotNil(layers.standardOutput.range(of: #"times_two\s+Lambda"#, options: .regularExpression), layers.standardOutput)
     }
+
+    /// Was: exit 1 with `layer 'a' has the unsupported type 'FancyLayer'` (the first only).
+    func testACaffeDeployDefinitionThatDoesNotConvertIsShown() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("deploy.prototxt").path
+        try """
+            name: "t"
+            input: "data"
+            input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }
+            layer { name: "a" type: "FancyLayer" bottom: "data" top: "a" }
+            layer { name: "b" type: "FancyLayer" bottom: "a" top: "b" }
+            layer { name: "c1" type: "Convolution" bottom: "b" top: "c1" convolution_param { num_output: 4 kernel_size: 3 fancy_knob: 2 } }
+            layer { name: "c2" type: "Convolution" bottom: "c1" top: "c2" convolution_param { num_output: 4 kernel_size: 3 fancy_knob: 2 } }
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try ProgramRunner.run("coreml-inspect", [path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        for expected in ["Format:       Caffe net", "  data: [1, 3, 8, 8]", "  c2: shape not stated",
+                         "Layers:       4 nodes (Convolution 2, FancyLayer 2)", "Cannot convert: 2 obstacles",
+                         "  layer type FancyLayer is not supported: 2 layers, first 'a'",
+                         "  layer 'c1' (Convolution): unknown field fancy_knob (not BVLC Caffe's) (and 1 more alike)"] {
+            XCTAssertTrue(result.standardOutput.contains(expected), "'\(expected)' not in:\n\(result.standardOutput)")
+        }
+        assertFitsATerminal(result.standardOutput)
+        let document = try json(try ProgramRunner.run("coreml-inspect", [path, "--json"]).standardOutput)
+        XCTAssertEqual(document["convertible"] as? Bool, false)
+        let layers = try ProgramRunner.run("coreml-inspect", [path, "--layers"])
+        XCTAssertNotNil(layers.standardOutput.range(of: #"1\s+b\s+FancyLayer\s+a -> b"#, options: .regularExpression), layers.standardOutput)
+        // A syntax error is still one error line, located.
+        try "layer { name: \"a\" type: ".write(toFile: path, atomically: true, encoding: .utf8)
+        try ProgramRunner.assertOneError("coreml-inspect", [path], "deploy.prototxt:1:")
+    }
 }
 
 /// A small ONNX model written as protobuf by hand: any names (bytes, so
