@@ -53,12 +53,17 @@ public struct ArgumentParser: Sendable {
         return result
     }
 
-    /// `--name` is not an option: suggest the one meant. Another tool's
+    /// `--name` is not an option: an earlier version's name for one
+    /// (`formerSpellings`) says the new name; otherwise suggest the one
+    /// meant. Another tool's
     /// spelling (coremltools' `--image_input_names`, `--class_labels`)
     /// or an old one (`otherSpellings`), underscores for dashes, a plural
     /// or `-names` suffix, or else the closest name by edit distance.
     func unknownOption(_ name: String) -> UsageError {
         let token = "--\(name)"
+        if let renamed = options.named.first(where: { $0.formerSpellings.contains(name) }) {
+            return UsageError("'\(token)' is now '--\(renamed.name)'")
+        }
         let normalized = name.lowercased().replacingOccurrences(of: "_", with: "-")
         let stems = [normalized] + ["-names", "-name", "s"].compactMap { suffix in
             normalized.hasSuffix(suffix) ? String(normalized.dropLast(suffix.count)) : nil
@@ -96,6 +101,10 @@ public struct ArgumentParser: Sendable {
         _ spec: OptionSpec, inline: String?, tokens: [String], index: inout Int, into result: inout ParsedArguments
     ) throws(UsageError) {
         if spec.kind == .flag {
+            let next = inline ?? (index < tokens.count ? tokens[index] : nil)
+            if let former = spec.formerValues, let next, former.values.contains(next) {
+                throw UsageError("'\(spec.displayName) \(next)' is now '\(spec.displayName) --\(former.option) \(next)'")
+            }
             if inline != nil { throw UsageError("flag '\(spec.displayName)' does not take a value") }
             result.record(spec, value: nil)
             return

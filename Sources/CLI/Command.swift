@@ -29,16 +29,36 @@ public struct CommandConfiguration: Sendable {
     /// Further forms for the usage block, after the command's name
     /// (`<model file> [<weights file>] [<options>]`).
     public var otherUsages: [String]
+    /// The EXAMPLES section that ends `--help`: one short, real command
+    /// per common task.
+    public var examples: [Example]
 
     /// Creates a configuration.
     public init(name: String, abstract: String, discussion: String = "", subcommands: [any Command.Type] = [],
-                versionDetails: String = "", otherUsages: [String] = []) {
+                versionDetails: String = "", otherUsages: [String] = [], examples: [Example] = []) {
         self.otherUsages = otherUsages
+        self.examples = examples
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
         self.subcommands = subcommands
         self.versionDetails = versionDetails
+    }
+}
+
+/// One entry of a command's EXAMPLES: what it does, and the command line
+/// as a user types it (words separated by single spaces, none quoted).
+/// Help prints `# task` and then the command, wrapped with `\`
+/// continuations so that it can be pasted into a shell.
+public struct Example: Sendable, Equatable {
+    /// What the command does, one line: "An image classifier with its labels".
+    public var task: String
+    /// The full command line, program name first.
+    public var command: String
+
+    public init(_ task: String, _ command: String) {
+        self.task = task
+        self.command = command
     }
 }
 

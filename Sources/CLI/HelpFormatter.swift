@@ -54,7 +54,39 @@ public enum HelpFormatter {
             let hint = "  See '\(path.joined(separator: " ")) help <subcommand>' for detailed help."
             sections.append(section("SUBCOMMANDS", subcommands, column: column) + "\n\n" + hint)
         }
+        if !configuration.examples.isEmpty { sections.append(examples(configuration.examples)) }
         return sections.joined(separator: "\n\n") + "\n"
+    }
+
+    /// The EXAMPLES section: `  # task`, then the command wrapped at
+    /// `width` with ` \` continuations indented under it, never between
+    /// an option and its value.
+    static func examples(_ examples: [Example]) -> String {
+        var lines = ["EXAMPLES:"]
+        for example in examples {
+            lines.append("  # " + example.task)
+            // The words, each option with the value after it.
+            var units: [String] = []
+            for word in example.command.split(separator: " ").map(String.init) {
+                if let last = units.last, ArgumentParser.looksLikeOption(last), !last.contains(" "), !last.contains("="),
+                   !ArgumentParser.looksLikeOption(word) {
+                    units[units.count - 1] += " " + word
+                } else {
+                    units.append(word)
+                }
+            }
+            var line = "  "
+            for unit in units {
+                if line.count > 2, line.count + 1 + unit.count + 2 > width {
+                    lines.append(line + " \\")
+                    line = "      " + unit
+                } else {
+                    line += (line.count > 2 ? " " : "") + unit
+                }
+            }
+            lines.append(line)
+        }
+        return lines.joined(separator: "\n")
     }
 
     // MARK: Pieces

@@ -35,6 +35,16 @@ public struct OptionSpec: Sendable, Equatable {
     /// this input (coremltools' `image_input_names`, an old `output-file`):
     /// typed as options, they get a did-you-mean to this one.
     public var otherSpellings: [String]
+    /// Names, without dashes, this input had in earlier versions of these
+    /// programs: typed, they are a usage error saying the new name
+    /// (`'--score-threshold' is now '--confidence-threshold'`), never
+    /// silently taken.
+    public var formerSpellings: [String]
+    /// For a flag that once took a value which is now another option's
+    /// (`--generate-classes swift` is now `--generate-classes --language
+    /// swift`): the flag followed by one of those values, or given one with
+    /// `=`, is a usage error saying the new form.
+    public var formerValues: FormerValues?
     /// Whether the value is text the program writes (model metadata), not a
     /// path or a name to look up: a byte that is not UTF-8 there is refused
     /// (a path keeps such bytes, `PathBytes`; text written to a model
@@ -45,7 +55,8 @@ public struct OptionSpec: Sendable, Equatable {
     public init(
         kind: Kind, name: String, short: Character? = nil, valueName: String? = nil,
         help: String, defaultValue: String? = nil, isRepeatable: Bool = false, isRequired: Bool = false,
-        otherSpellings: [String] = [], isText: Bool = false
+        otherSpellings: [String] = [], formerSpellings: [String] = [], formerValues: FormerValues? = nil,
+        isText: Bool = false
     ) {
         self.kind = kind
         self.name = name
@@ -56,12 +67,27 @@ public struct OptionSpec: Sendable, Equatable {
         self.isRepeatable = isRepeatable
         self.isRequired = kind != .flag && isRequired && defaultValue == nil
         self.otherSpellings = otherSpellings
+        self.formerSpellings = formerSpellings
+        self.formerValues = kind == .flag ? formerValues : nil
         self.isText = kind != .flag && isText
     }
 
     /// How the input is named in messages: `--output` or `<prototxt>`.
     public var displayName: String {
         kind == .positional ? "<\(valueName)>" : "--\(name)"
+    }
+}
+
+/// The values a flag once took, now given to `option` (`OptionSpec.formerValues`).
+public struct FormerValues: Sendable, Equatable {
+    /// The option, without dashes, that takes them now (`language`).
+    public var option: String
+    /// The values the flag took (`swift`, `objc`).
+    public var values: [String]
+
+    public init(option: String, values: [String]) {
+        self.option = option
+        self.values = values
     }
 }
 
@@ -93,20 +119,23 @@ public struct Option: OptionDeclaration {
     public let spec: OptionSpec
     public init(
         _ name: String, short: Character? = nil, valueName: String? = nil, default defaultValue: String? = nil,
-        required: Bool = false, repeatable: Bool = false, otherSpellings: [String] = [], text: Bool = false, help: String
+        required: Bool = false, repeatable: Bool = false, otherSpellings: [String] = [], formerSpellings: [String] = [],
+        text: Bool = false, help: String
     ) {
         spec = OptionSpec(
             kind: .option, name: name, short: short, valueName: valueName, help: help,
             defaultValue: defaultValue, isRepeatable: repeatable, isRequired: required, otherSpellings: otherSpellings,
-            isText: text)
+            formerSpellings: formerSpellings, isText: text)
     }
 }
 
 /// Declares a boolean flag: `--name` or `-s`.
 public struct Flag: OptionDeclaration {
     public let spec: OptionSpec
-    public init(_ name: String, short: Character? = nil, otherSpellings: [String] = [], help: String) {
-        spec = OptionSpec(kind: .flag, name: name, short: short, help: help, otherSpellings: otherSpellings)
+    public init(_ name: String, short: Character? = nil, otherSpellings: [String] = [], formerSpellings: [String] = [],
+                formerValues: FormerValues? = nil, help: String) {
+        spec = OptionSpec(kind: .flag, name: name, short: short, help: help, otherSpellings: otherSpellings,
+                          formerSpellings: formerSpellings, formerValues: formerValues)
     }
 }
 

@@ -86,7 +86,7 @@ public struct ConversionOptions: Sendable {
         let names = inputs.map(\.name)
         if imageInputNames.isEmpty, !givenImageOptions.isEmpty {
             let candidate = inputs.first { if case .array(let shape) = $0.kind { shape.count == 3 } else { false } }?.name ?? names.first ?? "NAME"
-            throw ConversionOptionError("\(givenImageOptions.joined(separator: ", ")) apply to an image input, and none is named: "
+            throw ConversionOptionError("\(givenImageOptions.joined(separator: ", ")) \(givenImageOptions.count == 1 ? "applies" : "apply") to an image input, and none is named: "
                                         + "add --image-input \(candidate) (the model's inputs: \(names.joined(separator: ", ")))")
         }
         for name in imageInputNames {

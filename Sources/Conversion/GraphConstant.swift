@@ -98,7 +98,7 @@ public struct GraphConstant {
     }
 }
 
-/// A graph input and its shape, as `--input name=1,299,299,3` gives it: for
+/// A graph input and its shape, as `--input-shape name=1,299,299,3` gives it: for
 /// inputs whose sizes the file leaves open.
 public struct InputShape: Sendable {
     public var name: String

@@ -1,5 +1,5 @@
-import Naming
 import ModelFormat
+import Naming
 
 /// One row per layer, for `inspect --layers`: index, name, type,
 /// inputs -> outputs, output shape, parameter count and the attributes that
@@ -74,13 +74,13 @@ public enum LayerTable {
     public static func align(_ rows: [[String]], rightAligned: Set<Int> = [], style: TextStyle = .plain,
                              typeColumn: Int? = nil, width: Int = maxWidth) -> String {
         let rows = rows.map { $0.map(TextEscaping.line) }
-        var widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        var widths = rows[0].indices.map { column in rows.map { TerminalCells.width($0[column]) }.max() ?? 0 }
         let last = widths.count - 1
         let minimum = 12
         while widths.reduce(0, +) + 2 * last > width {
             // Headings never shrink below their own width, nor numbers and layer kinds at all.
             let narrowable = widths.indices.filter {
-                !rightAligned.contains($0) && $0 != typeColumn && widths[$0] > max($0 == last ? 8 : minimum, rows[0][$0].count)
+                !rightAligned.contains($0) && $0 != typeColumn && widths[$0] > max($0 == last ? 8 : minimum, TerminalCells.width(rows[0][$0]))
             }
             guard let widest = narrowable.max(by: { widths[$0] < widths[$1] }) else { break }
             widths[widest] -= 1
@@ -90,7 +90,7 @@ public enum LayerTable {
             var continuation: [String] = []
             let cells = row.enumerated().map { column, whole in
                 var cell = whole
-                if cell.count > widths[column] {
+                if TerminalCells.width(cell) > widths[column] {
                     if column == last {
                         let pieces = wrap(cell, width: widths[column])
                         cell = pieces[0]
@@ -99,7 +99,7 @@ public enum LayerTable {
                         cell = abbreviate(cell, to: widths[column])
                     }
                 }
-                let padding = String(repeating: " ", count: max(widths[column] - cell.count, 0))
+                let padding = String(repeating: " ", count: max(widths[column] - TerminalCells.width(cell), 0))
                 var styled = cell
                 if rowIndex == 0 { styled = style.heading(cell) } else if column == typeColumn { styled = style.type(cell) }
                 if rightAligned.contains(column) { return padding + styled }
@@ -115,16 +115,16 @@ public enum LayerTable {
     /// from its neighbours) after `...`, `width` characters in all; an
     /// arrow cell (`a, b -> c`) keeps its arrow, each side shortened so.
     static func abbreviate(_ text: String, to width: Int) -> String {
-        guard text.count > width else { return text }
-        guard width > 3 else { return String(text.suffix(width)) }
+        guard TerminalCells.width(text) > width else { return text }
+        guard width > 3 else { return TerminalCells.suffix(text, cells: width) }
         if let arrow = text.range(of: " -> "), width >= 12 {
             let inputs = String(text[..<arrow.lowerBound]), outputs = String(text[arrow.upperBound...])
             let room = width - 4
             // The shorter side whole when it fits in half, the other side the rest.
-            let inputRoom = min(inputs.count, max(room / 2, room - outputs.count))
+            let inputRoom = min(TerminalCells.width(inputs), max(room / 2, room - TerminalCells.width(outputs)))
             return abbreviate(inputs, to: inputRoom) + " -> " + abbreviate(outputs, to: room - inputRoom)
         }
-        return "..." + String(text.suffix(width - 3))
+        return "..." + TerminalCells.suffix(text, cells: width - 3)
     }
 
     /// `text` in lines of at most `width` characters, broken after a comma
@@ -134,17 +134,20 @@ public enum LayerTable {
         let width = max(width, 1)
         var lines: [String] = []
         var rest = Substring(text)
-        while rest.count > width {
-            let head = rest.prefix(width + 1)
+        while TerminalCells.width(rest) > width {
+            // What fits, and one character more: a space just past the limit is a break too.
+            let fits = TerminalCells.prefix(rest, cells: width)
+            let head = rest.prefix(fits.count + 1)
             let commaSpace = head.indices.last { head[$0] == " " && $0 > head.startIndex && head[head.index(before: $0)] == "," }
-            let breakAt = commaSpace.flatMap { head.distance(from: head.startIndex, to: $0) > width / 2 ? $0 : nil }
+            let breakAt = commaSpace.flatMap { TerminalCells.width(head[..<$0]) > width / 2 ? $0 : nil }
                 ?? head.lastIndex(of: " ")
             if let space = breakAt, space > rest.startIndex {
                 lines.append(String(rest[..<space]))
                 rest = rest[rest.index(after: space)...]
             } else {
-                lines.append(String(rest.prefix(width)))
-                rest = rest.dropFirst(width)
+                let taken = max(fits.count, 1)  // a wide character in a one-cell column still moves on
+                lines.append(String(rest.prefix(taken)))
+                rest = rest.dropFirst(taken)
             }
         }
         lines.append(String(rest))

@@ -53,7 +53,7 @@ public struct WeightStatistics: Equatable, Sendable {
     }
 }
 
-/// One row per weight tensor, for `inspect --weights`: layer, tensor,
+/// One row per weight tensor, for `inspect --weight-stats`: layer, tensor,
 /// shape, stored precision, min / max / mean / std, and NaN and Inf counts
 /// when a tensor holds any.
 public enum WeightTable {

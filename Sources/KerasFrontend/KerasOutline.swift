@@ -6,7 +6,7 @@ extension KerasConverter {
     /// meets: each layer class it does not take (count, first layer; a
     /// Lambda holds Python code, never run), each configuration a ledger
     /// refuses (layers alike counted), each input with open sizes (with the
-    /// `--input` that gives them), and, when none of those is what stopped
+    /// `--input-shape` that gives them), and, when none of those is what stopped
     /// the conversion, `failure` itself.
     /// - Parameter failure: the error `convert(model:)` threw on the file.
     /// - Throws: `KerasError`, `FileError` or HDF5's error when the file or its configuration does not parse.
@@ -48,7 +48,7 @@ extension KerasConverter {
             inputs.append(SourceOutline.Tensor(name: name, shape: shape.map { ["?"] + $0.map { $0 < 0 ? "?" : String($0) } }, type: ""))
             let open = (shape ?? []).indices.filter { shape![$0] < 0 }
             guard let shape, !open.isEmpty, shape.count == 3 || shape.count == 1 else { continue }
-            let option = "--input \(name)=1," + shape.map { $0 < 0 ? "?" : String($0) }.joined(separator: ",")
+            let option = "--input-shape \(name)=1," + shape.map { $0 < 0 ? "?" : String($0) }.joined(separator: ",")
             let axes = open.map { String($0 + 1) }.joined(separator: ", ")
             obstacles.append(.init(kind: .inputShape, message: "input '\(short(name))': size\(open.count == 1 ? " at axis" : "s at axes") \(axes) "
                                    + "open: give \(open.count == 1 ? "it" : "them") with \(short(option, 48))", input: name, option: option))

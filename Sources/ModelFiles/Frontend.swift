@@ -92,8 +92,8 @@ extension ModelFiles {
         let path = request.path
         let weights = request.weights
         if weights == nil && loadWeights {
-            throw FormatDetectionError(message: "\(path): --weights lists weight values, and a deploy definition has none: "
-                                       + "give its weights too (\(path) WEIGHTS.caffemodel --weights)")
+            throw FormatDetectionError(message: "\(path): --weight-stats lists weight values, and a deploy definition has none: "
+                                       + "give its weights too (\(path) WEIGHTS.caffemodel --weight-stats)")
         }
         let net: CaffeInspection.Net
         do {
@@ -144,7 +144,7 @@ extension ModelFiles {
         let format = FileFormatInfo(id: "onnx", name: "ONNX model")
         let model: Model
         do {
-            // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input there).
+            // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input-shape there).
             model = try ONNXConverter.convert(model: path)
         } catch {
             // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
@@ -157,8 +157,8 @@ extension ModelFiles {
     static func inspectDarknet(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
         if request.weights == nil && loadWeights {
-            throw FormatDetectionError(message: "\(path): --weights lists weight values, and a network definition has none: "
-                                       + "give its weights too (\(path) WEIGHTS.weights --weights)")
+            throw FormatDetectionError(message: "\(path): --weight-stats lists weight values, and a network definition has none: "
+                                       + "give its weights too (\(path) WEIGHTS.weights --weight-stats)")
         }
         // As `convert darknet` would convert it; without weights, the structure alone.
         let model = try DarknetConverter.convert(config: path, weights: request.weights)

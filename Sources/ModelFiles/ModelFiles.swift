@@ -103,7 +103,7 @@ public enum ModelFiles {
     }
 
     /// Reads what `request` names, through the frontend whose format it is.
-    /// - Parameter loadWeights: load weight values (for `--weights`); the
+    /// - Parameter loadWeights: load weight values (for `--weight-stats`); the
     ///   summary, layers, JSON and graph never need them.
     public static func load(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         try Frontend.reading(request).inspect(request, loadWeights)

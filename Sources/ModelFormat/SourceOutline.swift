@@ -62,7 +62,7 @@ public struct SourceOutline: Sendable {
         /// The (first) node concerned.
         public var node: String?
         public var input: String?
-        /// The `--input` option that would fix it, `?` for each size to give.
+        /// The `--input-shape` option that would fix it, `?` for each size to give.
         public var option: String?
 
         public init(kind: Kind, message: String, op: String? = nil, count: Int? = nil, node: String? = nil,

@@ -8,7 +8,7 @@ extension ONNXConverter {
     /// it, with every obstacle `convert` meets: an opset out of range, a
     /// name that is not UTF-8, each unsupported op type (count, first node),
     /// each refused attribute (nodes alike counted, first named), each input
-    /// whose sizes are open (with the `--input` that gives them), and, when
+    /// whose sizes are open (with the `--input-shape` that gives them), and, when
     /// none of those is what stopped the conversion, `failure` itself.
     /// - Parameter failure: the error `convert(model:)` threw on the file.
     /// - Throws: `ONNXError` or `FileError` when the file does not parse.
@@ -70,13 +70,13 @@ extension ONNXConverter {
     }
 
     /// An input the converter cannot take: open sizes get a short line
-    /// with the `--input` that gives them; anything else, the converter's words.
+    /// with the `--input-shape` that gives them; anything else, the converter's words.
     private static func inputObstacle(_ input: ONNXInput, _ error: any Error, path: String) -> SourceOutline.Obstacle {
         let dims = input.dims
         let open = dims.indices.filter { dims[$0] == nil && $0 > 0 }
         if (2...5).contains(dims.count), !open.isEmpty, dims.compactMap({ $0 }).allSatisfy({ $0 > 0 && $0 <= 1 << 20 }),
            dims.first.map({ $0 == nil || $0 == 1 }) ?? false, input.elementType == 1 || input.elementType == 0 {
-            let option = "--input \(input.name)=" + dims.enumerated().map { index, size in index == 0 ? "1" : size.map(String.init) ?? "?" }
+            let option = "--input-shape \(input.name)=" + dims.enumerated().map { index, size in index == 0 ? "1" : size.map(String.init) ?? "?" }
                 .joined(separator: ",")
             let axes = open.map(String.init).joined(separator: ", ")
             return .init(kind: .inputShape, message: "input '\(short(input.name))': size\(open.count == 1 ? " at axis" : "s at axes") \(axes) "

@@ -17,7 +17,7 @@ import Protobuf
 /// similar leftovers vanish. Unsupported ops are reported together, with
 /// node names, before anything is written.
 public enum TensorFlowConverter {
-    /// A graph input and its shape, as `--input name=1,299,299,3` gives it.
+    /// A graph input and its shape, as `--input-shape name=1,299,299,3` gives it.
     public typealias InputShape = Conversion.InputShape
 
     /// - Parameters:

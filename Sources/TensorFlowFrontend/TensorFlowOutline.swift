@@ -5,7 +5,7 @@ extension TensorFlowConverter {
     /// it, with every obstacle `convert` meets: each unsupported op type
     /// (count, first node), each attribute a ledger refuses (nodes alike
     /// counted, first named), each placeholder without a static shape or
-    /// with open sizes (with the `--input` that gives them), a cycle or a
+    /// with open sizes (with the `--input-shape` that gives them), a cycle or a
     /// dangling input, and, when none of those is what stopped the
     /// conversion, `failure` itself.
     /// - Parameter failure: the error `convert(graph:)` threw on the file.
@@ -54,12 +54,12 @@ extension TensorFlowConverter {
             inputs.append(SourceOutline.Tensor(name: node.name, shape: shape?.map { $0 < 0 ? "?" : String($0) }, type: type))
             guard let shape else {
                 obstacles.append(.init(kind: .inputShape, message: "placeholder '\(short(node.name))' has no static shape: "
-                                       + "give one with --input \(short(node.name))=1,H,W,C", input: node.name, option: "--input \(node.name)=1,H,W,C"))
+                                       + "give one with --input-shape \(short(node.name))=1,H,W,C", input: node.name, option: "--input-shape \(node.name)=1,H,W,C"))
                 continue
             }
             let open = shape.indices.filter { $0 > 0 && shape[$0] < 0 }
             guard !open.isEmpty, shape.count == 4 || shape.count == 2, shape[0] == 1 || shape[0] < 0 else { continue }
-            let option = "--input \(node.name)=" + shape.enumerated().map { index, size in index == 0 ? "1" : size < 0 ? "?" : String(size) }
+            let option = "--input-shape \(node.name)=" + shape.enumerated().map { index, size in index == 0 ? "1" : size < 0 ? "?" : String(size) }
                 .joined(separator: ",")
             obstacles.append(.init(kind: .inputShape, message: "placeholder '\(short(node.name))': size\(open.count == 1 ? " at axis" : "s at axes") "
                                    + "\(open.map(String.init).joined(separator: ", ")) open: give \(open.count == 1 ? "it" : "them") with \(short(option, 48))",

@@ -23,14 +23,21 @@ enum CaffeCommand: Command {
             becomes an object detector Vision reads: the pipeline of the network, the box decoding as layers (the priors \
             computed now) and non-maximum suppression with the DetectionOutput's thresholds, with the outputs `confidence` \
             and `coordinates`; --class-labels names the classes (with or without the background's label).
-            """)
+            """,
+        examples: [
+            Example("A classifier Vision reads: BGR image input, the mean subtracted, labels", "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --is-bgr --blue-bias -78.4 --green-bias -87.8 --red-bias -114.9 --class-labels age_labels.txt -o AgeNet.mlmodel"),
+            Example("The weights stored in 8 bits, and the typed Swift class beside the model",
+                    "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --quantize-weights 8 "
+                        + "--generate-classes -o AgeNet.mlmodel"),
+        ])
     static let options = Options {
         Positional("prototxt", valueName: "deploy.prototxt", help: "The deploy net definition.")
         Positional("weights", valueName: "weights.caffemodel",
                    help: "Trained weights (.caffemodel, or HDF5 .caffemodel.h5). The two files may come in either order (coremltools took weights first): they are told apart by content.")
         ConversionFlags.outputOptions()
         ConversionFlags.imageOptions
-        Option("mean", valueName: "mean.binaryproto", help: "A mean image to subtract (Caffe BlobProto, in the net's channel order).")
+        Option("mean-image", valueName: "mean.binaryproto", formerSpellings: ["mean"],
+               help: "A mean image to subtract (Caffe BlobProto, in the net's channel order).")
         ConversionFlags.labelAndMetadataOptions
         ConversionFlags.detectorOptions
     }
@@ -40,7 +47,7 @@ enum CaffeCommand: Command {
         var options = try ConversionFlags.options(from: arguments)
         let (deploy, weights) = try ConversionFlags.caffePair(try arguments.string("prototxt"), try arguments.string("weights"))
         options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
-        let mean = arguments.optionalString("mean")
+        let mean = arguments.optionalString("mean-image")
         if let mean { try ConversionFlags.refuseOtherKinds(mean, what: "a Caffe mean image (mean.binaryproto)") }
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
         try convert(to: output, inputs: inputs,
@@ -64,8 +71,10 @@ enum ConversionFlags {
                    otherSpellings: ["output-file", "output-path", "out"], help: outputHelp).spec,
             Flag("json", help: "Print the written model's summary as JSON (the schema of inspect --json) instead of text.").spec,
             Flag("quiet", short: "q", help: "Print nothing when the conversion succeeds (errors still go to stderr).").spec,
-            Option("generate-classes", valueName: "language",
-                   help: "Also write the model's typed classes next to it, as coreml-generate does: swift (Name.swift) or objc (Name.h, Name.m).").spec,
+            Flag("generate-classes", formerValues: FormerValues(option: "language", values: ["swift", "objc"]),
+                 help: "Also write the model's typed classes next to it, as coreml-generate does, in --language.").spec,
+            Option("language", valueName: "swift|objc", default: "swift",
+                   help: "The language of --generate-classes: swift (Name.swift) or objc (Name.h, Name.m), as coreml-generate's.").spec,
         ] + CompressionFlags.options
     }
 
@@ -93,38 +102,41 @@ enum ConversionFlags {
         if !probes.isEmpty, precision == nil || precision == .float32 {
             throw UsageError("--probe is the input of the fidelity report of a compressed model: give --precision float16 or --quantize-weights")
         }
-        let classes = try arguments.optionalString("generate-classes").map { name throws(UsageError) in
-            guard let language = SourceLanguage(rawValue: name) else {
-                throw UsageError("--generate-classes takes swift or objc, not '\(TextEscaping.line(name))'")
-            }
-            return language
+        if arguments.isPresent("language") && !arguments.flag("generate-classes") {
+            throw UsageError("--language is the language of the typed classes --generate-classes writes: add --generate-classes")
+        }
+        let language = try arguments.string("language")
+        guard let classes = SourceLanguage(rawValue: language) else {
+            throw UsageError("--language takes swift or objc, not '\(TextEscaping.line(language))'")
         }
         return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text,
-                             precision: precision, probes: probes, classes: classes,
+                             precision: precision, probes: probes, classes: arguments.flag("generate-classes") ? classes : nil,
                              warnsIfNotAppReady: arguments.options.spec(named: "image-input") != nil)
     }
 
-    /// `--input name=1,H,W,C` (tfcoreml's input_name_shape_dict), for graphs
-    /// and models whose input sizes are unknown or to be fixed, in the
-    /// source's own layout: `layout` is "1,H,W,C" (TensorFlow, Keras) or
-    /// "1,C,H,W" (ONNX).
+    /// `--input-shape name=1,H,W,C` (coremltools' inputs=[TensorType(name,
+    /// shape)], tfcoreml's input_name_shape_dict), for graphs and models
+    /// whose input sizes are unknown or to be fixed, in the source's own
+    /// layout: `layout` is "1,H,W,C" (TensorFlow, Keras) or "1,C,H,W"
+    /// (ONNX). It was `--input`, which is coreml-predict's input file.
     static func inputShapeOptions(layout: String) -> [OptionSpec] {
-        [Option("input", valueName: "name=\(layout)", repeatable: true, otherSpellings: ["input-name-shape-dict", "input-shape"],
+        [Option("input-shape", valueName: "name=\(layout)", repeatable: true, otherSpellings: ["input-name-shape-dict", "inputs", "shape"],
+                formerSpellings: ["input"],
                 help: "An input's shape in the model's own layout, batch first (default: the one the file declares); each input once.").spec]
     }
 
-    /// The `--input` values, as (name, shape); a name given twice is
+    /// The `--input-shape` values, as (name, shape); a name given twice is
     /// refused (`key`: what makes two names one input).
     static func inputShapes(_ arguments: ParsedArguments, key: (String) -> String = { $0 }) throws -> [(name: String, shape: [Int])] {
-        let shapes = try arguments.values("input") { text in
+        let shapes = try arguments.values("input-shape") { text in
             let parts = text.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, let shape = Optional(parts[1].split(separator: ",").compactMap { Int($0) }),
                   shape.count == parts[1].split(separator: ",").count, !shape.isEmpty else {
-                throw UsageError("--input takes \(arguments.options.spec(named: "input")?.valueName ?? "name=1,H,W,C"), got '\(text)'")
+                throw UsageError("--input-shape takes \(arguments.options.spec(named: "input-shape")?.valueName ?? "name=1,H,W,C"), got '\(text)'")
             }
             return (String(parts[0]), shape)
         }
-        try UsageError.checkDistinct(shapes.map(\.0), option: "input", key: key)
+        try UsageError.checkDistinct(shapes.map(\.0), option: "input-shape", key: key)
         return shapes
     }
 
@@ -216,12 +228,7 @@ enum ConversionFlags {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         options.normalization = try normalization(arguments)
-        // What the file's summary cannot show: where the per-channel std went.
-        let notes = options.normalization.map { normalization in
-            normalization.isOneScale ? [] : [(label: "Normalized", items: options.imageInputNames.map {
-                "scale layer \($0)_std: 1/std per channel (Core ML's image scale is one for all)"
-            })]
-        } ?? []
+        let notes = normalizationNotes(options)
         try UsageError.checkDistinct(options.imageInputNames, option: "image-input", key: featureName)
         options.imageInputNames = options.imageInputNames.map(featureName)
         let shapes = try ConversionFlags.inputShapes(arguments).map { InputShape(name: $0.name, shape: $0.shape) }
@@ -233,13 +240,23 @@ enum ConversionFlags {
         }
     }
 
+    /// What the file's summary cannot show: where a per-channel std went.
+    static func normalizationNotes(_ options: ConversionOptions) -> [(label: String, items: [String])] {
+        options.normalization.map { normalization in
+            normalization.isOneScale ? [] : [(label: "Normalized", items: options.imageInputNames.map {
+                "scale layer \($0)_std: 1/std per channel (Core ML's image scale is one for all)"
+            })]
+        } ?? []
+    }
+
     /// `--mean` and `--std` (torchvision's normalization, on 0-1 pixels),
-    /// for the converters that declare them.
+    /// for the converters that declare them (ONNX, TensorFlow, Keras).
     static let normalizationOptions: [OptionSpec] = [
-        Option("mean", valueName: "r,g,b", help: "torchvision's normalization mean on 0-1 pixels (0.485,0.456,0.406): the image input "
-               + "gives the model (pixel / 255 - mean) / std per channel (with --std; one value serves every channel).").spec,
-        Option("std", valueName: "r,g,b", help: "torchvision's normalization std (0.229,0.224,0.225; default 1): Core ML's image scale "
-               + "is one for all channels, so different values add a scale layer after the input.").spec,
+        Option("mean", valueName: "r,g,b", help: "The normalization mean on 0-1 pixels (torchvision's 0.485,0.456,0.406; 0.5 with "
+               + "--std 0.5 for [-1, 1]): the image input gives the model (pixel / 255 - mean) / std per channel (one value "
+               + "serves every channel).").spec,
+        Option("std", valueName: "r,g,b", help: "The normalization std (torchvision's 0.229,0.224,0.225; default 1): Core ML's image "
+               + "scale is one for all channels, so different values add a scale layer after the input.").spec,
     ]
 
     /// The normalization `--mean` and `--std` give (nil when neither is
@@ -273,7 +290,7 @@ enum ConversionFlags {
 
     static func options(from arguments: ParsedArguments) throws -> ConversionOptions {
         var options = ConversionOptions()
-        let preprocessing = ["is-bgr", "red-bias", "green-bias", "blue-bias", "gray-bias", "image-scale", "mean", "std"]
+        let preprocessing = ["is-bgr", "red-bias", "green-bias", "blue-bias", "gray-bias", "image-scale", "mean-image", "mean", "std"]
         options.givenImageOptions = preprocessing.filter { arguments.options.spec(named: $0) != nil && arguments.isPresent($0) }
             .map { "--\($0)" }
         if arguments.isPresent("predicted-feature-name") && !arguments.isPresent("class-labels") {

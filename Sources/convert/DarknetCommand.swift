@@ -16,7 +16,12 @@ enum DarknetCommand: Command {
             --class-labels names the region's classes (default: their numbers). The input is `image`, an RGB image scaled \
             by 1/255 as Darknet feeds it (other --image-scale and biases if given). The two files may come in either order: \
             they are told apart by content.
-            """)
+            """,
+        examples: [
+            Example("A YOLOv2 network as an object detector Vision reads",
+                    "coreml-convert darknet yolo.cfg yolo.weights --confidence-threshold 0.3 -o YOLO.mlmodel"),
+            Example("Only the network, its raw output grid", "coreml-convert darknet yolo.cfg yolo.weights --region-output grid -o Grid.mlmodel"),
+        ])
     static let options = Options {
         Positional("config", valueName: "network.cfg", help: "The network definition.")
         Positional("weights", valueName: "network.weights", help: "Its trained weights.")

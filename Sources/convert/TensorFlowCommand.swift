@@ -10,7 +10,7 @@ enum TensorFlowCommand: Command {
     static let configuration = CommandConfiguration(
         name: "tensorflow", abstract: "Convert a frozen TensorFlow graph (.pb or .pbtxt) to Core ML.",
         discussion: """
-            Options follow tfcoreml.convert: input_name_shape_dict -> --input, output_feature_names -> \
+            Options follow tfcoreml.convert: input_name_shape_dict -> --input-shape, output_feature_names -> \
             --output-feature-name, \
             image_input_names -> --image-input, red_bias / image_scale / class_labels likewise. Tensor names may be \
             given with or without ':0'. Core ML feature names come from tensor names: ':0' is dropped and characters \
@@ -18,7 +18,15 @@ enum TensorFlowCommand: Command {
             the graph's name. A YOLOv2 graph (its passthrough as SpaceToDepth) becomes an object detector Vision reads with \
             --yolo-anchors: its output decoded as Darknet's [region] does and suppressed (see coreml-convert darknet --help; \
             --class-labels names the classes).
-            """)
+            """,
+        examples: [
+            Example("A frozen classifier: its input's size, its output, image input and labels",
+                    "coreml-convert tensorflow graph.pb --input-shape input:0=1,32,32,3 --output-feature-name Identity:0 "
+                        + "--image-input input:0 --image-scale 1/255 --class-labels labels.txt -o Classifier.mlmodel"),
+            Example("Its outputs as the graph gives them, float16 weights",
+                    "coreml-convert tensorflow graph.pb --input-shape input:0=1,32,32,3 --image-input input:0 --precision float16 "
+                        + "-o Graph.mlmodel"),
+        ])
     static let options = Options {
         Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")
         ConversionFlags.outputOptions()
@@ -26,6 +34,7 @@ enum TensorFlowCommand: Command {
         Option("output-feature-name", valueName: "tensor", repeatable: true, otherSpellings: ["output-tensor"],
                help: "A tensor to expose as an output of the model (default: the graph's sinks).")
         ConversionFlags.imageOptions
+        ConversionFlags.normalizationOptions
         ConversionFlags.labelAndMetadataOptions
         Option("yolo-anchors", valueName: "w,h,...",
                help: "The anchors (width, height pairs in grid cells, as Darknet's cfg lists them) of a YOLOv2 output to decode into a detector.")
@@ -35,6 +44,7 @@ enum TensorFlowCommand: Command {
     static func run(_ arguments: ParsedArguments) throws {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
+        options.normalization = try ConversionFlags.normalization(arguments)
         try UsageError.checkDistinct(options.imageInputNames, option: "image-input", key: TensorFlowConverter.featureName)
         options.imageInputNames = options.imageInputNames.map(TensorFlowConverter.featureName)
         options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
@@ -50,7 +60,7 @@ enum TensorFlowCommand: Command {
         try Frontend.tensorflow.require(graph)
         try convert(to: output, inputs: [graph] + ConversionFlags.inputFiles(arguments),
                     minimumSpecificationVersion: try ConversionFlags.minimumSpecificationVersion(arguments)) {
-            (try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output-feature-name"), options: options), [])
+            (try TensorFlowConverter.convert(graph: graph, inputs: inputs, outputs: arguments.strings("output-feature-name"), options: options), ConversionFlags.normalizationNotes(options))
         }
     }
 }

@@ -22,11 +22,16 @@ enum GenerateCommand: Command {
             header comment lists each such rename. The files are written all or nothing: each to a temporary file next to it, \
             renamed into place once all are complete, so that a failure (a full disk) replaces none; the model is never replaced.
             """,
-        versionDetails: "reads Core ML .mlmodel files of any specification version; writes Swift (language modes 5 and 6) or Objective-C (ARC)")
+        versionDetails: "reads Core ML .mlmodel files of any specification version; writes Swift (language modes 5 and 6) or Objective-C (ARC)",
+        examples: [
+            Example("AgeNet.swift into the folder Classes", "coreml-generate AgeNet.mlmodel Classes"),
+            Example("Objective-C classes for a framework, under another name",
+                    "coreml-generate AgeNet.mlmodel Classes --language objc --public --class-name AgeClassifier"),
+        ])
     static let options = Options {
         Positional("model", valueName: "Model.mlmodel", help: "The Core ML model whose classes to write.")
         Positional("folder", valueName: "OUTDIR", help: "Where to write them (created if missing; its parent must exist).")
-        Option("language", valueName: "language", default: "swift", help: "swift (<Name>.swift) or objc (<Name>.h and <Name>.m).")
+        Option("language", valueName: "swift|objc", default: "swift", help: "The classes' language: swift (<Name>.swift) or objc (<Name>.h and <Name>.m).")
         Option("class-name", valueName: "Name", help: "The model class's name (default: the model file's name, sanitized).")
         Flag("public", help: "Declare the classes and members public (Swift) or visible outside the binary (Objective-C), for a framework.")
         Flag("quiet", short: "q", help: "Print nothing when it succeeds.")

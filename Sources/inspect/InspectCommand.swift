@@ -15,7 +15,7 @@ enum InspectCommand: Command {
             Caffe weights files on their own (layers and blob shapes); TensorFlow frozen graphs (.pb, .pbtxt), \
             Keras .h5 models, ONNX models (.onnx) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options. The format is recognised from the \
             content, never the name. For a .mlmodel or a weights file, the summary, --layers, --json and --graph \
-            never read weight values, so large files are fast; --weights reads them. A deploy prototxt is converted \
+            never read weight values, so large files are fast; --weight-stats reads them. A deploy prototxt is converted \
             as convert caffe does (BatchNorm and Scale folded, Dropout removed). Several files: one section each, or \
             a JSON array. A Core ML file's summary says which systems load it (its specification version) and which \
             layers need that version.
@@ -23,14 +23,21 @@ enum InspectCommand: Command {
         versionDetails: """
             reads Core ML .mlmodel files (neural networks, any specification version), Caffe deploy definitions and \
             weights, TensorFlow frozen graphs, Keras .h5, ONNX .onnx, Darknet .cfg with or without .weights
-            """)
+            """,
+        examples: [
+            Example("What a model takes and gives, and the systems it loads on", "coreml-inspect AgeNet.mlmodel"),
+            Example("A Caffe model before converting it, every layer listed", "coreml-inspect deploy_age.prototxt age_net.caffemodel --layers"),
+            Example("Every weight tensor's statistics, as JSON", "coreml-inspect AgeNet.mlmodel --weight-stats --json"),
+        ])
     static let options = Options {
         Positional("file", valueName: "file", repeatable: true,
                    help: "Model files to summarize: .mlmodel, deploy.prototxt [W.caffemodel[.h5]], .caffemodel, .caffemodel.h5, .pb, .pbtxt, Keras .h5, .onnx, N.cfg [N.weights].")
         Flag("layers", help: "Also list every layer: name, type, inputs -> outputs, output shape, parameters, attributes.")
-        Flag("weights", help: "Also list every weight tensor: shape, precision, min, max, mean, std, NaN and Inf counts (reads the weights).")
-        Option("weights-file", valueName: "file", repeatable: true,
-               help: "The weights of a Caffe deploy prototxt (.caffemodel or .caffemodel.h5); `--weights FILE` right after the prototxt says the same.")
+        Flag("weight-stats", otherSpellings: ["weight-statistics", "weight-table", "tensors"],
+             help: "Also list every weight tensor: shape, precision, min, max, mean, std, NaN and Inf counts (reads the weights).")
+        Option("weights", valueName: "W.caffemodel", repeatable: true, formerSpellings: ["weights-file"],
+               help: "The weights (.caffemodel or .caffemodel.h5) of a Caffe deploy prototxt among the files, as the Caffe tools "
+                   + "spell it; the same as giving the file right after the prototxt.")
         Flag("json", help: "Print everything as JSON instead of text (schema: README.md, \"inspect --json\").")
         Option("graph", valueName: "format", help: "Print the graph instead: dot (Graphviz DOT) or svg (rendered by Graphviz's dot).")
         Option("graph-output", valueName: "file", help: "Write the --graph output to this file; the summary still goes to stdout.")
@@ -40,7 +47,7 @@ enum InspectCommand: Command {
     static func run(_ arguments: ParsedArguments) throws {
         let graph = arguments.optionalString("graph")
         let graphOutput = arguments.optionalString("graph-output")
-        let json = arguments.flag("json"), layers = arguments.flag("layers"), weights = arguments.flag("weights")
+        let json = arguments.flag("json"), layers = arguments.flag("layers"), weights = arguments.flag("weight-stats")
         if let graph, graph != "dot" && graph != "svg" { throw UsageError("--graph takes dot or svg, not '\(graph)'") }
         if graphOutput != nil && graph == nil { throw UsageError("--graph-output needs --graph dot or --graph svg") }
         let graphTimeout = try arguments.double("graph-timeout")
@@ -48,7 +55,7 @@ enum InspectCommand: Command {
         if graph != nil && graphOutput == nil && (json || layers || weights) {
             throw UsageError("--graph prints only the graph; add --graph-output FILE to print the \(json ? "JSON" : "tables") too")
         }
-        let files = arguments.strings("file"), weightsFiles = arguments.strings("weights-file")
+        let files = arguments.strings("file"), weightsFiles = arguments.strings("weights")
         if let graphOutput { try AtomicFile.checkTarget(graphOutput, inputs: files + weightsFiles) }
         let requests = try ModelFiles.requests(files: files, weightsFiles: weightsFiles)
         if graph != nil && requests.count != 1 { throw UsageError("--graph takes one model, got \(requests.count)") }

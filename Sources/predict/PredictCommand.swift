@@ -23,7 +23,13 @@ enum PredictCommand: Command {
         versionDetails: """
             runs Core ML .mlmodel neural networks (any specification version) on the CPU, with the layers the converters write
             \(kernelLines())
-            """)
+            """,
+        examples: [
+            Example("The three most probable labels of a picture", "coreml-predict AgeNet.mlmodel face.png --max-results 3"),
+            Example("Every picture of a folder, as JSON", "coreml-predict AgeNet.mlmodel photos --json"),
+            Example("An array in, every output saved as .npy", "coreml-predict Model.mlmodel --input x=x.npy --output-npy outputs"),
+            Example("How fast: the median of 20 predictions", "coreml-predict AgeNet.mlmodel face.png --benchmark 20"),
+        ])
     }
     static let options = Options {
         Positional("model", valueName: "model.mlmodel", help: "The Core ML model to run.")
@@ -36,7 +42,6 @@ enum PredictCommand: Command {
             the generic kernels keep it, so such a prediction looks normal but depends on the kernel).
             """)
         Option("max-results", valueName: "n", default: "5", help: "Show at most this many labels (a detector's boxes: the most confident) per image.")
-        Option("score-threshold", valueName: "p", default: "0", help: "Show only labels at least this probable.")
         Option("allow", valueName: "label,...", help: "Show only these labels.")
         Option("deny", valueName: "label,...", help: "Never show these labels.")
         Option("crop-and-scale", valueName: "mode", default: "scaleFill", otherSpellings: ["center-crop", "image-crop-and-scale-option"],
@@ -52,8 +57,10 @@ enum PredictCommand: Command {
             """)
         Option("draw", valueName: "out.png", help: "For a detector: write the image (one) with its boxes and labels drawn on it.")
         Option("iou-threshold", valueName: "0-1", help: "For a detector: the suppression's IoU threshold instead of the model's (its optional input iouThreshold).")
-        Option("confidence-threshold", valueName: "value",
-               help: "For a detector: drop boxes less confident than this instead of the model's threshold (its optional input confidenceThreshold).")
+        Option("confidence-threshold", valueName: "value", formerSpellings: ["score-threshold"], help: """
+            Show only labels at least this probable (0 to 1; default 0); for a detector, drop boxes less confident than this \
+            instead of the model's threshold (its optional input confidenceThreshold).
+            """)
         Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy (one image, or the arrays alone); these and --draw's picture are written all or nothing.")
         Flag("json", help: "Print results as JSON.")
         Option("benchmark", valueName: "runs", help: "Also time this many predictions (1 to 100000) on the first input and print the median latency to stderr.")
@@ -65,11 +72,8 @@ enum PredictCommand: Command {
     }
 
     static func run(_ arguments: ParsedArguments) throws {
-        let maxResults = try arguments.int("max-results"), scoreThreshold = try arguments.float("score-threshold")
+        let maxResults = try arguments.int("max-results")
         guard maxResults > 0 else { throw UsageError("--max-results takes a positive number of labels, not \(maxResults)") }
-        guard scoreThreshold >= 0 && scoreThreshold <= 1 else {
-            throw UsageError("--score-threshold takes a probability from 0 to 1, not \(arguments.optionalString("score-threshold") ?? "")")
-        }
         let benchmarkRuns = try arguments.optionalValue("benchmark", as: Int.self)
         // At most 100,000: 2^31 runs of even a tiny model would run for days, printing nothing.
         if let runs = benchmarkRuns, !(1...100_000).contains(runs) {
@@ -94,7 +98,7 @@ enum PredictCommand: Command {
         let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
         try checkLabels(allow, "--allow", network.model)
         try checkLabels(deny, "--deny", network.model)
-        let ranking = Ranking(maxResults: maxResults, scoreThreshold: scoreThreshold, allow: allow, deny: deny)
+        let ranking = Ranking(maxResults: maxResults, scoreThreshold: try labelThreshold(arguments, network.model), allow: allow, deny: deny)
         let arrays = try arguments.values("input") { text in
             guard let named = NamedFile(parsing: text) else { throw UsageError("--input takes name=file.npy, got '\(text)'") }
             return named
@@ -154,12 +158,26 @@ enum PredictCommand: Command {
         CPUKernels.summary(choice).map(TextEscaping.line).joined(separator: "\n")
     }
 
-    /// --draw, --iou-threshold and --confidence-threshold: for a detector only.
+    /// --confidence-threshold for a classifier: the least probability of a
+    /// label shown, 0 to 1 (0 when not given; a detector's is its input).
+    static func labelThreshold(_ arguments: ParsedArguments, _ model: Model) throws -> Float {
+        guard model.detector == nil, let text = arguments.optionalString("confidence-threshold") else { return 0 }
+        let threshold = try arguments.float("confidence-threshold")
+        guard threshold >= 0 && threshold <= 1 else {
+            throw UsageError("--confidence-threshold takes a probability from 0 to 1 for a classifier's labels, not \(text)")
+        }
+        return threshold
+    }
+
+    /// --draw and --iou-threshold: for a detector only; --confidence-threshold
+    /// sets a detector's threshold (a classifier's: `labelThreshold`).
     static func detectorOptions(_ arguments: ParsedArguments, _ model: Model, images: [String], into job: inout PredictionJob) throws {
-        let given = ["draw", "iou-threshold", "confidence-threshold"].filter { arguments.optionalString($0) != nil }
-        guard !given.isEmpty else { return }
+        let given = ["draw", "iou-threshold"].filter { arguments.optionalString($0) != nil }
         guard model.detector != nil else {
-            throw UsageError("--\(given[0]) applies to object detectors, and this model is not one (inspect shows its kind)")
+            guard given.isEmpty else {
+                throw UsageError("--\(given[0]) applies to object detectors, and this model is not one (inspect shows its kind)")
+            }
+            return
         }
         if let iou = try arguments.optionalValue("iou-threshold", as: Double.self) {
             guard (0...1).contains(iou) else { throw UsageError("--iou-threshold takes a value from 0 to 1, not \(iou)") }

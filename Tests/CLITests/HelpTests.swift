@@ -93,4 +93,23 @@ final class HelpTests: XCTestCase {
         XCTAssertEqual(HelpFormatter.wrap("averyverylongword x", width: 5), ["averyverylongword", "x"])
         XCTAssertEqual(HelpFormatter.wrap("one\ntwo", width: 80), ["one", "two"])
     }
+
+    /// EXAMPLES: `# task`, then the command, wrapped with ` \\` where it is
+    /// wider than the help, never between an option and its value.
+    func testExamplesWrapAsShellLines() {
+        let text = HelpFormatter.examples([
+            Example("Short", "convert caffe a.prototxt b.caffemodel -o M.mlmodel"),
+            Example("Long", "convert caffe deploy.prototxt weights.caffemodel --image-input data --is-bgr --red-bias -123.68 "
+                        + "--green-bias -116.78 --blue-bias -103.94 -o Model.mlmodel"),
+        ])
+        XCTAssertEqual(text, """
+            EXAMPLES:
+              # Short
+              convert caffe a.prototxt b.caffemodel -o M.mlmodel
+              # Long
+              convert caffe deploy.prototxt weights.caffemodel --image-input data --is-bgr \\
+                  --red-bias -123.68 --green-bias -116.78 --blue-bias -103.94 \\
+                  -o Model.mlmodel
+            """)
+    }
 }

@@ -205,4 +205,26 @@ final class ParserTests: XCTestCase {
             XCTAssertEqual(ArgumentParser.looksLikeOption(token), expected, token)
         }
     }
+
+    /// An earlier version's name is refused naming the new one; a flag
+    /// that once took a value says where the value goes now.
+    func testFormerSpellingsAndValues() throws {
+        let options = Options {
+            Option("input-shape", valueName: "name=shape", repeatable: true, formerSpellings: ["input"], help: "")
+            Flag("generate-classes", formerValues: FormerValues(option: "language", values: ["swift", "objc"]), help: "")
+            Option("language", default: "swift", help: "")
+            Positional("model", required: false, help: "")
+        }
+        for (arguments, message) in [(["--input", "x=1,2"], "'--input' is now '--input-shape'"),
+                                     (["--input=x=1,2"], "'--input' is now '--input-shape'"),
+                                     (["--generate-classes", "objc"], "'--generate-classes objc' is now '--generate-classes --language objc'"),
+                                     (["--generate-classes=swift"], "'--generate-classes swift' is now '--generate-classes --language swift'")] {
+            XCTAssertThrowsError(try ArgumentParser(options: options).parse(arguments)) { error in
+                XCTAssertEqual((error as? UsageError)?.message, message, "\(arguments)")
+            }
+        }
+        let parsed = try ArgumentParser(options: options).parse(["--generate-classes", "m.onnx", "--language", "objc"])
+        XCTAssertTrue(parsed.flag("generate-classes"))
+        XCTAssertEqual(parsed.optionalString("model"), "m.onnx")
+    }
 }

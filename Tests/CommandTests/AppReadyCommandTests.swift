@@ -134,15 +134,15 @@ final class AppReadyCommandTests: XCTestCase {
     func testInputShapeHelpFollowsEachFormatsLayout() throws {
         let help = try ProgramRunner.run("coreml-convert", ["onnx", "--help"])
         XCTAssertEqual(help.status, 0, help.standardError)
-        XCTAssertTrue(help.standardOutput.contains("--input <name=1,C,H,W>"), help.standardOutput)
+        XCTAssertTrue(help.standardOutput.contains("--input-shape <name=1,C,H,W>"), help.standardOutput)
         XCTAssertFalse(help.standardOutput.contains("1,H,W,C"), help.standardOutput)
         for format in ["tensorflow", "keras"] {
             let other = try ProgramRunner.run("coreml-convert", [format, "--help"])
-            XCTAssertTrue(other.standardOutput.contains("--input <name=1,H,W,C>"), other.standardOutput)
+            XCTAssertTrue(other.standardOutput.contains("--input-shape <name=1,H,W,C>"), other.standardOutput)
         }
         let output = try temporaryFolder().appendingPathComponent("m.mlmodel").path
-        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input", "input=1,3,x", "-o", output],
-                                         "--input takes name=1,C,H,W, got 'input=1,3,x'", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input-shape", "input=1,3,x", "-o", output],
+                                         "--input-shape takes name=1,C,H,W, got 'input=1,3,x'", status: 64)
     }
 
     /// torchvision's normalization: --mean and --std on 0-1 pixels give the

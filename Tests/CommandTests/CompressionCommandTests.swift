@@ -129,7 +129,7 @@ final class WholeModelCompressionTests: XCTestCase {
     }
 
     func testTensorFlowVGGHead() throws {
-        try check(["tensorflow", vgg.appendingPathComponent("graph.pb").path, "--input", "input:0=1,32,32,3", "--output-feature-name", "Identity:0",
+        try check(["tensorflow", vgg.appendingPathComponent("graph.pb").path, "--input-shape", "input:0=1,32,32,3", "--output-feature-name", "Identity:0",
                    "--image-input", "input:0", "--image-scale", "0.00392156862745098", "--red-bias", "-0.5", "--green-bias", "-0.5",
                    "--blue-bias", "-0.5", "--class-labels", vgg.appendingPathComponent("labels.txt").path])
     }

@@ -9,7 +9,7 @@ final class ConvertTensorFlowTests: XCTestCase {
     func testTheVGGHeadConvertsAsAClassifier() throws {
         let output = try temporaryFolder().appendingPathComponent("VGG.mlmodel").path
         let result = try ProgramRunner.run("coreml-convert", [
-            "tensorflow", vgg.appendingPathComponent("graph.pb").path, "--input", "input:0=1,32,32,3", "--output-feature-name", "Identity:0",
+            "tensorflow", vgg.appendingPathComponent("graph.pb").path, "--input-shape", "input:0=1,32,32,3", "--output-feature-name", "Identity:0",
             "--image-input", "input:0", "--image-scale", "0.00392156862745098", "--red-bias", "-0.5", "--green-bias", "-0.5",
             "--blue-bias", "-0.5", "--class-labels", vgg.appendingPathComponent("labels.txt").path, "-o", output])
         XCTAssertEqual(result.status, 0, result.standardError)
@@ -35,7 +35,7 @@ final class ConvertTensorFlowTests: XCTestCase {
         let cases: [(String, [String], String)] = [
             ("unknown ops", [unknown], "unsupported ops: Fancier (b); Fancy (a)"),
             ("cycle", [cycle, "--output-feature-name", "b"], "cycle"),
-            ("input shape", [relu, "--input", "x=1,5"], "does not match the graph's [1, 4]"),
+            ("input shape", [relu, "--input-shape", "x=1,5"], "does not match the graph's [1, 4]"),
             ("text syntax", [broken], "broken.pbtxt:3:1: expected '}'"),
             ("truncated", [truncated.path], "truncated.pb: byte "),
         ]

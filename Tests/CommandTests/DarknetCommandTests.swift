@@ -42,7 +42,7 @@ final class DarknetCommandTests: XCTestCase {
         XCTAssertEqual(alone.status, 0, alone.standardError)
         XCTAssertTrue(alone.standardOutput.contains("Format:       Darknet network"), alone.standardOutput)
         XCTAssertTrue(alone.standardOutput.contains("Weights:      not given"), alone.standardOutput)
-        let both = try ProgramRunner.run("coreml-inspect", [config, weights, "--weights"])
+        let both = try ProgramRunner.run("coreml-inspect", [config, weights, "--weight-stats"])
         XCTAssertEqual(both.status, 0, both.standardError)
         XCTAssertTrue(both.standardOutput.split(separator: "\n").contains { $0.hasPrefix("conv_7 ") && $0.contains(" weights  [125,32,1,1]  4,000  float32") },
                       both.standardOutput)

@@ -116,17 +116,17 @@ final class ErrorCauseTests: XCTestCase {
         let open = try onnxModel(dims: ["batch", 3, "h", "w"], in: folder, named: "open.onnx")
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", open, "-o", output],
                                          "error: \(open): input 'x' has the shape [1, 3, ?, ?]: the sizes at axes 2, 3 are open: "
-                                         + "give them, batch 1, with --input x=1,3,?,? (each ? a size)")
+                                         + "give them, batch 1, with --input-shape x=1,3,?,? (each ? a size)")
         let oneOpen = try onnxModel(dims: [1, 3, 8, "w"], in: folder, named: "one.onnx")
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", oneOpen, "-o", output],
-                                         "the size at axis 3 is open: give it, batch 1, with --input x=1,3,8,? (each ? a size)")
+                                         "the size at axis 3 is open: give it, batch 1, with --input-shape x=1,3,8,? (each ? a size)")
         // Every size given, one too large: that size is named, not every size asked for.
-        try ProgramRunner.assertOneError("coreml-convert", ["onnx", open, "--input", "x=1,3,2000000,8", "-o", output],
-                                         "error: --input x: the shape [1, 3, 2000000, 8]: size 2000000 at axis 2 is not 1 to 1048576", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", open, "--input-shape", "x=1,3,2000000,8", "-o", output],
+                                         "error: --input-shape x: the shape [1, 3, 2000000, 8]: size 2000000 at axis 2 is not 1 to 1048576", status: 64)
         let rank6 = try onnxModel(dims: [1, 1, 1, 1, 1, 2], in: folder, named: "rank6.onnx")
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", rank6, "-o", output],
                                          "error: \(rank6): input 'x' has the shape [1, 1, 1, 1, 1, 2]: rank 6 is not converted (inputs of rank 2 to 5 are")
-        let result = try ProgramRunner.run("coreml-convert", ["onnx", open, "--input", "x=1,3,8,8", "-o", output, "-q"])
+        let result = try ProgramRunner.run("coreml-convert", ["onnx", open, "--input-shape", "x=1,3,8,8", "-o", output, "-q"])
         XCTAssertEqual(result.status, 0, result.standardError)
     }
 
@@ -190,7 +190,7 @@ final class ErrorCauseTests: XCTestCase {
             ("coreml-convert", ["darknet", garbage, garbage, "-o", output]),
             ("coreml-convert", ["mlmodel", garbage, "-o", output]),
             ("coreml-convert", ageNet(["--class-labels", garbage], output: output)),
-            ("coreml-convert", ageNet(["--mean", garbage], output: output)),
+            ("coreml-convert", ageNet(["--mean-image", garbage], output: output)),
             ("coreml-convert", ["sample", "--precision", "float16", "--probe", garbage, "-o", output]),
             ("coreml-convert", ["sample", "--precision", "float16", "--probe", "data=" + garbage, "-o", output]),
             ("coreml-inspect", [garbage]),

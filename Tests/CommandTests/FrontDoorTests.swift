@@ -52,8 +52,14 @@ final class FrontDoorTests: XCTestCase {
             try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, typed, "x", "-o", output],
                             "unknown option '\(typed)'; did you mean '\(ours)'?", status: 64)
         }
-        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, "--input_name_shape_dict", "x", "-o", output],
-                        "did you mean '--input'?", status: 64)
+        for typed in ["--input_name_shape_dict", "--inputs"] {
+            try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, typed, "x", "-o", output],
+                                             "did you mean '--input-shape'?", status: 64)
+        }
+        for typed in ["--model_precision", "--compute_precision"] {
+            try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, typed, "float16", "-o", output],
+                                             "unknown option '\(typed)'; did you mean '--precision'?", status: 64)
+        }
         try ProgramRunner.assertOneError("coreml-predict", [root + "Samples/face.png", "--center-crop"], "did you mean '--crop-and-scale'?", status: 64)
     }
 
@@ -102,7 +108,7 @@ final class FrontDoorTests: XCTestCase {
         try ProgramRunner.assertOneError("coreml-predict", [mobilenet, face],
                         "graph.pb: is a TensorFlow graph, not a Core ML model: convert it with coreml-convert tensorflow")
         try ProgramRunner.assertOneError("coreml-predict", [face], "face.png: is a PNG image, not a Core ML model")
-        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, "--image-input", "data", "--mean", face, "-o", output],
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, "--image-input", "data", "--mean-image", face, "-o", output],
                         "face.png: is a PNG image, not a Caffe mean image (mean.binaryproto)")
         try ProgramRunner.assertOneError("coreml-inspect", [face], "face.png: a PNG image, not a model file")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
@@ -230,5 +236,62 @@ final class FrontDoorTests: XCTestCase {
             layer { name: "a" type: "ReLU" bottom: "x" top: "y" }
             """.write(toFile: deploy, atomically: true, encoding: .utf8)
         try ProgramRunner.assertOneError("coreml-inspect", [deploy], "error: \(deploy): two layers are named 'a'")
+    }
+
+    /// Every program's and every convert subcommand's --help ends with
+    /// EXAMPLES: 2 to 4 commands, each run here as written (in a folder
+    /// holding fixtures under the examples' file names) and succeeding
+    /// with no warning, so that a renamed option or a changed default
+    /// breaks this test, not a newcomer's first command.
+    func testEveryHelpEndsWithExamplesThatRun() throws {
+        let files: [String: String] = [
+            "deploy_age.prototxt": root + "Samples/deploy_age.prototxt", "age_net.caffemodel": weights,
+            "age_labels.txt": root + "Samples/age_labels.txt", "face.png": face, "photos/face.png": face,
+            "resnet18.onnx": fixtures + "onnx/resnet_opset13/model.onnx", "model.onnx": fixtures + "onnx/resnet_opset13/model.onnx",
+            "labels.txt": fixtures + "tensorflow/vgg_head/labels.txt", "graph.pb": fixtures + "tensorflow/vgg_head/graph.pb",
+            "model.h5": fixtures + "keras/dynamic_input/model.h5", "classifier.h5": fixtures + "keras/sequential_classifier/model.h5",
+            "yolo.cfg": fixtures + "darknet/tiny_yolo/model.cfg", "yolo.weights": fixtures + "darknet/tiny_yolo/model.weights",
+            "Model.mlmodel": fixtures + "runtime/classifier/model.mlmodel", "x.npy": fixtures + "runtime/classifier/input_x.npy",
+        ]
+        let helps = [("coreml-convert", [String]())] + ["caffe", "tensorflow", "keras", "onnx", "darknet", "mlmodel", "sample"]
+            .map { ("coreml-convert", [$0]) } + ["coreml-inspect", "coreml-predict", "coreml-generate"].map { ($0, [String]()) }
+        for (program, subcommand) in helps {
+            let help = try ProgramRunner.run(program, subcommand + ["--help"])
+            XCTAssertEqual(help.status, 0, help.standardError)
+            let name = ([program] + subcommand).joined(separator: " ")
+            guard let start = help.standardOutput.range(of: "\n\nEXAMPLES:\n") else {
+                XCTFail("\(name) --help has no EXAMPLES section")
+                continue
+            }
+            let section = help.standardOutput[start.upperBound...]
+            XCTAssertFalse(section.contains("\n\n"), "\(name): EXAMPLES is the last section")
+            for line in section.split(separator: "\n") { XCTAssertLessThanOrEqual(line.count, 80, "\(name): \(line)") }
+            // The commands: the lines that are not `# task`, a line ending in ` \\` continued on the next.
+            var commands: [String] = [], continued = false
+            for line in section.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.hasPrefix("#") {
+                let text = line.hasSuffix(" \\") ? String(line.dropLast(2)) : line
+                if continued { commands[commands.count - 1] += " " + text } else { commands.append(text) }
+                continued = line.hasSuffix(" \\")
+            }
+            XCTAssertTrue((2...4).contains(commands.count), "\(name): \(commands.count) examples")
+            // A fresh folder per help: the files its examples name, and the AgeNet they convert first.
+            let folder = try temporaryFolder()
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("photos"), withIntermediateDirectories: false)
+            for (name, source) in files {
+                try FileManager.default.copyItem(atPath: source, toPath: folder.appendingPathComponent(name).path)
+            }
+            let ageNet = try ProgramRunner.run("coreml-convert", ["caffe", "deploy_age.prototxt", "age_net.caffemodel", "--image-input", "data",
+                                                                  "--class-labels", "age_labels.txt", "-o", "AgeNet.mlmodel", "-q"],
+                                               currentDirectory: folder)
+            XCTAssertEqual(ageNet.status, 0, ageNet.standardError)
+            for command in commands {
+                let words = command.split(separator: " ").map(String.init)
+                XCTAssertEqual(words.first, program, "\(name): \(command)")
+                if !subcommand.isEmpty { XCTAssertEqual(words.dropFirst().first, subcommand[0], "\(name): \(command)") }
+                let result = try ProgramRunner.run(program, Array(words.dropFirst()), currentDirectory: folder)
+                XCTAssertEqual(result.status, 0, "\(command): \(result.standardError)")
+                XCTAssertFalse(result.standardError.contains("warning:"), "\(command): \(result.standardError)")
+            }
+        }
     }
 }

@@ -47,11 +47,11 @@ final class GenerateCommandTests: XCTestCase {
 
     func testConvertWritesTheClassesNextToTheModel() throws {
         let folder = try temporaryFolder()
-        let (_, result) = try convertAgeNet(into: folder, ["--generate-classes", "objc"])
+        let (_, result) = try convertAgeNet(into: folder, ["--generate-classes", "--language", "objc"])
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.contains("Wrote \(folder.path)/AgeNet.h\nWrote \(folder.path)/AgeNet.m\n"), result.standardOutput)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["AgeNet.h", "AgeNet.m", "AgeNet.mlmodel"])
-        let json = try convertAgeNet(into: folder, ["--generate-classes", "swift", "--json"]).result
+        let json = try convertAgeNet(into: folder, ["--generate-classes", "--language", "swift", "--json"]).result
         XCTAssertEqual(json.status, 0, json.standardError)
         let document = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
         XCTAssertEqual(document?["classFiles"] as? [String], [folder.path + "/AgeNet.swift"])
@@ -102,10 +102,10 @@ final class GenerateCommandTests: XCTestCase {
                                          "is an input of this run")
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("Model.m").path))
         // convert checks where the classes go before it converts.
-        let (_, refused) = try convertAgeNet(into: folder, ["--generate-classes", "swift"])
+        let (_, refused) = try convertAgeNet(into: folder, ["--generate-classes", "--language", "swift"])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.standardError.contains("AgeNet.swift: is a FIFO"), refused.standardError)
-        try ProgramRunner.assertOneError("coreml-convert", ["sample", "-o", folder.path + "/S.mlmodel", "--generate-classes", "java"],
-                                         "--generate-classes takes swift or objc, not 'java'", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["sample", "-o", folder.path + "/S.mlmodel", "--generate-classes", "--language", "java"],
+                                         "--language takes swift or objc, not 'java'", status: 64)
     }
 }

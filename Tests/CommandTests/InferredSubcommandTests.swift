@@ -33,7 +33,7 @@ final class InferredSubcommandTests: XCTestCase {
         try assertInferred("onnx", [fixtures + "onnx/resnet_opset13/model.onnx"])
         let vgg = fixtures + "tensorflow/vgg_head/"
         for graph in ["graph.pb", "graph.pbtxt"] {
-            try assertInferred("tensorflow", [vgg + graph], ["--input", "input:0=1,32,32,3", "--output-feature-name", "Identity:0"])
+            try assertInferred("tensorflow", [vgg + graph], ["--input-shape", "input:0=1,32,32,3", "--output-feature-name", "Identity:0"])
         }
         try assertInferred("keras", [fixtures + "keras/sequential_classifier/model.h5"])
         try assertInferred("mlmodel", [fixtures + "coreml/builder_classifier.mlmodel"], ["--precision", "float16"])

@@ -16,14 +16,14 @@ final class InputCheckTests: XCTestCase {
         try ProgramRunner.assertOneError("coreml-predict", [classifier.appendingPathComponent("model.mlmodel").path,
                                                             "--input", "x=\(x)", "--input", "x=\(x)"],
                                          "--input names 'x' twice", status: 64)
-        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input", "input=1,3,32,32", "--input", "input=1,3,64,64",
-                                                            "-o", out], "--input names 'input' twice", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input-shape", "input=1,3,32,32", "--input-shape", "input=1,3,64,64",
+                                                            "-o", out], "--input-shape names 'input' twice", status: 64)
         // TensorFlow's 'input' and 'input:0' are one tensor.
-        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", vgg, "--input", "input:0=1,32,32,3", "--input", "input=1,64,64,3",
-                                                            "-o", out], "--input names 'input:0' and 'input' (one input) twice", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", vgg, "--input-shape", "input:0=1,32,32,3", "--input-shape", "input=1,64,64,3",
+                                                            "-o", out], "--input-shape names 'input:0' and 'input' (one input) twice", status: 64)
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--image-input", "input", "--image-input", "input", "-o", out],
                                          "--image-input names 'input' twice", status: 64)
-        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", vgg, "--input", "input:0=1,32,32,3", "--image-input", "input:0",
+        try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", vgg, "--input-shape", "input:0=1,32,32,3", "--image-input", "input:0",
                                                             "--image-input", "input", "-o", out],
                                          "--image-input names 'input:0' and 'input' (one input) twice", status: 64)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out))

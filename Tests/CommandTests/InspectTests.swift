@@ -50,7 +50,7 @@ final class InspectTests: XCTestCase {
         return result.standardOutput.replacingOccurrences(of: root, with: "")
     }
 
-    /// Summary, --layers, --weights, --json (with weight statistics) and
+    /// Summary, --layers, --weight-stats, --json (with weight statistics) and
     /// --graph dot of every case. The tables follow the summary, which is
     /// recorded once, so their snapshots hold only the table.
     func testEveryFormatInEveryOutputForm() throws {
@@ -59,12 +59,12 @@ final class InspectTests: XCTestCase {
             let summary = try inspect(files)
             XCTAssertFalse(summary.contains("\u{1B}["), "no color when piped")
             try assertSnapshot(summary, named: "inspect-\(testCase.name)")
-            for (flag, form) in [("--layers", "layers"), ("--weights", "weights")] {
+            for (flag, form) in [("--layers", "layers"), ("--weight-stats", "weights")] {
                 let output = try inspect([flag] + files)
                 XCTAssertTrue(output.hasPrefix(summary + "\n"), "\(testCase.name) \(flag) starts with the summary")
                 try assertSnapshot(String(output.dropFirst(summary.count + 1)), named: "inspect-\(testCase.name)-\(form)")
             }
-            let json = try inspect(["--json", "--weights"] + files)
+            let json = try inspect(["--json", "--weight-stats"] + files)
             XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(json.utf8)), "\(testCase.name): valid JSON")
             try assertSnapshot(json, named: "inspect-\(testCase.name)-json")
             if testCase.hasGraph {
@@ -148,13 +148,14 @@ final class InspectTests: XCTestCase {
         let summary = try inspect(absolute(["Tests/Fixtures/caffe/resnet_bn/deploy.prototxt", "Tests/Fixtures/caffe/resnet_bn/weights.caffemodel"]))
         XCTAssertTrue(summary.contains("Folded:       bn_conv1 (BatchNorm), scale_conv1 (Scale) into conv1\n"
                                        + "              bn2a_branch2a (BatchNorm), scale2a_branch2a (Scale) into res2a_branch2a\n"), summary)
-        let sample = try inspect(absolute(["Samples/deploy_age.prototxt", "--weights-file", "Samples/age_net.caffemodel"]))
+        let sample = try inspect(absolute(["Samples/deploy_age.prototxt", "--weights", "Samples/age_net.caffemodel"]))
         XCTAssertTrue(sample.contains("Removed:      drop6, drop7 (Dropout)\n"), sample)
-        // The three spellings of a prototxt's weights say the same.
+        // The four spellings of a prototxt's weights say the same.
         XCTAssertEqual(try inspect(absolute(["Samples/deploy_age.prototxt", "--weights=Samples/age_net.caffemodel"])), sample)
         XCTAssertEqual(try inspect(absolute(["Samples/deploy_age.prototxt", "Samples/age_net.caffemodel"])), sample)
-        // `--weights` as a flag still lists the tensors when the weights come another way.
-        let both = try inspect(absolute(["--weights", "Samples/deploy_age.prototxt", "Samples/age_net.caffemodel"]))
+        XCTAssertEqual(try inspect(absolute(["--weights", "Samples/age_net.caffemodel", "Samples/deploy_age.prototxt"])), sample)
+        // --weight-stats lists the tensors, however the weights come.
+        let both = try inspect(absolute(["--weight-stats", "Samples/deploy_age.prototxt", "Samples/age_net.caffemodel"]))
         XCTAssertTrue(both.hasPrefix(sample + "\nlayer  tensor"), both)
         let layers = try inspect(absolute(["Tests/Fixtures/caffe/layers_v2/deploy.prototxt", "Tests/Fixtures/caffe/layers_v2/weights.caffemodel"]))
         XCTAssertTrue(layers.contains("Removed:      split (Split)\n              drop (Dropout)\n"), layers)
@@ -223,9 +224,10 @@ final class InspectTests: XCTestCase {
              "notes.prototxt: a text file, but not a Caffe deploy prototxt or a TensorFlow .pbtxt (it has no top-level layer, layers, input or node field)"),
             ("empty file", [empty], "empty.mlmodel: the file is empty"),
             ("unknown format", [unknown], "image.caffemodel: unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt"),
-            ("--weights without weights", [deploy, "--weights"], "deploy_age.prototxt: --weights lists weight values, and a deploy definition has none"),
+            ("--weight-stats without weights", [deploy, "--weight-stats"],
+             "deploy_age.prototxt: --weight-stats lists weight values, and a deploy definition has none"),
             ("weights of another net", [deploy, "--weights", resnetWeights], "deploy_age.prototxt:"),
-            ("not weights", [deploy, "--weights-file", truncated], "truncated.mlmodel: not Caffe weights"),
+            ("not weights", [deploy, "--weights", truncated], "truncated.mlmodel: not Caffe weights"),
             ("HDF5 has no graph", ["--graph", "dot", root + "Tests/Fixtures/caffe/resnet_bn_h5/weights.caffemodel.h5"],
              "weights.caffemodel.h5: Caffe weights (HDF5) store blobs only, no graph"),
         ]

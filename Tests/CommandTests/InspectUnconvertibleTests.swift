@@ -47,7 +47,7 @@ final class InspectUnconvertibleTests: XCTestCase {
                          "  op LSTM is not supported: 2 nodes, first 'lstm_a'",
                          "  op NonMaxSuppression is not supported: 1 node, first 'nms'",
                          "  node 'relu' (Relu): ", "bogus",
-                         "  input 'x': sizes at axes 2, 3 open: give them with --input x=1,3,?,?"] {
+                         "  input 'x': sizes at axes 2, 3 open: give them with --input-shape x=1,3,?,?"] {
             XCTAssertTrue(text.contains(expected), "'\(expected)' not in:\n\(text)")
         }
         assertFitsATerminal(text)
@@ -60,7 +60,7 @@ final class InspectUnconvertibleTests: XCTestCase {
         XCTAssertEqual(obstacles[0]["op"] as? String, "LSTM")
         XCTAssertEqual(obstacles[0]["count"] as? Int, 2)
         XCTAssertEqual(obstacles[2]["node"] as? String, "relu")
-        XCTAssertEqual(obstacles[3]["option"] as? String, "--input x=1,3,?,?")
+        XCTAssertEqual(obstacles[3]["option"] as? String, "--input-shape x=1,3,?,?")
         let inputs = try XCTUnwrap(document["inputs"] as? [[String: Any]])
         let shape = try XCTUnwrap(inputs.first?["shape"] as? [Any])
         XCTAssertEqual(shape.count, 4)
@@ -203,7 +203,7 @@ final class InspectUnconvertibleTests: XCTestCase {
         for expected in ["Format:       TensorFlow graph (text)", "  x: DT_FLOAT [?, ?, ?, 3]", "  r: shape not stated",
                          "Layers:       4 nodes (FooBar 2, Placeholder 1, Relu 1)", "Cannot convert: 3 obstacles",
                          "  op FooBar is not supported: 2 nodes, first 'a'", "  node 'r' (Relu): bogus",
-                         "  placeholder 'x': sizes at axes 1, 2 open: give them with --input x=1,?,?,3"] {
+                         "  placeholder 'x': sizes at axes 1, 2 open: give them with --input-shape x=1,?,?,3"] {
             XCTAssertTrue(result.standardOutput.contains(expected), "'\(expected)' not in:\n\(result.standardOutput)")
         }
         assertFitsATerminal(result.standardOutput)
@@ -251,7 +251,7 @@ final class InspectUnconvertibleTests: XCTestCase {
         let keras = repositoryRoot.appendingPathComponent("Tests/Fixtures/keras").path + "/"
         let cases = [("unsupported_layer", "  layer GroupNormalization is not supported: 1 layer, first 'group_norm'"),
                      ("lambda_layer", "  layer Lambda is not supported (it holds Python code, never run): 1 layer, first 'times_two'"),
-                     ("dynamic_input", "  input 'image': sizes at axes 1, 2 open: give them with --input image=1,?,?,3")]
+                     ("dynamic_input", "  input 'image': sizes at axes 1, 2 open: give them with --input-shape image=1,?,?,3")]
         for (name, obstacle) in cases {
             let path = keras + name + "/model.h5"
             let result = try ProgramRunner.run("coreml-inspect", [path])

@@ -38,10 +38,10 @@ final class ONNXCommandTests: XCTestCase {
                                          "is an ONNX model, not a TensorFlow graph: convert it with coreml-convert onnx")
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", repositoryRoot.appendingPathComponent("Samples/deploy_age.prototxt").path, "-o", output],
                                          "is a Caffe deploy definition (prototxt), not an ONNX model")
-        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input", "inptu=1,3,32,32", "-o", output],
-                                         "--input 'inptu': the model has no input of that name (its inputs: input); did you mean 'input'?", status: 64)
-        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input", "input=1,3,32,33", "-o", output],
-                                         "--input input: size 33 at axis 3 differs from the model's 32", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input-shape", "inptu=1,3,32,32", "-o", output],
+                                         "--input-shape 'inptu': the model has no input of that name (its inputs: input); did you mean 'input'?", status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", resnet, "--input-shape", "input=1,3,32,33", "-o", output],
+                                         "--input-shape input: size 33 at axis 3 differs from the model's 32", status: 64)
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", fixtures + "ops/unsupported_ops.onnx", "-o", output],
                                          "3 nodes of 2 unsupported op types: LSTM x2 (lstm_a, lstm_b); NonMaxSuppression x1 (nms)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))

@@ -5,7 +5,7 @@ import XCTest
 /// A careless user's small mistakes are errors, never a model that is not
 /// what they asked for: preprocessing options with no image input to apply
 /// to (the model came out with an array input), names the model does not
-/// have (an --input for a missing placeholder was ignored), NaN or infinite
+/// have (an --input-shape for a missing placeholder was ignored), NaN or infinite
 /// numbers, biases for channels the image does not have, classifier options
 /// without labels. Usage mistakes exit 64 with one error line and a hint naming --help.
 final class OptionMistakeTests: XCTestCase {
@@ -36,17 +36,17 @@ final class OptionMistakeTests: XCTestCase {
     func testPreprocessingWithoutAnImageInputIsAUsageError() throws {
         try assertMistake(caffe(["--is-bgr", "--red-bias", "-114"]),
                           "--is-bgr, --red-bias apply to an image input, and none is named: add --image-input data")
-        try assertMistake(caffe(["--image-scale", "2/255"]), "--image-scale apply to an image input")
+        try assertMistake(caffe(["--image-scale", "2/255"]), "--image-scale applies to an image input")
         try assertMistake(["tensorflow", mobilenet, "--blue-bias", "1"], "add --image-input input")
         try assertMistake(["keras", repositoryRoot.appendingPathComponent("Tests/Fixtures/keras/functional_separable/model.h5").path,
-                           "--gray-bias", "3"], "--gray-bias apply to an image input")
+                           "--gray-bias", "3"], "--gray-bias applies to an image input")
     }
 
     func testNamesTheModelDoesNotHaveAreErrorsWithSuggestions() throws {
         try assertMistake(caffe(["--image-input", "dta"]), "--image-input 'dta' is not an input of the model (its inputs: data); did you mean 'data'?")
-        try assertMistake(["tensorflow", mobilenet, "--input", "images=1,33,33,3"],
-                          "--input 'images': the graph has no placeholder of that name (its placeholders: input)")
-        try assertMistake(["tensorflow", mobilenet, "--input", "inptu=1,33,33,3"], "did you mean 'input'?")
+        try assertMistake(["tensorflow", mobilenet, "--input-shape", "images=1,33,33,3"],
+                          "--input-shape 'images': the graph has no placeholder of that name (its placeholders: input)")
+        try assertMistake(["tensorflow", mobilenet, "--input-shape", "inptu=1,33,33,3"], "did you mean 'input'?")
         try assertMistake(["tensorflow", mobilenet, "--output-feature-name", "MobilenetV1/Logits/SpatialSqeeze"],
                           "did you mean 'MobilenetV1/Logits/SpatialSqueeze'?")
         try assertMistake(["tensorflow", mobilenet, "--image-input", "inputs"], "did you mean 'input'?")
@@ -94,5 +94,48 @@ final class OptionMistakeTests: XCTestCase {
                           "must not be named like an input", status: 1)
         try assertMistake(caffe(["--class-labels", labels, "--predicted-feature-name", "classLabelProbs"]),
                           "the classifier's label and probabilities features are both named 'classLabelProbs'", status: 1)
+    }
+
+    /// One spelling per idea across the four programs (issue 32): each old
+    /// one is a usage error naming the new one, one error line and the
+    /// hint, never taken silently (`--input` was a shape in convert and a
+    /// file in predict, `--score-threshold` and `--confidence-threshold`
+    /// one threshold, `--generate-classes swift` and generate's
+    /// `--language swift` one choice, inspect's `--weights` a flag and a
+    /// file, caffe's `--mean` a file where onnx's is numbers).
+    func testFormerSpellingsSayTheNewOne() throws {
+        let folder = try temporaryFolder()
+        let output = folder.appendingPathComponent("out.mlmodel").path
+        let onnx = repositoryRoot.appendingPathComponent("Tests/Fixtures/onnx/resnet_opset13/model.onnx").path
+        let classifier = repositoryRoot.appendingPathComponent("Tests/Fixtures/coreml/builder_classifier.mlmodel").path
+        let cases: [(String, [String], String, String)] = [
+            ("coreml-convert", ["onnx", onnx, "--input", "input=1,3,32,32", "-o", output], "'--input' is now '--input-shape'", "coreml-convert onnx"),
+            ("coreml-convert", ["tensorflow", mobilenet, "--input=input:0=1,33,33,3", "-o", output], "'--input' is now '--input-shape'",
+             "coreml-convert tensorflow"),
+            ("coreml-convert", ["sample", "-o", output, "--generate-classes", "swift"],
+             "'--generate-classes swift' is now '--generate-classes --language swift'", "coreml-convert sample"),
+            ("coreml-convert", ["sample", "--generate-classes=objc", "-o", output],
+             "'--generate-classes objc' is now '--generate-classes --language objc'", "coreml-convert sample"),
+            ("coreml-convert", caffe(["--image-input", "data", "--mean", sample("face.png"), "-o", output]), "'--mean' is now '--mean-image'",
+             "coreml-convert caffe"),
+            ("coreml-predict", [classifier, "--score-threshold", "0.5"], "'--score-threshold' is now '--confidence-threshold'", "coreml-predict"),
+            ("coreml-inspect", [sample("deploy_age.prototxt"), "--weights-file", sample("age_net.caffemodel")],
+             "'--weights-file' is now '--weights'", "coreml-inspect"),
+            ("coreml-inspect", [classifier, "--weights"],
+             "'--weights' is now '--weight-stats' (the weight tensor table); --weights FILE names a Caffe prototxt's weights", "coreml-inspect"),
+            ("coreml-inspect", ["--weights", classifier, "--layers"],
+             "'--weights' is now '--weight-stats' (the weight tensor table); --weights FILE names a Caffe prototxt's weights, "
+                + "and \(classifier) is a Core ML model", "coreml-inspect"),
+        ]
+        for (program, arguments, message, command) in cases {
+            let result = try ProgramRunner.run(program, arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments): \(result.standardError)")
+            XCTAssertEqual(result.standardOutput, "", "\(arguments)")
+            XCTAssertEqual(result.standardError, "error: \(message)\nsee '\(command) --help' for its usage\n", "\(arguments)")
+        }
+        // The language alone says nothing to convert: it is the language of --generate-classes.
+        try assertMistake(["sample", "--language", "objc"], "--language is the language of the typed classes --generate-classes writes")
+        try assertMistake(["sample", "--generate-classes", "--language", "java"], "--language takes swift or objc, not 'java'")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "nothing written")
     }
 }

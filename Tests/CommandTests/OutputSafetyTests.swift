@@ -131,7 +131,7 @@ final class OutputSafetyTests: XCTestCase {
         try ProgramRunner.assertOneError("coreml-convert", ageNet(output: output, weights: fifo), "\(fifo): not a regular file (a FIFO)")
         try ProgramRunner.assertOneError("coreml-convert", ageNet(output: output, labels: fifo), "\(fifo): not a regular file (a FIFO)")
         try ProgramRunner.assertOneError("coreml-convert", ["caffe", sample("deploy_age.prototxt"), sample("age_net.caffemodel"), "--image-input", "data",
-                                      "--mean", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
+                                      "--mean-image", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
         try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
         try ProgramRunner.assertOneError("coreml-convert", ["keras", fifo, "-o", output], "\(fifo): not a regular file (a FIFO)")
         try ProgramRunner.assertOneError("coreml-inspect", [fifo], "\(fifo): not a regular file (a FIFO)")

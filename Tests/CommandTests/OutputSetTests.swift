@@ -102,14 +102,14 @@ final class OutputSetTests: XCTestCase {
     func testConvertWithClassesOnAFullDiskKeepsTheOldModelAndClasses() throws {
         let scratch = try temporaryFolder()
         let sizes = scratch.appendingPathComponent("Sample.mlmodel").path
-        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["sample", "-o", sizes, "-q", "--generate-classes", "objc"]).status, 0)
+        XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["sample", "-o", sizes, "-q", "--generate-classes", "--language", "objc"]).status, 0)
         let needed = try pages(size(sizes)) + pages(size(scratch.appendingPathComponent("Sample.h").path))
 
         let disk = try mountDisk(kilobytes: 1024)
         let folder = disk.path + "/app"
         let old = try oldFiles(["Sample.mlmodel", "Sample.h", "Sample.m"], in: folder)
         try disk.fill(leavingPages: needed)
-        let result = try ProgramRunner.run("coreml-convert", ["sample", "-o", folder + "/Sample.mlmodel", "--generate-classes", "objc"])
+        let result = try ProgramRunner.run("coreml-convert", ["sample", "-o", folder + "/Sample.mlmodel", "--generate-classes", "--language", "objc"])
         assertFailed(result, naming: folder + "/Sample.m")
         XCTAssertEqual(result.standardOutput, "")
         try assertKept(old, in: folder)

@@ -33,7 +33,7 @@ final class PathBytesCommandTests: XCTestCase {
         // convert -o, with the classes beside the model.
         let model = folder + b("age") + [0xFF] + b(".mlmodel")
         try store(folder + b("age") + replacement + b(".mlmodel"), decoy)
-        let convert = try run("coreml-convert", [b("sample"), b("-o"), model, b("--generate-classes"), b("objc")])
+        let convert = try run("coreml-convert", [b("sample"), b("-o"), model, b("--generate-classes"), b("--language"), b("objc")])
         XCTAssertEqual(convert.status, 0, convert.standardError)
         XCTAssertTrue(convert.standardOutput.contains("Wrote \(String(decoding: folder, as: UTF8.self))age\\xff.mlmodel\n"), convert.standardOutput)
         XCTAssertEqual(try names(folder), [b("age") + [0xFF] + b(".mlmodel"), b("age") + replacement + b(".mlmodel"), b("age_.h"), b("age_.m")])
@@ -115,7 +115,7 @@ final class PathBytesCommandTests: XCTestCase {
         XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)), json.standardOutput)
         XCTAssertTrue(json.standardOutput.contains("face\\\\xf6.png"), json.standardOutput)
 
-        let inspectCaffe = try run("coreml-inspect", [deploy, b("--weights-file"), weights, b("--json")])
+        let inspectCaffe = try run("coreml-inspect", [deploy, b("--weights"), weights, b("--json")])
         XCTAssertEqual(inspectCaffe.status, 0, inspectCaffe.standardError)
         XCTAssertTrue(inspectCaffe.standardOutput.contains("deploy\\\\xf9.prototxt + "), inspectCaffe.standardOutput)
 
@@ -128,7 +128,7 @@ final class PathBytesCommandTests: XCTestCase {
         let darknetWeights = try copy(fixtures + "/darknet/detector/model.weights", b("net") + [0xF0] + b(".weights"))
         let conversions: [[Bytes]] = [
             [b("keras"), keras, b("--class-labels"), kerasLabels],
-            [b("tensorflow"), tensorFlow, b("--input"), b("input:0=1,32,32,3"), b("--output-feature-name"), b("Identity:0")],
+            [b("tensorflow"), tensorFlow, b("--input-shape"), b("input:0=1,32,32,3"), b("--output-feature-name"), b("Identity:0")],
             [b("onnx"), onnx, b("--precision"), b("float16"), b("--probe"), b("x=") + array],
             [b("darknet"), cfg, darknetWeights],
             [b("mlmodel"), model, b("--precision"), b("float16")],
@@ -193,7 +193,7 @@ final class PathBytesCommandTests: XCTestCase {
                       missing.standardError)
 
         // A name beginning with a combining mark (U+0301): the folder is split at the byte '/'.
-        let combining = try run("coreml-convert", [b("sample"), b("-o"), folder + [0xCC, 0x81] + b("x.mlmodel"), b("--generate-classes"), b("swift")])
+        let combining = try run("coreml-convert", [b("sample"), b("-o"), folder + [0xCC, 0x81] + b("x.mlmodel"), b("--generate-classes"), b("--language"), b("swift")])
         XCTAssertEqual(combining.status, 0, combining.standardError)
         XCTAssertNotNil(try load(folder + [0xCC, 0x81] + b("x.mlmodel")))
         try FileManager.default.removeItem(atPath: String(decoding: folder + [0xCC, 0x81] + b("x.mlmodel"), as: UTF8.self))

@@ -38,7 +38,7 @@ final class PredictTests: XCTestCase {
         XCTAssertTrue(denied.standardOutput.contains("cat") && !denied.standardOutput.contains("dog"), denied.standardOutput)
         let allowed = try ProgramRunner.run("coreml-predict", base + ["--allow", "ant,eel"])
         XCTAssertEqual(allowed.standardOutput.split(separator: "\n").count, 3, allowed.standardOutput)
-        let threshold = try ProgramRunner.run("coreml-predict", base + ["--score-threshold", "0.2"])
+        let threshold = try ProgramRunner.run("coreml-predict", base + ["--confidence-threshold", "0.2"])
         XCTAssertTrue(threshold.standardOutput.contains("dog") && !threshold.standardOutput.contains("eel"), threshold.standardOutput)
     }
 

@@ -25,10 +25,13 @@ enum ProgramRunner {
     /// KiB (through /bin/sh, SIGXFSZ ignored: a write past it fails with
     /// EFBIG instead of killing the program), which fails writes as root too.
     /// A run that has not ended after `timeout` seconds is killed and fails
-    /// the calling test (a hang is a bug too).
+    /// the calling test (a hang is a bug too). `currentDirectory`: where
+    /// it runs (relative paths in its arguments are read and written there).
     static func run(_ program: String, _ arguments: [String], fileSizeLimit: Int? = nil, timeout: TimeInterval = 120,
-                    environment extra: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line) throws -> Result {
+                    environment extra: [String: String] = [:], currentDirectory: URL? = nil,
+                    file: StaticString = #filePath, line: UInt = #line) throws -> Result {
         let process = Process()
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         let executable = productsDirectory.appendingPathComponent(program)
         if let fileSizeLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")

@@ -205,7 +205,7 @@ final class SparseFileBoundedReadTests: XCTestCase {
         let output = folder.appendingPathComponent("out.mlmodel").path
         assertOneError(try runMeasured("coreml-convert", ["caffe", caffe.appendingPathComponent("deploy.prototxt").path,
                                                           caffe.appendingPathComponent("weights.caffemodel").path, "--image-input", "data",
-                                                          "--mean", meanURL.path, "-o", output]),
+                                                          "--mean-image", meanURL.path, "-o", output]),
                        naming: meanURL.path, "shape [1, 3, 24, 24] needs 1728 values, the blob holds 2000000001")
         // NetParameter: name "xy" (the payload at byte 49: unaligned), layer { name "conv1" type "Convolution" blobs { shape { dim: 96 dim: 3 } data: ... } }.
         let blob = field(7, field(1, [96, 3])) + varint(5 << 3 | 2) + varint(4 * values)

@@ -50,7 +50,7 @@ final class TerminalTextTests: XCTestCase {
         XCTAssertEqual(converted.status, 0, converted.standardError)
         assertNoControlCharacters(converted.standardOutput, "convert's summary")
 
-        for arguments in [[model, "--layers"], [deploy, "--weights", weights, "--layers"], [model, "--weights"]] {
+        for arguments in [[model, "--layers"], [deploy, "--weights", weights, "--layers"], [model, "--weight-stats"]] {
             let inspected = try ProgramRunner.run("coreml-inspect", arguments)
             XCTAssertEqual(inspected.status, 0, inspected.standardError)
             assertNoControlCharacters(inspected.standardOutput, "inspect \(arguments)")

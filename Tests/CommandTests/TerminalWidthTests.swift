@@ -25,11 +25,46 @@ final class TerminalWidthTests: XCTestCase {
         XCTAssertEqual(result.status, status, "\(command): \(result.standardError)", file: file, line: line)
         for text in [result.standardOutput, result.standardError] {
             let measured = scratch.reduce(text.replacingOccurrences(of: root, with: "")) { $0.replacingOccurrences(of: $1, with: "") }
-            for printed in measured.split(separator: "\n", omittingEmptySubsequences: false) where printed.count > Self.columns {
-                tooWide.append("\(command): \(printed.count) columns: \(printed.prefix(160))")
+            for printed in measured.split(separator: "\n", omittingEmptySubsequences: false) where Self.cells(printed) > Self.columns {
+                tooWide.append("\(command): \(Self.cells(printed)) columns: \(printed.prefix(160))")
             }
         }
         return result
+    }
+
+    /// The terminal cells a line takes, measured here on its own (not with
+    /// the programs' `TerminalCells`): 2 for the CJK, Hangul, fullwidth and
+    /// emoji blocks, 0 for combining accents, 1 for the rest.
+    static func cells(_ line: Substring) -> Int {
+        line.unicodeScalars.reduce(0) { total, scalar in
+            switch scalar.value {
+            case 0x0300...0x036F: total
+            case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+                 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD: total + 2
+            default: total + 1
+            }
+        }
+    }
+
+    /// Layer names in Chinese take two cells a character: the tables are
+    /// fitted to 100 cells, not 100 characters, and shortened names keep
+    /// whole characters.
+    func testWideCharactersAreMeasuredInCells() throws {
+        let folder = try temporaryFolder()
+        let name = String(repeating: "卷积层", count: 12)  // 36 characters, 72 cells
+        var prototxt = "name: \"宽字符网络\"\ninput: \"数据\"\ninput_dim: 1\ninput_dim: 3\ninput_dim: 16\ninput_dim: 16\n"
+        var bottom = "数据"
+        for index in 1...3 {
+            let top = "\(name)_\(index)"
+            prototxt += "layer { name: \"\(top)\" type: \"Convolution\" bottom: \"\(bottom)\" top: \"\(top)\" "
+                + "convolution_param { num_output: 4 kernel_size: 3 pad: 1 } }\n"
+            bottom = top
+        }
+        let deploy = folder.appendingPathComponent("deploy.prototxt")
+        try prototxt.write(to: deploy, atomically: true, encoding: .utf8)
+        let table = try run("coreml-inspect", ["--layers", deploy.path])
+        XCTAssertTrue(table.standardOutput.contains("卷积层"), table.standardOutput)
+        XCTAssertEqual(tooWide, [], "lines wider than \(Self.columns) cells:\n" + tooWide.joined(separator: "\n"))
     }
 
     /// The models of the suite, as inspect takes them.
@@ -66,12 +101,12 @@ final class TerminalWidthTests: XCTestCase {
         arguments.map { $0.hasPrefix("-") || $0.hasPrefix("/") || !$0.contains("/") ? $0 : root + $0 }
     }
 
-    /// Summary, --layers and --weights of every model; `--json` stays whole.
+    /// Summary, --layers and --weight-stats of every model; `--json` stays whole.
     func testInspectFitsATerminal() throws {
         for model in inspected {
             let files = absolute(model)
             try XCTSkipUnless(files.allSatisfy { $0.hasPrefix("-") || FileManager.default.fileExists(atPath: $0) }, "\(files)")
-            for form in [[], ["--layers"], ["--weights"]] { try run("coreml-inspect", form + files) }
+            for form in [[], ["--layers"], ["--weight-stats"]] { try run("coreml-inspect", form + files) }
         }
         XCTAssertEqual(tooWide, [], "lines wider than \(Self.columns) columns:\n" + tooWide.joined(separator: "\n"))
     }
@@ -99,7 +134,7 @@ final class TerminalWidthTests: XCTestCase {
         for conversion in conversions {
             let output = folder + conversion.name + ".mlmodel"
             try run("coreml-convert", absolute(conversion.arguments) + ["-o", output])
-            for form in [[], ["--layers"], ["--weights"]] { try run("coreml-inspect", form + [output]) }
+            for form in [[], ["--layers"], ["--weight-stats"]] { try run("coreml-inspect", form + [output]) }
             try run("coreml-generate", [output, folder + conversion.name + "-classes"])
         }
         try run("coreml-convert", ["mlmodel", folder + "ViT.mlmodel", "--quantize-weights", "8", "-o", folder + "ViT8.mlmodel"])

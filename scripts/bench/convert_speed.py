@@ -209,7 +209,7 @@ def irv2_command(convert, folder, output):
     options = meta["options"]
     command = [str(convert), "tensorflow", str(Path(folder) / meta["graph"])]
     for name, shape in options["inputShapes"].items():
-        command += ["--input", f"{name}={','.join(map(str, shape))}"]
+        command += ["--input-shape", f"{name}={','.join(map(str, shape))}"]
     for name in options["outputNames"]:
         command += ["--output-feature-name", name]
     command += ["--image-input", options["imageInput"]]

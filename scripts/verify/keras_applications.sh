@@ -40,7 +40,7 @@ if o["isBGR"]:
     print("--is-bgr")
 PY
 )
-  graph=(--input input:0=1,$("$python" -c 'import json, sys; s = json.load(open(sys.argv[1]))["size"]; print(f"{s},{s},3")' "$dir/options.json"))
+  graph=(--input-shape input:0=1,$("$python" -c 'import json, sys; s = json.load(open(sys.argv[1]))["size"]; print(f"{s},{s},3")' "$dir/options.json"))
   # Keras 3 writes input_layers as [name, 0, 0] for one input, Keras 2 as [[name, 0, 0]].
   keras_input="$("$python" -c 'import h5py, json, sys; first = json.loads(h5py.File(sys.argv[1])["/"].attrs["model_config"])["config"]["input_layers"][0]; print(first[0] if isinstance(first, list) else first)' "$dir/model.h5")"
   variants=(image)

@@ -83,7 +83,7 @@ def convert_and_compare(model_dir, source, options, keras_input):
     output = model_dir / f"{source}.mlmodel"
     output.unlink(missing_ok=True)
     if source == "graph":
-        command = [CONVERT, "tensorflow", model_dir / "graph.pb", "--input", f"input:0=1,{size},{size},3"]
+        command = [CONVERT, "tensorflow", model_dir / "graph.pb", "--input-shape", f"input:0=1,{size},{size},3"]
         image_input, feature = "input:0", "input"
     else:
         command = [CONVERT, "keras", model_dir / "model.h5"]

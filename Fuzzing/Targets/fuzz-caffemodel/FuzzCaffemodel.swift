@@ -6,7 +6,7 @@ import Protobuf
 /// Binary caffemodel bytes: the binary decoder with Caffe's NetParameter
 /// (values and structure only) and BlobProto (mean.binaryproto)
 /// descriptors, then the same bytes as files through the readers that
-/// `inspect` and `convert caffe --mean` use (blob shapes against values).
+/// `inspect` and `convert caffe --mean-image` use (blob shapes against values).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCaffemodel(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = inputBytes(data, size)
