@@ -160,8 +160,17 @@ extension ModelFiles {
             throw FormatDetectionError(message: "\(path): --weight-stats lists weight values, and a network definition has none: "
                                        + "give its weights too (\(path) WEIGHTS.weights --weight-stats)")
         }
-        // As `convert darknet` would convert it; without weights, the structure alone.
-        let model = try DarknetConverter.convert(config: path, weights: request.weights)
+        let model: Model
+        do {
+            // As `convert darknet` would convert it; without weights, the structure alone.
+            model = try DarknetConverter.convert(config: path, weights: request.weights)
+        } catch {
+            // A definition whose layer types or keys convert refuses is shown as it states itself, with every
+            // obstacle; anything else (a missing size, weights that do not fit) stays its one error.
+            guard let outline = try? DarknetConverter.outline(config: path), !outline.obstacles.isEmpty else { throw error }
+            return InspectedModel(path: request.weights.map { "\(path) + \($0)" } ?? path,
+                                  format: FileFormatInfo(id: "darknet", name: "Darknet network"), outline: outline)
+        }
         let notes: [(label: String, items: [String])] = request.weights == nil
             ? [("Weights", ["not given: shapes and parameter counts from the definition (inspect \(path) WEIGHTS.weights reads them)"])] : []
         return InspectedModel(path: request.weights.map { "\(path) + \($0)" } ?? path,

@@ -297,6 +297,48 @@ final class InspectUnconvertibleTests: XCTestCase {
         try "layer { name: \"a\" type: ".write(toFile: path, atomically: true, encoding: .utf8)
         try ProgramRunner.assertOneError("coreml-inspect", [path], "deploy.prototxt:1:")
     }
+
+    /// Was: exit 1 with `n.cfg:6: [shortcut] is a layer type this toolkit does not convert yet` (the first only).
+    func testADarknetDefinitionThatDoesNotConvertIsShown() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("net.cfg").path
+        try """
+            [net]
+            width=8
+            height=8
+            channels=3
+
+            [convolutional]
+            filters=4
+            size=3
+            stride=1
+            pad=1
+            activation=leaky
+
+            [shortcut]
+            from=-1
+
+            [shortcut]
+            from=-2
+
+            [upsample]
+            stride=2
+            """.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try ProgramRunner.run("coreml-inspect", [path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        for expected in ["Format:       Darknet network", "  image: [1, 3, 8, 8]", "  upsample_3: shape not stated",
+                         "Layers:       4 nodes (shortcut 2, convolutional 1, upsample 1)", "Cannot convert: 2 obstacles",
+                         "  layer type [shortcut] is not supported: 2 layers, first shortcut_1 (line 13)",
+                         "  layer type [upsample] is not supported: 1 layer, first upsample_3 (line 19)"] {
+            XCTAssertTrue(result.standardOutput.contains(expected), "'\(expected)' not in:\n\(result.standardOutput)")
+        }
+        assertFitsATerminal(result.standardOutput)
+        let document = try json(try ProgramRunner.run("coreml-inspect", [path, "--json"]).standardOutput)
+        XCTAssertEqual(document["convertible"] as? Bool, false)
+        let layers = try ProgramRunner.run("coreml-inspect", [path, "--layers"])
+        XCTAssertNotNil(layers.standardOutput.range(of: #"2\s+shortcut_2\s+shortcut\s+shortcut_1 -> shortcut_2"#, options: .regularExpression),
+                        layers.standardOutput)
+    }
 }
 
 /// A small ONNX model written as protobuf by hand: any names (bytes, so
