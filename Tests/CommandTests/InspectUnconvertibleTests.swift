@@ -88,6 +88,11 @@ final class InspectUnconvertibleTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertTrue(result.standardOutput.contains("op LSTM is not supported: 2 nodes, first 'lstm_a'"), result.standardOutput)
         XCTAssertTrue(result.standardOutput.contains("op NonMaxSuppression is not supported: 1 node, first 'nms'"), result.standardOutput)
+        // Its two initializers are counted, not read, and not called absent.
+        let statistics = try ProgramRunner.run("coreml-inspect", [fixtures + "ops/unsupported_ops.onnx", "--weight-stats"])
+        XCTAssertEqual(statistics.status, 0, statistics.standardError)
+        XCTAssertTrue(statistics.standardOutput.hasSuffix("Weight statistics: not read for a model that does not convert (2 stored tensors).\n"),
+                      statistics.standardOutput)
     }
 
     /// Was: exit 1 with "batch 2 ... only batch 1 is supported"; now the converter's words as an obstacle.
