@@ -142,8 +142,10 @@ final class InspectUnconvertibleTests: XCTestCase {
         XCTAssertTrue(many.standardOutput.contains("and 9988 more op types"), many.standardOutput)
         XCTAssertLessThan(many.standardOutput.split(separator: "\n").count, 70, many.standardOutput)
         assertFitsATerminal(many.standardOutput)
-        let document = try json(try ProgramRunner.run("coreml-inspect", [distinct, "--json"]).standardOutput)
-        XCTAssertEqual((document["obstacles"] as? [Any])?.count, count)
+        // Counted in the text: parsed, 10,000 obstacles and layers would raise this test process's peak
+        // memory, which the programs it spawns inherit (SparseFileBoundedReadTests measures theirs).
+        let text = try ProgramRunner.run("coreml-inspect", [distinct, "--json"]).standardOutput
+        XCTAssertEqual(text.components(separatedBy: #""kind": "unsupportedOp""#).count - 1, count)
     }
 
     /// Names that are not UTF-8, and op types and names carrying terminal
