@@ -53,7 +53,9 @@ public final class ProgressLine: WorkProgressListener, @unchecked Sendable {
         // One column short of a narrower terminal's width, so the line never wraps.
         let columns = terminalColumns(of: Terminal.Stream.stderr.fileDescriptor).map { $0 - 1 } ?? maximumWidth
         clearsLineOnInterrupt()
-        return ProgressLine(width: columns) { text in FileHandle.standardError.write(Data(text.utf8)) }
+        // COREML_PROGRESS_DELAY: seconds before a task's line appears (0: at once), for slow terminals and the tests.
+        let delay = environment["COREML_PROGRESS_DELAY"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        return ProgressLine(delay: delay ?? defaultDelay, width: columns) { text in FileHandle.standardError.write(Data(text.utf8)) }
     }
 
     public func progress(_ name: String, done: Int, total: Int, unit: String) {

@@ -13,8 +13,9 @@ enum InspectCommand: Command {
             Reads Core ML models (.mlmodel); Caffe deploy definitions with their weights \
             (deploy.prototxt W.caffemodel, or --weights W.caffemodel[.h5]) or alone (structure and shapes, no values); \
             Caffe weights files on their own (layers and blob shapes); TensorFlow frozen graphs (.pb, .pbtxt), \
-            Keras .h5 models, ONNX models (.onnx) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options. The format is recognised from the \
-            content, never the name. For a .mlmodel or a weights file, the summary, --layers, --json and --graph \
+            Keras .h5 models, ONNX models (.onnx) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options; a model that parses \
+            but does not convert is shown as the file states it, with a Cannot convert: list of what stands in the way \
+            (exit 0). The format is recognised from the content, never the name. For a .mlmodel or a weights file, the summary, --layers, --json and --graph \
             never read weight values, so large files are fast; --weight-stats reads them. A deploy prototxt is converted \
             as convert caffe does (BatchNorm and Scale folded, Dropout removed). Several files: one section each, or \
             a JSON array. A Core ML file's summary says which systems load it (its specification version) and which \
@@ -28,6 +29,7 @@ enum InspectCommand: Command {
             Example("What a model takes and gives, and the systems it loads on", "coreml-inspect AgeNet.mlmodel"),
             Example("A Caffe model before converting it, every layer listed", "coreml-inspect deploy_age.prototxt age_net.caffemodel --layers"),
             Example("Every weight tensor's statistics, as JSON", "coreml-inspect AgeNet.mlmodel --weight-stats --json"),
+            Example("The graph as a picture next to the model (AgeNet.svg)", "coreml-inspect AgeNet.mlmodel --graph svg"),
         ])
     static let options = Options {
         Positional("file", valueName: "file", repeatable: true,
