@@ -174,6 +174,10 @@ enum PredictCommand: Command {
     /// label shown, 0 to 1 (0 when not given; a detector's is its input).
     static func labelThreshold(_ arguments: ParsedArguments, _ model: Model) throws -> Float {
         guard model.detector == nil, let text = arguments.optionalString("confidence-threshold") else { return 0 }
+        guard model.classifier != nil else {
+            throw UsageError("--confidence-threshold applies to a classifier's labels or a detector's boxes, and this model is neither "
+                             + "(inspect shows its kind)")
+        }
         let threshold = try arguments.float("confidence-threshold")
         guard threshold >= 0 && threshold <= 1 else {
             throw UsageError("--confidence-threshold takes a probability from 0 to 1 for a classifier's labels, not \(text)")

@@ -120,16 +120,16 @@ struct PredictionJob {
             let name = TextEscaping.line(array.name)
             let shape = " [\(dimensions.map(String.init).joined(separator: ", "))]"
             let model = inputFiles.first.map { "\(TextEscaping.line($0)): " } ?? ""
-            throw RuntimeError("\(model)input '\(name)' is an array\(shape), not an image, so it cannot take an image file: convert the "
-                               + "model again with --image-input \(name) (or give the array: --input \(name)=file.npy)")
+            throw RuntimeError("\(model)input '\(name)' is an array\(shape), not an image: convert again with --image-input \(name), "
+                               + "or give --input \(name)=file.npy")
         }
         if imageInputs.isEmpty, missing.count == 1, let tensor = missing.first, let dimensions = network.shapes[tensor.name]?.dimensions,
            dimensions.count == 4, dimensions[0] == 1, dimensions[1] == 1 || dimensions[1] == 3 {
             // A transformer's pixels, which this toolkit writes only as a tensor.
             let name = TextEscaping.line(tensor.name)
             let model = inputFiles.first.map { "\(TextEscaping.line($0)): " } ?? ""
-            throw RuntimeError("\(model)input '\(name)' is a [\(dimensions.map(String.init).joined(separator: ", "))] tensor, not an image, "
-                               + "so it cannot take an image file: give the pixels as --input \(name)=file.npy")
+            throw RuntimeError("\(model)input '\(name)' is a [\(dimensions.map(String.init).joined(separator: ", "))] tensor, not an image: "
+                               + "give the pixels as --input \(name)=file.npy")
         }
         guard missing.count == 1, let imageInput = missing.first, let format = imageInput.image, imageInputs.contains(where: { $0.name == imageInput.name }) else {
             throw UsageError("images need exactly one image input left without an --input value; the model's inputs: "
