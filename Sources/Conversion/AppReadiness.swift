@@ -19,12 +19,19 @@ public enum AppReadiness {
         return lines
     }
 
-    /// Array inputs of shape [3 or 1, H, W] with H and W of at least 8:
-    /// a color or grayscale picture.
+    /// Array inputs of shape [3 or 1, H, W], and tensor inputs of shape
+    /// [1, 3 or 1, H, W] (a ViT's pixels), with H and W of at least 8: a
+    /// color or grayscale picture.
     public static func imageLikeArrays(_ model: Model) -> [(name: String, shape: [Int])] {
         model.inputs.compactMap { input in
-            guard case .array(let shape) = input.kind, shape.count == 3, shape[0] == 3 || shape[0] == 1,
-                  shape[1] >= 8, shape[2] >= 8 else { return nil }
+            let picture: [Int]
+            switch input.kind {
+            case .array(let shape): picture = shape
+            case .tensor(let shape) where shape.count == 4 && shape[0] == 1: picture = Array(shape.dropFirst())
+            default: return nil
+            }
+            guard picture.count == 3, picture[0] == 3 || picture[0] == 1, picture[1] >= 8, picture[2] >= 8 else { return nil }
+            guard case .array(let shape) = input.kind else { return (input.name, [1] + picture) }
             return (input.name, shape)
         }
     }

@@ -77,15 +77,23 @@ public struct ConversionOptions: Sendable {
         for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.featureShape ?? [] }
     }
 
-    /// Turns the named array inputs into images with this preprocessing.
+    /// Turns the named array inputs into images with this preprocessing;
+    /// a [1, C, H, W] tensor input (a ViT's pixels) into an image the
+    /// network takes as that tensor (`ImageInput.asTensor`).
     /// - Throws: `ConversionOptionError` when a name is not an input (with
     ///   a suggestion), preprocessing options were given without an image
     ///   input, or they name channels the image does not have; `ModelError`
-    ///   when an input's shape is not [1 or 3, H, W].
+    ///   when an array's shape is not [1 or 3, H, W], a tensor's not [1, 1 or 3, H, W].
     public func applyImageInputs(to inputs: inout [Input]) throws {
         let names = inputs.map(\.name)
         if imageInputNames.isEmpty, !givenImageOptions.isEmpty {
-            let candidate = inputs.first { if case .array(let shape) = $0.kind { shape.count == 3 } else { false } }?.name ?? names.first ?? "NAME"
+            let candidate = inputs.first { input in
+                switch input.kind {
+                case .array(let shape): shape.count == 3
+                case .tensor(let shape): shape.count == 4 && shape[0] == 1
+                case .image: false
+                }
+            }?.name ?? names.first ?? "NAME"
             throw ConversionOptionError("\(givenImageOptions.joined(separator: ", ")) \(givenImageOptions.count == 1 ? "applies" : "apply") to an image input, and none is named: "
                                         + "add --image-input \(candidate) (the model's inputs: \(names.joined(separator: ", ")))")
         }
@@ -94,17 +102,20 @@ public struct ConversionOptions: Sendable {
                 let suggestion = closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""
                 throw ConversionOptionError("--image-input '\(name)' is not an input of the model (its inputs: \(names.joined(separator: ", ")))\(suggestion)")
             }
-            guard case .array(let shape) = inputs[index].kind, shape.count == 3, shape[0] == 1 || shape[0] == 3 else {
+            // A [C, H, W] array, or the [1, C, H, W] tensor of a network of rank-N layers (a ViT's pixels).
+            let shape: [Int], asTensor: Bool
+            switch inputs[index].kind {
+            case .image(let image):
+                throw ConversionOptionError("--image-input '\(name)': the input is an image (\(image.width)x\(image.height)) already")
+            case .array(let dimensions) where dimensions.count == 3 && (dimensions[0] == 1 || dimensions[0] == 3):
+                (shape, asTensor) = (dimensions, false)
+            case .tensor(let dimensions) where dimensions.count == 4 && dimensions[0] == 1 && (dimensions[1] == 1 || dimensions[1] == 3):
+                (shape, asTensor) = (Array(dimensions.dropFirst()), true)
+            case .array(let dimensions):
                 // Never the enum's debug text: the shape as a list.
-                let shape: String
-                switch inputs[index].kind {
-                case .image(let image): throw ConversionOptionError("--image-input '\(name)': the input is an image (\(image.width)x\(image.height)) already")
-                case .array(let dimensions): shape = "\(dimensions)"
-                case .tensor(let dimensions) where dimensions.count == 4 && dimensions[0] == 1 && (dimensions[1] == 1 || dimensions[1] == 3):
-                    throw ModelError(Self.tensorPixels(name, dimensions))
-                case .tensor(let dimensions): shape = "\(dimensions) (a rank-\(dimensions.count) tensor input)"
-                }
-                throw ModelError("input '\(name)' cannot be an image: its shape \(shape) is not [1 or 3, H, W]")
+                throw ModelError("input '\(name)' cannot be an image: its shape \(dimensions) is not [1 or 3, H, W]")
+            case .tensor(let dimensions):
+                throw ModelError("input '\(name)' cannot be an image: its shape \(dimensions) is not [1, 1 or 3, H, W]")
             }
             let colorOptions = givenImageOptions.filter { ["--is-bgr", "--red-bias", "--green-bias", "--blue-bias"].contains($0) }
             if shape[0] == 1, !colorOptions.isEmpty {
@@ -121,16 +132,8 @@ public struct ConversionOptions: Sendable {
             }
             inputs[index].kind = .image(ImageInput(
                 width: shape[2], height: shape[1], colorSpace: colorSpace, scale: imageScale,
-                redBias: redBias, greenBias: greenBias, blueBias: blueBias, grayBias: grayBias, meanImage: meanImage))
+                redBias: redBias, greenBias: greenBias, blueBias: blueBias, grayBias: grayBias, meanImage: meanImage, asTensor: asTensor))
         }
-    }
-
-    /// Why a [1, C, H, W] tensor input (a transformer's pixels, read by
-    /// rank-N layers) cannot be an image here, and what to do instead.
-    static func tensorPixels(_ name: String, _ shape: [Int]) -> String {
-        "input '\(name)' cannot be an image: it is the [\(shape.map(String.init).joined(separator: ", "))] tensor of a model "
-            + "with rank-N layers (a transformer), which this toolkit can write only as an array: convert without "
-            + "--image-input and give coreml-predict the pixels as --input \(name)=file.npy"
     }
 
     /// Gives the image inputs `normalization`: with one std for all
@@ -140,6 +143,9 @@ public struct ConversionOptions: Sendable {
     /// (Core ML's image scale is one for all channels).
     ///
     ///     input -> readers   becomes   input -> <input>_std (scale 1/std) -> readers
+    ///
+    /// (for an image taken as a [1, C, H, W] tensor, `<input>_std` is a
+    /// multiply by a [1, C, 1, 1] constant `<input>_std_constant`).
     /// - Throws: `ConversionOptionError` when the value counts are not the image's channels.
     public func applyNormalization(to model: inout Model) throws {
         guard let given = normalization else { return }
@@ -167,8 +173,18 @@ public struct ConversionOptions: Sendable {
             var output = name + "_std"
             while model.inputs.contains(where: { $0.name == output }) || model.nodes.contains(where: { $0.outputs.contains(output) }) { output += "_" }
             for node in model.nodes.indices { model.nodes[node].inputs = model.nodes[node].inputs.map { $0 == name ? output : $0 } }
-            model.nodes.insert(Node(name: output, operation: .scale(Scale(shape: [channels], scale: Weights(Array(ordered)))),
-                                    inputs: [name], outputs: [output]), at: 0)
+            guard image.asTensor else {
+                model.nodes.insert(Node(name: output, operation: .scale(Scale(shape: [channels], scale: Weights(Array(ordered)))),
+                                        inputs: [name], outputs: [output]), at: 0)
+                continue
+            }
+            // A [1, C, H, W] tensor (a ViT's pixels): a [1, C, 1, 1] constant, broadcast by a multiply.
+            var constant = output + "_constant"
+            while model.inputs.contains(where: { $0.name == constant }) || model.nodes.contains(where: { $0.outputs.contains(constant) }) { constant += "_" }
+            model.nodes.insert(contentsOf: [
+                Node(name: constant, operation: .defined(ConstantND(shape: [1, channels, 1, 1], data: Weights(Array(ordered)))), inputs: [], outputs: [constant]),
+                Node(name: output, operation: .multiply(constant: 1), inputs: [name, constant], outputs: [output]),
+            ], at: 0)
         }
     }
 
@@ -229,7 +245,7 @@ public struct ConversionOptions: Sendable {
             }
             // Over the labels: the channels of a [C] or [C, 1, 1] output, the last axis of a tensor model's.
             let shape = shapes[tensor]
-            let tensorModel = model.inputs.contains { if case .tensor = $0.kind { true } else { false } }
+            let tensorModel = model.hasTensorInputs
             let operation: Op
             if tensorModel, let shape, shape.dimensions.last == labels.count {
                 operation = .defined(SoftmaxND(axis: -1))

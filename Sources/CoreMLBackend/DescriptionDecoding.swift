@@ -23,7 +23,8 @@ extension SpecReader {
             guard width > 0, height > 0, width <= 1 << 16, height <= 1 << 16 else {
                 throw fail("image input '\(name)' has the size \(width)x\(height)", at: image)
             }
-            return Input(name: name, kind: .image(ImageInput(width: width, height: height, colorSpace: colorSpace)),
+            // A network of tensors takes the image as [1, C, H, W] (RANK4_IMAGE_MAPPING).
+            return Input(name: name, kind: .image(ImageInput(width: width, height: height, colorSpace: colorSpace, asTensor: mapping == .exact)),
                          description: description)
         case CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE:
             let array = type.pointee.multiarraytype!

@@ -78,14 +78,20 @@ public enum SpecificationVersion {
     /// Refuses what the backend cannot write: an operation without a
     /// Core ML layer, a rank-N operation on [C, H, W] maps (only tensor
     /// inputs give it the shapes the IR gave it), tensor inputs mixed
-    /// with images or arrays, and on tensors a maximum, minimum or average
+    /// with arrays or with images not taken as tensors, and on tensors a maximum, minimum or average
     /// of differently shaped inputs (those layers have no broadcasting
     /// form for rank N; add and multiply do); an image scale of 0
     /// (`checkImageScalers`).
     /// - Throws: `ModelError` naming the layer or input.
     static func checkWritable(_ model: Model, shapes: [String: TensorShape]) throws(ModelError) {
         try checkImageScalers(model)
-        if model.hasTensorInputs, let other = model.inputs.first(where: { if case .tensor = $0.kind { false } else { true } }) {
+        if model.hasTensorInputs, let other = model.inputs.first(where: { input in
+            switch input.kind {
+            case .tensor: false
+            case .image(let image): !image.asTensor
+            case .array: true
+            }
+        }) {
             throw ModelError("input '\(other.name)': a model with tensor inputs takes only tensor inputs")
         }
         for node in model.nodes {

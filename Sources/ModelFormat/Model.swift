@@ -65,9 +65,16 @@ public struct Input: Equatable, Sendable {
 }
 
 extension Model {
-    /// Whether the inputs are tensors of any rank (`Input.Kind.tensor`).
+    /// Whether the inputs are tensors of any rank (`Input.Kind.tensor`),
+    /// or images the network takes as [1, C, H, W] tensors (`ImageInput.asTensor`).
     public var hasTensorInputs: Bool {
-        inputs.contains { if case .tensor = $0.kind { true } else { false } }
+        inputs.contains { input in
+            switch input.kind {
+            case .tensor: true
+            case .image(let image): image.asTensor
+            case .array: false
+            }
+        }
     }
 }
 
@@ -86,10 +93,16 @@ public struct ImageInput: Equatable, Sendable {
     public var grayBias: Float
     /// A [C, H, W] image subtracted from the input, in the input's channel order.
     public var meanImage: Weights?
+    /// The network takes the preprocessed pixels as a [1, C, H, W] tensor
+    /// (a model of tensor inputs and rank-N layers, such as a ViT's), not
+    /// as a [C, H, W] map: Core ML's `RANK4_IMAGE_MAPPING` under exact
+    /// array mapping, as coremltools writes an `ImageType` of a rank-4
+    /// input. No layer reshapes it: Core ML gives the image that shape.
+    public var asTensor: Bool
 
     public init(width: Int, height: Int, colorSpace: ColorSpace = .rgb, scale: Float = 1,
                 redBias: Float = 0, greenBias: Float = 0, blueBias: Float = 0, grayBias: Float = 0,
-                meanImage: Weights? = nil) {
+                meanImage: Weights? = nil, asTensor: Bool = false) {
         self.width = width
         self.height = height
         self.colorSpace = colorSpace
@@ -99,6 +112,7 @@ public struct ImageInput: Equatable, Sendable {
         self.blueBias = blueBias
         self.grayBias = grayBias
         self.meanImage = meanImage
+        self.asTensor = asTensor
     }
 
     /// The largest width or height of an image input.

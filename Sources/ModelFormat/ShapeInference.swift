@@ -21,7 +21,8 @@ public enum ShapeInference {
             guard image.width <= ImageInput.maximumSide, image.height <= ImageInput.maximumSide else {
                 throw ModelError("input '\(input.name)': image size \(image.width)x\(image.height) is over \(ImageInput.maximumSide) pixels a side")
             }
-            return TensorShape(channels: image.channels, height: image.height, width: image.width)
+            return image.asTensor ? TensorShape([1, image.channels, image.height, image.width])
+                : TensorShape(channels: image.channels, height: image.height, width: image.width)
         case .array(let dimensions):
             guard let shape = TensorShape(featureShape: dimensions), dimensions.allSatisfy({ $0 > 0 }) else {
                 throw ModelError("input '\(input.name)': shape \(dimensions) is not [C] or [C, H, W] with positive sizes")

@@ -204,7 +204,10 @@ public final class Network: @unchecked Sendable {
         let expected = shapes[input.name]!
         switch (value, input.kind) {
         case (.image(let image), .image(let format)):
-            return try Preprocessing.tensor(from: image, for: format, name: input.name)
+            var tensor = try Preprocessing.tensor(from: image, for: format, name: input.name)
+            // [C, H, W], or [1, C, H, W] for a network of tensors (`ImageInput.asTensor`): the same values.
+            tensor.shape = expected
+            return tensor
         case (.image, .array), (.image, .tensor):
             throw RuntimeError("input '\(input.name)' takes an array, not an image")
         case (.number, _):

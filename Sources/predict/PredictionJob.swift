@@ -125,11 +125,11 @@ struct PredictionJob {
         }
         if imageInputs.isEmpty, missing.count == 1, let tensor = missing.first, let dimensions = network.shapes[tensor.name]?.dimensions,
            dimensions.count == 4, dimensions[0] == 1, dimensions[1] == 1 || dimensions[1] == 3 {
-            // A transformer's pixels, which this toolkit writes only as a tensor.
+            // A transformer's pixels, converted without --image-input: say how to make it take a photo.
             let name = TextEscaping.line(tensor.name)
             let model = inputFiles.first.map { "\(TextEscaping.line($0)): " } ?? ""
             throw RuntimeError("\(model)input '\(name)' is a [\(dimensions.map(String.init).joined(separator: ", "))] tensor, not an image: "
-                               + "give the pixels as --input \(name)=file.npy")
+                               + "convert again with --image-input \(name), or give --input \(name)=file.npy")
         }
         guard missing.count == 1, let imageInput = missing.first, let format = imageInput.image, imageInputs.contains(where: { $0.name == imageInput.name }) else {
             throw UsageError("images need exactly one image input left without an --input value; the model's inputs: "

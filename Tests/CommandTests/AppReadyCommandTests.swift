@@ -94,10 +94,12 @@ final class AppReadyCommandTests: XCTestCase {
         // A vision transformer ends in MatMul on Core ML's rank-N layers: the softmax is along its last axis.
         let vit = folder.appendingPathComponent("ViT.mlmodel").path
         let vitLogits = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "--class-labels", labels, "-o", vit])
-        XCTAssertEqual(warnings(vitLogits.standardError), ["warning: classLabelProbs holds logits ('output' is matmul, not a softmax): add --add-softmax"])
+        // Left a tensor (this test feeds it an array), the ViT's input is also said to be a picture Vision cannot feed.
+        let vitPicture: Substring = "warning: input 'input' is an array [1, 3, 32, 32], which Vision cannot feed: add --image-input input"
+        XCTAssertEqual(warnings(vitLogits.standardError), [vitPicture, "warning: classLabelProbs holds logits ('output' is matmul, not a softmax): add --add-softmax"])
         let vitAdded = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "--class-labels", labels, "--add-softmax", "-o", vit])
         XCTAssertEqual(vitAdded.status, 0, vitAdded.standardError)
-        XCTAssertEqual(vitAdded.standardError, "")
+        XCTAssertEqual(vitAdded.standardError, vitPicture + "\n")
         let vitOutputs = folder.appendingPathComponent("vit")
         let vitRun = try ProgramRunner.run("coreml-predict", [vit, "--input", "input=" + onnx + "vit_opset14/input.npy", "--output-npy", vitOutputs.path])
         XCTAssertEqual(vitRun.status, 0, vitRun.standardError)
@@ -198,26 +200,115 @@ final class AppReadyCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
     }
 
-    /// A ViT's [1, 3, H, W] tensor input and --image-input: one error line
-    /// naming the input, its shape as a list and why (no IR description),
-    /// and what to do instead; a shape that is no picture says so too.
+    /// A ViT's [1, 3, H, W] tensor input named by --image-input becomes a
+    /// 32x32 image the network takes as that tensor (Core ML's
+    /// RANK4_IMAGE_MAPPING, as coremltools writes an ImageType of a rank-4
+    /// input): predict on a PNG gives what onnxruntime gives on the same
+    /// pixels preprocessed by numpy (scripts/fixtures/make_vit_image_fixture.py),
+    /// with torchvision's normalization (its per-channel std a multiply by a
+    /// [1, 3, 1, 1] constant) and with --is-bgr, --image-scale and biases;
+    /// a [1, 1, H, W] tensor becomes a grayscale image with --gray-bias.
+    /// coremltools reads the file back (its expect.json).
+    func testATensorImageInputBecomesAnImage() throws {
+        let folder = try temporaryFolder()
+        let fixtures = onnx + "image_tensor/"
+        let vit = onnx + "vit_opset14/model.onnx"
+        func predicted(_ model: String, _ options: [String], image: String, name: String,
+                       file: StaticString = #filePath, line: UInt = #line) throws -> (summary: String, values: [Float], path: String) {
+            let path = folder.appendingPathComponent(name + ".mlmodel").path
+            let converted = try ProgramRunner.run("coreml-convert", ["onnx", model, "--image-input", "input", "-o", path] + options)
+            XCTAssertEqual(converted.status, 0, converted.standardError, file: file, line: line)
+            XCTAssertEqual(converted.standardError, "", file: file, line: line)
+            let out = folder.appendingPathComponent(name)
+            let run = try ProgramRunner.run("coreml-predict", [path, image, "--output-npy", out.path])
+            XCTAssertEqual(run.status, 0, run.standardError, file: file, line: line)
+            return (converted.standardOutput, try readFloat32Npy(out.appendingPathComponent("output.npy")), path)
+        }
+        func assertClose(_ ours: [Float], _ reference: String, file: StaticString = #filePath, line: UInt = #line) throws {
+            let expected = try readFloat32Npy(URL(fileURLWithPath: fixtures + reference))
+            XCTAssertEqual(ours.count, expected.count, file: file, line: line)
+            XCTAssertNil(worstMismatch(ours, expected), "\(ours) vs \(expected)", file: file, line: line)
+        }
+        let face = fixtures + "face32.png"
+        let normalized = try predicted(vit, ["--mean", "0.485,0.456,0.406", "--std", "0.229,0.224,0.225"], image: face, name: "Normalized")
+        XCTAssertTrue(normalized.summary.contains("input: image<RGB,32x32>"), normalized.summary)
+        XCTAssertTrue(normalized.summary.contains("preprocessing: scale 0.003921569, bias R -0.485 G -0.456 B -0.406"), normalized.summary)
+        XCTAssertTrue(normalized.summary.contains("Normalized:   scale layer input_std: 1/std per channel"), normalized.summary)
+        try assertClose(normalized.values, "vit_normalized.expect.npy")
+        let bgr = try predicted(vit, ["--is-bgr", "--image-scale", "0.0078125", "--red-bias", "-1", "--green-bias", "-0.5", "--blue-bias", "0.25"],
+                                image: face, name: "BGR")
+        XCTAssertTrue(bgr.summary.contains("input: image<BGR,32x32>"), bgr.summary)
+        try assertClose(bgr.values, "vit_bgr.expect.npy")
+        let gray = try predicted(fixtures + "gray_flatten_opset13.onnx", ["--gray-bias", "-100"],
+                                 image: repositoryRoot.appendingPathComponent("Tests/Fixtures/images/gray.png").path, name: "Gray")
+        XCTAssertTrue(gray.summary.contains("input: image<Grayscale,6x4>"), gray.summary)
+        try assertClose(gray.values, "gray_flatten.expect.npy")
+
+        // coremltools: an image input on a network of exact arrays, its blob [1, 3, 32, 32], the std a broadcast multiply.
+        let checked = checkDirectory.appendingPathComponent("vit_image_input.mlmodel").path
+        try? FileManager.default.removeItem(atPath: checked)
+        try FileManager.default.copyItem(atPath: normalized.path, toPath: checked)
+        let expectation = """
+            {"specificationVersion": 4, "kind": "neuralNetwork",
+             "inputs": [{"name": "input", "type": "image", "width": 32, "height": 32, "colorSpace": "RGB"}],
+             "arrayInputShapeMapping": "EXACT_ARRAY_MAPPING", "imageInputShapeMapping": "RANK4_IMAGE_MAPPING",
+             "preprocessing": [{"featureName": "input", "scaler": {"channelScale": 0.003921569, "redBias": -0.485, "greenBias": -0.456, "blueBias": -0.406}}],
+             "layers": [{"name": "input_std_constant", "type": "loadConstantND", "params": {"shape": [1, 3, 1, 1]}},
+                        {"name": "input_std", "type": "multiplyBroadcastable", "inputs": ["input", "input_std_constant"], "outputs": ["input_std"]}]}
+            """
+        try expectation.write(toFile: checked.replacingOccurrences(of: ".mlmodel", with: ".expect.json"), atomically: true, encoding: .utf8)
+    }
+
+    /// What is no picture stays a tensor, each with one error line naming
+    /// the input and its shape as a list (no IR description): a [1, 2, H, W]
+    /// tensor, a batch of two, a rank-3 sequence; color options on a
+    /// grayscale tensor image, --gray-bias on a color one.
     func testATensorInputThatCannotBeAnImageSaysWhy() throws {
         let output = try temporaryFolder().appendingPathComponent("m.mlmodel").path
-        try ProgramRunner.assertOneError("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "--image-input", "input", "-o", output],
-                                         "input 'input' cannot be an image: it is the [1, 3, 32, 32] tensor of a model with rank-N layers "
-                                         + "(a transformer), which this toolkit can write only as an array: convert without --image-input "
-                                         + "and give coreml-predict the pixels as --input input=file.npy")
+        let fixtures = onnx + "image_tensor/"
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", fixtures + "two_channel_opset13.onnx", "--image-input", "input", "-o", output],
+                                         "input 'input' cannot be an image: its shape [1, 2, 4, 6] is not [1, 1 or 3, H, W]")
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", fixtures + "batch_opset13.onnx", "--image-input", "input", "-o", output],
+                                         "input 'input' has batch 2 ([2, 3, 4, 6]); only batch 1 is supported")
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", onnx + "encoder_opset14/model.onnx", "--image-input", "input", "-o", output],
-                                         "input 'input' cannot be an image: its shape [1, 12, 32] (a rank-3 tensor input) is not [1 or 3, H, W]")
+                                         "input 'input' cannot be an image: its shape [1, 12, 32] is not [1, 1 or 3, H, W]")
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", fixtures + "gray_flatten_opset13.onnx", "--image-input", "input", "--is-bgr",
+                                                            "-o", output],
+                                         "input 'input' has one channel (a grayscale image): --is-bgr do not apply to it; its bias is --gray-bias",
+                                         status: 64)
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "--image-input", "input", "--gray-bias", "-1",
+                                                            "-o", output],
+                                         "input 'input' has three channels (a color image): --gray-bias does not apply to it", status: 64)
+        // Preprocessing options without --image-input name the tensor input as the one to give.
+        try ProgramRunner.assertOneError("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "--is-bgr", "-o", output],
+                                         "--is-bgr applies to an image input, and none is named: add --image-input input", status: 64)
         for model in ["vit_opset14", "encoder_opset14"] {
-            let result = try ProgramRunner.run("coreml-convert", ["onnx", onnx + model + "/model.onnx", "--image-input", "input", "-o", output])
+            let result = try ProgramRunner.run("coreml-convert", ["onnx", onnx + model + "/model.onnx", "--image-input", "input", "--is-bgr",
+                                                                   "--mean", "0.5", "--std", "0.2,0.3", "-o", output])
             XCTAssertFalse(result.standardError.contains("tensor(shape"), result.standardError)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
-        // Converted as it can be, predict given a photo says what the input takes instead.
-        let result = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "-q", "-o", output])
-        XCTAssertEqual(result.status, 0, result.standardError)
+    }
+
+    /// The ViT converted without --image-input: a warning names the input
+    /// and the flag (as for a [C, H, W] array), none with --quiet; predict
+    /// given a photo says to convert again with --image-input. The
+    /// encoder's [1, 12, 32] sequence is no picture: no warning.
+    func testATensorPictureLeftAsATensorIsSaid() throws {
+        let folder = try temporaryFolder()
+        let output = folder.appendingPathComponent("Tensor.mlmodel").path
+        let converted = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "-o", output])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        XCTAssertEqual(warnings(converted.standardError),
+                       ["warning: input 'input' is an array [1, 3, 32, 32], which Vision cannot feed: add --image-input input"])
+        let quiet = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "-q", "-o", folder.appendingPathComponent("Q.mlmodel").path])
+        XCTAssertEqual(quiet.status, 0, quiet.standardError)
+        XCTAssertEqual(quiet.standardError, "")
+        let encoder = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "encoder_opset14/model.onnx", "-o", folder.appendingPathComponent("E.mlmodel").path])
+        XCTAssertEqual(encoder.status, 0, encoder.standardError)
+        XCTAssertEqual(encoder.standardError, "")
         try ProgramRunner.assertOneError("coreml-predict", [output, samples + "face.png"],
-                                         "input 'input' is a [1, 3, 32, 32] tensor, not an image: give the pixels as --input input=file.npy")
+                                         "input 'input' is a [1, 3, 32, 32] tensor, not an image: convert again with --image-input input, "
+                                         + "or give --input input=file.npy")
     }
 }

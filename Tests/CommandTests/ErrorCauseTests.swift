@@ -80,7 +80,7 @@ final class ErrorCauseTests: XCTestCase {
         assertNoDebugText(twice.standardError)
         let encoder = repositoryRoot.appendingPathComponent("Tests/Fixtures/onnx/encoder_opset14/model.onnx").path
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", encoder, "--image-input", "input", "-o", output],
-                                         "input 'input' cannot be an image: its shape [1, 12, 32] (a rank-3 tensor input) is not [1 or 3, H, W]")
+                                         "input 'input' cannot be an image: its shape [1, 12, 32] is not [1, 1 or 3, H, W]")
         assertNoDebugText(try ProgramRunner.run("coreml-convert", ["onnx", encoder, "--image-input", "input", "-o", output]).standardError)
     }
 

@@ -24,6 +24,33 @@ final class AppReadinessTests: XCTestCase {
         }
         let image = Model(inputs: [Input(name: "x", kind: .image(ImageInput(width: 32, height: 32)))], outputs: [], nodes: [])
         XCTAssertTrue(AppReadiness.warnings(for: image).isEmpty)
+        // A tensor model's pictures are [1, 3 or 1, H, W] (a ViT's); a sequence or a batch is none.
+        let tensors: [([Int], Bool)] = [([1, 3, 32, 32], true), ([1, 1, 8, 8], true), ([1, 2, 32, 32], false), ([2, 3, 32, 32], false),
+                                        ([1, 3, 4, 32], false), ([1, 12, 32], false), ([3, 32, 32], false)]
+        for (shape, isImage) in tensors {
+            let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: shape))], outputs: [], nodes: [])
+            XCTAssertEqual(AppReadiness.imageLikeArrays(model).map(\.shape), isImage ? [shape] : [], "\(shape)")
+        }
+        let tensorImage = Model(inputs: [Input(name: "x", kind: .image(ImageInput(width: 32, height: 32, asTensor: true)))], outputs: [], nodes: [])
+        XCTAssertTrue(AppReadiness.warnings(for: tensorImage).isEmpty)
+    }
+
+    /// --image-input on a [1, C, H, W] tensor: an image the network takes
+    /// as that tensor, shaped so by shape inference; the model stays one
+    /// of tensors (specification 4, exact arrays).
+    func testATensorPictureBecomesAnImageTakenAsATensor() throws {
+        var options = ConversionOptions()
+        options.imageInputNames = ["x"]
+        var inputs = [Input(name: "x", kind: .tensor(shape: [1, 1, 4, 6]))]
+        try options.applyImageInputs(to: &inputs)
+        XCTAssertEqual(inputs[0].kind, .image(ImageInput(width: 6, height: 4, colorSpace: .grayscale, asTensor: true)))
+        let model = Model(inputs: inputs, outputs: [], nodes: [])
+        XCTAssertTrue(model.hasTensorInputs)
+        XCTAssertEqual(try ShapeInference.shapes(of: model)["x"], TensorShape([1, 1, 4, 6]))
+        for shape in [[1, 2, 4, 6], [2, 3, 4, 6], [1, 3, 4], [1, 3, 4, 6, 1]] {
+            var refused = [Input(name: "x", kind: .tensor(shape: shape))]
+            XCTAssertThrowsError(try options.applyImageInputs(to: &refused), "\(shape)")
+        }
     }
 
     func testLogitsAreALastLayerThatIsNotASoftmaxOrSigmoidLookingThroughReshapes() throws {

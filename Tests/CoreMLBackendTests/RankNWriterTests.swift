@@ -63,4 +63,30 @@ final class RankNWriterTests: XCTestCase {
         XCTAssertEqual(file.specificationVersion, 4)
         XCTAssertEqual(file.model, model)
     }
+
+    /// An image the network takes as a [1, C, H, W] tensor (a ViT's
+    /// pixels, `ImageInput.asTensor`): written as coremltools writes an
+    /// ImageType of a rank-4 input (exact arrays, RANK4_IMAGE_MAPPING, no
+    /// layer between the image and its readers), read back the same; next
+    /// to an image of a [C, H, W] model it is refused.
+    func testAnImageTakenAsATensorRoundTrips() throws {
+        let image = ImageInput(width: 5, height: 4, colorSpace: .bgr, scale: 0.5, redBias: 1, greenBias: 2, blueBias: 3, asTensor: true)
+        let model = Model(inputs: [Input(name: "x", kind: .image(image))], outputs: [Output(name: "y", shape: [1, 3, 5, 4])],
+                          nodes: [Node("y", .defined(Transpose(axes: [0, 1, 3, 2])), input: "x")])
+        let path = checkDirectory.appendingPathComponent("image_as_tensor.mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let expectation: [String: Any] = [
+            "specificationVersion": 4, "arrayInputShapeMapping": "EXACT_ARRAY_MAPPING", "imageInputShapeMapping": "RANK4_IMAGE_MAPPING",
+            "inputs": [["name": "x", "type": "image", "width": 5, "height": 4, "colorSpace": "BGR"]],
+            "outputs": [["name": "y", "type": "multiArray", "shape": [1, 3, 5, 4]]],
+            "layers": [["name": "y", "type": "transpose", "inputs": ["x"]]],
+        ]
+        try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
+            .write(to: checkDirectory.appendingPathComponent("image_as_tensor.expect.json"))
+        let file = try CoreMLReader.read(from: path)
+        XCTAssertEqual(file.specificationVersion, 4)
+        XCTAssertEqual(file.model, model)
+        let mixed = Model(inputs: model.inputs + [Input(name: "i", kind: .image(ImageInput(width: 4, height: 4)))], outputs: model.outputs, nodes: model.nodes)
+        try assertRefused(mixed, "input 'i': a model with tensor inputs takes only tensor inputs")
+    }
 }
