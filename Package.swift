@@ -71,7 +71,7 @@ let package = Package(
         // suggestions for a mistyped name.
         .target(name: "Naming"),
         // Command-line parsing shared by the programs.
-        .target(name: "CLI", dependencies: ["Naming"]),
+        .target(name: "CLI", dependencies: ["Naming", "Threads"]),
         // OpenBLAS's matrix products, the library loaded at first use with its
         // CPU kernels chosen from cpuid (Debian: libopenblas0; not linked).
         // dlopen of the first of a library's names, with its load-time environment.

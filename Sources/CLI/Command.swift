@@ -108,7 +108,7 @@ extension Command {
     ///
     /// - Parameter arguments: the command line without the program name.
     public static func main(arguments: [String] = ProgramArguments.current()) -> Int32 {
-        let outcome = CommandRunner.execute(self, arguments: arguments)
+        let outcome = CommandRunner.execute(self, arguments: arguments, showsProgress: true)
         outcome.write()
         return outcome.exitCode.rawValue
     }

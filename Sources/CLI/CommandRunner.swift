@@ -1,5 +1,6 @@
 import Foundation
 import Naming
+import Threads
 
 /// What a command line asks for, once subcommands are resolved and arguments parsed.
 public enum Invocation: Sendable {
@@ -122,8 +123,11 @@ public enum CommandRunner {
         }
     }
 
-    /// Parses and runs; never exits and never writes. Use `Command.main` to do both.
-    public static func execute(_ root: any Command.Type, arguments: [String]) -> Outcome {
+    /// Parses and runs; never exits and never writes (but for the progress
+    /// line, with `showsProgress`). Use `Command.main` to do both.
+    /// - Parameter showsProgress: draw long work's progress on stderr when it
+    ///   is a terminal and neither --quiet nor --json is given (`ProgressLine`).
+    public static func execute(_ root: any Command.Type, arguments: [String], showsProgress: Bool = false) -> Outcome {
         let invocation: Invocation
         do {
             invocation = try parse(root, arguments: arguments)
@@ -136,6 +140,13 @@ public enum CommandRunner {
         case .version:
             return .output(ToolkitVersion.text(for: root))
         case .run(let command, let arguments):
+            let line = showsProgress ? ProgressLine.forStandardError(quiet: arguments.isPresent("quiet") || arguments.isPresent("json")) : nil
+            WorkProgress.listener = line
+            // Cleared before the outcome is written: an error line starts at the left edge.
+            defer {
+                line?.finished()
+                WorkProgress.listener = nil
+            }
             do {
                 try command.run(arguments)
                 return .success

@@ -147,9 +147,17 @@ extension SpecBuilder {
         let jobs = pendingQuantizations
         let lock = Lock()
         nonisolated(unsafe) var failures: [Int: Quantizer.Failure] = [:]
+        nonisolated(unsafe) var done = 0
+        WorkProgress.report("quantizing weights", done: 0, total: jobs.count, unit: "tensors")
         DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
-            if let failure = jobs[index].run() { lock.locked { failures[index] = failure } }
+            let failure = jobs[index].run()
+            lock.locked {
+                if let failure { failures[index] = failure }
+                done += 1
+                WorkProgress.report("quantizing weights", done: done, total: jobs.count, unit: "tensors")
+            }
         }
+        WorkProgress.finished()
         if let (index, failure) = failures.min(by: { $0.key < $1.key }) {
             throw ModelError("layer '\(jobs[index].layer)', its \(jobs[index].what): cannot be quantized: \(failure.message)")
         }

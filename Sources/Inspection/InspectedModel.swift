@@ -25,6 +25,9 @@ public struct InspectedModel: Sendable {
     public var notes: [(label: String, items: [String])]
     /// For a Core ML file: the oldest systems that load it, and why.
     public var deployment: DeploymentRequirement?
+    /// For a model file that parses but does not convert: what the file
+    /// states and every obstacle (`init(outline:)`); nil otherwise.
+    public var outline: SourceOutline?
 
     public enum Content: Sendable {
         case network(Model)
@@ -50,6 +53,16 @@ public struct InspectedModel: Sendable {
         self.init(path: path, format: FileFormatInfo(id: "coreml", name: "Core ML model, specification version \(version)", version: version),
                   content: .network(file.model), featureTypes: file.featureTypes.compactMapValues(SummaryText.typeText), notes: notes)
         deployment = DeploymentRequirement(model: file.model, specificationVersion: version)
+    }
+
+    /// A model file that parses but does not convert, shown as its source
+    /// states it. Its nodes are the content's layers (a weights-only file's
+    /// kind of content: names, types, inputs and outputs, no converted
+    /// graph), so `--layers` and `--graph` show them as the file does.
+    public init(path: String, format: FileFormatInfo, outline: SourceOutline) {
+        let layers = outline.nodes.map { WeightsOnlyFile.Layer(name: $0.name, type: $0.op, inputs: $0.inputs, outputs: $0.outputs, blobs: []) }
+        self.init(path: path, format: format, content: .weightsOnly(WeightsOnlyFile(layers: layers, hasTopology: true)))
+        self.outline = outline
     }
 
     /// The graph, when the file has one.

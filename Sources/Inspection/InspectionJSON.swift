@@ -26,6 +26,10 @@ public enum InspectionJSON {
             .init("name", inspected.name.isEmpty ? .null : .string(inspected.name)),
         ]
         let tensors = inspected.weightTensors
+        if let outline = inspected.outline {
+            members += self.outline(outline)
+            return .object(members)
+        }
         switch inspected.content {
         case .network(let model):
             let statistics = ModelStatistics(model)
@@ -95,6 +99,37 @@ public enum InspectionJSON {
             })))
         }
         return .object(members)
+    }
+
+    /// A model that parses but does not convert: `kind` "unconverted",
+    /// `convertible` false, what the file states (a size is a number, its
+    /// symbolic name, or null), and every obstacle.
+    static func outline(_ outline: SourceOutline) -> [JSON.Member] {
+        func tensor(_ tensor: SourceOutline.Tensor) -> JSON {
+            .object(["name": .string(tensor.name), "type": tensor.type.isEmpty ? .null : .string(tensor.type),
+                     "shape": tensor.shape.map { dims in .array(dims.map { Int($0).map(JSON.int) ?? ($0 == "?" ? .null : .string($0)) }) } ?? .null])
+        }
+        func optional(_ text: String?) -> JSON { text.map(JSON.string) ?? .null }
+        return [
+            .init("kind", .string("unconverted")),
+            .init("convertible", .bool(false)),
+            .init("obstacles", .array(outline.obstacles.map { obstacle in
+                .object(["kind": .string(obstacle.kind.rawValue), "message": .string(obstacle.message), "op": optional(obstacle.op),
+                         "count": obstacle.count.map(JSON.int) ?? .null, "node": optional(obstacle.node),
+                         "input": optional(obstacle.input), "option": optional(obstacle.option)])
+            })),
+            .init("metadata", .object(outline.metadata.map { JSON.Member($0.key, .string($0.value)) })),
+            .init("inputs", .array(outline.inputs.map(tensor))),
+            .init("outputs", .array(outline.outputs.map(tensor))),
+            .init("layerCount", .int(outline.nodes.count)),
+            .init("layerCounts", .array(outline.opCounts.map { .object(["type": .string($0.op), "count": .int($0.count)]) })),
+            .init("weightTensorCount", outline.weightTensors.map(JSON.int) ?? .null),
+            .init("parameters", outline.parameters.map(JSON.int) ?? .null),
+            .init("layers", .array(outline.nodes.enumerated().map { index, node in
+                .object(["index": .int(index), "name": .string(node.name), "type": .string(node.op),
+                         "inputs": .strings(node.inputs), "outputs": .strings(node.outputs)])
+            })),
+        ]
     }
 
     static func feature(_ feature: FeatureSummary) -> JSON {

@@ -27,6 +27,13 @@ public enum LayerTable {
         switch inspected.content {
         case .network(let model):
             return render(model, style: style)
+        case .weightsOnly(let file) where inspected.outline != nil:
+            // A model that does not convert: its nodes as the file states them.
+            var rows = [["#", "name", "op type", "inputs -> outputs"]]
+            for (index, layer) in file.layers.enumerated() {
+                rows.append([String(index), layer.name, layer.type, arrow(layer.inputs, layer.outputs)])
+            }
+            return align(rows, rightAligned: [0], style: style, typeColumn: 2)
         case .weightsOnly(let file):
             var rows = file.hasTopology ? [["#", "name", "type", "bottoms -> tops", "blob shapes", "params"]]
                                         : [["#", "name", "blob shapes", "params"]]

@@ -43,6 +43,10 @@ public enum SummaryText {
             notes((label: "Loads on", items: deployment.lines(indent: pad("").count)))
         }
         if !inspected.name.isEmpty { line("Name", inspected.name) }
+        if let outline = inspected.outline {
+            outlineLines(outline, line: line, append: append, raw: { lines.append($0) }, style: style)
+            return lines.joined(separator: "\n") + "\n"
+        }
         switch inspected.content {
         case .network(let model):
             let statistics = ModelStatistics(model)
@@ -105,6 +109,40 @@ public enum SummaryText {
             line("Parameters", parameters(inspected))
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Op types named on the `Layers` line of a model that does not convert; the rest are counted.
+    static let outlineOpTypes = 12
+    /// Obstacles listed under `Cannot convert:`; the rest are counted (`--json` lists every one).
+    static let outlineObstacles = 40
+
+    /// A model that parses but does not convert: what the file states
+    /// (inputs and outputs as declared, node counts by op type), then one
+    /// line per obstacle, each cut to `LayerTable.maxWidth` columns.
+    private static func outlineLines(_ outline: SourceOutline, line: (String, String) -> Void, append: (String) -> Void,
+                                     raw: (String) -> Void, style: TextStyle) {
+        line("Kind", "not convertible as it is: the model as the file states it")
+        for pair in outline.metadata { line("Metadata", "\(pair.key) = \(pair.value)") }
+        raw(style.heading("Inputs:"))
+        if outline.inputs.isEmpty { raw("  (none declared)") }
+        for tensor in outline.inputs { append("  \(tensor.description)") }
+        raw(style.heading("Outputs:"))
+        if outline.outputs.isEmpty { raw("  (none declared)") }
+        for tensor in outline.outputs { append("  \(tensor.description)") }
+        let counts = outline.opCounts
+        let list = counts.prefix(outlineOpTypes).map { "\($0.op) \($0.count)" }.joined(separator: ", ")
+            + (counts.count > outlineOpTypes ? ", and \(counts.count - outlineOpTypes) more op types" : "")
+        line("Layers", "\(outline.nodes.count) nodes" + (list.isEmpty ? "" : " (\(list))"))
+        if let parameters = outline.parameters {
+            line("Parameters", grouped(parameters) + (outline.weightTensors.map { $0 == 0 ? "" : " in \($0) stored tensor\($0 == 1 ? "" : "s")" } ?? ""))
+        }
+        let count = outline.obstacles.count
+        raw(style.heading("Cannot convert:") + " \(count) obstacle\(count == 1 ? "" : "s") (once they are fixed, convert may find more)")
+        for obstacle in outline.obstacles.prefix(outlineObstacles) {
+            let text = "  " + TextEscaping.line(obstacle.message)
+            raw(text.count <= LayerTable.maxWidth ? text : String(text.prefix(LayerTable.maxWidth - 3)) + "...")
+        }
+        if count > outlineObstacles { raw("  ... and \(count - outlineObstacles) more (--json lists every one)") }
     }
 
     /// `33,160 (float32, 129.5 KB)`, or per precision when there are several:

@@ -74,6 +74,10 @@ public enum WeightTable {
             }
             rows.append(row)
         }
+        if rows.count == 1, let outline = inspected.outline, outline.weightTensors ?? 0 > 0 {
+            // A model that does not convert: its stored tensors are counted, not read.
+            return "Weight statistics: not read for a model that does not convert (\(outline.weightTensors!) stored tensors).\n"
+        }
         if rows.count == 1 { return "No weight tensors.\n" }
         if warnings.isEmpty {
             // No NaN and no infinity anywhere: two columns of zeros left out (to fit a terminal); --json keeps the counts.

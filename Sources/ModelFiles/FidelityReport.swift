@@ -12,6 +12,7 @@ import Inspection
 import ModelFormat
 import Naming
 import Runtime
+import Threads
 
 /// What compressing a model's weights cost: the file's size against the
 /// same model in float32, and how far the compressed model's outputs move
@@ -56,8 +57,24 @@ public struct FidelityReport: Sendable {
     public static func measure(float model: Model, compressed path: String, precision: Precision, probe: Probe) throws -> FidelityReport {
         let (descriptor, compressedBytes) = try ReadableFile.open(path)  // the file as written
         close(descriptor)
-        let compressed = try Network(contentsOf: path).predict(probe.inputs)
-        let float = try Network(model).predict(probe.inputs)
+        // Progress on a terminal: the layers run, of the compressed and then the float network.
+        var done = 0
+        defer { WorkProgress.finished() }
+        var total = 0
+        let step = { (_: String, _: Double) in
+            done += 1
+            WorkProgress.report("fidelity report", done: done, total: total, unit: "layers run")
+        }
+        // The compressed network goes before the float one is made.
+        let (compressed, layers) = try { () throws -> (Prediction, Int) in
+            let network = try Network(contentsOf: path)
+            total = 2 * network.kernelNames.count  // the float network's layers: as many, until it is made
+            WorkProgress.report("fidelity report", done: 0, total: total, unit: "layers run")
+            return (try network.predict(probe.inputs, profile: step), network.kernelNames.count)
+        }()
+        let floatNetwork = try Network(model)
+        total = layers + floatNetwork.kernelNames.count
+        let float = try floatNetwork.predict(probe.inputs, profile: step)
         // A detector's kept rows differ in number and order: its network's rows are compared, and the count of boxes kept.
         let kept: Set<String> = model.detector == nil ? [] : [Detector.confidenceFeature, Detector.coordinatesFeature]
         let differences = compressed.outputs.keys.sorted().filter { !kept.contains($0) }.compactMap { name -> Difference? in

@@ -98,7 +98,14 @@ extension ModelFiles {
         let net: CaffeInspection.Net
         do {
             net = try CaffeInspection.convert(deploy: path, weights: weights)
-        } catch let error as ModelError {
+        } catch {
+            // A deploy definition whose layers convert refuses is shown as it states itself, with every
+            // obstacle; anything else (syntax, shapes, the weights file) stays its one error.
+            if let outline = try? CaffeInspection.outline(deploy: path), !outline.obstacles.isEmpty {
+                return InspectedModel(path: weights.map { "\(path) + \($0)" } ?? path,
+                                      format: FileFormatInfo(id: "caffe", name: outline.format), outline: outline)
+            }
+            guard let error = error as? ModelError else { throw error }
             // The converter names the file already (`deploy.prototxt: ...`).
             throw FormatDetectionError(message: error.message.hasPrefix("\(path): ") ? error.message : "\(path): \(error)")
         }
@@ -119,18 +126,32 @@ extension ModelFiles {
 
     static func inspectTensorFlow(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        // As `convert tensorflow` would convert it without options (placeholders need static shapes).
-        let model = try TensorFlowConverter.convert(graph: path)
-        return InspectedModel(path: path, format: FileFormatInfo(
-                                  id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph"),
-                              content: .network(model))
+        let format = FileFormatInfo(id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph")
+        let model: Model
+        do {
+            // As `convert tensorflow` would convert it without options (placeholders need static shapes).
+            model = try TensorFlowConverter.convert(graph: path)
+        } catch {
+            // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
+            guard let outline = try? TensorFlowConverter.outline(graph: path, failure: error) else { throw error }
+            return InspectedModel(path: path, format: format, outline: outline)
+        }
+        return InspectedModel(path: path, format: format, content: .network(model))
     }
 
     static func inspectONNX(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input-shape there).
-        let model = try ONNXConverter.convert(model: path)
-        return InspectedModel(path: path, format: FileFormatInfo(id: "onnx", name: "ONNX model"), content: .network(model))
+        let format = FileFormatInfo(id: "onnx", name: "ONNX model")
+        let model: Model
+        do {
+            // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input-shape there).
+            model = try ONNXConverter.convert(model: path)
+        } catch {
+            // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
+            guard let outline = try? ONNXConverter.outline(model: path, failure: error) else { throw error }
+            return InspectedModel(path: path, format: format, outline: outline)
+        }
+        return InspectedModel(path: path, format: format, content: .network(model))
     }
 
     static func inspectDarknet(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
@@ -139,8 +160,17 @@ extension ModelFiles {
             throw FormatDetectionError(message: "\(path): --weight-stats lists weight values, and a network definition has none: "
                                        + "give its weights too (\(path) WEIGHTS.weights --weight-stats)")
         }
-        // As `convert darknet` would convert it; without weights, the structure alone.
-        let model = try DarknetConverter.convert(config: path, weights: request.weights)
+        let model: Model
+        do {
+            // As `convert darknet` would convert it; without weights, the structure alone.
+            model = try DarknetConverter.convert(config: path, weights: request.weights)
+        } catch {
+            // A definition whose layer types or keys convert refuses is shown as it states itself, with every
+            // obstacle; anything else (a missing size, weights that do not fit) stays its one error.
+            guard let outline = try? DarknetConverter.outline(config: path), !outline.obstacles.isEmpty else { throw error }
+            return InspectedModel(path: request.weights.map { "\(path) + \($0)" } ?? path,
+                                  format: FileFormatInfo(id: "darknet", name: "Darknet network"), outline: outline)
+        }
         let notes: [(label: String, items: [String])] = request.weights == nil
             ? [("Weights", ["not given: shapes and parameter counts from the definition (inspect \(path) WEIGHTS.weights reads them)"])] : []
         return InspectedModel(path: request.weights.map { "\(path) + \($0)" } ?? path,
@@ -154,9 +184,19 @@ extension ModelFiles {
 
     static func inspectKeras(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        // A Keras .h5 with its architecture: as `convert keras` would convert it.
-        let model = try KerasConverter.convert(model: path, readingKernels: loadWeights)
-        return InspectedModel(path: path, format: FileFormatInfo(id: "keras", name: "Keras model (HDF5)"), content: .network(model))
+        let format = FileFormatInfo(id: "keras", name: "Keras model (HDF5)")
+        let model: Model
+        do {
+            // A Keras .h5 with its architecture: as `convert keras` would convert it.
+            model = try KerasConverter.convert(model: path, readingKernels: loadWeights)
+        } catch {
+            // A model whose layers or inputs convert refuses is shown as it states itself, with every
+            // obstacle. HDF5 reads lazily: a broken weights group or heap, or a size past the limits,
+            // surfaces only in the conversion, and stays its one error (an HDF5Error is not retried).
+            guard error is KerasError, let outline = try? KerasConverter.outline(model: path), !outline.obstacles.isEmpty else { throw error }
+            return InspectedModel(path: path, format: format, outline: outline)
+        }
+        return InspectedModel(path: path, format: format, content: .network(model))
     }
 
     static func inspectCaffeWeights(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {

@@ -80,11 +80,7 @@ struct ONNXWalk {
                                         + (closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""))
         }
         // Every op the table cannot take, listed at once before anything else is checked.
-        for (index, node) in graph.nodes.enumerated() { for input in Set(node.inputs) where !input.isEmpty { consumers[input, default: []].append(index) } }
-        let fusable = Set(graph.nodes.indices.compactMap { geluChain(at: $0)?.members.first })  // the Erf of each GELU
-        for (index, node) in graph.nodes.enumerated() where !Self.isKnown(node) && !fusable.contains(index) {
-            unsupported[Self.opName(node), default: []].append(node.name)
-        }
+        findUnsupported()
         try reportUnsupported()
         // A transformer's image (a ViT's patches) flows into rank-N layers: the
         // whole model is then a tensor model, its image a [1, C, H, W] tensor.
@@ -124,6 +120,22 @@ struct ONNXWalk {
         }
         guard !model.inputs.isEmpty else { throw ONNXError("\(path): the model has no inputs") }
         return model
+    }
+
+    /// Fills `consumers`, and `unsupported` with every node the table
+    /// cannot take (an Erf is taken when it is part of a GELU); returns
+    /// the unsupported op types with their nodes, in order of first node.
+    @discardableResult
+    mutating func findUnsupported() -> [(op: String, nodes: [String])] {
+        for (index, node) in graph.nodes.enumerated() { for input in Set(node.inputs) where !input.isEmpty { consumers[input, default: []].append(index) } }
+        let fusable = Set(graph.nodes.indices.compactMap { geluChain(at: $0)?.members.first })  // the Erf of each GELU
+        var order: [String] = []
+        for (index, node) in graph.nodes.enumerated() where !Self.isKnown(node) && !fusable.contains(index) {
+            let op = Self.opName(node)
+            if unsupported[op] == nil { order.append(op) }
+            unsupported[op, default: []].append(node.name)
+        }
+        return order.map { (op: $0, nodes: unsupported[$0]!) }
     }
 
     /// GELU as exporters spell it out: Div(x, sqrt 2) -> Erf -> Add 1 ->
@@ -182,6 +194,24 @@ struct ONNXWalk {
 
     /// [1, C, H, W] or [1, F] with every size known (a symbolic batch is 1).
     private mutating func addInput(_ input: ONNXInput) throws {
+        let shape = try checkedShape(input)
+        let name = ONNXConverter.featureName(input.name)
+        if shape.count == 3 || shape.count == 5 || (shape.count == 4 && tensorModel) {
+            // A sequence ([1, T, D]) or volume: a tensor input, taken exactly as shaped (Core ML's rank-N layers).
+            inputs.append(Input(name: name, kind: .tensor(shape: shape)))
+            shapes[name] = TensorShape(shape)
+            values[input.name] = .tensor(name: name, rank: shape.count)
+            return
+        }
+        let model = shape.count == 4 ? Array(shape.dropFirst()) : [shape[1]]
+        inputs.append(Input(name: name, kind: .array(shape: model)))
+        shapes[name] = TensorShape(featureShape: model)
+        values[input.name] = .tensor(name: name, rank: shape.count)
+    }
+
+    /// The input's shape as the converter takes it: declared, or as
+    /// `--input` gives it, batch 1, every size known, rank 2 to 5.
+    func checkedShape(_ input: ONNXInput) throws -> [Int] {
         var dims = input.dims
         // A converted model takes one input at a time: a batch other than 1 cannot be given or declared.
         if case .some(.some(let batch)) = dims.first, batch != 1 {
@@ -210,18 +240,7 @@ struct ONNXWalk {
               (2...5).contains(shape.count) else {
             throw inputShapeError(input, dims: dims, given: inputShapes[input.name] != nil)
         }
-        let name = ONNXConverter.featureName(input.name)
-        if shape.count == 3 || shape.count == 5 || (shape.count == 4 && tensorModel) {
-            // A sequence ([1, T, D]) or volume: a tensor input, taken exactly as shaped (Core ML's rank-N layers).
-            inputs.append(Input(name: name, kind: .tensor(shape: shape)))
-            shapes[name] = TensorShape(shape)
-            values[input.name] = .tensor(name: name, rank: shape.count)
-            return
-        }
-        let model = shape.count == 4 ? Array(shape.dropFirst()) : [shape[1]]
-        inputs.append(Input(name: name, kind: .array(shape: model)))
-        shapes[name] = TensorShape(featureShape: model)
-        values[input.name] = .tensor(name: name, rank: shape.count)
+        return shape
     }
 
     /// Why an input's shape (`dims`: as declared, or as `--input-shape` gave it)

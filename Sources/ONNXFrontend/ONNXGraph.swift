@@ -100,7 +100,9 @@ struct ONNXGraph {
     /// The opsets whose semantics the converter knows.
     static let supportedOpsets = 9...21
 
-    init(path: String) throws {
+    /// - Parameter checkingNames: refuse a name that is not UTF-8 (`nonUTF8Name`);
+    ///   an outline reads on, showing such names with U+FFFD.
+    init(path: String, checkingNames: Bool = true) throws {
         file = try MappedFile(path: path)
         folder = FileSystem.folder(of: path)
         decoded = try Self.decode(file, path)
@@ -116,7 +118,7 @@ struct ONNXGraph {
         metadata = CArrays.buffer(model.metadata_props, model.n_metadata_props).compactMap { entry in
             entry.map { (CArrays.string($0.pointee.key), CArrays.string($0.pointee.value)) }
         }
-        try Self.requireUTF8Names(graph.pointee, path)
+        if checkingNames, let problem = Self.nonUTF8Name(graph.pointee) { throw ONNXError("\(path): \(problem)") }
         for case let tensor? in CArrays.buffer(graph.pointee.initializer, graph.pointee.n_initializer) {
             initializers[CArrays.string(tensor.pointee.name)] = tensor
         }
@@ -138,23 +140,27 @@ struct ONNXGraph {
     /// Every name the graph connects by (initializers, nodes, their inputs
     /// and outputs, the graph's inputs and outputs) must be UTF-8: ONNX
     /// compares names as bytes, and a Core ML feature name is UTF-8 text.
-    private static func requireUTF8Names(_ graph: Onnx__GraphProto, _ path: String) throws {
-        func check(_ name: UnsafePointer<CChar>?, _ what: String, node: String? = nil) throws {
-            guard !CArrays.isUTF8(name), let name else { return }
+    /// Returns why the first one that is not is refused, or nil.
+    static func nonUTF8Name(_ graph: Onnx__GraphProto) -> String? {
+        func check(_ name: UnsafePointer<CChar>?, _ what: String, node: String? = nil) -> String? {
+            guard !CArrays.isUTF8(name), let name else { return nil }
             let shown = PathBytes.escapingRawBytes(PathBytes.string(cString: name))
             let place = node.map { "node '\($0)': " } ?? ""
-            throw ONNXError("\(path): \(place)\(what) '\(shown)' is not valid UTF-8 (names are compared as bytes; a Core ML name is UTF-8)")
+            return "\(place)\(what) '\(shown)' is not valid UTF-8 (names are compared as bytes; a Core ML name is UTF-8)"
         }
-        for case let tensor? in CArrays.buffer(graph.initializer, graph.n_initializer) { try check(tensor.pointee.name, "initializer name") }
-        for case let info? in CArrays.buffer(graph.input, graph.n_input) { try check(info.pointee.name, "graph input name") }
-        for case let info? in CArrays.buffer(graph.output, graph.n_output) { try check(info.pointee.name, "graph output name") }
+        for case let tensor? in CArrays.buffer(graph.initializer, graph.n_initializer) {
+            if let problem = check(tensor.pointee.name, "initializer name") { return problem }
+        }
+        for case let info? in CArrays.buffer(graph.input, graph.n_input) { if let problem = check(info.pointee.name, "graph input name") { return problem } }
+        for case let info? in CArrays.buffer(graph.output, graph.n_output) { if let problem = check(info.pointee.name, "graph output name") { return problem } }
         for case let node? in CArrays.buffer(graph.node, graph.n_node) {
             let n = node.pointee
-            try check(n.name, "node name")
+            if let problem = check(n.name, "node name") { return problem }
             let label = CArrays.string(n.name)
-            for input in CArrays.buffer(n.input, n.n_input) { try check(input, "input name", node: label) }
-            for output in CArrays.buffer(n.output, n.n_output) { try check(output, "output name", node: label) }
+            for input in CArrays.buffer(n.input, n.n_input) { if let problem = check(input, "input name", node: label) { return problem } }
+            for output in CArrays.buffer(n.output, n.n_output) { if let problem = check(output, "output name", node: label) { return problem } }
         }
+        return nil
     }
 
     private static func decode(_ file: MappedFile, _ path: String) throws -> Decoded<OnnxModel> {
@@ -165,7 +171,7 @@ struct ONNXGraph {
         }
     }
 
-    private static func input(_ name: String, _ info: UnsafeMutablePointer<OnnxValueInfo>) -> ONNXInput {
+    static func input(_ name: String, _ info: UnsafeMutablePointer<OnnxValueInfo>) -> ONNXInput {
         guard let type = info.pointee.type, type.pointee.value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE,
               let tensor = type.pointee.tensor_type else { return ONNXInput(name: name, dims: [], elementType: 0) }
         let dims: [Int?] = tensor.pointee.shape.map { shape in

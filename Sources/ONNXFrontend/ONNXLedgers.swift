@@ -98,20 +98,26 @@ enum ONNXLedgers {
 
     /// The error for a node whose attributes are not all allowed, or nil.
     static func refusal(for node: ONNXNode) -> ONNXError? {
+        refusalClause(for: node).map(node.fail)
+    }
+
+    /// Why the node's attributes are refused, without the node's name
+    /// (`auto_pad SAME_LOWER is not supported`), or nil.
+    static func refusalClause(for node: ONNXNode) -> String? {
         let present = node.renderedAttributes()
-        if present.contains(where: { $0.name.isEmpty }) { return node.fail("has an attribute without a name") }
-        if let clause = ledgers.refusal(op: node.op, present: present) { return node.fail(clause) }
+        if present.contains(where: { $0.name.isEmpty }) { return "has an attribute without a name" }
+        if let clause = ledgers.refusal(op: node.op, present: present) { return clause }
         for entry in node.attributes {
             guard let attribute = entry?.pointee, let name = attribute.name.map({ String(cString: $0) }) else { continue }
             // Files that leave the type unset (old exporters) are read by the field that holds a value.
             if attribute.type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED, let expected = kinds["\(node.op).\(name)"] ?? kinds[name],
                ONNXNode.kind(attribute) != expected {
-                return node.fail("\(name) has type \(ONNXNode.kind(attribute)), not \(expected)")
+                return "\(name) has type \(ONNXNode.kind(attribute)), not \(expected)"
             }
             let floats = ONNXNode.kind(attribute) == .float ? [attribute.f] : ONNXNode.kind(attribute) == .floats
                 ? CArrays.array(attribute.floats, attribute.n_floats) : []
             for value in floats where value.isNaN || (value.isInfinite && !infinityAllowed.contains("\(node.op).\(name)")) {
-                return node.fail("\(name) \(value) is not a finite number")
+                return "\(name) \(value) is not a finite number"
             }
         }
         return nil

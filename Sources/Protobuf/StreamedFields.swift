@@ -106,6 +106,10 @@ public final class StreamedFields {
         guard !pieces.isEmpty else { return true }
         let progress = FillProgress(pieces: pieces.count, arrays: jobs.count,
                                     writebackFrom: startingWriteback ? jobs[0].offset : nil)
+        // On a terminal, after a second: "writing weights: 120/550 MB".
+        let megabytes = jobs.reduce(0) { $0 + $1.array.length } >> 20
+        defer { WorkProgress.finished() }
+        WorkProgress.report("writing weights", done: 0, total: megabytes, unit: "MB")
         DispatchQueue.concurrentPerform(iterations: min(pieces.count, ProcessorCount.online)) { _ in
             while let next = progress.next() {
                 let (number, job) = (pieces[next].job, jobs[pieces[next].job])
@@ -118,6 +122,7 @@ public final class StreamedFields {
                             throw WriteFailed(code: errno)
                         }
                         let (total, writeback) = progress.wrote(bytes.count, toArray: number, endingAt: job.offset + Int64(offset + bytes.count))
+                        WorkProgress.report("writing weights", done: progress.allWritten >> 20, total: megabytes, unit: "MB")
                         if total == job.array.length { job.array.finished?() }
                         if let (start, length) = writeback { proto_start_writeback(descriptor, start, length) }
                     }
@@ -184,6 +189,9 @@ private final class FillProgress: @unchecked Sendable {
 
     var failure: (any Error)? { lock.locked { firstFailure } }
     var totals: [Int] { lock.locked { written } }
+    /// The bytes written to all the arrays so far.
+    var allWritten: Int { lock.locked { everything } }
+    private var everything = 0
 
     /// Records `bytes` written to array `array`, ending at file offset
     /// `end`: the array's total so far, and the stretch to start the disk
@@ -191,6 +199,7 @@ private final class FillProgress: @unchecked Sendable {
     func wrote(_ bytes: Int, toArray array: Int, endingAt end: Int64) -> (total: Int, writeback: (Int64, Int64)?) {
         lock.locked {
             written[array] += bytes
+            everything += bytes
             guard let start = writebackStart, end - start >= Int64(PROTO_WRITEBACK_STRIDE) else {
                 return (written[array], nil)
             }

@@ -13,8 +13,9 @@ enum InspectCommand: Command {
             Reads Core ML models (.mlmodel); Caffe deploy definitions with their weights \
             (deploy.prototxt W.caffemodel, or --weights W.caffemodel[.h5]) or alone (structure and shapes, no values); \
             Caffe weights files on their own (layers and blob shapes); TensorFlow frozen graphs (.pb, .pbtxt), \
-            Keras .h5 models, ONNX models (.onnx) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options. The format is recognised from the \
-            content, never the name. For a .mlmodel or a weights file, the summary, --layers, --json and --graph \
+            Keras .h5 models, ONNX models (.onnx) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options; a model that parses \
+            but does not convert is shown as the file states it, with a Cannot convert: list of what stands in the way \
+            (exit 0). The format is recognised from the content, never the name. For a .mlmodel or a weights file, the summary, --layers, --json and --graph \
             never read weight values, so large files are fast; --weight-stats reads them. A deploy prototxt is converted \
             as convert caffe does (BatchNorm and Scale folded, Dropout removed). Several files: one section each, or \
             a JSON array. A Core ML file's summary says which systems load it (its specification version) and which \
@@ -28,6 +29,7 @@ enum InspectCommand: Command {
             Example("What a model takes and gives, and the systems it loads on", "coreml-inspect AgeNet.mlmodel"),
             Example("A Caffe model before converting it, every layer listed", "coreml-inspect deploy_age.prototxt age_net.caffemodel --layers"),
             Example("Every weight tensor's statistics, as JSON", "coreml-inspect AgeNet.mlmodel --weight-stats --json"),
+            Example("The graph as a picture next to the model (AgeNet.svg)", "coreml-inspect AgeNet.mlmodel --graph svg"),
         ])
     static let options = Options {
         Positional("file", valueName: "file", repeatable: true,
@@ -39,38 +41,58 @@ enum InspectCommand: Command {
                help: "The weights (.caffemodel or .caffemodel.h5) of a Caffe deploy prototxt among the files, as the Caffe tools "
                    + "spell it; the same as giving the file right after the prototxt.")
         Flag("json", help: "Print everything as JSON instead of text (schema: README.md, \"inspect --json\").")
-        Option("graph", valueName: "format", help: "Print the graph instead: dot (Graphviz DOT) or svg (rendered by Graphviz's dot).")
-        Option("graph-output", valueName: "file", help: "Write the --graph output to this file; the summary still goes to stdout.")
-        Option("graph-timeout", valueName: "seconds", default: "60", help: "Stop Graphviz's dot after this long (--graph svg).")
+        Option("graph", valueName: "format", help: "Also draw the graph, coloured by layer kind, detectors as their pipeline: dot (Graphviz DOT), svg or png (laid out by Graphviz's dot), written next to each model (M.svg for M.mlmodel).")
+        Option("graph-output", valueName: "file", help: "Write the --graph picture to this file instead (one model); - prints it alone on stdout (png: not to a terminal).")
+        Option("graph-timeout", valueName: "seconds", default: "60", help: "Stop Graphviz's dot after this long (--graph svg or png).")
     }
 
     static func run(_ arguments: ParsedArguments) throws {
         let graph = arguments.optionalString("graph")
         let graphOutput = arguments.optionalString("graph-output")
         let json = arguments.flag("json"), layers = arguments.flag("layers"), weights = arguments.flag("weight-stats")
-        if let graph, graph != "dot" && graph != "svg" { throw UsageError("--graph takes dot or svg, not '\(graph)'") }
-        if graphOutput != nil && graph == nil { throw UsageError("--graph-output needs --graph dot or --graph svg") }
+        if let graph, !GraphOutput.formats.contains(graph) { throw UsageError("--graph takes dot, svg or png, not '\(graph)'") }
+        if graphOutput != nil && graph == nil { throw UsageError("--graph-output needs --graph dot, svg or png") }
         let graphTimeout = try arguments.double("graph-timeout")
         guard graphTimeout > 0, graphTimeout <= 86_400 else { throw UsageError("--graph-timeout takes a number of seconds from 0 to 86400") }
-        if graph != nil && graphOutput == nil && (json || layers || weights) {
-            throw UsageError("--graph prints only the graph; add --graph-output FILE to print the \(json ? "JSON" : "tables") too")
+        if graphOutput == "" { throw UsageError("--graph-output takes a file name, or - for stdout") }
+        let graphToStdout = graphOutput == "-"
+        if graphToStdout && (json || layers || weights) {
+            throw UsageError("--graph-output - prints only the graph; give a file to print the \(json ? "JSON" : "tables") too")
+        }
+        if graphToStdout && graph == "png" && Terminal.isInteractive(.stdout) {
+            throw UsageError("--graph png --graph-output - would write binary PNG to the terminal; "
+                             + "redirect stdout to a file or a program, or leave out --graph-output to write it next to the model")
         }
         let files = arguments.strings("file"), weightsFiles = arguments.strings("weights")
-        if let graphOutput { try AtomicFile.checkTarget(graphOutput, inputs: files + weightsFiles) }
         let requests = try ModelFiles.requests(files: files, weightsFiles: weightsFiles)
-        if graph != nil && requests.count != 1 { throw UsageError("--graph takes one model, got \(requests.count)") }
-
+        if graphOutput != nil && requests.count != 1 {
+            throw UsageError("--graph-output names the picture of one model, not \(requests.count); "
+                             + "leave it out to write each next to its model")
+        }
+        // Where each picture goes, checked before any is drawn: never over an input, never two in one file.
+        var pictures: [String?] = Array(repeating: nil, count: requests.count)
+        if let graph, !graphToStdout {
+            for (index, request) in requests.enumerated() {
+                let path = graphOutput ?? GraphOutput.defaultPath(for: request, format: graph)
+                try AtomicFile.checkTarget(path, inputs: files + weightsFiles)
+                if let other = pictures.firstIndex(of: path) {
+                    throw InspectError("\(path): would hold the graphs of both \(requests[other].path) and \(request.path); "
+                                       + "draw them one at a time with --graph-output")
+                }
+                pictures[index] = path
+            }
+        }
         let style = TextStyle(color: Terminal.useColor(for: .stdout))
         var documents: [JSON] = []
         for (index, request) in requests.enumerated() {
             let inspected = try ModelFiles.load(request, loadWeights: weights)
             if let graph {
-                let text = try GraphOutput.render(inspected, format: graph, timeout: graphTimeout)
-                guard let graphOutput else {
-                    print(text, terminator: "")
+                let picture = try GraphOutput.render(inspected, format: graph, timeout: graphTimeout)
+                guard let path = pictures[index] else {
+                    try GraphOutput.print(picture)
                     return
                 }
-                try GraphOutput.write(text, to: graphOutput, inputs: files + weightsFiles)
+                try GraphOutput.write(picture, to: path, inputs: files + weightsFiles)
             }
             if json {
                 documents.append(InspectionJSON.document(inspected, weightStatistics: weights))
@@ -86,75 +108,10 @@ enum InspectCommand: Command {
                 print()
                 print(WeightTable.render(inspected, style: style), terminator: "")
             }
+            if let path = pictures[index] { print("Wrote \(TextEscaping.line(path))") }
         }
         if json {
             print((documents.count == 1 ? documents[0] : .array(documents)).rendered(), terminator: "")
         }
-    }
-}
-
-/// `--graph dot` and `--graph svg`.
-enum GraphOutput {
-    static func render(_ inspected: InspectedModel, format: String, timeout: Double) throws -> String {
-        let dot = try GraphDot.render(inspected)
-        let layers = switch inspected.content {
-        case .network(let model): model.nodes.count
-        case .weightsOnly(let file): file.layers.count
-        }
-        return format == "svg" ? try svg(dot, layers: layers, timeout: timeout) : dot
-    }
-
-    /// Renders DOT through Graphviz's `dot -Tsvg` (text in, SVG out: no
-    /// temporary files), killed after `timeout` seconds.
-    static func svg(_ dot: String, layers: Int, timeout: Double) throws -> String {
-        guard let program = executable(named: "dot") else {
-            throw InspectError("--graph svg needs Graphviz's dot program, which is not on PATH "
-                               + "(Debian: apt-get install graphviz); --graph dot writes the DOT text instead")
-        }
-        let result: ChildProcess.Result
-        do {
-            result = try ChildProcess.run(program, arguments: ["-Tsvg"], input: Array(dot.utf8), timeout: timeout)
-        } catch .timedOut {
-            throw InspectError("Graphviz's dot took over \(seconds(timeout)) s to lay out \(layers) layers and was stopped; "
-                               + "allow it longer with --graph-timeout, or write the DOT text with --graph dot and lay it out "
-                               + "yourself (sfdp -Tsvg is faster on large graphs)")
-        } catch .tooMuchOutput {
-            throw InspectError("Graphviz's dot (\(program)) wrote more than 1 GB of SVG and was stopped")
-        } catch .system(let code) {
-            throw InspectError("cannot run Graphviz's dot (\(program)): \(String(cString: strerror(code)))")
-        }
-        guard result.status == 0 else {
-            let message = String(decoding: result.errors, as: UTF8.self)
-            let detail = message.split(separator: "\n").first.map { ": \($0)" } ?? ""
-            throw InspectError("Graphviz's dot (\(program)) failed with status \(result.status)\(detail)")
-        }
-        return String(decoding: result.output, as: UTF8.self)
-    }
-
-    static func seconds(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
-    }
-
-    static func executable(named name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        for folder in path.split(separator: ":") where !folder.isEmpty {
-            let candidate = "\(folder)/\(name)"
-            if FileSystem.isExecutableFile(candidate) { return candidate }
-        }
-        return nil
-    }
-
-    /// Writes the graph atomically; never over one of `inputs`, the files inspected.
-    static func write(_ text: String, to path: String, inputs: [String]) throws {
-        try AtomicFile.write(Array(text.utf8), to: path, inputs: inputs)
-    }
-}
-
-/// A failure of `inspect` itself (Graphviz): one line.
-struct InspectError: Error, CustomStringConvertible {
-    var description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

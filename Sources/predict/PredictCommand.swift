@@ -7,6 +7,7 @@ import ModelFiles
 import ModelFormat
 import Naming
 import Runtime
+import Threads
 
 /// `predict`: run a `.mlmodel` on the CPU and print what it predicts.
 enum PredictCommand: Command {
@@ -16,7 +17,8 @@ enum PredictCommand: Command {
             Images (PNG or JPEG, or folders of them) are turned as their EXIF orientation says (as OpenCV's imread; \
             --ignore-exif-orientation reads them as stored), fitted to the model's image input as Vision fits them \
             (--crop-and-scale, printed with the results) and preprocessed as Core ML does; several images are predicted one \
-            per core at a time, in the order given. Array inputs come from .npy files with --input. \
+            per core at a time, each result printed in the order given as soon as it and those before it are done (a run \
+            stopped with Ctrl-C keeps them). Array inputs come from .npy files with --input. \
             Runs on Linux, where Apple's Core ML does not exist, to check that a converted model computes what the \
             original did.
             """,
@@ -62,7 +64,7 @@ enum PredictCommand: Command {
             instead of the model's threshold (its optional input confidenceThreshold).
             """)
         Option("output-npy", valueName: "folder", help: "Also write every model output to <folder>/<name>.npy (one image, or the arrays alone); these and --draw's picture are written all or nothing.")
-        Flag("json", help: "Print results as JSON.")
+        Flag("json", help: "Print results as JSON: one array, printed when every image is done (the text prints each image's result as it finishes).")
         Option("benchmark", valueName: "runs", help: "Also time this many predictions (1 to 100000) on the first input and print the median latency to stderr.")
         Flag("profile", help: "With --benchmark: also print each layer's mean time (ms) and its kernel to stderr.")
         Flag("generic-kernels", help: """
@@ -116,26 +118,36 @@ enum PredictCommand: Command {
         let ignoresOrientation = arguments.flag("ignore-exif-orientation")
         job.orientation = ignoresOrientation ? .ignore : .apply
         try detectorOptions(arguments, network.model, images: imagePaths, into: &job)
-        let (results, failures) = try job.run(images: imagePaths)
-        if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
-            // On the first image that could be read.
-            try benchmark(job, runs: runs, image: results.first.flatMap { $0.source == "arrays" ? nil : $0.source },
-                          profile: arguments.flag("profile"))
-        }
         // How the images were fitted, so that a different label than an app's has an explanation.
         let fit = imagePaths.isEmpty ? nil : network.model.inputs.compactMap(\.image).first.map { image in
             (mode: cropAndScale.rawValue, size: "\(image.width)x\(image.height)")
         }
-        if arguments.flag("json") {
-            print(ResultPrinter.json(results, cropAndScale: fit?.mode, exifOrientation: ignoresOrientation ? "ignored" : "applied"))
-        } else {
-            if let fit, !results.isEmpty {
+        let json = arguments.flag("json"), hasLabels = network.model.classifier != nil
+        var printed = 0
+        // The text results are printed (and flushed) as they come, in order: stopping the run (Ctrl-C) keeps those printed.
+        let (results, failures) = try job.run(images: imagePaths) { result in
+            guard !json else { return }
+            WorkProgress.interrupt()
+            if let fit, printed == 0 {
                 // Two lines of at most 100 columns: how the images were fitted, and their orientation.
                 print("images: \(fit.mode) to \(fit.size) (--crop-and-scale; Vision: centerCrop, CoreMLRequest: scaleToFill)")
                 print("EXIF orientation " + (ignoresOrientation ? "ignored (--ignore-exif-orientation: Vision given .up)"
                                                                 : "applied as OpenCV's imread does (Vision: pass it as the handler's orientation)"))
             }
-            print(ResultPrinter.text(results, hasLabels: network.model.classifier != nil, maxResults: maxResults), terminator: "")
+            print(ResultPrinter.text([result], hasLabels: hasLabels, maxResults: maxResults), terminator: "")
+            fflush(nil)  // every stdio stream: stdout is buffered when not a terminal
+            printed += 1
+        }
+        if let runs = benchmarkRuns, imagePaths.isEmpty || !results.isEmpty {
+            // On the first image that could be read.
+            try benchmark(job, runs: runs, image: results.first.flatMap { $0.source == "arrays" ? nil : $0.source },
+                          profile: arguments.flag("profile"))
+        }
+        if json {
+            // One JSON array: printed when every image is done.
+            print(ResultPrinter.json(results, cropAndScale: fit?.mode, exifOrientation: ignoresOrientation ? "ignored" : "applied"))
+        } else if printed == 0 {
+            print(ResultPrinter.text([], hasLabels: hasLabels, maxResults: maxResults), terminator: "")
         }
         // Each unreadable image said so on stderr as it came; the others were predicted.
         if failures > 0 { throw ReportedFailure() }
@@ -162,6 +174,10 @@ enum PredictCommand: Command {
     /// label shown, 0 to 1 (0 when not given; a detector's is its input).
     static func labelThreshold(_ arguments: ParsedArguments, _ model: Model) throws -> Float {
         guard model.detector == nil, let text = arguments.optionalString("confidence-threshold") else { return 0 }
+        guard model.classifier != nil else {
+            throw UsageError("--confidence-threshold applies to a classifier's labels or a detector's boxes, and this model is neither "
+                             + "(inspect shows its kind)")
+        }
         let threshold = try arguments.float("confidence-threshold")
         guard threshold >= 0 && threshold <= 1 else {
             throw UsageError("--confidence-threshold takes a probability from 0 to 1 for a classifier's labels, not \(text)")

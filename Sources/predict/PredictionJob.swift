@@ -55,13 +55,16 @@ struct PredictionJob {
         var times: [Double] = []
         var layerTotals: [String: Double] = [:]
         var layerOrder: [String] = []
-        for _ in 0..<runs {
+        defer { WorkProgress.finished() }
+        WorkProgress.report("benchmark", done: 0, total: runs, unit: "runs")
+        for run in 0..<runs {
             let start = DispatchTime.now().uptimeNanoseconds
             _ = try network.predict(inputs, profile: profile ? { name, seconds in
                 if layerTotals[name] == nil { layerOrder.append(name) }
                 layerTotals[name, default: 0] += seconds
             } : nil)
             times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            WorkProgress.report("benchmark", done: run + 1, total: runs, unit: "runs")
         }
         times.sort()
         let round = { (value: Double) in (value * 100).rounded() / 100 }
@@ -90,7 +93,10 @@ struct PredictionJob {
     /// read or predicted is reported on stderr as one `error:` line and
     /// skipped: the others are still predicted.
     /// - Returns: the results, and how many images failed.
-    func run(images: [String]) throws -> (results: [PredictionResult], failures: Int) {
+    /// - Parameter emit: called with each result as soon as it and every
+    ///   result before it are ready, in order (under a lock: one at a time),
+    ///   so that the results printed so far stay when the run is stopped.
+    func run(images: [String], emit: (PredictionResult) -> Void = { _ in }) throws -> (results: [PredictionResult], failures: Int) {
         let imageInputs = network.model.inputs.filter { $0.image != nil }
         let fixed = try arrayInputs()
         let missing = network.model.inputs.filter { fixed[$0.name] == nil }
@@ -105,6 +111,7 @@ struct PredictionJob {
             let result = try predict(fixed, source: "arrays", placement: ImageResize.placement(
                 sourceWidth: size.0, sourceHeight: size.1, width: size.0, height: size.1, mode: .scaleFill))
             try writeFiles(of: result, picture: nil)
+            emit(result)
             return ([result], 0)
         }
         if imageInputs.isEmpty, missing.count == 1, let array = missing.first, let dimensions = network.shapes[array.name]?.dimensions,
@@ -113,27 +120,31 @@ struct PredictionJob {
             let name = TextEscaping.line(array.name)
             let shape = " [\(dimensions.map(String.init).joined(separator: ", "))]"
             let model = inputFiles.first.map { "\(TextEscaping.line($0)): " } ?? ""
-            throw RuntimeError("\(model)input '\(name)' is an array\(shape), not an image, so it cannot take an image file: convert the "
-                               + "model again with --image-input \(name) (or give the array: --input \(name)=file.npy)")
+            throw RuntimeError("\(model)input '\(name)' is an array\(shape), not an image: convert again with --image-input \(name), "
+                               + "or give --input \(name)=file.npy")
         }
         if imageInputs.isEmpty, missing.count == 1, let tensor = missing.first, let dimensions = network.shapes[tensor.name]?.dimensions,
            dimensions.count == 4, dimensions[0] == 1, dimensions[1] == 1 || dimensions[1] == 3 {
             // A transformer's pixels, which this toolkit writes only as a tensor.
             let name = TextEscaping.line(tensor.name)
             let model = inputFiles.first.map { "\(TextEscaping.line($0)): " } ?? ""
-            throw RuntimeError("\(model)input '\(name)' is a [\(dimensions.map(String.init).joined(separator: ", "))] tensor, not an image, "
-                               + "so it cannot take an image file: give the pixels as --input \(name)=file.npy")
+            throw RuntimeError("\(model)input '\(name)' is a [\(dimensions.map(String.init).joined(separator: ", "))] tensor, not an image: "
+                               + "give the pixels as --input \(name)=file.npy")
         }
         guard missing.count == 1, let imageInput = missing.first, let format = imageInput.image, imageInputs.contains(where: { $0.name == imageInput.name }) else {
             throw UsageError("images need exactly one image input left without an --input value; the model's inputs: "
                              + network.model.inputs.map { "\(TextEscaping.line($0.name)) (\($0.image == nil ? "array" : "image"))" }.joined(separator: ", "))
         }
-        // A folder of images: one whole prediction per core at a time.
-        var progress = ProgressBar(total: images.count)
+        // A folder of images: one whole prediction per core at a time, each result handed on once it and all before it are done.
         let shared = Lock()
+        var finished: [Int: Result<PredictionResult, any Error>?] = [:]
+        var next = 0, done = 0, stopped = false
+        let showsProgress = images.count > 1
+        if showsProgress { WorkProgress.report("predicting", done: 0, total: images.count, unit: "images") }
+        defer { if showsProgress { WorkProgress.finished() } }
         let outcomes = Throughput.map(images.count) { index -> Result<PredictionResult, any Error>? in
             let path = images[index]
-            defer { shared.locked { progress.advance() } }
+            let outcome: Result<PredictionResult, any Error>?
             do {
                 let picture = try ImageFile.read(path: path, orientation: orientation)
                 let image = ImageResize.resize(picture, width: format.width, height: format.height, mode: cropAndScale)
@@ -143,19 +154,32 @@ struct PredictionJob {
                                                       width: format.width, height: format.height, mode: cropAndScale)
                 let result = try predict(inputs, source: path, placement: placement)
                 try writeFiles(of: result, picture: picture)
-                return .success(result)
+                outcome = .success(result)
             } catch let error as ImageFileError where images.count > 1 {
                 shared.locked {
-                    progress.interrupt()
+                    WorkProgress.interrupt()
                     FileHandle.standardError.write(Data("error: \(TextEscaping.line(errorLine(for: error)))\n".utf8))
                 }
-                return nil
+                outcome = nil
             } catch {
-                return .failure(error)
+                outcome = .failure(error)
             }
+            shared.locked {
+                finished[index] = outcome
+                // In order: the first image that failed otherwise stops the results, as it would one image at a time.
+                while !stopped, let ready = finished.removeValue(forKey: next) {
+                    next += 1
+                    switch ready {
+                    case .success(let result)?: emit(result)
+                    case .failure?: stopped = true
+                    case nil: break
+                    }
+                }
+                done += 1
+                if showsProgress { WorkProgress.report("predicting", done: done, total: images.count, unit: "images") }
+            }
+            return outcome
         }
-        progress.finish()
-        // In order: the first image that failed otherwise stops the run, as it would one image at a time.
         let results = try outcomes.compactMap { try $0?.get() }
         return (results, outcomes.count - results.count)
     }
@@ -208,36 +232,5 @@ struct PredictionJob {
 enum NumpyOutputName {
     static func fileName(for feature: String) -> String {
         String(feature.map { $0 == "/" || $0 == "\0" ? "_" : $0 }) + ".npy"
-    }
-}
-
-/// A one-line progress bar on stderr, shown only on a terminal and only for
-/// more than one image.
-struct ProgressBar {
-    let total: Int
-    var done = 0
-    let visible: Bool
-
-    init(total: Int) {
-        self.total = total
-        visible = total > 1 && Terminal.isInteractive(.stderr)
-    }
-
-    /// Clears the bar's line, so that an error line starts at the left edge.
-    func interrupt() {
-        if visible { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-    }
-
-    mutating func advance() {
-        done += 1
-        guard visible else { return }
-        let width = 30
-        let filled = width * done / max(total, 1)
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total)".utf8))
-    }
-
-    func finish() {
-        if visible { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }

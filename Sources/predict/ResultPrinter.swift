@@ -16,9 +16,9 @@ enum ResultPrinter {
             lines += warnings(result).map { "  warning: \($0)" }
             if hasLabels {
                 let labels = result.labels.map { (label: TextEscaping.line($0.label), probability: $0.probability) }
-                let width = labels.map(\.label.count).max() ?? 0
+                let width = labels.map { TerminalCells.width($0.label) }.max() ?? 0
                 for entry in labels {
-                    let padding = String(repeating: " ", count: width - entry.label.count)
+                    let padding = String(repeating: " ", count: width - TerminalCells.width(entry.label))
                     lines.append("  \(entry.label)\(padding)  \(String(format: "%.4f", entry.probability))")
                 }
             }
@@ -77,9 +77,9 @@ enum ResultPrinter {
         let heading = shown.count == boxes.count ? "  \(count)"
             : "  \(count); the \(shown.count) most confident shown (--max-results)"
         let labels = shown.map { TextEscaping.line($0.detection.label) }
-        let width = labels.map(\.count).max() ?? 0
+        let width = labels.map(TerminalCells.width).max() ?? 0
         return [heading] + zip(labels, shown).map { label, box in
-            let padding = String(repeating: " ", count: width - label.count)
+            let padding = String(repeating: " ", count: width - TerminalCells.width(label))
             return "  \(label)\(padding)  \(String(format: "%.4f", box.detection.confidence))  "
                 + String(format: "left %.1f, top %.1f, width %.1f, height %.1f", box.left, box.top, box.width, box.height)
         }

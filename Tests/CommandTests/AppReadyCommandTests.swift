@@ -49,8 +49,8 @@ final class AppReadyCommandTests: XCTestCase {
         XCTAssertEqual(quiet.standardError, "")
 
         try ProgramRunner.assertOneError("coreml-predict", [arrayModel, samples + "face.png"],
-                                         "input 'input' is an array [3, 32, 32], not an image, so it cannot take an image file: "
-                                         + "convert the model again with --image-input input")
+                                         "input 'input' is an array [3, 32, 32], not an image: convert again with --image-input input, "
+                                         + "or give --input input=file.npy")
         // A vector is no picture: no word of --image-input, at conversion or in predict.
         let vector = folder.appendingPathComponent("Vector.mlmodel").path
         let vectorRun = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "ops/softmax_vector_opset13.onnx", "-o", vector])
@@ -218,7 +218,6 @@ final class AppReadyCommandTests: XCTestCase {
         let result = try ProgramRunner.run("coreml-convert", ["onnx", onnx + "vit_opset14/model.onnx", "-q", "-o", output])
         XCTAssertEqual(result.status, 0, result.standardError)
         try ProgramRunner.assertOneError("coreml-predict", [output, samples + "face.png"],
-                                         "input 'input' is a [1, 3, 32, 32] tensor, not an image, so it cannot take an image file: "
-                                         + "give the pixels as --input input=file.npy")
+                                         "input 'input' is a [1, 3, 32, 32] tensor, not an image: give the pixels as --input input=file.npy")
     }
 }

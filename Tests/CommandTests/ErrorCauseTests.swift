@@ -168,7 +168,7 @@ final class ErrorCauseTests: XCTestCase {
         let dot = folder.appendingPathComponent("dot")
         try Data([0x7F, 0x45, 0x4C, 0x46, 0, 1, 2, 3]).write(to: dot)  // an ELF header and nothing else
         XCTAssertEqual(chmod(dot.path, 0o755), 0)
-        let result = try ProgramRunner.run("coreml-inspect", [sample("deploy_age.prototxt"), "--graph", "svg"], environment: ["PATH": folder.path])
+        let result = try ProgramRunner.run("coreml-inspect", [sample("deploy_age.prototxt"), "--graph", "svg", "--graph-output", "-"], environment: ["PATH": folder.path])
         XCTAssertEqual(result.status, 1)
         XCTAssertEqual(result.standardError, "error: cannot run Graphviz's dot (\(dot.path)): Exec format error\n")
     }

@@ -68,7 +68,7 @@ final class InspectTests: XCTestCase {
             XCTAssertNoThrow(try JSONSerialization.jsonObject(with: Data(json.utf8)), "\(testCase.name): valid JSON")
             try assertSnapshot(json, named: "inspect-\(testCase.name)-json")
             if testCase.hasGraph {
-                try assertSnapshot(try inspect(["--graph", "dot"] + files), named: "inspect-\(testCase.name)-graph")
+                try assertSnapshot(try inspect(["--graph", "dot", "--graph-output", "-"] + files), named: "inspect-\(testCase.name)-graph")
             }
         }
     }
@@ -179,9 +179,9 @@ final class InspectTests: XCTestCase {
         let dotFile = folder.appendingPathComponent("graph.dot").path
         let summary = try inspect([model, "--graph", "dot", "--graph-output", dotFile])
         XCTAssertTrue(summary.hasPrefix("Format:       Core ML model"), "the summary still goes to stdout")
-        XCTAssertEqual(try String(contentsOfFile: dotFile, encoding: .utf8), try inspect(["--graph", "dot", model]))
+        XCTAssertEqual(try String(contentsOfFile: dotFile, encoding: .utf8), try inspect(["--graph", "dot", "--graph-output", "-", model]))
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dot") else { throw XCTSkip("Graphviz is not installed") }
-        let svg = try inspect(["--graph", "svg", model])
+        let svg = try inspect(["--graph", "svg", "--graph-output", "-", model])
         XCTAssertTrue(svg.contains("<svg"), svg)
         XCTAssertTrue(svg.contains("conv1") && svg.contains("4x16x16"), "labels reach the SVG")
     }
@@ -189,7 +189,7 @@ final class InspectTests: XCTestCase {
     func testSVGWithoutGraphvizIsOneClearError() throws {
         let process = Process()
         process.executableURL = ProgramRunner.productsDirectory.appendingPathComponent("coreml-inspect")
-        process.arguments = ["--graph", "svg", root + "Tests/Fixtures/coreml/builder_classifier.mlmodel"]
+        process.arguments = ["--graph", "svg", "--graph-output", "-", root + "Tests/Fixtures/coreml/builder_classifier.mlmodel"]
         process.environment = ["PATH": try temporaryFolder().path, "NO_COLOR": "1"]
         let error = Pipe(), output = Pipe()
         process.standardError = error
@@ -228,7 +228,7 @@ final class InspectTests: XCTestCase {
              "deploy_age.prototxt: --weight-stats lists weight values, and a deploy definition has none"),
             ("weights of another net", [deploy, "--weights", resnetWeights], "deploy_age.prototxt:"),
             ("not weights", [deploy, "--weights", truncated], "truncated.mlmodel: not Caffe weights"),
-            ("HDF5 has no graph", ["--graph", "dot", root + "Tests/Fixtures/caffe/resnet_bn_h5/weights.caffemodel.h5"],
+            ("HDF5 has no graph", ["--graph", "dot", "--graph-output", "-", root + "Tests/Fixtures/caffe/resnet_bn_h5/weights.caffemodel.h5"],
              "weights.caffemodel.h5: Caffe weights (HDF5) store blobs only, no graph"),
         ]
         for (what, arguments, fragment) in cases {
@@ -244,10 +244,10 @@ final class InspectTests: XCTestCase {
     func testUsageMistakesExit64() throws {
         let model = root + "Tests/Fixtures/coreml/builder_classifier.mlmodel"
         let cases: [([String], String)] = [
-            (["--graph", "png", model], "--graph takes dot or svg, not 'png'"),
+            (["--graph", "gif", model], "--graph takes dot, svg or png, not 'gif'"),
             (["--graph-output", "x.dot", model], "--graph-output needs --graph"),
-            (["--graph", "dot", "--json", model], "--graph prints only the graph"),
-            (["--graph", "dot", model, model], "--graph takes one model, got 2"),
+            (["--graph", "dot", "--graph-output", "-", "--json", model], "--graph-output - prints only the graph"),
+            (["--graph", "dot", "--graph-output", "x.dot", model, model], "--graph-output names the picture of one model, not 2"),
         ]
         for (arguments, fragment) in cases {
             let result = try ProgramRunner.run("coreml-inspect", arguments)

@@ -81,7 +81,7 @@ final class MalformedCorpusTests: XCTestCase {
         XCTAssertGreaterThan(files.count, 30)
         for name in files {
             let path = folder.appendingPathComponent(name).path
-            for extra in [[], ["--json"], ["--graph", "dot"]] {
+            for extra in [[], ["--json"], ["--graph", "dot", "--graph-output", "-"]] {
                 let result = try runWithTimeout("coreml-inspect", [path] + extra)
                 let what = "\(name) \(extra)"
                 XCTAssertFalse(result.timedOut, "\(what): still ran after \(Self.timeout) s")

@@ -103,6 +103,20 @@ final class OptionMistakeTests: XCTestCase {
     /// one threshold, `--generate-classes swift` and generate's
     /// `--language swift` one choice, inspect's `--weights` a flag and a
     /// file, caffe's `--mean` a file where onnx's is numbers).
+    /// --confidence-threshold on a model with neither labels nor boxes was
+    /// taken and did nothing: refused, saying what it applies to.
+    func testAThresholdForAModelWithoutLabelsOrBoxesIsRefused() throws {
+        let folder = try temporaryFolder()
+        let plain = folder.appendingPathComponent("Plain.mlmodel").path
+        let samples = repositoryRoot.appendingPathComponent("Samples").path + "/"
+        let converted = try ProgramRunner.run("coreml-convert", ["caffe", samples + "deploy_age.prototxt", samples + "age_net.caffemodel",
+                                                                 "--image-input", "data", "-q", "-o", plain])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        try ProgramRunner.assertOneError("coreml-predict", [plain, samples + "face.png", "--confidence-threshold", "0.5"],
+                                         "--confidence-threshold applies to a classifier's labels or a detector's boxes, and this model is neither",
+                                         status: 64)
+    }
+
     func testFormerSpellingsSayTheNewOne() throws {
         let folder = try temporaryFolder()
         let output = folder.appendingPathComponent("out.mlmodel").path

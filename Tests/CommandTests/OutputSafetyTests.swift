@@ -212,7 +212,7 @@ final class OutputSafetyTests: XCTestCase {
         let (path, pidFile) = try slowDot(in: folder)
         let start = Date()
         let result = try ProgramRunner.run("coreml-inspect", [fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path,
-                                                       "--graph", "svg", "--graph-timeout", "1"], environment: ["PATH": path])
+                                                       "--graph", "svg", "--graph-output", "-", "--graph-timeout", "1"], environment: ["PATH": path])
         XCTAssertLessThan(Date().timeIntervalSince(start), 30)
         XCTAssertEqual(result.status, 1, result.standardError)
         XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
@@ -221,7 +221,7 @@ final class OutputSafetyTests: XCTestCase {
         // A time no one means (it once trapped converting to milliseconds): a usage error.
         let model = fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path
         for timeout in ["1e300", "0", "-5", "nan"] {
-            XCTAssertEqual(try ProgramRunner.run("coreml-inspect", [model, "--graph", "svg", "--graph-timeout", timeout]).status, 64, timeout)
+            XCTAssertEqual(try ProgramRunner.run("coreml-inspect", [model, "--graph", "svg", "--graph-output", "-", "--graph-timeout", timeout]).status, 64, timeout)
         }
     }
 
@@ -233,7 +233,7 @@ final class OutputSafetyTests: XCTestCase {
             let (path, pidFile) = try slowDot(in: folder)
             let process = Process()
             process.executableURL = ProgramRunner.productsDirectory.appendingPathComponent("coreml-inspect")
-            process.arguments = [fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path, "--graph", "svg"]
+            process.arguments = [fixtures.appendingPathComponent("runtime/chain_caffe/model.mlmodel").path, "--graph", "svg", "--graph-output", "-"]
             process.environment = ProcessInfo.processInfo.environment.merging(["PATH": path]) { $1 }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice

@@ -78,11 +78,11 @@ final class TerminalTextTests: XCTestCase {
         let model = folder.appendingPathComponent("m.mlmodel").path
         XCTAssertEqual(try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights, "-o", model]).status, 0)
 
-        let dot = try ProgramRunner.run("coreml-inspect", [model, "--graph", "dot"])
+        let dot = try ProgramRunner.run("coreml-inspect", [model, "--graph", "dot", "--graph-output", "-"])
         XCTAssertEqual(dot.status, 0, dot.standardError)
         assertNoControlCharacters(dot.standardOutput, "the DOT text")
 
-        let svg = try ProgramRunner.run("coreml-inspect", [model, "--graph", "svg"])
+        let svg = try ProgramRunner.run("coreml-inspect", [model, "--graph", "svg", "--graph-output", "-"])
         XCTAssertEqual(svg.status, 0, svg.standardError)
         assertNoControlCharacters(svg.standardOutput, "the SVG")
         let parser = XMLParser(data: Data(svg.standardOutput.utf8))

@@ -64,6 +64,18 @@ final class TerminalWidthTests: XCTestCase {
         try prototxt.write(to: deploy, atomically: true, encoding: .utf8)
         let table = try run("coreml-inspect", ["--layers", deploy.path])
         XCTAssertTrue(table.standardOutput.contains("卷积层"), table.standardOutput)
+
+        // predict's label column: the probabilities start in one column whatever the labels' widths.
+        let labels = folder.appendingPathComponent("labels.txt")
+        try "零到二岁\n4-6\n八到十三岁\n15-20\n二十五岁\n38-43\n48-53\n六十\n".write(to: labels, atomically: true, encoding: .utf8)
+        let model = folder.appendingPathComponent("Ages.mlmodel").path
+        try run("coreml-convert", ["caffe", root + "Samples/deploy_age.prototxt", root + "Samples/age_net.caffemodel", "--image-input", "data",
+                                   "--class-labels", labels.path, "-q", "-o", model])
+        let ranked = try run("coreml-predict", [model, root + "Samples/face.png", "--max-results", "8"])
+        let rows = ranked.standardOutput.split(separator: "\n").filter { $0.hasPrefix("  ") }
+        XCTAssertEqual(rows.count, 8, ranked.standardOutput)
+        let columns = Set(rows.map { row in Self.cells(row[..<row.range(of: "0.")!.lowerBound]) })
+        XCTAssertEqual(columns.count, 1, "probabilities in one column: \(ranked.standardOutput)")
         XCTAssertEqual(tooWide, [], "lines wider than \(Self.columns) cells:\n" + tooWide.joined(separator: "\n"))
     }
 

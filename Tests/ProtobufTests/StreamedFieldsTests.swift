@@ -4,6 +4,7 @@ import Foundation
 import CProtobufFile
 import ProtoSchemas
 import Protobuf
+import Threads
 import XCTest
 
 /// Arrays produced while the message is written: the file must be byte for
@@ -38,6 +39,34 @@ final class StreamedFieldsTests: XCTestCase {
         let placeholder = streamed.placeholder(length: 4 * TestSpec.convWeights.count, pieces: pieces, writePiece: writePiece)
         weights.pointee.floatvalue = placeholder.assumingMemoryBound(to: Float.self)
         return streamed
+    }
+
+    /// Records what long work reports (`WorkProgress`).
+    final class ProgressRecorder: WorkProgressListener, @unchecked Sendable {
+        let lock = Lock()
+        var reports: [(task: String, done: Int, total: Int, unit: String)] = []
+        var finishes = 0
+        func progress(_ task: String, done: Int, total: Int, unit: String) { lock.locked { reports.append((task, done, total, unit)) } }
+        func interrupt() {}
+        func finished() { lock.locked { finishes += 1 } }
+    }
+
+    /// Streamed weights say how many megabytes are written, for the progress
+    /// line of a large model's conversion, and end their task.
+    func testStreamedArraysReportTheBytesWritten() throws {
+        let spec = TestSpec()
+        let values = TestSpec.convWeights, pieceLength = 10
+        let streamed = try streamConvolutionWeights(of: spec, pieces: (values.count + pieceLength - 1) / pieceLength, pieceLength: pieceLength) { index, write in
+            let start = index * pieceLength
+            try Array(values[start..<min(start + pieceLength, values.count)]).withUnsafeBytes { try write($0, 4 * start) }
+        }
+        let recorder = ProgressRecorder()
+        WorkProgress.listener = recorder
+        defer { WorkProgress.listener = nil }
+        try MessageFile.write(spec.message, to: folder + "/streamed.mlmodel", streamed: streamed)
+        XCTAssertEqual(recorder.reports.count, 1 + (values.count + pieceLength - 1) / pieceLength, "one report before, one a piece")
+        XCTAssertTrue(recorder.reports.allSatisfy { $0.task == "writing weights" && $0.unit == "MB" && $0.done <= $0.total })
+        XCTAssertEqual(recorder.finishes, 1)
     }
 
     func testStreamedArrayIsWrittenWhereProtobufCPutsIt() throws {

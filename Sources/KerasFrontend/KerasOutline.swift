@@ -1,0 +1,69 @@
+import ModelFormat
+
+extension KerasConverter {
+    /// The model at `path` as its `model_config` states it, read without
+    /// converting it (no weight is read), with every obstacle `convert`
+    /// meets: each layer class it does not take (count, first layer; a
+    /// Lambda holds Python code, never run), each configuration a ledger
+    /// refuses (layers alike counted), each input with open sizes (with the
+    /// `--input-shape` that gives them), and, when none of those is what stopped
+    /// the conversion, `failure` itself.
+    /// - Parameter failure: the error `convert(model:)` threw on the file.
+    /// - Throws: `KerasError`, `FileError` or HDF5's error when the file or its configuration does not parse.
+    public static func outline(model path: String, failure: (any Error)? = nil) throws -> SourceOutline {
+        let file = try KerasModelFile(path: path, readsKernels: false)
+        let graph = try KerasGraph(config: file.config, path: path)
+        var obstacles: [SourceOutline.Obstacle] = []
+        var unsupported: [(op: String, layers: [String])] = []
+        var refused: [(op: String, clause: String, layers: [String])] = []
+        var at: [String: Int] = [:]
+        for layer in graph.layers {
+            guard KerasLayerTable.mappings[layer.className] != nil else {
+                if let index = at[layer.className] { unsupported[index].layers.append(layer.name) } else {
+                    at[layer.className] = unsupported.count
+                    unsupported.append((layer.className, [layer.name]))
+                }
+                continue
+            }
+            guard let clause = KerasLayerLedgers.refusal(layer) else { continue }
+            let key = layer.className + "\u{0}" + clause + "\u{0}refused"
+            if let index = at[key] { refused[index].layers.append(layer.name) } else {
+                at[key] = refused.count
+                refused.append((layer.className, clause, [layer.name]))
+            }
+        }
+        for (op, layers) in unsupported {
+            let why = op == "Lambda" ? " (it holds Python code, never run)" : ""
+            obstacles.append(.init(kind: .unsupportedOp, message: "layer \(short(op)) is not supported\(why): \(layers.count) layer\(layers.count == 1 ? "" : "s"), "
+                                   + "first '\(short(layers[0]))'", op: op, count: layers.count, node: layers[0]))
+        }
+        for (op, clause, layers) in refused {
+            let more = layers.count > 1 ? " (and \(layers.count - 1) more alike)" : ""
+            obstacles.append(.init(kind: .refusedAttribute, message: "layer '\(short(layers[0]))' (\(op)): \(clause)\(more)",
+                                   op: op, count: layers.count, node: layers[0]))
+        }
+        var inputs: [SourceOutline.Tensor] = []
+        for name in graph.inputNames {
+            let shape = graph.inputShapes[name]
+            inputs.append(SourceOutline.Tensor(name: name, shape: shape.map { ["?"] + $0.map { $0 < 0 ? "?" : String($0) } }, type: ""))
+            let open = (shape ?? []).indices.filter { shape![$0] < 0 }
+            guard let shape, !open.isEmpty, shape.count == 3 || shape.count == 1 else { continue }
+            let option = "--input-shape \(name)=1," + shape.map { $0 < 0 ? "?" : String($0) }.joined(separator: ",")
+            let axes = open.map { String($0 + 1) }.joined(separator: ", ")
+            obstacles.append(.init(kind: .inputShape, message: "input '\(short(name))': size\(open.count == 1 ? " at axis" : "s at axes") \(axes) "
+                                   + "open: give \(open.count == 1 ? "it" : "them") with \(short(option, 48))", input: name, option: option))
+        }
+        if obstacles.isEmpty, let failure {
+            let text = "\(failure)"
+            obstacles.append(.init(kind: .other, message: text.hasPrefix("\(path): ") ? String(text.dropFirst(path.count + 2)) : text))
+        }
+        return SourceOutline(inputs: inputs, outputs: graph.outputNames.map { SourceOutline.Tensor(name: $0, shape: nil, type: "") },
+                             nodes: graph.layers.map { SourceOutline.Node(name: $0.name, op: $0.className, inputs: $0.inputs, outputs: [$0.name]) },
+                             metadata: [("keras.version", file.kerasVersion)].filter { !$0.1.isEmpty }, obstacles: obstacles)
+    }
+
+    /// A name shortened for a one-line message (JSON keeps it whole in its own field).
+    static func short(_ name: String, _ limit: Int = 32) -> String {
+        name.count <= limit ? name : String(name.prefix(limit - 3)) + "..."
+    }
+}
