@@ -62,7 +62,7 @@ let package = Package(
         // Model files of every format recognised by content and read for summaries,
         // and a .mlmodel loaded for the runtime.
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "ONNXFrontend", "CoreMLBackend",
-                                                   "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming"]),
+                                                   "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming", "Threads"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming", "DarknetFrontend"]),
         // The typed classes Xcode generates for a model (Swift, Objective-C), from its interface.
@@ -96,7 +96,7 @@ let package = Package(
         // The attribute sweep's runner: each frontend's cases, converted, run, compared.
         .target(name: "SweepSupport", dependencies: ["TestSupport", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat"], path: "Tests/SweepSupport"),
         .testTarget(name: "FileIOTests", dependencies: ["TestSupport", "FileIO", "Naming"]),
-        .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufFile", "CProtobufC"]),
+        .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufFile", "CProtobufC", "Threads"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
         .testTarget(name: "ConversionTests", dependencies: ["TestSupport", "Conversion", "ModelFormat", "FileIO"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),
