@@ -40,7 +40,7 @@ let package = Package(
         // A lock and the core count, for the few things several threads share.
         .target(name: "Threads"),
         // ModelFormat <-> Core ML `.mlmodel` files.
-        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
+        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "Threads"]),
         // Decoded pixels (`Image`), what image files give and the runtime takes.
         .target(name: "Images"),
         // Executes models on the CPU, to check conversions on Linux; knows no file format.
@@ -52,7 +52,7 @@ let package = Package(
         // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
         .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5"]),
         // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
-        .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC"]),
+        .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "Naming"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
         .target(name: "KerasFrontend", dependencies: ["ModelFormat", "Conversion", "HDF5", "Naming"]),
         // ONNX models (.onnx, PyTorch's export format) -> ModelFormat.
@@ -62,7 +62,7 @@ let package = Package(
         // Model files of every format recognised by content and read for summaries,
         // and a .mlmodel loaded for the runtime.
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "ONNXFrontend", "CoreMLBackend",
-                                                   "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming"]),
+                                                   "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming", "Threads"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming", "DarknetFrontend"]),
         // The typed classes Xcode generates for a model (Swift, Objective-C), from its interface.
@@ -89,14 +89,14 @@ let package = Package(
         .executableTarget(name: "convert", dependencies: ["CLI", "CodeGeneration", "ONNXFrontend", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "Conversion", "FileIO"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "Inspection", "ModelFiles", "FileIO"]),
         .executableTarget(name: "generate", dependencies: ["CLI", "Naming", "CodeGeneration", "CoreMLBackend", "ModelFiles", "FileIO"]),
-        .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "Images", "ImageFiles", "FileIO", "Inspection", "ModelFiles"]),
+        .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "Images", "ImageFiles", "FileIO", "Inspection", "ModelFiles", "Threads"]),
 
         // What several test targets share (paths, tolerance, layout helpers).
         .target(name: "TestSupport", dependencies: ["ModelFormat"], path: "Tests/TestSupport"),
         // The attribute sweep's runner: each frontend's cases, converted, run, compared.
         .target(name: "SweepSupport", dependencies: ["TestSupport", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat"], path: "Tests/SweepSupport"),
         .testTarget(name: "FileIOTests", dependencies: ["TestSupport", "FileIO", "Naming"]),
-        .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufFile", "CProtobufC"]),
+        .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufFile", "CProtobufC", "Threads"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
         .testTarget(name: "ConversionTests", dependencies: ["TestSupport", "Conversion", "ModelFormat", "FileIO"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),

@@ -9,13 +9,19 @@ public struct ConversionOptions: Sendable {
     /// Inputs to expose as images (others stay multi-arrays).
     public var imageInputNames: [String] = []
     /// Image channels are in BGR order (as Caffe models trained with OpenCV expect).
+    /// Each preprocessing value is nil unless given: a given one must reach
+    /// an image input it applies to, or the conversion stops
+    /// (`ImagePreprocessingError`) instead of dropping it.
     public var isBGR = false
-    public var redBias: Float = 0
-    public var greenBias: Float = 0
-    public var blueBias: Float = 0
-    public var grayBias: Float = 0
-    /// Multiplies pixels before the biases are added.
-    public var imageScale: Float = 1
+    /// Added to the red channel after scaling (nil: 0).
+    public var redBias: Float?
+    public var greenBias: Float?
+    public var blueBias: Float?
+    /// A one-channel image's bias (nil: 0).
+    public var grayBias: Float?
+    /// Multiplies pixels before the biases are added (nil: 1; Darknet's
+    /// converter gives its image input 1/255).
+    public var imageScale: Float?
     /// A [C, H, W] image subtracted from the input (after scale and biases).
     public var meanImage: Weights?
     /// Makes the model a classifier with these labels (a detector's
@@ -37,10 +43,6 @@ public struct ConversionOptions: Sendable {
     /// torchvision's normalization, `(pixel / 255 - mean) / std` per
     /// channel, values in R, G, B order or one for all (`applyNormalization`).
     public var normalization: Normalization?
-    /// The preprocessing options the user gave (`--is-bgr`, `--red-bias`,
-    /// ...), by name: each must reach an image input it applies to, or the
-    /// conversion stops (`ConversionOptionError`) instead of dropping it.
-    public var givenImageOptions: [String] = []
 
     public init() {}
 
@@ -81,12 +83,14 @@ public struct ConversionOptions: Sendable {
     /// a [1, C, H, W] tensor input (a ViT's pixels) into an image the
     /// network takes as that tensor (`ImageInput.asTensor`).
     /// - Throws: `ConversionOptionError` when a name is not an input (with
-    ///   a suggestion), preprocessing options were given without an image
-    ///   input, or they name channels the image does not have; `ModelError`
-    ///   when an array's shape is not [1 or 3, H, W], a tensor's not [1, 1 or 3, H, W].
+    ///   a suggestion); `ImagePreprocessingError` when preprocessing was
+    ///   given without an image input, or names channels the image does not
+    ///   have; `ModelError` when an array's shape is not [1 or 3, H, W], a
+    ///   tensor's not [1, 1 or 3, H, W].
     public func applyImageInputs(to inputs: inout [Input]) throws {
         let names = inputs.map(\.name)
-        if imageInputNames.isEmpty, !givenImageOptions.isEmpty {
+        let given = givenPreprocessing
+        if imageInputNames.isEmpty, !given.isEmpty {
             let candidate = inputs.first { input in
                 switch input.kind {
                 case .array(let shape): shape.count == 3
@@ -94,8 +98,7 @@ public struct ConversionOptions: Sendable {
                 case .image: false
                 }
             }?.name ?? names.first ?? "NAME"
-            throw ConversionOptionError("\(givenImageOptions.joined(separator: ", ")) \(givenImageOptions.count == 1 ? "applies" : "apply") to an image input, and none is named: "
-                                        + "add --image-input \(candidate) (the model's inputs: \(names.joined(separator: ", ")))")
+            throw ImagePreprocessingError(given, .noImageInput(candidate: candidate, inputs: names))
         }
         for name in imageInputNames {
             guard let index = inputs.firstIndex(where: { $0.name == name }) else {
@@ -117,22 +120,21 @@ public struct ConversionOptions: Sendable {
             case .tensor(let dimensions):
                 throw ModelError("input '\(name)' cannot be an image: its shape \(dimensions) is not [1, 1 or 3, H, W]")
             }
-            let colorOptions = givenImageOptions.filter { ["--is-bgr", "--red-bias", "--green-bias", "--blue-bias"].contains($0) }
-            if shape[0] == 1, !colorOptions.isEmpty {
-                throw ConversionOptionError("input '\(name)' has one channel (a grayscale image): \(colorOptions.joined(separator: ", ")) "
-                                            + "do not apply to it; its bias is --gray-bias")
+            let colorParameters = given.filter { [.isBGR, .redBias, .greenBias, .blueBias].contains($0) }
+            if shape[0] == 1, !colorParameters.isEmpty {
+                throw ImagePreprocessingError(colorParameters, .colorForGrayscale(input: name))
             }
-            if shape[0] == 3, givenImageOptions.contains("--gray-bias") {
-                throw ConversionOptionError("input '\(name)' has three channels (a color image): --gray-bias does not apply to it; "
-                                            + "use --red-bias, --green-bias and --blue-bias")
+            if shape[0] == 3, given.contains(.grayBias) {
+                throw ImagePreprocessingError([.grayBias], .grayForColor(input: name))
             }
             let colorSpace: ColorSpace = shape[0] == 1 ? .grayscale : isBGR ? .bgr : .rgb
             if let meanImage, meanImage.count != shape.checkedProduct {
                 throw ModelError("the mean image has \(meanImage.count) values; input '\(name)' has \(shape[0])x\(shape[1])x\(shape[2])")
             }
             inputs[index].kind = .image(ImageInput(
-                width: shape[2], height: shape[1], colorSpace: colorSpace, scale: imageScale,
-                redBias: redBias, greenBias: greenBias, blueBias: blueBias, grayBias: grayBias, meanImage: meanImage, asTensor: asTensor))
+                width: shape[2], height: shape[1], colorSpace: colorSpace, scale: imageScale ?? 1,
+                redBias: redBias ?? 0, greenBias: greenBias ?? 0, blueBias: blueBias ?? 0, grayBias: grayBias ?? 0, meanImage: meanImage,
+                asTensor: asTensor))
         }
     }
 
@@ -146,7 +148,7 @@ public struct ConversionOptions: Sendable {
     ///
     /// (for an image taken as a [1, C, H, W] tensor, `<input>_std` is a
     /// multiply by a [1, C, 1, 1] constant `<input>_std_constant`).
-    /// - Throws: `ConversionOptionError` when the value counts are not the image's channels.
+    /// - Throws: `ImagePreprocessingError` when the value counts are not the image's channels.
     public func applyNormalization(to model: inout Model) throws {
         guard let given = normalization else { return }
         for name in imageInputNames {
@@ -156,9 +158,8 @@ public struct ConversionOptions: Sendable {
             var normalization = given
             if normalization.mean.count == 1 { normalization.mean = Array(repeating: normalization.mean[0], count: channels) }
             if normalization.std.count == 1 { normalization.std = Array(repeating: normalization.std[0], count: channels) }
-            for (option, values) in [("--mean", normalization.mean), ("--std", normalization.std)] where values.count != channels {
-                throw ConversionOptionError("\(option) gives \(values.count) value\(values.count == 1 ? "" : "s"); input '\(name)' is "
-                                            + (channels == 1 ? "a grayscale image (one value)" : "a color image (three values, R,G,B)"))
+            for (parameter, values) in [(ImagePreprocessing.mean, normalization.mean), (.std, normalization.std)] where values.count != channels {
+                throw ImagePreprocessingError([parameter], .valueCount(input: name, values: values.count, channels: channels))
             }
             let layer = !normalization.isOneScale
             let std = layer ? [Float](repeating: 1, count: channels) : normalization.std
@@ -265,6 +266,75 @@ public struct ConversionOptions: Sendable {
     }
 }
 
+/// The image preprocessing a user can give, in the order errors list them.
+public enum ImagePreprocessing: Sendable, CaseIterable {
+    case isBGR, redBias, greenBias, blueBias, grayBias, imageScale, meanImage, mean, std
+}
+
+extension ConversionOptions {
+    /// The preprocessing values given (not nil; `isBGR` true), in order.
+    public var givenPreprocessing: [ImagePreprocessing] {
+        ImagePreprocessing.allCases.filter { parameter in
+            switch parameter {
+            case .isBGR: isBGR
+            case .redBias: redBias != nil
+            case .greenBias: greenBias != nil
+            case .blueBias: blueBias != nil
+            case .grayBias: grayBias != nil
+            case .imageScale: imageScale != nil
+            case .meanImage: meanImage != nil
+            case .mean: normalization?.givesMean ?? false
+            case .std: normalization?.givesStd ?? false
+            }
+        }
+    }
+}
+
+/// Preprocessing that does not fit the model, with the parameters it
+/// concerns (a program names them by its own spellings: `coreml-convert`
+/// says `--red-bias`); its description names the Swift properties.
+public struct ImagePreprocessingError: Error, Sendable, CustomStringConvertible {
+    public enum Problem: Sendable, Equatable {
+        /// Given without an image input; `candidate` is the input to suggest.
+        case noImageInput(candidate: String, inputs: [String])
+        /// Color values (`isBGR`, a red, green or blue bias) for a one-channel image input.
+        case colorForGrayscale(input: String)
+        /// A gray bias for a three-channel image input.
+        case grayForColor(input: String)
+        /// A mean or std of `values` values for an image input of `channels` channels.
+        case valueCount(input: String, values: Int, channels: Int)
+    }
+
+    public var parameters: [ImagePreprocessing]
+    public var problem: Problem
+
+    public init(_ parameters: [ImagePreprocessing], _ problem: Problem) {
+        self.parameters = parameters
+        self.problem = problem
+    }
+
+    public var description: String { message(naming: { "\($0)" }, imageInput: { "imageInputNames [\"\($0)\"]" }) }
+
+    /// The message with each parameter as `name` spells it, and the way to
+    /// name an image input as `imageInput` does.
+    public func message(naming name: (ImagePreprocessing) -> String, imageInput: (String) -> String) -> String {
+        let names = parameters.map(name).joined(separator: ", ")
+        switch problem {
+        case .noImageInput(let candidate, let inputs):
+            return "\(names) \(parameters.count == 1 ? "applies" : "apply") to an image input, and none is named: "
+                + "add \(imageInput(candidate)) (the model's inputs: \(inputs.joined(separator: ", ")))"
+        case .colorForGrayscale(let input):
+            return "input '\(input)' has one channel (a grayscale image): \(names) do not apply to it; its bias is \(name(.grayBias))"
+        case .grayForColor(let input):
+            return "input '\(input)' has three channels (a color image): \(names) does not apply to it; "
+                + "use \(name(.redBias)), \(name(.greenBias)) and \(name(.blueBias))"
+        case .valueCount(let input, let values, let channels):
+            return "\(names) gives \(values) value\(values == 1 ? "" : "s"); input '\(input)' is "
+                + (channels == 1 ? "a grayscale image (one value)" : "a color image (three values, R,G,B)")
+        }
+    }
+}
+
 /// Conversion options that do not fit the model (a preprocessing option
 /// with no image input to apply to, an input name the model does not have):
 /// a usage error in the command-line programs.
@@ -289,10 +359,16 @@ extension Model {
 public struct Normalization: Equatable, Sendable {
     public var mean: [Float]
     public var std: [Float]
+    /// Whether the mean, the std was given (not its default: 0, 1).
+    public var givesMean: Bool, givesStd: Bool
 
-    public init(mean: [Float], std: [Float]) {
-        self.mean = mean
-        self.std = std
+    /// One of the two may be left out: the mean is then 0, the std 1 (as
+    /// many values as the other has).
+    public init(mean: [Float]?, std: [Float]?) {
+        let count = max(mean?.count ?? 0, std?.count ?? 0)
+        self.mean = mean ?? Array(repeating: 0, count: count)
+        self.std = std ?? Array(repeating: 1, count: count)
+        (givesMean, givesStd) = (mean != nil, std != nil)
     }
 
     /// Whether one scale serves all channels (Core ML's preprocessing

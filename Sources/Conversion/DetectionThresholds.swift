@@ -35,7 +35,7 @@ extension ConversionOptions {
     /// background class whose column the pipeline drops (SSD's), also one
     /// more, the background's label left out. Without labels, the class
     /// numbers (the background's skipped).
-    /// - Throws: `ConversionOptionError` when the count fits neither.
+    /// - Throws: `LabelFileError` when the count fits neither.
     public mutating func takeDetectorLabels(classes: Int, background: Int? = nil, source: String) throws -> ClassLabels {
         let numbers = (0..<Int64(classes + (background == nil ? 0 : 1))).filter { $0 != Int64(background ?? -1) }
         guard let labels = classLabels else { return .integers(numbers) }
@@ -48,6 +48,7 @@ extension ConversionOptions {
             }
         }
         let counts = background == nil ? "\(classes)" : "\(classes) (or \(classes + 1) with the background's)"
-        throw ConversionOptionError("\(classLabelsSource): \(labels.count) class labels, and \(source) detects \(classes) classes: give \(counts)")
+        // The file does not fit the model, as a classifier's labels that do not (exit 1, not a usage error).
+        throw LabelFileError(path: classLabelsSource, message: "\(labels.count) class labels, and \(source) detects \(classes) classes: give \(counts)")
     }
 }

@@ -40,7 +40,7 @@ public enum DarknetConverter {
         }
         if options.imageInputNames.isEmpty, imageInput {
             options.imageInputNames = [DarknetWalk.inputName]
-            if !options.givenImageOptions.contains("--image-scale") { options.imageScale = 1.0 / 255 }
+            if options.imageScale == nil { options.imageScale = 1.0 / 255 }
         }
         try options.finish(&model, description: "Converted from Darknet network \(configPath.split(separator: "/").last ?? "")",
                            source: configPath)

@@ -36,25 +36,28 @@ public final class Arena: @unchecked Sendable {
     }
 
     /// Returns `size` zeroed bytes aligned to 8.
-    /// - Throws: `ArenaError.overBudget` when the budget would be exceeded.
+    /// - Throws: `ArenaError.overBudget` when the budget would be exceeded,
+    ///   `.outOfMemory` when the system has no memory for it.
     public func allocate(_ size: Int) throws(ArenaError) -> UnsafeMutableRawPointer {
-        let rounded = (max(size, 1) + 7) & ~7
-        guard rounded <= budget - allocatedBytes else {
-            throw .overBudget(requested: rounded, budget: budget)
+        let (padded, overflow) = max(size, 1).addingReportingOverflow(7)
+        let rounded = padded & ~7
+        guard !overflow, rounded <= budget - allocatedBytes else {
+            throw .overBudget(requested: overflow ? .max : rounded, budget: budget)
         }
-        allocatedBytes += rounded
         if rounded > Self.blockSize / 4 {
             // Large arrays get a block of their own so small ones keep packing.
-            let block = calloc(1, rounded)!
+            guard let block = calloc(1, rounded) else { throw .outOfMemory(requested: rounded) }
             blocks.append(block)
+            allocatedBytes += rounded
             return block
         }
         if rounded > remaining {
-            let block = calloc(1, Self.blockSize)!
+            guard let block = calloc(1, Self.blockSize) else { throw .outOfMemory(requested: Self.blockSize) }
             blocks.append(block)
             cursor = block
             remaining = Self.blockSize
         }
+        allocatedBytes += rounded
         let result = cursor!
         cursor = result + rounded
         remaining -= rounded
@@ -97,4 +100,6 @@ public final class Arena: @unchecked Sendable {
 /// Why the arena refused an allocation.
 public enum ArenaError: Error, Sendable {
     case overBudget(requested: Int, budget: Int)
+    /// calloc found no memory (the budget allowed the request).
+    case outOfMemory(requested: Int)
 }

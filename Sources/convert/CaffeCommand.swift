@@ -271,8 +271,7 @@ enum ConversionFlags {
             throw UsageError("--mean and --std set the image's scale and biases: give them without "
                              + other.map { "--\($0)" }.joined(separator: ", "))
         }
-        let count = max(mean?.count ?? 0, std?.count ?? 0)
-        return Normalization(mean: mean ?? Array(repeating: 0, count: count), std: std ?? Array(repeating: 1, count: count))
+        return Normalization(mean: mean, std: std)
     }
 
     /// "0.485,0.456,0.406": one or three finite numbers (positive ones for a std).
@@ -288,22 +287,41 @@ enum ConversionFlags {
         [arguments.optionalString("class-labels")].compactMap { $0 }
     }
 
+    /// The option that gives each preprocessing value.
+    static func spelling(_ parameter: ImagePreprocessing) -> String {
+        switch parameter {
+        case .isBGR: "--is-bgr"
+        case .redBias: "--red-bias"
+        case .greenBias: "--green-bias"
+        case .blueBias: "--blue-bias"
+        case .grayBias: "--gray-bias"
+        case .imageScale: "--image-scale"
+        case .meanImage: "--mean-image"
+        case .mean: "--mean"
+        case .std: "--std"
+        }
+    }
+
+    /// A preprocessing mistake in the options' spellings.
+    static func message(_ error: ImagePreprocessingError) -> String {
+        error.message(naming: spelling, imageInput: { "--image-input \($0)" })
+    }
+
     static func options(from arguments: ParsedArguments) throws -> ConversionOptions {
         var options = ConversionOptions()
-        let preprocessing = ["is-bgr", "red-bias", "green-bias", "blue-bias", "gray-bias", "image-scale", "mean-image", "mean", "std"]
-        options.givenImageOptions = preprocessing.filter { arguments.options.spec(named: $0) != nil && arguments.isPresent($0) }
-            .map { "--\($0)" }
         if arguments.isPresent("predicted-feature-name") && !arguments.isPresent("class-labels") {
             throw UsageError("--predicted-feature-name names the label output of a classifier: give its labels with --class-labels")
         }
         options.imageInputNames = arguments.strings("image-input")
         try UsageError.checkDistinct(options.imageInputNames, option: "image-input")
         options.isBGR = arguments.flag("is-bgr")
-        options.redBias = try arguments.float("red-bias")
-        options.greenBias = try arguments.float("green-bias")
-        options.blueBias = try arguments.float("blue-bias")
-        options.grayBias = try arguments.float("gray-bias")
-        options.imageScale = try arguments.float("image-scale")
+        // nil unless given: a given value must reach an image input (`ConversionOptions.givenPreprocessing`).
+        func given(_ name: String) throws -> Float? { arguments.isPresent(name) ? try arguments.float(name) : nil }
+        options.redBias = try given("red-bias")
+        options.greenBias = try given("green-bias")
+        options.blueBias = try given("blue-bias")
+        options.grayBias = try given("gray-bias")
+        options.imageScale = try given("image-scale")
         // proto3: Core ML reads a channelScale of 0 as unset, 1; a value that rounds to 0 in float32 too.
         if options.imageScale == 0 {
             throw UsageError("--image-scale \(arguments.optionalString("image-scale") ?? "0") is 0 in float32, which Core ML reads as unset (a scale of 1)")

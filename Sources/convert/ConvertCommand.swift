@@ -102,6 +102,8 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
     } catch let error as ConversionOptionError {
         // An option that does not fit the model: a mistake on the command line.
         throw UsageError(error.message)
+    } catch let error as ImagePreprocessingError {
+        throw UsageError(ConversionFlags.message(error))
     }
     try write(model, to: output, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion, notes: notes)
     // What keeps the written model from an app's use as it is (after the summary: the last lines a user sees).

@@ -21,9 +21,19 @@ enum InferredSubcommand {
 
     static func resolve(_ arguments: [String]) -> Resolution {
         let names = ConvertCommand.configuration.subcommands.map { $0.configuration.name }
-        guard let first = arguments.first, !names.contains(first), first != "help", !first.hasPrefix("-"),
-              FileSystem.kind(of: first) == .regularFile else { return .run(arguments, note: nil) }
+        guard let first = arguments.first, !names.contains(first), first != "help", !first.hasPrefix("-") else {
+            return .run(arguments, note: nil)
+        }
         let list = names.joined(separator: ", ")
+        switch FileSystem.kind(of: first) {
+        case .regularFile: break
+        case nil where !first.contains("/") && !first.contains("."):
+            return .run(arguments, note: nil)  // a word: the parser's "unknown subcommand", with its did-you-mean
+        default:
+            // A path that is missing, a folder or a FIFO: the reader's one located error, as after a subcommand.
+            do { _ = try MappedFile(path: first) } catch { return .refuse(.failure(message: "\(error)")) }
+            return .run(arguments, note: nil)
+        }
         let hint = HelpFormatter.hint(path: [ConvertCommand.configuration.name])
         if (try? ModelFiles.isPyTorch(first)) == true {
             return .refuse(.failure(message: "\(first): is a PyTorch model; \(FormatDetection.pyTorchAdvice)"))

@@ -37,6 +37,19 @@ final class DarknetCommandTests: XCTestCase {
                                                    + "and its weights with coreml-convert darknet"), caffe.standardError)
     }
 
+    /// A labels file that does not fit the detector's classes is a file
+    /// that does not fit the model (exit 1, as for a classifier), not a
+    /// usage mistake (it was exit 64 with the usage hint).
+    func testLabelsThatDoNotFitTheClassesAreAFileError() throws {
+        let folder = try temporaryFolder()
+        let labels = folder.appendingPathComponent("two.txt")
+        try "a\nb\n".write(to: labels, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("YOLO.mlmodel").path
+        try ProgramRunner.assertOneError("coreml-convert", ["darknet", config, weights, "--class-labels", labels.path, "-o", output],
+                                         "two.txt: 2 class labels, and the [region] layer of \(config) detects 20 classes: give 20")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+
     func testInspectReadsTheDefinitionWithOrWithoutItsWeights() throws {
         let alone = try ProgramRunner.run("coreml-inspect", [config])
         XCTAssertEqual(alone.status, 0, alone.standardError)

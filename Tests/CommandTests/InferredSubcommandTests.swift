@@ -157,6 +157,20 @@ final class InferredSubcommandTests: XCTestCase {
                                          "unknown subcommand 'onx'; did you mean 'onnx'?", status: 64)
     }
 
+    /// A mistyped path, a folder or a FIFO in the subcommand's place: the
+    /// file's own error, exit 1, as after a subcommand (it was "unknown
+    /// subcommand '/data/model.onnx'"), and the FIFO is never opened for reading.
+    func testAPathThatIsNoFileSaysSo() throws {
+        let folder = try temporaryFolder()
+        let output = folder.appendingPathComponent("M.mlmodel").path
+        let fifo = folder.appendingPathComponent("model.onnx").path
+        XCTAssertEqual(mkfifo(fifo, 0o644), 0)
+        try ProgramRunner.assertOneError("coreml-convert", [folder.path + "/missing.onnx", "-o", output], "missing.onnx: cannot open: No such file")
+        try ProgramRunner.assertOneError("coreml-convert", [fifo, "-o", output], "model.onnx: not a regular file (a FIFO)")
+        try ProgramRunner.assertOneError("coreml-convert", [folder.path, "-o", output], "not a regular file (a folder)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output))
+    }
+
     func testHelpShowsTheInferredForm() throws {
         let help = try ProgramRunner.run("coreml-convert", ["--help"])
         XCTAssertEqual(help.status, 0)

@@ -62,11 +62,14 @@ final class TensorFlowParityTests: XCTestCase {
         let settings = try XCTUnwrap(meta["options"] as? [String: Any])
         var options = ConversionOptions()
         if let input = settings["imageInput"] as? String { options.imageInputNames = [TensorFlowConverter.featureName(input)] }
-        options.isBGR = settings["isBGR"] as? Bool ?? false
-        options.redBias = Float(settings["redBias"] as? Double ?? 0)
-        options.greenBias = Float(settings["greenBias"] as? Double ?? 0)
-        options.blueBias = Float(settings["blueBias"] as? Double ?? 0)
-        options.imageScale = Float(settings["imageScale"] as? Double ?? 1)
+        // Preprocessing a case states for a model without an image input is coremltools' defaults, not given.
+        if !options.imageInputNames.isEmpty {
+            options.isBGR = settings["isBGR"] as? Bool ?? false
+            options.redBias = (settings["redBias"] as? Double).map { Float($0) }
+            options.greenBias = (settings["greenBias"] as? Double).map { Float($0) }
+            options.blueBias = (settings["blueBias"] as? Double).map { Float($0) }
+            options.imageScale = (settings["imageScale"] as? Double).map { Float($0) }
+        }
         if let labels = settings["classLabels"] as? String {
             options.classLabels = .strings(try LabelFile.read(path: folder.appendingPathComponent(labels).path))
         }
