@@ -129,18 +129,21 @@ def run(folder, bin_folder, arguments):
     return subprocess.run(arguments, cwd=folder, env=environment, capture_output=True, text=True, timeout=600)
 
 
-def summary(folder, bin_folder, model):
-    result = run(folder, bin_folder, ["coreml-inspect", model, "--json"])
+def json_of(folder, bin_folder, arguments):
+    """A program's --json output, parsed; a failed run is a Failure naming the command."""
+    result = run(folder, bin_folder, arguments + ["--json"])
     if result.returncode != 0:
-        raise Failure(f"coreml-inspect {model} --json: exit {result.returncode}: {result.stderr.strip()}")
+        raise Failure(f"{' '.join(arguments)} --json: exit {result.returncode}: {result.stderr.strip()}")
     return json.loads(result.stdout)
 
 
+def summary(folder, bin_folder, model):
+    return json_of(folder, bin_folder, ["coreml-inspect", model])
+
+
 def probabilities(folder, bin_folder, model, picture):
-    result = run(folder, bin_folder, ["coreml-predict", model, picture, "--json", "--max-results", "1000"])
-    if result.returncode != 0:
-        raise Failure(f"coreml-predict {model} {picture} --json: exit {result.returncode}: {result.stderr.strip()}")
-    return {entry["label"]: entry["probability"] for entry in json.loads(result.stdout)[0]["results"]}
+    results = json_of(folder, bin_folder, ["coreml-predict", model, picture, "--max-results", "1000"])[0]["results"]
+    return {entry["label"]: entry["probability"] for entry in results}
 
 
 def check_close(what, ours, reference, labels):
@@ -205,8 +208,7 @@ def main():
         facts = summary(folder, bin_folder, "YOLO.mlmodel")
         if facts["inputs"][0].get("image") is None or facts.get("detector") is None:
             raise Failure("YOLO.mlmodel: not a detector with an image input")
-        result = run(folder, bin_folder, ["coreml-predict", "YOLO.mlmodel", "street.png", "--json"])
-        boxes = json.loads(result.stdout)[0].get("detections", [])
+        boxes = json_of(folder, bin_folder, ["coreml-predict", "YOLO.mlmodel", "street.png"])[0].get("detections", [])
         opencv = np.load(os.path.join(FIXTURES, "darknet", "detector", "detect_0_opencv.npy"))
         best = opencv[np.argmax(opencv[:, 5])]
         if not boxes or boxes[0]["label"] != VOC[int(best[4])] or abs(boxes[0]["confidence"] - best[5]) > 1e-4:
