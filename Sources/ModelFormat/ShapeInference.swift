@@ -106,7 +106,24 @@ public enum ShapeInference {
         if !definition.takesAnyRank, let shape = inputs.first(where: { $0.rank != 3 && !batched($0) }) {
             throw fail("takes [C, H, W] tensors, gets \(shape)")
         }
-        do { return try definition.outputShapes(inputs, outputCount: node.outputs.count) } catch { throw fail(error.message) }
+        do {
+            guard !definition.takesAnyRank, inputs.contains(where: batched) else {
+                return try definition.outputShapes(inputs, outputCount: node.outputs.count)
+            }
+            return try batchedMapShapes(definition, inputs, outputCount: node.outputs.count)
+        } catch { throw fail(error.message) }
+    }
+
+    /// The shapes of an operation on [1, C, H, W] tensors that it takes as
+    /// [C, H, W] maps with a batch axis (`OpDefinition.takesBatchedMaps`):
+    /// its rule on the maps, each output given the batch axis back.
+    /// - Throws: `ModelError` when maps and batched tensors are mixed.
+    static func batchedMapShapes(_ definition: any OpDefinition, _ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+        guard inputs.allSatisfy({ $0.rank == 4 }) else {
+            throw ModelError("mixes [C, H, W] maps with [1, C, H, W] tensors: \(inputs.map(\.description).joined(separator: ", "))")
+        }
+        let maps = inputs.map { TensorShape(Array($0.dimensions.dropFirst())) }
+        return try definition.outputShapes(maps, outputCount: outputCount).map { TensorShape([1] + $0.dimensions) }
     }
 
     /// The numpy broadcast of two shapes (either may be empty: a scalar).

@@ -24,6 +24,10 @@ struct ONNXTensor {
     var isExact: Bool { shape.rank == rank }
     var isMap: Bool { rank == 4 && !isExact }
     var isVector: Bool { rank == 2 && !isExact }
+    /// A [1, C, H, W] value the model's map layers take (convolution,
+    /// pooling, normalization, padding, resizing): a map, or a tensor of
+    /// batch 1, which those layers take as its map with a batch axis.
+    var takesMapLayers: Bool { isMap || (isExact && rank == 4 && shape.dimensions[0] == 1) }
 
     static func dims(of shape: TensorShape, rank: Int) -> [Int] {
         if shape.rank == rank { return shape.dimensions }
@@ -102,9 +106,9 @@ struct ONNXBuilder {
     /// vectors [1, F], F values shaped [F] or [1, F].
     func perChannel(_ value: ONNXConstant, of x: ONNXTensor) -> [Float]? {
         if value.isScalar { return [Float(value[0])] }
-        guard !x.isExact else { return nil }
-        let channels = x.isMap ? x.shape.channels : x.shape.count
-        let trailing = x.isMap ? [channels, 1, 1] : [channels]
+        guard x.takesMapLayers || x.isVector else { return nil }
+        let channels = x.takesMapLayers ? x.shape.channels : x.shape.count
+        let trailing = x.takesMapLayers ? [channels, 1, 1] : [channels]
         guard value.count == channels, value.shape.count >= trailing.count, Array(value.shape.suffix(trailing.count)) == trailing,
               value.shape.dropLast(trailing.count).allSatisfy({ $0 == 1 }) else { return nil }
         return value.floats

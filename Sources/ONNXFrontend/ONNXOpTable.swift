@@ -75,8 +75,7 @@ enum ONNXOpTable {
     static func convolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "the weights")
-        let onBatch = x.isExact && x.rank == 4 && x.shape.dimensions[0] == 1  // a tensor model's image
-        guard x.isMap || onBatch, w.shape.count == 4, w.count > 0, w.shape.checkedProduct == w.count else {
+        guard x.takesMapLayers, w.shape.count == 4, w.count > 0, w.shape.checkedProduct == w.count else {
             throw b.node.fail("only 2-D convolutions of [1, C, H, W] maps are supported (weights \(w.shape))")
         }
         let group = b.node.int("group") ?? 1
@@ -100,8 +99,8 @@ enum ONNXOpTable {
 
     static func batchNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard !x.isExact else { throw b.node.fail("only maps and vectors are supported") }
-        let channels = x.isMap ? x.shape.channels : x.shape.count
+        guard x.takesMapLayers || x.isVector else { throw b.node.fail("only [1, C, H, W] and [1, F] values are supported, not \(x.dims)") }
+        let channels = x.takesMapLayers ? x.shape.channels : x.shape.count
         let parts = try (1...4).map { try b.constant($0, ["", "the scale", "the bias", "the mean", "the variance"][$0]) }
         guard parts.allSatisfy({ $0.count == channels }) else { throw b.node.fail("its parameters do not have \(channels) values each") }
         let norm = BatchNorm(channels: channels, epsilon: b.node.float("epsilon") ?? 1e-5, gamma: parts[0].weights(), beta: parts[1].weights(),
@@ -111,7 +110,7 @@ enum ONNXOpTable {
 
     static func pooling(_ b: ONNXBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.isMap else { throw b.node.fail("only 2-D pooling of [1, C, H, W] maps is supported") }
+        guard x.takesMapLayers else { throw b.node.fail("only 2-D pooling of [1, C, H, W] values is supported, not of \(x.dims)") }
         guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilations \(b.node.ints("dilations") ?? []) are not supported (dilated pooling)") }
         guard b.node.outputs.count < 2 || b.node.outputs[1].isEmpty else { throw b.node.fail("its Indices output is not supported") }
         guard b.node.has("kernel_shape") else { throw b.node.fail("has no kernel_shape") }
@@ -147,7 +146,7 @@ enum ONNXOpTable {
 
     static func globalPool(_ b: ONNXBuilder, _ kind: Pooling.Kind, keepDimensions: Bool) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.isMap else { throw b.node.fail("only pooling of [1, C, H, W] maps is supported") }
+        guard x.takesMapLayers, keepDimensions || x.isMap else { throw b.node.fail("only pooling of [1, C, H, W] values is supported, not of \(x.dims)") }
         let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
         return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: keepDimensions ? 4 : 2))
     }
@@ -283,7 +282,7 @@ enum ONNXOpTable {
         guard !b.has(3) else { throw b.node.fail("Pad's axes input (opset 18) is not supported") }
         let p = b.opset < 11 ? (b.node.ints("pads") ?? []) : try b.constant(1, "the pads").ints(b.node, "the pads")
         let value: Float = b.opset < 11 ? (b.node.float("value") ?? 0) : (b.has(2) ? Float(try b.constant(2, "the value").values.first ?? 0) : 0)
-        guard x.isMap, p.count == 8, p[0] == 0, p[1] == 0, p[4] == 0, p[5] == 0, p.allSatisfy({ $0 >= 0 }) else {
+        guard x.takesMapLayers, p.count == 8, p[0] == 0, p[1] == 0, p[4] == 0, p[5] == 0, p.allSatisfy({ $0 >= 0 }) else {
             throw b.node.fail("only padding of H and W is supported, pads \(p)")
         }
         let kind: Padding.Kind
@@ -339,7 +338,8 @@ enum ONNXOpTable {
     static func prelu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let slope = try b.constant(1, "the slope")
-        let channels = x.isMap ? x.shape.channels : x.shape.count
+        let channels = x.takesMapLayers ? x.shape.channels : x.shape.count
+        guard x.takesMapLayers || x.isVector || slope.isScalar else { throw b.node.fail("only [1, C, H, W] and [1, F] values are supported, not \(x.dims)") }
         guard let values = b.perChannel(slope, of: x) else { throw b.node.fail("slope of shape \(slope.shape) is not one value or one per channel") }
         return b.single(.activation(.prelu(alpha: Weights(values.count == 1 ? [Float](repeating: values[0], count: channels) : values))), x)
     }
@@ -372,7 +372,7 @@ enum ONNXOpTable {
     /// Each channel normalized by its own mean and variance over H and W.
     static func instanceNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.isMap else { throw b.node.fail("only [1, C, H, W] maps are supported") }
+        guard x.takesMapLayers else { throw b.node.fail("only [1, C, H, W] values are supported, not \(x.dims)") }
         let (scale, bias) = (try b.constant(1, "the scale"), try b.constant(2, "the bias"))
         let channels = x.shape.channels
         guard scale.count == channels, bias.count == channels else { throw b.node.fail("scale and bias do not have \(channels) values each") }

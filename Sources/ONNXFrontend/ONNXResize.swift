@@ -25,7 +25,7 @@ import ModelFormat
 extension ONNXOpTable {
     static func resize(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.isMap else { throw b.node.fail("only resizing [1, C, H, W] maps is supported") }
+        guard x.takesMapLayers else { throw b.node.fail("only resizing [1, C, H, W] values is supported, not \(x.dims)") }
         let dims = x.dims
         let modern = b.node.op == "Resize" && b.opset >= 11
         // Upsample and opset 10's Resize: (X, scales); from 11: (X, roi, scales, sizes); from 18 the axes attribute names which.

@@ -46,9 +46,28 @@ final class ONNXParityTests: XCTestCase {
         XCTAssertEqual(model.inputs.map(\.kind), [.tensor(shape: [1, 3, 32, 32])])
     }
 
+    /// Convolutions mixed with tensor operations on a [1, 3, 20, 16] image:
+    /// a channel shuffle through rank 5 (Reshape, Transpose, Reshape), a
+    /// layer norm of channels-last values between convolutions, max pooling
+    /// and batch norm after a Transpose swapping H and W. Every value is a
+    /// [1, C, H, W] tensor; the convolutions, pooling and batch norm take it
+    /// as their map with a batch axis (`OpDefinition.takesBatchedMaps`).
+    func testConvolutionsMixedWithTensorOperations() throws {
+        try checkParity("mixed", input: [1, 3, 20, 16])
+        for opset in [13, 17] {
+            let model = try ONNXConverter.convert(model: onnxFixtures.appendingPathComponent("mixed_opset\(opset)/model.onnx").path)
+            let kinds = Set(model.nodes.map(\.operation.kindName))
+            XCTAssertTrue(kinds.isSuperset(of: ["convolution", "pooling", "transpose"]), "opset \(opset): \(kinds.sorted())")
+            let shapes = try ShapeInference.shapes(of: model)
+            for node in model.nodes where node.operation.kindName == "pooling" {
+                XCTAssertEqual(shapes[node.outputs[0]]?.rank, 4, "opset \(opset): \(node.name) keeps the batch axis")
+            }
+        }
+    }
+
     func testEveryFixtureIsTested() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: onnxFixtures.path).filter { $0.contains("_opset") }.sorted()
-        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17"]).sorted())
+        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17", "mixed_opset13", "mixed_opset17"]).sorted())
     }
 
     func checkParity(_ name: String, opsets: [Int] = [13, 17], input shape: [Int] = [3, 32, 32], file: StaticString = #filePath, line: UInt = #line) throws {

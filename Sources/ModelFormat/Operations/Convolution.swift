@@ -47,7 +47,6 @@ public struct Convolution: Equatable, Sendable {
 extension Convolution: OpDefinition {
     public var kindName: String { isDeconvolution ? "deconvolution" : "convolution" }
     public var takesAnyRank: Bool { false }
-    /// Core ML's convolution takes rank 4 as [batch, C, H, W].
     public var takesBatchedMaps: Bool { !isDeconvolution }
 
     public func checkAttributes() throws(ModelError) {
@@ -95,8 +94,6 @@ extension Convolution: OpDefinition {
         }
         let height = try WindowPadding.output(input.height, kernel.height, stride.height, dilation.height, padding, vertical: true)
         let width = try WindowPadding.output(input.width, kernel.width, stride.width, dilation.width, padding, vertical: false)
-        // A [1, C, H, W] tensor (a rank-N model's image) keeps its batch axis.
-        if input.rank == 4, input.dimensions[0] == 1 { return [TensorShape([1, outputChannels, height, width])] }
         return [TensorShape(channels: outputChannels, height: height, width: width)]
     }
 

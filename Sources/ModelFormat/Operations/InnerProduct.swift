@@ -17,6 +17,7 @@ public struct InnerProduct: Equatable, Sendable {
 extension InnerProduct: OpDefinition {
     public var kindName: String { "innerProduct" }
     public var takesAnyRank: Bool { false }
+    public var takesBatchedMaps: Bool { false }
 
     public func checkAttributes() throws(ModelError) {
         try AttributeBounds.sizes([inputChannels, outputChannels], "channel count")

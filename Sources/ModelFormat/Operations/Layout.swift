@@ -48,6 +48,7 @@ public struct Reshape: OpDefinition, Equatable {
     public var order: ChannelOrder
     public var kindName: String { "reshape" }
     public var takesAnyRank: Bool { false }
+    public var takesBatchedMaps: Bool { false }
 
     public func checkAttributes() throws(ModelError) {
         guard targetShape.count == 3 else { throw ModelError("reshape target \(targetShape) is not [C, H, W]") }
@@ -71,6 +72,7 @@ public struct Permute: OpDefinition, Equatable {
     public var axes: [Int]
     public var kindName: String { "permute" }
     public var takesAnyRank: Bool { false }
+    public var takesBatchedMaps: Bool { false }
 
     public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
         let first = inputs[0]
@@ -88,6 +90,7 @@ public struct ConstantTensor: OpDefinition, Equatable {
     public var data: Weights
     public var kindName: String { "constant" }
     public var takesAnyRank: Bool { false }
+    public var takesBatchedMaps: Bool { false }
     public var inputCounts: ClosedRange<Int> { 0...0 }
 
     public func checkAttributes() throws(ModelError) {

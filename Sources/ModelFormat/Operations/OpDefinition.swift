@@ -18,8 +18,13 @@ public protocol OpDefinition: Sendable {
     /// Whether it takes tensors of any rank; the NeuralNetwork-era
     /// operations take rank-3 [C, H, W] ones.
     var takesAnyRank: Bool { get }
-    /// Whether it also takes a [1, C, H, W] tensor (a rank-N model's image),
-    /// when it takes [C, H, W] ones only.
+    /// Whether an operation on [C, H, W] maps also takes [1, C, H, W]
+    /// tensors, as those maps with a batch axis (`ShapeInference` applies
+    /// its shape rule to the maps and gives the outputs the axis back):
+    /// true where Core ML's layer takes rank 4 and more on its rank-N path
+    /// (convolution, pooling, normalization, padding, concat, ...), false
+    /// for the layers it takes at rank 5 only (reshape, permute, constant)
+    /// and those whose rank-N reading differs (inner product, deconvolution).
     var takesBatchedMaps: Bool { get }
     /// Refuses attributes out of bounds before any shape is computed from
     /// them (`AttributeBounds`: sizes at most `ShapeInference.maximumSize`,
@@ -50,7 +55,7 @@ public protocol OpDefinition: Sendable {
 extension OpDefinition {
     public var inputCounts: ClosedRange<Int> { 1...1 }
     public var takesAnyRank: Bool { true }
-    public var takesBatchedMaps: Bool { false }
+    public var takesBatchedMaps: Bool { true }
     public func checkAttributes() throws(ModelError) {}
     public var weightTensors: [NamedWeights] { [] }
     public var attributes: [OpAttribute] { [] }
