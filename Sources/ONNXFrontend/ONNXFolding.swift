@@ -233,8 +233,11 @@ enum ONNXFolding {
         x.reshaped(try reshaped(x.shape, to: requested, allowZero: allowZero, node))
     }
 
-    private static func slice(_ node: ONNXNode, _ inputs: [ONNXConstant?], opset: Int) throws -> ONNXConstant {
-        guard let x = inputs.first ?? nil else { throw node.fail("has no data") }
+    /// Slice's range on each axis of `shape`: starts, ends, axes and steps
+    /// as attributes before opset 10, as constant inputs 1 to 4 after,
+    /// negative bounds counted from the end and clamped as ONNX clamps.
+    /// - Throws: `ONNXError` naming the node when they do not match.
+    static func sliceRanges(_ node: ONNXNode, _ inputs: [ONNXConstant?], shape: [Int], opset: Int) throws -> [(start: Int, end: Int, step: Int)] {
         let starts: [Int], ends: [Int], axes: [Int], steps: [Int]
         if opset < 10 {
             starts = node.ints("starts") ?? []
@@ -250,7 +253,7 @@ enum ONNXFolding {
                     return value.magnitude >= 0x1p53 ? (value < 0 ? -(1 << 53) : 1 << 53) : Int(value.rounded(.towardZero))
                 }
             }
-            guard let s = try list(1, "the starts"), let e = try list(2, "the ends") else { throw node.fail("has no starts or ends") }
+            guard let s = try list(1, "the starts"), let e = try list(2, "the ends") else { throw node.fail("has no constant starts or ends") }
             (starts, ends) = (s, e)
             axes = try list(3, "the axes") ?? Array(starts.indices)
             steps = try list(4, "the steps") ?? [Int](repeating: 1, count: starts.count)
@@ -258,15 +261,21 @@ enum ONNXFolding {
         guard starts.count == ends.count, axes.count == starts.count, steps.count == starts.count, !steps.contains(0) else {
             throw node.fail("starts, ends, axes and steps do not match")
         }
-        var ranges = x.shape.map { (start: 0, end: $0, step: 1) }
+        var ranges = shape.map { (start: 0, end: $0, step: 1) }
         for (i, rawAxis) in axes.enumerated() {
-            let axis = rawAxis < 0 ? rawAxis + x.shape.count : rawAxis
-            guard axis >= 0, axis < x.shape.count else { throw node.fail("axis \(rawAxis) is out of range") }
-            let size = x.shape[axis], step = steps[i]
+            let axis = rawAxis < 0 ? rawAxis + shape.count : rawAxis
+            guard axis >= 0, axis < shape.count else { throw node.fail("axis \(rawAxis) is out of range") }
+            let size = shape[axis], step = steps[i]
             func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { min(max(value < 0 ? value + size : value, low), high) }
             ranges[axis] = step > 0 ? (clamp(starts[i], 0, size), clamp(ends[i], 0, size), step)
                 : (clamp(starts[i], -1, size - 1), clamp(ends[i], -1, size - 1), step)
         }
+        return ranges
+    }
+
+    private static func slice(_ node: ONNXNode, _ inputs: [ONNXConstant?], opset: Int) throws -> ONNXConstant {
+        guard let x = inputs.first ?? nil else { throw node.fail("has no data") }
+        let ranges = try sliceRanges(node, inputs, shape: x.shape, opset: opset)
         let counts = ranges.map { r in max(0, (r.end - r.start + r.step + (r.step > 0 ? -1 : 1)) / r.step) }
         let strides = x.shape.indices.map { x.shape.dropFirst($0 + 1).reduce(1, *) }
         var values: [Double] = []

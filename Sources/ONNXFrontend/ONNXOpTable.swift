@@ -30,7 +30,7 @@ enum ONNXOpTable {
         "Reciprocal": { try unary($0, Unary(kind: .inverse)) }, "Neg": { b in b.single(.multiply(constant: -1), try b.tensor(0)) },
         "Pow": power, "PRelu": prelu, "Selu": selu, "Gelu": gelu, "Max": { try extremum($0, max: true) }, "Min": { try extremum($0, max: false) },
         "InstanceNormalization": instanceNorm,
-        "Transpose": transpose, "Gather": gather, "LayerNormalization": layerNorm,
+        "Transpose": transpose, "Gather": gather, "LayerNormalization": layerNorm, "Slice": slice,
     ]
 
     static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {

@@ -85,6 +85,21 @@ extension ONNXOpTable {
         return ([slice, b.emit(.defined(ReshapeND(shape: kept)), slice.outputs)], .tensor(name: b.name, rank: kept.count))
     }
 
+    /// Ranges of a tensor in forward steps (a channel split written as
+    /// Slices, torch's `chunk`); starts, ends, axes and steps constants.
+    static func slice(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        guard x.isExact else { throw b.node.fail("only slices of rank-N tensors are supported, not of a [C, H, W] map") }
+        let constants = b.inputs.map { value -> ONNXConstant? in if case .constant(let c)? = value { c } else { nil } }
+        let ranges = try ONNXFolding.sliceRanges(b.node, constants, shape: x.dims, opset: b.opset)
+        guard ranges.allSatisfy({ $0.step > 0 }) else { throw b.node.fail("steps \(ranges.map(\.step)) run backwards, which is not supported") }
+        guard ranges.allSatisfy({ $0.start < $0.end }) else { throw b.node.fail("slices no values of \(x.dims)") }
+        if ranges.map(\.start).allSatisfy({ $0 == 0 }), ranges.map(\.end) == x.dims, ranges.allSatisfy({ $0.step == 1 }) {
+            return ([], .tensor(name: x.name, rank: x.rank))
+        }
+        return b.single(.defined(SliceND(begin: ranges.map(\.start), end: ranges.map(\.end), strides: ranges.map(\.step))), x)
+    }
+
     /// Over the last axis: (x - mean) / sqrt(variance + epsilon) * scale + bias.
     static func layerNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)

@@ -65,9 +65,20 @@ final class ONNXParityTests: XCTestCase {
         }
     }
 
+    /// ShuffleNetV2's unit: torch's chunk as two Slices of a tensor, a
+    /// depthwise branch on one half, Concat, the rank-5 shuffle, and a
+    /// Slice with steps (every other row, from column 1).
+    func testChannelSplitBySlicesOfATensor() throws {
+        try checkParity("shuffle", input: [1, 3, 16, 16])
+        let model = try ONNXConverter.convert(model: onnxFixtures.appendingPathComponent("shuffle_opset17/model.onnx").path)
+        let slices = model.nodes.compactMap { node in (node.operation.definition as? SliceND) }
+        XCTAssertEqual(slices.count, 4, "the two halves; then rows in steps of 2 and columns from 1, torch exports one Slice each")
+        XCTAssertTrue(slices.contains { $0.strides == [1, 1, 2, 1] }, "\(slices)")
+    }
+
     func testEveryFixtureIsTested() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: onnxFixtures.path).filter { $0.contains("_opset") }.sorted()
-        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17", "mixed_opset13", "mixed_opset17"]).sorted())
+        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17", "mixed_opset13", "mixed_opset17", "shuffle_opset13", "shuffle_opset17"]).sorted())
     }
 
     func checkParity(_ name: String, opsets: [Int] = [13, 17], input shape: [Int] = [3, 32, 32], file: StaticString = #filePath, line: UInt = #line) throws {
