@@ -9,6 +9,13 @@ enum ONNXValue {
     case tensor(name: String, rank: Int)
 }
 
+/// A mapping met a map or vector where Core ML has only a rank-N layer
+/// (a transpose, a reshape to rank 5, a layer norm): the converter walks
+/// the graph again with every [1, C, H, W] value a tensor.
+struct ONNXNeedsTensors: Error {
+    let error: ONNXError
+}
+
 /// A model tensor as a mapping sees it.
 struct ONNXTensor {
     var name: String
@@ -51,6 +58,11 @@ struct ONNXBuilder {
             throw node.fail("input \(index) must be computed from the model's input, not a constant")
         }
         return ONNXTensor(name: name, rank: rank, shape: shapes[name]!)
+    }
+
+    /// `needs`, for a map or vector where a rank-N tensor is needed.
+    func needsTensors(_ needs: String) -> ONNXNeedsTensors {
+        ONNXNeedsTensors(error: node.fail("\(needs) of a [C, H, W] map or [F] vector is not supported"))
     }
 
     func constant(_ index: Int, _ what: String) throws -> ONNXConstant {

@@ -31,8 +31,16 @@ public enum ONNXConverter {
             guard ONNXGraph.supportedOpsets.contains(graph.opset) else {
                 throw ONNXError("\(path): opset \(graph.opset) is not supported (opsets \(ONNXGraph.supportedOpsets.lowerBound) to \(ONNXGraph.supportedOpsets.upperBound))")
             }
-            var walk = ONNXWalk(graph: graph, path: path, inputShapes: Dictionary(inputs.map { ($0.name, $0.shape) }) { a, _ in a })
-            return try walk.build()
+            let shapes = Dictionary(inputs.map { ($0.name, $0.shape) }) { a, _ in a }
+            // Maps and vectors on Core ML's classic layers where the whole graph fits them (any
+            // Core ML version); else every [1, C, H, W] value a tensor (rank-N layers, iOS 13).
+            do {
+                var walk = ONNXWalk(graph: graph, path: path, inputShapes: shapes, tensorModel: false)
+                return try walk.build()
+            } catch is ONNXNeedsTensors {
+                var walk = ONNXWalk(graph: graph, path: path, inputShapes: shapes, tensorModel: true)
+                do { return try walk.build() } catch let needs as ONNXNeedsTensors { throw ONNXError("\(path): \(needs.error.message)") }
+            }
         }()
         try options.finish(&model, description: "Converted from ONNX model \(path.split(separator: "/").last ?? "")", source: path)
         return model
@@ -57,8 +65,10 @@ struct ONNXWalk {
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
-    /// Whether rank-4 inputs are tensors (`build`).
-    private var tensorModel = false
+    /// Whether rank-4 inputs are tensors, so that every [1, C, H, W] value
+    /// is one: a walk over maps that meets an operation Core ML has only on
+    /// tensors stops (`ONNXNeedsTensors`) and the converter walks again so.
+    let tensorModel: Bool
     /// Tensor name -> the indices of the nodes that read it.
     private var consumers: [String: [Int]] = [:]
     /// Nodes folded into an earlier one (GELU's Erf, Add and Muls).
@@ -67,10 +77,11 @@ struct ONNXWalk {
     private var unsupported: [String: [String]] = [:]
     private var made = 0
 
-    init(graph: ONNXGraph, path: String, inputShapes: [String: [Int]]) {
+    init(graph: ONNXGraph, path: String, inputShapes: [String: [Int]], tensorModel: Bool = false) {
         self.graph = graph
         self.path = path
         self.inputShapes = inputShapes
+        self.tensorModel = tensorModel
     }
 
     mutating func build() throws -> Model {
@@ -82,9 +93,6 @@ struct ONNXWalk {
         // Every op the table cannot take, listed at once before anything else is checked.
         findUnsupported()
         try reportUnsupported()
-        // A transformer's image (a ViT's patches) flows into rank-N layers: the
-        // whole model is then a tensor model, its image a [1, C, H, W] tensor.
-        tensorModel = graph.nodes.contains { ["LayerNormalization", "Erf", "Transpose"].contains($0.op) && graph.initializers[$0.inputs.first ?? ""] == nil }
         for input in graph.inputs { try addInput(input) }
         for (name, tensor) in graph.initializers {
             values[name] = .constant(try ONNXConstant(tensor, owner: graph.decoded, folder: graph.folder, what: "\(path): initializer '\(name)'"))

@@ -163,7 +163,7 @@ enum ONNXOpTable {
             return ([b.emit(.defined(ReduceND(mode: .mean, axes: axes.sorted(), keepDimensions: keep)), [x.name])],
                     .tensor(name: b.name, rank: keep ? x.rank : x.rank - axes.count))
         }
-        guard x.isMap, axes == [2, 3] else { throw b.node.fail("only a mean over H and W (axes 2, 3) is supported, not \(axes.sorted())") }
+        guard x.isMap, axes == [2, 3] else { throw b.needsTensors("a mean over axes \(axes.sorted())") }
         return try globalPool(b, .average, keepDimensions: (b.node.int("keepdims") ?? 1) != 0)
     }
 
@@ -176,7 +176,7 @@ enum ONNXOpTable {
             guard (0...dims.count).contains(axis) else { throw b.node.fail("axis \(given) is out of range for rank \(dims.count)") }
             return try reshapeExactly(b, x, [dims.prefix(axis).reduce(1, *), dims.dropFirst(axis).reduce(1, *)])
         }
-        guard (b.node.int("axis") ?? 1) == 1 else { throw b.node.fail("only flattening from axis 1 is supported") }
+        guard (b.node.int("axis") ?? 1) == 1 else { throw b.needsTensors("a flatten from axis \(b.node.int("axis") ?? 1)") }
         if x.rank == 2 { return ([], .tensor(name: x.name, rank: 2)) }
         if x.shape.height == 1 && x.shape.width == 1 { return ([], .tensor(name: x.name, rank: 2)) }
         return ([b.emit(.flatten(.channelFirst), [x.name])], .tensor(name: b.name, rank: 2))
@@ -202,7 +202,7 @@ enum ONNXOpTable {
             target = dims.enumerated().filter { !axes.contains($0.offset) }.map(\.element)
             if x.isExact { return try reshapeExactly(b, x, target.isEmpty ? [1] : target) }
             // The batch axis of a map or vector has no place in the model's [C, H, W].
-            guard !axes.contains(0) else { throw b.node.fail("axes \(listed ?? axes.sorted()) remove the batch axis of \(dims), which is not supported") }
+            guard !axes.contains(0) else { throw b.needsTensors("axes \(listed ?? axes.sorted()), a squeeze of the batch axis,") }
         } else {
             guard let listed else { throw b.node.fail("has no axes") }
             if x.isExact {  // no batch to keep
@@ -219,9 +219,7 @@ enum ONNXOpTable {
                 target.insert(1, at: axis)
             }
         }
-        guard [2, 4].contains(target.count) else {
-            throw b.node.fail("axes \(listed ?? []) make the shape \(target) of \(dims), which is not [1, F] or [1, C, H, W] (other ranks are not supported yet)")
-        }
+        guard [2, 4].contains(target.count) else { throw b.needsTensors("axes \(listed ?? []), a reshape to \(target),") }
         return try toShape(b, x, target)
     }
 
@@ -236,7 +234,7 @@ enum ONNXOpTable {
             if shape == [x.shape.channels, x.shape.height, x.shape.width] { return ([], .tensor(name: x.name, rank: 4)) }
             return ([b.emit(.reshape(targetShape: shape, order: .channelFirst), [x.name])], .tensor(name: b.name, rank: 4))
         default:
-            throw b.node.fail("shape \(target) is not [1, F] or [1, C, H, W] (other ranks are not supported yet)")
+            throw b.needsTensors("a reshape to \(target)")
         }
     }
 
@@ -249,9 +247,7 @@ enum ONNXOpTable {
         if parts.count == 1 { return ([], .tensor(name: first.name, rank: first.rank)) }  // torchvision's DenseNet joins a list of one
         var axis = b.node.int("axis") ?? 1
         if axis < 0 { axis += first.rank }
-        guard axis == 1, parts.allSatisfy({ $0.rank == first.rank }) else {
-            throw b.node.fail("only concatenation along channels (axis 1) is supported, not axis \(axis)")
-        }
+        guard axis == 1, parts.allSatisfy({ $0.rank == first.rank }) else { throw b.needsTensors("a concatenation along axis \(axis)") }
         return ([b.emit(.concat, parts.map(\.name))], .tensor(name: b.name, rank: first.rank))
     }
 
@@ -271,7 +267,7 @@ enum ONNXOpTable {
         if x.rank == 4, overAll, !singlePixel {
             throw b.node.fail("before opset 13 Softmax flattens [1, C, H, W] from axis 1 and normalizes C, H and W together (this model's opset is \(b.opset)); that softmax is not supported")
         }
-        guard axis == 1 else { throw b.node.fail("only a softmax over features or channels (axis 1) is supported, not axis \(axis) of rank \(x.rank)") }
+        guard axis == 1 else { throw b.needsTensors("a softmax along axis \(axis)") }
         return b.single(.softmax, x)
     }
 

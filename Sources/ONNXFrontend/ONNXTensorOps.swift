@@ -25,12 +25,7 @@ extension ONNXOpTable {
     /// Any reshape of an exact tensor, or of a map or vector to a shape
     /// that is neither.
     static func reshapeExactly(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: ONNXValue) {
-        guard x.isExact else {
-            // A vision transformer's patches: Core ML takes such a graph only on tensors throughout,
-            // and the writer does not put convolutions and pooling on tensors yet.
-            throw b.node.fail("reshapes a [1, C, H, W] map into \(target): maps turned into sequences (a vision transformer's patches) "
-                              + "need convolutions on rank-N tensors, which the converter does not write yet")
-        }
+        guard x.isExact else { throw b.needsTensors("a reshape to \(target)") }
         if x.shape.dimensions == target { return ([], .tensor(name: x.name, rank: target.count)) }
         return ([b.emit(.defined(ReshapeND(shape: target)), [x.name])], .tensor(name: b.name, rank: target.count))
     }
@@ -38,7 +33,7 @@ extension ONNXOpTable {
     static func transpose(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let perm = b.node.ints("perm") ?? Array((0..<x.rank).reversed())
-        guard x.isExact else { throw b.node.fail("only transposes of tensors in sequence layouts are supported (not of maps)") }
+        guard x.isExact else { throw b.needsTensors("a transpose") }
         return b.single(.defined(Transpose(axes: perm)), x)
     }
 
@@ -52,7 +47,7 @@ extension ONNXOpTable {
                 names.append(name)
             } else {
                 let part = try b.tensor(index)
-                guard part.isExact else { throw b.node.fail("joins a map or vector with sequence tensors") }
+                guard part.isExact else { throw b.needsTensors("a concatenation with constants or tensors") }
                 names.append(part.name)
                 rank = part.rank
             }
@@ -66,7 +61,8 @@ extension ONNXOpTable {
     static func gather(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let indices = try b.constant(1, "the indices")
-        guard x.isExact, indices.count == 1, indices.shape.count <= 1 else {
+        guard x.isExact else { throw b.needsTensors("a gather") }
+        guard indices.count == 1, indices.shape.count <= 1 else {
             throw b.node.fail("only one constant index of a sequence tensor is supported")
         }
         var axis = b.node.int("axis") ?? 0
@@ -89,7 +85,7 @@ extension ONNXOpTable {
     /// Slices, torch's `chunk`); starts, ends, axes and steps constants.
     static func slice(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.isExact else { throw b.node.fail("only slices of rank-N tensors are supported, not of a [C, H, W] map") }
+        guard x.isExact else { throw b.needsTensors("a slice") }
         let constants = b.inputs.map { value -> ONNXConstant? in if case .constant(let c)? = value { c } else { nil } }
         let ranges = try ONNXFolding.sliceRanges(b.node, constants, shape: x.dims, opset: b.opset)
         guard ranges.allSatisfy({ $0.step > 0 }) else { throw b.node.fail("steps \(ranges.map(\.step)) run backwards, which is not supported") }
@@ -103,7 +99,7 @@ extension ONNXOpTable {
     /// Over the last axis: (x - mean) / sqrt(variance + epsilon) * scale + bias.
     static func layerNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        guard x.isExact else { throw b.node.fail("only layer normalization of sequence tensors is supported") }
+        guard x.isExact else { throw b.needsTensors("a layer normalization") }
         let axis = b.node.int("axis") ?? -1
         guard axis == -1 || axis == x.rank - 1 else { throw b.node.fail("only normalization over the last axis is supported, not axis \(axis)") }
         let epsilon = b.node.float("epsilon") ?? 1e-5
@@ -143,7 +139,7 @@ extension ONNXOpTable {
             return b.single(.defined(product), x)
         }
         let y = try b.tensor(1)
-        guard y.isExact else { throw b.node.fail("multiplies a sequence tensor by a map or vector") }
+        guard y.isExact else { throw b.needsTensors("a product with a tensor") }
         return ([b.emit(.defined(MatMul()), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
     }
 }
