@@ -133,7 +133,7 @@ struct SpecReader {
                        + "(other Core ML model types are not supported)", at: spec)
         }
 
-        var nodes = try CArrays.buffer(layers.1, layers.0).map { try node($0) }
+        var nodes = try self.nodes(CArrays.buffer(layers.1, layers.0))
         let inputFeatures = CArrays.buffer(description.pointee.input, description.pointee.n_input)
         let mapping: ArrayMapping = !exactArrays ? .rank5
             : isTensorNetwork(inputFeatures, nodes) ? .exact : .batchAxis
@@ -177,7 +177,7 @@ struct SpecReader {
     func isTensorNetwork(_ inputs: UnsafeBufferPointer<UnsafeMutablePointer<MLFeatureDescription>?>, _ nodes: [Node]) -> Bool {
         let rankN = nodes.contains { node in
             guard case .defined(let op) = node.operation, let coding = op.definition as? any LayerCoding else { return false }
-            return !type(of: coding).keepsShape
+            return !coding.keepsShape
         }
         if rankN {
             return true

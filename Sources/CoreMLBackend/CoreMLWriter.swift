@@ -135,7 +135,8 @@ extension SpecBuilder {
         description.pointee.metadata = metadata(model.metadata)
         spec.pointee.description = description
 
-        let layers = array(model.nodes.map(layer))
+        names = FreshNames(model)
+        let layers = array(model.nodes.flatMap(layers))
         let preprocessing = array(self.preprocessing(model.inputs))
         if let classifier = model.classifier {
             let network: UnsafeMutablePointer<MLClassifier> = new(core_ml__specification__neural_network_classifier__init)

@@ -113,7 +113,7 @@ public enum SpecificationVersion {
                 throw ModelError(node: node.name, "a \(definition.kindName) on tensor inputs is not written yet "
                                  + "(Core ML takes it on [1, C, H, W] tensors there, the model on [C, H, W])")
             }
-            if case .defined = node.operation, !model.hasTensorInputs, !type(of: coding).keepsShape {
+            if case .defined = node.operation, !model.hasTensorInputs, !coding.keepsShape {
                 throw ModelError(node: node.name, "\(definition.kindName) needs a model with tensor (rank-N) inputs")
             }
         }
@@ -137,18 +137,7 @@ public enum SpecificationVersion {
         guard version < 4, model.nodes.contains(where: { if case .activation(.clip) = $0.operation { true } else { false } }) else {
             return model
         }
-        var taken = Set(model.nodes.map(\.name))
-        for input in model.inputs { taken.insert(input.name) }
-        for node in model.nodes { taken.formUnion(node.outputs) }
-        func fresh(_ base: String) -> String {
-            var name = base, suffix = 1
-            while taken.contains(name) {
-                suffix += 1
-                name = "\(base)\(suffix)"
-            }
-            taken.insert(name)
-            return name
-        }
+        var names = FreshNames(model)
         var result = model
         result.nodes = model.nodes.flatMap { node -> [Node] in
             guard case .activation(.clip(let low, let high)) = node.operation, let input = node.inputs.first,
@@ -166,7 +155,7 @@ public enum SpecificationVersion {
             var source = input
             for (index, step) in steps.enumerated() {
                 let isLast = index == steps.count - 1
-                let name = isLast ? node.name : fresh(node.name + suffixes[index])
+                let name = isLast ? node.name : names.make(node.name + suffixes[index])
                 nodes.append(Node(name: name, operation: step, inputs: [source], outputs: [isLast ? output : name]))
                 source = name
             }

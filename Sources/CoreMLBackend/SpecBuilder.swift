@@ -16,6 +16,8 @@ final class SpecBuilder {
     let precision: Precision?
     /// The layer being encoded, named in errors about its weights.
     var layerName = ""
+    /// Names for the layers a composite adds (`CompositeLayerCoding`) to the network being written.
+    var names = FreshNames()
     /// The specification version the weights as stored need: 2 for float16, 3 for quantized.
     var weightsVersion: Int32 = 1
     /// Quantized weights to compute before packing (`quantizeWeights`).

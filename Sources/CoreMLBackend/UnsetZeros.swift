@@ -66,9 +66,7 @@ extension SpecificationVersion {
     /// `<name>__shift` followed by the unary with scale 1 and shift 0,
     /// which keeps the name and output.
     static func loweredUnsetZeros(_ model: Model) -> Model {
-        var taken = Set(model.nodes.map(\.name))
-        for input in model.inputs { taken.insert(input.name) }
-        for node in model.nodes { taken.formUnion(node.outputs) }
+        var names = FreshNames(model)
         var result = model
         result.nodes = model.nodes.flatMap { node -> [Node] in
             var node = node
@@ -77,12 +75,7 @@ extension SpecificationVersion {
                 if unary.epsilon == 0, Unary.addsEpsilon(unary.kind) { unary.epsilon = UnsetZero.least }
                 node.operation = .unary(unary)
                 guard unary.scale == 0, let input = node.inputs.first else { return [node] }
-                var name = node.name + "__shift", suffix = 1
-                while taken.contains(name) {
-                    suffix += 1
-                    name = "\(node.name)__shift\(suffix)"
-                }
-                taken.insert(name)
+                let name = names.make(node.name + "__shift")
                 let shift = Node(name: name, operation: .activation(.linear(alpha: 0, beta: unary.shift)), inputs: [input], outputs: [name])
                 (unary.scale, unary.shift) = (1, 0)
                 node.operation = .unary(unary)

@@ -38,6 +38,7 @@ enum ONNXLedgers {
         "Unsqueeze": AttributeLedger(honours: ["axes"]),
         "Concat": AttributeLedger(honours: ["axis"]),
         "Softmax": AttributeLedger(honours: ["axis"]),
+        "LogSoftmax": AttributeLedger(honours: ["axis"]),
         "ReduceMean": AttributeLedger(honours: ["axes", "keepdims"], only: ["noop_with_empty_axes": "0"]),
         "Pad": AttributeLedger(honours: ["mode", "pads", "value"]),
         "ConvTranspose": AttributeLedger(honours: window + ["group", "output_padding", "output_shape"]),

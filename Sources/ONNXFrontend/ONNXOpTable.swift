@@ -23,7 +23,7 @@ enum ONNXOpTable {
         "GlobalAveragePool": { try globalPool($0, .average, keepDimensions: true) },
         "GlobalMaxPool": { try globalPool($0, .max, keepDimensions: true) },
         "Flatten": flatten, "Reshape": reshape, "Squeeze": reshapeOnly, "Unsqueeze": reshapeOnly,
-        "Concat": concat, "Softmax": softmax, "ReduceMean": reduceMean, "Pad": pad,
+        "Concat": concat, "Softmax": softmax, "LogSoftmax": logSoftmax, "ReduceMean": reduceMean, "Pad": pad,
         "ConvTranspose": transposedConvolution, "Resize": resize, "Upsample": resize,
         "Sqrt": { try unary($0, Unary(kind: .sqrt)) }, "Exp": { try unary($0, Unary(kind: .exp)) },
         "Log": { try unary($0, Unary(kind: .log)) }, "Abs": { try unary($0, Unary(kind: .abs)) },

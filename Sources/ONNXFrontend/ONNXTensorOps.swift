@@ -143,3 +143,25 @@ extension ONNXOpTable {
         return ([b.emit(.defined(MatMul()), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
     }
 }
+
+extension ONNXOpTable {
+    /// Log-softmax along `axis` (opset 13, default -1). Before opset 13 the
+    /// input is flattened from `axis` (default 1) into rows, each
+    /// normalized: the same where every size after the axis is 1 (rank 2,
+    /// the last axis), refused elsewhere. A map [1, C, H, W], held as
+    /// [C, H, W], and a vector [1, F], held as [F, 1, 1], take it along an
+    /// axis counted from the end, which Core ML's batch axis leaves as it is.
+    static func logSoftmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let given = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
+        guard (-x.rank..<x.rank).contains(given) else { throw b.node.fail("axis \(given) is outside the input \(x.dims.map(String.init).joined(separator: "x"))") }
+        let axis = given < 0 ? given + x.rank : given
+        if b.opset < 13, !x.dims[(axis + 1)...].allSatisfy({ $0 == 1 }) {
+            throw b.node.fail("before opset 13 LogSoftmax flattens its input \(x.dims) from axis \(axis) and normalizes the rows "
+                              + "(this model's opset is \(b.opset)); only where that is one axis (the last) is it supported")
+        }
+        if x.isExact { return b.single(.defined(LogSoftmax(axis: given)), x) }
+        guard axis > 0 else { throw b.node.fail("a log-softmax along the batch axis (0) of a map or vector is not supported") }
+        return b.single(.defined(LogSoftmax(axis: x.isMap ? axis - 4 : -3)), x)
+    }
+}

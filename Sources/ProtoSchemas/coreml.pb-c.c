@@ -3373,6 +3373,51 @@ void   core_ml__specification__multiply_broadcastable_layer_params__free_unpacke
   assert(message->base.descriptor == &core_ml__specification__multiply_broadcastable_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__subtract_broadcastable_layer_params__init
+                     (CoreML__Specification__SubtractBroadcastableLayerParams         *message)
+{
+  static const CoreML__Specification__SubtractBroadcastableLayerParams init_value = CORE_ML__SPECIFICATION__SUBTRACT_BROADCASTABLE_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__subtract_broadcastable_layer_params__get_packed_size
+                     (const CoreML__Specification__SubtractBroadcastableLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__subtract_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__subtract_broadcastable_layer_params__pack
+                     (const CoreML__Specification__SubtractBroadcastableLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__subtract_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__subtract_broadcastable_layer_params__pack_to_buffer
+                     (const CoreML__Specification__SubtractBroadcastableLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__subtract_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__SubtractBroadcastableLayerParams *
+       core_ml__specification__subtract_broadcastable_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__SubtractBroadcastableLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__subtract_broadcastable_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__subtract_broadcastable_layer_params__free_unpacked
+                     (CoreML__Specification__SubtractBroadcastableLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__subtract_broadcastable_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   core_ml__specification__softmax_ndlayer_params__init
                      (CoreML__Specification__SoftmaxNDLayerParams         *message)
 {
@@ -3866,6 +3911,51 @@ void   core_ml__specification__reduce_mean_layer_params__free_unpacked
   if(!message)
     return;
   assert(message->base.descriptor == &core_ml__specification__reduce_mean_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__reduce_log_sum_exp_layer_params__init
+                     (CoreML__Specification__ReduceLogSumExpLayerParams         *message)
+{
+  static const CoreML__Specification__ReduceLogSumExpLayerParams init_value = CORE_ML__SPECIFICATION__REDUCE_LOG_SUM_EXP_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__reduce_log_sum_exp_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceLogSumExpLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_log_sum_exp_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__reduce_log_sum_exp_layer_params__pack
+                     (const CoreML__Specification__ReduceLogSumExpLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_log_sum_exp_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__reduce_log_sum_exp_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceLogSumExpLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__reduce_log_sum_exp_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__ReduceLogSumExpLayerParams *
+       core_ml__specification__reduce_log_sum_exp_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__ReduceLogSumExpLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__reduce_log_sum_exp_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__reduce_log_sum_exp_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceLogSumExpLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__reduce_log_sum_exp_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
 void   core_ml__specification__non_maximum_suppression__pick_top__init
@@ -5580,7 +5670,7 @@ const ProtobufCMessageDescriptor core_ml__specification__look_up_table_quantizat
   (ProtobufCMessageInit) core_ml__specification__look_up_table_quantization_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[46] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[48] =
 {
   {
     "name",
@@ -5991,6 +6081,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "subtractBroadcastable",
+    905,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, subtractbroadcastable),
+    &core_ml__specification__subtract_broadcastable_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "softmaxND",
     950,
     PROTOBUF_C_LABEL_NONE,
@@ -6134,18 +6236,30 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "reduceLogSumExp",
+    1295,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, reducelogsumexp),
+    &core_ml__specification__reduce_log_sum_exp_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__neural_network_layer__field_indices_by_name[] = {
   5,   /* field[5] = activation */
   15,   /* field[15] = add */
   32,   /* field[32] = addBroadcastable */
   17,   /* field[17] = average */
-  38,   /* field[38] = batchedMatmul */
+  39,   /* field[39] = batchedMatmul */
   7,   /* field[7] = batchnorm */
   19,   /* field[19] = bias */
   30,   /* field[30] = clip */
   27,   /* field[27] = concat */
-  35,   /* field[35] = concatND */
+  36,   /* field[36] = concatND */
   3,   /* field[3] = convolution */
   11,   /* field[11] = crop */
   25,   /* field[25] = flatten */
@@ -6154,7 +6268,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   1,   /* field[1] = input */
   8,   /* field[8] = l2normalize */
   23,   /* field[23] = loadConstant */
-  39,   /* field[39] = loadConstantND */
+  40,   /* field[40] = loadConstantND */
   10,   /* field[10] = lrn */
   20,   /* field[20] = max */
   21,   /* field[21] = min */
@@ -6166,24 +6280,26 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   26,   /* field[26] = permute */
   4,   /* field[4] = pooling */
   22,   /* field[22] = reduce */
-  41,   /* field[41] = reduceMax */
-  45,   /* field[45] = reduceMean */
-  42,   /* field[42] = reduceMin */
-  44,   /* field[44] = reduceProd */
-  43,   /* field[43] = reduceSum */
+  47,   /* field[47] = reduceLogSumExp */
+  42,   /* field[42] = reduceMax */
+  46,   /* field[46] = reduceMean */
+  43,   /* field[43] = reduceMin */
+  45,   /* field[45] = reduceProd */
+  44,   /* field[44] = reduceSum */
   24,   /* field[24] = reshape */
-  40,   /* field[40] = reshapeStatic */
+  41,   /* field[41] = reshapeStatic */
   18,   /* field[18] = scale */
   29,   /* field[29] = slice */
-  37,   /* field[37] = sliceStatic */
+  38,   /* field[38] = sliceStatic */
   9,   /* field[9] = softmax */
-  34,   /* field[34] = softmaxND */
+  35,   /* field[35] = softmaxND */
   28,   /* field[28] = split */
-  36,   /* field[36] = transpose */
+  34,   /* field[34] = subtractBroadcastable */
+  37,   /* field[37] = transpose */
   14,   /* field[14] = unary */
   13,   /* field[13] = upsample */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[41 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[43 + 1] =
 {
   { 1, 0 },
   { 100, 3 },
@@ -6214,19 +6330,21 @@ static const ProtobufCIntRange core_ml__specification__neural_network_layer__num
   { 795, 31 },
   { 880, 32 },
   { 900, 33 },
-  { 950, 34 },
-  { 980, 35 },
-  { 985, 36 },
-  { 995, 37 },
-  { 1045, 38 },
-  { 1070, 39 },
-  { 1140, 40 },
-  { 1260, 41 },
-  { 1265, 42 },
-  { 1270, 43 },
-  { 1275, 44 },
-  { 1280, 45 },
-  { 0, 46 }
+  { 905, 34 },
+  { 950, 35 },
+  { 980, 36 },
+  { 985, 37 },
+  { 995, 38 },
+  { 1045, 39 },
+  { 1070, 40 },
+  { 1140, 41 },
+  { 1260, 42 },
+  { 1265, 43 },
+  { 1270, 44 },
+  { 1275, 45 },
+  { 1280, 46 },
+  { 1295, 47 },
+  { 0, 48 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__descriptor =
 {
@@ -6236,10 +6354,10 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__d
   "CoreML__Specification__NeuralNetworkLayer",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetworkLayer),
-  46,
+  48,
   core_ml__specification__neural_network_layer__field_descriptors,
   core_ml__specification__neural_network_layer__field_indices_by_name,
-  41,  core_ml__specification__neural_network_layer__number_ranges,
+  43,  core_ml__specification__neural_network_layer__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network_layer__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -9353,6 +9471,24 @@ const ProtobufCMessageDescriptor core_ml__specification__multiply_broadcastable_
   (ProtobufCMessageInit) core_ml__specification__multiply_broadcastable_layer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
+#define core_ml__specification__subtract_broadcastable_layer_params__field_descriptors NULL
+#define core_ml__specification__subtract_broadcastable_layer_params__field_indices_by_name NULL
+#define core_ml__specification__subtract_broadcastable_layer_params__number_ranges NULL
+const ProtobufCMessageDescriptor core_ml__specification__subtract_broadcastable_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.SubtractBroadcastableLayerParams",
+  "SubtractBroadcastableLayerParams",
+  "CoreML__Specification__SubtractBroadcastableLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__SubtractBroadcastableLayerParams),
+  0,
+  core_ml__specification__subtract_broadcastable_layer_params__field_descriptors,
+  core_ml__specification__subtract_broadcastable_layer_params__field_indices_by_name,
+  0,  core_ml__specification__subtract_broadcastable_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__subtract_broadcastable_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
 static const ProtobufCFieldDescriptor core_ml__specification__softmax_ndlayer_params__field_descriptors[1] =
 {
   {
@@ -10056,6 +10192,70 @@ const ProtobufCMessageDescriptor core_ml__specification__reduce_mean_layer_param
   core_ml__specification__reduce_mean_layer_params__field_indices_by_name,
   1,  core_ml__specification__reduce_mean_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__reduce_mean_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__reduce_log_sum_exp_layer_params__field_descriptors[3] =
+{
+  {
+    "axes",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__ReduceLogSumExpLayerParams, n_axes),
+    offsetof(CoreML__Specification__ReduceLogSumExpLayerParams, axes),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "keepDims",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceLogSumExpLayerParams, keepdims),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reduceAll",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__ReduceLogSumExpLayerParams, reduceall),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__reduce_log_sum_exp_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axes */
+  1,   /* field[1] = keepDims */
+  2,   /* field[2] = reduceAll */
+};
+static const ProtobufCIntRange core_ml__specification__reduce_log_sum_exp_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__reduce_log_sum_exp_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.ReduceLogSumExpLayerParams",
+  "ReduceLogSumExpLayerParams",
+  "CoreML__Specification__ReduceLogSumExpLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__ReduceLogSumExpLayerParams),
+  3,
+  core_ml__specification__reduce_log_sum_exp_layer_params__field_descriptors,
+  core_ml__specification__reduce_log_sum_exp_layer_params__field_indices_by_name,
+  1,  core_ml__specification__reduce_log_sum_exp_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__reduce_log_sum_exp_layer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor core_ml__specification__non_maximum_suppression__pick_top__field_descriptors[1] =

@@ -53,6 +53,7 @@ final class ExtremeAttributeTests: XCTestCase {
         ("split", 0, { _, _ in .split }),
         ("flatten", 0, { _, _ in .flatten(.channelLast) }),
         ("reduce", 0, { _, f in .reduce(Reduce(mode: .logSum, axes: .hw, epsilon: f)) }),
+        ("log softmax", 1, { v, _ in .defined(LogSoftmax(axis: v[0])) }),
     ]
 
     static let inputShapes: [[TensorShape]] = [

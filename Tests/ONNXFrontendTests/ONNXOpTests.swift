@@ -28,6 +28,38 @@ final class ONNXOpTests: XCTestCase {
         }
     }
 
+    /// LogSoftmax, one node written as reduceLogSumExp and a broadcasting
+    /// subtract: a vector at both opsets' default axes, the last axis of a
+    /// sequence at both opsets, axis 1 at 13, a map's channels. Lines hold
+    /// values 200 apart, where log(softmax(x)) is -inf in float32.
+    func testLogSoftmaxAlongAnAxis() throws {
+        for name in ["logsoftmax_vector_opset11", "logsoftmax_vector_opset13", "logsoftmax_last_axis_opset11",
+                     "logsoftmax_last_axis_opset13", "logsoftmax_axis1_opset13", "logsoftmax_channels_opset13"] {
+            let model = try check(name)
+            XCTAssertEqual(model.nodes.map(\.operation.kindName), ["logSoftmax"], name)
+        }
+        // For scripts/check_mlmodels.py: the two layers as coremltools decodes them.
+        for (name, axis, shape) in [("logsoftmax_last_axis_opset13", -1, [1, 4, 5]), ("logsoftmax_channels_opset13", -3, [1, 4, 3, 3])] {
+            let expectation: [String: Any] = [
+                "specificationVersion": 4, "arrayInputShapeMapping": "EXACT_ARRAY_MAPPING", "layerCount": 2,
+                "inputs": [["name": "x", "type": "multiArray", "shape": shape]],
+                "layers": [["name": "y__logsumexp", "type": "reduceLogSumExp", "inputs": ["x"], "outputs": ["y__logsumexp"],
+                            "params": ["axes": [axis], "keepDims": true, "reduceAll": false]],
+                           ["name": "y", "type": "subtractBroadcastable", "inputs": ["x", "y__logsumexp"], "outputs": ["y"]]],
+            ]
+            try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
+                .write(to: checkDirectory.appendingPathComponent("onnx_op_\(name).expect.json"))
+        }
+    }
+
+    /// Before opset 13 LogSoftmax normalizes the input flattened from the
+    /// axis: along axis 1 of [1, 4, 5] that is 20 values together, refused.
+    func testLogSoftmaxFlattenedBeforeOpset13IsRefused() throws {
+        XCTAssertThrowsError(try convert("logsoftmax_axis1_opset11")) { error in
+            XCTAssertTrue("\(error)".contains("node 'y' (LogSoftmax): before opset 13 LogSoftmax flattens its input [1, 4, 5] from axis 1"), "\(error)")
+        }
+    }
+
     func testClipBoundsAsAttributesThenInputs() throws {
         try check("clip_opset9")
         try check("clip_opset13")
@@ -83,7 +115,12 @@ final class ONNXOpTests: XCTestCase {
         try CoreMLWriter.write(model, to: path)
         let network = try Network(contentsOf: path)
         let input = try XCTUnwrap(network.model.inputs.first)
-        guard case .array(let shape) = input.kind, let expected = TensorShape(featureShape: shape) else { throw XCTSkip("input is not an array") }
+        let expected: TensorShape
+        switch input.kind {
+        case .array(let shape): expected = try XCTUnwrap(TensorShape(featureShape: shape))
+        case .tensor(let shape): expected = TensorShape(shape)
+        default: throw XCTSkip("input is not an array or tensor")
+        }
         let value = try NumpyFile.tensor(path: Self.folder.appendingPathComponent("\(name)_input.npy").path, fitting: expected, input: input.name)
         let prediction = try network.predict([input.name: .array(value)])
         let reference = try NumpyFile.read(path: Self.folder.appendingPathComponent("\(name)_output.npy").path).values

@@ -137,6 +137,19 @@ final class RankNModelTests: XCTestCase {
                 XCTAssertEqual(Double(softmax.values[(i * 3 + j) * 2 + k]), exp(Double(column[j])) / total, accuracy: 1e-6)
             }
         } }
+
+        // Log-softmax along the middle axis, with values 2000 apart: exp of them overflows
+        // and log(softmax) underflows in float32; in double, log(sum(exp(x - max))) does not.
+        let spread = s.enumerated().map { $0.offset == 2 ? 1000 : $0.offset == 6 ? -1000 : $0.element }
+        let logSoftmax = try run(.defined(LogSoftmax(axis: 1)), [([2, 3, 2], spread)])
+        for i in 0..<2 { for k in 0..<2 {
+            let column = (0..<3).map { Double(spread[(i * 3 + $0) * 2 + k]) }
+            let largest = column.max()!
+            let logSum = log(column.map { exp($0 - largest) }.reduce(0, +))
+            for j in 0..<3 {
+                XCTAssertEqual(Double(logSoftmax.values[(i * 3 + j) * 2 + k]), column[j] - largest - logSum, accuracy: 1e-4 * max(1, abs(column[j] - largest)))
+            }
+        } }
     }
 
     /// The layout block of the fixture `rank_n_layout`, built in code: the

@@ -5,7 +5,7 @@ import ProtoSchemas
 extension GELU: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_GELU] }
     var specificationVersion: Int32 { 4 }
-    static var keepsShape: Bool { true }
+    var keepsShape: Bool { true }
     /// GeluLayerParams' GeluMode in the order of its numbers (EXACT = 0,
     /// TANH_APPROXIMATION, SIGMOID_APPROXIMATION): one table for writing and reading.
     static let modes: [Mode] = [.exact, .tanhApproximation, .sigmoidApproximation]

@@ -13,9 +13,10 @@ protocol LayerCoding: OpDefinition {
     /// The specification version that added the layer as written (1
     /// unless said; 4 for iOS 13's rank-N layers).
     var specificationVersion: Int32 { get }
-    /// Whether the layer only maps values one to one, so that it computes
-    /// the same on a [C, H, W] map written with a batch axis.
-    static var keepsShape: Bool { get }
+    /// Whether the layer computes the same on a [C, H, W] map written with
+    /// a batch axis ([1, C, H, W]): it only maps values one to one, or works
+    /// along an axis counted from the end.
+    var keepsShape: Bool { get }
     /// Sets `layer`'s case and parameters for `node` (whose operation this is).
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder)
     /// The operation of a layer of one of `layerCases`, called `name`.
@@ -27,7 +28,32 @@ typealias LayerCase = CoreML__Specification__NeuralNetworkLayer__LayerCase
 
 extension LayerCoding {
     var specificationVersion: Int32 { 1 }
-    static var keepsShape: Bool { false }
+    var keepsShape: Bool { false }
+}
+
+/// An operation Core ML has no one layer for (a composite, DESIGN 17),
+/// written as consecutive layers, the last keeping the node's name and
+/// outputs; the reader, at a layer of one of `layerCases` (the first one
+/// written), hands `node(of:)` the layers from there. `encode` and
+/// `decode` are not called.
+protocol CompositeLayerCoding: LayerCoding {
+    /// The layers of `node`, the ones before the last named by `SpecBuilder.names`.
+    func layers(of node: Node, _ builder: SpecBuilder) -> [UnsafeMutablePointer<MLLayer>]
+    /// The node that `layers` (from a layer of `layerCases` on) were
+    /// written for, and how many of them it takes.
+    /// - Throws: `CoreMLFormatError` when they are not the layers the
+    ///   operation writes, wired as it wires them.
+    static func node(of layers: ArraySlice<UnsafeMutablePointer<MLLayer>>, _ reader: SpecReader) throws -> (node: Node, count: Int)
+}
+
+extension CompositeLayerCoding {
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        preconditionFailure("a composite's layers are written by layers(of:)")
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        throw reader.fail("layer '\(name)' is read only with the layers after it (a \(Self.self))", at: nil)
+    }
 }
 
 /// Every operation the backend writes and reads.
@@ -36,7 +62,7 @@ let layerCodings: [any LayerCoding.Type] = [
     LRN.self, ChannelSoftmax.self, Concat.self, Elementwise.self, Unary.self, L2Normalize.self, Flatten.self,
     Reshape.self, Permute.self, Padding.self, Crop.self, Slice.self, Split.self, Reduce.self, Upsample.self,
     ConstantTensor.self, ConstantND.self, MatMul.self, SoftmaxND.self, Transpose.self, GELU.self, ReshapeND.self, ConcatND.self,
-    SliceND.self, ReduceND.self,
+    SliceND.self, ReduceND.self, LogSoftmax.self,
 ]
 
 /// How a network's array features map to Core ML's tensors.
@@ -51,13 +77,26 @@ enum ArrayMapping {
 }
 
 extension SpecBuilder {
+    /// The layer messages of `node`: one, or a composite's (`CompositeLayerCoding`).
+    func layers(_ node: Node) -> [UnsafeMutablePointer<MLLayer>] {
+        guard let composite = node.operation.definition as? any CompositeLayerCoding else { return [layer(node)] }
+        layerName = node.name
+        return composite.layers(of: node, self)
+    }
+
+    /// A layer message with its name, inputs and outputs, its case not set yet.
+    func layer(name: String, inputs: [String], outputs: [String]) -> UnsafeMutablePointer<MLLayer> {
+        let layer: UnsafeMutablePointer<MLLayer> = new(core_ml__specification__neural_network_layer__init)
+        layer.pointee.name = string(name)
+        (layer.pointee.n_input, layer.pointee.input) = strings(inputs)
+        (layer.pointee.n_output, layer.pointee.output) = strings(outputs)
+        return layer
+    }
+
     /// The layer message of `node`; the writer has checked that every
     /// operation has a coding (`SpecificationVersion.checkWritable`).
     func layer(_ node: Node) -> UnsafeMutablePointer<MLLayer> {
-        let layer: UnsafeMutablePointer<MLLayer> = new(core_ml__specification__neural_network_layer__init)
-        layer.pointee.name = string(node.name)
-        (layer.pointee.n_input, layer.pointee.input) = strings(node.inputs)
-        (layer.pointee.n_output, layer.pointee.output) = strings(node.outputs)
+        let layer = layer(name: node.name, inputs: node.inputs, outputs: node.outputs)
         guard let coding = node.operation.definition as? any LayerCoding else {
             preconditionFailure("\(node.operation.kindName) has no Core ML encoding: checked before writing")
         }
@@ -85,13 +124,32 @@ extension SpecBuilder {
 }
 
 extension SpecReader {
-    /// The node of a layer message.
-    func node(_ layer: UnsafeMutablePointer<MLLayer>?) throws -> Node {
-        guard let layer else { throw fail("a layer is empty", at: nil) }
+    /// The nodes of a network's layer messages: one per layer, one per
+    /// composite's layers (`CompositeLayerCoding`).
+    func nodes(_ layers: UnsafeBufferPointer<UnsafeMutablePointer<MLLayer>?>) throws -> [Node] {
+        var nodes: [Node] = []
+        var index = 0
+        while index < layers.count {
+            guard let layer = layers[index] else { throw fail("a layer is empty", at: nil) }
+            let (node, count) = try pointingAt(layer) { () throws -> (Node, Int) in
+                guard let composite = Self.codings[layer.pointee.layer_case.rawValue] as? any CompositeLayerCoding.Type else {
+                    return (try self.node(layer), 1)
+                }
+                let following = layers[index...].prefix { $0 != nil }.map { $0! }
+                return try composite.node(of: following[...], self)
+            }
+            nodes.append(node)
+            index += count
+        }
+        return nodes
+    }
+
+    /// `body`'s result; problems found in plain values know no message:
+    /// an error without an offset points at `layer`.
+    private func pointingAt<T>(_ layer: UnsafeMutablePointer<MLLayer>, _ body: () throws -> T) throws -> T {
         do {
-            return try node(layer)
+            return try body()
         } catch var error as CoreMLFormatError where error.offset == 0 {
-            // Problems found in plain values know no message: point at the layer.
             error.offset = decoded.offset(of: layer)
             throw error
         }

@@ -95,6 +95,7 @@ typedef struct CoreML__Specification__ClipLayerParams CoreML__Specification__Cli
 typedef struct CoreML__Specification__GeluLayerParams CoreML__Specification__GeluLayerParams;
 typedef struct CoreML__Specification__AddBroadcastableLayerParams CoreML__Specification__AddBroadcastableLayerParams;
 typedef struct CoreML__Specification__MultiplyBroadcastableLayerParams CoreML__Specification__MultiplyBroadcastableLayerParams;
+typedef struct CoreML__Specification__SubtractBroadcastableLayerParams CoreML__Specification__SubtractBroadcastableLayerParams;
 typedef struct CoreML__Specification__SoftmaxNDLayerParams CoreML__Specification__SoftmaxNDLayerParams;
 typedef struct CoreML__Specification__TransposeLayerParams CoreML__Specification__TransposeLayerParams;
 typedef struct CoreML__Specification__BatchedMatMulLayerParams CoreML__Specification__BatchedMatMulLayerParams;
@@ -106,6 +107,7 @@ typedef struct CoreML__Specification__ReduceMinLayerParams CoreML__Specification
 typedef struct CoreML__Specification__ReduceSumLayerParams CoreML__Specification__ReduceSumLayerParams;
 typedef struct CoreML__Specification__ReduceProdLayerParams CoreML__Specification__ReduceProdLayerParams;
 typedef struct CoreML__Specification__ReduceMeanLayerParams CoreML__Specification__ReduceMeanLayerParams;
+typedef struct CoreML__Specification__ReduceLogSumExpLayerParams CoreML__Specification__ReduceLogSumExpLayerParams;
 typedef struct CoreML__Specification__NonMaximumSuppression CoreML__Specification__NonMaximumSuppression;
 typedef struct CoreML__Specification__NonMaximumSuppression__PickTop CoreML__Specification__NonMaximumSuppression__PickTop;
 
@@ -684,6 +686,7 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_GELU = 795,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ADD_BROADCASTABLE = 880,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_MULTIPLY_BROADCASTABLE = 900,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SUBTRACT_BROADCASTABLE = 905,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX_ND = 950,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT_ND = 980,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE = 985,
@@ -695,7 +698,8 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MIN = 1265,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_SUM = 1270,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_PROD = 1275,
-  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MEAN = 1280
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MEAN = 1280,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_LOG_SUM_EXP = 1295
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER__CASE)
 } CoreML__Specification__NeuralNetworkLayer__LayerCase;
 
@@ -740,6 +744,7 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__GeluLayerParams *gelu;
     CoreML__Specification__AddBroadcastableLayerParams *addbroadcastable;
     CoreML__Specification__MultiplyBroadcastableLayerParams *multiplybroadcastable;
+    CoreML__Specification__SubtractBroadcastableLayerParams *subtractbroadcastable;
     CoreML__Specification__SoftmaxNDLayerParams *softmaxnd;
     CoreML__Specification__ConcatNDLayerParams *concatnd;
     CoreML__Specification__TransposeLayerParams *transpose;
@@ -752,6 +757,7 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__ReduceSumLayerParams *reducesum;
     CoreML__Specification__ReduceProdLayerParams *reduceprod;
     CoreML__Specification__ReduceMeanLayerParams *reducemean;
+    CoreML__Specification__ReduceLogSumExpLayerParams *reducelogsumexp;
   };
 };
 #define CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__INIT \
@@ -1445,6 +1451,15 @@ struct  CoreML__Specification__MultiplyBroadcastableLayerParams
      }
 
 
+struct  CoreML__Specification__SubtractBroadcastableLayerParams
+{
+  ProtobufCMessage base;
+};
+#define CORE_ML__SPECIFICATION__SUBTRACT_BROADCASTABLE_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__subtract_broadcastable_layer_params__descriptor) \
+     }
+
+
 struct  CoreML__Specification__SoftmaxNDLayerParams
 {
   ProtobufCMessage base;
@@ -1600,6 +1615,19 @@ struct  CoreML__Specification__ReduceMeanLayerParams
 };
 #define CORE_ML__SPECIFICATION__REDUCE_MEAN_LAYER_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reduce_mean_layer_params__descriptor) \
+    , 0,NULL, 0, 0 }
+
+
+struct  CoreML__Specification__ReduceLogSumExpLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_axes;
+  int64_t *axes;
+  protobuf_c_boolean keepdims;
+  protobuf_c_boolean reduceall;
+};
+#define CORE_ML__SPECIFICATION__REDUCE_LOG_SUM_EXP_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reduce_log_sum_exp_layer_params__descriptor) \
     , 0,NULL, 0, 0 }
 
 
@@ -3081,6 +3109,25 @@ CoreML__Specification__MultiplyBroadcastableLayerParams *
 void   core_ml__specification__multiply_broadcastable_layer_params__free_unpacked
                      (CoreML__Specification__MultiplyBroadcastableLayerParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__SubtractBroadcastableLayerParams methods */
+void   core_ml__specification__subtract_broadcastable_layer_params__init
+                     (CoreML__Specification__SubtractBroadcastableLayerParams         *message);
+size_t core_ml__specification__subtract_broadcastable_layer_params__get_packed_size
+                     (const CoreML__Specification__SubtractBroadcastableLayerParams   *message);
+size_t core_ml__specification__subtract_broadcastable_layer_params__pack
+                     (const CoreML__Specification__SubtractBroadcastableLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__subtract_broadcastable_layer_params__pack_to_buffer
+                     (const CoreML__Specification__SubtractBroadcastableLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__SubtractBroadcastableLayerParams *
+       core_ml__specification__subtract_broadcastable_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__subtract_broadcastable_layer_params__free_unpacked
+                     (CoreML__Specification__SubtractBroadcastableLayerParams *message,
+                      ProtobufCAllocator *allocator);
 /* CoreML__Specification__SoftmaxNDLayerParams methods */
 void   core_ml__specification__softmax_ndlayer_params__init
                      (CoreML__Specification__SoftmaxNDLayerParams         *message);
@@ -3289,6 +3336,25 @@ CoreML__Specification__ReduceMeanLayerParams *
                       const uint8_t       *data);
 void   core_ml__specification__reduce_mean_layer_params__free_unpacked
                      (CoreML__Specification__ReduceMeanLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__ReduceLogSumExpLayerParams methods */
+void   core_ml__specification__reduce_log_sum_exp_layer_params__init
+                     (CoreML__Specification__ReduceLogSumExpLayerParams         *message);
+size_t core_ml__specification__reduce_log_sum_exp_layer_params__get_packed_size
+                     (const CoreML__Specification__ReduceLogSumExpLayerParams   *message);
+size_t core_ml__specification__reduce_log_sum_exp_layer_params__pack
+                     (const CoreML__Specification__ReduceLogSumExpLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__reduce_log_sum_exp_layer_params__pack_to_buffer
+                     (const CoreML__Specification__ReduceLogSumExpLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__ReduceLogSumExpLayerParams *
+       core_ml__specification__reduce_log_sum_exp_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__reduce_log_sum_exp_layer_params__free_unpacked
+                     (CoreML__Specification__ReduceLogSumExpLayerParams *message,
                       ProtobufCAllocator *allocator);
 /* CoreML__Specification__NonMaximumSuppression__PickTop methods */
 void   core_ml__specification__non_maximum_suppression__pick_top__init
@@ -3554,6 +3620,9 @@ typedef void (*CoreML__Specification__AddBroadcastableLayerParams_Closure)
 typedef void (*CoreML__Specification__MultiplyBroadcastableLayerParams_Closure)
                  (const CoreML__Specification__MultiplyBroadcastableLayerParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__SubtractBroadcastableLayerParams_Closure)
+                 (const CoreML__Specification__SubtractBroadcastableLayerParams *message,
+                  void *closure_data);
 typedef void (*CoreML__Specification__SoftmaxNDLayerParams_Closure)
                  (const CoreML__Specification__SoftmaxNDLayerParams *message,
                   void *closure_data);
@@ -3586,6 +3655,9 @@ typedef void (*CoreML__Specification__ReduceProdLayerParams_Closure)
                   void *closure_data);
 typedef void (*CoreML__Specification__ReduceMeanLayerParams_Closure)
                  (const CoreML__Specification__ReduceMeanLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__ReduceLogSumExpLayerParams_Closure)
+                 (const CoreML__Specification__ReduceLogSumExpLayerParams *message,
                   void *closure_data);
 typedef void (*CoreML__Specification__NonMaximumSuppression__PickTop_Closure)
                  (const CoreML__Specification__NonMaximumSuppression__PickTop *message,
@@ -3694,6 +3766,7 @@ extern const ProtobufCMessageDescriptor core_ml__specification__gelu_layer_param
 extern const ProtobufCEnumDescriptor    core_ml__specification__gelu_layer_params__gelu_mode__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__add_broadcastable_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__multiply_broadcastable_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__subtract_broadcastable_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__softmax_ndlayer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__transpose_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__batched_mat_mul_layer_params__descriptor;
@@ -3705,6 +3778,7 @@ extern const ProtobufCMessageDescriptor core_ml__specification__reduce_min_layer
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_sum_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_prod_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_mean_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__reduce_log_sum_exp_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__non_maximum_suppression__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__non_maximum_suppression__pick_top__descriptor;
 

@@ -17,20 +17,30 @@ struct AxisSoftmaxKernel: Kernel {
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        inputs[0].values.withUnsafeBufferPointer { x in
-            outputs[0].values.withUnsafeMutableBufferPointer { y in
+        forEachLine(inputs[0], &outputs[0]) { x, y, base, largest in
+            var sum: Float = 0
+            for i in 0..<size {
+                let e = exp(x[base + i * inner] - largest)
+                y[base + i * inner] = e
+                sum += e
+            }
+            for i in 0..<size { y[base + i * inner] /= sum }
+        }
+    }
+
+    /// Calls `body` for each line with the input and output values, the
+    /// line's first offset (its values lie at `base + i * inner`, i < `size`)
+    /// and its largest value.
+    func forEachLine(_ input: Tensor, _ output: inout Tensor,
+                     _ body: (UnsafeBufferPointer<Float>, UnsafeMutableBufferPointer<Float>, Int, Float) -> Void) {
+        input.values.withUnsafeBufferPointer { x in
+            output.values.withUnsafeMutableBufferPointer { y in
                 for o in 0..<outer {
                     for p in 0..<inner {
                         let base = o * size * inner + p
                         var largest = -Float.infinity
                         for i in 0..<size { largest = max(largest, x[base + i * inner]) }
-                        var sum: Float = 0
-                        for i in 0..<size {
-                            let e = exp(x[base + i * inner] - largest)
-                            y[base + i * inner] = e
-                            sum += e
-                        }
-                        for i in 0..<size { y[base + i * inner] /= sum }
+                        body(x, y, base, largest)
                     }
                 }
             }
