@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # torchvision's classifiers (resnet18, mobilenet_v3_small, efficientnet_b0,
-# squeezenet1_1, densenet121), a segmentation head and a reduced ViT,
+# squeezenet1_1, densenet121, convnext_tiny and shufflenet_v2_x0_5 at 64x64),
+# a segmentation head and a reduced ViT,
 # exported by PyTorch at two opsets each (and resnet18 through the dynamo
 # exporter, weights in an external data file), converted with
 # coreml-convert onnx and run with coreml-predict; each output compared
