@@ -104,13 +104,12 @@ extension Command {
 
     /// Parses `arguments`, runs the selected command, writes help, version or
     /// error text, and returns the process exit status for `exit(_:)`:
-    /// 0 on success, 1 when the command failed, 64 for usage errors.
+    /// 0 on success, 1 when the command failed or stdout could not be
+    /// written, 64 for usage errors.
     ///
     /// - Parameter arguments: the command line without the program name.
     public static func main(arguments: [String] = ProgramArguments.current()) -> Int32 {
-        let outcome = CommandRunner.execute(self, arguments: arguments, showsProgress: true)
-        outcome.write()
-        return outcome.exitCode.rawValue
+        CommandRunner.execute(self, arguments: arguments, showsProgress: true).write()
     }
 }
 

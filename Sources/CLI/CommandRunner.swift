@@ -59,12 +59,12 @@ public enum Outcome: Equatable, Sendable {
         }
     }
 
-    /// Writes `standardOutput` and `standardError` to the process streams.
-    public func write() {
-        // Whatever the command printed through stdio goes out first.
-        fflush(nil)  // nil flushes every stdio stream
-        if !standardOutput.isEmpty { FileHandle.standardOutput.write(Data(terminated(standardOutput).utf8)) }
-        if !standardError.isEmpty { FileHandle.standardError.write(Data(terminated(standardError).utf8)) }
+    /// Writes `standardOutput` and `standardError` to the process streams
+    /// and returns the exit status: `exitCode`, or 1 with one error line
+    /// when stdout could not take what was printed (`StandardStreams.finish`).
+    public func write() -> Int32 {
+        StandardStreams.finish(output: standardOutput.isEmpty ? "" : terminated(standardOutput),
+                               errors: standardError.isEmpty ? "" : terminated(standardError), status: exitCode.rawValue)
     }
 
     private func terminated(_ text: String) -> String {

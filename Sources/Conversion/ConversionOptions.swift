@@ -374,4 +374,12 @@ public struct Normalization: Equatable, Sendable {
     /// Whether one scale serves all channels (Core ML's preprocessing
     /// alone, no layer).
     public var isOneScale: Bool { std.allSatisfy { $0 == std[0] } }
+
+    /// Whether `value` can be a std: positive, and with reciprocals (the
+    /// layer's `1 / std`, Core ML's image scale `1 / (255 std)`) that are
+    /// normal floats, so from 1.2e-38 to 3.3e35. A subnormal std (1e-40)
+    /// would make the scale infinite, a huge one 0, which Core ML reads as unset.
+    public static func isUsableStd(_ value: Float) -> Bool {
+        value > 0 && value.isNormal && (1 / value).isNormal && (1 / (255 * value)).isNormal
+    }
 }

@@ -203,9 +203,13 @@ public enum GraphDot {
         quoted(lines.map(TextEscaping.line).joined(separator: "\n"))
     }
 
-    /// A DOT string: quotes and backslashes escaped, newlines as `\n`.
+    /// A DOT string: quotes and backslashes escaped, newlines as `\n`, and
+    /// `&` as `&amp;`. Graphviz reads HTML entities in every string (not
+    /// only HTML-like labels) and copies them into its SVG: a name holding
+    /// `&#1;` made the SVG invalid XML, one holding `&amp;` showed as `&`.
     static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        "\"" + text.replacingOccurrences(of: "&", with: "&amp;")
+            .replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n") + "\""
     }
 }

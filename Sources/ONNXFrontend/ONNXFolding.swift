@@ -106,13 +106,7 @@ enum ONNXFolding {
             }
             let fill = try node.tensor("value").map { try ONNXConstant($0, owner: graph.decoded, folder: graph.folder, what: "node '\(node.name)' value").values.first ?? 0 } ?? 0
             result = ONNXConstant(shape: shape, values: [Double](repeating: fill, count: count))
-        case "Range":
-            let (start, limit, delta) = (try input(0, "start")[0], try input(1, "limit")[0], try input(2, "delta")[0])
-            guard delta != 0, delta.isFinite, start.isFinite, limit.isFinite else { throw node.fail("has a zero or non-finite step") }
-            let steps = ((limit - start) / delta).rounded(.up)
-            guard steps.isFinite, steps <= Double(ONNXConstant.maximumMadeCount) else { throw node.fail("makes \(steps) values, too many") }
-            let count = max(0, Int(steps))
-            result = ONNXConstant(shape: [count], values: (0..<count).map { start + Double($0) * delta })
+        case "Range": result = try range(try input(0, "start"), try input(1, "limit"), try input(2, "delta"), node)
         case "Expand":
             let x = try input(0, "input"), shape = try input(1, "shape").ints(node, "the shape")
             result = try broadcast(x, ONNXConstant(shape: shape, values: [Double](repeating: 0, count: max(0, shape.checkedProduct ?? -1))), node) { a, _ in a }
@@ -121,6 +115,23 @@ enum ONNXFolding {
         }
         guard result.count <= ONNXConstant.maximumMadeCount else { throw node.fail("folds to \(result.count) values") }
         return result
+    }
+
+    /// Range: `start + i * delta` for `i` in `0..<max(0, ceil((limit - start) / delta))`.
+    /// Start, limit and delta are scalars (ONNX; a one-value vector too, as
+    /// onnxruntime reads it), finite, with a nonzero delta; the count is
+    /// computed and capped before any value is made.
+    static func range(_ start: ONNXConstant, _ limit: ONNXConstant, _ delta: ONNXConstant, _ node: ONNXNode) throws -> ONNXConstant {
+        for (name, value) in [("start", start), ("limit", limit), ("delta", delta)] where value.shape.count > 1 || value.count != 1 {
+            throw node.fail("\(name) has shape \(value.shape); it must be a scalar")
+        }
+        let (first, last, step) = (start[0], limit[0], delta[0])
+        guard step != 0, step.isFinite, first.isFinite, last.isFinite else { throw node.fail("has a zero or non-finite step") }
+        // In doubles: an overflow is an infinity, refused here, never a trap.
+        let steps = ((last - first) / step).rounded(.up)
+        guard steps.isFinite, steps <= Double(ONNXConstant.maximumMadeCount) else { throw node.fail("makes \(steps) values, too many") }
+        let count = steps > 0 ? Int(steps) : 0
+        return ONNXConstant(shape: [count], values: (0..<count).map { first + Double($0) * step })
     }
 
     /// Squeeze's axes (all axes of size 1 when none are listed), each in

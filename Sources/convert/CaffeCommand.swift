@@ -263,8 +263,8 @@ enum ConversionFlags {
     /// given or the converter has no such options).
     static func normalization(_ arguments: ParsedArguments) throws -> Normalization? {
         guard arguments.options.spec(named: "std") != nil else { return nil }
-        let mean = try arguments.optionalValue("mean") { try numbers($0, positive: false) }
-        let std = try arguments.optionalValue("std") { try numbers($0, positive: true) }
+        let mean = try arguments.optionalValue("mean") { try numbers($0, std: false) }
+        let std = try arguments.optionalValue("std") { try numbers($0, std: true) }
         guard mean != nil || std != nil else { return nil }
         let other = ["image-scale", "red-bias", "green-bias", "blue-bias", "gray-bias"].filter { arguments.isPresent($0) }
         if !other.isEmpty {
@@ -274,11 +274,14 @@ enum ConversionFlags {
         return Normalization(mean: mean, std: std)
     }
 
-    /// "0.485,0.456,0.406": one or three finite numbers (positive ones for a std).
-    private static func numbers(_ text: String, positive: Bool) throws -> [Float] {
+    /// "0.485,0.456,0.406": one or three finite numbers (for a std, ones
+    /// `Normalization.isUsableStd` takes).
+    private static func numbers(_ text: String, std: Bool) throws -> [Float] {
         let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Float($0.trimmingCharacters(in: .whitespaces)) }
-        guard [1, 3].contains(values.count), values.allSatisfy({ $0 != nil && $0!.isFinite && (!positive || $0! > 0) }) else {
-            throw UsageError("takes one or three \(positive ? "positive " : "")numbers separated by commas (R,G,B), as 0.485,0.456,0.406")
+        guard [1, 3].contains(values.count), values.allSatisfy({ $0 != nil && $0!.isFinite && (!std || Normalization.isUsableStd($0!)) }) else {
+            throw UsageError(std ? "takes one or three positive numbers separated by commas (R,G,B), as 0.229,0.224,0.225, "
+                                 + "each from 1.2e-38 to 3.3e35 (its reciprocal is the image's scale)"
+                             : "takes one or three numbers separated by commas (R,G,B), as 0.485,0.456,0.406")
         }
         return values.map { $0! }
     }

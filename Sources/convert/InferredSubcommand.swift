@@ -79,8 +79,7 @@ enum InferredSubcommand {
             if let note { FileHandle.standardError.write(Data((TextEscaping.line(note) + "\n").utf8)) }
             return ConvertCommand.main(arguments: arguments)
         case .refuse(let outcome):
-            outcome.write()
-            return outcome.exitCode.rawValue
+            return outcome.write()
         }
     }
 }

@@ -5,4 +5,5 @@ import Darwin
 #endif
 import CLI
 
+StandardStreams.reserve()
 exit(GenerateCommand.main())

@@ -35,9 +35,9 @@ func formerWeightsFlag(_ arguments: [String]) -> Outcome? {
     return nil
 }
 
+StandardStreams.reserve()
 let arguments = ProgramArguments.current()
 if let mistake = formerWeightsFlag(arguments) {
-    mistake.write()
-    exit(mistake.exitCode.rawValue)
+    exit(mistake.write())
 }
 exit(InspectCommand.main(arguments: arguments))

@@ -37,8 +37,11 @@ enum PredictCommand: Command {
         Positional("model", valueName: "model.mlmodel", help: "The Core ML model to run.")
         Positional("images", valueName: "image", required: false, repeatable: true,
                    help: "PNG or JPEG files, or folders of them, for the model's image input.")
-        Option("input", valueName: "name=file.npy", repeatable: true,
-               help: "A value for a named input from a .npy file ([C,H,W] or [C] float32, finite unless --allow-non-finite); each input once.")
+        Option("input", valueName: "name=file.npy", repeatable: true, help: """
+            A value for a named input from a .npy file ([C,H,W] or [C] float32, finite unless --allow-non-finite); each input \
+            once. For an image input, the values the network takes after the image's preprocessing (its scale, biases and \
+            mean image are not applied; channels in the network's order), not pixels.
+            """)
         Flag("allow-non-finite", help: """
             Feed --input arrays that hold NaN or infinities (refused by default: oneDNN's fused ReLU turns NaN into 0 where \
             the generic kernels keep it, so such a prediction looks normal but depends on the kernel).
@@ -106,6 +109,12 @@ enum PredictCommand: Command {
             return named
         }
         try UsageError.checkDistinct(arrays.map(\.name), option: "input")
+        for file in arrays {
+            guard let image = network.model.inputs.first(where: { $0.name == file.name })?.image else { continue }
+            let skipped = image.meanImage == nil ? "scale and biases are" : "scale, biases and mean image are"
+            FileHandle.standardError.write(Data(("note: input '\(TextEscaping.line(file.name))' is an image: the .npy values are taken "
+                                                 + "as the network's input after the image's preprocessing (\(skipped) not applied)\n").utf8))
+        }
         let imagePaths = try ImageList.expand(arguments.strings("images"))
         if imagePaths.count > 1, arguments.optionalString("output-npy") != nil {
             // Every image's outputs would be written to the same files, the last image's remaining.

@@ -197,6 +197,11 @@ final class AppReadyCommandTests: XCTestCase {
                                          "--mean and --std set the image's scale and biases: give them without --image-scale", status: 64)
         try ProgramRunner.assertOneError("coreml-convert", ["onnx", model, "--image-input", "input", "--std", "0.2,0,0.2", "-o", output],
                                          "for '--std': takes one or three positive numbers", status: 64)
+        // A subnormal std's reciprocal (the image's scale) is infinite; a huge one's 1 / (255 std) is 0 (Core ML's unset).
+        for std in ["1e-40", "0.2,1e-40,0.2", "1e36"] {
+            try ProgramRunner.assertOneError("coreml-convert", ["onnx", model, "--image-input", "input", "--std", std, "-o", output],
+                                             "for '--std': takes one or three positive numbers", status: 64)
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output))
     }
 

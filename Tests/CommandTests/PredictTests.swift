@@ -55,6 +55,36 @@ final class PredictTests: XCTestCase {
         for (a, b) in zip(ours, reference) { XCTAssertLessThanOrEqual(abs(a - b), 1e-4 * max(1, abs(b))) }
     }
 
+    /// Was: an .npy given for an image input was fed as the network's
+    /// input, preprocessing skipped, with nothing said: raw pixels gave
+    /// wrong numbers and exit 0. Now a note says how the values are taken.
+    /// The network is the identity (a 1x1 convolution), so its output is
+    /// the .npy's values as they were, the image's scale 2 and bias 1 unapplied.
+    func testAnArrayForAnImageInputIsSaidToSkipThePreprocessing() throws {
+        let folder = try temporaryFolder()
+        let model = folder.appendingPathComponent("m.mlmodel").path
+        let identity = repositoryRoot.appendingPathComponent("Tests/Fixtures/onnx/ops/normalize_identity_opset13.onnx").path
+        let converted = try ProgramRunner.run("coreml-convert", ["onnx", identity, "--image-input", "input", "--image-scale", "2",
+                                                                 "--red-bias", "1", "-o", model, "-q"])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        let values = (0..<105).map { Float($0) / 10 }
+        let input = folder.appendingPathComponent("x.npy")
+        try writeFloat32NpyForTest(values, shape: [3, 5, 7], to: input)
+        let out = folder.appendingPathComponent("out")
+        let result = try ProgramRunner.run("coreml-predict", [model, "--input", "input=" + input.path, "--output-npy", out.path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardError, "note: input 'input' is an image: the .npy values are taken as the network's input "
+                       + "after the image's preprocessing (scale and biases are not applied)\n")
+        XCTAssertEqual(try readFloat32Npy(out.appendingPathComponent("output.npy")), values)
+
+        // An array input: nothing to say.
+        let classifier = fixtures.appendingPathComponent("classifier")
+        let array = try ProgramRunner.run("coreml-predict", [classifier.appendingPathComponent("model.mlmodel").path,
+                                                             "--input", "x=" + classifier.appendingPathComponent("input_x.npy").path])
+        XCTAssertEqual(array.status, 0, array.standardError)
+        XCTAssertEqual(array.standardError, "")
+    }
+
     func testBadInputsAreOneLineWithExitOne() throws {
         let folder = try temporaryFolder()
         let classifier = fixtures.appendingPathComponent("classifier/model.mlmodel").path

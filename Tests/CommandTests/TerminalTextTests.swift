@@ -97,6 +97,54 @@ final class TerminalTextTests: XCTestCase {
         XCTAssertTrue(names.contains(Self.hostileName), "JSON keeps the name exactly: \(names)")
     }
 
+    /// Was: Graphviz reads HTML entities in every label and copies them into
+    /// its SVG, so a layer named `&#1;` made the SVG invalid XML and one
+    /// named `&amp;` was drawn as `&`. Each `&` is written `&amp;` in the
+    /// DOT text: the SVG parses, and its text shows each name as it is.
+    func testAmpersandsAndAngleBracketsInNamesReachTheSVGAsThemselves() throws {
+        let layer = #"a&b &#1; <c> "d" &amp;"#, tensor = "x&#38;y<z>"
+        let deploy = try temporaryFolder().appendingPathComponent("deploy.prototxt")
+        try """
+            input: "data"
+            input_shape { dim: 1 dim: 3 dim: 4 dim: 4 }
+            layer { name: "\(layer.replacingOccurrences(of: "\"", with: "\\\""))" type: "ReLU" bottom: "data" top: "\(tensor)" }
+            layer { name: "prob" type: "Softmax" bottom: "\(tensor)" top: "prob" }
+            """.write(to: deploy, atomically: false, encoding: .utf8)
+        let dot = try ProgramRunner.run("coreml-inspect", [deploy.path, "--graph", "dot", "--graph-output", "-"])
+        XCTAssertEqual(dot.status, 0, dot.standardError)
+        XCTAssertTrue(dot.standardOutput.contains(#"label="a&amp;b &amp;#1; <c> \"d\" &amp;amp;\nactivation\n"#), dot.standardOutput)
+        XCTAssertTrue(dot.standardOutput.contains(#"[label="x&amp;#38;y<z>"];"#), dot.standardOutput)
+
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/dot") else { throw XCTSkip("Graphviz's dot is not installed") }
+        let svg = try ProgramRunner.run("coreml-inspect", [deploy.path, "--graph", "svg", "--graph-output", "-"])
+        XCTAssertEqual(svg.status, 0, svg.standardError)
+        let texts = SVGTexts()
+        let parser = XMLParser(data: Data(svg.standardOutput.utf8))
+        parser.shouldResolveExternalEntities = false
+        parser.delegate = texts
+        XCTAssertTrue(parser.parse(), "the SVG is well-formed XML: \(parser.parserError.map { "\($0)" } ?? ""): \(svg.standardOutput)")
+        XCTAssertTrue(texts.lines.contains(layer), "\(texts.lines)")
+        XCTAssertTrue(texts.lines.contains(tensor), "the edge out of the layer: \(texts.lines)")
+    }
+
+    /// The text of an SVG's `<text>` elements, entities decoded.
+    final class SVGTexts: NSObject, XMLParserDelegate {
+        var lines: [String] = []
+        var current: String?
+
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            if name == "text" { current = "" }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { current? += string }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            if name == "text", let text = current { lines.append(text) }
+            current = nil
+        }
+    }
+
     /// Labels with control characters are escaped in predict's output.
     func testLabelsAreEscapedInPredictions() throws {
         let folder = try temporaryFolder()

@@ -41,6 +41,8 @@ final class ONNXHostileTests: XCTestCase {
         ("maxpool_kernel_2p63", "node 'y' (MaxPool): kernel_shape [9223372036854775807, 9223372036854775807] must be two positive sizes"),
         ("pad_2p62", "node 'y' (Pad): the pads holds 4.611686018427388e+18, not an integer of a usable size"),
         ("range_huge", "node 'k' (Range): makes inf values, too many"),
+        ("range_start_vector", "node 'k' (Range): start has shape [2]; it must be a scalar"),
+        ("range_count_minus_1e30", "node 'y' (Add): adding a constant of shape [0] is not supported"),
         ("resize_scales_inf", "node 'y' (Resize): scales [1.0, 1.0, inf, 2.0] are not positive finite factors"),
         ("resize_scales_nan", "node 'y' (Resize): scales [1.0, 1.0, nan, 2.0] are not positive finite factors"),
         ("resize_sizes_negative", "node 'y' (Resize): sizes [1, 2, -10, 10] are not positive sizes"),
