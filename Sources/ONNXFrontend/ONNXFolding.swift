@@ -308,6 +308,8 @@ enum ONNXFolding {
     static func broadcast(_ a: ONNXConstant, _ b: ONNXConstant, _ node: ONNXNode, _ combine: (Double, Double) -> Double) throws -> ONNXConstant {
         let rank = max(a.shape.count, b.shape.count)
         let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape, sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
+        // An Expand's shape input gives one operand's sizes: a negative one is no size.
+        guard (sa + sb).allSatisfy({ $0 >= 0 }) else { throw node.fail("shapes \(a.shape) and \(b.shape) hold a negative size") }
         var shape: [Int] = []
         for (x, y) in zip(sa, sb) {
             guard x == y || x == 1 || y == 1 else { throw node.fail("shapes \(a.shape) and \(b.shape) do not broadcast") }
