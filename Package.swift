@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "ONNXFrontend", "CoreMLBackend",
                                                    "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming", "Threads"]),
         // Summaries of models for `inspect` and `convert`.
-        .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming", "DarknetFrontend"]),
+        .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming"]),
         // The typed classes Xcode generates for a model (Swift, Objective-C), from its interface.
         .target(name: "CodeGeneration", dependencies: ["CoreMLBackend", "ModelFormat", "FileIO"]),
         // Text shown to people: names from files escaped for a terminal,
@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
         .testTarget(name: "ConversionTests", dependencies: ["TestSupport", "Conversion", "ModelFormat", "FileIO"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),
-        .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFormat", "HDF5"]),
+        .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFiles", "ModelFormat", "HDF5"]),
         .testTarget(name: "CLITests", dependencies: ["CLI"]),
         .testTarget(name: "NamingTests", dependencies: ["Naming"]),
         .testTarget(name: "TensorFlowFrontendTests",
