@@ -62,7 +62,7 @@ let layerCodings: [any LayerCoding.Type] = [
     LRN.self, ChannelSoftmax.self, Concat.self, Elementwise.self, Unary.self, L2Normalize.self, Flatten.self,
     Reshape.self, Permute.self, Padding.self, Crop.self, Slice.self, Split.self, Reduce.self, Upsample.self,
     ConstantTensor.self, ConstantND.self, MatMul.self, SoftmaxND.self, Transpose.self, GELU.self, ReshapeND.self, ConcatND.self,
-    SliceND.self, ReduceND.self, LogSoftmax.self,
+    SliceND.self, ReduceND.self, LogSoftmax.self, LayerNorm.self,
 ]
 
 /// How a network's array features map to Core ML's tensors.

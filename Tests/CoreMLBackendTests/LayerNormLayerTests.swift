@@ -1,0 +1,72 @@
+import CoreMLBackend
+import Foundation
+import ModelFormat
+import TestSupport
+import XCTest
+
+/// Layer normalization, written as one specification-4
+/// layerNormalization layer and read back as the one node it was written
+/// for; the fields as coremltools decodes them are checked by
+/// scripts/check_mlmodels.py (this test leaves the files and their
+/// expectations in the check folder).
+final class LayerNormLayerTests: XCTestCase {
+    func roundTrip(_ model: Model, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let path = checkDirectory.appendingPathComponent("\(name).mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let read = try CoreMLReader.read(from: path)
+        XCTAssertEqual(read.specificationVersion, 4, file: file, line: line)
+        XCTAssertEqual(read.model, model, file: file, line: line)
+    }
+
+    func expect(_ name: String, _ params: [String: Any]) throws {
+        let expectation: [String: Any] = ["specificationVersion": 4, "layerCount": 1,
+                                          "layers": [["name": "y", "type": "layerNormalization", "inputs": ["x"], "params": params]]]
+        try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
+            .write(to: checkDirectory.appendingPathComponent("\(name).expect.json"))
+    }
+
+    /// Over the last two axes of a tensor, with gamma and beta.
+    func testOverTheLastAxesWithGammaAndBetaRoundTrips() throws {
+        let gamma: [Float] = (0..<12).map { Float($0) / 4 - 1 }, beta: [Float] = (0..<12).map { Float($0) / 8 }
+        let norm = LayerNorm(normalizedShape: [3, 4], epsilon: 1e-5, gamma: Weights(gamma), beta: Weights(beta))
+        let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: [2, 3, 4]))], outputs: [Output(name: "y", shape: [2, 3, 4])],
+                          nodes: [Node("y", .defined(norm), input: "x")])
+        try roundTrip(model, "layernorm_gamma_beta")
+        try expect("layernorm_gamma_beta", ["normalizedShape": [3, 4], "eps": 1e-5, "gamma.floatValue": gamma, "beta.floatValue": beta])
+    }
+
+    /// Core ML requires gamma and beta: absent ones are written as ones
+    /// and zeros, in float32 even when the model is written in float16
+    /// (the validator counts float values), and read back absent.
+    func testAbsentGammaAndBetaAreWrittenAsOnesAndZeros() throws {
+        let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: [5, 4]))], outputs: [Output(name: "y", shape: [5, 4])],
+                          nodes: [Node("y", .defined(LayerNorm(normalizedShape: [4], epsilon: 0.5)), input: "x")])
+        try roundTrip(model, "layernorm_plain")
+        try expect("layernorm_plain", ["normalizedShape": [4], "eps": 0.5, "gamma.floatValue": [1, 1, 1, 1], "beta.floatValue": [0, 0, 0, 0]])
+
+        let half = Model(inputs: model.inputs, outputs: model.outputs,
+                         nodes: [Node("y", .defined(LayerNorm(normalizedShape: [4], epsilon: 0.5, gamma: Weights([2, 3, 4, 5]))), input: "x")])
+        let path = checkDirectory.appendingPathComponent("layernorm_float16.mlmodel").path
+        try CoreMLWriter.write(half, to: path, precision: .float16)
+        XCTAssertEqual(try CoreMLReader.read(from: path).model, half)
+        try expect("layernorm_float16", ["gamma.floatValue": [2, 3, 4, 5], "beta.floatValue": [0, 0, 0, 0]])
+    }
+
+    /// On a [C, H, W] map, written with a batch axis, the last axes are
+    /// the same ones.
+    func testOnAMapRoundTrips() throws {
+        let model = Model(inputs: [Input(name: "x", kind: .array(shape: [3, 4, 5]))], outputs: [Output(name: "y", shape: [3, 4, 5])],
+                          nodes: [Node("y", .defined(LayerNorm(normalizedShape: [5], epsilon: 1e-3)), input: "x")])
+        try roundTrip(model, "layernorm_map")
+    }
+
+    /// A normalized shape that is not the input's last axes is refused by
+    /// shape inference, naming the layer.
+    func testANormalizedShapeNotAtTheEndIsRefused() throws {
+        let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: [2, 3, 4]))], outputs: [Output(name: "y")],
+                          nodes: [Node("y", .defined(LayerNorm(normalizedShape: [3], epsilon: 1e-5)), input: "x")])
+        XCTAssertThrowsError(try model.validate()) { error in
+            XCTAssertTrue("\(error)".contains("normalized shape [3] is not the last axes of the input"), "\(error)")
+        }
+    }
+}
