@@ -60,13 +60,19 @@ final class LayerNormLayerTests: XCTestCase {
         try roundTrip(model, "layernorm_map")
     }
 
-    /// A normalized shape that is not the input's last axes is refused by
-    /// shape inference, naming the layer.
-    func testANormalizedShapeNotAtTheEndIsRefused() throws {
-        let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: [2, 3, 4]))], outputs: [Output(name: "y")],
-                          nodes: [Node("y", .defined(LayerNorm(normalizedShape: [3], epsilon: 1e-5)), input: "x")])
-        XCTAssertThrowsError(try model.validate()) { error in
-            XCTAssertTrue("\(error)".contains("normalized shape [3] is not the last axes of the input"), "\(error)")
+    /// A normalized shape that is not the input's last axes, and a gamma
+    /// of another size, are refused by validation, naming the layer.
+    func testANormalizedShapeNotAtTheEndAndAGammaOfAnotherSizeAreRefused() throws {
+        let input = Input(name: "x", kind: .tensor(shape: [2, 3, 4]))
+        let cases: [(LayerNorm, String)] = [
+            (LayerNorm(normalizedShape: [3], epsilon: 1e-5), "layer 'y': normalized shape [3] is not the last axes of the input"),
+            (LayerNorm(normalizedShape: [4], epsilon: 1e-5, gamma: Weights([1, 2])), "gamma has 2 values, expected 4"),
+        ]
+        for (norm, message) in cases {
+            let model = Model(inputs: [input], outputs: [Output(name: "y")], nodes: [Node("y", .defined(norm), input: "x")])
+            XCTAssertThrowsError(try model.validate()) { error in
+                XCTAssertTrue("\(error)".contains(message), "\(error)")
+            }
         }
     }
 }
