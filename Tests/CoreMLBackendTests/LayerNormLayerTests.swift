@@ -1,4 +1,4 @@
-import CoreMLBackend
+@testable import CoreMLBackend
 import Foundation
 import ModelFormat
 import TestSupport
@@ -58,6 +58,51 @@ final class LayerNormLayerTests: XCTestCase {
         let model = Model(inputs: [Input(name: "x", kind: .array(shape: [3, 4, 5]))], outputs: [Output(name: "y", shape: [3, 4, 5])],
                           nodes: [Node("y", .defined(LayerNorm(normalizedShape: [5], epsilon: 1e-3)), input: "x")])
         try roundTrip(model, "layernorm_map")
+    }
+
+    /// Over the channels of a [C, H, W] map: eight specification-1 layers
+    /// (the ones Keras models were written with before), read back as the
+    /// one node; an epsilon of 0 is written as the least float.
+    func testOverTheChannelsOfAMapRoundTripsAsEightLayers() throws {
+        let input = Input(name: "x", kind: .array(shape: [3, 2, 2]))
+        let norm = LayerNorm.overChannels(3, epsilon: 1e-3, gamma: nil, beta: Weights([0.5, -1, 2]))
+        let model = Model(inputs: [input], outputs: [Output(name: "y", shape: [3, 2, 2])], nodes: [Node("y", .defined(norm), input: "x")])
+        let path = checkDirectory.appendingPathComponent("layernorm_channels.mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let read = try CoreMLReader.read(from: path)
+        XCTAssertEqual(read.specificationVersion, 1)
+        XCTAssertEqual(read.model, model)
+        let layers: [[String: Any]] = [
+            ["name": "y__mean", "type": "reduce", "inputs": ["x"]], ["name": "y__negated_mean", "type": "multiply"],
+            ["name": "y__centered", "type": "add", "inputs": ["x", "y__negated_mean"]],
+            ["name": "y__squared", "type": "multiply", "inputs": ["y__centered", "y__centered"]], ["name": "y__variance", "type": "reduce"],
+            ["name": "y__rsqrt", "type": "unary", "params": ["epsilon": 1e-3]],
+            ["name": "y__normalized", "type": "multiply", "inputs": ["y__centered", "y__rsqrt"]],
+            ["name": "y", "type": "scale", "inputs": ["y__normalized"], "params": ["scale.floatValue": [1, 1, 1], "bias.floatValue": [0.5, -1, 2]]],
+        ]
+        try JSONSerialization.data(withJSONObject: ["specificationVersion": 1, "layerCount": 8, "layers": layers] as [String: Any],
+                                   options: [.prettyPrinted, .sortedKeys])
+            .write(to: checkDirectory.appendingPathComponent("layernorm_channels.expect.json"))
+
+        let zero = Model(inputs: [input], outputs: model.outputs,
+                         nodes: [Node("y", .defined(LayerNorm.overChannels(3, epsilon: 0, gamma: nil, beta: nil)), input: "x")])
+        let zeroPath = try temporaryFolder().appendingPathComponent("zero.mlmodel").path
+        try CoreMLWriter.write(zero, to: zeroPath)
+        XCTAssertEqual(try CoreMLReader.read(from: zeroPath).model.nodes.map(\.operation),
+                       [.defined(LayerNorm.overChannels(3, epsilon: .leastNonzeroMagnitude, gamma: nil, beta: nil))])
+    }
+
+    /// The same layers wired otherwise (the centered value squared is read
+    /// by a later layer) are read back one node each.
+    func testLayersWiredOtherwiseAreReadOneByOne() throws {
+        let norm = LayerNorm.overChannels(3, epsilon: 1e-3, gamma: nil, beta: nil)
+        let names = LayerNorm.channelSuffixes.map { "y__" + $0 }
+        var nodes = norm.channelNodes(Node("y", .defined(norm), input: "x"), names)
+        nodes.append(Node(name: "z", operation: .add(constant: 0), inputs: ["y", "y__squared"], outputs: ["z"]))
+        let model = Model(inputs: [Input(name: "x", kind: .array(shape: [3, 2, 2]))], outputs: [Output(name: "z")], nodes: nodes)
+        let path = try temporaryFolder().appendingPathComponent("otherwise.mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        XCTAssertEqual(try CoreMLReader.read(from: path).model.nodes, nodes)
     }
 
     /// A normalized shape that is not the input's last axes, and a gamma
