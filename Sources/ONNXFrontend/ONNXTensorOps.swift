@@ -97,7 +97,8 @@ extension ONNXOpTable {
     }
 
     /// Over the last axis: (x - mean) / sqrt(variance + epsilon) * scale + bias,
-    /// one `LayerNorm` (scale and bias constants of the axis's size).
+    /// one `LayerNorm` (scale and bias constants of the axis's size, or one
+    /// value each).
     static func layerNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         guard x.isExact else { throw b.needsTensors("a layer normalization") }
@@ -109,10 +110,11 @@ extension ONNXOpTable {
         func affine(_ index: Int, _ what: String) throws -> Weights? {
             guard b.has(index) else { return nil }
             let constant = try b.constant(index, what)
-            guard constant.count == size, constant.shape.allSatisfy({ $0 == 1 || $0 == size }) else {
+            guard constant.count == size || constant.count == 1, constant.shape.allSatisfy({ $0 == 1 || $0 == size }) else {
                 throw b.node.fail("\(what) of shape \(constant.shape) does not hold one value per element of the last axis (\(size))")
             }
-            return constant.weights()
+            // One value broadcast along the axis.
+            return constant.count == size ? constant.weights() : Weights([Float](repeating: Float(constant.values[0]), count: size))
         }
         let norm = LayerNorm(normalizedShape: [size], epsilon: epsilon, gamma: try affine(1, "the scale"), beta: try affine(2, "the bias"))
         return b.single(.defined(norm), x)
