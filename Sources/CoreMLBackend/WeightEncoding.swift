@@ -37,13 +37,15 @@ extension SpecBuilder {
 
     /// The WeightParams of `weights`, the layer's field `what` (named in
     /// errors); `channels` says how a quantizable field splits into
-    /// channels (nil: Core ML keeps the field float).
-    func weights(_ weights: Weights, _ what: String = "weights", channels: ChannelLayout? = nil) -> UnsafeMutablePointer<MLWeights> {
+    /// channels (nil: Core ML keeps the field float); `float32Only` for a
+    /// field Core ML reads only as float32 values (layer normalization's).
+    func weights(_ weights: Weights, _ what: String = "weights", channels: ChannelLayout? = nil,
+                 float32Only: Bool = false) -> UnsafeMutablePointer<MLWeights> {
         retain(weights)
         let params: UnsafeMutablePointer<MLWeights> = new(core_ml__specification__weight_params__init)
         let count = weights.isLoaded ? weights.count : 0
         guard count > 0 else { return params }
-        switch storage(of: weights, quantizable: channels != nil) {
+        switch float32Only ? .float32 : storage(of: weights, quantizable: channels != nil) {
         case .float16:
             weightsVersion = max(weightsVersion, 2)
             params.pointee.float16value = ProtobufCBinaryData(len: 2 * count, data: halfPlaceholder(weights, what))

@@ -69,9 +69,9 @@ extension KerasLayerTable {
 
 /// Normalizations over the channels of each pixel (ConvNeXt).
 extension KerasLayerTable {
-    /// `(x - mean) / sqrt(var + epsilon) * gamma + beta` over the last axis,
-    /// as Core ML layers that exist since iOS 11: mean and variance are
-    /// averages over channels ([1, H, W], which add and multiply broadcast).
+    /// `(x - mean) / sqrt(var + epsilon) * gamma + beta` over the last
+    /// axis, the channels of the model's [C, H, W] map: one `LayerNorm`
+    /// (without gamma when `scale` is false, without beta when `center` is).
     static func layerNormalization(_ b: KerasBuilder) throws -> (nodes: [Node], rank: Int) {
         guard b.isLastAxis() else { throw b.fail("only normalization over the last axis is supported") }
         guard !(try b.bool("rms_scaling") ?? false) else { throw b.fail("rms_scaling is not supported") }
@@ -79,15 +79,9 @@ extension KerasLayerTable {
         guard epsilon >= 0 else { throw b.fail("epsilon \(epsilon) is negative") }
         let c = b.shape.channels
         let (gamma, beta, _) = try b.gammaAndBeta(channels: c)
-        let mean = b.node(.reduce(Reduce(mode: .average, axes: .c)), [b.input], suffix: "mean")
-        let negated = b.node(.multiply(constant: -1), mean.outputs, suffix: "negated_mean")
-        let centered = b.node(.add(constant: 0), [b.input, negated.outputs[0]], suffix: "centered")
-        let squared = b.node(.multiply(constant: 1), [centered.outputs[0], centered.outputs[0]], suffix: "squared")
-        let variance = b.node(.reduce(Reduce(mode: .average, axes: .c)), squared.outputs, suffix: "variance")
-        let inverse = b.node(.unary(Unary(kind: .rsqrt, epsilon: epsilon)), variance.outputs, suffix: "rsqrt")
-        let normalized = b.node(.multiply(constant: 1), [centered.outputs[0], inverse.outputs[0]], suffix: "normalized")
-        let affine = b.node(.scale(Scale(shape: [c], scale: gamma, biasShape: [c], bias: beta)), normalized.outputs)
-        return ([mean, negated, centered, squared, variance, inverse, normalized, affine], b.rank)
+        let (hasGamma, hasBeta) = (try b.bool("scale") ?? true, try b.bool("center") ?? true)
+        let norm = LayerNorm.overChannels(c, epsilon: epsilon, gamma: hasGamma ? gamma : nil, beta: hasBeta ? beta : nil)
+        return ([b.node(.defined(norm), [b.input])], b.rank)
     }
 
     /// ConvNeXt's LayerScale (keras.applications defines it, not Keras's

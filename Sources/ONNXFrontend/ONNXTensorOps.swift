@@ -96,34 +96,28 @@ extension ONNXOpTable {
         return b.single(.defined(SliceND(begin: ranges.map(\.start), end: ranges.map(\.end), strides: ranges.map(\.step))), x)
     }
 
-    /// Over the last axis: (x - mean) / sqrt(variance + epsilon) * scale + bias.
+    /// Over the last axis: (x - mean) / sqrt(variance + epsilon) * scale + bias,
+    /// one `LayerNorm` (scale and bias constants of the axis's size, or one
+    /// value each).
     static func layerNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         guard x.isExact else { throw b.needsTensors("a layer normalization") }
         let axis = b.node.int("axis") ?? -1
         guard axis == -1 || axis == x.rank - 1 else { throw b.node.fail("only normalization over the last axis is supported, not axis \(axis)") }
         let epsilon = b.node.float("epsilon") ?? 1e-5
-        let mean = b.emit(.defined(ReduceND(mode: .mean, axes: [-1])), [x.name], suffix: "mean")
-        let negated = b.emit(.multiply(constant: -1), mean.outputs, suffix: "negated_mean")
-        let centered = b.emit(.add(constant: 0), [x.name, negated.outputs[0]], suffix: "centered")
-        let squared = b.emit(.multiply(constant: 1), [centered.outputs[0], centered.outputs[0]], suffix: "squared")
-        let variance = b.emit(.defined(ReduceND(mode: .mean, axes: [-1])), squared.outputs, suffix: "variance")
-        let inverse = b.emit(.unary(Unary(kind: .rsqrt, epsilon: epsilon)), variance.outputs, suffix: "inverse_deviation")
-        let (hasScale, hasBias) = (b.has(1), b.has(2))
-        let normalized = b.emit(.multiply(constant: 1), [centered.outputs[0], inverse.outputs[0]], suffix: hasScale || hasBias ? "normalized" : nil)
-        var nodes = [mean, negated, centered, squared, variance, inverse, normalized]
-        var last = normalized.outputs[0]
-        if hasScale {
-            let (made, name) = try constantTensor(b, try b.constant(1, "the scale"), suffix: "scale")
-            let scaled = b.emit(.multiply(constant: 1), [last, name], suffix: hasBias ? "scaled" : nil)
-            nodes += made + [scaled]
-            last = scaled.outputs[0]
+        guard epsilon.isFinite, epsilon >= 0 else { throw b.node.fail("epsilon \(epsilon) must be finite and not negative") }
+        let size = x.dims[x.rank - 1]
+        func affine(_ index: Int, _ what: String) throws -> Weights? {
+            guard b.has(index) else { return nil }
+            let constant = try b.constant(index, what)
+            guard constant.count == size || constant.count == 1, constant.shape.allSatisfy({ $0 == 1 || $0 == size }) else {
+                throw b.node.fail("\(what) of shape \(constant.shape) does not hold one value per element of the last axis (\(size))")
+            }
+            // One value broadcast along the axis.
+            return constant.count == size ? constant.weights() : Weights([Float](repeating: Float(constant.values[0]), count: size))
         }
-        if hasBias {
-            let (made, name) = try constantTensor(b, try b.constant(2, "the bias"), suffix: "bias")
-            nodes += made + [b.emit(.add(constant: 0), [last, name])]
-        }
-        return (nodes, .tensor(name: b.name, rank: x.rank))
+        let norm = LayerNorm(normalizedShape: [size], epsilon: epsilon, gamma: try affine(1, "the scale"), beta: try affine(2, "the bias"))
+        return b.single(.defined(norm), x)
     }
 
     /// x times a constant [K, N] (with `bias`), or times another tensor.

@@ -3958,6 +3958,51 @@ void   core_ml__specification__reduce_log_sum_exp_layer_params__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__reduce_log_sum_exp_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__layer_normalization_layer_params__init
+                     (CoreML__Specification__LayerNormalizationLayerParams         *message)
+{
+  static const CoreML__Specification__LayerNormalizationLayerParams init_value = CORE_ML__SPECIFICATION__LAYER_NORMALIZATION_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__layer_normalization_layer_params__get_packed_size
+                     (const CoreML__Specification__LayerNormalizationLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__layer_normalization_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__layer_normalization_layer_params__pack
+                     (const CoreML__Specification__LayerNormalizationLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__layer_normalization_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__layer_normalization_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LayerNormalizationLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__layer_normalization_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LayerNormalizationLayerParams *
+       core_ml__specification__layer_normalization_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LayerNormalizationLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__layer_normalization_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__layer_normalization_layer_params__free_unpacked
+                     (CoreML__Specification__LayerNormalizationLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__layer_normalization_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   core_ml__specification__non_maximum_suppression__pick_top__init
                      (CoreML__Specification__NonMaximumSuppression__PickTop         *message)
 {
@@ -5670,7 +5715,7 @@ const ProtobufCMessageDescriptor core_ml__specification__look_up_table_quantizat
   (ProtobufCMessageInit) core_ml__specification__look_up_table_quantization_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[48] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[49] =
 {
   {
     "name",
@@ -6248,6 +6293,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "layerNormalization",
+    1350,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layernormalization),
+    &core_ml__specification__layer_normalization_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__neural_network_layer__field_indices_by_name[] = {
   5,   /* field[5] = activation */
@@ -6267,6 +6324,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   6,   /* field[6] = innerProduct */
   1,   /* field[1] = input */
   8,   /* field[8] = l2normalize */
+  48,   /* field[48] = layerNormalization */
   23,   /* field[23] = loadConstant */
   40,   /* field[40] = loadConstantND */
   10,   /* field[10] = lrn */
@@ -6299,7 +6357,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   14,   /* field[14] = unary */
   13,   /* field[13] = upsample */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[43 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[44 + 1] =
 {
   { 1, 0 },
   { 100, 3 },
@@ -6344,7 +6402,8 @@ static const ProtobufCIntRange core_ml__specification__neural_network_layer__num
   { 1275, 45 },
   { 1280, 46 },
   { 1295, 47 },
-  { 0, 48 }
+  { 1350, 48 },
+  { 0, 49 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__descriptor =
 {
@@ -6354,10 +6413,10 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__d
   "CoreML__Specification__NeuralNetworkLayer",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetworkLayer),
-  48,
+  49,
   core_ml__specification__neural_network_layer__field_descriptors,
   core_ml__specification__neural_network_layer__field_indices_by_name,
-  43,  core_ml__specification__neural_network_layer__number_ranges,
+  44,  core_ml__specification__neural_network_layer__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network_layer__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -10256,6 +10315,83 @@ const ProtobufCMessageDescriptor core_ml__specification__reduce_log_sum_exp_laye
   core_ml__specification__reduce_log_sum_exp_layer_params__field_indices_by_name,
   1,  core_ml__specification__reduce_log_sum_exp_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__reduce_log_sum_exp_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__layer_normalization_layer_params__field_descriptors[4] =
+{
+  {
+    "normalizedShape",
+    1,
+    PROTOBUF_C_LABEL_REPEATED,
+    PROTOBUF_C_TYPE_INT64,
+    offsetof(CoreML__Specification__LayerNormalizationLayerParams, n_normalizedshape),
+    offsetof(CoreML__Specification__LayerNormalizationLayerParams, normalizedshape),
+    NULL,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_PACKED,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "eps",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__LayerNormalizationLayerParams, eps),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "gamma",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__LayerNormalizationLayerParams, gamma),
+    &core_ml__specification__weight_params__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "beta",
+    4,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__LayerNormalizationLayerParams, beta),
+    &core_ml__specification__weight_params__descriptor,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__layer_normalization_layer_params__field_indices_by_name[] = {
+  3,   /* field[3] = beta */
+  1,   /* field[1] = eps */
+  2,   /* field[2] = gamma */
+  0,   /* field[0] = normalizedShape */
+};
+static const ProtobufCIntRange core_ml__specification__layer_normalization_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 4 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__layer_normalization_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LayerNormalizationLayerParams",
+  "LayerNormalizationLayerParams",
+  "CoreML__Specification__LayerNormalizationLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LayerNormalizationLayerParams),
+  4,
+  core_ml__specification__layer_normalization_layer_params__field_descriptors,
+  core_ml__specification__layer_normalization_layer_params__field_indices_by_name,
+  1,  core_ml__specification__layer_normalization_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__layer_normalization_layer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor core_ml__specification__non_maximum_suppression__pick_top__field_descriptors[1] =

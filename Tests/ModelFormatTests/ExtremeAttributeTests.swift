@@ -54,6 +54,7 @@ final class ExtremeAttributeTests: XCTestCase {
         ("flatten", 0, { _, _ in .flatten(.channelLast) }),
         ("reduce", 0, { _, f in .reduce(Reduce(mode: .logSum, axes: .hw, epsilon: f)) }),
         ("log softmax", 1, { v, _ in .defined(LogSoftmax(axis: v[0])) }),
+        ("layer norm", 2, { v, f in .defined(LayerNorm(normalizedShape: [v[0], v[1]], epsilon: f, gamma: Weights([f]), beta: Weights([f]))) }),
     ]
 
     static let inputShapes: [[TensorShape]] = [

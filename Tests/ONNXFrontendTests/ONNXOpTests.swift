@@ -52,6 +52,25 @@ final class ONNXOpTests: XCTestCase {
         }
     }
 
+    /// LayerNormalization, one LayerNorm node written as Core ML's
+    /// layerNormalization layer: with scale and bias, and with one scale
+    /// value broadcast (written as one per element) and no bias (zeros).
+    func testLayerNormalizationIsOneLayer() throws {
+        for name in ["layernorm_opset17", "layernorm_one_scale_opset17"] {
+            let model = try check(name)
+            XCTAssertEqual(model.nodes.map(\.operation.kindName), ["layerNorm"], name)
+        }
+        // For scripts/check_mlmodels.py: the layer as coremltools decodes it.
+        let expectation: [String: Any] = [
+            "specificationVersion": 4, "layerCount": 1,
+            "layers": [["name": "y", "type": "layerNormalization", "inputs": ["x"], "outputs": ["y"],
+                        "params": ["normalizedShape": [8], "eps": 1e-5, "gamma.floatValue": [Float](repeating: 2, count: 8),
+                                   "beta.floatValue": [Float](repeating: 0, count: 8)]]],
+        ]
+        try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
+            .write(to: checkDirectory.appendingPathComponent("onnx_op_layernorm_one_scale_opset17.expect.json"))
+    }
+
     /// Before opset 13 LogSoftmax normalizes the input flattened from the
     /// axis: along axis 1 of [1, 4, 5] that is 20 values together, refused.
     func testLogSoftmaxFlattenedBeforeOpset13IsRefused() throws {

@@ -1,4 +1,5 @@
 import CoreMLBackend
+import ModelFormat
 import XCTest
 
 /// One test per fixture in Tests/Fixtures/runtime (see its README for the
@@ -79,6 +80,17 @@ final class LayerParityTests: XCTestCase {
     func testReduceMax() throws { try checkParity("reduce_max") }
     func testRankNAttention() throws { try checkParity("rank_n_attention") }
     func testRankNLayout() throws { try checkParity("rank_n_layout") }
+    /// coremltools' layerNormalization layers read back as LayerNorm nodes
+    /// (gamma ones and beta zeros as absent); the kernel computes numpy's values.
+    func testRankNLayerNorm() throws {
+        try checkParity("rank_n_layer_norm") { model in
+            let norms = model.nodes.compactMap { $0.operation.definition as? LayerNorm }
+            XCTAssertEqual(norms.map(\.normalizedShape), [[3, 4], [4]])
+            XCTAssertEqual(norms.map(\.epsilon), [1e-5, 0.5])
+            XCTAssertEqual(norms.map { [$0.gamma != nil, $0.beta != nil] }, [[true, true], [false, false]])
+            return model
+        }
+    }
     func testReduceMin() throws { try checkParity("reduce_min") }
     func testReduceProd() throws { try checkParity("reduce_prod") }
     func testReduceSum() throws { try checkParity("reduce_sum") }

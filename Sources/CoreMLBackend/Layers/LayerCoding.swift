@@ -34,16 +34,21 @@ extension LayerCoding {
 /// An operation Core ML has no one layer for (a composite, DESIGN 17),
 /// written as consecutive layers, the last keeping the node's name and
 /// outputs; the reader, at a layer of one of `layerCases` (the first one
-/// written), hands `node(of:)` the layers from there. `encode` and
-/// `decode` are not called.
+/// written), hands `node(of:)` the layers from there. A case another
+/// coding reads first (listed earlier in `layerCodings`) reaches the
+/// composite too, which tells by the layers whether they are its own
+/// (else nil: the layer is read as that coding's). `encode` and `decode`
+/// are not called.
 protocol CompositeLayerCoding: LayerCoding {
     /// The layers of `node`, the ones before the last named by `SpecBuilder.names`.
     func layers(of node: Node, _ builder: SpecBuilder) -> [UnsafeMutablePointer<MLLayer>]
     /// The node that `layers` (from a layer of `layerCases` on) were
-    /// written for, and how many of them it takes.
+    /// written for, and how many of them it takes; nil when the first
+    /// layer's case is another coding's and the layers are not this
+    /// operation's.
     /// - Throws: `CoreMLFormatError` when they are not the layers the
     ///   operation writes, wired as it wires them.
-    static func node(of layers: ArraySlice<UnsafeMutablePointer<MLLayer>>, _ reader: SpecReader) throws -> (node: Node, count: Int)
+    static func node(of layers: ArraySlice<UnsafeMutablePointer<MLLayer>>, _ reader: SpecReader) throws -> (node: Node, count: Int)?
 }
 
 extension CompositeLayerCoding {
@@ -62,7 +67,7 @@ let layerCodings: [any LayerCoding.Type] = [
     LRN.self, ChannelSoftmax.self, Concat.self, Elementwise.self, Unary.self, L2Normalize.self, Flatten.self,
     Reshape.self, Permute.self, Padding.self, Crop.self, Slice.self, Split.self, Reduce.self, Upsample.self,
     ConstantTensor.self, ConstantND.self, MatMul.self, SoftmaxND.self, Transpose.self, GELU.self, ReshapeND.self, ConcatND.self,
-    SliceND.self, ReduceND.self, LogSoftmax.self,
+    SliceND.self, ReduceND.self, LogSoftmax.self, LayerNorm.self,
 ]
 
 /// How a network's array features map to Core ML's tensors.
@@ -132,11 +137,11 @@ extension SpecReader {
         while index < layers.count {
             guard let layer = layers[index] else { throw fail("a layer is empty", at: nil) }
             let (node, count) = try pointingAt(layer) { () throws -> (Node, Int) in
-                guard let composite = Self.codings[layer.pointee.layer_case.rawValue] as? any CompositeLayerCoding.Type else {
-                    return (try self.node(layer), 1)
-                }
                 let following = layers[index...].prefix { $0 != nil }.map { $0! }
-                return try composite.node(of: following[...], self)
+                for composite in Self.composites[layer.pointee.layer_case.rawValue] ?? [] {
+                    if let found = try composite.node(of: following[...], self) { return found }
+                }
+                return (try self.node(layer), 1)
             }
             nodes.append(node)
             index += count
@@ -155,7 +160,8 @@ extension SpecReader {
         }
     }
 
-    private func node(_ layer: UnsafeMutablePointer<MLLayer>) throws -> Node {
+    /// The node of one layer, read by the coding of its case.
+    func node(_ layer: UnsafeMutablePointer<MLLayer>) throws -> Node {
         let name = CArrays.string(layer.pointee.name)
         guard !name.isEmpty else { throw fail("a layer has no name", at: layer) }
         let inputs = CArrays.strings(layer.pointee.input, layer.pointee.n_input)
@@ -170,4 +176,9 @@ extension SpecReader {
     /// `layerCodings` by the layer cases they read.
     static let codings: [UInt32: any LayerCoding.Type] = Dictionary(
         layerCodings.flatMap { coding in coding.layerCases.map { ($0.rawValue, coding) } }, uniquingKeysWith: { first, _ in first })
+
+    /// The composites among `layerCodings` by the cases of their first layers.
+    static let composites: [UInt32: [any CompositeLayerCoding.Type]] = Dictionary(
+        layerCodings.compactMap { $0 as? any CompositeLayerCoding.Type }.flatMap { coding in coding.layerCases.map { ($0.rawValue, [coding]) } },
+        uniquingKeysWith: +)
 }

@@ -31,7 +31,7 @@ extension LogSoftmax: CompositeLayerCoding {
         return [reduce, subtract]
     }
 
-    static func node(of layers: ArraySlice<UnsafeMutablePointer<MLLayer>>, _ reader: SpecReader) throws -> (node: Node, count: Int) {
+    static func node(of layers: ArraySlice<UnsafeMutablePointer<MLLayer>>, _ reader: SpecReader) throws -> (node: Node, count: Int)? {
         let reduce = layers[layers.startIndex].pointee
         let name = CArrays.string(reduce.name)
         let x = CArrays.strings(reduce.input, reduce.n_input), sum = CArrays.strings(reduce.output, reduce.n_output)

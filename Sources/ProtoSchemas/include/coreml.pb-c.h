@@ -108,6 +108,7 @@ typedef struct CoreML__Specification__ReduceSumLayerParams CoreML__Specification
 typedef struct CoreML__Specification__ReduceProdLayerParams CoreML__Specification__ReduceProdLayerParams;
 typedef struct CoreML__Specification__ReduceMeanLayerParams CoreML__Specification__ReduceMeanLayerParams;
 typedef struct CoreML__Specification__ReduceLogSumExpLayerParams CoreML__Specification__ReduceLogSumExpLayerParams;
+typedef struct CoreML__Specification__LayerNormalizationLayerParams CoreML__Specification__LayerNormalizationLayerParams;
 typedef struct CoreML__Specification__NonMaximumSuppression CoreML__Specification__NonMaximumSuppression;
 typedef struct CoreML__Specification__NonMaximumSuppression__PickTop CoreML__Specification__NonMaximumSuppression__PickTop;
 
@@ -699,7 +700,8 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_SUM = 1270,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_PROD = 1275,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MEAN = 1280,
-  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_LOG_SUM_EXP = 1295
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_LOG_SUM_EXP = 1295,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LAYER_NORMALIZATION = 1350
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER__CASE)
 } CoreML__Specification__NeuralNetworkLayer__LayerCase;
 
@@ -758,6 +760,7 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__ReduceProdLayerParams *reduceprod;
     CoreML__Specification__ReduceMeanLayerParams *reducemean;
     CoreML__Specification__ReduceLogSumExpLayerParams *reducelogsumexp;
+    CoreML__Specification__LayerNormalizationLayerParams *layernormalization;
   };
 };
 #define CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__INIT \
@@ -1629,6 +1632,25 @@ struct  CoreML__Specification__ReduceLogSumExpLayerParams
 #define CORE_ML__SPECIFICATION__REDUCE_LOG_SUM_EXP_LAYER_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__reduce_log_sum_exp_layer_params__descriptor) \
     , 0,NULL, 0, 0 }
+
+
+/*
+ * Normalizes over the last len(normalizedShape) axes:
+ * y = (x - mean) / sqrt(variance + eps) * gamma + beta; gamma and beta
+ * (required) hold prod(normalizedShape) values each, unquantized.
+ */
+struct  CoreML__Specification__LayerNormalizationLayerParams
+{
+  ProtobufCMessage base;
+  size_t n_normalizedshape;
+  int64_t *normalizedshape;
+  float eps;
+  CoreML__Specification__WeightParams *gamma;
+  CoreML__Specification__WeightParams *beta;
+};
+#define CORE_ML__SPECIFICATION__LAYER_NORMALIZATION_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__layer_normalization_layer_params__descriptor) \
+    , 0,NULL, 0, NULL, NULL }
 
 
 struct  CoreML__Specification__NonMaximumSuppression__PickTop
@@ -3356,6 +3378,25 @@ CoreML__Specification__ReduceLogSumExpLayerParams *
 void   core_ml__specification__reduce_log_sum_exp_layer_params__free_unpacked
                      (CoreML__Specification__ReduceLogSumExpLayerParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__LayerNormalizationLayerParams methods */
+void   core_ml__specification__layer_normalization_layer_params__init
+                     (CoreML__Specification__LayerNormalizationLayerParams         *message);
+size_t core_ml__specification__layer_normalization_layer_params__get_packed_size
+                     (const CoreML__Specification__LayerNormalizationLayerParams   *message);
+size_t core_ml__specification__layer_normalization_layer_params__pack
+                     (const CoreML__Specification__LayerNormalizationLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__layer_normalization_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LayerNormalizationLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LayerNormalizationLayerParams *
+       core_ml__specification__layer_normalization_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__layer_normalization_layer_params__free_unpacked
+                     (CoreML__Specification__LayerNormalizationLayerParams *message,
+                      ProtobufCAllocator *allocator);
 /* CoreML__Specification__NonMaximumSuppression__PickTop methods */
 void   core_ml__specification__non_maximum_suppression__pick_top__init
                      (CoreML__Specification__NonMaximumSuppression__PickTop         *message);
@@ -3659,6 +3700,9 @@ typedef void (*CoreML__Specification__ReduceMeanLayerParams_Closure)
 typedef void (*CoreML__Specification__ReduceLogSumExpLayerParams_Closure)
                  (const CoreML__Specification__ReduceLogSumExpLayerParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__LayerNormalizationLayerParams_Closure)
+                 (const CoreML__Specification__LayerNormalizationLayerParams *message,
+                  void *closure_data);
 typedef void (*CoreML__Specification__NonMaximumSuppression__PickTop_Closure)
                  (const CoreML__Specification__NonMaximumSuppression__PickTop *message,
                   void *closure_data);
@@ -3779,6 +3823,7 @@ extern const ProtobufCMessageDescriptor core_ml__specification__reduce_sum_layer
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_prod_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_mean_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__reduce_log_sum_exp_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__layer_normalization_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__non_maximum_suppression__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__non_maximum_suppression__pick_top__descriptor;
 
