@@ -269,16 +269,18 @@ enum ONNXFolding {
             axes = try list(3, "the axes") ?? Array(starts.indices)
             steps = try list(4, "the steps") ?? [Int](repeating: 1, count: starts.count)
         }
-        guard starts.count == ends.count, axes.count == starts.count, steps.count == starts.count, !steps.contains(0) else {
+        guard starts.count == ends.count, axes.count == starts.count, steps.count == starts.count else {
             throw node.fail("starts, ends, axes and steps do not match")
         }
+        guard !steps.contains(0) else { throw node.fail("steps \(steps) hold a step of 0") }
         var ranges = shape.map { (start: 0, end: $0, step: 1) }
         for (i, rawAxis) in axes.enumerated() {
             let axis = rawAxis < 0 ? rawAxis + shape.count : rawAxis
             guard axis >= 0, axis < shape.count else { throw node.fail("axis \(rawAxis) is out of range") }
             let size = shape[axis], step = steps[i]
             func clamp(_ value: Int, _ low: Int, _ high: Int) -> Int { min(max(value < 0 ? value + size : value, low), high) }
-            ranges[axis] = step > 0 ? (clamp(starts[i], 0, size), clamp(ends[i], 0, size), step)
+            // A step past the axis's size takes one value, as a step of the size does (2^63-1 stays a valid stride).
+            ranges[axis] = step > 0 ? (clamp(starts[i], 0, size), clamp(ends[i], 0, size), min(step, max(size, 1)))
                 : (clamp(starts[i], -1, size - 1), clamp(ends[i], -1, size - 1), step)
         }
         return ranges
