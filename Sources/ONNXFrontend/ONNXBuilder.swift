@@ -72,6 +72,11 @@ struct ONNXBuilder {
         return value
     }
 
+    /// Each input's constant, nil for a tensor or an input left out.
+    var constants: [ONNXConstant?] {
+        inputs.map { value in if case .constant(let c)? = value { c } else { nil } }
+    }
+
     func isConstant(_ index: Int) -> Bool {
         if index < inputs.count, case .constant? = inputs[index] { return true }
         return false

@@ -293,9 +293,9 @@ struct ONNXWalk {
             values[output] = .constant(ONNXConstant(vector: ONNXFolding.shapeSlice(ONNXTensor.dims(of: s, rank: rank), node)))
             return
         }
-        let constants = arguments.map { value -> ONNXConstant? in if case .constant(let c)? = value { c } else { nil } }
+        let builder = ONNXBuilder(node: node, inputs: arguments, shapes: shapes, opset: graph.opset)
         let allConstant = arguments.allSatisfy { value in if case .tensor? = value { false } else { true } }
-        if allConstant, ONNXFolding.foldable.contains(node.op), let folded = try ONNXFolding.evaluate(node, constants, graph: graph) {
+        if allConstant, ONNXFolding.foldable.contains(node.op), let folded = try ONNXFolding.evaluate(node, builder.constants, graph: graph) {
             made += folded.count
             guard made <= 1 << 25 else { throw node.fail("the constants folded so far hold \(made) values, too many") }
             values[output] = .constant(folded)
@@ -304,7 +304,7 @@ struct ONNXWalk {
         guard let mapping else {
             throw node.fail("is supported only on constants, and an input is computed from the model's input")
         }
-        let (emitted, value) = try mapping(ONNXBuilder(node: node, inputs: arguments, shapes: shapes, opset: graph.opset))
+        let (emitted, value) = try mapping(builder)
         try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
         values[output] = value
     }

@@ -205,19 +205,12 @@ enum ONNXOpTable {
             guard !axes.contains(0) else { throw b.needsTensors("axes \(listed ?? axes.sorted()), a squeeze of the batch axis,") }
         } else {
             guard let listed else { throw b.node.fail("has no axes") }
-            if x.isExact {  // no batch to keep
-                target = dims
-                for axis in listed.map({ $0 < 0 ? $0 + dims.count + listed.count : $0 }).sorted() {
-                    guard axis >= 0, axis <= target.count else { throw b.node.fail("axis \(axis) is out of range") }
-                    target.insert(1, at: axis)
-                }
-                return try reshapeExactly(b, x, target)
-            }
             target = dims
             for axis in listed.map({ $0 < 0 ? $0 + dims.count + listed.count : $0 }).sorted() {
                 guard axis >= 0, axis <= target.count else { throw b.node.fail("axis \(axis) is out of range") }
                 target.insert(1, at: axis)
             }
+            if x.isExact { return try reshapeExactly(b, x, target) }  // no batch to keep
         }
         guard [2, 4].contains(target.count) else { throw b.needsTensors("axes \(listed ?? []), a reshape to \(target),") }
         return try toShape(b, x, target)

@@ -86,8 +86,7 @@ extension ONNXOpTable {
     static func slice(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         guard x.isExact else { throw b.needsTensors("a slice") }
-        let constants = b.inputs.map { value -> ONNXConstant? in if case .constant(let c)? = value { c } else { nil } }
-        let ranges = try ONNXFolding.sliceRanges(b.node, constants, shape: x.dims, opset: b.opset)
+        let ranges = try ONNXFolding.sliceRanges(b.node, b.constants, shape: x.dims, opset: b.opset)
         guard ranges.allSatisfy({ $0.step > 0 }) else { throw b.node.fail("steps \(ranges.map(\.step)) run backwards, which is not supported") }
         guard ranges.allSatisfy({ $0.start < $0.end }) else { throw b.node.fail("slices no values of \(x.dims)") }
         if ranges.map(\.start).allSatisfy({ $0 == 0 }), ranges.map(\.end) == x.dims, ranges.allSatisfy({ $0.step == 1 }) {
