@@ -5,7 +5,7 @@ import ModelFormat
 ///
 /// | version | iOS / macOS / tvOS / watchOS | what needs it here |
 /// |---|---|---|
-/// | 1 | 11 / 10.13 / 11 / 4 | every layer this toolkit writes, clip lowered |
+/// | 1 | 11 / 10.13 / 11 / 4 | every layer this toolkit writes, clip lowered (`LayerCoding.lowered`) |
 /// | 4 | 13 / 10.15 / 13 / 6 | the clip layer, written as one layer; the rank-N layers (`LayerCoding`); tensor inputs |
 ///
 /// A network holding a layer added in version 4 runs on Core ML's
@@ -18,18 +18,15 @@ import ModelFormat
 /// shaped (`ArrayMapping.exact`).
 public enum SpecificationVersion {
     /// The version `model` is written at, given the lowest the caller
-    /// accepts: clip stays a clip layer only at version 4 and above; the
-    /// rank-N layers and tensor inputs need version 4.
+    /// accepts: a layer with a lowering (clip) stays itself only at its
+    /// own version and above; the rank-N layers and tensor inputs need version 4.
     public static func chosen(for model: Model, minimum: Int32 = 1) -> Int32 {
         max(minimum, requiredVersion(model))
     }
 
-    /// The lowest version that can hold `model` at all (clip can be lowered).
+    /// The lowest version that can hold `model` at all (some layers can be lowered).
     static func requiredVersion(_ model: Model) -> Int32 {
-        let layers = model.nodes.compactMap { node -> Int32? in
-            if case .activation(.clip) = node.operation { return nil }
-            return (node.operation.definition as? any LayerCoding)?.specificationVersion
-        }
+        let layers = model.nodes.compactMap { ($0.operation.definition as? any LayerCoding)?.lowestSpecificationVersion }
         // A detector is a pipeline with non-maximum suppression: specification 3.
         return (layers + (model.hasTensorInputs ? [4] : []) + (model.detector != nil ? [3] : [])).max() ?? 1
     }
@@ -39,8 +36,7 @@ public enum SpecificationVersion {
     /// validator requires EXACT_ARRAY_MAPPING: upsampling's version-5
     /// modes count too).
     static func isVersion4Layer(_ operation: Op, at version: Int32) -> Bool {
-        if case .activation(.clip) = operation { return version >= 4 }
-        return ((operation.definition as? any LayerCoding)?.specificationVersion ?? 1) >= 4
+        ((operation.definition as? any LayerCoding)?.writtenVersion(at: version) ?? 1) >= 4
     }
 
     /// The layers of `model` that need a specification version above 1 as
@@ -59,11 +55,9 @@ public enum SpecificationVersion {
             } else if version >= 2, precisions.contains(.float16) {
                 needs.append((node.name, "float16 weights", 2))
             }
-            if isVersion4Layer(node.operation, at: version) {
-                let type = if case .activation(.clip) = node.operation { "clip" } else { node.operation.kindName }
+            if isVersion4Layer(node.operation, at: version), let coding = node.operation.definition as? any LayerCoding {
                 // The version the layer as written needs (5 for upsampling's newer grids).
-                let needed = (node.operation.definition as? any LayerCoding)?.specificationVersion ?? 4
-                needs.append((node.name, type, Swift.max(needed, 4)))
+                needs.append((node.name, coding.layerTypeName, Swift.max(coding.writtenVersion(at: version), 4)))
             }
             return needs
         }
@@ -120,46 +114,20 @@ public enum SpecificationVersion {
     }
 
     /// `model` with every layer that `version` cannot hold written with
-    /// older layers: below version 4, `clip(min, max)` becomes
-    ///
-    ///     x -> max(x, min)   (relu when min is 0, unary threshold otherwise)
-    ///       -> linear(-1)    (-y)
-    ///       -> max(., -max)  (unary threshold: -min(y, max))
-    ///       -> linear(-1)    (min(y, max))
-    ///
-    /// as coremltools' iOS 11 converters wrote ReLU6. The last layer keeps
-    /// the clip's name and output tensor; the others are named
-    /// `<name>__lower_max`, `__neg`, `__min`, made unique if taken. An
-    /// infinite bound drops its half.
+    /// older layers (`LayerCoding.lowered`: clip below version 4); the
+    /// last layer of each keeps the node's name and output tensor.
     /// Real zeros Core ML would read as unset are rewritten at every version (`loweredUnsetZeros`).
     public static func lowered(_ model: Model, for version: Int32) -> Model {
         let model = loweredUnsetZeros(model)
-        guard version < 4, model.nodes.contains(where: { if case .activation(.clip) = $0.operation { true } else { false } }) else {
-            return model
+        func needsLowering(_ node: Node) -> Bool {
+            (node.operation.definition as? any LayerCoding).map { version < $0.specificationVersion } ?? false
         }
+        guard model.nodes.contains(where: needsLowering) else { return model }
         var names = FreshNames(model)
         var result = model
         result.nodes = model.nodes.flatMap { node -> [Node] in
-            guard case .activation(.clip(let low, let high)) = node.operation, let input = node.inputs.first,
-                  let output = node.outputs.first else { return [node] }
-            var steps: [Op] = []
-            if low > -.infinity { steps.append(low == 0 ? .activation(.relu) : .unary(Unary(kind: .threshold, alpha: low))) }
-            if high < .infinity {
-                steps += [.activation(.linear(alpha: -1, beta: 0)), .unary(Unary(kind: .threshold, alpha: -high)),
-                          .activation(.linear(alpha: -1, beta: 0))]
-            }
-            // Both bounds infinite: the identity, as a linear layer.
-            if steps.isEmpty { steps = [.activation(.linear(alpha: 1, beta: 0))] }
-            let suffixes = steps.count == 4 ? ["__lower_max", "__neg", "__min"] : steps.count == 3 ? ["__neg", "__min"] : []
-            var nodes: [Node] = []
-            var source = input
-            for (index, step) in steps.enumerated() {
-                let isLast = index == steps.count - 1
-                let name = isLast ? node.name : names.make(node.name + suffixes[index])
-                nodes.append(Node(name: name, operation: step, inputs: [source], outputs: [isLast ? output : name]))
-                source = name
-            }
-            return nodes
+            guard needsLowering(node), let coding = node.operation.definition as? any LayerCoding else { return [node] }
+            return coding.lowered(node, at: version, names: &names)
         }
         return result
     }

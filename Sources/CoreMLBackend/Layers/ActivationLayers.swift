@@ -7,8 +7,43 @@ extension Activation: LayerCoding {
     static var layerCases: [LayerCase] {
         [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ACTIVATION, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CLIP]
     }
-    /// Clip is a version-4 layer (written lower as four older ones, `SpecificationVersion.lowered`).
+    /// Clip is a version-4 layer, written lower as older ones (`lowered`).
     var specificationVersion: Int32 { if case .clip = self { 4 } else { 1 } }
+    var lowestSpecificationVersion: Int32 { 1 }
+    var layerTypeName: String { if case .clip = self { "clip" } else { kindName } }
+
+    /// Below version 4, `clip(min, max)` as
+    ///
+    ///     x -> max(x, min)   (relu when min is 0, unary threshold otherwise)
+    ///       -> linear(-1)    (-y)
+    ///       -> max(., -max)  (unary threshold: -min(y, max))
+    ///       -> linear(-1)    (min(y, max))
+    ///
+    /// as coremltools' iOS 11 converters wrote ReLU6. The steps before the
+    /// last are named `<name>__lower_max`, `__neg`, `__min`, made unique if
+    /// taken. An infinite bound drops its half; both, the identity (a linear layer).
+    func lowered(_ node: Node, at version: Int32, names: inout FreshNames) -> [Node] {
+        guard case .clip(let low, let high) = self, let input = node.inputs.first, let output = node.outputs.first else {
+            return [node]
+        }
+        var steps: [Op] = []
+        if low > -.infinity { steps.append(low == 0 ? .activation(.relu) : .unary(Unary(kind: .threshold, alpha: low))) }
+        if high < .infinity {
+            steps += [.activation(.linear(alpha: -1, beta: 0)), .unary(Unary(kind: .threshold, alpha: -high)),
+                      .activation(.linear(alpha: -1, beta: 0))]
+        }
+        if steps.isEmpty { steps = [.activation(.linear(alpha: 1, beta: 0))] }
+        let suffixes = steps.count == 4 ? ["__lower_max", "__neg", "__min"] : steps.count == 3 ? ["__neg", "__min"] : []
+        var nodes: [Node] = []
+        var source = input
+        for (index, step) in steps.enumerated() {
+            let isLast = index == steps.count - 1
+            let name = isLast ? node.name : names.make(node.name + suffixes[index])
+            nodes.append(Node(name: name, operation: step, inputs: [source], outputs: [isLast ? output : name]))
+            source = name
+        }
+        return nodes
+    }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         if case .clip(let low, let high) = self {

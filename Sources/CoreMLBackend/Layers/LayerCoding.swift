@@ -13,6 +13,18 @@ protocol LayerCoding: OpDefinition {
     /// The specification version that added the layer as written (1
     /// unless said; 4 for iOS 13's rank-N layers).
     var specificationVersion: Int32 { get }
+    /// The lowest version the operation can be written at: below
+    /// `specificationVersion`, `lowered(_:at:names:)` gives older layers
+    /// (clip); by default `specificationVersion`.
+    var lowestSpecificationVersion: Int32 { get }
+    /// The Core ML layer type as messages name it (the `layer` case): by
+    /// default the operation's `kindName`.
+    var layerTypeName: String { get }
+    /// `node` written with the layers `version` holds, when it is below
+    /// `specificationVersion` and at least `lowestSpecificationVersion`;
+    /// the last node keeps `node`'s name and outputs, the others take
+    /// names from `names`.
+    func lowered(_ node: Node, at version: Int32, names: inout FreshNames) -> [Node]
     /// Whether the layer computes the same on a [C, H, W] map written with
     /// a batch axis ([1, C, H, W]): it only maps values one to one, or works
     /// along an axis counted from the end.
@@ -28,7 +40,19 @@ typealias LayerCase = CoreML__Specification__NeuralNetworkLayer__LayerCase
 
 extension LayerCoding {
     var specificationVersion: Int32 { 1 }
+    var lowestSpecificationVersion: Int32 { specificationVersion }
+    var layerTypeName: String { kindName }
     var keepsShape: Bool { false }
+
+    func lowered(_ node: Node, at version: Int32, names: inout FreshNames) -> [Node] {
+        preconditionFailure("\(kindName) has no lowering below specification \(specificationVersion)")
+    }
+
+    /// The version of the layers written for this operation at `version`:
+    /// its own, or its lowering's below it.
+    func writtenVersion(at version: Int32) -> Int32 {
+        version >= specificationVersion ? specificationVersion : lowestSpecificationVersion
+    }
 }
 
 /// An operation Core ML has no one layer for (a composite, DESIGN 17),
