@@ -24,7 +24,7 @@ work = sys.argv[1]
 x = np.load(f"{work}/input.npy")
 cv2.imwrite(f"{work}/input.png", cv2.cvtColor(x.astype(np.uint8), cv2.COLOR_RGB2BGR))
 PY
-common=(--input input:0=1,299,299,3 --image-input input:0 --red-bias -1 --green-bias -1 --blue-bias -1 --image-scale 0.00784313725490196)
+common=(--input-shape input:0=1,299,299,3 --image-input input:0 --red-bias -1 --green-bias -1 --blue-bias -1 --image-scale 0.00784313725490196)
 mkdir -p "$work/check"
 .build/release/coreml-convert tensorflow "$work/inception_resnet_v2.pb" "${common[@]}" --output-feature-name Identity:0 \
   --class-labels "$work/imagenet_slim_labels.txt" -o "$work/check/InceptionResNetV2.mlmodel" >/dev/null

@@ -21,7 +21,7 @@ mkdir -p "$work/check"
 cd "$root"
 swift build -c release >/dev/null
 [ -f "$work/slim_inception_resnet_v2.pb" ] || "$python" scripts/verify/make_slim_inception_resnet_v2.py "$work"
-common=(--input input:0=1,299,299,3 --image-input input:0 --red-bias -1 --green-bias -1 --blue-bias -1 --image-scale 0.00784313725490196)
+common=(--input-shape input:0=1,299,299,3 --image-input input:0 --red-bias -1 --green-bias -1 --blue-bias -1 --image-scale 0.00784313725490196)
 .build/release/coreml-convert tensorflow "$work/slim_inception_resnet_v2.pb" "${common[@]}" \
   --output-feature-name InceptionResnetV2/Logits/Predictions:0 --class-labels "$work/labels.txt" -o "$work/check/InceptionResnetV2.mlmodel"
 cat > "$work/check/InceptionResnetV2.expect.json" <<'JSON'
