@@ -55,7 +55,7 @@ public final class ProgressLine: WorkProgressListener, @unchecked Sendable {
         clearsLineOnInterrupt()
         // COREML_PROGRESS_DELAY: seconds before a task's line appears (0: at once), for slow terminals and the tests.
         let delay = environment["COREML_PROGRESS_DELAY"].flatMap(Double.init).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-        return ProgressLine(delay: delay ?? defaultDelay, width: columns) { text in FileHandle.standardError.write(Data(text.utf8)) }
+        return ProgressLine(delay: delay ?? defaultDelay, width: columns) { text in StandardStreams.printError(text) }
     }
 
     public func progress(_ name: String, done: Int, total: Int, unit: String) {

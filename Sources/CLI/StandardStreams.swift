@@ -23,6 +23,16 @@ public enum StandardStreams {
         }
     }
 
+    /// Writes `text` on stderr now, as is (a warning, a note, a progress
+    /// line). A stderr that cannot take it (/dev/full, closed) loses the
+    /// text and nothing else: Foundation's `FileHandle.standardError.write`
+    /// stops the program there (SIGILL).
+    public static func printError(_ text: String) {
+        fputs(text, stderr)
+        fflush(stderr)
+        clearerr(stderr)
+    }
+
     /// Prints `output` on stdout after whatever the program printed there,
     /// flushes it, prints `errors` on stderr, and returns `status`; or 1,
     /// with one `error: cannot write to stdout` line in place of `errors`,

@@ -109,7 +109,7 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
     // What keeps the written model from an app's use as it is (after the summary: the last lines a user sees).
     if output.warnsIfNotAppReady && output.report != .quiet {
         for warning in AppReadiness.warnings(for: model) {
-            FileHandle.standardError.write(Data("warning: \(TextEscaping.line(warning))\n".utf8))
+            StandardStreams.printError("warning: \(TextEscaping.line(warning))\n")
         }
     }
 }

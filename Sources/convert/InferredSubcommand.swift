@@ -76,7 +76,7 @@ enum InferredSubcommand {
     static func main(arguments: [String] = ProgramArguments.current()) -> Int32 {
         switch resolve(arguments) {
         case .run(let arguments, let note):
-            if let note { FileHandle.standardError.write(Data((TextEscaping.line(note) + "\n").utf8)) }
+            if let note { StandardStreams.printError((TextEscaping.line(note) + "\n")) }
             return ConvertCommand.main(arguments: arguments)
         case .refuse(let outcome):
             return outcome.write()

@@ -98,7 +98,7 @@ enum PredictCommand: Command {
         try Frontend.coreML.require(modelPath)
         let network = try Network(contentsOf: modelPath, kernels: arguments.flag("generic-kernels") ? .generic : .fastest)
         if CPUKernels.belowCPU {
-            FileHandle.standardError.write(Data("warning: \(TextEscaping.line(CPUKernels.summary()[1]))\n".utf8))
+            StandardStreams.printError("warning: \(TextEscaping.line(CPUKernels.summary()[1]))\n")
         }
         let allow = labelSet(arguments.optionalString("allow")), deny = labelSet(arguments.optionalString("deny"))
         try checkLabels(allow, "--allow", network.model)
@@ -112,8 +112,8 @@ enum PredictCommand: Command {
         for file in arrays {
             guard let image = network.model.inputs.first(where: { $0.name == file.name })?.image else { continue }
             let skipped = image.meanImage == nil ? "scale and biases are" : "scale, biases and mean image are"
-            FileHandle.standardError.write(Data(("note: input '\(TextEscaping.line(file.name))' is an image: the .npy values are taken "
-                                                 + "as the network's input after the image's preprocessing (\(skipped) not applied)\n").utf8))
+            StandardStreams.printError("note: input '\(TextEscaping.line(file.name))' is an image: the .npy values are taken "
+                                       + "as the network's input after the image's preprocessing (\(skipped) not applied)\n")
         }
         let imagePaths = try ImageList.expand(arguments.strings("images"))
         if imagePaths.count > 1, arguments.optionalString("output-npy") != nil {
@@ -171,7 +171,7 @@ enum PredictCommand: Command {
         for (layer, milliseconds) in timing.layers {
             report += "  \(TextEscaping.line(layer)): \(milliseconds) ms (\(kernels[layer] ?? "?"))\n"
         }
-        FileHandle.standardError.write(Data(report.utf8))
+        StandardStreams.printError(report)
     }
 
     /// Which kernels run, a line each, escaped for a terminal.

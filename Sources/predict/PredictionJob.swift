@@ -158,7 +158,7 @@ struct PredictionJob {
             } catch let error as ImageFileError where images.count > 1 {
                 shared.locked {
                     WorkProgress.interrupt()
-                    FileHandle.standardError.write(Data("error: \(TextEscaping.line(errorLine(for: error)))\n".utf8))
+                    StandardStreams.printError("error: \(TextEscaping.line(errorLine(for: error)))\n")
                 }
                 outcome = nil
             } catch {

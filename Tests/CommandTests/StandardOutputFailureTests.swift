@@ -53,4 +53,23 @@ final class StandardOutputFailureTests: XCTestCase {
             XCTAssertEqual(inspected.status, 0, inspected.standardError)
         }
     }
+
+    /// Was: a note or warning written while stderr was /dev/full stopped
+    /// the program with SIGILL (Foundation's FileHandle.write). Now the
+    /// text is lost and the prediction goes on: exit 0, its file written.
+    func testAFullStderrLosesTheNoteOnly() throws {
+        guard FileManager.default.isWritableFile(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+        let folder = try temporaryFolder()
+        let model = folder.appendingPathComponent("m.mlmodel").path
+        let identity = repositoryRoot.appendingPathComponent("Tests/Fixtures/onnx/ops/normalize_identity_opset13.onnx").path
+        let converted = try ProgramRunner.run("coreml-convert", ["onnx", identity, "--image-input", "input", "-o", model, "-q"])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        let input = folder.appendingPathComponent("x.npy")
+        try writeFloat32NpyForTest((0..<105).map { Float($0) }, shape: [3, 5, 7], to: input)
+        let out = folder.appendingPathComponent("out")
+        // The note on an .npy for an image input goes to stderr.
+        let result = try run("coreml-predict", [model, "--input", "input=" + input.path, "--output-npy", out.path], stdout: "2>/dev/full")
+        XCTAssertEqual(result.status, 0, result.errors)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("output.npy").path))
+    }
 }
