@@ -13,8 +13,10 @@ optical-flow models are other modules and not listed), a worker process
  1. builds it with weights=None, draws weights and batch-norm statistics
     that keep outputs far from 0 (make_onnx_torchvision.randomize; the last
     linear layer scaled so the largest logit is 10 where it would pass 100),
- 2. finds the smallest square input the model runs on (32, 64, 96, 128,
-    160, 224, 299; ViTs take the 224 their position embedding holds),
+ 2. finds the smallest square input the model runs on and the TorchScript
+    exporter takes at opset 17 (32, 64, 96, 128, 160, 224, 299; ViTs take
+    the 224 their position embedding holds; alexnet's adaptive pooling
+    exports only where its output divides the map),
  3. exports it with PyTorch's TorchScript exporter at opset 17 with a
     static batch and with a dynamic one, at the lowest opset it exports at
     (9, 11, 13, 14 or 16 tried in turn), and through the dynamo exporter
@@ -100,19 +102,31 @@ def export_model(work, name):
     meta = {"parameters": sum(p.numel() for p in net.parameters()), "segmentation": segmentation, "exports": {}}
     meta["weight_bytes"] = 4 * meta["parameters"]
     sizes = [224] if name.startswith("vit") else SIZES
+    x = reference = None
     for size in sizes:
-        x = torch.from_numpy(np.random.default_rng(0).standard_normal((1, 3, size, size)).astype(np.float32))
+        candidate = torch.from_numpy(np.random.default_rng(0).standard_normal((1, 3, size, size)).astype(np.float32))
         try:
             with torch.no_grad():
-                reference = model(x)
-            break
+                output = model(candidate)
         except Exception as error:  # too small for its pooling or window sizes
             meta["smaller_inputs"] = f"{size}: {str(error).splitlines()[0][:200]}"
-    else:
+            continue
+        if x is None:
+            x, reference, meta["size"] = candidate, output, size
+        # The smallest size the exporter takes too (alexnet's adaptive pooling exports only to a factor of its input).
+        try:
+            torch.onnx.export(model, (candidate,), str(folder / "probe.onnx"), opset_version=17, dynamo=False)
+        except Exception as error:
+            meta["smaller_inputs"] = f"{size}: export: {str(error).splitlines()[0][:200]}"
+            continue
+        x, reference, meta["size"] = candidate, output, size
+        break
+    (folder / "probe.onnx").unlink(missing_ok=True)
+    if x is None:
         meta["error"] = "no input size of " + ", ".join(map(str, sizes)) + " runs"
         (folder / "meta.json").write_text(json.dumps(meta))
         return
-    meta["size"] = size
+    size = meta["size"]
     with torch.no_grad():
         linear = [m for m in model.modules() if isinstance(m, torch.nn.Linear)][-1:]
         if not segmentation and float(reference.abs().max()) > 100 and linear:
