@@ -36,7 +36,7 @@ let package = Package(
         // Binary protobuf decoding over memory-mapped files, packing into files.
         .target(name: "Protobuf", dependencies: ["CProtobufC", "CProtobufFile", "FileIO", "Threads"]),
         // The internal model spec: graph IR, inputs, outputs, labels, shape inference.
-        .target(name: "ModelFormat", dependencies: ["Threads"]),
+        .target(name: "ModelFormat", dependencies: ["Threads", "Naming"]),
         // A lock and the core count, for the few things several threads share.
         .target(name: "Threads"),
         // ModelFormat <-> Core ML `.mlmodel` files.
