@@ -44,13 +44,13 @@ let package = Package(
         // Decoded pixels (`Image`), what image files give and the runtime takes.
         .target(name: "Images"),
         // Executes models on the CPU, to check conversions on Linux; knows no file format.
-        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "CDNNL", "Threads"]),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "CDNNL", "Threads", "Naming"]),
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"]),
         // Shared by the converters: conversion options, label files.
         .target(name: "Conversion", dependencies: ["ModelFormat", "FileIO", "Naming"]),
         // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
-        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5"]),
+        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5", "Naming"]),
         // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
         .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "Naming"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
