@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "ConversionTests", dependencies: ["TestSupport", "Conversion", "ModelFormat", "FileIO"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFiles", "ModelFormat", "HDF5"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "Conversion", "ModelFormat", "Naming"]),
         .testTarget(name: "NamingTests", dependencies: ["Naming"]),
         .testTarget(name: "TensorFlowFrontendTests",
                     dependencies: ["TestSupport", "SweepSupport", "TensorFlowFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
