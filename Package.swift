@@ -36,7 +36,7 @@ let package = Package(
         // Binary protobuf decoding over memory-mapped files, packing into files.
         .target(name: "Protobuf", dependencies: ["CProtobufC", "CProtobufFile", "FileIO", "Threads"]),
         // The internal model spec: graph IR, inputs, outputs, labels, shape inference.
-        .target(name: "ModelFormat", dependencies: ["Threads"]),
+        .target(name: "ModelFormat", dependencies: ["Threads", "Naming"]),
         // A lock and the core count, for the few things several threads share.
         .target(name: "Threads"),
         // ModelFormat <-> Core ML `.mlmodel` files.
@@ -44,13 +44,13 @@ let package = Package(
         // Decoded pixels (`Image`), what image files give and the runtime takes.
         .target(name: "Images"),
         // Executes models on the CPU, to check conversions on Linux; knows no file format.
-        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "CDNNL", "Threads"]),
+        .target(name: "Runtime", dependencies: ["ModelFormat", "Images", "FileIO", "CBLAS", "CDNNL", "Threads", "Naming"]),
         // PNG/JPEG decoding (libpng, TurboJPEG) and resizing into images.
         .target(name: "ImageFiles", dependencies: ["CImageCodecs", "Images", "FileIO"]),
         // Shared by the converters: conversion options, label files.
         .target(name: "Conversion", dependencies: ["ModelFormat", "FileIO", "Naming"]),
         // Caffe deploy prototxt + caffemodel (V1 and current) or HDF5 weights -> ModelFormat.
-        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5"]),
+        .target(name: "CaffeFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "HDF5", "Naming"]),
         // TensorFlow frozen GraphDef (.pb, .pbtxt) -> ModelFormat.
         .target(name: "TensorFlowFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ProtoSchemas", "CProtobufC", "Naming"]),
         // Keras .h5 (model_config + model_weights, through libhdf5) -> ModelFormat.
@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "ConversionTests", dependencies: ["TestSupport", "Conversion", "ModelFormat", "FileIO"]),
         .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "ProtoSchemas"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFiles", "ModelFormat", "HDF5"]),
-        .testTarget(name: "CLITests", dependencies: ["CLI"]),
+        .testTarget(name: "CLITests", dependencies: ["CLI", "Conversion", "ModelFormat", "Naming"]),
         .testTarget(name: "NamingTests", dependencies: ["Naming"]),
         .testTarget(name: "TensorFlowFrontendTests",
                     dependencies: ["TestSupport", "SweepSupport", "TensorFlowFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),

@@ -73,14 +73,18 @@ public enum ExitCode: Int32, Sendable {
 
 /// Turns any error into the single line printed after `error: `.
 ///
-/// Uses `LocalizedError.errorDescription` when present, otherwise
+/// Uses an `OptionMentioningError`'s message with options named by their
+/// flags, else `LocalizedError.errorDescription` when present, otherwise
 /// `String(describing:)` (which honours `CustomStringConvertible`), except that
 /// Foundation errors become `<path>: <reason>`; newlines
 /// are folded into spaces, a leading `error:` is dropped so it is not doubled,
 /// and other control characters are escaped (`TextEscaping`).
 public func errorLine(for error: any Error) -> String {
     var text: String
-    if let localized = error as? any LocalizedError, let description = localized.errorDescription {
+    if let mentioning = error as? any OptionMentioningError {
+        // The library's message, each option it mentions named by this program's flag.
+        text = mentioning.message.namingOptions(\.flag)
+    } else if let localized = error as? any LocalizedError, let description = localized.errorDescription {
         text = description
     } else {
         text = String(describing: error)

@@ -1,3 +1,4 @@
+import Naming
 import FileIO
 import Conversion
 import HDF5
@@ -112,7 +113,7 @@ extension CaffeConverter {
             guard blob.count > 0 else { throw CaffeError("\(path): the mean image is empty") }
             return blob.values
         } catch let error as DecodeError {
-            throw CaffeError("\(path): \(error)")
+            throw CaffeError("\(path): \(String(mentioning: error))")
         }
     }
 }

@@ -1,3 +1,4 @@
+import Naming
 import Conversion
 import FileIO
 import HDF5
@@ -113,7 +114,7 @@ public enum CaffeInspection {
             decoded = try BinaryDecoder.decode(NetParameter.self, descriptor: proto_caffe_net_descriptor(), bytes: file.bytes,
                                                owner: file, options: DecodeOptions(structureOnly: !loadValues))
         } catch {
-            throw CaffeError("\(path): \(error)")
+            throw CaffeError("\(path): \(String(mentioning: error))")
         }
         let net = decoded.root.pointee
         var layers: [WeightsLayer] = []

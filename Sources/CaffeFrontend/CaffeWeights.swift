@@ -1,3 +1,4 @@
+import Naming
 import FileIO
 import ModelFormat
 import ProtoSchemas
@@ -45,7 +46,7 @@ struct CaffeWeights {
             decoded = try BinaryDecoder.decode(NetParameter.self, descriptor: proto_caffe_net_descriptor(),
                                                bytes: file.bytes, owner: file, options: DecodeOptions(structureOnly: structureOnly))
         } catch {
-            throw CaffeError("\(path): \(error)")
+            throw CaffeError("\(path): \(String(mentioning: error))")
         }
         let net = decoded.root.pointee
         var table: [[UInt8]: [Blob]] = [:]

@@ -1,3 +1,4 @@
+import Naming
 import ModelFormat
 
 /// What keeps a converted model from being used by an app as it is, said
@@ -6,17 +7,18 @@ import ModelFormat
 /// cannot take a photo), and class probabilities that are not a
 /// probability distribution (the last layer is linear: logits).
 public enum AppReadiness {
-    /// The warnings for a finished model (after `ConversionOptions.finish`).
-    public static func warnings(for model: Model) -> [String] {
+    /// The warnings for a finished model (after `ConversionOptions.finish`),
+    /// the options they suggest named by `naming` (a program: its flags).
+    public static func warnings(for model: Model, naming: (OptionName) -> String = \.libraryName) -> [String] {
         var lines: [String] = []
         for (name, shape) in imageLikeArrays(model) {
             let dimensions: String = shape.map(String.init).joined(separator: ", ")
-            lines.append("input '\(name)' is an array [\(dimensions)], which Vision cannot feed: add --image-input \(name)")
+            lines.append("input '\(name)' is an array [\(dimensions)], which Vision cannot feed: add \(option: .imageInput) \(name)")
         }
         if let layer = logitsLayer(model), let probabilities = model.classifier?.probabilitiesName {
-            lines.append("\(probabilities) holds logits ('\(layer.name)' is \(layer.operation.kindName), not a softmax): add --add-softmax")
+            lines.append("\(probabilities) holds logits ('\(layer.name)' is \(layer.operation.kindName), not a softmax): add \(option: .addSoftmax)")
         }
-        return lines
+        return lines.map { $0.namingOptions(naming) }
     }
 
     /// Array inputs of shape [3 or 1, H, W], and tensor inputs of shape

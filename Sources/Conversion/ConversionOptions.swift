@@ -103,13 +103,13 @@ public struct ConversionOptions: Sendable {
         for name in imageInputNames {
             guard let index = inputs.firstIndex(where: { $0.name == name }) else {
                 let suggestion = closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""
-                throw ConversionOptionError("--image-input '\(name)' is not an input of the model (its inputs: \(names.joined(separator: ", ")))\(suggestion)")
+                throw ConversionOptionError("\(option: .imageInput) '\(name)' is not an input of the model (its inputs: \(names.joined(separator: ", ")))\(suggestion)")
             }
             // A [C, H, W] array, or the [1, C, H, W] tensor of a network of rank-N layers (a ViT's pixels).
             let shape: [Int], asTensor: Bool
             switch inputs[index].kind {
             case .image(let image):
-                throw ConversionOptionError("--image-input '\(name)': the input is an image (\(image.width)x\(image.height)) already")
+                throw ConversionOptionError("\(option: .imageInput) '\(name)': the input is an image (\(image.width)x\(image.height)) already")
             case .array(let dimensions) where dimensions.count == 3 && (dimensions[0] == 1 || dimensions[0] == 3):
                 (shape, asTensor) = (dimensions, false)
             case .tensor(let dimensions) where dimensions.count == 4 && dimensions[0] == 1 && (dimensions[1] == 1 || dimensions[1] == 3):
@@ -199,12 +199,12 @@ public struct ConversionOptions: Sendable {
     public mutating func applyYOLODecoding(to model: inout Model) throws {
         guard let anchors = yoloAnchors else {
             if detectionThresholds.iou != nil || detectionThresholds.confidence != nil {
-                throw ConversionOptionError("thresholds apply to a detector: give --yolo-anchors for a YOLOv2 output")
+                throw ConversionOptionError("thresholds apply to a detector: give \(option: .yoloAnchors) for a YOLOv2 output")
             }
             return
         }
         guard model.outputs.count == 1, model.classifier == nil, model.detector == nil else {
-            throw ModelError("--yolo-anchors decodes one YOLOv2 output, and the model has \(model.outputs.count): \(model.outputs.map(\.name))")
+            throw ModelError("\(option: .yoloAnchors) decodes one YOLOv2 output, and the model has \(model.outputs.count): \(model.outputs.map(\.name))")
         }
         let grid = model.outputs[0].name
         var shapes = try ShapeInference.shapes(of: model)
@@ -225,7 +225,7 @@ public struct ConversionOptions: Sendable {
     public func applyClassifier(to model: inout Model, source: String? = nil) throws {
         guard let labels = classLabels else {
             // A detector took the labels: its confidences are probabilities already.
-            if addSoftmax { throw ModelError("--add-softmax applies to a classifier's scores, and this model is a detector") }
+            if addSoftmax { throw ModelError("\(option: .addSoftmax) applies to a classifier's scores, and this model is a detector") }
             return
         }
         guard let last = model.nodes.last, let tensor = last.outputs.first else {
@@ -242,7 +242,7 @@ public struct ConversionOptions: Sendable {
             var probe = model
             probe.classifier = Classifier(labels: labels, predictedFeatureName: predictedFeatureName, probabilitiesName: tensor)
             if AppReadiness.logitsLayer(probe) == nil {
-                throw ModelError("--add-softmax: the last layer '\(last.name)' gives probabilities already (a softmax or sigmoid)")
+                throw ModelError("\(option: .addSoftmax): the last layer '\(last.name)' gives probabilities already (a softmax or sigmoid)")
             }
             // Over the labels: the channels of a [C] or [C, 1, 1] output, the last axis of a tensor model's.
             let shape = shapes[tensor]
@@ -253,7 +253,7 @@ public struct ConversionOptions: Sendable {
             } else if !tensorModel, let shape, shape.channels == labels.count {
                 operation = .softmax
             } else {
-                throw ModelError("--add-softmax: the last layer '\(last.name)' gives \(shape?.description ?? "values of unknown shape"), not one score per label on one axis")
+                throw ModelError("\(option: .addSoftmax): the last layer '\(last.name)' gives \(shape?.description ?? "values of unknown shape"), not one score per label on one axis")
             }
             probabilities = tensor + "_softmax"
             while shapes[probabilities] != nil || model.inputs.contains(where: { $0.name == probabilities }) { probabilities += "_" }

@@ -10,8 +10,8 @@ import ModelFormat
 /// cluster of its own) and the non-maximum suppression, each a cluster,
 /// joined by the features they pass.
 public enum GraphDot {
-    public struct Unavailable: Error, CustomStringConvertible, Sendable {
-        public var description: String
+    public struct Unavailable: OptionMentioningError, Sendable {
+        public var message: String
     }
 
     /// - Throws: `Unavailable` for a weights file that records no topology (HDF5).
@@ -23,8 +23,8 @@ public enum GraphDot {
             network(model, inspected, &drawing)
         case .weightsOnly(let file):
             guard file.hasTopology else {
-                throw Unavailable(description: "\(inspected.path): \(inspected.format.name) store blobs only, no graph; "
-                                  + "give the deploy prototxt with --weights")
+                throw Unavailable(message: "\(inspected.path): \(inspected.format.name) store blobs only, no graph; "
+                                  + "give the deploy prototxt with \(option: .weights)")
             }
             weightsFile(file, &drawing)
         }

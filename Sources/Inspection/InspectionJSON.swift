@@ -1,3 +1,4 @@
+import Naming
 import ModelFormat
 
 /// The machine-readable form of everything `inspect` shows, for `--json`
@@ -17,7 +18,8 @@ public enum InspectionJSON {
         ])
     }
 
-    public static func document(_ inspected: InspectedModel, weightStatistics: Bool) -> JSON {
+    /// An option an obstacle mentions is named by `naming` (a program: its flag).
+    public static func document(_ inspected: InspectedModel, weightStatistics: Bool, naming: (OptionName) -> String = \.libraryName) -> JSON {
         var members: [JSON.Member] = [
             .init("file", .string(inspected.path)),
             .init("format", .object(["id": .string(inspected.format.id), "name": .string(inspected.format.name),
@@ -27,7 +29,7 @@ public enum InspectionJSON {
         ]
         let tensors = inspected.weightTensors
         if let outline = inspected.outline {
-            members += self.outline(outline)
+            members += self.outline(outline, naming: naming)
             return .object(members)
         }
         switch inspected.content {
@@ -104,7 +106,7 @@ public enum InspectionJSON {
     /// A model that parses but does not convert: `kind` "unconverted",
     /// `convertible` false, what the file states (a size is a number, its
     /// symbolic name, or null), and every obstacle.
-    static func outline(_ outline: SourceOutline) -> [JSON.Member] {
+    static func outline(_ outline: SourceOutline, naming: (OptionName) -> String) -> [JSON.Member] {
         func tensor(_ tensor: SourceOutline.Tensor) -> JSON {
             .object(["name": .string(tensor.name), "type": tensor.type.isEmpty ? .null : .string(tensor.type),
                      "shape": tensor.shape.map { dims in .array(dims.map { Int($0).map(JSON.int) ?? ($0 == "?" ? .null : .string($0)) }) } ?? .null])
@@ -114,9 +116,9 @@ public enum InspectionJSON {
             .init("kind", .string("unconverted")),
             .init("convertible", .bool(false)),
             .init("obstacles", .array(outline.obstacles.map { obstacle in
-                .object(["kind": .string(obstacle.kind.rawValue), "message": .string(obstacle.message), "op": optional(obstacle.op),
+                .object(["kind": .string(obstacle.kind.rawValue), "message": .string(obstacle.message.namingOptions(naming)), "op": optional(obstacle.op),
                          "count": obstacle.count.map(JSON.int) ?? .null, "node": optional(obstacle.node),
-                         "input": optional(obstacle.input), "option": optional(obstacle.option)])
+                         "input": optional(obstacle.input), "option": optional(obstacle.option?.namingOptions(naming))])
             })),
             .init("metadata", .object(outline.metadata.map { JSON.Member($0.key, .string($0.value)) })),
             .init("inputs", .array(outline.inputs.map(tensor))),

@@ -14,8 +14,10 @@ public enum SummaryText {
 
     /// Renders the summary of an inspected file: a network's inputs,
     /// outputs, labels, layers and size, or a weights file's layers and size.
-    /// Text from the file is escaped (`TextEscaping`) before it is styled.
-    public static func render(_ inspected: InspectedModel, style: TextStyle = .plain, featureDescriptions: Bool = true) -> String {
+    /// Text from the file is escaped (`TextEscaping`) before it is styled;
+    /// an option a line mentions is named by `naming` (a program: its flag).
+    public static func render(_ inspected: InspectedModel, style: TextStyle = .plain, featureDescriptions: Bool = true,
+                              naming: (OptionName) -> String = \.libraryName) -> String {
         var lines: [String] = []
         // A value wider than the columns left after its label wraps onto lines under it.
         func line(_ label: String, _ value: String) { notes((label: label, items: [value])) }
@@ -44,7 +46,7 @@ public enum SummaryText {
         }
         if !inspected.name.isEmpty { line("Name", inspected.name) }
         if let outline = inspected.outline {
-            outlineLines(outline, line: line, append: append, raw: { lines.append($0) }, style: style)
+            outlineLines(outline, line: line, append: append, raw: { lines.append($0) }, style: style, naming: naming)
             return lines.joined(separator: "\n") + "\n"
         }
         switch inspected.content {
@@ -120,7 +122,7 @@ public enum SummaryText {
     /// (inputs and outputs as declared, node counts by op type), then one
     /// line per obstacle, each cut to `LayerTable.maxWidth` columns.
     private static func outlineLines(_ outline: SourceOutline, line: (String, String) -> Void, append: (String) -> Void,
-                                     raw: (String) -> Void, style: TextStyle) {
+                                     raw: (String) -> Void, style: TextStyle, naming: (OptionName) -> String) {
         line("Kind", "not convertible as it is: the model as the file states it")
         for pair in outline.metadata { line("Metadata", "\(pair.key) = \(pair.value)") }
         raw(style.heading("Inputs:"))
@@ -139,10 +141,10 @@ public enum SummaryText {
         let count = outline.obstacles.count
         raw(style.heading("Cannot convert:") + " \(count) obstacle\(count == 1 ? "" : "s") (once they are fixed, convert may find more)")
         for obstacle in outline.obstacles.prefix(outlineObstacles) {
-            let text = "  " + TextEscaping.line(obstacle.message)
+            let text = "  " + TextEscaping.line(obstacle.message.namingOptions(naming))
             raw(text.count <= LayerTable.maxWidth ? text : String(text.prefix(LayerTable.maxWidth - 3)) + "...")
         }
-        if count > outlineObstacles { raw("  ... and \(count - outlineObstacles) more (--json lists every one)") }
+        if count > outlineObstacles { raw("  ... and \(count - outlineObstacles) more (\(naming(.json)) lists every one)") }
     }
 
     /// `33,160 (float32, 129.5 KB)`, or per precision when there are several:

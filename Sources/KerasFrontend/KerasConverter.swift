@@ -1,3 +1,4 @@
+import Naming
 import Conversion
 import ModelFormat
 
@@ -66,7 +67,7 @@ struct KerasWalk {
                   shape.count == 3 || shape.count == 1 else {
                 let shape = (graph.inputShapes[name] ?? []).map { $0 < 0 ? "None" : "\($0)" }.joined(separator: ", ")
                 throw KerasError("\(file.path): input '\(name)' has the shape (\(shape)); expected (H, W, C) or (N,) with known sizes"
-                                 + (shape.contains("None") ? " (give them with --input-shape \(name)=1,H,W,C)" : ""))
+                                 + (shape.contains("None") ? " (give them with \(option: .inputShape) \(name)=1,H,W,C)" : ""))
             }
             let dims = shape.count == 3 ? [shape[2], shape[0], shape[1]] : shape
             inputs.append(Input(name: name, kind: .array(shape: dims)))

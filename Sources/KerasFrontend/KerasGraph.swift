@@ -123,13 +123,13 @@ struct KerasGraph {
         for (name, shape) in given.sorted(by: { $0.key < $1.key }) {
             guard let saved = inputShapes[name] else {
                 let names = inputNames.sorted()
-                throw ConversionOptionError("--input-shape '\(name)': the model has no input of that name (its inputs: "
+                throw ConversionOptionError("\(option: .inputShape) '\(name)': the model has no input of that name (its inputs: "
                                             + "\(names.joined(separator: ", ")))" + (closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""))
             }
             guard shape.first == 1, shape.count == saved.count + 1,
                   zip(shape.dropFirst(), saved).allSatisfy({ (1...ShapeInference.maximumSize).contains($0) && ($1 < 0 || $0 == $1) }) else {
                 let text = saved.map { $0 < 0 ? "None" : "\($0)" }.joined(separator: ", ")
-                throw ConversionOptionError("--input-shape \(name)=\(shape.map(String.init).joined(separator: ",")): the model saved "
+                throw ConversionOptionError("\(option: .inputShape) \(name)=\(shape.map(String.init).joined(separator: ",")): the model saved "
                                             + "the input as (None, \(text)): give batch 1 and its sizes (1...\(ShapeInference.maximumSize)), keeping the known ones")
             }
             inputShapes[name] = Array(shape.dropFirst())

@@ -1,3 +1,4 @@
+import Naming
 import Foundation
 import Conversion
 import HDF5
@@ -20,7 +21,7 @@ struct KerasModelFile {
         do {
             file = try HDF5File(path: path)
         } catch let error as HDF5Error {
-            throw KerasError("\(error)")
+            throw KerasError(String(mentioning: error))
         }
         guard let json = try file.stringAttribute("model_config", of: "/") else {
             throw KerasError("\(path): no model_config attribute: not a Keras model saved with its architecture (weights-only files are not enough)")

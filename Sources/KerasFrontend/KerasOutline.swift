@@ -1,3 +1,4 @@
+import Naming
 import ModelFormat
 
 extension KerasConverter {
@@ -48,13 +49,14 @@ extension KerasConverter {
             inputs.append(SourceOutline.Tensor(name: name, shape: shape.map { ["?"] + $0.map { $0 < 0 ? "?" : String($0) } }, type: ""))
             let open = (shape ?? []).indices.filter { shape![$0] < 0 }
             guard let shape, !open.isEmpty, shape.count == 3 || shape.count == 1 else { continue }
-            let option = "--input-shape \(name)=1," + shape.map { $0 < 0 ? "?" : String($0) }.joined(separator: ",")
+            let value = "\(name)=1," + shape.map { $0 < 0 ? "?" : String($0) }.joined(separator: ",")
+            let option = "\(option: .inputShape) \(value)"
             let axes = open.map { String($0 + 1) }.joined(separator: ", ")
             obstacles.append(.init(kind: .inputShape, message: "input '\(short(name))': size\(open.count == 1 ? " at axis" : "s at axes") \(axes) "
-                                   + "open: give \(open.count == 1 ? "it" : "them") with \(short(option, 48))", input: name, option: option))
+                                   + "open: give \(open.count == 1 ? "it" : "them") with \(option: .inputShape) \(short(value, 34))", input: name, option: option))
         }
         if obstacles.isEmpty, let failure {
-            let text = "\(failure)"
+            let text = String(mentioning: failure)
             obstacles.append(.init(kind: .other, message: text.hasPrefix("\(path): ") ? String(text.dropFirst(path.count + 2)) : text))
         }
         return SourceOutline(inputs: inputs, outputs: graph.outputNames.map { SourceOutline.Tensor(name: $0, shape: nil, type: "") },

@@ -101,10 +101,10 @@ public struct FidelityReport: Sendable {
         let arrays = probes.filter { $0.contains("=") && !FileSystem.exists($0) }
         var images = probes.filter { !arrays.contains($0) }
         for probe in arrays {
-            guard let file = NamedFile(parsing: probe) else { throw RuntimeError("--probe \(probe): an array input's probe is name=x.npy") }
+            guard let file = NamedFile(parsing: probe) else { throw RuntimeError("\(option: .probe) \(probe): an array input's probe is name=x.npy") }
             guard let input = model.inputs.first(where: { $0.name == file.name }), input.image == nil else {
                 let names = model.inputs.filter { $0.image == nil }.map(\.name)
-                throw RuntimeError("--probe \(probe): the model has no array input '\(file.name)'"
+                throw RuntimeError("\(option: .probe) \(probe): the model has no array input '\(file.name)'"
                                    + (names.isEmpty ? "" : " (its array inputs: \(names.joined(separator: ", ")))"))
             }
             inputs[input.name] = .array(try NumpyFile.tensor(path: file.path, fitting: shapes[input.name]!, input: input.name))
@@ -127,7 +127,7 @@ public struct FidelityReport: Sendable {
                 inputs[input.name] = .array(Tensor(shape: shape, values: (0..<shape.count).map { _ in random.nextFloat(in: 0...1) }))
             }
         }
-        if let extra = images.first { throw RuntimeError("--probe \(extra): the model has no image input left for it (an array input takes name=x.npy)") }
+        if let extra = images.first { throw RuntimeError("\(option: .probe) \(extra): the model has no image input left for it (an array input takes name=x.npy)") }
         let description = named.isEmpty ? "seeded random values (seed \(seed))"
             : named.joined(separator: ", ") + (inputs.count > named.count ? ", seeded random values for the other inputs" : "")
         return Probe(inputs: inputs, description: description)

@@ -1,3 +1,4 @@
+import Naming
 import DarknetFrontend
 import HDF5
 
@@ -26,9 +27,8 @@ public enum DetectedFormat: Hashable, Sendable {
 }
 
 /// Why a file is not one of the formats: a sentence fragment to follow its path.
-public struct FormatDetectionError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct FormatDetectionError: OptionMentioningError, Equatable, Sendable {
     public var message: String
-    public var description: String { message }
 
     public init(message: String) {
         self.message = message

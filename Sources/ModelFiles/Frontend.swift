@@ -1,3 +1,4 @@
+import Naming
 import CaffeFrontend
 import CoreMLBackend
 import DarknetFrontend
@@ -92,8 +93,8 @@ extension ModelFiles {
         let path = request.path
         let weights = request.weights
         if weights == nil && loadWeights {
-            throw FormatDetectionError(message: "\(path): --weight-stats lists weight values, and a deploy definition has none: "
-                                       + "give its weights too (\(path) WEIGHTS.caffemodel --weight-stats)")
+            throw FormatDetectionError(message: "\(path): \(option: .weightStats) lists weight values, and a deploy definition has none: "
+                                       + "give its weights too (\(path) WEIGHTS.caffemodel \(option: .weightStats))")
         }
         let net: CaffeInspection.Net
         do {
@@ -107,7 +108,7 @@ extension ModelFiles {
             }
             guard let error = error as? ModelError else { throw error }
             // The converter names the file already (`deploy.prototxt: ...`).
-            throw FormatDetectionError(message: error.message.hasPrefix("\(path): ") ? error.message : "\(path): \(error)")
+            throw FormatDetectionError(message: error.message.hasPrefix("\(path): ") ? error.message : "\(path): \(error.message)")
         }
         var precisions: [String: [String: Precision]] = [:]
         for node in net.model.nodes {
@@ -157,8 +158,8 @@ extension ModelFiles {
     static func inspectDarknet(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
         if request.weights == nil && loadWeights {
-            throw FormatDetectionError(message: "\(path): --weight-stats lists weight values, and a network definition has none: "
-                                       + "give its weights too (\(path) WEIGHTS.weights --weight-stats)")
+            throw FormatDetectionError(message: "\(path): \(option: .weightStats) lists weight values, and a network definition has none: "
+                                       + "give its weights too (\(path) WEIGHTS.weights \(option: .weightStats))")
         }
         let model: Model
         do {

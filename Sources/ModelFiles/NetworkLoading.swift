@@ -1,3 +1,4 @@
+import Naming
 import CoreMLBackend
 import ModelFormat
 import Runtime
@@ -14,9 +15,9 @@ extension Network {
             // The model was read for this network alone.
             try self.init(model, kernels: kernels, modelIsPrivate: true)
         } catch let error as ModelError {
-            throw RuntimeError("\(path): \(error)")
+            throw RuntimeError("\(path): \(String(mentioning: error))")
         } catch let error as RuntimeError {
-            throw RuntimeError("\(path): \(error)")
+            throw RuntimeError("\(path): \(String(mentioning: error))")
         }
     }
 }
@@ -34,7 +35,7 @@ public enum ValidatedModel {
         do {
             _ = try CoreMLReader.read(from: path, structureOnly: true).model.validate()
         } catch let error as ModelError {
-            throw InvalidModelError("\(path): \(error)")
+            throw InvalidModelError("\(path): \(String(mentioning: error))")
         }
         return try CoreMLReader.read(from: path).model
     }

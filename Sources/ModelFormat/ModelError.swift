@@ -1,15 +1,18 @@
+import Naming
+
 /// An error that is one line of text for a person: what went wrong, naming
 /// the file, layer or option concerned. `Kind` keeps the errors of each
 /// stage apart (`catch let error as ConversionOptionError` is a usage
 /// mistake, a `ModelError` is not) while they share this one definition.
-public struct MessageError<Kind>: Error, CustomStringConvertible, Sendable, Equatable {
+///
+/// `message` may mention options (`"\(option: .inputShape)"`): the
+/// description names them as the library does, a program by its flags.
+public struct MessageError<Kind>: OptionMentioningError, Sendable, Equatable {
     public var message: String
 
     public init(_ message: String) {
         self.message = message
     }
-
-    public var description: String { message }
 }
 
 /// A model that does not hold together: a dangling tensor, a weight count

@@ -62,7 +62,9 @@ public struct SourceOutline: Sendable {
         /// The (first) node concerned.
         public var node: String?
         public var input: String?
-        /// The `--input-shape` option that would fix it, `?` for each size to give.
+        /// The input shape that would fix it, `?` for each size to give, as
+        /// text mentioning `OptionName.inputShape` (`String.namingOptions`
+        /// names it: `inputShapes x=1,?,?,3`, a program's `--input-shape x=1,?,?,3`).
         public var option: String?
 
         public init(kind: Kind, message: String, op: String? = nil, count: Int? = nil, node: String? = nil,

@@ -87,7 +87,7 @@ struct ONNXWalk {
     mutating func build() throws -> Model {
         let names = graph.inputs.map(\.name)
         for name in inputShapes.keys.sorted() where !names.contains(name) {
-            throw ConversionOptionError("--input-shape '\(name)': the model has no input of that name (its inputs: \(names.joined(separator: ", ")))"
+            throw ConversionOptionError("\(option: .inputShape) '\(name)': the model has no input of that name (its inputs: \(names.joined(separator: ", ")))"
                                         + (closestMatch(to: name, in: names, maxDistance: max(2, name.count / 3)).map { "; did you mean '\($0)'?" } ?? ""))
         }
         // Every op the table cannot take, listed at once before anything else is checked.
@@ -228,14 +228,14 @@ struct ONNXWalk {
         }
         if let given = inputShapes[input.name] {
             guard given.count == dims.count || dims.isEmpty else {
-                throw ConversionOptionError("--input-shape \(input.name): \(given.count) sizes for an input of rank \(dims.count)")
+                throw ConversionOptionError("\(option: .inputShape) \(input.name): \(given.count) sizes for an input of rank \(dims.count)")
             }
             if let batch = given.first, batch != 1 {
-                throw ConversionOptionError("--input-shape \(input.name): batch \(batch) is not supported; the converted model takes one input at a time (batch 1: --input-shape \(input.name)=1"
+                throw ConversionOptionError("\(option: .inputShape) \(input.name): batch \(batch) is not supported; the converted model takes one input at a time (batch 1: \(option: .inputShape) \(input.name)=1"
                                             + given.dropFirst().map { ",\($0)" }.joined() + ")")
             }
             for (index, (declared, size)) in zip(dims, given).enumerated() where declared != nil && declared != size {
-                throw ConversionOptionError("--input-shape \(input.name): size \(size) at axis \(index) differs from the model's \(declared!)")
+                throw ConversionOptionError("\(option: .inputShape) \(input.name): size \(size) at axis \(index) differs from the model's \(declared!)")
             }
             dims = given.map { $0 }
         }
@@ -257,11 +257,11 @@ struct ONNXWalk {
     private func inputShapeError(_ input: ONNXInput, dims: [Int?], given: Bool) -> any Error {
         let text = dims.map { $0.map(String.init) ?? "?" }.joined(separator: ", ")
         let fail = { (reason: String) -> any Error in
-            given ? ConversionOptionError("--input-shape \(input.name): the shape [\(text)]: \(reason)")
+            given ? ConversionOptionError("\(option: .inputShape) \(input.name): the shape [\(text)]: \(reason)")
                   : ONNXError("\(path): input '\(input.name)' has the shape [\(text)]: \(reason)")
         }
         if dims.isEmpty {
-            return fail("its rank is not declared: give every size, batch 1, with --input-shape \(input.name)=1,3,224,224 (say)")
+            return fail("its rank is not declared: give every size, batch 1, with \(option: .inputShape) \(input.name)=1,3,224,224 (say)")
         }
         guard (2...5).contains(dims.count) else {
             return fail("rank \(dims.count) is not converted (inputs of rank 2 to 5 are: [1, F], [1, T, D], [1, C, H, W], [1, D, C, H, W])")
@@ -272,7 +272,7 @@ struct ONNXWalk {
         let open = dims.indices.filter { dims[$0] == nil }.map(String.init)
         let example = dims.enumerated().map { index, size in index == 0 ? "1" : size.map(String.init) ?? "?" }.joined(separator: ",")
         return fail("the size\(open.count == 1 ? " at axis" : "s at axes") \(open.joined(separator: ", ")) \(open.count == 1 ? "is" : "are") open: "
-                    + "give \(open.count == 1 ? "it" : "them"), batch 1, with --input-shape \(input.name)=\(example) (each ? a size)")
+                    + "give \(open.count == 1 ? "it" : "them"), batch 1, with \(option: .inputShape) \(input.name)=\(example) (each ? a size)")
     }
 
     private mutating func visit(_ node: ONNXNode) throws {

@@ -15,10 +15,9 @@ typealias OnnxAttribute = Onnx__AttributeProto
 typealias OnnxValueInfo = Onnx__ValueInfoProto
 
 /// A problem with an ONNX file or one of its nodes: one line.
-public struct ONNXError: Error, CustomStringConvertible, Sendable {
+public struct ONNXError: OptionMentioningError, Sendable {
     public var message: String
     init(_ message: String) { self.message = message }
-    public var description: String { message }
 }
 
 /// One node: op type, inputs and outputs by name ("" for an absent
@@ -167,7 +166,7 @@ struct ONNXGraph {
         do {
             return try BinaryDecoder.decode(OnnxModel.self, descriptor: proto_onnx_model_descriptor(), bytes: file.bytes, owner: file)
         } catch {
-            throw ONNXError("\(path): \(error)")
+            throw ONNXError("\(path): \(String(mentioning: error))")
         }
     }
 

@@ -1,3 +1,4 @@
+import Naming
 import FileIO
 import Protobuf
 import ModelFormat
@@ -49,7 +50,7 @@ extension ONNXConverter {
             }
         }
         if obstacles.isEmpty, let failure {
-            let text = "\(failure)"
+            let text = String(mentioning: failure)
             obstacles.append(.init(kind: .other, message: text.hasPrefix("\(path): ") ? String(text.dropFirst(path.count + 2)) : text))
         }
         var parameters = 0
@@ -76,13 +77,14 @@ extension ONNXConverter {
         let open = dims.indices.filter { dims[$0] == nil && $0 > 0 }
         if (2...5).contains(dims.count), !open.isEmpty, dims.compactMap({ $0 }).allSatisfy({ $0 > 0 && $0 <= 1 << 20 }),
            dims.first.map({ $0 == nil || $0 == 1 }) ?? false, input.elementType == 1 || input.elementType == 0 {
-            let option = "--input-shape \(input.name)=" + dims.enumerated().map { index, size in index == 0 ? "1" : size.map(String.init) ?? "?" }
+            let value = "\(input.name)=" + dims.enumerated().map { index, size in index == 0 ? "1" : size.map(String.init) ?? "?" }
                 .joined(separator: ",")
+            let option = "\(option: .inputShape) \(value)"
             let axes = open.map(String.init).joined(separator: ", ")
             return .init(kind: .inputShape, message: "input '\(short(input.name))': size\(open.count == 1 ? " at axis" : "s at axes") \(axes) "
-                         + "open: give \(open.count == 1 ? "it" : "them") with \(short(option, 48))", input: input.name, option: option)
+                         + "open: give \(open.count == 1 ? "it" : "them") with \(option: .inputShape) \(short(value, 34))", input: input.name, option: option)
         }
-        let text = "\(error)"
+        let text = String(mentioning: error)
         return .init(kind: .inputShape, message: text.hasPrefix("\(path): ") ? String(text.dropFirst(path.count + 2)) : text, input: input.name)
     }
 

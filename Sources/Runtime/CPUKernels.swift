@@ -1,4 +1,5 @@
 import CBLAS
+import Naming
 import CDNNL
 import Threads
 
@@ -39,21 +40,24 @@ public enum CPUKernels {
     }
 
     /// Which kernels run convolutions by default, or why oneDNN's do not.
-    public static var convolutions: String {
+    public static var convolutions: String { convolutionKernels.namingLibraryOptions }
+
+    private static var convolutionKernels: String {
         var message = [CChar](repeating: 0, count: 512)
         guard convolution_load(&message, message.count) == 0 else {
             return "the runtime's own (im2col and the matrix products): \(text(message))"
         }
         return String(cString: convolution_library()) + "; the runtime's own (im2col and the matrix products) "
-            + "for a layer oneDNN does not take, and with --generic-kernels"
+            + "for a layer oneDNN does not take, and with \(option: .genericKernels)"
     }
 
     /// What `coreml-predict --version` and `--benchmark` print: a line for
     /// convolutions (as `choice` runs them) and one for matrix products.
     /// They quote the environment (OPENBLAS_CORETYPE): escape them for a terminal.
-    public static func summary(_ choice: KernelChoice = .fastest) -> [String] {
-        let convolutions = choice == .generic ? "the runtime's own (--generic-kernels)" : convolutions
-        return ["convolutions: \(convolutions)", "matrix products: \(matrixProducts)"]
+    /// An option they mention is named by `naming` (a program: its flag).
+    public static func summary(_ choice: KernelChoice = .fastest, naming: (OptionName) -> String = \.libraryName) -> [String] {
+        let convolutions = choice == .generic ? "the runtime's own (\(option: .genericKernels))" : convolutionKernels
+        return ["convolutions: \(convolutions.namingOptions(naming))", "matrix products: \(matrixProducts)"]
     }
 
     /// Whether the matrix kernels running are older than what the CPU can

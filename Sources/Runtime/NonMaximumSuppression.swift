@@ -1,3 +1,5 @@
+import Naming
+
 /// Core ML's `NonMaximumSuppression` model (method PickTop) on a
 /// detector's rows, as NonMaximumSuppression.proto describes it: a box's
 /// confidence is its largest class confidence and its label that class
@@ -40,7 +42,7 @@ public struct NonMaximumSuppression: Equatable, Sendable {
         let candidates = (0..<rows).filter { scores[$0] >= confidenceThreshold }
         guard candidates.count <= Self.candidateLimit else {
             throw RuntimeError("\(candidates.count) boxes are above the confidence threshold \(confidenceThreshold); the suppression takes at most "
-                               + "\(Self.candidateLimit): raise the threshold (the confidenceThreshold input, or predict --confidence-threshold)")
+                               + "\(Self.candidateLimit): raise the threshold (the confidenceThreshold input, or \(option: .confidenceThreshold))")
         }
         var kept: [Int] = []
         for row in candidates.sorted(by: { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 })

@@ -1,3 +1,4 @@
+import Naming
 import ModelFormat
 import FileIO
 #if canImport(Glibc)
@@ -49,7 +50,7 @@ public enum NumpyFile {
         let count = tensor.values.lazy.filter { !$0.isFinite }.count
         throw RuntimeError("\(path): input '\(input)' holds \(tensor.values[index]) at index \(index) \(position)"
                            + (count > 1 ? " (and \(count - 1) more non-finite values)" : "")
-                           + "; kernels differ on non-finite values (--allow-non-finite feeds them anyway)")
+                           + "; kernels differ on non-finite values (\(option: .allowNonFinite) feeds them anyway)")
     }
 
     /// The longest header dictionary read: 64 KiB (the most a version 1.0
@@ -128,7 +129,7 @@ public enum NumpyFile {
         do {
             try AtomicFile.write(bytes, to: path, inputs: inputs)
         } catch {
-            throw RuntimeError("\(error)")
+            throw RuntimeError(String(mentioning: error))
         }
     }
 
@@ -140,7 +141,7 @@ public enum NumpyFile {
         do {
             try set.write(bytes, to: path)
         } catch {
-            throw RuntimeError("\(error)")
+            throw RuntimeError(String(mentioning: error))
         }
     }
 

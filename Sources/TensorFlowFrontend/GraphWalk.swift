@@ -40,7 +40,7 @@ struct GraphWalk {
         // placeholder that does not exist was once ignored without a word.
         let placeholders = graph.nodes.filter { $0.op == "Placeholder" }.map(\.name)
         for name in inputShapes.keys.sorted() where !placeholders.contains(name) {
-            throw ConversionOptionError("--input-shape '\(name)': the graph has no placeholder of that name (its placeholders: "
+            throw ConversionOptionError("\(option: .inputShape) '\(name)': the graph has no placeholder of that name (its placeholders: "
                                         + "\(placeholders.joined(separator: ", ")))\(suggestion(name, placeholders))")
         }
         let outputs = requested.isEmpty ? sinks() : requested
@@ -210,15 +210,15 @@ struct GraphWalk {
 
     private mutating func placeholder(_ node: TFNode) throws -> TFValue {
         guard var shape = inputShapes[node.name] ?? node.shape("shape") else {
-            throw node.fail("has no static shape: give one with --input-shape \(node.name)=1,H,W,C")
+            throw node.fail("has no static shape: give one with \(option: .inputShape) \(node.name)=1,H,W,C")
         }
         if let declared = node.shape("shape"), inputShapes[node.name] != nil, declared.count == shape.count,
            zip(declared, shape).contains(where: { $0 >= 0 && $0 != $1 }) {
-            throw node.fail("--input-shape \(shape) does not match the graph's \(declared)")
+            throw node.fail("\(option: .inputShape) \(shape) does not match the graph's \(declared)")
         }
         if shape.first == -1 { shape[0] = 1 }
         guard shape.first == 1, shape.dropFirst().allSatisfy({ $0 > 0 }), shape.count == 4 || shape.count == 2 else {
-            throw node.fail("shape \(shape) is not [1, H, W, C] or [1, N] with known sizes (give --input-shape \(node.name)=1,H,W,C)")
+            throw node.fail("shape \(shape) is not [1, H, W, C] or [1, N] with known sizes (give \(option: .inputShape) \(node.name)=1,H,W,C)")
         }
         let name = TensorFlowConverter.featureName(node.name)
         let dims = shape.count == 4 ? [shape[3], shape[1], shape[2]] : [shape[1]]

@@ -1,3 +1,4 @@
+import Naming
 import FileIO
 import Conversion
 import ModelFormat
@@ -62,7 +63,7 @@ public enum TensorFlowConverter {
                 let (line, column) = lineAndColumn(of: error.offset, in: file.bytes)
                 throw TensorFlowError("\(path):\(line):\(column): \(error.message)")
             }
-            throw TensorFlowError("\(path): \(error)")
+            throw TensorFlowError("\(path): \(String(mentioning: error))")
         } catch let error as TensorFlowError {
             throw TensorFlowError("\(path): \(error.message)")
         }

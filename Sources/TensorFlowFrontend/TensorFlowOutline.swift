@@ -1,3 +1,4 @@
+import Naming
 import ModelFormat
 
 extension TensorFlowConverter {
@@ -18,7 +19,7 @@ extension TensorFlowConverter {
         do {
             _ = try walk.order(from: sinks.compactMap { graph.index[$0.node] })
         } catch {
-            obstacles.append(.init(kind: .other, message: strip("\(error)", path)))
+            obstacles.append(.init(kind: .other, message: strip(String(mentioning: error), path)))
         }
         var unsupported: [(op: String, nodes: [String])] = []
         var refused: [(op: String, clause: String, nodes: [String])] = []
@@ -54,18 +55,19 @@ extension TensorFlowConverter {
             inputs.append(SourceOutline.Tensor(name: node.name, shape: shape?.map { $0 < 0 ? "?" : String($0) }, type: type))
             guard let shape else {
                 obstacles.append(.init(kind: .inputShape, message: "placeholder '\(short(node.name))' has no static shape: "
-                                       + "give one with --input-shape \(short(node.name))=1,H,W,C", input: node.name, option: "--input-shape \(node.name)=1,H,W,C"))
+                                       + "give one with \(option: .inputShape) \(short(node.name))=1,H,W,C", input: node.name, option: "\(option: .inputShape) \(node.name)=1,H,W,C"))
                 continue
             }
             let open = shape.indices.filter { $0 > 0 && shape[$0] < 0 }
             guard !open.isEmpty, shape.count == 4 || shape.count == 2, shape[0] == 1 || shape[0] < 0 else { continue }
-            let option = "--input-shape \(node.name)=" + shape.enumerated().map { index, size in index == 0 ? "1" : size < 0 ? "?" : String(size) }
+            let value = "\(node.name)=" + shape.enumerated().map { index, size in index == 0 ? "1" : size < 0 ? "?" : String(size) }
                 .joined(separator: ",")
+            let option = "\(option: .inputShape) \(value)"
             obstacles.append(.init(kind: .inputShape, message: "placeholder '\(short(node.name))': size\(open.count == 1 ? " at axis" : "s at axes") "
-                                   + "\(open.map(String.init).joined(separator: ", ")) open: give \(open.count == 1 ? "it" : "them") with \(short(option, 48))",
+                                   + "\(open.map(String.init).joined(separator: ", ")) open: give \(open.count == 1 ? "it" : "them") with \(option: .inputShape) \(short(value, shortValue))",
                                    input: node.name, option: option))
         }
-        if obstacles.isEmpty, let failure { obstacles.append(.init(kind: .other, message: strip("\(failure)", path))) }
+        if obstacles.isEmpty, let failure { obstacles.append(.init(kind: .other, message: strip(String(mentioning: failure), path))) }
         return SourceOutline(inputs: inputs, outputs: sinks.map { SourceOutline.Tensor(name: $0.index == 0 ? $0.node : $0.description, shape: nil, type: "") },
                              nodes: graph.nodes.map { SourceOutline.Node(name: $0.name, op: $0.op, inputs: $0.inputs.map { $0.index == 0 ? $0.node : $0.description },
                                                                 outputs: [$0.name]) },
@@ -76,6 +78,10 @@ extension TensorFlowConverter {
     private static func strip(_ message: String, _ path: String) -> String {
         message.hasPrefix("\(path): ") ? String(message.dropFirst(path.count + 2)) : message
     }
+
+    /// How long an input shape's value may be in a message: 48 columns for
+    /// the whole option as the programs spell it (`--input-shape ` and the value).
+    static let shortValue = 34
 
     /// A name shortened for a one-line message (JSON keeps it whole in its own field).
     static func short(_ name: String, _ limit: Int = 32) -> String {

@@ -101,14 +101,14 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
         (model, notes) = try make()
     } catch let error as ConversionOptionError {
         // An option that does not fit the model: a mistake on the command line.
-        throw UsageError(error.message)
+        throw UsageError(error.message.namingOptions(\.flag))
     } catch let error as ImagePreprocessingError {
         throw UsageError(ConversionFlags.message(error))
     }
     try write(model, to: output, inputs: inputs, minimumSpecificationVersion: minimumSpecificationVersion, notes: notes)
     // What keeps the written model from an app's use as it is (after the summary: the last lines a user sees).
     if output.warnsIfNotAppReady && output.report != .quiet {
-        for warning in AppReadiness.warnings(for: model) {
+        for warning in AppReadiness.warnings(for: model, naming: \.flag) {
             StandardStreams.printError("warning: \(TextEscaping.line(warning))\n")
         }
     }

@@ -95,11 +95,11 @@ enum InspectCommand: Command {
                 try GraphOutput.write(picture, to: path, inputs: files + weightsFiles)
             }
             if json {
-                documents.append(InspectionJSON.document(inspected, weightStatistics: weights))
+                documents.append(InspectionJSON.document(inspected, weightStatistics: weights, naming: \.flag))
                 continue
             }
             if requests.count > 1 { print((index > 0 ? "\n" : "") + style.heading("== \(TextEscaping.line(inspected.path))")) }
-            print(SummaryText.render(inspected, style: style), terminator: "")
+            print(SummaryText.render(inspected, style: style, naming: \.flag), terminator: "")
             if layers {
                 print()
                 print(LayerTable.render(inspected, style: style), terminator: "")

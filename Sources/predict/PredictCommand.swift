@@ -176,7 +176,7 @@ enum PredictCommand: Command {
 
     /// Which kernels run, a line each, escaped for a terminal.
     static func kernelLines(_ choice: KernelChoice = .fastest) -> String {
-        CPUKernels.summary(choice).map(TextEscaping.line).joined(separator: "\n")
+        CPUKernels.summary(choice, naming: \.flag).map(TextEscaping.line).joined(separator: "\n")
     }
 
     /// --confidence-threshold for a classifier: the least probability of a

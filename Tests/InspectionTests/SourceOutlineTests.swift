@@ -25,7 +25,7 @@ final class SourceOutlineTests: XCTestCase {
         XCTAssertFalse(text.contains("\u{1B}"), text)
         XCTAssertEqual(lines.filter { $0.hasPrefix("  op Op") }.count, 40, text)
         XCTAssertTrue(text.contains("Cannot convert: 100 obstacles"), text)
-        XCTAssertTrue(text.contains("  ... and 60 more (--json lists every one)"), text)
+        XCTAssertTrue(text.contains("  ... and 60 more (InspectionJSON lists every one)"), text)
         XCTAssertTrue(text.contains(", and 18 more op types"), text)
         XCTAssertTrue(text.contains("  x: float32 [batch, 3, ?]"), text)
         XCTAssertTrue(text.contains("Parameters:   1,234 in 2 stored tensors"), text)

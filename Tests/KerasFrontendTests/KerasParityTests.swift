@@ -48,9 +48,9 @@ final class KerasParityTests: XCTestCase {
         try checkParity("dynamic_input")
         let path = kerasFixtures.appendingPathComponent("dynamic_input/model.h5").path
         let cases: [([String: [Int]], String)] = [
-            ([:], "input 'image' has the shape (None, None, 3); expected (H, W, C) or (N,) with known sizes (give them with --input-shape image=1,H,W,C)"),
-            (["imag": [1, 12, 10, 3]], "--input-shape 'imag': the model has no input of that name (its inputs: image); did you mean 'image'?"),
-            (["image": [1, 12, 10, 4]], "--input-shape image=1,12,10,4: the model saved the input as (None, None, None, 3)"),
+            ([:], "input 'image' has the shape (None, None, 3); expected (H, W, C) or (N,) with known sizes (give them with inputShapes image=1,H,W,C)"),
+            (["imag": [1, 12, 10, 3]], "inputShapes 'imag': the model has no input of that name (its inputs: image); did you mean 'image'?"),
+            (["image": [1, 12, 10, 4]], "inputShapes image=1,12,10,4: the model saved the input as (None, None, None, 3)"),
             (["image": [2, 12, 10, 3]], "give batch 1"),
             (["image": [1, 1 << 31, 10, 3]], "give batch 1 and its sizes (1...1073741824)"),
             (["image": [1, 0, 10, 3]], "give batch 1 and its sizes"),

@@ -75,7 +75,7 @@ final class ONNXHostileTests: XCTestCase {
     func testInputWithABatchOtherThanOne() throws {
         let path = onnxFixtures.appendingPathComponent("squeezenet_opset13/model.onnx").path
         XCTAssertThrowsError(try ONNXConverter.convert(model: path, inputs: [ONNXConverter.InputShape(name: "input", shape: [2, 3, 32, 32])])) { error in
-            XCTAssertEqual("\(error)", "--input-shape input: batch 2 is not supported; the converted model takes one input at a time (batch 1: --input-shape input=1,3,32,32)")
+            XCTAssertEqual("\(error)", "inputShapes input: batch 2 is not supported; the converted model takes one input at a time (batch 1: inputShapes input=1,3,32,32)")
         }
     }
 }

@@ -55,7 +55,7 @@ final class YOLOGraphTests: XCTestCase {
         var options = ConversionOptions()
         options.detectionThresholds = DetectionThresholds(iou: 0.5)
         XCTAssertThrowsError(try TensorFlowConverter.convert(graph: folder.appendingPathComponent("graph.pb").path, options: options)) { error in
-            XCTAssertTrue("\(error)".contains("thresholds apply to a detector: give --yolo-anchors for a YOLOv2 output"), "\(error)")
+            XCTAssertTrue("\(error)".contains("thresholds apply to a detector: give yoloAnchors for a YOLOv2 output"), "\(error)")
         }
     }
 }
