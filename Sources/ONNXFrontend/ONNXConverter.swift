@@ -147,8 +147,9 @@ struct ONNXWalk {
     }
 
     /// GELU as exporters spell it out: Div(x, sqrt 2) -> Erf -> Add 1 ->
-    /// Mul by x -> Mul 0.5, each read only by the next. Returns x, the
-    /// Erf, Add and Mul nodes, the constants' names and the final output.
+    /// Mul by x -> Mul 0.5 (TorchScript), or -> Mul 0.5 -> Mul by x
+    /// (dynamo), each read only by the next. Returns x, the Erf, Add and
+    /// Mul nodes, the constants' names and the final output.
     private func geluChain(at index: Int) -> (x: String, members: [Int], constants: [String], output: String)? {
         let nodes = graph.nodes
         func only(_ name: String, _ op: String) -> Int? {
@@ -161,7 +162,11 @@ struct ONNXWalk {
               let half = only(nodes[mul].outputs[0], "Mul") else { return nil }
         let x = div.inputs[0]
         let one = nodes[add].inputs.first { $0 != nodes[erf].outputs[0] }
-        guard nodes[mul].inputs.contains(x), let one, let halfInput = nodes[half].inputs.first(where: { $0 != nodes[mul].outputs[0] }) else { return nil }
+        // The first Mul's other input, and the second's.
+        let first = nodes[mul].inputs.first { $0 != nodes[add].outputs[0] }, second = nodes[half].inputs.first { $0 != nodes[mul].outputs[0] }
+        guard nodes[mul].inputs.count == 2, nodes[half].inputs.count == 2, let one, let first, let second else { return nil }
+        let halfInput: String
+        if first == x { halfInput = second } else if second == x { halfInput = first } else { return nil }
         return (x, [erf, add, mul, half], [div.inputs[1], one, halfInput], nodes[half].outputs[0])
     }
 

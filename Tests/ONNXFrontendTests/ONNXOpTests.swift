@@ -111,6 +111,18 @@ final class ONNXOpTests: XCTestCase {
     func testPReluPerChannelAndSelu() throws { try check("prelu_selu_opset13") }
     /// Opset 20's Gelu, exact and tanh-approximated: Core ML's GELU modes.
     func testGelu() throws { try check("gelu_opset20") }
+
+    /// GELU spelled with Erf as both PyTorch exporters write it (was: the
+    /// dynamo exporter's 0.5 * (1 + erf) before the product by x was refused,
+    /// its Erf unsupported): two GELU nodes. A chain whose last product is
+    /// by another tensor is no GELU and its Erf is refused by name.
+    func testGeluSpelledWithErf() throws {
+        let model = try check("gelu_erf_opset13")
+        XCTAssertEqual(model.nodes.map(\.operation.kindName), ["gelu", "gelu"])
+        XCTAssertThrowsError(try convert("gelu_erf_not_x_opset13")) { error in
+            XCTAssertTrue("\(error)".contains("1 node of 1 unsupported op type: Erf x1 (n_e)"), "\(error)")
+        }
+    }
     func testMaxAndMinOfTensorsAndScalars() throws { try check("max_min_opset13") }
     func testInstanceNormalization() throws { try check("instance_norm_opset13") }
 
