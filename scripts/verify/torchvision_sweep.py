@@ -67,7 +67,7 @@ def sweep_models():
 
 # ---------------------------------------------------------------- the worker
 
-def export_model(work, name):
+def export_model(work, name, skip_larger_than=None):
     """Writes WORK/NAME/{input.npy, LABEL/model.onnx, LABEL/output.npy, meta.json}."""
     sys.path.insert(0, str(ROOT / "scripts" / "verify"))
     import numpy as np
@@ -101,6 +101,10 @@ def export_model(work, name):
     model = Output(net) if segmentation else net
     meta = {"parameters": sum(p.numel() for p in net.parameters()), "segmentation": segmentation, "exports": {}}
     meta["weight_bytes"] = 4 * meta["parameters"]
+    if skip_larger_than and meta["parameters"] > skip_larger_than * 1e6:
+        meta["skipped"] = True
+        (folder / "meta.json").write_text(json.dumps(meta))
+        return
     sizes = [224] if name.startswith("vit") else SIZES
     x = reference = None
     for size in sizes:
@@ -254,7 +258,7 @@ def main():
     args = parser.parse_args()
     args.work = args.work.resolve()
     if args.export:
-        export_model(args.work, args.models[0])
+        export_model(args.work, args.models[0], args.skip_larger_than)
         return 0
     if "TOOLKIT_BIN" not in os.environ:
         subprocess.run(["swift", "build", "-c", "release"], cwd=ROOT, check=True, capture_output=True)
@@ -269,8 +273,13 @@ def main():
                 failed = failed or status in ("wrong", "invalid")
             print(" | ".join(rows[-1]), "(earlier run)", flush=True)
             continue
-        if not (folder / "meta.json").exists():
-            status, _, _, message = run([sys.executable, __file__, args.work, name, "--export"], budget=EXPORT_BUDGET)
+        meta_path = folder / "meta.json"
+        if meta_path.exists() and json.loads(meta_path.read_text()).get("skipped") and not (
+                args.skip_larger_than and json.loads(meta_path.read_text())["parameters"] > args.skip_larger_than * 1e6):
+            meta_path.unlink()  # skipped by an earlier run's limit, not by this one's
+        if not meta_path.exists():
+            limit = ["--skip-larger-than", str(args.skip_larger_than)] if args.skip_larger_than else []
+            status, _, _, message = run([sys.executable, __file__, args.work, name, "--export", *limit], budget=EXPORT_BUDGET)
             if status != 0 or not (folder / "meta.json").exists():
                 rows.append([name, "-", "-", f"not made: {short(message)}", "", "", "", "", ""])
                 print(" | ".join(rows[-1]), flush=True)
@@ -280,8 +289,8 @@ def main():
             rows.append([name, f"{meta['parameters']:,}", "-", meta["error"], "", "", "", "", ""])
             print(" | ".join(rows[-1]), flush=True)
             continue
-        if args.skip_larger_than and meta["parameters"] > args.skip_larger_than * 1e6:
-            rows.append([name, f"{meta['parameters']:,}", str(meta["size"]), "skipped (--skip-larger-than)", "", "", "", "", ""])
+        if meta.get("skipped"):
+            rows.append([name, f"{meta['parameters']:,}", "-", f"skipped (over {args.skip_larger_than:g}M parameters)", "", "", "", "", ""])
             print(" | ".join(rows[-1]), flush=True)
             continue
         results = {label: convert_and_compare(folder / label, meta["exports"][label], args.work) for label, _ in COLUMNS}
