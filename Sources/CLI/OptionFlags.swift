@@ -9,6 +9,7 @@ extension OptionName {
         case .imageInput: "--image-input"
         case .yoloAnchors: "--yolo-anchors"
         case .addSoftmax: "--add-softmax"
+        case .classMap: "--class-map"
         case .weightStats: "--weight-stats"
         case .probe: "--probe"
         case .allowNonFinite: "--allow-non-finite"

@@ -38,6 +38,9 @@ public struct ConversionOptions: Sendable {
     /// Appends a softmax to the classifier's last layer (`--add-softmax`),
     /// for a graph that ends in a linear layer (logits).
     public var addSoftmax = false
+    /// Adds the output `classMap`, each pixel's class, to a segmentation
+    /// model; the labels then name its classes (`applyClassMap`).
+    public var classMap = false
     public var predictedProbabilitiesName = "classLabelProbs"
     public var metadata = Metadata()
     /// torchvision's normalization, `(pixel / 255 - mean) / std` per
@@ -70,8 +73,9 @@ public struct ConversionOptions: Sendable {
         Pipeline.run(&model)
         var options = self
         try options.applyYOLODecoding(to: &model)
+        try options.applyClassMap(to: &model)
         try options.applyClassifier(to: &model, source: source)
-        model.metadata = metadata
+        model.metadata = options.metadata
         // The default names the source file: a byte of its name that is not
         // UTF-8 is stored as the text \xff (a model's strings are UTF-8).
         if model.metadata.shortDescription.isEmpty { model.metadata.shortDescription = PathBytes.escapingRawBytes(description) }

@@ -4,7 +4,7 @@
 /// `inputShapes`, `imageInputNames`); the command-line programs name it by
 /// their flag (`--input-shape`), through `String.namingOptions`.
 public enum OptionName: String, Sendable, CaseIterable {
-    case inputShape, imageInput, yoloAnchors, addSoftmax, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json
+    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json
 
     /// How the library's API spells it.
     public var libraryName: String {
@@ -13,6 +13,7 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .imageInput: "imageInputNames"
         case .yoloAnchors: "yoloAnchors"
         case .addSoftmax: "addSoftmax"
+        case .classMap: "classMap"
         case .weightStats: "weightStatistics"
         case .probe: "probes"
         case .allowNonFinite: "skipping NumpyFile.checkFinite"

@@ -153,6 +153,7 @@ enum ConversionFlags {
     static let labelAndMetadataOptions: [OptionSpec] = [
         Option("class-labels", valueName: "labels.txt", help: "One label per line, UTF-8 (a byte-order mark is dropped): makes the model a classifier (classLabel, classLabelProbs), or names a detector's classes.").spec,
         Flag("add-softmax", help: "Append a softmax to the classifier's last layer, for a model that ends in a linear layer: its class scores (logits) become the probabilities classLabelProbs promises.").spec,
+        Flag("class-map", help: "For a segmentation model, whose output scores each class at each pixel: add the output classMap, each pixel's class index (the argmax over the classes); --class-labels then names the classes for Xcode's preview instead of making a classifier.").spec,
         Option("predicted-feature-name", valueName: "name", default: "classLabel", text: true, help: "Name of the top-label output.").spec,
         Option("author", valueName: "text", text: true, help: "Metadata: author.").spec,
         Option("license", valueName: "text", text: true, help: "Metadata: license.").spec,
@@ -335,6 +336,10 @@ enum ConversionFlags {
         }
         options.predictedFeatureName = try arguments.string("predicted-feature-name")
         options.addSoftmax = arguments.flag("add-softmax")
+        options.classMap = arguments.flag("class-map")
+        if options.classMap && arguments.isPresent("predicted-feature-name") {
+            throw UsageError("--predicted-feature-name names a classifier's label output; --class-map's output is classMap")
+        }
         if options.addSoftmax && options.classLabels == nil {
             throw UsageError("--add-softmax appends a softmax to a classifier's scores: give its labels with --class-labels")
         }

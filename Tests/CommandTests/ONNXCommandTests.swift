@@ -22,6 +22,39 @@ final class ONNXCommandTests: XCTestCase {
         XCTAssertTrue(predicted.standardOutput.contains("class "), predicted.standardOutput)
     }
 
+    /// A segmentation network with --class-map: its output is each pixel's
+    /// class, its labels in Xcode's preview metadata; predict writes the map.
+    func testConvertsASegmentationModelWithAClassMap() throws {
+        let folder = try temporaryFolder()
+        let labels = folder.appendingPathComponent("labels.txt").path
+        try "background\nroad\ncar\nperson\nsky\n".write(toFile: labels, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("Segmenter.mlmodel").path
+        let segmenter = fixtures + "segmenter_opset13/model.onnx"
+        let result = try ProgramRunner.run("coreml-convert", ["onnx", segmenter, "--image-input", "input", "--class-map", "--class-labels", labels,
+                                                              "-o", output])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("classMap"), result.standardOutput)
+        let inspected = try ProgramRunner.run("coreml-inspect", [output])
+        XCTAssertTrue(inspected.standardOutput.contains("com.apple.coreml.model.preview.type = imageSegmenter"), inspected.standardOutput)
+        let npy = folder.appendingPathComponent("out")
+        let predicted = try ProgramRunner.run("coreml-predict", [output, repositoryRoot.appendingPathComponent("Samples/face.png").path,
+                                                                "--output-npy", npy.path])
+        XCTAssertEqual(predicted.status, 0, predicted.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: npy.appendingPathComponent("classMap.npy").path))
+
+        // Mistakes: labels that do not count the classes; a classifier's scores; a label output's name.
+        try "a\nb\n".write(toFile: labels, atomically: true, encoding: .utf8)
+        let wrongCount = try ProgramRunner.run("coreml-convert", ["onnx", segmenter, "--class-map", "--class-labels", labels, "-o", output])
+        XCTAssertEqual(wrongCount.status, 1)
+        XCTAssertEqual(wrongCount.standardError, "error: \(labels): 2 class labels, but output 'output' scores 5 classes a pixel\n")
+        let classifier = try ProgramRunner.run("coreml-convert", ["onnx", resnet, "--class-map", "-o", output])
+        XCTAssertEqual(classifier.status, 1)
+        XCTAssertTrue(classifier.standardError.contains("--class-map takes per-pixel class scores [C, H, W]"), classifier.standardError)
+        let named = try ProgramRunner.run("coreml-convert", ["onnx", segmenter, "--class-map", "--predicted-feature-name", "x", "--class-labels",
+                                                             labels, "-o", output])
+        XCTAssertEqual(named.status, 64, named.standardError)
+    }
+
     func testInspectReadsONNXAsConvertWould() throws {
         let result = try ProgramRunner.run("coreml-inspect", [resnet])
         XCTAssertEqual(result.status, 0, result.standardError)

@@ -76,9 +76,12 @@ final class ONNXParityTests: XCTestCase {
         XCTAssertTrue(slices.contains { $0.strides == [1, 1, 2, 1] }, "\(slices)")
     }
 
+    /// A segmentation network's per-pixel scores (bilinear resize, transposed convolution).
+    func testSegmentationScores() throws { try checkParity("segmenter", input: [1, 3, 24, 32]) }
+
     func testEveryFixtureIsTested() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: onnxFixtures.path).filter { $0.contains("_opset") }.sorted()
-        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17", "mixed_opset13", "mixed_opset17", "shuffle_opset13", "shuffle_opset17"]).sorted())
+        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17", "mixed_opset13", "mixed_opset17", "shuffle_opset13", "shuffle_opset17", "segmenter_opset13", "segmenter_opset17"]).sorted())
     }
 
     func checkParity(_ name: String, opsets: [Int] = [13, 17], input shape: [Int] = [3, 32, 32], file: StaticString = #filePath, line: UInt = #line) throws {
