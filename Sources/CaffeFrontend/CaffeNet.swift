@@ -179,19 +179,11 @@ struct CaffeNet {
     static func layer(_ layer: UnsafeMutablePointer<V1LayerParameter>, _ decoded: Decoded<NetParameter>) throws -> CaffeLayer {
         let l = layer.pointee
         let offset = decoded.offset(of: layer)
-        var params = CaffeLayer.Params()
-        params.convolution = l.convolution_param
-        params.pooling = l.pooling_param
-        params.innerProduct = l.inner_product_param
-        params.lrn = l.lrn_param
-        params.relu = l.relu_param
-        params.eltwise = l.eltwise_param
-        params.concat = l.concat_param
-        params.softmax = l.softmax_param
-        params.power = l.power_param
-        params.slice = l.slice_param
-        params.argMax = l.argmax_param
-        params.dropout = l.dropout_param
+        // The parameter messages read from a V1 layer; the others stay nil.
+        let params = CaffeLayer.Params(
+            convolution: l.convolution_param, pooling: l.pooling_param, innerProduct: l.inner_product_param, lrn: l.lrn_param,
+            relu: l.relu_param, eltwise: l.eltwise_param, concat: l.concat_param, softmax: l.softmax_param,
+            power: l.power_param, slice: l.slice_param, argMax: l.argmax_param, dropout: l.dropout_param)
         return CaffeLayer(name: try name(l.name, "the layer name", at: offset),
                           type: v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)",
                           bottoms: try names(l.bottom, l.n_bottom, "the bottom", at: offset),
