@@ -55,6 +55,24 @@ struct CaffeLayer {
     }
 }
 
+/// The fields the current and the V1 layer messages share, one for one.
+protocol CaffeLayerFields {
+    var name: UnsafeMutablePointer<CChar>! { get }
+    var n_bottom: Int { get }
+    var bottom: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>! { get }
+    var n_top: Int { get }
+    var top: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>! { get }
+    var n_blobs: Int { get }
+    var blobs: UnsafeMutablePointer<UnsafeMutablePointer<BlobProto>?>! { get }
+    var n_include: Int { get }
+    var include: UnsafeMutablePointer<UnsafeMutablePointer<Caffe__NetStateRule>?>! { get }
+    var n_exclude: Int { get }
+    var exclude: UnsafeMutablePointer<UnsafeMutablePointer<Caffe__NetStateRule>?>! { get }
+}
+
+extension LayerParameter: CaffeLayerFields {}
+extension V1LayerParameter: CaffeLayerFields {}
+
 /// A parsed deploy definition: its declared inputs and its layers.
 struct CaffeNet {
     /// Which of the two formats the file uses, for summaries.
@@ -157,12 +175,18 @@ struct CaffeNet {
             crop: l.crop_param, input: l.input_param, permute: l.permute_param, normalize: l.norm_param,
             argMax: l.argmax_param, bias: l.bias_param, dropout: l.dropout_param, priorBox: l.prior_box_param,
             detectionOutput: l.detection_output_param)
-        return CaffeLayer(name: try name(l.name, "the layer name", at: offset), type: try name(l.type, "the layer type", at: offset),
-                          bottoms: try names(l.bottom, l.n_bottom, "the bottom", at: offset),
-                          tops: try names(l.top, l.n_top, "the top", at: offset),
-                          offset: offset, params: params,
-                          inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
-                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include), CArrays.buffer(l.exclude, l.n_exclude)))
+        return try self.layer(l, type: { () throws(DecodeError) in try name(l.type, "the layer type", at: offset) }, offset: offset, params: params)
+    }
+
+    /// The layer `l` (current or V1) with its `type`, read after its name.
+    static func layer(_ l: some CaffeLayerFields, type: () throws(DecodeError) -> String, offset: Int,
+                      params: CaffeLayer.Params) throws(DecodeError) -> CaffeLayer {
+        CaffeLayer(name: try name(l.name, "the layer name", at: offset), type: try type(),
+                   bottoms: try names(l.bottom, l.n_bottom, "the bottom", at: offset),
+                   tops: try names(l.top, l.n_top, "the top", at: offset),
+                   offset: offset, params: params,
+                   inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
+                   isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include), CArrays.buffer(l.exclude, l.n_exclude)))
     }
 
     /// Whether Caffe's TEST net leaves the layer out (net.cpp FilterNet): with
@@ -179,26 +203,12 @@ struct CaffeNet {
     static func layer(_ layer: UnsafeMutablePointer<V1LayerParameter>, _ decoded: Decoded<NetParameter>) throws -> CaffeLayer {
         let l = layer.pointee
         let offset = decoded.offset(of: layer)
-        var params = CaffeLayer.Params()
-        params.convolution = l.convolution_param
-        params.pooling = l.pooling_param
-        params.innerProduct = l.inner_product_param
-        params.lrn = l.lrn_param
-        params.relu = l.relu_param
-        params.eltwise = l.eltwise_param
-        params.concat = l.concat_param
-        params.softmax = l.softmax_param
-        params.power = l.power_param
-        params.slice = l.slice_param
-        params.argMax = l.argmax_param
-        params.dropout = l.dropout_param
-        return CaffeLayer(name: try name(l.name, "the layer name", at: offset),
-                          type: v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)",
-                          bottoms: try names(l.bottom, l.n_bottom, "the bottom", at: offset),
-                          tops: try names(l.top, l.n_top, "the top", at: offset),
-                          offset: offset, params: params,
-                          inlineBlobs: Array(CArrays.buffer(l.blobs, l.n_blobs)),
-                          isTrainingOnly: trainingOnly(CArrays.buffer(l.include, l.n_include), CArrays.buffer(l.exclude, l.n_exclude)))
+        // The parameter messages read from a V1 layer; the others stay nil.
+        let params = CaffeLayer.Params(
+            convolution: l.convolution_param, pooling: l.pooling_param, innerProduct: l.inner_product_param, lrn: l.lrn_param,
+            relu: l.relu_param, eltwise: l.eltwise_param, concat: l.concat_param, softmax: l.softmax_param,
+            power: l.power_param, slice: l.slice_param, argMax: l.argmax_param, dropout: l.dropout_param)
+        return try self.layer(l, type: { v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)" }, offset: offset, params: params)
     }
 
     /// V1's enum layer types under their current names.

@@ -15,17 +15,11 @@ extension CaffeInspection {
     /// - Throws: `CaffeError` or `FileError` when the file does not parse.
     public static func outline(deploy path: String) throws -> SourceOutline {
         let net = try CaffeConverter.readDeploy(path)
-        var obstacles: [SourceOutline.Obstacle] = []
-        var unsupported: [(type: String, layers: [String])] = []
-        var refused: [(type: String, clause: String, layers: [String])] = []
-        var at: [String: Int] = [:]
+        var tally = SourceOutline.Tally()
         let layers = net.layers.filter { !$0.isTrainingOnly }
         for layer in layers {
             guard CaffeLayerTable.mappings[layer.type] != nil || builderTypes.contains(layer.type) else {
-                if let index = at[layer.type] { unsupported[index].layers.append(layer.name) } else {
-                    at[layer.type] = unsupported.count
-                    unsupported.append((layer.type, [layer.name]))
-                }
+                tally.unsupported(layer.type, node: layer.name)
                 continue
             }
             var clause = CaffeLedgers.refusal(layer)
@@ -33,21 +27,9 @@ extension CaffeInspection {
                 clause = "unknown field \(field.name) (not BVLC Caffe's)"
             }
             guard let clause else { continue }
-            let key = layer.type + "\u{0}" + clause + "\u{0}refused"
-            if let index = at[key] { refused[index].layers.append(layer.name) } else {
-                at[key] = refused.count
-                refused.append((layer.type, clause, [layer.name]))
-            }
+            tally.refused(layer.type, clause, node: layer.name)
         }
-        for (type, names) in unsupported {
-            obstacles.append(.init(kind: .unsupportedOp, message: "layer type \(short(type)) is not supported: \(names.count) layer\(names.count == 1 ? "" : "s"), "
-                                   + "first '\(short(names[0]))'", op: type, count: names.count, node: names[0]))
-        }
-        for (type, clause, names) in refused {
-            let more = names.count > 1 ? " (and \(names.count - 1) more alike)" : ""
-            obstacles.append(.init(kind: .refusedAttribute, message: "layer '\(short(names[0]))' (\(type)): \(clause)\(more)",
-                                   op: type, count: names.count, node: names[0]))
-        }
+        let obstacles = tally.obstacles(opNoun: "layer type", nodeNoun: "layer")
         var inputs = net.inputs.map { SourceOutline.Tensor(name: $0.name, shape: $0.shape.map(String.init), type: "") }
         for layer in layers where layer.type == "Input" {
             let declared = layer.params.input.map { Array(CArrays.buffer($0.pointee.shape, $0.pointee.n_shape)) } ?? []
@@ -67,7 +49,5 @@ extension CaffeInspection {
     }
 
     /// A name shortened for a one-line message (JSON keeps it whole in its own field).
-    static func short(_ name: String, _ limit: Int = 32) -> String {
-        name.count <= limit ? name : String(name.prefix(limit - 3)) + "..."
-    }
+    static func short(_ name: String, _ limit: Int = 32) -> String { SourceOutline.short(name, limit) }
 }

@@ -95,6 +95,17 @@ struct SpecReader {
         CoreMLFormatError(message, offset: message_.map { decoded.offset(of: $0) } ?? 0)
     }
 
+    /// The case numbered `number` of a proto enum whose cases `table` lists
+    /// in the order of their numbers; another number is refused as layer
+    /// `name`'s "unknown `what` N", at `params`.
+    func enumCase<Case>(_ table: [Case], _ number: some BinaryInteger, _ what: String, of name: String,
+                        at params: UnsafeRawPointer?) throws -> Case {
+        guard let index = Int(exactly: number), table.indices.contains(index) else {
+            throw fail("layer '\(name)' has the unknown \(what) \(number)", at: params)
+        }
+        return table[index]
+    }
+
     func file() throws -> CoreMLFile {
         let spec = decoded.root
         if spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_PIPELINE {

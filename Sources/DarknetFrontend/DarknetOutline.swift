@@ -60,7 +60,5 @@ extension DarknetConverter {
     }
 
     /// A name shortened for a one-line message (JSON keeps it whole in its own field).
-    static func short(_ name: String, _ limit: Int = 32) -> String {
-        name.count <= limit ? name : String(name.prefix(limit - 3)) + "..."
-    }
+    static func short(_ name: String, _ limit: Int = 32) -> String { SourceOutline.short(name, limit) }
 }

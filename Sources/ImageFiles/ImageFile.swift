@@ -69,25 +69,22 @@ public enum ImageFile {
         guard !bytes.isEmpty else {
             throw ImageFileError(file: name, message: "empty file")
         }
-        if bytes.starts(with: pngSignature) {
-            let usable = try PNGDecoder.usableLength(bytes, name: name)
-            let prefix = UnsafeRawBufferPointer(rebasing: bytes[..<usable])
-            let image = try cutShort(prefix, of: bytes.count, format: "PNG") { () throws(ImageFileError) in
-                try PNGDecoder.decode(prefix, name: name)
-            }
-            guard orientation == .apply, let turn = ExifOrientation.orientation(ofPNG: prefix) else { return image }
-            return ExifOrientation.apply(turn, to: image)
-        }
-        if bytes.starts(with: jpegSignature) {
-            let usable = try JPEGDecoder.usableLength(bytes, name: name)
-            let prefix = UnsafeRawBufferPointer(rebasing: bytes[..<usable])
-            let image = try cutShort(prefix, of: bytes.count, format: "JPEG") { () throws(ImageFileError) in
-                try JPEGDecoder.decode(prefix, name: name)
-            }
-            guard orientation == .apply, let turn = ExifOrientation.orientation(ofJPEG: prefix) else { return image }
-            return ExifOrientation.apply(turn, to: image)
-        }
+        if bytes.starts(with: pngSignature) { return try decode(bytes, name: name, orientation: orientation, with: PNGDecoder.self) }
+        if bytes.starts(with: jpegSignature) { return try decode(bytes, name: name, orientation: orientation, with: JPEGDecoder.self) }
         throw ImageFileError(file: name, message: "not a PNG or JPEG image")
+    }
+
+    /// `bytes` decoded by `Decoder`, which is given only the prefix it can
+    /// use, and turned as the file's EXIF orientation says when `orientation` is `.apply`.
+    private static func decode<Decoder: ImageDecoder>(_ bytes: UnsafeRawBufferPointer, name: String, orientation: ExifOrientation.Handling,
+                                                      with decoder: Decoder.Type) throws(ImageFileError) -> Image {
+        let usable = try Decoder.usableLength(bytes, name: name)
+        let prefix = UnsafeRawBufferPointer(rebasing: bytes[..<usable])
+        let image = try cutShort(prefix, of: bytes.count, format: Decoder.format) { () throws(ImageFileError) in
+            try Decoder.decode(prefix, name: name)
+        }
+        guard orientation == .apply, let turn = Decoder.orientation(prefix) else { return image }
+        return ExifOrientation.apply(turn, to: image)
     }
 
     /// Bytes a PNG or JPEG may hold besides what its pixels need (ICC
@@ -129,6 +126,27 @@ public enum ImageFile {
             throw ImageFileError(file: name, message: "image is \(width)x\(height) (\(megapixels) megapixels), over the limit of \(maximumPixels / 1_000_000) megapixels")
         }
     }
+}
+
+/// What `ImageFile.decode` asks of one format's decoder.
+protocol ImageDecoder {
+    /// The format's name in messages: `PNG`.
+    static var format: String { get }
+    /// How many leading bytes of the file the decoder may read.
+    static func usableLength(_ bytes: UnsafeRawBufferPointer, name: String) throws(ImageFileError) -> Int
+    static func decode(_ bytes: UnsafeRawBufferPointer, name: String) throws(ImageFileError) -> Image
+    /// The EXIF orientation the file states, if any.
+    static func orientation(_ bytes: UnsafeRawBufferPointer) -> Int?
+}
+
+extension PNGDecoder: ImageDecoder {
+    static var format: String { "PNG" }
+    static func orientation(_ bytes: UnsafeRawBufferPointer) -> Int? { ExifOrientation.orientation(ofPNG: bytes) }
+}
+
+extension JPEGDecoder: ImageDecoder {
+    static var format: String { "JPEG" }
+    static func orientation(_ bytes: UnsafeRawBufferPointer) -> Int? { ExifOrientation.orientation(ofJPEG: bytes) }
 }
 
 /// Why an image file cannot be read: one line naming the file, such as

@@ -14,35 +14,16 @@ extension KerasConverter {
     public static func outline(model path: String, failure: (any Error)? = nil) throws -> SourceOutline {
         let file = try KerasModelFile(path: path, readsKernels: false)
         let graph = try KerasGraph(config: file.config, path: path)
-        var obstacles: [SourceOutline.Obstacle] = []
-        var unsupported: [(op: String, layers: [String])] = []
-        var refused: [(op: String, clause: String, layers: [String])] = []
-        var at: [String: Int] = [:]
+        var tally = SourceOutline.Tally()
         for layer in graph.layers {
             guard KerasLayerTable.mappings[layer.className] != nil else {
-                if let index = at[layer.className] { unsupported[index].layers.append(layer.name) } else {
-                    at[layer.className] = unsupported.count
-                    unsupported.append((layer.className, [layer.name]))
-                }
+                tally.unsupported(layer.className, node: layer.name)
                 continue
             }
             guard let clause = KerasLayerLedgers.refusal(layer) else { continue }
-            let key = layer.className + "\u{0}" + clause + "\u{0}refused"
-            if let index = at[key] { refused[index].layers.append(layer.name) } else {
-                at[key] = refused.count
-                refused.append((layer.className, clause, [layer.name]))
-            }
+            tally.refused(layer.className, clause, node: layer.name)
         }
-        for (op, layers) in unsupported {
-            let why = op == "Lambda" ? " (it holds Python code, never run)" : ""
-            obstacles.append(.init(kind: .unsupportedOp, message: "layer \(short(op)) is not supported\(why): \(layers.count) layer\(layers.count == 1 ? "" : "s"), "
-                                   + "first '\(short(layers[0]))'", op: op, count: layers.count, node: layers[0]))
-        }
-        for (op, clause, layers) in refused {
-            let more = layers.count > 1 ? " (and \(layers.count - 1) more alike)" : ""
-            obstacles.append(.init(kind: .refusedAttribute, message: "layer '\(short(layers[0]))' (\(op)): \(clause)\(more)",
-                                   op: op, count: layers.count, node: layers[0]))
-        }
+        var obstacles = tally.obstacles(opNoun: "layer", nodeNoun: "layer") { op in op == "Lambda" ? " (it holds Python code, never run)" : "" }
         var inputs: [SourceOutline.Tensor] = []
         for name in graph.inputNames {
             let shape = graph.inputShapes[name]
@@ -65,7 +46,5 @@ extension KerasConverter {
     }
 
     /// A name shortened for a one-line message (JSON keeps it whole in its own field).
-    static func short(_ name: String, _ limit: Int = 32) -> String {
-        name.count <= limit ? name : String(name.prefix(limit - 3)) + "..."
-    }
+    static func short(_ name: String, _ limit: Int = 32) -> String { SourceOutline.short(name, limit) }
 }

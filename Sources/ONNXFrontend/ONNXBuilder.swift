@@ -103,6 +103,17 @@ struct ONNXBuilder {
         return Size2(list[0], list[1])
     }
 
+    /// For a convolution whose weights hold `outputChannels` kernels of
+    /// `kernel` [kH, kW]: refuses a `kernel_shape` other than the weights',
+    /// and returns the bias (input 2, one value per output channel; nil without).
+    func convolutionBias(kernel: [Int], outputChannels cout: Int) throws -> Weights? {
+        if let declared = node.ints("kernel_shape"), declared != kernel { throw node.fail("kernel_shape \(declared) differs from the weights' \(kernel)") }
+        guard has(2) else { return nil }
+        let c = try constant(2, "the bias")
+        guard c.count == cout else { throw node.fail("bias has \(c.count) values for \(cout) output channels") }
+        return c.weights()
+    }
+
     /// `pads` [top, left, bottom, right] or `auto_pad`.
     func padding() throws -> WindowPadding {
         switch node.string("auto_pad") ?? "NOTSET" {

@@ -84,13 +84,7 @@ enum ONNXOpTable {
             throw b.node.fail("weights \(w.shape) in \(group) groups do not fit \(x.shape.channels) input channels")
         }
         let kernel = Size2(kh, kw)
-        if let declared = b.node.ints("kernel_shape"), declared != [kh, kw] { throw b.node.fail("kernel_shape \(declared) differs from the weights' \([kh, kw])") }
-        var bias: Weights?
-        if b.has(2) {
-            let c = try b.constant(2, "the bias")
-            guard c.count == cout else { throw b.node.fail("bias has \(c.count) values for \(cout) output channels") }
-            bias = c.weights()
-        }
+        let bias = try b.convolutionBias(kernel: [kh, kw], outputChannels: cout)
         let conv = Convolution(outputChannels: cout, kernelChannels: cin, groups: group, kernel: kernel,
                                stride: try b.window("strides", default: 1), dilation: try b.window("dilations", default: 1),
                                padding: try b.padding(), weights: w.weights(), bias: bias)
@@ -298,13 +292,7 @@ enum ONNXOpTable {
         guard outputPadding.allSatisfy({ $0 == 0 }) else { throw b.node.fail("output_padding \(outputPadding) is not supported") }
         if let shape = b.node.ints("output_shape") { throw b.node.fail("output_shape \(shape) is not supported") }
         let (cout, kh, kw) = (w.shape[1], w.shape[2], w.shape[3])
-        if let declared = b.node.ints("kernel_shape"), declared != [kh, kw] { throw b.node.fail("kernel_shape \(declared) differs from the weights' \([kh, kw])") }
-        var bias: Weights?
-        if b.has(2) {
-            let c = try b.constant(2, "the bias")
-            guard c.count == cout else { throw b.node.fail("bias has \(c.count) values for \(cout) output channels") }
-            bias = c.weights()
-        }
+        let bias = try b.convolutionBias(kernel: [kh, kw], outputChannels: cout)
         let conv = Convolution(outputChannels: cout, kernelChannels: x.shape.channels, kernel: Size2(kh, kw), stride: try b.window("strides", default: 1),
                                padding: try b.padding(), isDeconvolution: true, weights: w.weights(), bias: bias)
         return b.single(.convolution(conv), x)

@@ -23,25 +23,14 @@ extension ONNXConverter {
         let root = graph.decoded.root.pointee.graph!.pointee
         if let problem = ONNXGraph.nonUTF8Name(root) { obstacles.append(.init(kind: .other, message: problem)) }
         var walk = ONNXWalk(graph: graph, path: path, inputShapes: [:])
-        for (op, nodes) in walk.findUnsupported() {
-            obstacles.append(.init(kind: .unsupportedOp, message: "op \(short(op)) is not supported: \(nodes.count) node\(nodes.count == 1 ? "" : "s"), "
-                                   + "first '\(short(nodes[0]))'", op: op, count: nodes.count, node: nodes[0]))
-        }
+        var tally = SourceOutline.Tally()
+        tally.unsupported = walk.findUnsupported()
         // Refused attributes, nodes alike (same op, same reason) on one line.
-        var refused: [(op: String, clause: String, nodes: [String])] = []
-        var index: [String: Int] = [:]
         for node in graph.nodes where ONNXWalk.isKnown(node) {
             guard let clause = ONNXLedgers.refusalClause(for: node) else { continue }
-            let key = node.op + "\u{0}" + clause
-            if let at = index[key] { refused[at].nodes.append(node.name); continue }
-            index[key] = refused.count
-            refused.append((node.op, clause, [node.name]))
+            tally.refused(node.op, clause, node: node.name)
         }
-        for (op, clause, nodes) in refused {
-            let more = nodes.count > 1 ? " (and \(nodes.count - 1) more alike)" : ""
-            obstacles.append(.init(kind: .refusedAttribute, message: "node '\(short(nodes[0]))' (\(op)): \(clause)\(more)",
-                                   op: op, count: nodes.count, node: nodes[0]))
-        }
+        obstacles += tally.obstacles(opNoun: "op", nodeNoun: "node")
         for input in graph.inputs {
             do {
                 _ = try walk.checkedShape(input)
@@ -112,7 +101,5 @@ extension ONNXConverter {
                                        8: "string", 9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64", 16: "bfloat16"]
 
     /// A name shortened for a one-line message (JSON keeps it whole in its own field).
-    static func short(_ name: String, _ limit: Int = 32) -> String {
-        name.count <= limit ? name : String(name.prefix(limit - 3)) + "..."
-    }
+    static func short(_ name: String, _ limit: Int = 32) -> String { SourceOutline.short(name, limit) }
 }

@@ -103,3 +103,18 @@ public enum ArenaError: Error, Sendable {
     /// calloc found no memory (the budget allowed the request).
     case outOfMemory(requested: Int)
 }
+
+extension Arena {
+    /// `size` bytes for a decoder at byte `offset` of its input, a failure
+    /// said as a `DecodeError` there: the system out of memory, or the
+    /// budget exceeded (with `overBudget` added to the message).
+    func allocate(_ size: Int, at offset: Int, overBudget note: String = "") throws(DecodeError) -> UnsafeMutableRawPointer {
+        do {
+            return try allocate(size)
+        } catch .outOfMemory(let requested) {
+            throw DecodeError("out of memory allocating \(SizeText.bytes(requested))", offset: offset)
+        } catch {
+            throw DecodeError("decoding needs more than \(SizeText.bytes(budget)) of memory\(note)", offset: offset)
+        }
+    }
+}

@@ -83,14 +83,7 @@ struct BinaryDecoding {
     }
 
     func allocate(_ size: Int, at offset: Int) throws(DecodeError) -> UnsafeMutableRawPointer {
-        do {
-            return try arena.allocate(size)
-        } catch .outOfMemory(let requested) {
-            throw DecodeError("out of memory allocating \(SizeText.bytes(requested))", offset: offset)
-        } catch {
-            throw DecodeError("decoding needs more than \(SizeText.bytes(arena.budget)) of memory; the input is corrupt or hostile",
-                              offset: offset)
-        }
+        try arena.allocate(size, at: offset, overBudget: "; the input is corrupt or hostile")
     }
 
     func message(_ descriptor: UnsafePointer<ProtobufCMessageDescriptor>, in range: Range<Int>,

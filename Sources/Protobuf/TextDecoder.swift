@@ -30,13 +30,7 @@ struct TextMaterializer {
     let offsets: MessageOffsets
 
     func allocate(_ size: Int, at offset: Int) throws(DecodeError) -> UnsafeMutableRawPointer {
-        do {
-            return try arena.allocate(size)
-        } catch .outOfMemory(let requested) {
-            throw DecodeError("out of memory allocating \(SizeText.bytes(requested))", offset: offset)
-        } catch {
-            throw DecodeError("decoding needs more than \(SizeText.bytes(arena.budget)) of memory", offset: offset)
-        }
+        try arena.allocate(size, at: offset)
     }
 
     func materialize(_ text: TextMessage) throws(DecodeError) -> UnsafeMutableRawPointer {

@@ -21,33 +21,16 @@ extension TensorFlowConverter {
         } catch {
             obstacles.append(.init(kind: .other, message: strip(String(mentioning: error), path)))
         }
-        var unsupported: [(op: String, nodes: [String])] = []
-        var refused: [(op: String, clause: String, nodes: [String])] = []
-        var at: [String: Int] = [:]
+        var tally = SourceOutline.Tally()
         for node in graph.nodes {
             guard TFOpTable.knownOps.contains(node.op) else {
-                if let index = at[node.op] { unsupported[index].nodes.append(node.name) } else {
-                    at[node.op] = unsupported.count
-                    unsupported.append((node.op, [node.name]))
-                }
+                tally.unsupported(node.op, node: node.name)
                 continue
             }
             guard let clause = TFOpTable.ledgers.refusal(op: node.op, present: node.renderedAttributes) else { continue }
-            let key = node.op + "\u{0}" + clause + "\u{0}refused"
-            if let index = at[key] { refused[index].nodes.append(node.name) } else {
-                at[key] = refused.count
-                refused.append((node.op, clause, [node.name]))
-            }
+            tally.refused(node.op, clause, node: node.name)
         }
-        for (op, nodes) in unsupported {
-            obstacles.append(.init(kind: .unsupportedOp, message: "op \(short(op)) is not supported: \(nodes.count) node\(nodes.count == 1 ? "" : "s"), "
-                                   + "first '\(short(nodes[0]))'", op: op, count: nodes.count, node: nodes[0]))
-        }
-        for (op, clause, nodes) in refused {
-            let more = nodes.count > 1 ? " (and \(nodes.count - 1) more alike)" : ""
-            obstacles.append(.init(kind: .refusedAttribute, message: "node '\(short(nodes[0]))' (\(op)): \(clause)\(more)",
-                                   op: op, count: nodes.count, node: nodes[0]))
-        }
+        obstacles += tally.obstacles(opNoun: "op", nodeNoun: "node")
         var inputs: [SourceOutline.Tensor] = []
         for node in graph.nodes where node.op == "Placeholder" {
             let shape = node.shape("shape")
@@ -84,7 +67,5 @@ extension TensorFlowConverter {
     static let shortValue = 34
 
     /// A name shortened for a one-line message (JSON keeps it whole in its own field).
-    static func short(_ name: String, _ limit: Int = 32) -> String {
-        name.count <= limit ? name : String(name.prefix(limit - 3)) + "..."
-    }
+    static func short(_ name: String, _ limit: Int = 32) -> String { SourceOutline.short(name, limit) }
 }

@@ -71,6 +71,20 @@ final class MalformedFileTests: XCTestCase {
         }
     }
 
+    /// A layer's enum field with a number past its cases (pooling type,
+    /// unary function, slice axis) is named, at the layer's parameters.
+    func testUnknownLayerEnumCasesAreNamed() {
+        let cases: [(params: UInt64, field: UInt64, fragment: String)] = [
+            (120, 1, "unknown pooling type 9"), (220, 1, "unknown unary function 9"), (350, 4, "unknown slice axis 9"),
+        ]
+        for (params, field, fragment) in cases {
+            let payload = Wire.field(field, varint: 9)
+            let layer = Wire.field(1, string: "l") + Wire.field(2, string: "x") + Wire.field(3, string: "y") + Wire.field(params, bytes: payload)
+            let bytes = Wire.field(1, varint: 1) + Self.description + Wire.field(500, bytes: Wire.field(1, bytes: layer))
+            assertError(bytes, offset: bytes.count - payload.count, "layer 'l' has the \(fragment)")
+        }
+    }
+
     func testUnknownColorSpaceIsNamed() {
         var bytes = Wire.field(1, varint: 1) + Self.description
         // colorSpace 20 (RGB) -> 21: the byte after the field 3 tag of ImageFeatureType.

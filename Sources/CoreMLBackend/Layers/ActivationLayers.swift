@@ -82,11 +82,8 @@ extension Unary: LayerCoding {
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let params = layer.unary!
         let p = params.pointee
-        guard Int(p.type.rawValue) < kinds.count else {
-            throw reader.fail("layer '\(name)' has the unknown unary function \(p.type.rawValue)", at: params)
-        }
+        let kind = try reader.enumCase(kinds, p.type.rawValue, "unary function", of: name, at: params)
         // proto3 (`UnsetZero`): Core ML reads an epsilon of 0 as 1e-6 (where one is added) and a scale of 0 as 1.
-        let kind = kinds[Int(p.type.rawValue)]
         let epsilon = Unary.addsEpsilon(kind) ? UnsetZero.read(p.epsilon, default: 1e-6) : p.epsilon
         return .unary(Unary(kind: kind, alpha: p.alpha, epsilon: epsilon, shift: p.shift, scale: p.scale == 0 ? 1 : p.scale))
     }

@@ -164,11 +164,9 @@ extension Slice: LayerCoding {
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let params = layer.slice!
         let p = params.pointee
-        guard Int(p.axis.rawValue) < axes.count else {
-            throw reader.fail("layer '\(name)' has the unknown slice axis \(p.axis.rawValue)", at: params)
-        }
+        let axis = try reader.enumCase(axes, p.axis.rawValue, "slice axis", of: name, at: params)
         let bounds = try reader.integers([p.startindex, p.endindex], "slice start and end", name)
-        return .slice(Slice(axis: axes[Int(p.axis.rawValue)], start: bounds[0], end: bounds[1],
+        return .slice(Slice(axis: axis, start: bounds[0], end: bounds[1],
                             stride: p.stride == 0 ? 1 : try reader.count(p.stride, "stride", name)))
     }
 }

@@ -92,10 +92,7 @@ extension Pooling: LayerCoding {
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         let params = layer.pooling!
         let p = params.pointee
-        guard Int(p.type.rawValue) < kinds.count else {
-            throw reader.fail("layer '\(name)' has the unknown pooling type \(p.type.rawValue)", at: params)
-        }
-        let kind = kinds[Int(p.type.rawValue)]
+        let kind = try reader.enumCase(kinds, p.type.rawValue, "pooling type", of: name, at: params)
         let padding: WindowPadding
         switch p.pooling_padding_type_case {
         case CORE_ML__SPECIFICATION__POOLING_LAYER_PARAMS__POOLING_PADDING_TYPE_SAME:
