@@ -74,7 +74,7 @@ extension ONNXOpTable {
 
         var mapMode: Reduce.Mode {
             switch self {
-            case .sum, .logSumExp: .sum
+            case .sum, .logSumExp: .sum  // LogSumExp is never a map's: see `reduce`
             case .mean: .average
             case .max: .max
             case .min: .min
@@ -106,7 +106,8 @@ extension ONNXOpTable {
     /// attribute before opset 18 (13 for ReduceSum), an input after;
     /// noop_with_empty_axes, which would make the node an identity, is
     /// refused by the ledger. Maps reduce over C, H, W, HW or CHW with
-    /// Core ML's reduce layer; anything else is a tensor's ReduceND.
+    /// Core ML's reduce layer; anything else (and any LogSumExp) is a
+    /// tensor's ReduceND.
     static func reduce(_ b: ONNXBuilder, _ reduction: Reduction) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let axesAsInput = b.opset >= (b.node.op == "ReduceSum" ? 13 : 18)
@@ -117,7 +118,7 @@ extension ONNXOpTable {
             throw b.node.fail("axes \(given) are not distinct axes of \(x.dims)")
         }
         let keep = (b.node.int("keepdims") ?? 1) != 0
-        // Before and after the sum: squares for L2 and SumSquare, exp and log for LogSumExp, a root for L2.
+        // Squares before the sum for L2 and SumSquare, a root after it for L2.
         var nodes: [Node] = [], source = x.name
         func step(_ op: Op, _ inputs: [String], _ suffix: String?) {
             nodes.append(b.emit(op, inputs, suffix: suffix))
@@ -125,17 +126,14 @@ extension ONNXOpTable {
         }
         if x.isExact {
             let rank = keep ? x.rank : max(1, x.rank - axes.count)
-            switch reduction {
-            case .l2, .sumSquare: step(.multiply(constant: 1), [x.name, x.name], "square")
-            case .logSumExp: step(.unary(Unary(kind: .exp)), [x.name], "exp")
-            default: break
-            }
-            let last = reduction == .l2 || reduction == .logSumExp
-            step(.defined(ReduceND(mode: reduction.tensorMode, axes: axes.sorted(), keepDimensions: keep)), [source], last ? "reduce" : nil)
+            if reduction == .logSumExp { return (logSumExp(b, x, axes: axes.sorted(), keep: keep), .tensor(name: b.name, rank: rank)) }
+            if reduction == .l2 || reduction == .sumSquare { step(.multiply(constant: 1), [x.name, x.name], "square") }
+            step(.defined(ReduceND(mode: reduction.tensorMode, axes: axes.sorted(), keepDimensions: keep)), [source], reduction == .l2 ? "reduce" : nil)
             if reduction == .l2 { step(.unary(Unary(kind: .sqrt)), [source], nil) }
-            if reduction == .logSumExp { step(.unary(Unary(kind: .log)), [source], nil) }
             return (nodes, .tensor(name: b.name, rank: rank))
         }
+        // exp of a map's values overflows from 89 on; the tensors' reduction subtracts the maximum first.
+        guard reduction != .logSumExp else { throw b.needsTensors("a log-sum-exp") }
         let over: Reduce.Axes
         switch Set(axes) {
         case [1]: over = .c
@@ -149,10 +147,23 @@ extension ONNXOpTable {
         // Kept as a map, or H and W dropped from a map: a vector [1, C].
         guard keep || (x.isMap && over == .hw) else { throw b.needsTensors("a reduction over axes \(given) with keepdims 0") }
         if reduction == .mean, over == .hw { return try globalPool(b, .average, keepDimensions: keep) }
-        if reduction == .logSumExp { step(.unary(Unary(kind: .exp)), [x.name], "exp") }
-        step(.reduce(Reduce(mode: reduction.mapMode, axes: over)), [source], reduction == .logSumExp ? "reduce" : nil)
-        if reduction == .logSumExp { step(.unary(Unary(kind: .log)), [source], nil) }
-        return (nodes, .tensor(name: b.name, rank: keep ? x.rank : 2))
+        return ([b.emit(.reduce(Reduce(mode: reduction.mapMode, axes: over)), [x.name])], .tensor(name: b.name, rank: keep ? x.rank : 2))
+    }
+
+    /// log(sum(exp(x))) as onnxruntime computes it, finite where exp(x) is
+    /// not: m + log(sum(exp(x - m))), m the maximum over the axes.
+    static func logSumExp(_ b: ONNXBuilder, _ x: ONNXTensor, axes: [Int], keep: Bool) -> [Node] {
+        let top = b.emit(.defined(ReduceND(mode: .max, axes: axes, keepDimensions: true)), [x.name], suffix: "max")
+        let negated = b.emit(.multiply(constant: -1), top.outputs, suffix: "negated")
+        let shifted = b.emit(.add(constant: 0), [x.name, negated.outputs[0]], suffix: "shifted")
+        let exp = b.emit(.unary(Unary(kind: .exp)), shifted.outputs, suffix: "exp")
+        let sum = b.emit(.defined(ReduceND(mode: .sum, axes: axes, keepDimensions: true)), exp.outputs, suffix: "sum")
+        let log = b.emit(.unary(Unary(kind: .log)), sum.outputs, suffix: "log")
+        let total = b.emit(.add(constant: 0), [log.outputs[0], top.outputs[0]], suffix: keep ? nil : "kept")
+        let nodes = [top, negated, shifted, exp, sum, log, total]
+        guard !keep else { return nodes }
+        let dropped = x.dims.enumerated().filter { !axes.contains($0.offset) }.map(\.element)
+        return nodes + [b.emit(.defined(ReshapeND(shape: dropped.isEmpty ? [1] : dropped)), total.outputs)]
     }
 
     /// Sum and Mean of any number of inputs, broadcast as Add broadcasts:
