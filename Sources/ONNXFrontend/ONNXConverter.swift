@@ -187,7 +187,8 @@ struct ONNXWalk {
     }
 
     static func isKnown(_ node: ONNXNode) -> Bool {
-        (node.domain.isEmpty || node.domain == "ai.onnx") && (ONNXOpTable.mappings[node.op] != nil || ONNXFolding.foldable.contains(node.op))
+        (node.domain.isEmpty || node.domain == "ai.onnx") && (ONNXOpTable.mappings[node.op] != nil || ONNXOpTable.multiOutput[node.op] != nil
+                                                               || ONNXFolding.foldable.contains(node.op))
     }
 
     static func opName(_ node: ONNXNode) -> String {
@@ -283,7 +284,9 @@ struct ONNXWalk {
     private mutating func visit(_ node: ONNXNode) throws {
         guard let output = node.outputs.first, !output.isEmpty else { throw node.fail("has no output") }
         // ONNX graphs are single-assignment: a name written twice (or over an input) is not one.
-        guard values[output] == nil else { throw node.fail("writes '\(output)', which an input, initializer or earlier node gives already") }
+        for name in node.outputs where values[name] != nil || node.outputs.filter({ $0 == name && !$0.isEmpty }).count > 1 {
+            throw node.fail("writes '\(name)', which an input, initializer, earlier node or its other output gives already")
+        }
         // Every attribute honoured or refused, before anything is folded or mapped.
         if let refusal = ONNXLedgers.refusal(for: node) { throw refusal }
         let mapping = ONNXOpTable.mappings[node.op]
@@ -304,6 +307,14 @@ struct ONNXWalk {
             made += folded.count
             guard made <= 1 << 25 else { throw node.fail("the constants folded so far hold \(made) values, too many") }
             values[output] = .constant(folded)
+            return
+        }
+        if let multiple = ONNXOpTable.multiOutput[node.op] {
+            // Every output a value; a part no node reads and the graph does not output is not made.
+            let (emitted, made) = try multiple(builder)
+            let needed = emitted.filter { $0.outputs.contains { consumers[$0] != nil || graph.outputs.contains($0) || !node.outputs.contains($0) } }
+            try ShapeInference.append(needed, to: &nodes, shapes: &shapes)
+            for (name, value) in zip(node.outputs, made) where !name.isEmpty { values[name] = value }
             return
         }
         guard let mapping else {

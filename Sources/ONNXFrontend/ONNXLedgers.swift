@@ -11,6 +11,8 @@ import Protobuf
 /// prints a Float (`0.5`), strings as they are, lists `[1, 2]`.
 enum ONNXLedgers {
     private static let window = ["auto_pad", "dilations", "kernel_shape", "pads", "strides"]
+    /// noop_with_empty_axes 1 would make a node without axes an identity.
+    private static let reduction = AttributeLedger(honours: ["axes", "keepdims"], only: ["noop_with_empty_axes": "0"])
 
     static let ledgers = AttributeLedgers([
         // Mapped ops.
@@ -39,7 +41,12 @@ enum ONNXLedgers {
         "Concat": AttributeLedger(honours: ["axis"]),
         "Softmax": AttributeLedger(honours: ["axis"]),
         "LogSoftmax": AttributeLedger(honours: ["axis"]),
-        "ReduceMean": AttributeLedger(honours: ["axes", "keepdims"], only: ["noop_with_empty_axes": "0"]),
+        "ReduceMean": reduction, "ReduceSum": reduction, "ReduceMax": reduction, "ReduceMin": reduction, "ReduceProd": reduction,
+        "ReduceL2": reduction, "ReduceSumSquare": reduction, "ReduceLogSumExp": reduction,
+        "Split": AttributeLedger(honours: ["axis", "split", "num_outputs"]),
+        "Sum": .none, "Mean": .none,
+        "DepthToSpace": AttributeLedger(honours: ["blocksize", "mode"]),
+        "SpaceToDepth": AttributeLedger(honours: ["blocksize"]),
         "Pad": AttributeLedger(honours: ["mode", "pads", "value"]),
         "ConvTranspose": AttributeLedger(honours: window + ["group", "output_padding", "output_shape"]),
         // cubic_coeff_a only weighs the cubic mode, and extrapolation_value only
@@ -73,7 +80,7 @@ enum ONNXLedgers {
     ])
 
     /// Every op type a node may have: mapped, folded, or fused (Erf).
-    static var known: Set<String> { Set(ONNXOpTable.mappings.keys).union(ONNXFolding.foldable).union(["Erf"]) }
+    static var known: Set<String> { Set(ONNXOpTable.mappings.keys).union(ONNXOpTable.multiOutput.keys).union(ONNXFolding.foldable).union(["Erf"]) }
 
     /// Attributes whose float values may be infinite (Clip's open bounds);
     /// every other float attribute must be finite.
@@ -88,9 +95,9 @@ enum ONNXLedgers {
                      "value_float", "Pad.value"] { kinds[name] = .float }
         for name in ["axis", "group", "ceil_mode", "count_include_pad", "storage_order", "transA", "transB", "keepdims", "allowzero", "to",
                      "start", "end", "training_mode", "spatial", "noop_with_empty_axes", "antialias", "exclude_outside", "fmod", "stash_type",
-                     "saturate", "value_int", "seed"] { kinds[name] = .int }
+                     "saturate", "value_int", "seed", "num_outputs", "blocksize"] { kinds[name] = .int }
         for name in ["pads", "strides", "dilations", "kernel_shape", "output_padding", "output_shape", "perm", "axes", "starts", "ends",
-                     "value_ints"] { kinds[name] = .ints }
+                     "value_ints", "split"] { kinds[name] = .ints }
         for name in ["mode", "auto_pad", "coordinate_transformation_mode", "nearest_mode", "approximate", "keep_aspect_ratio_policy"] { kinds[name] = .string }
         for name in ["value_floats", "scales"] { kinds[name] = .floats }
         for name in ["Constant.value", "ConstantOfShape.value"] { kinds[name] = .tensor }

@@ -2,13 +2,16 @@ import Conversion
 import ModelFormat
 
 /// The ONNX op table: op type -> mapping. Each returns the nodes it emits
-/// and the value of the ONNX node's output 0. Semantics follow the
+/// and the value of the ONNX node's output 0 (`multiOutput`'s give
+/// every output's). Semantics follow the
 /// model's opset where ONNX changed them (Softmax's axis at 13; Clip, Pad,
 /// Squeeze, Unsqueeze and the reductions taking inputs instead of attributes).
 enum ONNXOpTable {
     typealias Mapping = @Sendable (ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue)
 
-    static let mappings: [String: Mapping] = [
+    static let mappings: [String: Mapping] = named.merging(reductions) { first, _ in first }
+
+    private static let named: [String: Mapping] = [
         "Identity": passThrough, "Dropout": passThrough,
         "Conv": convolution, "BatchNormalization": batchNorm,
         "Relu": { try activation($0, .relu) }, "Sigmoid": { try activation($0, .sigmoid) }, "Tanh": { try activation($0, .tanh) },
@@ -23,7 +26,7 @@ enum ONNXOpTable {
         "GlobalAveragePool": { try globalPool($0, .average, keepDimensions: true) },
         "GlobalMaxPool": { try globalPool($0, .max, keepDimensions: true) },
         "Flatten": flatten, "Reshape": reshape, "Squeeze": reshapeOnly, "Unsqueeze": reshapeOnly,
-        "Concat": concat, "Softmax": softmax, "LogSoftmax": logSoftmax, "ReduceMean": reduceMean, "Pad": pad,
+        "Concat": concat, "Softmax": softmax, "LogSoftmax": logSoftmax, "Pad": pad,
         "ConvTranspose": transposedConvolution, "Resize": resize, "Upsample": resize,
         "Sqrt": { try unary($0, Unary(kind: .sqrt)) }, "Exp": { try unary($0, Unary(kind: .exp)) },
         "Log": { try unary($0, Unary(kind: .log)) }, "Abs": { try unary($0, Unary(kind: .abs)) },
@@ -31,6 +34,8 @@ enum ONNXOpTable {
         "Pow": power, "PRelu": prelu, "Selu": selu, "Gelu": gelu, "Max": { try extremum($0, max: true) }, "Min": { try extremum($0, max: false) },
         "InstanceNormalization": instanceNorm,
         "Transpose": transpose, "Gather": gather, "LayerNormalization": layerNorm, "Slice": slice,
+        "Sum": { try variadic($0, mean: false) }, "Mean": { try variadic($0, mean: true) },
+        "DepthToSpace": { try depthSpace($0, toSpace: true) }, "SpaceToDepth": { try depthSpace($0, toSpace: false) },
     ]
 
     static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
@@ -143,22 +148,6 @@ enum ONNXOpTable {
         guard x.takesMapLayers, keepDimensions || x.isMap else { throw b.node.fail("only pooling of [1, C, H, W] values is supported, not of \(x.dims)") }
         let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
         return ([b.emit(.pooling(pool), [x.name])], .tensor(name: b.name, rank: keepDimensions ? 4 : 2))
-    }
-
-    /// The mean over H and W (a squeeze-and-excitation's pooling): global
-    /// average pooling. Axes are an attribute before opset 18, an input after.
-    static func reduceMean(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
-        let x = try b.tensor(0)
-        let listed = b.opset < 18 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
-        // No axes: a mean over all of them (noop_with_empty_axes, which would make it an identity, is refused by the ledger).
-        let axes = Set((listed ?? Array(0..<x.rank)).map { $0 < 0 ? $0 + x.rank : $0 })
-        if x.isExact {
-            let keep = (b.node.int("keepdims") ?? 1) != 0
-            return ([b.emit(.defined(ReduceND(mode: .mean, axes: axes.sorted(), keepDimensions: keep)), [x.name])],
-                    .tensor(name: b.name, rank: keep ? x.rank : x.rank - axes.count))
-        }
-        guard x.isMap, axes == [2, 3] else { throw b.needsTensors("a mean over axes \(axes.sorted())") }
-        return try globalPool(b, .average, keepDimensions: (b.node.int("keepdims") ?? 1) != 0)
     }
 
     /// [1, C, H, W] -> [1, C*H*W] (axis 1); a vector stays as it is.

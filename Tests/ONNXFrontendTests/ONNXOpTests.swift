@@ -135,12 +135,86 @@ final class ONNXOpTests: XCTestCase {
         }
     }
 
+    /// Split into slices: sizes as an attribute (11), an input (13), equal
+    /// parts (13) and num_outputs with a smaller last part (18), along
+    /// channels, rows and columns of maps and axes of a tensor; each output
+    /// against onnxruntime's. A part no node reads is not made.
+    func testSplit() throws {
+        for (name, others, kind) in [("split_channels_opset11", ["y1", "y2"], "slice"), ("split_rows_equal_opset13", ["y1", "y2"], "slice"),
+                                     ("split_columns_input_opset13", ["y1"], "slice"), ("split_num_outputs_opset18", ["y1", "y2"], "slice"),
+                                     ("split_tensor_opset13", ["y1"], "sliceND"), ("split_tensor_num_outputs_opset18", ["y1", "y2", "y3"], "sliceND")] {
+            let model = try check(name, also: others)
+            XCTAssertEqual(model.nodes.map(\.operation.kindName), [String](repeating: kind, count: others.count + 1), name)
+        }
+        XCTAssertEqual(try check("split_unread_part_opset13").nodes.map(\.operation.kindName), ["slice", "activation"])
+    }
+
+    /// Sizes that are not the axis's, an axis out of range, a size of
+    /// 2^63 - 1: each one error naming the node.
+    func testSplitRefusals() throws {
+        for (name, clause) in [("split_sizes_not_the_axis_opset13", "node 'y' (Split): split [1, 2] does not divide axis 1 of [1, 6, 2, 2]"),
+                               ("split_axis_out_of_range_opset13", "node 'y' (Split): axis 4 is out of range for rank 4"),
+                               ("split_size_2p63_opset11", "node 'y' (Split): split [9223372036854775807, 1] does not divide axis 1")] {
+            XCTAssertThrowsError(try convert(name), name) { error in XCTAssertTrue("\(error)".contains(clause), "\(name): \(error)") }
+        }
+    }
+
+    /// Each reduction on a map (C, H, W, HW, CHW: Core ML's reduce layer)
+    /// with its axes as an attribute and as an input, and on a tensor; axes
+    /// a map's reduce cannot take, keepdims 0 over channels and an empty
+    /// axes list (every axis) on tensors; LogSumExp of values to 1000.
+    func testReductions() throws {
+        for op in ["reducesum", "reducemax", "reducemin", "reduceprod", "reducel2", "reducesumsquare", "reducelogsumexp"] {
+            for opset in [13, 18] {
+                // LogSumExp subtracts the maximum first, on tensors.
+                let kind = op == "reducelogsumexp" ? "reduceND" : "reduce"
+                let model = try check("\(op)_map_opset\(opset)")
+                XCTAssertTrue(model.nodes.contains { $0.operation.kindName == kind }, "\(op) \(opset): \(model.nodes.map(\.operation.kindName))")
+            }
+            let model = try check("\(op)_tensor_opset18")
+            XCTAssertTrue(model.nodes.contains { $0.operation.kindName == "reduceND" }, "\(op): \(model.nodes.map(\.operation.kindName))")
+        }
+        // Values to 1000, where exp overflows float32: finite, as onnxruntime gives them.
+        try check("reducelogsumexp_large_opset18")
+        for name in ["reducesum_channels_rows_opset13", "reducemax_channels_keepdims0_opset18", "reducesum_empty_axes_opset13", "reducel2_empty_axes_opset18"] {
+            XCTAssertTrue(try check(name).nodes.contains { $0.operation.kindName == "reduceND" }, name)
+        }
+        for (name, clause) in [("reducemax_axis_out_of_range_opset13", "node 'y' (ReduceMax): axes [4] are not distinct axes of [1, 3, 4, 5]"),
+                               ("reducemax_axes_repeated_opset13", "node 'y' (ReduceMax): axes [1, -3] are not distinct axes of [1, 3, 4, 5]")] {
+            XCTAssertThrowsError(try convert(name), name) { error in XCTAssertTrue("\(error)".contains(clause), "\(name): \(error)") }
+        }
+    }
+
+    /// Sum and Mean of one to three inputs broadcast against each other, on
+    /// maps and tensors; a constant in a Mean of three is refused.
+    func testSumAndMeanOfSeveralInputs() throws {
+        try check("sum_mean_map_opset13")
+        try check("sum_mean_tensor_opset13")
+        XCTAssertThrowsError(try convert("mean_with_constant_opset13")) { error in
+            XCTAssertTrue("\(error)".contains("node 'y' (Mean): a constant operand (input 2) is supported only in a Sum of two inputs"), "\(error)")
+        }
+    }
+
+    /// DepthToSpace (DCR, CRD, the default) and SpaceToDepth as a rank-5
+    /// reshape, a transpose and a reshape; a blocksize that does not divide
+    /// the channels, and one of 2^63 - 1, refused.
+    func testDepthToSpaceAndSpaceToDepth() throws {
+        for name in ["depth_to_space_dcr_opset13", "depth_to_space_crd_opset13", "depth_to_space_default_opset11", "space_to_depth_opset13"] {
+            let kinds = try check(name).nodes.map(\.operation.kindName)
+            XCTAssertEqual(Array(kinds.suffix(3)), ["reshapeND", "transpose", "reshapeND"], name)
+        }
+        for (name, clause) in [("depth_to_space_channels_not_multiple_opset13", "node 'y' (DepthToSpace): blocksize 2: 6 channels are not a multiple of 4"),
+                               ("space_to_depth_blocksize_2p63_opset13", "node 'y' (SpaceToDepth): blocksize 9223372036854775807 must be 1 to 65536")] {
+            XCTAssertThrowsError(try convert(name), name) { error in XCTAssertTrue("\(error)".contains(clause), "\(name): \(error)") }
+        }
+    }
+
     func convert(_ name: String) throws -> Model {
         try ONNXConverter.convert(model: Self.folder.appendingPathComponent("\(name).onnx").path)
     }
 
     @discardableResult
-    func check(_ name: String, file: StaticString = #filePath, line: UInt = #line) throws -> Model {
+    func check(_ name: String, also others: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> Model {
         let model = try convert(name)
         let path = checkDirectory.appendingPathComponent("onnx_op_\(name).mlmodel").path
         try CoreMLWriter.write(model, to: path)
@@ -154,11 +228,15 @@ final class ONNXOpTests: XCTestCase {
         }
         let value = try NumpyFile.tensor(path: Self.folder.appendingPathComponent("\(name)_input.npy").path, fitting: expected, input: input.name)
         let prediction = try network.predict([input.name: .array(value)])
-        let reference = try NumpyFile.read(path: Self.folder.appendingPathComponent("\(name)_output.npy").path).values
-        let ours = try XCTUnwrap(prediction.outputs["y"]?.values, "\(name): no output y", file: file, line: line)
-        XCTAssertEqual(ours.count, reference.count, name, file: file, line: line)
-        if let worst = worstMismatch(ours, reference) {
-            XCTFail("\(name): value \(worst.index) is \(worst.ours), onnxruntime gives \(worst.reference)", file: file, line: line)
+        // Output y, and the `others` a node with several outputs gives (NAME_output_OTHER.npy).
+        for output in ["y"] + others {
+            let stored = output == "y" ? "\(name)_output.npy" : "\(name)_output_\(output).npy"
+            let reference = try NumpyFile.read(path: Self.folder.appendingPathComponent(stored).path).values
+            let ours = try XCTUnwrap(prediction.outputs[output]?.values, "\(name): no output \(output)", file: file, line: line)
+            XCTAssertEqual(ours.count, reference.count, "\(name) \(output)", file: file, line: line)
+            if let worst = worstMismatch(ours, reference) {
+                XCTFail("\(name) \(output): value \(worst.index) is \(worst.ours), onnxruntime gives \(worst.reference)", file: file, line: line)
+            }
         }
         return model
     }
