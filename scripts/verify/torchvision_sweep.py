@@ -21,8 +21,9 @@ optical-flow models are other modules and not listed), a worker process
     static batch and with a dynamic one, at the lowest opset it exports at
     (9, 11, 13, 14 or 16 tried in turn), and through the dynamo exporter
     (opset 18) where that works; onnxruntime's output on one seeded input is
-    each file's reference (a file whose onnxruntime output differs from
-    torch's by more than 1e-3*max(1,|ref|) is reported, not compared).
+    each file's reference (where it differs from torch's own output by
+    more than 1e-3*max(1,|ref|), the cell says by how much: random weights
+    make the deepest nets' float32 sums diverge between the two).
 Then each file is converted by `coreml-convert onnx` (seconds and peak
 memory measured by /usr/bin/time), run by `coreml-predict`, and compared:
 |ours - ref| <= 1e-4 * max(1, |ref|) everywhere. With VALIDATOR set (the
@@ -163,8 +164,10 @@ def export_model(work, name, skip_larger_than=None):
         np.save(out / "output.npy", output)
         excess = float((np.abs(output - reference) - 1e-3 * np.maximum(1, np.abs(reference))).max())
         result = {"opset": opset, "export_seconds": time.monotonic() - start}
-        if output.shape != reference.shape or excess > 0:
-            result["error"] = f"onnxruntime differs from torch (excess {excess:.2e} over 1e-3*max(1,|ref|))"
+        if output.shape != reference.shape:
+            result["error"] = f"onnxruntime gives {output.shape}, torch {reference.shape}"
+        elif excess > 0:  # a deep net whose random weights make float32 sums diverge: still compared with onnxruntime
+            result["note"] = f"onnxruntime vs torch: {float(np.abs(output - reference).max()):.2g} (max |ref| {float(np.abs(reference).max()):.3g})"
         return result
 
     exports = meta["exports"]
@@ -240,9 +243,10 @@ def short(text, limit=150):
 
 
 def cell(result):
+    note = f" [{result['note']}]" if result.get("note") else ""
     if result["status"] == "ok":
-        return f"ok ({result['difference']:.1e})"
-    return f"{result['status']}: {short(result.get('error', ''))}"
+        return f"ok ({result['difference']:.1e}){note}"
+    return f"{result['status']}: {short(result.get('error', ''))}{note}"
 
 
 def main():
@@ -293,7 +297,9 @@ def main():
             rows.append([name, f"{meta['parameters']:,}", "-", f"skipped (over {args.skip_larger_than:g}M parameters)", "", "", "", "", ""])
             print(" | ".join(rows[-1]), flush=True)
             continue
-        results = {label: convert_and_compare(folder / label, meta["exports"][label], args.work) for label, _ in COLUMNS}
+        results = {label: dict(convert_and_compare(folder / label, meta["exports"][label], args.work),
+                               **({"note": meta["exports"][label]["note"]} if "note" in meta["exports"][label] else {}))
+                   for label, _ in COLUMNS}
         for result in results.values():
             counts[result["status"]] = counts.get(result["status"], 0) + 1
             failed = failed or result["status"] in ("wrong", "invalid")
