@@ -11,8 +11,10 @@ classification and segmentation modules; quantized, video, detection and
 optical-flow models are other modules and not listed), a worker process
 (this script with --export, under a 20-minute budget):
  1. builds it with weights=None, draws weights and batch-norm statistics
-    that keep outputs far from 0 (make_onnx_torchvision.randomize; the last
-    linear layer scaled so the largest logit is 10 where it would pass 100),
+    that keep outputs far from 0 (make_onnx_torchvision.randomize), divides
+    each batch norm's scale and shift by its output's spread on the input
+    (`calibrate`: no growth with depth), and scales the last linear layer
+    so the largest logit is 10 where it would pass 100,
  2. finds the smallest square input the model runs on and the TorchScript
     exporter takes at opset 17 (32, 64, 96, 128, 160, 224, 299; ViTs take
     the 224 their position embedding holds; alexnet's adaptive pooling
@@ -67,6 +69,29 @@ def sweep_models():
 
 
 # ---------------------------------------------------------------- the worker
+
+def calibrate(model, x):
+    """Each batch norm's scale and shift divided by the spread of its output
+    on x, in the order the forward pass meets them: random weights alone
+    make the deepest nets' values grow with depth (efficientnet_v2_m's and
+    b5-b7's until float32 sums of torch and onnxruntime differ by 20%),
+    which would make any comparison say nothing."""
+    import torch
+
+    def hook(module, inputs, output):
+        spread = float(output.std())
+        if spread > 0:
+            module.weight.div_(spread)
+            module.bias.div_(spread)
+            return output / spread
+
+    handles = [m.register_forward_hook(hook) for m in model.modules()
+               if isinstance(m, torch.nn.BatchNorm2d) and m.weight is not None]
+    with torch.no_grad():
+        model(x)
+    for handle in handles:
+        handle.remove()
+
 
 def export_model(work, name, skip_larger_than=None):
     """Writes WORK/NAME/{input.npy, LABEL/model.onnx, LABEL/output.npy, meta.json}."""
@@ -132,7 +157,9 @@ def export_model(work, name, skip_larger_than=None):
         (folder / "meta.json").write_text(json.dumps(meta))
         return
     size = meta["size"]
+    calibrate(model, x)
     with torch.no_grad():
+        reference = model(x)
         linear = [m for m in model.modules() if isinstance(m, torch.nn.Linear)][-1:]
         if not segmentation and float(reference.abs().max()) > 100 and linear:
             factor = 10 / float(reference.abs().max())
