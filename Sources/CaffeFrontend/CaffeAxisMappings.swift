@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// Layers along a chosen axis. The converted tensors are [C, H, W]: axes 1,

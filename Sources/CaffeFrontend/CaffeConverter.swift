@@ -3,7 +3,7 @@ import FileIO
 import Conversion
 import HDF5
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// Converts a Caffe model (deploy prototxt plus weights) to the model spec.

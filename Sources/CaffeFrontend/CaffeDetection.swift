@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// SSD's priors of one feature map (or several concatenated), computed at

@@ -3,7 +3,7 @@ import Conversion
 import FileIO
 import HDF5
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// What `inspect` needs from the Caffe frontend: a deploy definition with

@@ -1,6 +1,6 @@
 import Foundation
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// Activations, normalizations and element-wise layers.

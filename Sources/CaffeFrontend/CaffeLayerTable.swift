@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// The Caffe op table: layer type -> mapping to ModelFormat nodes. A new

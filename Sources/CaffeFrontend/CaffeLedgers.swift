@@ -1,6 +1,6 @@
 import CProtobufC
 import Conversion
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// What each layer mapping does with each field of its parameter message

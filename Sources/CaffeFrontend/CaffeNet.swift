@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 typealias NetParameter = Caffe__NetParameter

@@ -1,7 +1,7 @@
 import Naming
 import FileIO
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// One learned blob: its shape and values.

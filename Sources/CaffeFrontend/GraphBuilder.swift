@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// Walks the deploy layers in order and builds the graph: declared inputs,

@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CaffeSchema
 
 /// What a layer mapping sees: the Caffe layer, the tensors and shapes of its
 /// bottoms, its learned blobs, and names for the tensors it produces.

@@ -1,4 +1,4 @@
-import ProtoSchemas
+import CoreMLSchema
 
 // Short names for the protobuf-c structs of Schemas/coreml.proto.
 typealias MLModel = CoreML__Specification__Model

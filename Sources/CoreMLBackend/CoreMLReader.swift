@@ -1,6 +1,6 @@
 import FileIO
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 /// A Core ML model file as read: its specification version, the model,

@@ -1,7 +1,7 @@
 import CProtobufC
 import FileIO
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 /// Writes a `Model` as a Core ML model file (`.mlmodel`): the protobuf

@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 
 /// Inputs, outputs, preprocessing, labels and metadata as Core ML messages.
 extension SpecBuilder {

@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 /// Reads a detector pipeline as `DetectorEncoding` writes it (and as

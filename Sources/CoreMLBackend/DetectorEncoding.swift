@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 
 /// A detector as Core ML and Vision take it (coremltools' SSD example,
 /// Vision's object-detection models): a Pipeline of

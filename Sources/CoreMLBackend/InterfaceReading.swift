@@ -1,6 +1,6 @@
 import FileIO
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 /// What a Core ML file declares to the apps that use it: its features,

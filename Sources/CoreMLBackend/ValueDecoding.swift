@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 /// Checked conversions of stored numbers: counts, sizes, edges, enums.

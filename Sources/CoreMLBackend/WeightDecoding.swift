@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 /// A weights field that Core ML reads quantized (in convolution, inner

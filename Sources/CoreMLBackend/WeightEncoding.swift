@@ -1,6 +1,6 @@
 import Dispatch
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 import Threads
 

@@ -6,7 +6,7 @@ import Darwin
 import Conversion
 import FileIO
 import ModelFormat
-import ProtoSchemas
+import ONNXSchema
 import Protobuf
 
 /// A constant tensor during an ONNX model's conversion.

@@ -6,7 +6,7 @@ import Darwin
 import FileIO
 import Naming
 import ModelFormat
-import ProtoSchemas
+import ONNXSchema
 import Protobuf
 
 typealias OnnxModel = Onnx__ModelProto

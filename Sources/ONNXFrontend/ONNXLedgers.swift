@@ -1,5 +1,5 @@
 import Conversion
-import ProtoSchemas
+import ONNXSchema
 import Protobuf
 
 /// What each ONNX op the converter takes does with each attribute (DESIGN

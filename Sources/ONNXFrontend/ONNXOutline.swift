@@ -2,7 +2,7 @@ import Naming
 import FileIO
 import Protobuf
 import ModelFormat
-import ProtoSchemas
+import ONNXSchema
 
 extension ONNXConverter {
     /// The model at `path` as the file states it, read without converting

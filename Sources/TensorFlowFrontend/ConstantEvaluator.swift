@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import TensorFlowSchema
 
 /// Folds a node whose inputs are all constants into a constant: the one
 /// evaluator behind constant folding, used for the shape arithmetic

@@ -1,4 +1,4 @@
-import ProtoSchemas
+import TensorFlowSchema
 import Protobuf
 
 /// Calls into the graph's function library (`StatefulPartitionedCall`,

@@ -1,5 +1,5 @@
 import Conversion
-import ProtoSchemas
+import TensorFlowSchema
 import Protobuf
 
 /// What each TensorFlow op the converter takes does with each attribute

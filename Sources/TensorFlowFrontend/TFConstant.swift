@@ -1,7 +1,7 @@
 import FileIO
 import Conversion
 import ModelFormat
-import ProtoSchemas
+import TensorFlowSchema
 import Protobuf
 
 /// A constant tensor during a TensorFlow graph's conversion.

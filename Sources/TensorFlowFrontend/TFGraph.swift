@@ -4,7 +4,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ProtoSchemas
+import TensorFlowSchema
 import Protobuf
 
 typealias GraphDef = Tensorflow__GraphDef

@@ -2,7 +2,7 @@ import Naming
 import FileIO
 import Conversion
 import ModelFormat
-import ProtoSchemas
+import TensorFlowSchema
 import Protobuf
 
 /// Converts a frozen TensorFlow graph (GraphDef, binary `.pb` or text

@@ -2,7 +2,7 @@ import CProtobufC
 import FileIO
 import Foundation
 import TestSupport
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 import XCTest
 

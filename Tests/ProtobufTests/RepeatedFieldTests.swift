@@ -1,5 +1,5 @@
 import CProtobufC
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 import XCTest
 

@@ -2,7 +2,7 @@ import CProtobufC
 import FileIO
 import Foundation
 import CProtobufFile
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 import Threads
 import XCTest

@@ -1,5 +1,5 @@
 import CProtobufC
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 /// A small Core ML classifier built from protobuf-c's generated structs (in

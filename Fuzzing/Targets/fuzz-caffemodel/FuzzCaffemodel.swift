@@ -1,6 +1,6 @@
 import CaffeFrontend
 import FuzzSupport
-import ProtoSchemas
+import CaffeSchema
 import Protobuf
 
 /// Binary caffemodel bytes: the binary decoder with Caffe's NetParameter

@@ -1,6 +1,7 @@
 import CaffeFrontend
 import FuzzSupport
-import ProtoSchemas
+import CaffeSchema
+import TensorFlowSchema
 import Protobuf
 
 /// Protobuf text format: the text decoder with both descriptors that read

@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 
 // Activations (ActivationParams; clip as ClipLayerParams) and unary functions.
 

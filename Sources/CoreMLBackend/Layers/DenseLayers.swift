@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 
 // Inner product, batch norm, scale, bias, LRN, L2 normalization, softmax.
 

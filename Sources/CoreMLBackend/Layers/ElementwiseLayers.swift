@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 
 /// Add, multiply, max, min and average; on tensors (`ArrayMapping.exact`)
 /// an add or multiply of several inputs is written as its broadcastable

@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 
 /// GELU as the specification-4 `gelu` layer.
 extension GELU: LayerCoding {

@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 /// Log-softmax, which Core ML's NeuralNetwork has no layer for, as two

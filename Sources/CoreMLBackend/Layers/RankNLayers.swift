@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 
 // The specification-4 layers behind the rank-N operations.
 

@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 // Concat, split, flatten, reshape, permute, padding, crop, slice,

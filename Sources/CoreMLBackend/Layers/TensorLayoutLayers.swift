@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 import Protobuf
 
 // The rank-N layout layers of specification 4: reshapeStatic, concatND,

@@ -1,5 +1,5 @@
 import ModelFormat
-import ProtoSchemas
+import CoreMLSchema
 
 // Convolution and pooling: ConvolutionLayerParams, PoolingLayerParams.
 

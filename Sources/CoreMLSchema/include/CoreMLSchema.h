@@ -1,0 +1,17 @@
+// Core ML's model specification (Schemas/coreml.proto) compiled to C by protoc-c (scripts/generate-protos), and the
+// addresses of its root descriptors: one schema a target, so a program
+// links only the schemas it reads.
+#ifndef CORE_ML_SCHEMA_H
+#define CORE_ML_SCHEMA_H
+
+#include <protobuf-c/protobuf-c.h>
+#include "coreml.pb-c.h"
+
+/// The stable addresses of the root message descriptors. Swift cannot take
+/// the address of a C global constant beyond a single call, and the
+/// decoder keeps descriptor pointers for the whole decode.
+static inline const ProtobufCMessageDescriptor *proto_coreml_model_descriptor(void) {
+  return &core_ml__specification__model__descriptor;
+}
+
+#endif
