@@ -118,7 +118,7 @@ extension ONNXOpTable {
     }
 
     /// The input index ONNX's nearest reads for output `index` (clamped), as onnxruntime computes it in float32.
-    private static func nearestSource(_ b: ONNXBuilder, transform: String, rounding: String, index: Int, input: Int, output: Int, scale: Float) throws -> Int? {
+    static func nearestSource(_ b: ONNXBuilder, transform: String, rounding: String, index: Int, input: Int, output: Int, scale: Float) throws -> Int? {
         let (x, inLength, outLength) = (Float(index), Float(input), Float(output))
         let original: Float
         switch transform {
