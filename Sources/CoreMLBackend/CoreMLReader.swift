@@ -78,7 +78,7 @@ public enum CoreMLReader {
     public static func read(bytes: UnsafeRawBufferPointer, owner: AnyObject?,
                             structureOnly: Bool = false) throws -> CoreMLFile {
         let decoded = try BinaryDecoder.decode(MLModel.self, descriptor: descriptorOfModel, bytes: bytes, owner: owner,
-                                               options: DecodeOptions(structureOnly: structureOnly))
+                                               options: DecodeOptions(structureOnly: structureOnly, readInStructure: ["fractionalScalingFactor"]))
         return try SpecReader(decoded: decoded).file()
     }
 

@@ -52,6 +52,11 @@ final class SpecBuilder {
         (values.count, arena.copy(values.map { Int64($0) }))
     }
 
+    /// A repeated float field.
+    func floats(_ values: [Float]) -> (Int, UnsafeMutablePointer<Float>?) {
+        (values.count, arena.copy(values))
+    }
+
     /// A repeated bool field.
     func bools(_ values: [Bool]) -> (Int, UnsafeMutablePointer<protobuf_c_boolean>?) {
         (values.count, arena.copy(values.map { $0 ? 1 : 0 }))

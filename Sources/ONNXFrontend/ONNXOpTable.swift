@@ -267,26 +267,6 @@ enum ONNXOpTable {
         return b.single(.padding(Padding(kind: kind, edges: Edges(top: p[2], bottom: p[6], left: p[3], right: p[7]))), x)
     }
 
-    /// Weights [Cin, Cout, kH, kW] are Core ML's deconvolution layout.
-    static func transposedConvolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
-        let x = try b.tensor(0)
-        let w = try b.constant(1, "the weights")
-        guard x.isMap, w.shape.count == 4, w.shape[0] == x.shape.channels, w.count > 0, w.shape.checkedProduct == w.count else {
-            throw b.node.fail("weights \(w.shape) are not [\(x.shape.channels), Cout, kH, kW]")
-        }
-        let group = b.node.int("group") ?? 1
-        guard group == 1 else { throw b.node.fail("group \(group) is not supported (grouped transposed convolutions)") }
-        guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilations \(b.node.ints("dilations") ?? []) are not supported") }
-        let outputPadding = b.node.ints("output_padding") ?? [0, 0]
-        guard outputPadding.allSatisfy({ $0 == 0 }) else { throw b.node.fail("output_padding \(outputPadding) is not supported") }
-        if let shape = b.node.ints("output_shape") { throw b.node.fail("output_shape \(shape) is not supported") }
-        let (cout, kh, kw) = (w.shape[1], w.shape[2], w.shape[3])
-        let bias = try b.convolutionBias(kernel: [kh, kw], outputChannels: cout)
-        let conv = Convolution(outputChannels: cout, kernelChannels: x.shape.channels, kernel: Size2(kh, kw), stride: try b.window("strides", default: 1),
-                               padding: try b.padding(), isDeconvolution: true, weights: w.weights(), bias: bias)
-        return b.single(.convolution(conv), x)
-    }
-
     static func unary(_ b: ONNXBuilder, _ unary: Unary) throws -> (nodes: [Node], value: ONNXValue) {
         b.single(.unary(unary), try b.tensor(0))
     }
@@ -324,9 +304,10 @@ enum ONNXOpTable {
         return b.single(.defined(GELU(mode: approximate == "tanh" ? .tanhApproximation : .exact)), try b.tensor(0))
     }
 
-    /// Of two tensors; or of a tensor and a scalar (a threshold, a clip).
+    /// Of two tensors; or of a tensor and a scalar (a threshold, a clip);
+    /// of one or more than two, `extremumOfSeveral`.
     static func extremum(_ b: ONNXBuilder, max: Bool) throws -> (nodes: [Node], value: ONNXValue) {
-        guard b.inputs.count == 2 else { throw b.node.fail("only two operands are supported") }
+        guard b.inputs.count == 2 else { return try extremumOfSeveral(b, max: max) }
         if let (x, c, _) = try withConstant(b) {
             guard c.isScalar else { throw b.node.fail("only a scalar constant operand is supported") }
             let bound = Float(c[0])

@@ -9,6 +9,7 @@ import ModelFormat
 /// Resize (and opset 9's Upsample) of [1, C, H, W] maps by whole factors
 /// of H and W, onto Core ML's upsample layer: nearest repeats each pixel
 /// `factor` times; bilinear samples on the grid the coordinate mode names.
+/// Other sizes go to `fractionalResize` (bilinear only).
 ///
 /// ONNX's nearest picks, for output index `x` of an axis, input index
 /// `nearest(transform(x))` clamped to the axis: `transform` is the
@@ -31,8 +32,9 @@ extension ONNXOpTable {
         // Upsample and opset 10's Resize: (X, scales); from 11: (X, roi, scales, sizes); from 18 the axes attribute names which.
         let axes = try resizeAxes(b)
         let scalesIndex = modern ? 2 : 1
-        var scales: [Double], sizes: [Int]
+        var scales: [Double], sizes: [Int], fromScales = false
         if b.has(scalesIndex), case let given = try b.constant(scalesIndex, "the scales"), given.count > 0 {
+            fromScales = true
             guard given.count == axes.count else { throw b.node.fail("scales \(given.values) do not have one value per axis \(axes)") }
             scales = [1, 1, 1, 1]
             for (axis, value) in zip(axes, given.values) { scales[axis] = value }
@@ -48,12 +50,15 @@ extension ONNXOpTable {
         } else {  // (Upsample's scales attribute predates opset 9, the oldest taken: its ledger refuses it.)
             throw b.node.fail("has neither scales nor sizes")
         }
-        guard sizes[0] == dims[0], sizes[1] == dims[1], sizes[2] % dims[2] == 0, sizes[3] % dims[3] == 0, sizes[2] > 0, sizes[3] > 0 else {
-            throw b.node.fail("only resizing H and W by whole factors is supported, not \(dims) to \(sizes) (scales \(scales))")
+        guard sizes[0] == dims[0], sizes[1] == dims[1], sizes[2] > 0, sizes[3] > 0 else {
+            throw b.node.fail("only resizing H and W to sizes of at least 1 is supported, not \(dims) to \(sizes) (scales \(scales))")
         }
-        let (h, w) = (sizes[2] / dims[2], sizes[3] / dims[3])
         let mode = b.node.string("mode") ?? "nearest"
         let transform = modern ? b.node.string("coordinate_transformation_mode") ?? "half_pixel" : "asymmetric"
+        guard sizes[2] % dims[2] == 0, sizes[3] % dims[3] == 0 else {
+            return try fractionalResize(b, x, mode: mode, transform: transform, sizes: sizes, scales: fromScales ? scales : nil)
+        }
+        let (h, w) = (sizes[2] / dims[2], sizes[3] / dims[3])
         switch mode {
         case "nearest":
             let rounding = modern ? b.node.string("nearest_mode") ?? "round_prefer_floor" : "floor"
@@ -113,7 +118,7 @@ extension ONNXOpTable {
     }
 
     /// The input index ONNX's nearest reads for output `index` (clamped), as onnxruntime computes it in float32.
-    private static func nearestSource(_ b: ONNXBuilder, transform: String, rounding: String, index: Int, input: Int, output: Int, scale: Float) throws -> Int? {
+    static func nearestSource(_ b: ONNXBuilder, transform: String, rounding: String, index: Int, input: Int, output: Int, scale: Float) throws -> Int? {
         let (x, inLength, outLength) = (Float(index), Float(input), Float(output))
         let original: Float
         switch transform {

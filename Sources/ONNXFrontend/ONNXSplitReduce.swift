@@ -174,19 +174,36 @@ extension ONNXOpTable {
         guard !b.inputs.isEmpty else { throw b.node.fail("has no input") }
         if b.inputs.count == 1 { return try passThrough(b) }
         if !mean, b.inputs.count == 2 { return try add(b) }
+        var (nodes, value) = try pairwise(b, .add(constant: 0), "sum", last: !mean, constants: "a Sum of two inputs")
+        if mean { nodes.append(b.emit(.multiply(constant: 1 / Float(b.inputs.count)), [nodes.last!.outputs[0]])) }
+        return (nodes, value)
+    }
+
+    /// Max and Min of any number of inputs: one is itself, two (a constant
+    /// allowed) as before, more taken in pairs (Core ML's max and min
+    /// layers broadcast two at a time, as ONNX broadcasts them all).
+    static func extremumOfSeveral(_ b: ONNXBuilder, max: Bool) throws -> (nodes: [Node], value: ONNXValue) {
+        guard !b.inputs.isEmpty else { throw b.node.fail("has no input") }
+        if b.inputs.count == 1 { return try passThrough(b) }
+        return try pairwise(b, max ? .maximum : .minimum, max ? "max" : "min", last: true, constants: "a \(b.node.op) of two inputs")
+    }
+
+    /// The inputs (tensors only) combined two at a time by `op`, left to
+    /// right; `last` names the final node for the ONNX output (others take
+    /// `label` and their index).
+    private static func pairwise(_ b: ONNXBuilder, _ op: Op, _ label: String, last: Bool, constants: String) throws -> (nodes: [Node], value: ONNXValue) {
         let parts = try b.inputs.indices.map { index in
             guard !b.isConstant(index) else {
-                throw b.node.fail("a constant operand (input \(index)) is supported only in a Sum of two inputs")
+                throw b.node.fail("a constant operand (input \(index)) is supported only in \(constants)")
             }
             return try b.tensor(index)
         }
         var nodes: [Node] = [], total = parts[0].name
         for (index, part) in parts.enumerated().dropFirst() {
-            let last = index == parts.count - 1 && !mean
-            nodes.append(b.emit(.add(constant: 0), [total, part.name], suffix: last ? nil : "sum\(index)"))
+            let named = index == parts.count - 1 && last
+            nodes.append(b.emit(op, [total, part.name], suffix: named ? nil : "\(label)\(index)"))
             total = nodes.last!.outputs[0]
         }
-        if mean { nodes.append(b.emit(.multiply(constant: 1 / Float(parts.count)), [total])) }
         return (nodes, .tensor(name: b.name, rank: parts.map(\.rank).max()!))
     }
 

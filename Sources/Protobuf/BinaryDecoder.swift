@@ -7,14 +7,19 @@ public struct DecodeOptions: Sendable {
     /// bytes fields unread: their counts are set but their pointers are nil.
     /// For summaries that must not touch the weights of a large file.
     public var structureOnly = false
+    /// Fixed-width fields read all the same in a structure-only decode, by
+    /// their proto names: small attributes that shapes depend on (an
+    /// upsample's fractionalScalingFactor), not weights.
+    public var readInStructure: Set<String> = []
     /// Deepest message nesting accepted.
     public var maxDepth = 64
     /// Most bytes the decoded structs may take; nil means 64 MB plus four
     /// times the input size.
     public var memoryBudget: Int? = nil
 
-    public init(structureOnly: Bool = false) {
+    public init(structureOnly: Bool = false, readInStructure: Set<String> = []) {
         self.structureOnly = structureOnly
+        self.readInStructure = readInStructure
     }
 }
 
@@ -231,7 +236,7 @@ struct BinaryDecoding {
             (message + Int(field.quantifier_offset)).storeBytes(of: count, as: Int.self)
             var array: UnsafeRawPointer?
             if let width = field.fixedWidth, tallies[index].unpackedValues == 0 {
-                if options.structureOnly {
+                if options.structureOnly, !options.readInStructure.contains(String(cString: field.name)) {
                     tallies[index].inPlace = true
                 } else if tallies[index].packedChunks == 1, littleEndianHost,
                           Int(bitPattern: base + tallies[index].firstPayload) % width == 0 {

@@ -56,6 +56,7 @@ enum OperationSamples {
                   nodes: [Node(name: "split", operation: .split, inputs: ["x"], outputs: ["a", "b"])]),
             onMap(.reduce(Reduce(mode: .average, axes: .hw))),
             onMap(.upsample(Upsample(scale: Size2(2, 3), mode: .bilinear))),
+            onMap(.upsample(Upsample(scale: Size2(1, 1), mode: .bilinear, alignment: .halfPixel, fractionalScale: [1.5, 2.25]))),
             Model(inputs: [Input(name: "x", kind: .array(shape: [4, 8, 8]))], outputs: [Output(name: "y")],
                   nodes: [Node(name: "c", operation: .constant(shape: [4, 8, 8], data: w(256)), inputs: [], outputs: ["c"]),
                           Node(name: "y", operation: .add(constant: 0), inputs: ["x", "c"], outputs: ["y"])]),

@@ -207,7 +207,12 @@ extension Upsample: LayerCoding {
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.upsample, core_ml__specification__upsample_layer_params__init) { p in
-            (p.n_scalingfactor, p.scalingfactor) = builder.uint64s([scale.height, scale.width])
+            // The two are mutually exclusive (Core ML's validator).
+            if fractionalScale.isEmpty {
+                (p.n_scalingfactor, p.scalingfactor) = builder.uint64s([scale.height, scale.width])
+            } else {
+                (p.n_fractionalscalingfactor, p.fractionalscalingfactor) = builder.floats(fractionalScale)
+            }
             p.mode = mode == .nearest
                 ? CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__NN
                 : CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR
@@ -229,7 +234,6 @@ extension Upsample: LayerCoding {
         case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__INTERPOLATION_MODE__BILINEAR: mode = .bilinear
         default: throw reader.fail("layer '\(name)' has the unknown upsampling mode \(p.mode.rawValue)", at: params)
         }
-        guard p.n_fractionalscalingfactor == 0 else { throw reader.fail("layer '\(name)': fractional upsampling is not supported", at: params) }
         let alignment: Upsample.Alignment
         switch p.linearupsamplemode {
         case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__DEFAULT: alignment = .legacy
@@ -237,8 +241,16 @@ extension Upsample: LayerCoding {
         case CORE_ML__SPECIFICATION__UPSAMPLE_LAYER_PARAMS__LINEAR_UPSAMPLE_MODE__ALIGN_CORNERS_FALSE: alignment = .halfPixel
         default: throw reader.fail("layer '\(name)' has the unknown linear upsampling mode \(p.linearupsamplemode.rawValue)", at: params)
         }
+        // A structure-only decode reads this field too (CoreMLReader's readInStructure); any other leaves it nil.
+        guard p.n_fractionalscalingfactor == 0 || p.fractionalscalingfactor != nil else {
+            throw reader.fail("layer '\(name)': its fractionalScalingFactor was not read", at: params)
+        }
+        let fractional = p.n_fractionalscalingfactor > 0 ? Array(UnsafeBufferPointer(start: p.fractionalscalingfactor, count: p.n_fractionalscalingfactor)) : []
+        guard fractional.isEmpty || p.n_scalingfactor == 0 else {
+            throw reader.fail("layer '\(name)' sets both scalingFactor and fractionalScalingFactor", at: params)
+        }
         return .upsample(Upsample(scale: try reader.size2(p.scalingfactor, p.n_scalingfactor, default: 1, "scalingFactor", name), mode: mode,
-                                  alignment: mode == .bilinear ? alignment : .legacy))
+                                  alignment: mode == .bilinear ? alignment : .legacy, fractionalScale: fractional))
     }
 }
 

@@ -140,8 +140,8 @@ struct PaddingKernel: Kernel {
     }
 }
 
-/// Upsampling by integer factors: nearest neighbour, or bilinear on one of
-/// Core ML's grids (NeuralNetwork.proto's LinearUpsampleMode; see
+/// Upsampling by whole factors, nearest neighbour or bilinear, or by
+/// fractional ones, bilinear; bilinear samples on one of Core ML's grids (NeuralNetwork.proto's LinearUpsampleMode; see
 /// `Upsample.Alignment`), the source coordinate clamped to the input.
 struct UpsampleKernel: Kernel {
     let upsample: Upsample
@@ -151,19 +151,19 @@ struct UpsampleKernel: Kernel {
         let x = inputs[0].values
         let (inH, inW) = (input.height, input.width)
         let (fh, fw) = (upsample.scale.height, upsample.scale.width)
-        let (outH, outW) = (inH * fh, inW * fw)
+        let (outH, outW) = (upsample.outputLength(inH, axis: 0), upsample.outputLength(inW, axis: 1))
         var index = 0
         outputs[0].values.withUnsafeMutableBufferPointer { y in
             for c in 0..<input.channels {
                 let plane = c * inH * inW
                 for h in 0..<outH {
-                    let sourceY = source(h, factor: fh, size: inH)
+                    let sourceY = source(h, factor: fh, size: inH, output: outH)
                     let y0 = min(Int(sourceY), inH - 1), y1 = min(y0 + 1, inH - 1), dy = sourceY - Float(y0)
                     for w in 0..<outW {
                         if upsample.mode == .nearest {
                             y[index] = x[plane + (h / fh) * inW + w / fw]
                         } else {
-                            let sourceX = source(w, factor: fw, size: inW)
+                            let sourceX = source(w, factor: fw, size: inW, output: outW)
                             let x0 = min(Int(sourceX), inW - 1), x1 = min(x0 + 1, inW - 1), dx = sourceX - Float(x0)
                             let top = x[plane + y0 * inW + x0] * (1 - dx) + x[plane + y0 * inW + x1] * dx
                             let bottom = x[plane + y1 * inW + x0] * (1 - dx) + x[plane + y1 * inW + x1] * dx
@@ -178,12 +178,16 @@ struct UpsampleKernel: Kernel {
 }
 
 extension UpsampleKernel {
-    /// Where output pixel `i` samples an input of `size` pixels, in [0, size - 1].
-    func source(_ i: Int, factor: Int, size: Int) -> Float {
+    /// Where output pixel `i` of `output` samples an input of `size`
+    /// pixels, in [0, size - 1]. Whole factors divide by the factor;
+    /// fractional ones space the grid by the sizes, as the specification's
+    /// LinearUpsampleMode writes it.
+    func source(_ i: Int, factor: Int, size: Int, output: Int) -> Float {
+        let fractional = !upsample.fractionalScale.isEmpty
         let position: Float = switch upsample.alignment {
         case .legacy: Float(i) / Float(factor)
-        case .alignCorners: size * factor > 1 ? Float(i) * Float(size - 1) / Float(size * factor - 1) : 0
-        case .halfPixel: (Float(i) + 0.5) / Float(factor) - 0.5
+        case .alignCorners: output > 1 ? Float(i) * Float(size - 1) / Float(output - 1) : 0
+        case .halfPixel: fractional ? (Float(i) + 0.5) * (Float(size) / Float(output)) - 0.5 : (Float(i) + 0.5) / Float(factor) - 0.5
         }
         return min(max(position, 0), Float(size - 1))
     }
