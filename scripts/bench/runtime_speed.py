@@ -212,7 +212,7 @@ def inception_resnet_v2(folder, args):
     outputs = [arg for name in IRV2_OUTPUTS.values() for arg in ("--output-feature-name", name)]
     mlmodel, image_model = folder / "model.mlmodel", folder / "image_model.mlmodel"
     checked([convert, "tensorflow", graph, "--input-shape", "input:0=1,299,299,3", *outputs, "-o", mlmodel, "-q"], "convert")
-    checked([convert, "tensorflow", graph, "--input", "input:0=1,299,299,3", "--image-input", "input:0",
+    checked([convert, "tensorflow", graph, "--input-shape", "input:0=1,299,299,3", "--image-input", "input:0",
              "--red-bias", "-1", "--green-bias", "-1", "--blue-bias", "-1", "--image-scale", str(2 / 255),
              "--output-feature-name", "Identity:0", "-o", image_model, "-q"], "convert (image input)")
     # Inception's preprocessing, done here for both sides: x * 2/255 - 1.
