@@ -10,11 +10,11 @@ import ModelFormat
 /// Concat, ...) and constant expressions. Values are doubles, so int64
 /// shape arithmetic stays exact; every result is capped in size.
 enum ONNXFolding {
-    static let foldable: Set<String> = [
+    static let foldable: Set<String> = Set([
         "Constant", "Identity", "Dropout", "Cast", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Reshape", "Flatten",
         "Slice", "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Where", "Max", "Min", "Neg", "Sqrt", "Floor",
         "Ceil", "Abs", "Reciprocal", "ConstantOfShape", "Range", "Expand", "Transpose", "Mod",
-    ]
+    ]).union(maskFoldable)
 
     /// The node's output 0, or nil when `op` is not foldable.
     static func evaluate(_ node: ONNXNode, _ inputs: [ONNXConstant?], graph: ONNXGraph) throws -> ONNXConstant? {
@@ -111,7 +111,9 @@ enum ONNXFolding {
             let x = try input(0, "input"), shape = try input(1, "shape").ints(node, "the shape")
             result = try broadcast(x, ONNXConstant(shape: shape, values: [Double](repeating: 0, count: max(0, shape.checkedProduct ?? -1))), node) { a, _ in a }
         case "Transpose": result = try transpose(try input(0, "input"), node.ints("perm"), node)
-        default: return nil
+        default:
+            guard let folded = try evaluateMask(node, inputs) else { return nil }
+            result = folded
         }
         guard result.count <= ONNXConstant.maximumMadeCount else { throw node.fail("folds to \(result.count) values") }
         return result
