@@ -169,3 +169,20 @@ extension ONNXOpTable {
         return (nodes, .tensor(name: b.name, rank: x.rank))
     }
 }
+
+extension ONNXOpTable {
+    /// Softmax of an exact tensor along `axis`. Before opset 13 the input
+    /// is flattened from the axis and those values normalized together: the
+    /// same where every size after the axis is 1 (the last axis, as
+    /// attention's scores take it at opset 11), refused elsewhere.
+    static func softmaxExactly(_ b: ONNXBuilder, _ x: ONNXTensor) throws -> (nodes: [Node], value: ONNXValue) {
+        let given = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
+        guard (-x.rank..<x.rank).contains(given) else { throw b.node.fail("axis \(given) is outside the input \(x.dims.map(String.init).joined(separator: "x"))") }
+        let axis = given < 0 ? given + x.rank : given
+        guard b.opset >= 13 || x.dims[(axis + 1)...].allSatisfy({ $0 == 1 }) else {
+            throw b.node.fail("before opset 13 Softmax flattens its input \(x.dims) from axis \(axis) and normalizes those values together "
+                              + "(this model's opset is \(b.opset)); only where that is one axis (the last) is it supported")
+        }
+        return b.single(.defined(SoftmaxND(axis: given)), x)
+    }
+}

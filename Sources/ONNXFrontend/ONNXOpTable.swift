@@ -232,10 +232,7 @@ enum ONNXOpTable {
     /// softmax taken over all of it; from 13 it is along `axis` (default -1).
     static func softmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        if x.isExact {
-            guard b.opset >= 13 || x.rank <= 2 else { throw b.node.fail("before opset 13 Softmax flattens its input from the axis; only opset 13's per-axis softmax of tensors is supported") }
-            return b.single(.defined(SoftmaxND(axis: b.node.int("axis") ?? (b.opset < 13 ? 1 : -1))), x)
-        }
+        if x.isExact { return try softmaxExactly(b, x) }
         var axis = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
         if axis < 0 { axis += x.rank }
         let overAll = b.opset < 13 && axis == 1
