@@ -112,7 +112,7 @@ enum ONNXFolding {
             result = try broadcast(x, ONNXConstant(shape: shape, values: [Double](repeating: 0, count: max(0, shape.checkedProduct ?? -1))), node) { a, _ in a }
         case "Transpose": result = try transpose(try input(0, "input"), node.ints("perm"), node)
         default:
-            guard let folded = try evaluateMask(node, inputs) else { return nil }
+            guard let folded = try evaluateMask(node, inputs, opset: opset) else { return nil }
             result = folded
         }
         guard result.count <= ONNXConstant.maximumMadeCount else { throw node.fail("folds to \(result.count) values") }

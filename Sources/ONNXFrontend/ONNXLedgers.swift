@@ -77,7 +77,7 @@ enum ONNXLedgers {
         "Floor": .none, "Ceil": .none, "Range": .none, "Expand": .none,
         "ConstantOfShape": AttributeLedger(honours: ["value"]),
         "Mod": AttributeLedger(honours: ["fmod"]),
-        "Not": .none,
+        "Not": .none, "Sign": .none,
         // reduction (opset 16) adds or multiplies instead of replacing.
         "ScatterND": AttributeLedger(only: ["reduction": "none"]),
         "Einsum": AttributeLedger(honours: ["equation"]),

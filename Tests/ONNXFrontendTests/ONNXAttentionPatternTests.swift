@@ -62,3 +62,13 @@ extension ONNXOpTests {
         }
     }
 }
+
+extension ONNXOpTests {
+    /// Swin V2's continuous position bias (an MLP over a constant table of
+    /// log-spaced coordinates) and its clamped logit scale fold: constants
+    /// multiplied and added, no product left.
+    func testPositionBiasMLPOnConstantsFolds() throws {
+        let model = try check("cpb_folded_opset13")
+        XCTAssertEqual(model.nodes.map(\.operation.kindName), ["constantND", "multiply", "constantND", "add"])
+    }
+}
