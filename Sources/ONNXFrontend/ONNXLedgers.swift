@@ -81,6 +81,8 @@ enum ONNXLedgers {
         // reduction (opset 16) adds or multiplies instead of replacing.
         "ScatterND": AttributeLedger(only: ["reduction": "none"]),
         "Einsum": AttributeLedger(honours: ["equation"]),
+        // batch_dims other than 0 gathers per batch entry.
+        "GatherND": AttributeLedger(only: ["batch_dims": "0"]),
     ])
 
     /// Every op type a node may have: mapped, folded, or fused (Erf).

@@ -6,12 +6,13 @@ import Darwin
 
 /// The constant expressions of shifted-window attention, folded at
 /// conversion: torchvision's Swin fills a zero mask region by region
-/// (slice assignment, exported as ScatterND) and compares it (Equal, Not,
+/// (slice assignment, exported as ScatterND; dynamo's export gathers its
+/// relative-position table with GatherND) and compares it (Equal, Not,
 /// Where); Swin V2 runs a small MLP over a constant table of log-spaced
 /// relative coordinates (Sign, Log, MatMul, Relu, Sigmoid) and clamps a constant scale (Clip). Ops
 /// `ONNXFolding.evaluate` does not spell out itself.
 extension ONNXFolding {
-    static let maskFoldable: Set<String> = ["Not", "ScatterND", "MatMul", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sign", "Clip"]
+    static let maskFoldable: Set<String> = ["Not", "ScatterND", "MatMul", "Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sign", "Clip", "GatherND"]
 
     /// The node's output 0 from constant inputs, or nil for another op.
     static func evaluateMask(_ node: ONNXNode, _ inputs: [ONNXConstant?], opset: Int) throws -> ONNXConstant? {
@@ -25,6 +26,8 @@ extension ONNXFolding {
             return ONNXConstant(shape: x.shape, values: x.values.map { $0 == 0 ? 1 : 0 })
         case "ScatterND":
             return try scatterND(try input(0, "data"), try input(1, "indices"), try input(2, "updates"), node)
+        case "GatherND":
+            return try gatherND(try input(0, "data"), try input(1, "indices"), node)
         case "MatMul":
             return try matMul(try input(0, "A"), try input(1, "B"), node)
         case "Clip":
@@ -61,17 +64,36 @@ extension ONNXFolding {
     /// from the end, as onnxruntime reads them; anything else out of range
     /// is refused.
     static func scatterND(_ data: ONNXConstant, _ indices: ONNXConstant, _ updates: ONNXConstant, _ node: ONNXNode) throws -> ONNXConstant {
+        let (offsets, block, expected) = try blockOffsets(data, indices, node)
+        guard updates.shape == expected else { throw node.fail("updates of shape \(updates.shape) are not \(expected)") }
+        var values = data.values
+        for (tuple, offset) in offsets.enumerated() {
+            for element in 0..<block { values[offset * block + element] = updates[tuple * block + element] }
+        }
+        return ONNXConstant(shape: data.shape, values: values)
+    }
+
+    /// The slices of `data` that `indices` ([..., k]) pick (batch_dims 0).
+    static func gatherND(_ data: ONNXConstant, _ indices: ONNXConstant, _ node: ONNXNode) throws -> ONNXConstant {
+        let (offsets, block, shape) = try blockOffsets(data, indices, node)
+        guard let count = shape.checkedProduct, count <= ONNXConstant.maximumMadeCount else { throw node.fail("gathers too many values") }
+        let values = data.values
+        return ONNXConstant(shape: shape, values: offsets.flatMap { values[($0 * block)..<($0 * block + block)] })
+    }
+
+    /// For indices [..., k] into data: each index tuple's block number (the
+    /// block being data's sizes after k), the block's size, and the shape
+    /// [indices' sizes but the last, data's sizes after k]. Negative
+    /// coordinates count from the end, as onnxruntime reads them; anything
+    /// else out of range is refused.
+    private static func blockOffsets(_ data: ONNXConstant, _ indices: ONNXConstant, _ node: ONNXNode) throws -> (offsets: [Int], block: Int, shape: [Int]) {
         guard let k = indices.shape.last, k >= 1, k <= data.shape.count else {
             throw node.fail("indices of shape \(indices.shape) do not index data of rank \(data.shape.count)")
         }
         let tuples = indices.shape.dropLast().reduce(1, *)
         let inner = Array(data.shape.dropFirst(k))
-        let expected = Array(indices.shape.dropLast()) + inner
-        guard updates.shape == expected else { throw node.fail("updates of shape \(updates.shape) are not \(expected)") }
-        let block = inner.reduce(1, *)
         let coordinates = try indices.ints(node, "the indices")
-        var values = data.values
-        for tuple in 0..<tuples {
+        let offsets = try (0..<tuples).map { tuple in
             var offset = 0
             for axis in 0..<k {
                 var index = coordinates[tuple * k + axis]
@@ -82,9 +104,9 @@ extension ONNXFolding {
                 }
                 offset = offset * size + index
             }
-            for element in 0..<block { values[offset * block + element] = updates[tuple * block + element] }
+            return offset
         }
-        return ONNXConstant(shape: data.shape, values: values)
+        return (offsets, inner.reduce(1, *), Array(indices.shape.dropLast()) + inner)
     }
 
     /// numpy's matmul of two constants of rank 2 or more, batch axes

@@ -71,4 +71,14 @@ extension ONNXOpTests {
         let model = try check("cpb_folded_opset13")
         XCTAssertEqual(model.nodes.map(\.operation.kindName), ["constantND", "multiply", "constantND", "add"])
     }
+
+    /// GatherND of a constant table (rows; single values, one at a
+    /// negative index) folds; an index past the table is refused.
+    func testGatherNDOfConstantsFolds() throws {
+        let model = try check("gathernd_folded_opset13")
+        XCTAssertFalse(model.nodes.contains { $0.operation.kindName == "sliceND" })
+        XCTAssertThrowsError(try convert("gathernd_out_of_range_opset13")) { error in
+            XCTAssertTrue("\(error)".contains("node 'cell' (GatherND): index 4 is out of range for axis 0 of size 4"), "\(error)")
+        }
+    }
 }
