@@ -72,6 +72,16 @@ extension ONNXOpTests {
         XCTAssertEqual(model.nodes.map(\.operation.kindName), ["constantND", "multiply", "constantND", "add"])
     }
 
+    /// torch.chunk's part size, (size + 2) / 3 in int64, truncates (3 of
+    /// 9, not 3.67, which sliced 3.67 to 7.33 as 3 to 7: maxvit_t's qkv
+    /// split took 65 of 192 channels); a float division of constants
+    /// beside it does not (1.5).
+    func testIntegerDivisionTruncatesWhenFolded() throws {
+        let model = try check("chunk_integer_division_opset13")
+        let slice = try XCTUnwrap(model.nodes.lazy.compactMap { $0.operation.definition as? SliceND }.first)
+        XCTAssertEqual(slice.end.last, 6)
+    }
+
     /// GatherND of a constant table (rows; single values, one at a
     /// negative index) folds; an index past the table is refused.
     func testGatherNDOfConstantsFolds() throws {
