@@ -42,7 +42,11 @@ def main() -> int:
                 totals[i] += int(m.group(i + 1))
     parts.append(f"{totals[0]} cases: {totals[1]} honoured, {totals[2]} refused, 0 wrong.")
     parts.append("")
-    for line in summaries:
+    # The tests run in parallel: their lines come in any order, written in ORDER's.
+    def rank(line):
+        m = re.match(r"attribute sweep (\w+)", line)
+        return ORDER.index(m.group(1)) if m and m.group(1) in ORDER else len(ORDER)
+    for line in sorted(summaries, key=rank):
         parts.append(f"- {line}")
     for name in sorted(tables, key=lambda n: ORDER.index(n) if n in ORDER else len(ORDER)):
         parts += ["", f"### {name}", "", tables[name].rstrip()]

@@ -35,6 +35,17 @@ public struct GraphConstant {
 
     public var isScalar: Bool { count == 1 }
 
+    /// Whether the values are of an integer type (ONNX's int64 shape
+    /// arithmetic), where a division truncates; false where not known.
+    public var isInteger = false
+
+    /// A copy marked as of an integer type or not.
+    public func integer(_ flag: Bool) -> GraphConstant {
+        var copy = self
+        copy.isInteger = flag
+        return copy
+    }
+
     /// Value `index` in row-major order.
     public subscript(index: Int) -> Double {
         if let raw { return Double(raw.pointer.loadUnaligned(fromByteOffset: 4 * index, as: Float.self)) }
@@ -51,6 +62,7 @@ public struct GraphConstant {
 
     public init(vector: [Int]) {
         self.init(shape: [vector.count], values: vector.map(Double.init))
+        isInteger = true
     }
 
     /// Float32 values left where they lie: `payload` holds the shape's

@@ -64,6 +64,7 @@ extension GraphConstant {
                 default: Double(base!.load(fromByteOffset: index, as: UInt8.self))
                 }
             })
+            isInteger = Self.integerTypes.contains(p.data_type)
             return
         }
         let listed: [Double] = switch p.data_type {
@@ -76,7 +77,11 @@ extension GraphConstant {
         }
         guard listed.count == count else { throw ONNXError("\(what): shape \(shape) has \(count) values, the tensor lists \(listed.count)") }
         self.init(shape: shape, values: listed)
+        isInteger = Self.integerTypes.contains(p.data_type)
     }
+
+    /// UINT8, INT8, INT32, INT64 and BOOL: the types whose division truncates.
+    static let integerTypes: Set<Int32> = [2, 3, 6, 7, 9]
 
     /// The mapped external data file of a tensor and the byte range its
     /// payload takes there.

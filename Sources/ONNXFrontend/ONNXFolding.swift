@@ -10,11 +10,11 @@ import ModelFormat
 /// Concat, ...) and constant expressions. Values are doubles, so int64
 /// shape arithmetic stays exact; every result is capped in size.
 enum ONNXFolding {
-    static let foldable: Set<String> = [
+    static let foldable: Set<String> = Set([
         "Constant", "Identity", "Dropout", "Cast", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Reshape", "Flatten",
         "Slice", "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Where", "Max", "Min", "Neg", "Sqrt", "Floor",
         "Ceil", "Abs", "Reciprocal", "ConstantOfShape", "Range", "Expand", "Transpose", "Mod",
-    ]
+    ]).union(maskFoldable)
 
     /// The node's output 0, or nil when `op` is not foldable.
     static func evaluate(_ node: ONNXNode, _ inputs: [ONNXConstant?], graph: ONNXGraph) throws -> ONNXConstant? {
@@ -68,13 +68,14 @@ enum ONNXFolding {
                 b == 0 ? .nan : floored ? a - (a / b).rounded(.down) * b : fmod(a, b)
             }
         case "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Max", "Min":
+            let integer = try input(0, "A").isInteger && input(1, "B").isInteger
             result = try broadcast(try input(0, "A"), try input(1, "B"), node) { a, b in
                 switch node.op {
                 case "Add": a + b
                 case "Sub": a - b
                 case "Mul": a * b
                 // Integer division truncates (exporters compute sizes this way).
-                case "Div": b == 0 ? .nan : a / b
+                case "Div": b == 0 ? .nan : integer ? (a / b).rounded(.towardZero) : a / b
                 case "Pow": pow(a, b)
                 case "Equal": a == b ? 1 : 0
                 case "Less": a < b ? 1 : 0
@@ -82,7 +83,7 @@ enum ONNXFolding {
                 case "Max": max(a, b)
                 default: min(a, b)
                 }
-            }
+            }.integer(integer)
         case "Where":
             let condition = try input(0, "condition")
             let chosen = try broadcast(condition, try input(1, "X"), node) { c, x in c != 0 ? x : .nan }
@@ -109,9 +110,11 @@ enum ONNXFolding {
         case "Range": result = try range(try input(0, "start"), try input(1, "limit"), try input(2, "delta"), node)
         case "Expand":
             let x = try input(0, "input"), shape = try input(1, "shape").ints(node, "the shape")
-            result = try broadcast(x, ONNXConstant(shape: shape, values: [Double](repeating: 0, count: max(0, shape.checkedProduct ?? -1))), node) { a, _ in a }
+            result = try broadcast(x, ONNXConstant(shape: shape, values: [Double](repeating: 0, count: max(0, shape.checkedProduct ?? -1))), node) { a, _ in a }.integer(x.isInteger)
         case "Transpose": result = try transpose(try input(0, "input"), node.ints("perm"), node)
-        default: return nil
+        default:
+            guard let folded = try evaluateMask(node, inputs, opset: opset) else { return nil }
+            result = folded
         }
         guard result.count <= ONNXConstant.maximumMadeCount else { throw node.fail("folds to \(result.count) values") }
         return result
@@ -158,15 +161,15 @@ enum ONNXFolding {
         ]
         switch to {
         case 1: return ONNXConstant(shape: x.shape, values: x.values.map { Double(Float($0)) })
-        case 11: return x
-        case 9: return ONNXConstant(shape: x.shape, values: x.values.map { $0 != 0 ? 1 : 0 })
+        case 11: return x.integer(false)
+        case 9: return ONNXConstant(shape: x.shape, values: x.values.map { $0 != 0 ? 1 : 0 }).integer(true)
         case let type where ranges[type] != nil:
             let (name, low, high) = ranges[type]!
             return ONNXConstant(shape: x.shape, values: try x.values.map { value in
                 let truncated = value.rounded(.towardZero)
                 guard truncated >= low, truncated <= high else { throw node.fail("to \(name) of \(value), which \(name) cannot hold, is not supported") }
                 return truncated
-            })
+            }).integer(true)
         case 10: throw node.fail("to float16 is not supported (values would be rounded to half precision)")
         case 16: throw node.fail("to bfloat16 is not supported (values would be rounded to 8-bit mantissas)")
         default: throw node.fail("to \(to) (a data type other than float, double, bool and the integers) is not supported")
@@ -177,7 +180,7 @@ enum ONNXFolding {
         if let tensor = node.tensor("value") { return try ONNXConstant(tensor, owner: graph.decoded, folder: graph.folder, what: "node '\(node.name)' (Constant)") }
         if let value = node.float("value_float"), node.has("value_float") { return ONNXConstant(shape: [], values: [Double(value)]) }
         if let values = node.floats("value_floats") { return ONNXConstant(shape: [values.count], values: values.map(Double.init)) }
-        if let value = node.int("value_int"), node.has("value_int") { return ONNXConstant(shape: [], values: [Double(value)]) }
+        if let value = node.int("value_int"), node.has("value_int") { return ONNXConstant(shape: [], values: [Double(value)]).integer(true) }
         if let values = node.ints("value_ints") { return ONNXConstant(vector: values) }
         throw node.fail("has no value this converter reads (value, value_float(s), value_int(s))")
     }
@@ -201,7 +204,7 @@ enum ONNXFolding {
         var values: [Double] = []
         values.reserveCapacity(outer * picks.count * inner)
         for o in 0..<outer { for p in picks { for i in 0..<inner { values.append(data[(o * size + p) * inner + i]) } } }
-        return ONNXConstant(shape: Array(data.shape.prefix(axis)) + indices.shape + Array(data.shape.dropFirst(axis + 1)), values: values)
+        return ONNXConstant(shape: Array(data.shape.prefix(axis)) + indices.shape + Array(data.shape.dropFirst(axis + 1)), values: values).integer(data.isInteger)
     }
 
     static func concat(_ parts: [ONNXConstant], axis: Int, _ node: ONNXNode) throws -> ONNXConstant {
@@ -209,7 +212,8 @@ enum ONNXFolding {
         let rank = first.shape.count
         let axis = axis < 0 ? axis + rank : axis
         guard axis >= 0, axis < max(rank, 1), parts.allSatisfy({ $0.shape.count == rank }) else { throw node.fail("axis \(axis) does not fit the inputs' ranks") }
-        if rank == 0 { return ONNXConstant(shape: [parts.count], values: parts.map { $0[0] }) }
+        let integer = parts.allSatisfy(\.isInteger)
+        if rank == 0 { return ONNXConstant(shape: [parts.count], values: parts.map { $0[0] }).integer(integer) }
         for part in parts where Array(part.shape.prefix(axis)) != Array(first.shape.prefix(axis)) || Array(part.shape.dropFirst(axis + 1)) != Array(first.shape.dropFirst(axis + 1)) {
             throw node.fail("shapes \(parts.map(\.shape)) do not concatenate along axis \(axis)")
         }
@@ -223,7 +227,7 @@ enum ONNXFolding {
         }
         var shape = first.shape
         shape[axis] = parts.map { $0.shape[axis] }.reduce(0, +)
-        return ONNXConstant(shape: shape, values: values)
+        return ONNXConstant(shape: shape, values: values).integer(integer)
     }
 
     /// Reshape's target: 0 copies the input's size (unless allowzero), -1 is inferred.
@@ -303,7 +307,7 @@ enum ONNXFolding {
             }
             values.append(x[source])
         }
-        return ONNXConstant(shape: counts, values: values)
+        return ONNXConstant(shape: counts, values: values).integer(x.isInteger)
     }
 
     /// numpy broadcasting of two constants through `combine`.

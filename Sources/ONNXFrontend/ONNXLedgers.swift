@@ -77,6 +77,12 @@ enum ONNXLedgers {
         "Floor": .none, "Ceil": .none, "Range": .none, "Expand": .none,
         "ConstantOfShape": AttributeLedger(honours: ["value"]),
         "Mod": AttributeLedger(honours: ["fmod"]),
+        "Not": .none, "Sign": .none,
+        // reduction (opset 16) adds or multiplies instead of replacing.
+        "ScatterND": AttributeLedger(only: ["reduction": "none"]),
+        "Einsum": AttributeLedger(honours: ["equation"]),
+        // batch_dims other than 0 gathers per batch entry.
+        "GatherND": AttributeLedger(only: ["batch_dims": "0"]),
     ])
 
     /// Every op type a node may have: mapped, folded, or fused (Erf).
@@ -98,7 +104,7 @@ enum ONNXLedgers {
                      "saturate", "value_int", "seed", "num_outputs", "blocksize"] { kinds[name] = .int }
         for name in ["pads", "strides", "dilations", "kernel_shape", "output_padding", "output_shape", "perm", "axes", "starts", "ends",
                      "value_ints", "split"] { kinds[name] = .ints }
-        for name in ["mode", "auto_pad", "coordinate_transformation_mode", "nearest_mode", "approximate", "keep_aspect_ratio_policy"] { kinds[name] = .string }
+        for name in ["mode", "auto_pad", "coordinate_transformation_mode", "nearest_mode", "approximate", "keep_aspect_ratio_policy", "equation"] { kinds[name] = .string }
         for name in ["value_floats", "scales"] { kinds[name] = .floats }
         for name in ["Constant.value", "ConstantOfShape.value"] { kinds[name] = .tensor }
         return kinds

@@ -9,7 +9,7 @@ import ModelFormat
 enum ONNXOpTable {
     typealias Mapping = @Sendable (ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue)
 
-    static let mappings: [String: Mapping] = named.merging(reductions) { first, _ in first }
+    static let mappings: [String: Mapping] = named.merging(reductions) { first, _ in first }.merging(attentionPatterns) { first, _ in first }
 
     private static let named: [String: Mapping] = [
         "Identity": passThrough, "Dropout": passThrough,
@@ -232,10 +232,7 @@ enum ONNXOpTable {
     /// softmax taken over all of it; from 13 it is along `axis` (default -1).
     static func softmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        if x.isExact {
-            guard b.opset >= 13 || x.rank <= 2 else { throw b.node.fail("before opset 13 Softmax flattens its input from the axis; only opset 13's per-axis softmax of tensors is supported") }
-            return b.single(.defined(SoftmaxND(axis: b.node.int("axis") ?? (b.opset < 13 ? 1 : -1))), x)
-        }
+        if x.isExact { return try softmaxExactly(b, x) }
         var axis = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
         if axis < 0 { axis += x.rank }
         let overAll = b.opset < 13 && axis == 1
@@ -254,6 +251,11 @@ enum ONNXOpTable {
         guard !b.has(3) else { throw b.node.fail("Pad's axes input (opset 18) is not supported") }
         let p = b.opset < 11 ? (b.node.ints("pads") ?? []) : try b.constant(1, "the pads").ints(b.node, "the pads")
         let value: Float = b.opset < 11 ? (b.node.float("value") ?? 0) : (b.has(2) ? Float(try b.constant(2, "the value").values.first ?? 0) : 0)
+        let heightWidthOnly = p.count == 8 && [0, 1, 4, 5].allSatisfy { p[$0] == 0 }
+        if !heightWidthOnly {
+            guard x.isExact else { throw b.needsTensors("padding of axes other than H and W, pads \(p),") }
+            return try padExactly(b, x, pads: p, value: value, mode: mode)
+        }
         guard x.takesMapLayers, p.count == 8, p[0] == 0, p[1] == 0, p[4] == 0, p[5] == 0, p.allSatisfy({ $0 >= 0 }) else {
             throw b.node.fail("only padding of H and W is supported, pads \(p)")
         }

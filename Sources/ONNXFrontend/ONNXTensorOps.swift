@@ -57,17 +57,16 @@ extension ONNXOpTable {
     }
 
     /// One index along an axis of an exact tensor: a slice, then the axis
-    /// removed (a scalar index) or kept (a one-element index list).
+    /// removed (a scalar index) or kept (a one-element index list); several
+    /// are `gatherSeveral`'s.
     static func gather(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let indices = try b.constant(1, "the indices")
         guard x.isExact else { throw b.needsTensors("a gather") }
-        guard indices.count == 1, indices.shape.count <= 1 else {
-            throw b.node.fail("only one constant index of a sequence tensor is supported")
-        }
         var axis = b.node.int("axis") ?? 0
         if axis < 0 { axis += x.rank }
         guard axis >= 0, axis < x.rank else { throw b.node.fail("axis \(axis) is out of range") }
+        guard indices.count == 1, indices.shape.count <= 1 else { return try gatherSeveral(b, x, indices, axis: axis) }
         let dims = x.shape.dimensions
         var index = try indices.ints(b.node, "the index")[0]
         if index < 0 { index += dims[axis] }

@@ -79,9 +79,17 @@ final class ONNXParityTests: XCTestCase {
     /// A segmentation network's per-pixel scores (bilinear resize, transposed convolution).
     func testSegmentationScores() throws { try checkParity("segmenter", input: [1, 3, 24, 32]) }
 
+    /// Swin's cyclic shift: torch.roll of a [1, H, W, C] tensor along H and
+    /// W, exported as two Slices and a Concat per axis (sliceND, concatND).
+    func testRollAsSlicesAndConcat() throws {
+        try checkParity("roll", input: [1, 6, 5, 4])
+        let model = try ONNXConverter.convert(model: onnxFixtures.appendingPathComponent("roll_opset17/model.onnx").path)
+        XCTAssertEqual(model.nodes.filter { $0.operation.kindName == "concatND" }.count, 4)
+    }
+
     func testEveryFixtureIsTested() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: onnxFixtures.path).filter { $0.contains("_opset") }.sorted()
-        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17", "mixed_opset13", "mixed_opset17", "shuffle_opset13", "shuffle_opset17", "segmenter_opset13", "segmenter_opset17"]).sorted())
+        XCTAssertEqual(folders, (Self.models.flatMap { name in [13, 17].map { "\(name)_opset\($0)" } } + ["encoder_opset14", "encoder_opset17", "vit_opset14", "vit_opset17", "mixed_opset13", "mixed_opset17", "shuffle_opset13", "shuffle_opset17", "segmenter_opset13", "segmenter_opset17", "roll_opset13", "roll_opset17"]).sorted())
     }
 
     func checkParity(_ name: String, opsets: [Int] = [13, 17], input shape: [Int] = [3, 32, 32], file: StaticString = #filePath, line: UInt = #line) throws {
