@@ -125,7 +125,9 @@ def export_model(work, name, skip_larger_than=None):
         def forward(self, x):
             return self.inner(x)["out"]
 
-    model = Output(net) if segmentation else net
+    # eval() on the wrapper too: torch.onnx.export puts a model back in the mode it found it in, and a new
+    # wrapper is in training mode (its batch norms would then normalize by the batch's own statistics).
+    model = (Output(net) if segmentation else net).eval()
     meta = {"parameters": sum(p.numel() for p in net.parameters()), "segmentation": segmentation, "exports": {}}
     meta["weight_bytes"] = 4 * meta["parameters"]
     if skip_larger_than and meta["parameters"] > skip_larger_than * 1e6:
