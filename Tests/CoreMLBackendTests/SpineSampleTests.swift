@@ -12,9 +12,11 @@ final class SpineSampleTests: XCTestCase {
         let model = SampleModel.classifier()
         let path = checkDirectory.appendingPathComponent("spine_sample.mlmodel").path
         try CoreMLWriter.write(model, to: path)
+        // Replaced, not copied over: MLMODEL_CHECK_DIR may hold an earlier run's copy (copyItem refuses an existing file).
+        let expect = checkDirectory.appendingPathComponent("spine_sample.expect.json")
+        try? FileManager.default.removeItem(at: expect)
         try FileManager.default.copyItem(
-            atPath: repositoryRoot.appendingPathComponent("Tests/Fixtures/expect/spine_sample.expect.json").path,
-            toPath: checkDirectory.appendingPathComponent("spine_sample.expect.json").path)
+            at: repositoryRoot.appendingPathComponent("Tests/Fixtures/expect/spine_sample.expect.json"), to: expect)
 
         let file = try CoreMLReader.read(from: path)
         XCTAssertEqual(file.specificationVersion, 1)
