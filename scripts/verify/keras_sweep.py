@@ -48,14 +48,14 @@ def sweep_models():
     return names
 
 
-def run(command):
-    """(exit status, seconds, peak RSS in MiB, stderr's last error line)."""
+def run(command, budget=BUDGET):
+    """(exit status, seconds, peak RSS in MiB, stderr's last error line); shared with torchvision_sweep.py."""
     start = time.monotonic()
     try:
         done = subprocess.run(["/usr/bin/time", "-f", "peak %M", *map(str, command)], capture_output=True,
-                              text=True, timeout=BUDGET)
+                              text=True, timeout=budget)
     except subprocess.TimeoutExpired:
-        return 124, BUDGET, 0, f"over the {BUDGET} s budget"
+        return 124, budget, 0, f"over the {budget} s budget"
     seconds = time.monotonic() - start
     peak = [int(line.split()[1]) // 1024 for line in done.stderr.splitlines() if line.startswith("peak ")]
     errors = [line for line in done.stderr.splitlines() if line.startswith("error:") or "Killed" in line]

@@ -217,18 +217,10 @@ def export_model(work, name, skip_larger_than=None):
 # ---------------------------------------------------------------- the sweep
 
 def run(command, budget=STEP_BUDGET):
-    """(exit status, seconds, peak RSS in MiB, stderr's last error line)."""
-    start = time.monotonic()
-    try:
-        done = subprocess.run(["/usr/bin/time", "-f", "peak %M", *map(str, command)], capture_output=True, text=True,
-                              timeout=budget)
-    except subprocess.TimeoutExpired:
-        return 124, budget, 0, f"over the {budget} s budget"
-    seconds = time.monotonic() - start
-    peak = [int(line.split()[1]) // 1024 for line in done.stderr.splitlines() if line.startswith("peak ")]
-    errors = [line for line in done.stderr.splitlines() if line.startswith("error:") or "Killed" in line]
-    message = errors[-1] if errors else (done.stderr.strip().splitlines() or [""])[0]
-    return done.returncode, seconds, peak[-1] if peak else 0, message
+    """keras_sweep.run (exit status, seconds, peak MiB, last error line) with this sweep's budget."""
+    sys.path.insert(0, str(ROOT / "scripts" / "verify"))
+    from keras_sweep import run as timed
+    return timed(command, budget)
 
 
 def convert_and_compare(folder, export, work):
