@@ -112,6 +112,11 @@ final class ONNXOpTests: XCTestCase {
     /// Opset 20's Gelu, exact and tanh-approximated: Core ML's GELU modes.
     func testGelu() throws { try check("gelu_opset20") }
 
+    /// Where folded from constants whose values hold NaN and inf: the fold
+    /// marks the side not chosen with NaN, so X's own NaN where the
+    /// condition holds must still come out NaN (it does: the Y side is NaN there).
+    func testWhereOfConstantsKeepsXsNaN() throws { try check("where_nan_opset13") }
+
     /// GELU spelled with Erf as both PyTorch exporters write it (was: the
     /// dynamo exporter's 0.5 * (1 + erf) before the product by x was refused,
     /// its Erf unsupported): two GELU nodes. A chain whose last product is
