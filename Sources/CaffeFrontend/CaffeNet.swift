@@ -55,6 +55,16 @@ struct CaffeLayer {
     }
 }
 
+extension CaffeLayer.Params {
+    /// The parameter messages both formats have (all a V1 layer has); the others nil.
+    init(shared l: some CaffeLayerFields) {
+        self.init(convolution: l.convolution_param, pooling: l.pooling_param, innerProduct: l.inner_product_param,
+                  lrn: l.lrn_param, relu: l.relu_param, eltwise: l.eltwise_param, concat: l.concat_param,
+                  softmax: l.softmax_param, power: l.power_param, slice: l.slice_param, argMax: l.argmax_param,
+                  dropout: l.dropout_param)
+    }
+}
+
 /// The fields the current and the V1 layer messages share, one for one.
 protocol CaffeLayerFields {
     var name: UnsafeMutablePointer<CChar>! { get }
@@ -68,6 +78,18 @@ protocol CaffeLayerFields {
     var include: UnsafeMutablePointer<UnsafeMutablePointer<Caffe__NetStateRule>?>! { get }
     var n_exclude: Int { get }
     var exclude: UnsafeMutablePointer<UnsafeMutablePointer<Caffe__NetStateRule>?>! { get }
+    var convolution_param: UnsafeMutablePointer<Caffe__ConvolutionParameter>! { get }
+    var pooling_param: UnsafeMutablePointer<Caffe__PoolingParameter>! { get }
+    var inner_product_param: UnsafeMutablePointer<Caffe__InnerProductParameter>! { get }
+    var lrn_param: UnsafeMutablePointer<Caffe__LRNParameter>! { get }
+    var relu_param: UnsafeMutablePointer<Caffe__ReLUParameter>! { get }
+    var eltwise_param: UnsafeMutablePointer<Caffe__EltwiseParameter>! { get }
+    var concat_param: UnsafeMutablePointer<Caffe__ConcatParameter>! { get }
+    var softmax_param: UnsafeMutablePointer<Caffe__SoftmaxParameter>! { get }
+    var power_param: UnsafeMutablePointer<Caffe__PowerParameter>! { get }
+    var slice_param: UnsafeMutablePointer<Caffe__SliceParameter>! { get }
+    var argmax_param: UnsafeMutablePointer<Caffe__ArgMaxParameter>! { get }
+    var dropout_param: UnsafeMutablePointer<Caffe__DropoutParameter>! { get }
 }
 
 extension LayerParameter: CaffeLayerFields {}
@@ -167,14 +189,11 @@ struct CaffeNet {
     static func layer(_ layer: UnsafeMutablePointer<LayerParameter>, _ decoded: Decoded<NetParameter>) throws -> CaffeLayer {
         let l = layer.pointee
         let offset = decoded.offset(of: layer)
-        let params = CaffeLayer.Params(
-            convolution: l.convolution_param, pooling: l.pooling_param, innerProduct: l.inner_product_param, lrn: l.lrn_param,
-            relu: l.relu_param, eltwise: l.eltwise_param, concat: l.concat_param, softmax: l.softmax_param,
-            power: l.power_param, slice: l.slice_param, batchNorm: l.batch_norm_param, scale: l.scale_param,
-            elu: l.elu_param, prelu: l.prelu_param, flatten: l.flatten_param, reshape: l.reshape_param,
-            crop: l.crop_param, input: l.input_param, permute: l.permute_param, normalize: l.norm_param,
-            argMax: l.argmax_param, bias: l.bias_param, dropout: l.dropout_param, priorBox: l.prior_box_param,
-            detectionOutput: l.detection_output_param)
+        var params = CaffeLayer.Params(shared: l)
+        (params.batchNorm, params.scale, params.elu, params.prelu) = (l.batch_norm_param, l.scale_param, l.elu_param, l.prelu_param)
+        (params.flatten, params.reshape, params.crop, params.input) = (l.flatten_param, l.reshape_param, l.crop_param, l.input_param)
+        (params.permute, params.normalize, params.bias) = (l.permute_param, l.norm_param, l.bias_param)
+        (params.priorBox, params.detectionOutput) = (l.prior_box_param, l.detection_output_param)
         return try self.layer(l, type: { () throws(DecodeError) in try name(l.type, "the layer type", at: offset) }, offset: offset, params: params)
     }
 
@@ -203,12 +222,7 @@ struct CaffeNet {
     static func layer(_ layer: UnsafeMutablePointer<V1LayerParameter>, _ decoded: Decoded<NetParameter>) throws -> CaffeLayer {
         let l = layer.pointee
         let offset = decoded.offset(of: layer)
-        // The parameter messages read from a V1 layer; the others stay nil.
-        let params = CaffeLayer.Params(
-            convolution: l.convolution_param, pooling: l.pooling_param, innerProduct: l.inner_product_param, lrn: l.lrn_param,
-            relu: l.relu_param, eltwise: l.eltwise_param, concat: l.concat_param, softmax: l.softmax_param,
-            power: l.power_param, slice: l.slice_param, argMax: l.argmax_param, dropout: l.dropout_param)
-        return try self.layer(l, type: { v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)" }, offset: offset, params: params)
+        return try self.layer(l, type: { v1TypeNames[Int(l.type.rawValue)] ?? "V1 type \(l.type.rawValue)" }, offset: offset, params: CaffeLayer.Params(shared: l))
     }
 
     /// V1's enum layer types under their current names.
