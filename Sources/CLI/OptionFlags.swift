@@ -18,6 +18,8 @@ extension OptionName {
         case .genericKernels: "--generic-kernels"
         case .weights: "--weights"
         case .json: "--json"
+        case .detector: "--detector"
+        case .classLabels: "--class-labels"
         }
     }
 }

@@ -30,6 +30,10 @@ public struct ConversionOptions: Sendable {
     /// The anchors (width, height pairs in grid cells) of a YOLOv2 output
     /// to decode into a detector (`applyYOLODecoding`).
     public var yoloAnchors: [Float]?
+    /// The layout of a detector's output of decoded boxes, to end in
+    /// Core ML's suppression (`applyDetectorOutput`); with no image
+    /// options, it also makes the one input an image (`takeDetectorImageDefaults`).
+    public var detectorOutput: DetectorOutputLayout?
     /// A detector's thresholds as given.
     public var detectionThresholds = DetectionThresholds()
     /// Where the labels came from, for error messages.
@@ -68,11 +72,13 @@ public struct ConversionOptions: Sendable {
     }
 
     private func finishModel(_ model: inout Model, description: String, source: String?) throws {
-        try applyImageInputs(to: &model.inputs)
-        try applyNormalization(to: &model)
-        Pipeline.run(&model)
         var options = self
+        options.takeDetectorImageDefaults(model.inputs)
+        try options.applyImageInputs(to: &model.inputs)
+        try options.applyNormalization(to: &model)
+        Pipeline.run(&model)
         try options.applyYOLODecoding(to: &model)
+        try options.applyDetectorOutput(to: &model)
         try options.applyClassMap(to: &model)
         try options.applyClassifier(to: &model, source: source)
         model.metadata = options.metadata
@@ -202,7 +208,7 @@ public struct ConversionOptions: Sendable {
     ///   output; `ConversionOptionError` for labels that do not fit.
     public mutating func applyYOLODecoding(to model: inout Model) throws {
         guard let anchors = yoloAnchors else {
-            if detectionThresholds.iou != nil || detectionThresholds.confidence != nil {
+            if detectorOutput == nil, detectionThresholds.iou != nil || detectionThresholds.confidence != nil {
                 throw ConversionOptionError("thresholds apply to a detector: give \(option: .yoloAnchors) for a YOLOv2 output")
             }
             return

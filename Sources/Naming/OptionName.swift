@@ -4,7 +4,7 @@
 /// `inputShapes`, `imageInputNames`); the command-line programs name it by
 /// their flag (`--input-shape`), through `String.namingOptions`.
 public enum OptionName: String, Sendable, CaseIterable {
-    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json
+    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json, detector, classLabels
 
     /// How the library's API spells it.
     public var libraryName: String {
@@ -21,6 +21,8 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .genericKernels: "KernelChoice.generic"
         case .weights: "weights"
         case .json: "InspectionJSON"
+        case .detector: "detectorOutput"
+        case .classLabels: "classLabels"
         }
     }
 

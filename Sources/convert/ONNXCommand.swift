@@ -21,13 +21,39 @@ enum ONNXCommand: Command {
                         + "--class-labels labels.txt --add-softmax -o ResNet18.mlmodel"),
             Example("A model exported with symbolic sizes: give them, batch first",
                     "coreml-convert onnx model.onnx --input-shape input=1,3,32,32 --image-input input -o Model.mlmodel"),
+            Example("A YOLOv8 or YOLO11 detector (Ultralytics' ONNX export) as the pipeline Vision reads",
+                    "coreml-convert onnx yolov8n.onnx --detector yolov8 --class-labels coco.txt -o YOLOv8n.mlmodel"),
         ])
     static let options = Options(ConversionFlags.modelFileOptions("model.onnx", "The ONNX model.", layout: "1,C,H,W")
-                                 + ConversionFlags.normalizationOptions)
+                                 + ConversionFlags.normalizationOptions + detectorOptions)
+
+    static let detectorOptions: [OptionSpec] = [
+        Option("detector", valueName: "layout",
+               help: "The one output holds decoded boxes, to end in Core ML's suppression as a detector Vision reads: yolov5 "
+                   + "([1, boxes, 5 + classes]: centre x, centre y, width, height in input pixels, objectness, class scores) or "
+                   + "yolov8 (YOLOv8 and YOLO11: [1, 4 + classes, boxes], no objectness). Without image options, the one "
+                   + "[1, 3, H, W] input becomes an RGB image scaled by 1/255, as Ultralytics' exports take it. Default "
+                   + "thresholds: IoU 0.45 (yolov5) or 0.7 (yolov8), confidence 0.25, as the exporters' own prediction.").spec,
+    ] + ConversionFlags.detectorOptions
 
     static func run(_ arguments: ParsedArguments) throws {
+        let detector = try arguments.optionalValue("detector") { text in
+            guard let layout = DetectorOutputLayout(rawValue: text) else {
+                throw UsageError("takes \(DetectorOutputLayout.allCases.map(\.rawValue).joined(separator: " or ")), not '\(text)'")
+            }
+            return layout
+        }
+        if let detector, let other = ["add-softmax", "class-map"].first(where: arguments.flag) {
+            throw UsageError("--detector \(detector.rawValue) makes the model a detector; it does not go with --\(other)")
+        }
+        let thresholds = try ConversionFlags.detectionThresholds(arguments)
+        if detector == nil, thresholds.iou != nil || thresholds.confidence != nil {
+            throw UsageError("--iou-threshold and --confidence-threshold apply to a detector: give --detector")
+        }
         try ConversionFlags.convertModelFile(arguments, .onnx, featureName: ONNXConverter.featureName) { source, options, shapes in
-            try ONNXConverter.convert(model: source, inputs: shapes, options: options)
+            var options = options
+            (options.detectorOutput, options.detectionThresholds) = (detector, thresholds)
+            return try ONNXConverter.convert(model: source, inputs: shapes, options: options)
         }
     }
 }
