@@ -3283,6 +3283,501 @@ void   core_ml__specification__gelu_layer_params__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__gelu_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__equal_layer_params__init
+                     (CoreML__Specification__EqualLayerParams         *message)
+{
+  static const CoreML__Specification__EqualLayerParams init_value = CORE_ML__SPECIFICATION__EQUAL_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__equal_layer_params__get_packed_size
+                     (const CoreML__Specification__EqualLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__equal_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__equal_layer_params__pack
+                     (const CoreML__Specification__EqualLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__equal_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__equal_layer_params__pack_to_buffer
+                     (const CoreML__Specification__EqualLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__equal_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__EqualLayerParams *
+       core_ml__specification__equal_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__EqualLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__equal_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__equal_layer_params__free_unpacked
+                     (CoreML__Specification__EqualLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__equal_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__not_equal_layer_params__init
+                     (CoreML__Specification__NotEqualLayerParams         *message)
+{
+  static const CoreML__Specification__NotEqualLayerParams init_value = CORE_ML__SPECIFICATION__NOT_EQUAL_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__not_equal_layer_params__get_packed_size
+                     (const CoreML__Specification__NotEqualLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__not_equal_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__not_equal_layer_params__pack
+                     (const CoreML__Specification__NotEqualLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__not_equal_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__not_equal_layer_params__pack_to_buffer
+                     (const CoreML__Specification__NotEqualLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__not_equal_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__NotEqualLayerParams *
+       core_ml__specification__not_equal_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__NotEqualLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__not_equal_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__not_equal_layer_params__free_unpacked
+                     (CoreML__Specification__NotEqualLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__not_equal_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__less_than_layer_params__init
+                     (CoreML__Specification__LessThanLayerParams         *message)
+{
+  static const CoreML__Specification__LessThanLayerParams init_value = CORE_ML__SPECIFICATION__LESS_THAN_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__less_than_layer_params__get_packed_size
+                     (const CoreML__Specification__LessThanLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__less_than_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__less_than_layer_params__pack
+                     (const CoreML__Specification__LessThanLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__less_than_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__less_than_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LessThanLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__less_than_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LessThanLayerParams *
+       core_ml__specification__less_than_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LessThanLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__less_than_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__less_than_layer_params__free_unpacked
+                     (CoreML__Specification__LessThanLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__less_than_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__less_equal_layer_params__init
+                     (CoreML__Specification__LessEqualLayerParams         *message)
+{
+  static const CoreML__Specification__LessEqualLayerParams init_value = CORE_ML__SPECIFICATION__LESS_EQUAL_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__less_equal_layer_params__get_packed_size
+                     (const CoreML__Specification__LessEqualLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__less_equal_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__less_equal_layer_params__pack
+                     (const CoreML__Specification__LessEqualLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__less_equal_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__less_equal_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LessEqualLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__less_equal_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LessEqualLayerParams *
+       core_ml__specification__less_equal_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LessEqualLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__less_equal_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__less_equal_layer_params__free_unpacked
+                     (CoreML__Specification__LessEqualLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__less_equal_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__greater_than_layer_params__init
+                     (CoreML__Specification__GreaterThanLayerParams         *message)
+{
+  static const CoreML__Specification__GreaterThanLayerParams init_value = CORE_ML__SPECIFICATION__GREATER_THAN_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__greater_than_layer_params__get_packed_size
+                     (const CoreML__Specification__GreaterThanLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__greater_than_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__greater_than_layer_params__pack
+                     (const CoreML__Specification__GreaterThanLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__greater_than_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__greater_than_layer_params__pack_to_buffer
+                     (const CoreML__Specification__GreaterThanLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__greater_than_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__GreaterThanLayerParams *
+       core_ml__specification__greater_than_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__GreaterThanLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__greater_than_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__greater_than_layer_params__free_unpacked
+                     (CoreML__Specification__GreaterThanLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__greater_than_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__greater_equal_layer_params__init
+                     (CoreML__Specification__GreaterEqualLayerParams         *message)
+{
+  static const CoreML__Specification__GreaterEqualLayerParams init_value = CORE_ML__SPECIFICATION__GREATER_EQUAL_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__greater_equal_layer_params__get_packed_size
+                     (const CoreML__Specification__GreaterEqualLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__greater_equal_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__greater_equal_layer_params__pack
+                     (const CoreML__Specification__GreaterEqualLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__greater_equal_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__greater_equal_layer_params__pack_to_buffer
+                     (const CoreML__Specification__GreaterEqualLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__greater_equal_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__GreaterEqualLayerParams *
+       core_ml__specification__greater_equal_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__GreaterEqualLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__greater_equal_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__greater_equal_layer_params__free_unpacked
+                     (CoreML__Specification__GreaterEqualLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__greater_equal_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__logical_or_layer_params__init
+                     (CoreML__Specification__LogicalOrLayerParams         *message)
+{
+  static const CoreML__Specification__LogicalOrLayerParams init_value = CORE_ML__SPECIFICATION__LOGICAL_OR_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__logical_or_layer_params__get_packed_size
+                     (const CoreML__Specification__LogicalOrLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_or_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__logical_or_layer_params__pack
+                     (const CoreML__Specification__LogicalOrLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_or_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__logical_or_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LogicalOrLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_or_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LogicalOrLayerParams *
+       core_ml__specification__logical_or_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LogicalOrLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__logical_or_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__logical_or_layer_params__free_unpacked
+                     (CoreML__Specification__LogicalOrLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__logical_or_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__logical_xor_layer_params__init
+                     (CoreML__Specification__LogicalXorLayerParams         *message)
+{
+  static const CoreML__Specification__LogicalXorLayerParams init_value = CORE_ML__SPECIFICATION__LOGICAL_XOR_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__logical_xor_layer_params__get_packed_size
+                     (const CoreML__Specification__LogicalXorLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_xor_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__logical_xor_layer_params__pack
+                     (const CoreML__Specification__LogicalXorLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_xor_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__logical_xor_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LogicalXorLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_xor_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LogicalXorLayerParams *
+       core_ml__specification__logical_xor_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LogicalXorLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__logical_xor_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__logical_xor_layer_params__free_unpacked
+                     (CoreML__Specification__LogicalXorLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__logical_xor_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__logical_not_layer_params__init
+                     (CoreML__Specification__LogicalNotLayerParams         *message)
+{
+  static const CoreML__Specification__LogicalNotLayerParams init_value = CORE_ML__SPECIFICATION__LOGICAL_NOT_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__logical_not_layer_params__get_packed_size
+                     (const CoreML__Specification__LogicalNotLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_not_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__logical_not_layer_params__pack
+                     (const CoreML__Specification__LogicalNotLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_not_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__logical_not_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LogicalNotLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_not_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LogicalNotLayerParams *
+       core_ml__specification__logical_not_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LogicalNotLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__logical_not_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__logical_not_layer_params__free_unpacked
+                     (CoreML__Specification__LogicalNotLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__logical_not_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__logical_and_layer_params__init
+                     (CoreML__Specification__LogicalAndLayerParams         *message)
+{
+  static const CoreML__Specification__LogicalAndLayerParams init_value = CORE_ML__SPECIFICATION__LOGICAL_AND_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__logical_and_layer_params__get_packed_size
+                     (const CoreML__Specification__LogicalAndLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_and_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__logical_and_layer_params__pack
+                     (const CoreML__Specification__LogicalAndLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_and_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__logical_and_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LogicalAndLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__logical_and_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__LogicalAndLayerParams *
+       core_ml__specification__logical_and_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__LogicalAndLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__logical_and_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__logical_and_layer_params__free_unpacked
+                     (CoreML__Specification__LogicalAndLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__logical_and_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
+void   core_ml__specification__where_broadcastable_layer_params__init
+                     (CoreML__Specification__WhereBroadcastableLayerParams         *message)
+{
+  static const CoreML__Specification__WhereBroadcastableLayerParams init_value = CORE_ML__SPECIFICATION__WHERE_BROADCASTABLE_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__where_broadcastable_layer_params__get_packed_size
+                     (const CoreML__Specification__WhereBroadcastableLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__where_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__where_broadcastable_layer_params__pack
+                     (const CoreML__Specification__WhereBroadcastableLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__where_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__where_broadcastable_layer_params__pack_to_buffer
+                     (const CoreML__Specification__WhereBroadcastableLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__where_broadcastable_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__WhereBroadcastableLayerParams *
+       core_ml__specification__where_broadcastable_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__WhereBroadcastableLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__where_broadcastable_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__where_broadcastable_layer_params__free_unpacked
+                     (CoreML__Specification__WhereBroadcastableLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__where_broadcastable_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   core_ml__specification__add_broadcastable_layer_params__init
                      (CoreML__Specification__AddBroadcastableLayerParams         *message)
 {
@@ -5715,7 +6210,7 @@ const ProtobufCMessageDescriptor core_ml__specification__look_up_table_quantizat
   (ProtobufCMessageInit) core_ml__specification__look_up_table_quantization_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[49] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[60] =
 {
   {
     "name",
@@ -6102,6 +6597,126 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "equal",
+    815,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, equal),
+    &core_ml__specification__equal_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "notEqual",
+    820,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, notequal),
+    &core_ml__specification__not_equal_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "lessThan",
+    825,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, lessthan),
+    &core_ml__specification__less_than_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "lessEqual",
+    827,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, lessequal),
+    &core_ml__specification__less_equal_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "greaterThan",
+    830,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, greaterthan),
+    &core_ml__specification__greater_than_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "greaterEqual",
+    832,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, greaterequal),
+    &core_ml__specification__greater_equal_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "logicalOr",
+    840,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, logicalor),
+    &core_ml__specification__logical_or_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "logicalXor",
+    845,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, logicalxor),
+    &core_ml__specification__logical_xor_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "logicalNot",
+    850,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, logicalnot),
+    &core_ml__specification__logical_not_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "logicalAnd",
+    855,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, logicaland),
+    &core_ml__specification__logical_and_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "addBroadcastable",
     880,
     PROTOBUF_C_LABEL_NONE,
@@ -6294,6 +6909,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "whereBroadcastable",
+    1330,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, wherebroadcastable),
+    &core_ml__specification__where_broadcastable_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "layerNormalization",
     1350,
     PROTOBUF_C_LABEL_NONE,
@@ -6309,55 +6936,66 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
 static const unsigned core_ml__specification__neural_network_layer__field_indices_by_name[] = {
   5,   /* field[5] = activation */
   15,   /* field[15] = add */
-  32,   /* field[32] = addBroadcastable */
+  42,   /* field[42] = addBroadcastable */
   17,   /* field[17] = average */
-  39,   /* field[39] = batchedMatmul */
+  49,   /* field[49] = batchedMatmul */
   7,   /* field[7] = batchnorm */
   19,   /* field[19] = bias */
   30,   /* field[30] = clip */
   27,   /* field[27] = concat */
-  36,   /* field[36] = concatND */
+  46,   /* field[46] = concatND */
   3,   /* field[3] = convolution */
   11,   /* field[11] = crop */
+  32,   /* field[32] = equal */
   25,   /* field[25] = flatten */
   31,   /* field[31] = gelu */
+  37,   /* field[37] = greaterEqual */
+  36,   /* field[36] = greaterThan */
   6,   /* field[6] = innerProduct */
   1,   /* field[1] = input */
   8,   /* field[8] = l2normalize */
-  48,   /* field[48] = layerNormalization */
+  59,   /* field[59] = layerNormalization */
+  35,   /* field[35] = lessEqual */
+  34,   /* field[34] = lessThan */
   23,   /* field[23] = loadConstant */
-  40,   /* field[40] = loadConstantND */
+  50,   /* field[50] = loadConstantND */
+  41,   /* field[41] = logicalAnd */
+  40,   /* field[40] = logicalNot */
+  38,   /* field[38] = logicalOr */
+  39,   /* field[39] = logicalXor */
   10,   /* field[10] = lrn */
   20,   /* field[20] = max */
   21,   /* field[21] = min */
   16,   /* field[16] = multiply */
-  33,   /* field[33] = multiplyBroadcastable */
+  43,   /* field[43] = multiplyBroadcastable */
   0,   /* field[0] = name */
+  33,   /* field[33] = notEqual */
   2,   /* field[2] = output */
   12,   /* field[12] = padding */
   26,   /* field[26] = permute */
   4,   /* field[4] = pooling */
   22,   /* field[22] = reduce */
-  47,   /* field[47] = reduceLogSumExp */
-  42,   /* field[42] = reduceMax */
-  46,   /* field[46] = reduceMean */
-  43,   /* field[43] = reduceMin */
-  45,   /* field[45] = reduceProd */
-  44,   /* field[44] = reduceSum */
+  57,   /* field[57] = reduceLogSumExp */
+  52,   /* field[52] = reduceMax */
+  56,   /* field[56] = reduceMean */
+  53,   /* field[53] = reduceMin */
+  55,   /* field[55] = reduceProd */
+  54,   /* field[54] = reduceSum */
   24,   /* field[24] = reshape */
-  41,   /* field[41] = reshapeStatic */
+  51,   /* field[51] = reshapeStatic */
   18,   /* field[18] = scale */
   29,   /* field[29] = slice */
-  38,   /* field[38] = sliceStatic */
+  48,   /* field[48] = sliceStatic */
   9,   /* field[9] = softmax */
-  35,   /* field[35] = softmaxND */
+  45,   /* field[45] = softmaxND */
   28,   /* field[28] = split */
-  34,   /* field[34] = subtractBroadcastable */
-  37,   /* field[37] = transpose */
+  44,   /* field[44] = subtractBroadcastable */
+  47,   /* field[47] = transpose */
   14,   /* field[14] = unary */
   13,   /* field[13] = upsample */
+  58,   /* field[58] = whereBroadcastable */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[44 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[55 + 1] =
 {
   { 1, 0 },
   { 100, 3 },
@@ -6386,24 +7024,35 @@ static const ProtobufCIntRange core_ml__specification__neural_network_layer__num
   { 350, 29 },
   { 660, 30 },
   { 795, 31 },
-  { 880, 32 },
-  { 900, 33 },
-  { 905, 34 },
-  { 950, 35 },
-  { 980, 36 },
-  { 985, 37 },
-  { 995, 38 },
-  { 1045, 39 },
-  { 1070, 40 },
-  { 1140, 41 },
-  { 1260, 42 },
-  { 1265, 43 },
-  { 1270, 44 },
-  { 1275, 45 },
-  { 1280, 46 },
-  { 1295, 47 },
-  { 1350, 48 },
-  { 0, 49 }
+  { 815, 32 },
+  { 820, 33 },
+  { 825, 34 },
+  { 827, 35 },
+  { 830, 36 },
+  { 832, 37 },
+  { 840, 38 },
+  { 845, 39 },
+  { 850, 40 },
+  { 855, 41 },
+  { 880, 42 },
+  { 900, 43 },
+  { 905, 44 },
+  { 950, 45 },
+  { 980, 46 },
+  { 985, 47 },
+  { 995, 48 },
+  { 1045, 49 },
+  { 1070, 50 },
+  { 1140, 51 },
+  { 1260, 52 },
+  { 1265, 53 },
+  { 1270, 54 },
+  { 1275, 55 },
+  { 1280, 56 },
+  { 1295, 57 },
+  { 1330, 58 },
+  { 1350, 59 },
+  { 0, 60 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__descriptor =
 {
@@ -6413,10 +7062,10 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__d
   "CoreML__Specification__NeuralNetworkLayer",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetworkLayer),
-  49,
+  60,
   core_ml__specification__neural_network_layer__field_descriptors,
   core_ml__specification__neural_network_layer__field_indices_by_name,
-  44,  core_ml__specification__neural_network_layer__number_ranges,
+  55,  core_ml__specification__neural_network_layer__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network_layer__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -9492,6 +10141,324 @@ const ProtobufCMessageDescriptor core_ml__specification__gelu_layer_params__desc
   core_ml__specification__gelu_layer_params__field_indices_by_name,
   1,  core_ml__specification__gelu_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__gelu_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__equal_layer_params__field_descriptors[1] =
+{
+  {
+    "alpha",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__EqualLayerParams, alpha),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__equal_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = alpha */
+};
+static const ProtobufCIntRange core_ml__specification__equal_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__equal_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.EqualLayerParams",
+  "EqualLayerParams",
+  "CoreML__Specification__EqualLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__EqualLayerParams),
+  1,
+  core_ml__specification__equal_layer_params__field_descriptors,
+  core_ml__specification__equal_layer_params__field_indices_by_name,
+  1,  core_ml__specification__equal_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__equal_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__not_equal_layer_params__field_descriptors[1] =
+{
+  {
+    "alpha",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__NotEqualLayerParams, alpha),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__not_equal_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = alpha */
+};
+static const ProtobufCIntRange core_ml__specification__not_equal_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__not_equal_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.NotEqualLayerParams",
+  "NotEqualLayerParams",
+  "CoreML__Specification__NotEqualLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__NotEqualLayerParams),
+  1,
+  core_ml__specification__not_equal_layer_params__field_descriptors,
+  core_ml__specification__not_equal_layer_params__field_indices_by_name,
+  1,  core_ml__specification__not_equal_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__not_equal_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__less_than_layer_params__field_descriptors[1] =
+{
+  {
+    "alpha",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__LessThanLayerParams, alpha),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__less_than_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = alpha */
+};
+static const ProtobufCIntRange core_ml__specification__less_than_layer_params__number_ranges[1 + 1] =
+{
+  { 2, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__less_than_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LessThanLayerParams",
+  "LessThanLayerParams",
+  "CoreML__Specification__LessThanLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LessThanLayerParams),
+  1,
+  core_ml__specification__less_than_layer_params__field_descriptors,
+  core_ml__specification__less_than_layer_params__field_indices_by_name,
+  1,  core_ml__specification__less_than_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__less_than_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__less_equal_layer_params__field_descriptors[1] =
+{
+  {
+    "alpha",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__LessEqualLayerParams, alpha),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__less_equal_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = alpha */
+};
+static const ProtobufCIntRange core_ml__specification__less_equal_layer_params__number_ranges[1 + 1] =
+{
+  { 2, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__less_equal_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LessEqualLayerParams",
+  "LessEqualLayerParams",
+  "CoreML__Specification__LessEqualLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LessEqualLayerParams),
+  1,
+  core_ml__specification__less_equal_layer_params__field_descriptors,
+  core_ml__specification__less_equal_layer_params__field_indices_by_name,
+  1,  core_ml__specification__less_equal_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__less_equal_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__greater_than_layer_params__field_descriptors[1] =
+{
+  {
+    "alpha",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__GreaterThanLayerParams, alpha),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__greater_than_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = alpha */
+};
+static const ProtobufCIntRange core_ml__specification__greater_than_layer_params__number_ranges[1 + 1] =
+{
+  { 2, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__greater_than_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.GreaterThanLayerParams",
+  "GreaterThanLayerParams",
+  "CoreML__Specification__GreaterThanLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__GreaterThanLayerParams),
+  1,
+  core_ml__specification__greater_than_layer_params__field_descriptors,
+  core_ml__specification__greater_than_layer_params__field_indices_by_name,
+  1,  core_ml__specification__greater_than_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__greater_than_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__greater_equal_layer_params__field_descriptors[1] =
+{
+  {
+    "alpha",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_FLOAT,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__GreaterEqualLayerParams, alpha),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__greater_equal_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = alpha */
+};
+static const ProtobufCIntRange core_ml__specification__greater_equal_layer_params__number_ranges[1 + 1] =
+{
+  { 2, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__greater_equal_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.GreaterEqualLayerParams",
+  "GreaterEqualLayerParams",
+  "CoreML__Specification__GreaterEqualLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__GreaterEqualLayerParams),
+  1,
+  core_ml__specification__greater_equal_layer_params__field_descriptors,
+  core_ml__specification__greater_equal_layer_params__field_indices_by_name,
+  1,  core_ml__specification__greater_equal_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__greater_equal_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define core_ml__specification__logical_or_layer_params__field_descriptors NULL
+#define core_ml__specification__logical_or_layer_params__field_indices_by_name NULL
+#define core_ml__specification__logical_or_layer_params__number_ranges NULL
+const ProtobufCMessageDescriptor core_ml__specification__logical_or_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LogicalOrLayerParams",
+  "LogicalOrLayerParams",
+  "CoreML__Specification__LogicalOrLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LogicalOrLayerParams),
+  0,
+  core_ml__specification__logical_or_layer_params__field_descriptors,
+  core_ml__specification__logical_or_layer_params__field_indices_by_name,
+  0,  core_ml__specification__logical_or_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__logical_or_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define core_ml__specification__logical_xor_layer_params__field_descriptors NULL
+#define core_ml__specification__logical_xor_layer_params__field_indices_by_name NULL
+#define core_ml__specification__logical_xor_layer_params__number_ranges NULL
+const ProtobufCMessageDescriptor core_ml__specification__logical_xor_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LogicalXorLayerParams",
+  "LogicalXorLayerParams",
+  "CoreML__Specification__LogicalXorLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LogicalXorLayerParams),
+  0,
+  core_ml__specification__logical_xor_layer_params__field_descriptors,
+  core_ml__specification__logical_xor_layer_params__field_indices_by_name,
+  0,  core_ml__specification__logical_xor_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__logical_xor_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define core_ml__specification__logical_not_layer_params__field_descriptors NULL
+#define core_ml__specification__logical_not_layer_params__field_indices_by_name NULL
+#define core_ml__specification__logical_not_layer_params__number_ranges NULL
+const ProtobufCMessageDescriptor core_ml__specification__logical_not_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LogicalNotLayerParams",
+  "LogicalNotLayerParams",
+  "CoreML__Specification__LogicalNotLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LogicalNotLayerParams),
+  0,
+  core_ml__specification__logical_not_layer_params__field_descriptors,
+  core_ml__specification__logical_not_layer_params__field_indices_by_name,
+  0,  core_ml__specification__logical_not_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__logical_not_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define core_ml__specification__logical_and_layer_params__field_descriptors NULL
+#define core_ml__specification__logical_and_layer_params__field_indices_by_name NULL
+#define core_ml__specification__logical_and_layer_params__number_ranges NULL
+const ProtobufCMessageDescriptor core_ml__specification__logical_and_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.LogicalAndLayerParams",
+  "LogicalAndLayerParams",
+  "CoreML__Specification__LogicalAndLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__LogicalAndLayerParams),
+  0,
+  core_ml__specification__logical_and_layer_params__field_descriptors,
+  core_ml__specification__logical_and_layer_params__field_indices_by_name,
+  0,  core_ml__specification__logical_and_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__logical_and_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+#define core_ml__specification__where_broadcastable_layer_params__field_descriptors NULL
+#define core_ml__specification__where_broadcastable_layer_params__field_indices_by_name NULL
+#define core_ml__specification__where_broadcastable_layer_params__number_ranges NULL
+const ProtobufCMessageDescriptor core_ml__specification__where_broadcastable_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.WhereBroadcastableLayerParams",
+  "WhereBroadcastableLayerParams",
+  "CoreML__Specification__WhereBroadcastableLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__WhereBroadcastableLayerParams),
+  0,
+  core_ml__specification__where_broadcastable_layer_params__field_descriptors,
+  core_ml__specification__where_broadcastable_layer_params__field_indices_by_name,
+  0,  core_ml__specification__where_broadcastable_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__where_broadcastable_layer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 #define core_ml__specification__add_broadcastable_layer_params__field_descriptors NULL

@@ -14,6 +14,7 @@ enum ONNXFolding {
         "Constant", "Identity", "Dropout", "Cast", "Shape", "Gather", "Unsqueeze", "Squeeze", "Concat", "Reshape", "Flatten",
         "Slice", "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Where", "Max", "Min", "Neg", "Sqrt", "Floor",
         "Ceil", "Abs", "Reciprocal", "ConstantOfShape", "Range", "Expand", "Transpose", "Mod",
+        "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor",
     ]).union(maskFoldable)
 
     /// The node's output 0, or nil when `op` is not foldable.
@@ -67,7 +68,7 @@ enum ONNXFolding {
             result = try broadcast(try input(0, "A"), try input(1, "B"), node) { a, b in
                 b == 0 ? .nan : floored ? a - (a / b).rounded(.down) * b : fmod(a, b)
             }
-        case "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Max", "Min":
+        case "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Max", "Min", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor":
             let integer = try input(0, "A").isInteger && input(1, "B").isInteger
             result = try broadcast(try input(0, "A"), try input(1, "B"), node) { a, b in
                 switch node.op {
@@ -80,6 +81,11 @@ enum ONNXFolding {
                 case "Equal": a == b ? 1 : 0
                 case "Less": a < b ? 1 : 0
                 case "Greater": a > b ? 1 : 0
+                case "LessOrEqual": a <= b ? 1 : 0
+                case "GreaterOrEqual": a >= b ? 1 : 0
+                case "And": a != 0 && b != 0 ? 1 : 0
+                case "Or": a != 0 || b != 0 ? 1 : 0
+                case "Xor": (a != 0) != (b != 0) ? 1 : 0
                 case "Max": max(a, b)
                 default: min(a, b)
                 }

@@ -67,17 +67,18 @@ enum ONNXLedgers {
         // stash_type 1 computes the statistics in float32, as the runtime does.
         "LayerNormalization": AttributeLedger(honours: ["axis", "epsilon"], only: ["stash_type": "1"]),
         "Erf": .none,
+        "Equal": .none, "Less": .none, "Greater": .none, "LessOrEqual": .none, "GreaterOrEqual": .none, "Where": .none,
+        "Not": .none, "And": .none, "Or": .none, "Xor": .none,
         // Folded on constants only.
         "Constant": AttributeLedger(honours: ["value", "value_float", "value_floats", "value_int", "value_ints"]),
         // saturate only changes casts to float8 types, which are refused.
         "Cast": AttributeLedger(honours: ["to"], inert: ["saturate"]),
         "Shape": AttributeLedger(honours: ["start", "end"]),
         "Slice": AttributeLedger(honours: ["starts", "ends", "axes"]),
-        "Equal": .none, "Less": .none, "Greater": .none, "Where": .none,
         "Floor": .none, "Ceil": .none, "Range": .none, "Expand": .none,
         "ConstantOfShape": AttributeLedger(honours: ["value"]),
         "Mod": AttributeLedger(honours: ["fmod"]),
-        "Not": .none, "Sign": .none,
+        "Sign": .none,
         // reduction (opset 16) adds or multiplies instead of replacing.
         "ScatterND": AttributeLedger(only: ["reduction": "none"]),
         "Einsum": AttributeLedger(honours: ["equation"]),

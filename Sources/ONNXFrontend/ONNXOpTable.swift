@@ -10,6 +10,7 @@ enum ONNXOpTable {
     typealias Mapping = @Sendable (ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue)
 
     static let mappings: [String: Mapping] = named.merging(reductions) { first, _ in first }.merging(attentionPatterns) { first, _ in first }
+        .merging(comparisons) { first, _ in first }
 
     private static let named: [String: Mapping] = [
         "Identity": passThrough, "Dropout": passThrough,

@@ -75,6 +75,10 @@ enum OperationSamples {
             onTensor(LogSoftmax(axis: -1)),
             onTensor(LayerNorm(normalizedShape: [4], epsilon: 1e-5, gamma: w(4), beta: w(4))),
             onMap(.defined(LayerNorm(normalizedShape: [4], epsilon: 1e-5, gamma: w(4), beta: w(4), axis: -3))),
-        ]
+            onTensor(Comparison(.greaterOrEqual, alpha: 0.75)),
+            Model(inputs: [Input(name: "x", kind: .tensor(shape: [2, 3, 4]))], outputs: [Output(name: "y")],
+                  nodes: [Node(name: "c", operation: .defined(ConstantND(shape: [4], data: w(4))), inputs: [], outputs: ["c"]),
+                          Node(name: "y", operation: .defined(Where()), inputs: ["x", "c", "x"], outputs: ["y"])]),
+        ] + Comparison.Kind.allCases.map { kind in onTensor(Comparison(kind), inputs: kind == .not ? 1 : 2) }
     }
 }

@@ -93,6 +93,17 @@ typedef struct CoreML__Specification__SplitLayerParams CoreML__Specification__Sp
 typedef struct CoreML__Specification__SliceLayerParams CoreML__Specification__SliceLayerParams;
 typedef struct CoreML__Specification__ClipLayerParams CoreML__Specification__ClipLayerParams;
 typedef struct CoreML__Specification__GeluLayerParams CoreML__Specification__GeluLayerParams;
+typedef struct CoreML__Specification__EqualLayerParams CoreML__Specification__EqualLayerParams;
+typedef struct CoreML__Specification__NotEqualLayerParams CoreML__Specification__NotEqualLayerParams;
+typedef struct CoreML__Specification__LessThanLayerParams CoreML__Specification__LessThanLayerParams;
+typedef struct CoreML__Specification__LessEqualLayerParams CoreML__Specification__LessEqualLayerParams;
+typedef struct CoreML__Specification__GreaterThanLayerParams CoreML__Specification__GreaterThanLayerParams;
+typedef struct CoreML__Specification__GreaterEqualLayerParams CoreML__Specification__GreaterEqualLayerParams;
+typedef struct CoreML__Specification__LogicalOrLayerParams CoreML__Specification__LogicalOrLayerParams;
+typedef struct CoreML__Specification__LogicalXorLayerParams CoreML__Specification__LogicalXorLayerParams;
+typedef struct CoreML__Specification__LogicalNotLayerParams CoreML__Specification__LogicalNotLayerParams;
+typedef struct CoreML__Specification__LogicalAndLayerParams CoreML__Specification__LogicalAndLayerParams;
+typedef struct CoreML__Specification__WhereBroadcastableLayerParams CoreML__Specification__WhereBroadcastableLayerParams;
 typedef struct CoreML__Specification__AddBroadcastableLayerParams CoreML__Specification__AddBroadcastableLayerParams;
 typedef struct CoreML__Specification__MultiplyBroadcastableLayerParams CoreML__Specification__MultiplyBroadcastableLayerParams;
 typedef struct CoreML__Specification__SubtractBroadcastableLayerParams CoreML__Specification__SubtractBroadcastableLayerParams;
@@ -685,6 +696,16 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE = 350,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CLIP = 660,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_GELU = 795,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_EQUAL = 815,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_NOT_EQUAL = 820,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LESS_THAN = 825,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LESS_EQUAL = 827,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_GREATER_THAN = 830,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_GREATER_EQUAL = 832,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOGICAL_OR = 840,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOGICAL_XOR = 845,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOGICAL_NOT = 850,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOGICAL_AND = 855,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_ADD_BROADCASTABLE = 880,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_MULTIPLY_BROADCASTABLE = 900,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SUBTRACT_BROADCASTABLE = 905,
@@ -701,6 +722,7 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_PROD = 1275,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MEAN = 1280,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_LOG_SUM_EXP = 1295,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_WHERE_BROADCASTABLE = 1330,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LAYER_NORMALIZATION = 1350
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER__CASE)
 } CoreML__Specification__NeuralNetworkLayer__LayerCase;
@@ -744,6 +766,16 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__SliceLayerParams *slice;
     CoreML__Specification__ClipLayerParams *clip;
     CoreML__Specification__GeluLayerParams *gelu;
+    CoreML__Specification__EqualLayerParams *equal;
+    CoreML__Specification__NotEqualLayerParams *notequal;
+    CoreML__Specification__LessThanLayerParams *lessthan;
+    CoreML__Specification__LessEqualLayerParams *lessequal;
+    CoreML__Specification__GreaterThanLayerParams *greaterthan;
+    CoreML__Specification__GreaterEqualLayerParams *greaterequal;
+    CoreML__Specification__LogicalOrLayerParams *logicalor;
+    CoreML__Specification__LogicalXorLayerParams *logicalxor;
+    CoreML__Specification__LogicalNotLayerParams *logicalnot;
+    CoreML__Specification__LogicalAndLayerParams *logicaland;
     CoreML__Specification__AddBroadcastableLayerParams *addbroadcastable;
     CoreML__Specification__MultiplyBroadcastableLayerParams *multiplybroadcastable;
     CoreML__Specification__SubtractBroadcastableLayerParams *subtractbroadcastable;
@@ -760,6 +792,7 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__ReduceProdLayerParams *reduceprod;
     CoreML__Specification__ReduceMeanLayerParams *reducemean;
     CoreML__Specification__ReduceLogSumExpLayerParams *reducelogsumexp;
+    CoreML__Specification__WhereBroadcastableLayerParams *wherebroadcastable;
     CoreML__Specification__LayerNormalizationLayerParams *layernormalization;
   };
 };
@@ -1434,6 +1467,120 @@ struct  CoreML__Specification__GeluLayerParams
 #define CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__gelu_layer_params__descriptor) \
     , CORE_ML__SPECIFICATION__GELU_LAYER_PARAMS__GELU_MODE__EXACT }
+
+
+/*
+ * Comparisons give 1 or 0 (float); with one input, against alpha.
+ */
+struct  CoreML__Specification__EqualLayerParams
+{
+  ProtobufCMessage base;
+  float alpha;
+};
+#define CORE_ML__SPECIFICATION__EQUAL_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__equal_layer_params__descriptor) \
+    , 0 }
+
+
+struct  CoreML__Specification__NotEqualLayerParams
+{
+  ProtobufCMessage base;
+  float alpha;
+};
+#define CORE_ML__SPECIFICATION__NOT_EQUAL_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__not_equal_layer_params__descriptor) \
+    , 0 }
+
+
+struct  CoreML__Specification__LessThanLayerParams
+{
+  ProtobufCMessage base;
+  float alpha;
+};
+#define CORE_ML__SPECIFICATION__LESS_THAN_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__less_than_layer_params__descriptor) \
+    , 0 }
+
+
+struct  CoreML__Specification__LessEqualLayerParams
+{
+  ProtobufCMessage base;
+  float alpha;
+};
+#define CORE_ML__SPECIFICATION__LESS_EQUAL_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__less_equal_layer_params__descriptor) \
+    , 0 }
+
+
+struct  CoreML__Specification__GreaterThanLayerParams
+{
+  ProtobufCMessage base;
+  float alpha;
+};
+#define CORE_ML__SPECIFICATION__GREATER_THAN_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__greater_than_layer_params__descriptor) \
+    , 0 }
+
+
+struct  CoreML__Specification__GreaterEqualLayerParams
+{
+  ProtobufCMessage base;
+  float alpha;
+};
+#define CORE_ML__SPECIFICATION__GREATER_EQUAL_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__greater_equal_layer_params__descriptor) \
+    , 0 }
+
+
+/*
+ * Inputs read as booleans (not 0 is true); outputs 1 or 0.
+ */
+struct  CoreML__Specification__LogicalOrLayerParams
+{
+  ProtobufCMessage base;
+};
+#define CORE_ML__SPECIFICATION__LOGICAL_OR_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__logical_or_layer_params__descriptor) \
+     }
+
+
+struct  CoreML__Specification__LogicalXorLayerParams
+{
+  ProtobufCMessage base;
+};
+#define CORE_ML__SPECIFICATION__LOGICAL_XOR_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__logical_xor_layer_params__descriptor) \
+     }
+
+
+struct  CoreML__Specification__LogicalNotLayerParams
+{
+  ProtobufCMessage base;
+};
+#define CORE_ML__SPECIFICATION__LOGICAL_NOT_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__logical_not_layer_params__descriptor) \
+     }
+
+
+struct  CoreML__Specification__LogicalAndLayerParams
+{
+  ProtobufCMessage base;
+};
+#define CORE_ML__SPECIFICATION__LOGICAL_AND_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__logical_and_layer_params__descriptor) \
+     }
+
+
+/*
+ * condition ? x : y, the three inputs broadcast.
+ */
+struct  CoreML__Specification__WhereBroadcastableLayerParams
+{
+  ProtobufCMessage base;
+};
+#define CORE_ML__SPECIFICATION__WHERE_BROADCASTABLE_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__where_broadcastable_layer_params__descriptor) \
+     }
 
 
 struct  CoreML__Specification__AddBroadcastableLayerParams
@@ -3093,6 +3240,215 @@ CoreML__Specification__GeluLayerParams *
 void   core_ml__specification__gelu_layer_params__free_unpacked
                      (CoreML__Specification__GeluLayerParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__EqualLayerParams methods */
+void   core_ml__specification__equal_layer_params__init
+                     (CoreML__Specification__EqualLayerParams         *message);
+size_t core_ml__specification__equal_layer_params__get_packed_size
+                     (const CoreML__Specification__EqualLayerParams   *message);
+size_t core_ml__specification__equal_layer_params__pack
+                     (const CoreML__Specification__EqualLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__equal_layer_params__pack_to_buffer
+                     (const CoreML__Specification__EqualLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__EqualLayerParams *
+       core_ml__specification__equal_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__equal_layer_params__free_unpacked
+                     (CoreML__Specification__EqualLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__NotEqualLayerParams methods */
+void   core_ml__specification__not_equal_layer_params__init
+                     (CoreML__Specification__NotEqualLayerParams         *message);
+size_t core_ml__specification__not_equal_layer_params__get_packed_size
+                     (const CoreML__Specification__NotEqualLayerParams   *message);
+size_t core_ml__specification__not_equal_layer_params__pack
+                     (const CoreML__Specification__NotEqualLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__not_equal_layer_params__pack_to_buffer
+                     (const CoreML__Specification__NotEqualLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__NotEqualLayerParams *
+       core_ml__specification__not_equal_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__not_equal_layer_params__free_unpacked
+                     (CoreML__Specification__NotEqualLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__LessThanLayerParams methods */
+void   core_ml__specification__less_than_layer_params__init
+                     (CoreML__Specification__LessThanLayerParams         *message);
+size_t core_ml__specification__less_than_layer_params__get_packed_size
+                     (const CoreML__Specification__LessThanLayerParams   *message);
+size_t core_ml__specification__less_than_layer_params__pack
+                     (const CoreML__Specification__LessThanLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__less_than_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LessThanLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LessThanLayerParams *
+       core_ml__specification__less_than_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__less_than_layer_params__free_unpacked
+                     (CoreML__Specification__LessThanLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__LessEqualLayerParams methods */
+void   core_ml__specification__less_equal_layer_params__init
+                     (CoreML__Specification__LessEqualLayerParams         *message);
+size_t core_ml__specification__less_equal_layer_params__get_packed_size
+                     (const CoreML__Specification__LessEqualLayerParams   *message);
+size_t core_ml__specification__less_equal_layer_params__pack
+                     (const CoreML__Specification__LessEqualLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__less_equal_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LessEqualLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LessEqualLayerParams *
+       core_ml__specification__less_equal_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__less_equal_layer_params__free_unpacked
+                     (CoreML__Specification__LessEqualLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__GreaterThanLayerParams methods */
+void   core_ml__specification__greater_than_layer_params__init
+                     (CoreML__Specification__GreaterThanLayerParams         *message);
+size_t core_ml__specification__greater_than_layer_params__get_packed_size
+                     (const CoreML__Specification__GreaterThanLayerParams   *message);
+size_t core_ml__specification__greater_than_layer_params__pack
+                     (const CoreML__Specification__GreaterThanLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__greater_than_layer_params__pack_to_buffer
+                     (const CoreML__Specification__GreaterThanLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__GreaterThanLayerParams *
+       core_ml__specification__greater_than_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__greater_than_layer_params__free_unpacked
+                     (CoreML__Specification__GreaterThanLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__GreaterEqualLayerParams methods */
+void   core_ml__specification__greater_equal_layer_params__init
+                     (CoreML__Specification__GreaterEqualLayerParams         *message);
+size_t core_ml__specification__greater_equal_layer_params__get_packed_size
+                     (const CoreML__Specification__GreaterEqualLayerParams   *message);
+size_t core_ml__specification__greater_equal_layer_params__pack
+                     (const CoreML__Specification__GreaterEqualLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__greater_equal_layer_params__pack_to_buffer
+                     (const CoreML__Specification__GreaterEqualLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__GreaterEqualLayerParams *
+       core_ml__specification__greater_equal_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__greater_equal_layer_params__free_unpacked
+                     (CoreML__Specification__GreaterEqualLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__LogicalOrLayerParams methods */
+void   core_ml__specification__logical_or_layer_params__init
+                     (CoreML__Specification__LogicalOrLayerParams         *message);
+size_t core_ml__specification__logical_or_layer_params__get_packed_size
+                     (const CoreML__Specification__LogicalOrLayerParams   *message);
+size_t core_ml__specification__logical_or_layer_params__pack
+                     (const CoreML__Specification__LogicalOrLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__logical_or_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LogicalOrLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LogicalOrLayerParams *
+       core_ml__specification__logical_or_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__logical_or_layer_params__free_unpacked
+                     (CoreML__Specification__LogicalOrLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__LogicalXorLayerParams methods */
+void   core_ml__specification__logical_xor_layer_params__init
+                     (CoreML__Specification__LogicalXorLayerParams         *message);
+size_t core_ml__specification__logical_xor_layer_params__get_packed_size
+                     (const CoreML__Specification__LogicalXorLayerParams   *message);
+size_t core_ml__specification__logical_xor_layer_params__pack
+                     (const CoreML__Specification__LogicalXorLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__logical_xor_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LogicalXorLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LogicalXorLayerParams *
+       core_ml__specification__logical_xor_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__logical_xor_layer_params__free_unpacked
+                     (CoreML__Specification__LogicalXorLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__LogicalNotLayerParams methods */
+void   core_ml__specification__logical_not_layer_params__init
+                     (CoreML__Specification__LogicalNotLayerParams         *message);
+size_t core_ml__specification__logical_not_layer_params__get_packed_size
+                     (const CoreML__Specification__LogicalNotLayerParams   *message);
+size_t core_ml__specification__logical_not_layer_params__pack
+                     (const CoreML__Specification__LogicalNotLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__logical_not_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LogicalNotLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LogicalNotLayerParams *
+       core_ml__specification__logical_not_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__logical_not_layer_params__free_unpacked
+                     (CoreML__Specification__LogicalNotLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__LogicalAndLayerParams methods */
+void   core_ml__specification__logical_and_layer_params__init
+                     (CoreML__Specification__LogicalAndLayerParams         *message);
+size_t core_ml__specification__logical_and_layer_params__get_packed_size
+                     (const CoreML__Specification__LogicalAndLayerParams   *message);
+size_t core_ml__specification__logical_and_layer_params__pack
+                     (const CoreML__Specification__LogicalAndLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__logical_and_layer_params__pack_to_buffer
+                     (const CoreML__Specification__LogicalAndLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__LogicalAndLayerParams *
+       core_ml__specification__logical_and_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__logical_and_layer_params__free_unpacked
+                     (CoreML__Specification__LogicalAndLayerParams *message,
+                      ProtobufCAllocator *allocator);
+/* CoreML__Specification__WhereBroadcastableLayerParams methods */
+void   core_ml__specification__where_broadcastable_layer_params__init
+                     (CoreML__Specification__WhereBroadcastableLayerParams         *message);
+size_t core_ml__specification__where_broadcastable_layer_params__get_packed_size
+                     (const CoreML__Specification__WhereBroadcastableLayerParams   *message);
+size_t core_ml__specification__where_broadcastable_layer_params__pack
+                     (const CoreML__Specification__WhereBroadcastableLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__where_broadcastable_layer_params__pack_to_buffer
+                     (const CoreML__Specification__WhereBroadcastableLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__WhereBroadcastableLayerParams *
+       core_ml__specification__where_broadcastable_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__where_broadcastable_layer_params__free_unpacked
+                     (CoreML__Specification__WhereBroadcastableLayerParams *message,
+                      ProtobufCAllocator *allocator);
 /* CoreML__Specification__AddBroadcastableLayerParams methods */
 void   core_ml__specification__add_broadcastable_layer_params__init
                      (CoreML__Specification__AddBroadcastableLayerParams         *message);
@@ -3655,6 +4011,39 @@ typedef void (*CoreML__Specification__ClipLayerParams_Closure)
 typedef void (*CoreML__Specification__GeluLayerParams_Closure)
                  (const CoreML__Specification__GeluLayerParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__EqualLayerParams_Closure)
+                 (const CoreML__Specification__EqualLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__NotEqualLayerParams_Closure)
+                 (const CoreML__Specification__NotEqualLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__LessThanLayerParams_Closure)
+                 (const CoreML__Specification__LessThanLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__LessEqualLayerParams_Closure)
+                 (const CoreML__Specification__LessEqualLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__GreaterThanLayerParams_Closure)
+                 (const CoreML__Specification__GreaterThanLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__GreaterEqualLayerParams_Closure)
+                 (const CoreML__Specification__GreaterEqualLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__LogicalOrLayerParams_Closure)
+                 (const CoreML__Specification__LogicalOrLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__LogicalXorLayerParams_Closure)
+                 (const CoreML__Specification__LogicalXorLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__LogicalNotLayerParams_Closure)
+                 (const CoreML__Specification__LogicalNotLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__LogicalAndLayerParams_Closure)
+                 (const CoreML__Specification__LogicalAndLayerParams *message,
+                  void *closure_data);
+typedef void (*CoreML__Specification__WhereBroadcastableLayerParams_Closure)
+                 (const CoreML__Specification__WhereBroadcastableLayerParams *message,
+                  void *closure_data);
 typedef void (*CoreML__Specification__AddBroadcastableLayerParams_Closure)
                  (const CoreML__Specification__AddBroadcastableLayerParams *message,
                   void *closure_data);
@@ -3808,6 +4197,17 @@ extern const ProtobufCEnumDescriptor    core_ml__specification__slice_layer_para
 extern const ProtobufCMessageDescriptor core_ml__specification__clip_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__gelu_layer_params__descriptor;
 extern const ProtobufCEnumDescriptor    core_ml__specification__gelu_layer_params__gelu_mode__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__equal_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__not_equal_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__less_than_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__less_equal_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__greater_than_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__greater_equal_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__logical_or_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__logical_xor_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__logical_not_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__logical_and_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__where_broadcastable_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__add_broadcastable_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__multiply_broadcastable_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__subtract_broadcastable_layer_params__descriptor;

@@ -10,5 +10,5 @@ public let allOperations: [any OpDefinition.Type] = [
     Reshape.self, Permute.self, Padding.self, Crop.self, Slice.self, Split.self, Reduce.self, Upsample.self,
     ConstantTensor.self,
     ConstantND.self, MatMul.self, SoftmaxND.self, Transpose.self, GELU.self, ReshapeND.self, ConcatND.self,
-    SliceND.self, ReduceND.self, LogSoftmax.self, LayerNorm.self,
+    SliceND.self, ReduceND.self, LogSoftmax.self, LayerNorm.self, Comparison.self, Where.self,
 ]
