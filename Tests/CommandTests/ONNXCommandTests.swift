@@ -55,6 +55,46 @@ final class ONNXCommandTests: XCTestCase {
         XCTAssertEqual(named.status, 64, named.standardError)
     }
 
+    /// A YOLOv8-style export with --detector: the Vision pipeline, an RGB
+    /// image input without image options, boxes from predict; mistakes as usage errors.
+    func testConvertsAYOLODetectorWithDetector() throws {
+        let folder = try temporaryFolder()
+        let labels = folder.appendingPathComponent("labels.txt").path
+        try "cat\ndog\nbird\n".write(toFile: labels, atomically: true, encoding: .utf8)
+        let output = folder.appendingPathComponent("YOLO.mlmodel").path
+        let yolov8 = fixtures + "yolov8_detector/model.onnx"
+        let result = try ProgramRunner.run("coreml-convert", ["onnx", yolov8, "--detector", "yolov8", "--class-labels", labels,
+                                                              "--confidence-threshold", "0.3", "-o", output])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        for line in ["images: image<RGB,64x64>", "Kind:         object detector", "Labels:       3 (cat, dog, bird)",
+                     "suppression per class, IoU threshold 0.7, confidence threshold 0.3"] {
+            XCTAssertTrue(result.standardOutput.contains(line), "\(line)\n\(result.standardOutput)")
+        }
+        let predicted = try ProgramRunner.run("coreml-predict", [output, repositoryRoot.appendingPathComponent("Samples/face.png").path,
+                                                                "--crop-and-scale", "scaleFit", "--json"])
+        XCTAssertEqual(predicted.status, 0, predicted.standardError)
+        XCTAssertTrue(predicted.standardOutput.contains("\"detections\""), predicted.standardOutput)
+
+        for (arguments, message) in [
+            (["--detector", "yolov9"], "error: invalid value 'yolov9' for '--detector': takes yolov5 or yolov8, not 'yolov9'"),
+            (["--iou-threshold", "0.5"], "error: --iou-threshold and --confidence-threshold apply to a detector: give --detector"),
+            (["--detector", "yolov8", "--add-softmax", "--class-labels", labels], "error: --detector yolov8 makes the model a detector; it does not go with --add-softmax"),
+            (["--detector", "yolov8", "--iou-threshold", "2"], "error: --iou-threshold takes a value from 0 to 1, not 2.0"),
+        ] {
+            let refused = try ProgramRunner.run("coreml-convert", ["onnx", yolov8] + arguments + ["-o", output])
+            XCTAssertEqual(refused.status, 64, "\(arguments)")
+            XCTAssertTrue(refused.standardError.hasPrefix(message), "\(arguments): \(refused.standardError)")
+        }
+        // The other layout, or a model whose output is no boxes: the file's error, exit 1, the flag named.
+        let swapped = try ProgramRunner.run("coreml-convert", ["onnx", yolov8, "--detector", "yolov5", "--class-labels", labels, "-o", output])
+        XCTAssertEqual(swapped.status, 1)
+        XCTAssertTrue(swapped.standardError.contains("as many as the labels: give --detector yolov8"), swapped.standardError)
+        let classifier = try ProgramRunner.run("coreml-convert", ["onnx", resnet, "--detector", "yolov8", "-o", output])
+        XCTAssertEqual(classifier.status, 1)
+        XCTAssertTrue(classifier.standardError.contains("--detector yolov8 takes an output [1, 4 + classes, boxes]; 'output' is 10x1x1"),
+                      classifier.standardError)
+    }
+
     func testInspectReadsONNXAsConvertWould() throws {
         let result = try ProgramRunner.run("coreml-inspect", [resnet])
         XCTAssertEqual(result.status, 0, result.standardError)

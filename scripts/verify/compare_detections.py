@@ -5,7 +5,9 @@ confidence within 1e-4 and its corners within 1e-4 of the picture's size.
 Our boxes are in pixels (left, top, width, height), OpenCV's in fractions
 (centre x, centre y, width, height).
 
-Usage: compare_detections.py PREDICT.json OPENCV.json WIDTH HEIGHT
+Usage: compare_detections.py PREDICT.json OPENCV.json WIDTH HEIGHT [REFERENCE_NAME]
+(REFERENCE_NAME, default OpenCV, names the reference in the lines printed;
+make_yolo_onnx.py's numpy reference uses the same file format.)
 """
 import json
 import sys
@@ -15,7 +17,7 @@ def corners(x, y, w, h):
     return (x - w / 2, y - h / 2, x + w / 2, y + h / 2)
 
 
-def main(ours_path, opencv_path, width, height):
+def main(ours_path, opencv_path, width, height, name="OpenCV"):
     ours = json.load(open(ours_path))[0]["detections"]
     theirs = json.load(open(opencv_path))["boxes"]
     unmatched = list(theirs)
@@ -26,16 +28,16 @@ def main(ours_path, opencv_path, width, height):
         match = next((t for t in unmatched if t["label"] == box["label"]
                       and max(abs(p - q) for p, q in zip(mine, corners(t["x"], t["y"], t["width"], t["height"]))) <= 1e-4), None)
         if match is None or abs(match["confidence"] - box["confidence"]) > 1e-4:
-            print(f"ours: {box['label']} {box['confidence']:.4f} at {[round(v, 4) for v in mine]}: OpenCV has no such box")
+            print(f"ours: {box['label']} {box['confidence']:.4f} at {[round(v, 4) for v in mine]}: {name} has no such box")
             failures += 1
         else:
             unmatched.remove(match)
     for t in unmatched:
-        print(f"OpenCV: {t['label']} {t['confidence']:.4f} at {[round(v, 4) for v in corners(t['x'], t['y'], t['width'], t['height'])]}: not ours")
+        print(f"{name}: {t['label']} {t['confidence']:.4f} at {[round(v, 4) for v in corners(t['x'], t['y'], t['width'], t['height'])]}: not ours")
         failures += 1
-    print(f"compare_detections: {len(ours)} boxes ours, {len(theirs)} OpenCV's, {failures} differences")
+    print(f"compare_detections: {len(ours)} boxes ours, {len(theirs)} {name}'s, {failures} differences")
     return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])))
+    sys.exit(main(sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), *sys.argv[5:6]))

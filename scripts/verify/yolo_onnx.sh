@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Issue 35's ONNX detectors whole: a YOLOv5s-layout network (opsets 12 and
+# 17) and a YOLOv8n-layout one (opset 17), 640x640, 80 classes, generated
+# weights (make_yolo_onnx.py; not committed), converted with
+# `--detector yolov5|yolov8 --class-labels coco.txt` into the pipeline Vision
+# reads; coreml-predict's boxes on three pictures each against numpy's
+# decoding and Core ML suppression of onnxruntime's output on the same file
+# (compare_detections.py: the same labels, confidences within 1e-4, corners
+# within 1e-4 of the picture's size); a 640x400 picture letterboxed by
+# --crop-and-scale scaleFit, its boxes mapped back, likewise; and --draw. Prints each conversion's
+# seconds and peak memory. With VALIDATOR (a program built by
+# build_apple_validator.sh) also Core ML's own validation of every file.
+# Not part of scripts/test (about four minutes, most of it making the models).
+# Usage: [VALIDATOR=path] scripts/verify/yolo_onnx.sh [WORK_DIR]   (after scripts/bootstrap --fixtures)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+work="${1:-/tmp/yolo_onnx}"
+python="$root/.venv/bin/python"
+cd "$root"
+swift build -c release >/dev/null
+[ -f "$work/yolov8n_opset17_wide.json" ] || "$python" scripts/verify/make_yolo_onnx.py "$work" 2>&1 | grep '^make_yolo_onnx'
+bin=.build/release
+failed=0
+for name in yolov5s_opset12 yolov5s_opset17 yolov8n_opset17; do
+  layout=${name%%_*}; layout=${layout%[sn]}
+  /usr/bin/time -f "$name: converted in %e s, peak %M KiB" -o "$work/$name.time" \
+    $bin/coreml-convert onnx "$work/$name.onnx" --detector "$layout" --class-labels "$work/coco.txt" -o "$work/$name.mlmodel" -q
+  cat "$work/$name.time"
+  for k in 1 2 3; do
+    $bin/coreml-predict "$work/$name.mlmodel" "$work/${name}_picture$k.png" --json > "$work/${name}_predict$k.json"
+    "$python" scripts/verify/compare_detections.py "$work/${name}_predict$k.json" "$work/${name}_picture$k.json" 640 640 numpy || failed=1
+  done
+  # Letterboxed: a 640x400 picture fitted on black (Vision's scaleFit), the boxes mapped back to it.
+  $bin/coreml-predict "$work/$name.mlmodel" "$work/${name}_wide.png" --crop-and-scale scaleFit --json > "$work/${name}_predict_wide.json"
+  "$python" scripts/verify/compare_detections.py "$work/${name}_predict_wide.json" "$work/${name}_wide.json" 640 400 numpy || failed=1
+  $bin/coreml-predict "$work/$name.mlmodel" "$work/${name}_picture1.png" --draw "$work/${name}_boxes.png" | head -4
+  echo "... drew $work/${name}_boxes.png"
+done
+if [ -n "${VALIDATOR:-}" ]; then
+  "$VALIDATOR" "$work"/*.mlmodel | tee "$work/validator.txt"
+  grep -q "^INVALID" "$work/validator.txt" && failed=1
+fi
+exit $failed
