@@ -139,6 +139,17 @@ public enum ShapeInference {
         return result
     }
 
+    /// The shape all of `shapes` broadcast to, as numpy broadcasts them
+    /// (nil when they do not).
+    public static func broadcast(_ shapes: [TensorShape]) -> TensorShape? {
+        var result = shapes.first?.dimensions ?? []
+        for shape in shapes.dropFirst() {
+            guard let merged = try? broadcast(result, shape.dimensions) else { return nil }
+            result = merged
+        }
+        return TensorShape(result)
+    }
+
     /// The largest size any dimension or size attribute may have
     /// (`AttributeBounds`: a product of two fits an Int with room to spare).
     public static let maximumSize = 1 << 30

@@ -56,13 +56,9 @@ public struct Where: OpDefinition, Equatable {
 
     /// The shape `inputs` broadcast to, as numpy broadcasts them.
     static func broadcast(_ inputs: [TensorShape]) throws(ModelError) -> TensorShape {
-        var result = inputs[0].dimensions
-        for shape in inputs.dropFirst() {
-            guard let merged = try? ShapeInference.broadcast(result, shape.dimensions) else {
-                throw ModelError("cannot broadcast shapes \(inputs.map(\.description).joined(separator: ", ")) together")
-            }
-            result = merged
+        guard let shape = ShapeInference.broadcast(inputs) else {
+            throw ModelError("cannot broadcast shapes \(inputs.map(\.description).joined(separator: ", ")) together")
         }
-        return TensorShape(result)
+        return shape
     }
 }

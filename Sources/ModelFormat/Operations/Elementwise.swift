@@ -50,14 +50,9 @@ public struct Elementwise: OpDefinition, Equatable {
     public var inputCounts: ClosedRange<Int> { 1...Int.max }
 
     public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        var result = inputs[0].dimensions
-        for shape in inputs.dropFirst() {
-            guard let merged = try? ShapeInference.broadcast(result, shape.dimensions) else {
-                throw ModelError("cannot combine shapes \(inputs.map(\.description).joined(separator: " and "))")
-            }
-            result = merged
+        guard let shape = ShapeInference.broadcast(inputs) else {
+            throw ModelError("cannot combine shapes \(inputs.map(\.description).joined(separator: " and "))")
         }
-        let shape = TensorShape(result)
         // Core ML gives maximum and minimum the first input's shape: no broadcasting to a larger one.
         if kind == .maximum || kind == .minimum, shape != inputs[0] {
             throw ModelError("the first input \(inputs[0]) must have the full shape \(shape) (Core ML does not broadcast it)")
