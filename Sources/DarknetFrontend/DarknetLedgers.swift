@@ -15,7 +15,7 @@ enum DarknetLedgers {
     static let training = ["batch", "subdivisions", "learning_rate", "momentum", "decay", "time_steps", "notruth", "random", "adam",
                            "B1", "B2", "eps", "max_crop", "min_crop", "max_ratio", "min_ratio", "center", "clip", "angle", "aspect",
                            "saturation", "exposure", "hue", "policy", "burn_in", "power", "step", "scale", "steps", "scales", "gamma",
-                           "max_batches", "flip", "mosaic", "jitter", "letter_box", "blur", "mixup", "cutmix"]
+                           "max_batches", "flip", "mosaic", "jitter", "letter_box", "blur", "mixup", "cutmix", "ema_alpha"]
 
     static let ledgers = AttributeLedgers([
         "net": AttributeLedger(honours: ["width", "height", "channels"], inert: training),
