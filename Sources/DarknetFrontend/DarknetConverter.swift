@@ -34,7 +34,8 @@ public enum DarknetConverter {
         var options = options
         if let classes = walk.regionClasses, region == .detector {
             // The labels name the detector's classes, not a classifier's.
-            model.detector = try options.takeDetector(classes: classes, source: "the [\(walk.regionType)] layer of \(configPath)", defaults: darknetThresholds)
+            let source = walk.regionType == "yolo" ? "the [yolo] decoding of \(configPath)" : "the [region] layer of \(configPath)"
+            model.detector = try options.takeDetector(classes: classes, source: source, defaults: darknetThresholds)
         } else if options.detectionThresholds.iou != nil || options.detectionThresholds.confidence != nil {
             throw DarknetError("\(configPath): thresholds apply to a detector, and this network \(walk.endsInRegion ? "is converted to its \(region == .rows ? "decoded rows" : "raw grid"), not a detector" : "has no [region] or [yolo] layer")")
         }
@@ -89,6 +90,7 @@ struct DarknetWalk {
             if section.type == "region" {
                 endsInRegion = true
                 guard index == config.sections.count - 2 else { throw section.error("is not the last layer; the network must end there") }
+                guard heads.isEmpty else { throw section.error("follows [yolo] layers; a network ends in one kind of detection layer") }
                 if region != .grid, !nodes.isEmpty {
                     let decoding = try DarknetRegion(section)
                     do {

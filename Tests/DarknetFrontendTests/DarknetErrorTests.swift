@@ -44,6 +44,7 @@ final class DarknetErrorTests: XCTestCase {
             (net + "[route]\nlayers=-1\ngroups=2\n", ["[route] layers=-1 names layer -1, which is not before it"]),
             (net + "[upsample]\nstride=2\nscale=0.5\n", ["net.cfg:5: [upsample] scale=0.5 is not converted (1, the default, is)"]),
             (net + conv + "[yolo]\nmask=0\nanchors=10,14\nnum=1\nclasses=3\n" + conv, ["net.cfg:9: [yolo] is followed by other layers"]),
+            (net + conv + "[yolo]\nmask=0\nanchors=10,14\nnum=1\nclasses=3\n[region]\nclasses=3\n", ["net.cfg:14: [region] follows [yolo] layers"]),
             (net + conv + "[yolo]\nmask=0\nanchors=10,14\nnum=1\nclasses=3\n", ["net.cfg:9: [yolo] reads [2, 8, 8] and expects 1 anchors x (5 + 3 classes) = 8 channels"]),
             (net + conv + "[yolo]\nmask=0,1\nanchors=10,14\nnum=1\nclasses=3\n", ["[yolo] mask=0,1 does not pick among the num=1 anchors"]),
             (net + conv + "[yolo]\nmask=0\nanchors=10,14\nnum=1\nclasses=3\nnew_coords=2\n", ["[yolo] new_coords=2 is not converted"]),

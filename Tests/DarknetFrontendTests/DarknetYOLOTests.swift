@@ -72,6 +72,17 @@ final class DarknetYOLOTests: XCTestCase {
         try compare(prediction.outputs["raw_confidence"], "yolo_new_coords/decoded_confidence.npy", shape: [1, 2880, 3], "confidence")
     }
 
+    func testLabelsMustNameEveryClass() throws {
+        let folder = darknetFixtures.appendingPathComponent("yolo_detector")
+        let config = folder.appendingPathComponent("model.cfg").path
+        var options = ConversionOptions()
+        options.classLabels = .strings(["cat", "dog"])
+        options.classLabelsSource = "labels.txt"
+        XCTAssertThrowsError(try DarknetConverter.convert(config: config, weights: folder.appendingPathComponent("model.weights").path, options: options)) { error in
+            XCTAssertTrue("\(error)".contains("labels.txt: 2 class labels, and the [yolo] decoding of \(config) detects 3 classes: give 3"), "\(error)")
+        }
+    }
+
     func testDetectorBoxesMatchNumpyAndOpenCV() throws {
         let (network, model) = try convert("yolo_detector", region: .detector, imageInput: true)
         XCTAssertEqual(model.detector?.labels, .integers([0, 1, 2]))
