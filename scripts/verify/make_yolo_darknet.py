@@ -34,6 +34,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts" / "fixtures"))
 from make_darknet_fixtures import layers  # noqa: E402
+from make_yolo_voc import detection_head, normalized_convolution  # noqa: E402
 
 THRESHOLD, NMS = 0.25, 0.45
 
@@ -619,21 +620,9 @@ def write_weights(cfg, path, objectness_bias):
                 filters, size = int(o["filters"]), int(o.get("size", 1))
                 fan_in = channels * size * size
                 if index in heads:
-                    biases = np.zeros(filters)
-                    biases[4::per_anchor] = objectness_bias
-                    kernel = rng.normal(0, 1, (filters, fan_in)) * np.sqrt(2.0 / fan_in)
-                    for first in range(0, filters, per_anchor):
-                        kernel[first:first + 4] *= 0.02  # boxes near their anchors and cells: plausible sizes
-                        kernel[first + 5:first + per_anchor] *= 3  # peaked class scores
-                        kernel[first + 5:first + per_anchor] -= kernel[first + 5:first + per_anchor].mean(1, keepdims=True)
-                    f.write(biases.astype("<f4").tobytes())
-                    f.write(kernel.astype("<f4").tobytes())
+                    f.write(detection_head(rng, filters, fan_in, per_anchor, objectness_bias))
                 else:
-                    f.write(rng.normal(0, 0.1, filters).astype("<f4").tobytes())
-                    f.write(rng.uniform(0.8, 1.2, filters).astype("<f4").tobytes())
-                    f.write(rng.normal(0, 0.1, filters).astype("<f4").tobytes())
-                    f.write(rng.uniform(0.5, 1.5, filters).astype("<f4").tobytes())
-                    f.write((rng.normal(0, 1, filters * fan_in) * np.sqrt(2.0 / fan_in)).astype("<f4").tobytes())
+                    f.write(normalized_convolution(rng, filters, fan_in))
                 channels = filters
             elif kind == "route":
                 picked = [int(v) for v in o["layers"].split(",")]
