@@ -34,9 +34,10 @@ public enum DarknetConverter {
         var options = options
         if let classes = walk.regionClasses, region == .detector {
             // The labels name the detector's classes, not a classifier's.
-            model.detector = try options.takeDetector(classes: classes, source: "the [region] layer of \(configPath)", defaults: darknetThresholds)
+            let source = walk.regionType == "yolo" ? "the [yolo] decoding of \(configPath)" : "the [region] layer of \(configPath)"
+            model.detector = try options.takeDetector(classes: classes, source: source, defaults: darknetThresholds)
         } else if options.detectionThresholds.iou != nil || options.detectionThresholds.confidence != nil {
-            throw DarknetError("\(configPath): thresholds apply to a detector, and this network \(walk.endsInRegion ? "is converted to its \(region == .rows ? "decoded rows" : "raw grid"), not a detector" : "has no [region] layer")")
+            throw DarknetError("\(configPath): thresholds apply to a detector, and this network \(walk.endsInRegion ? "is converted to its \(region == .rows ? "decoded rows" : "raw grid"), not a detector" : "has no [region] or [yolo] layer")")
         }
         if options.imageInputNames.isEmpty, imageInput {
             options.imageInputNames = [DarknetWalk.inputName]
@@ -66,8 +67,10 @@ struct DarknetWalk {
     var region = RegionOutput.grid
     /// The final [region]'s class count, once decoded.
     var regionClasses: Int?
-    /// Whether the network ends in a [region] layer (decoded or not).
+    /// Whether the network ends in a [region] or [yolo] layer (decoded or not).
     var endsInRegion = false
+    /// "region" or "yolo", for messages.
+    var regionType = "region"
     var nodes: [Node] = []
     var shapes: [String: TensorShape] = [:]
     var outputs: [String] = []
@@ -82,10 +85,12 @@ struct DarknetWalk {
         shapes[Self.inputName] = TensorShape(dims)
         var last = Self.inputName
         var modelOutputs: [String]?
+        var heads: [YOLOHeadLayer] = []
         for (index, section) in config.sections.dropFirst().enumerated() {
             if section.type == "region" {
                 endsInRegion = true
                 guard index == config.sections.count - 2 else { throw section.error("is not the last layer; the network must end there") }
+                guard heads.isEmpty else { throw section.error("follows [yolo] layers; a network ends in one kind of detection layer") }
                 if region != .grid, !nodes.isEmpty {
                     let decoding = try DarknetRegion(section)
                     do {
@@ -98,6 +103,13 @@ struct DarknetWalk {
                 }
                 break
             }
+            if section.type == "yolo" {
+                endsInRegion = true
+                heads.append((section, index, last))
+                if index == config.sections.count - 2 { modelOutputs = try yolo(config.sections[0], heads: heads) }
+                outputs.append(last)
+                continue
+            }
             do {
                 last = try add(section, index: index, input: last, &weights)
             } catch let error as ModelError {
@@ -106,6 +118,9 @@ struct DarknetWalk {
             outputs.append(last)
         }
         guard !nodes.isEmpty else { throw net.error("is followed by no layer") }
+        if let head = heads.last, modelOutputs == nil {
+            throw head.section.error("is followed by other layers; the network must end at its last [yolo] layer")
+        }
         return Model(inputs: [Input(name: Self.inputName, kind: .array(shape: dims))],
                      outputs: (modelOutputs ?? [last]).map { Output(name: $0) }, nodes: nodes)
     }
@@ -133,12 +148,18 @@ struct DarknetWalk {
                 guard (0..<index).contains(layer) else { throw section.error("layers=\(section.string("layers", "")) names layer \(source), which is not before it") }
                 return outputs[layer]
             }
-            if tensors.count == 1 { return tensors[0] }
-            return try emit(Node(name: "route_\(index)", operation: .concat, inputs: tensors, outputs: ["route_\(index)"]))
+            let parts = try group(tensors, section, index: index)
+            if parts.count == 1 { return parts[0] }
+            return try emit(Node(name: "route_\(index)", operation: .concat, inputs: parts, outputs: ["route_\(index)"]))
         case "reorg":
             return try reorg(section, index: index, input: input)
+        case "upsample":
+            return try upsample(section, index: index, input: input)
+        case "shortcut":
+            return try shortcut(section, index: index, input: input)
         default:
-            throw section.error("is a layer type this toolkit does not convert yet (it takes convolutional, maxpool, route, reorg and a final region)")
+            throw section.error("is a layer type this toolkit does not convert yet (it takes convolutional, maxpool, route, reorg, upsample, "
+                                + "shortcut, and a final region or yolo layers)")
         }
     }
 
@@ -163,17 +184,7 @@ struct DarknetWalk {
         }
         let convolution = Convolution(outputChannels: filters, kernelChannels: channels / groups, groups: groups, kernel: Size2(square: size),
                                       stride: Size2(square: stride), padding: .explicit(Edges(all: padding)), weights: kernel, bias: bias)
-        var output = try emit(Node("conv_\(index)", .convolution(convolution), input: input))
-        let activation: Activation?
-        switch section.string("activation", "logistic") {
-        case "linear": activation = nil
-        case "leaky": activation = .leakyRelu(alpha: 0.1)
-        case "relu": activation = .relu
-        case "logistic": activation = .sigmoid
-        case let other: throw section.error("activation=\(other) is not converted yet (linear, leaky, relu, logistic are)")
-        }
-        if let activation { output = try emit(Node("\(section.string("activation", ""))_\(index)", .activation(activation), input: output)) }
-        return output
+        return try activate(section, index: index, input: try emit(Node("conv_\(index)", .convolution(convolution), input: input)), fallback: "logistic")
     }
 
     /// Darknet's `[reorg]` (stride s, as YOLOv2's passthrough uses it): the

@@ -6,7 +6,8 @@ extension DarknetConverter {
     /// section: each layer type convert does not take (count, first layer
     /// with its line) and each key a ledger refuses (sections alike counted).
     /// Layers are named by type and index (`shortcut_5`), as the converter
-    /// names its nodes; each reads the layer before it, a route its `layers`.
+    /// names its nodes; each reads the layer before it, a route its `layers`,
+    /// a shortcut the layer before and its `from`.
     /// - Throws: `DarknetError` or `FileError` when the file does not parse.
     public static func outline(config path: String) throws -> SourceOutline {
         let config = try DarknetConfig(path: path)
@@ -20,7 +21,10 @@ extension DarknetConverter {
             let name = "\(section.type)_\(index - 1)"
             if index > 0 {
                 var inputs = [previous]
-                if section.type == "route", let sources: [Int] = try? section.list("layers") {
+                // A route reads its layers; a shortcut the layer before and its from.
+                let sources: [Int]? = section.type == "route" ? try? section.list("layers")
+                    : section.type == "shortcut" ? (try? section.list("from")).map { [-1] + $0 } : nil
+                if let sources {
                     inputs = sources.map { source in
                         let layer = source < 0 ? index - 1 + source : source
                         return (0..<index - 1).contains(layer) ? "\(config.sections[layer + 1].type)_\(layer)" : "?"

@@ -216,10 +216,7 @@ extension KerasLayerTable {
         case "gelu":
             // Keras's default is the exact form (approximate=False).
             return one(.defined(GELU(mode: .exact)))
-        case "swish", "silu":
-            let gate = "\(output)__sigmoid"
-            return [Node(name: gate, operation: .activation(.sigmoid), inputs: [input], outputs: [gate]),
-                    Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+        case "swish", "silu": return GatedActivation.swish(input: input, output: output)
         // Keras 3's newer activations at their defaults (keras.activations).
         case "leaky_relu": return one(.activation(.leakyRelu(alpha: 0.2)))
         case "hard_tanh": return one(.activation(.clip(min: -1, max: 1)))
@@ -230,12 +227,7 @@ extension KerasLayerTable {
             // -softplus(-x), which stays finite where log(sigmoid(x)) would not.
             return chain([.activation(.linear(alpha: -1, beta: 0)), .activation(.softplus), .activation(.linear(alpha: -1, beta: 0))],
                          input: input, output: output)
-        case "mish":
-            // x * tanh(softplus(x)).
-            let soft = "\(output)__softplus", gate = "\(output)__tanh"
-            return [Node(name: soft, operation: .activation(.softplus), inputs: [input], outputs: [soft]),
-                    Node(name: gate, operation: .activation(.tanh), inputs: [soft], outputs: [gate]),
-                    Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+        case "mish": return GatedActivation.mish(input: input, output: output)
         case "tanh_shrink":
             // x - tanh(x).
             let tanh = "\(output)__tanh", negated = "\(output)__negated"

@@ -8,12 +8,13 @@ enum DarknetCommand: Command {
     static let configuration = CommandConfiguration(
         name: "darknet", abstract: "Convert a Darknet network (.cfg + .weights) to Core ML.",
         discussion: """
-            Reads convolutional (batch norm, leaky / relu / logistic / linear), maxpool, route and reorg layers up to a final \
-            [region] layer (YOLOv2). A network ending in [region] becomes an object detector Vision reads directly: a Core ML \
-            pipeline of the network, the region's box decoding as layers, and non-maximum suppression, with the outputs \
+            Reads convolutional (batch norm, leaky / relu / logistic / tanh / swish / mish / linear), maxpool, route (with \
+            groups), reorg, upsample and shortcut layers up to a final [region] layer (YOLOv2) or [yolo] layers (YOLOv3, \
+            YOLOv4: every head's boxes in one list). A network ending in [region] or [yolo] becomes an object detector Vision \
+            reads directly: a Core ML pipeline of the network, the box decoding as layers, and non-maximum suppression, with the outputs \
             `confidence` (one row per box kept, a column per class label) and `coordinates` (centre x, centre y, width, \
             height, fractions of the image), and the optional inputs `iouThreshold` and `confidenceThreshold`. \
-            --class-labels names the region's classes (default: their numbers). The input is `image`, an RGB image scaled \
+            --class-labels names the detector's classes (default: their numbers). The input is `image`, an RGB image scaled \
             by 1/255 as Darknet feeds it (other --image-scale and biases if given). The two files may come in either order: \
             they are told apart by content.
             """,
@@ -30,9 +31,9 @@ enum DarknetCommand: Command {
         ConversionFlags.labelAndMetadataOptions
         ConversionFlags.detectorOptions
         Option("region-output", valueName: "form", default: "detector", help: """
-            What the final [region] layer becomes: detector (the pipeline Vision reads), rows (the decoded boxes and \
+            What the final [region] or the [yolo] layers become: detector (the pipeline Vision reads), rows (the decoded boxes and \
             class confidences of every anchor, raw_coordinates and raw_confidence, without suppression), grid (the \
-            raw output of the last convolution).
+            raw output of the last convolution, or of each [yolo] head's).
             """)
     }
 

@@ -305,7 +305,8 @@ final class InspectUnconvertibleTests: XCTestCase {
         try ProgramRunner.assertOneError("coreml-inspect", [path], "deploy.prototxt:1:")
     }
 
-    /// Was: exit 1 with `n.cfg:6: [shortcut] is a layer type this toolkit does not convert yet` (the first only).
+    /// Was: exit 1 with `n.cfg:6: [shortcut] is a layer type this toolkit does not convert yet` (the first only;
+    /// [shortcut] and [upsample] convert since issue 35, [local] and [crnn] stand in for them).
     func testADarknetDefinitionThatDoesNotConvertIsShown() throws {
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("net.cfg").path
@@ -322,28 +323,28 @@ final class InspectUnconvertibleTests: XCTestCase {
             pad=1
             activation=leaky
 
-            [shortcut]
-            from=-1
+            [local]
+            filters=4
 
-            [shortcut]
-            from=-2
+            [local]
+            filters=4
 
-            [upsample]
-            stride=2
+            [crnn]
+            hidden=2
             """.write(toFile: path, atomically: true, encoding: .utf8)
         let result = try ProgramRunner.run("coreml-inspect", [path])
         XCTAssertEqual(result.status, 0, result.standardError)
-        for expected in ["Format:       Darknet network", "  image: [1, 3, 8, 8]", "  upsample_3: shape not stated",
-                         "Layers:       4 nodes (shortcut 2, convolutional 1, upsample 1)", "Cannot convert: 2 obstacles",
-                         "  layer type [shortcut] is not supported: 2 layers, first shortcut_1 (line 13)",
-                         "  layer type [upsample] is not supported: 1 layer, first upsample_3 (line 19)"] {
+        for expected in ["Format:       Darknet network", "  image: [1, 3, 8, 8]", "  crnn_3: shape not stated",
+                         "Layers:       4 nodes (local 2, convolutional 1, crnn 1)", "Cannot convert: 2 obstacles",
+                         "  layer type [local] is not supported: 2 layers, first local_1 (line 13)",
+                         "  layer type [crnn] is not supported: 1 layer, first crnn_3 (line 19)"] {
             XCTAssertTrue(result.standardOutput.contains(expected), "'\(expected)' not in:\n\(result.standardOutput)")
         }
         assertFitsATerminal(result.standardOutput)
         let document = try json(try ProgramRunner.run("coreml-inspect", [path, "--json"]).standardOutput)
         XCTAssertEqual(document["convertible"] as? Bool, false)
         let layers = try ProgramRunner.run("coreml-inspect", [path, "--layers"])
-        XCTAssertNotNil(layers.standardOutput.range(of: #"2\s+shortcut_2\s+shortcut\s+shortcut_1 -> shortcut_2"#, options: .regularExpression),
+        XCTAssertNotNil(layers.standardOutput.range(of: #"2\s+local_2\s+local\s+local_1 -> local_2"#, options: .regularExpression),
                         layers.standardOutput)
     }
 }

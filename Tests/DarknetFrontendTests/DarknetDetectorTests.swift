@@ -56,16 +56,7 @@ final class DarknetDetectorTests: XCTestCase {
             let opencv = try NumpyFile.read(path: folder.appendingPathComponent("detect_\(index)_opencv.npy").path).values
             let detections = try XCTUnwrap(prediction.detections)
             XCTAssertGreaterThanOrEqual(detections.count, 5)
-            XCTAssertEqual(detections.count, opencv.count / 6, "picture \(index)")
-            for detection in detections {
-                let match = stride(from: 0, to: opencv.count, by: 6).first { row in
-                    Int(opencv[row + 4]) == Int(detection.label) && abs(opencv[row] - detection.x) < 1e-4 && abs(opencv[row + 1] - detection.y) < 1e-4
-                }
-                guard let row = match else { XCTFail("picture \(index): OpenCV has no box of label \(detection.label) at \(detection.x), \(detection.y)"); continue }
-                XCTAssertEqual(detection.confidence, opencv[row + 5], accuracy: 1e-4)
-                XCTAssertEqual(detection.width, opencv[row + 2], accuracy: 1e-4)
-                XCTAssertEqual(detection.height, opencv[row + 3], accuracy: 1e-4)
-            }
+            assertSameDetections(detections, opencv: opencv, "picture \(index)")
             XCTAssertEqual(detections.map(\.confidence), detections.map(\.confidence).sorted(by: >), "most confident first")
             XCTAssertGreaterThan(Set(detections.map(\.label)).count, 1)
         }
@@ -132,5 +123,24 @@ final class DarknetDetectorTests: XCTestCase {
         let model = try DarknetConverter.convert(config: config, weights: weights, options: options)
         XCTAssertNil(model.classifier)
         XCTAssertEqual(model.detector?.labels.descriptions.last, "class 19")
+    }
+}
+
+/// `detections` are OpenCV's [x, y, w, h, label, score] rows: as many, each
+/// with a row of its label at its centre (within 1e-4), its confidence
+/// within 1e-4 and its size within 1e-4 * max(1, OpenCV's).
+func assertSameDetections(_ detections: [Detection], opencv: [Float], _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(detections.count, opencv.count / 6, what, file: file, line: line)
+    for detection in detections {
+        let match = stride(from: 0, to: opencv.count, by: 6).first { row in
+            Int(opencv[row + 4]) == Int(detection.label) && abs(opencv[row] - detection.x) < 1e-4 && abs(opencv[row + 1] - detection.y) < 1e-4
+        }
+        guard let row = match else {
+            XCTFail("\(what): OpenCV has no box of label \(detection.label) at \(detection.x), \(detection.y)", file: file, line: line)
+            continue
+        }
+        XCTAssertEqual(detection.confidence, opencv[row + 5], accuracy: 1e-4, what, file: file, line: line)
+        XCTAssertEqual(detection.width, opencv[row + 2], accuracy: 1e-4 * max(1, opencv[row + 2]), what, file: file, line: line)
+        XCTAssertEqual(detection.height, opencv[row + 3], accuracy: 1e-4 * max(1, opencv[row + 3]), what, file: file, line: line)
     }
 }

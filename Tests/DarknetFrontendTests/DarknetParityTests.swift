@@ -24,6 +24,13 @@ final class DarknetParityTests: XCTestCase {
     /// YOLOv2's passthrough: [reorg] (Darknet's channel order) between two routes.
     func testReorgAsYOLOv2UsesIt() throws { try checkParity("yolov2_reorg", layers: ["reorg_7", "route_8"], output: [30, 8, 8]) }
 
+    /// YOLOv3 and YOLOv4's layers: mish, swish, a [route] with groups,
+    /// [shortcut] linear and leaky, [upsample] stride 2.
+    func testYOLOv4Layers() throws {
+        try checkParity("yolov4_layers", layers: ["mish_0", "swish_2", "route_3_group_0", "shortcut_7", "shortcut_9", "leaky_9", "upsample_10"],
+                        output: [6, 24, 40])
+    }
+
     func checkParity(_ name: String, layers: [String], output shape: [Int], file: StaticString = #filePath, line: UInt = #line) throws {
         let folder = darknetFixtures.appendingPathComponent(name)
         let model = try DarknetConverter.convert(config: folder.appendingPathComponent("model.cfg").path,

@@ -60,22 +60,31 @@ def write_weights(path, objectness_bias):
         channels = 3
         plan = [16, 32, 64, 128, 256, 512, 1024, 1024]
         for filters in plan:
-            fan_in = channels * 9
-            f.write(rng.normal(0, 0.1, filters).astype("<f4").tobytes())
-            f.write(rng.uniform(0.8, 1.2, filters).astype("<f4").tobytes())
-            f.write(rng.normal(0, 0.1, filters).astype("<f4").tobytes())
-            f.write(rng.uniform(0.5, 1.5, filters).astype("<f4").tobytes())
-            f.write((rng.normal(0, 1, filters * fan_in) * np.sqrt(2.0 / fan_in)).astype("<f4").tobytes())
+            f.write(normalized_convolution(rng, filters, channels * 9))
             channels = filters
-        biases = np.zeros(125)
-        biases[4::25] = objectness_bias
-        kernel = rng.normal(0, 1, (125, channels)) * np.sqrt(2.0 / channels)
-        for first in range(0, 125, 25):
-            kernel[first:first + 4] *= 0.02  # boxes near their anchors and cells: plausible sizes
-            kernel[first + 5:first + 25] *= 3  # peaked class scores
-            kernel[first + 5:first + 25] -= kernel[first + 5:first + 25].mean(1, keepdims=True)
-        f.write(biases.astype("<f4").tobytes())
-        f.write(kernel.astype("<f4").tobytes())
+        f.write(detection_head(rng, 125, channels, 25, objectness_bias))
+
+
+def normalized_convolution(rng, filters, fan_in):
+    """A convolution's values in Darknet's order: biases, batch-norm scales,
+    means and variances near identity, a He-normal kernel."""
+    return b"".join([rng.normal(0, 0.1, filters).astype("<f4").tobytes(), rng.uniform(0.8, 1.2, filters).astype("<f4").tobytes(),
+                     rng.normal(0, 0.1, filters).astype("<f4").tobytes(), rng.uniform(0.5, 1.5, filters).astype("<f4").tobytes(),
+                     (rng.normal(0, 1, filters * fan_in) * np.sqrt(2.0 / fan_in)).astype("<f4").tobytes()])
+
+
+def detection_head(rng, filters, fan_in, per_anchor, objectness_bias):
+    """A head convolution's biases and kernel (no batch norm): objectness
+    biases `objectness_bias`, the rest 0; box kernels small, class kernels
+    three times larger and summing to zero."""
+    biases = np.zeros(filters)
+    biases[4::per_anchor] = objectness_bias
+    kernel = rng.normal(0, 1, (filters, fan_in)) * np.sqrt(2.0 / fan_in)
+    for first in range(0, filters, per_anchor):
+        kernel[first:first + 4] *= 0.02  # boxes near their anchors and cells: plausible sizes
+        kernel[first + 5:first + per_anchor] *= 3  # peaked class scores
+        kernel[first + 5:first + per_anchor] -= kernel[first + 5:first + per_anchor].mean(1, keepdims=True)
+    return biases.astype("<f4").tobytes() + kernel.astype("<f4").tobytes()
 
 
 def detections(net, x):

@@ -1,0 +1,21 @@
+import ModelFormat
+
+/// Activations that gate their input by a function of it, x * g(x), as
+/// nodes reading `input` and writing `output` (intermediate tensors named
+/// after `output`): Keras's swish and mish, Darknet's swish and mish.
+public enum GatedActivation {
+    /// x * sigmoid(x) (swish, SiLU).
+    public static func swish(input: String, output: String) -> [Node] {
+        let gate = "\(output)__sigmoid"
+        return [Node(name: gate, operation: .activation(.sigmoid), inputs: [input], outputs: [gate]),
+                Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+    }
+
+    /// x * tanh(softplus(x)) (mish).
+    public static func mish(input: String, output: String) -> [Node] {
+        let soft = "\(output)__softplus", gate = "\(output)__tanh"
+        return [Node(name: soft, operation: .activation(.softplus), inputs: [input], outputs: [soft]),
+                Node(name: gate, operation: .activation(.tanh), inputs: [soft], outputs: [gate]),
+                Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+    }
+}
