@@ -21,7 +21,7 @@ enum ONNXCommand: Command {
                         + "--class-labels labels.txt --add-softmax -o ResNet18.mlmodel"),
             Example("A model exported with symbolic sizes: give them, batch first",
                     "coreml-convert onnx model.onnx --input-shape input=1,3,32,32 --image-input input -o Model.mlmodel"),
-            Example("A YOLOv8 or YOLO11 detector (Ultralytics' ONNX export) as the pipeline Vision reads",
+            Example("A YOLOv8 or YOLO11 detector (Ultralytics' export) for Vision",
                     "coreml-convert onnx yolov8n.onnx --detector yolov8 --class-labels coco.txt -o YOLOv8n.mlmodel"),
         ])
     static let options = Options(ConversionFlags.modelFileOptions("model.onnx", "The ONNX model.", layout: "1,C,H,W")

@@ -247,7 +247,8 @@ final class FrontDoorTests: XCTestCase {
         let files: [String: String] = [
             "deploy_age.prototxt": root + "Samples/deploy_age.prototxt", "age_net.caffemodel": weights,
             "age_labels.txt": root + "Samples/age_labels.txt", "face.png": face, "photos/face.png": face,
-            "resnet18.onnx": fixtures + "onnx/resnet_opset13/model.onnx", "model.onnx": fixtures + "onnx/resnet_opset13/model.onnx",
+            "resnet18.onnx": fixtures + "onnx/resnet_opset13/model.onnx", "yolov8n.onnx": fixtures + "onnx/yolov8_detector/model.onnx",
+            "coco.txt": fixtures + "onnx/yolov8_detector/labels.txt", "model.onnx": fixtures + "onnx/resnet_opset13/model.onnx",
             "labels.txt": fixtures + "tensorflow/vgg_head/labels.txt", "graph.pb": fixtures + "tensorflow/vgg_head/graph.pb",
             "model.h5": fixtures + "keras/dynamic_input/model.h5", "classifier.h5": fixtures + "keras/sequential_classifier/model.h5",
             "yolo.cfg": fixtures + "darknet/tiny_yolo/model.cfg", "yolo.weights": fixtures + "darknet/tiny_yolo/model.weights",
