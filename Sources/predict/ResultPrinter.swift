@@ -72,7 +72,8 @@ enum ResultPrinter {
     /// pixels of the picture (left, top, width, height).
     static func boxLines(_ boxes: [Box], maxResults: Int = .max) -> [String] {
         guard !boxes.isEmpty else { return ["  no boxes above the confidence threshold"] }
-        let count = "\(boxes.count) box\(boxes.count == 1 ? "" : "es") above the confidence threshold"
+        // Kept boxes are above the threshold; the others above it overlapped one kept.
+        let count = "\(boxes.count) box\(boxes.count == 1 ? "" : "es") kept after suppression"
         let shown = boxes.sorted { $0.detection.confidence > $1.detection.confidence }.prefix(max(maxResults, 0))
         let heading = shown.count == boxes.count ? "  \(count)"
             : "  \(count); the \(shown.count) most confident shown (--max-results)"

@@ -234,7 +234,7 @@ final class TerminalWidthTests: XCTestCase {
             let text = try run("coreml-predict", base + ["--max-results", "3"]).standardOutput
             let boxes = text.split(separator: "\n").filter { $0.contains("  left ") }
             XCTAssertEqual(boxes.count, 3, "\(detector.name): \(text)")
-            XCTAssertTrue(text.contains("\n  \(all) boxes above the confidence threshold; the 3 most confident shown (--max-results)\n"), text)
+            XCTAssertTrue(text.contains("\n  \(all) boxes kept after suppression; the 3 most confident shown (--max-results)\n"), text)
             // The three shown are the three most confident.
             let shown = boxes.compactMap { line in line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) } }
             let best = confidences.sorted(by: >).prefix(3).map { String(format: "%.4f", $0) }
@@ -244,7 +244,7 @@ final class TerminalWidthTests: XCTestCase {
             XCTAssertEqual(defaultRun.split(separator: "\n").filter { $0.contains("  left ") }.count, min(5, all), defaultRun)
             let every = try run("coreml-predict", base + ["--max-results", String(all + 10)]).standardOutput
             XCTAssertEqual(every.split(separator: "\n").filter { $0.contains("  left ") }.count, all, every)
-            XCTAssertTrue(every.contains("\n  \(all) boxes above the confidence threshold\n"), every)
+            XCTAssertTrue(every.contains("\n  \(all) boxes kept after suppression\n"), every)
         }
     }
 }
