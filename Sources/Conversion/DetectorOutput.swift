@@ -70,6 +70,7 @@ extension ConversionOptions {
             throw ModelError("\(flag) reads boxes in pixels of the model's one input, an image, and the model's inputs are "
                              + model.inputs.map(\.name).joined(separator: ", "))
         }
+        try takeExporterMetadata(metadata, flag: flag)  // the file's own entries, with the user's (the model's are set last)
         let output = model.outputs[0].name
         var shapes = try ShapeInference.shapes(of: model)
         let dimensions = shapes[output]?.dimensions ?? []
@@ -100,6 +101,74 @@ extension ConversionOptions {
         _ = try ShapeInference.append(nodes, to: &model.nodes, shapes: &shapes)
         model.outputs = [Output(name: detector.confidenceTensor), Output(name: detector.coordinatesTensor)]
         model.detector = detector
+    }
+
+    /// What Ultralytics' exporter writes into a model's metadata: a `task`
+    /// other than detect (pose, segment, obb: more columns than boxes and
+    /// classes) is refused; `names` (a Python dict's or list's text) are
+    /// the class labels unless labels were given.
+    public mutating func takeExporterMetadata(_ metadata: Metadata, flag: String) throws {
+        let entries = Dictionary(metadata.userDefined.map { ($0.key, $0.value) }) { first, _ in first }
+        if let task = entries["task"], task != "detect" {
+            throw ModelError("\(flag): the model's metadata says its task is '\(task)' (an Ultralytics export); its output holds more than "
+                             + "boxes and class scores: convert a detection model (task detect)")
+        }
+        if classLabels == nil, let text = entries["names"], let names = Self.pythonNames(text), !names.isEmpty {
+            classLabels = .strings(names)
+            classLabelsSource = "the model's metadata 'names'"
+        }
+    }
+
+    /// The strings of a Python literal as `str()` writes a names table:
+    /// `{0: 'person', 1: "dog's"}` (keys 0, 1, ... in order) or
+    /// `['person', ...]`; nil for anything else.
+    public static func pythonNames(_ text: String) -> [String]? {
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        guard let open = rest.first, open == "{" || open == "[" else { return nil }
+        rest.removeFirst()
+        var names: [String] = []
+        func skipSpaces() { while rest.first == " " { rest.removeFirst() } }
+        func quoted() -> String? {
+            guard let quote = rest.first, quote == "'" || quote == "\"" else { return nil }
+            rest.removeFirst()
+            var value = ""
+            while let c = rest.first {
+                rest.removeFirst()
+                if c == quote { return value }
+                guard c == "\\" else { value.append(c); continue }
+                guard let escaped = rest.first else { return nil }
+                rest.removeFirst()
+                switch escaped {
+                case "\\", "'", "\"": value.append(escaped)
+                case "n": value.append("\n")
+                case "t": value.append("\t")
+                default: return nil  // \x, \u...: not read; the labels stay numbers
+                }
+            }
+            return nil
+        }
+        skipSpaces()
+        while rest.first != (open == "{" ? "}" : "]") {
+            if !names.isEmpty {
+                guard rest.first == "," else { return nil }
+                rest.removeFirst()
+                skipSpaces()
+            }
+            if open == "{" {
+                let digits = rest.prefix { $0.isASCII && $0.isNumber }
+                guard Int(digits) == names.count else { return nil }
+                rest.removeFirst(digits.count)
+                guard rest.first == ":" else { return nil }
+                rest.removeFirst()
+                skipSpaces()
+            }
+            guard let name = quoted() else { return nil }
+            names.append(name)
+            skipSpaces()
+            if rest.isEmpty { return nil }
+        }
+        rest.removeFirst()
+        return rest.isEmpty ? names : nil
     }
 
     /// The nodes that turn `output` into `detector`'s two tensors.

@@ -32,7 +32,8 @@ enum ONNXCommand: Command {
                help: "The one output holds decoded boxes, to end in Core ML's suppression as a detector Vision reads: yolov5 "
                    + "([1, boxes, 5 + classes]: centre x, centre y, width, height in input pixels, objectness, class scores) or "
                    + "yolov8 (YOLOv8 and YOLO11: [1, 4 + classes, boxes], no objectness). Without image options, the one "
-                   + "[1, 3, H, W] input becomes an RGB image scaled by 1/255, as Ultralytics' exports take it. Default "
+                   + "[1, 3, H, W] input becomes an RGB image scaled by 1/255, as Ultralytics' exports take it; without "
+                   + "--class-labels, the class names in the file's metadata (Ultralytics' names) label the classes. Default "
                    + "thresholds: IoU 0.45 (yolov5) or 0.7 (yolov8), confidence 0.25, as the exporters' own prediction.").spec,
     ] + ConversionFlags.detectorOptions
 

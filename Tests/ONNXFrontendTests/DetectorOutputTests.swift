@@ -56,14 +56,19 @@ final class DetectorOutputTests: XCTestCase {
     }
 
     func testLayoutMistakesAreRefusedByName() throws {
-        // YOLOv8's [1, 7, 84] read as YOLOv5's rows: 7 boxes of 79 classes, fewer boxes than columns.
+        // YOLOv5's [1, 252, 8] read as YOLOv8's columns: 8 boxes of 248 classes, fewer boxes than columns.
         var options = ConversionOptions()
-        options.detectorOutput = .yolov5
-        XCTAssertThrowsError(try ONNXConverter.convert(model: folder(.yolov8).appendingPathComponent("model.onnx").path, options: options)) { error in
-            XCTAssertTrue("\(error)".contains("would be 7 boxes of 79 classes, fewer boxes than columns: is it yolov8's layout?"), "\(error)")
+        options.detectorOutput = .yolov8
+        XCTAssertThrowsError(try ONNXConverter.convert(model: folder(.yolov5).appendingPathComponent("model.onnx").path, options: options)) { error in
+            XCTAssertTrue("\(error)".contains("would be 8 boxes of 248 classes, fewer boxes than columns: is it yolov5's layout?"), "\(error)")
         }
-        // With labels that count the other layout's classes, the error says which layout fits.
+        // With labels (given, or the names in the file's metadata) that count the other layout's classes, the error says which layout fits.
         options.classLabels = .strings(["cat", "dog", "bird"])
+        XCTAssertThrowsError(try ONNXConverter.convert(model: folder(.yolov5).appendingPathComponent("model.onnx").path, options: options)) { error in
+            XCTAssertTrue("\(error)".contains("holds 3 classes as yolov5 lays them out, as many as the labels: give detectorOutput yolov5"), "\(error)")
+        }
+        options.classLabels = nil
+        options.detectorOutput = .yolov5
         XCTAssertThrowsError(try ONNXConverter.convert(model: folder(.yolov8).appendingPathComponent("model.onnx").path, options: options)) { error in
             XCTAssertTrue("\(error)".contains("holds 3 classes as yolov8 lays them out, as many as the labels: give detectorOutput yolov8"), "\(error)")
         }
@@ -85,6 +90,35 @@ final class DetectorOutputTests: XCTestCase {
         XCTAssertEqual([model.detector?.iouThreshold, model.detector?.confidenceThreshold], [0.5, 0.4])
         XCTAssertEqual(model.inputs.first?.image?.colorSpace, .bgr)
         XCTAssertEqual(model.inputs.first?.image?.scale, 1, "given image options are taken as given")
-        XCTAssertEqual(model.detector?.labels, .integers([0, 1, 2]))
+        // No labels given: the names Ultralytics' exporter wrote into the file's metadata (one holds a quote).
+        XCTAssertEqual(model.detector?.labels, .strings(["cat", "dog's", "bird"]))
+        XCTAssertEqual(try convert(.yolov5).detector?.labels, .integers([0, 1, 2]), "no metadata: the class numbers")
+    }
+
+    /// Ultralytics' metadata: a task other than detect is refused; names
+    /// the count does not fit are the labels that do not fit.
+    func testExporterMetadataIsReadOrRefusedByName() throws {
+        var plain = ConversionOptions()
+        plain.imageInputNames = ["images"]
+        let network = try ONNXConverter.convert(model: folder(.yolov8).appendingPathComponent("model.onnx").path, options: plain)
+        for (key, value, expected) in [("task", "pose", "the model's metadata says its task is 'pose' (an Ultralytics export)"),
+                                       ("names", "{0: 'cat', 1: 'dog'}", "the model's metadata 'names': 2 class labels, and the yolov8 output 'output0' detects 3 classes")] {
+            var model = network
+            var options = ConversionOptions()
+            options.detectorOutput = .yolov8
+            options.metadata.userDefined = [(key: key, value: value)]
+            XCTAssertThrowsError(try options.applyDetectorOutput(to: &model)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(error)")
+            }
+        }
+    }
+
+    func testPythonNamesAreReadStrictly() {
+        XCTAssertEqual(ConversionOptions.pythonNames("{0: 'person', 1: \"dog's\", 2: 'a\\'b'}"), ["person", "dog's", "a'b"])
+        XCTAssertEqual(ConversionOptions.pythonNames("['cat', 'dog']"), ["cat", "dog"])
+        XCTAssertEqual(ConversionOptions.pythonNames("{}"), [])
+        for text in ["{1: 'cat'}", "{0: 'cat', 2: 'dog'}", "{0: 'cat'", "{0: cat}", "['cat' 'dog']", "{0: 'cat'} x", "{0: '\\x41'}", "person"] {
+            XCTAssertNil(ConversionOptions.pythonNames(text), text)
+        }
     }
 }
