@@ -5,7 +5,8 @@
 # Vision reads with the deploy file's preprocessing ((BGR - 127.5) *
 # 0.007843) and its DetectionOutput's thresholds (0.25, NMS 0.45), each
 # class suppressed on its own as DetectionOutput does (--rows-per-class:
-# a box may be kept under two labels), keep_top_k 100 as the output's cap,
+# a box may be kept under two labels, though none is on this picture at
+# the background bias chosen), keep_top_k 100 as the output's cap,
 # nms_param's top_k 100 not (--ignore-top-k: the picture's classes have
 # fewer candidates than that, so OpenCV's boxes are the same); then
 # coreml-predict's boxes on a 300x300 picture against OpenCV dnn's
