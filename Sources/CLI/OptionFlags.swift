@@ -20,6 +20,8 @@ extension OptionName {
         case .json: "--json"
         case .detector: "--detector"
         case .classLabels: "--class-labels"
+        case .rowsPerClass: "--rows-per-class"
+        case .ignoreTopK: "--ignore-top-k"
         }
     }
 }

@@ -36,6 +36,9 @@ public enum CaffeConverter {
     public static func conversion(deploy: String, weights: String?, options: ConversionOptions = ConversionOptions()) throws
         -> (model: Model, declaredBatches: [(input: String, batch: Int)]) {
         let built = try build(deploy: deploy, weights: weights, options: options)
+        if options.ignoresCandidateCap, built.model.detector == nil {
+            throw ConversionOptionError("\(option: .ignoreTopK) applies to a DetectionOutput's top_k, and \(deploy) has no DetectionOutput layer")
+        }
         return (built.model, built.declaredBatches)
     }
 
@@ -48,9 +51,15 @@ public enum CaffeConverter {
         var model = try builder.build()
         var options = options
         if let detection = builder.detection {
+            if let cap = detection.candidateCap, !options.ignoresCandidateCap {
+                throw CaffeError("\(deploy): layer '\(detection.layer)' (DetectionOutput): nms_param top_k \(cap) takes each class's "
+                                 + "\(cap) most confident of \(detection.priors.count) boxes into its suppression, and Core ML's suppression "
+                                 + "takes every box (a box ranked below \(cap) may be kept): give \(option: .ignoreTopK) to convert without that cap")
+            }
             model.detector = try options.takeDetector(classes: detection.scored - (detection.background == nil ? 0 : 1), background: detection.background,
                                                       source: "the DetectionOutput of \(deploy)",
                                                       defaults: (detection.iouThreshold, detection.confidenceThreshold))
+            model.detector?.maximumBoxes = detection.keepTopK
         } else if options.detectionThresholds.iou != nil || options.detectionThresholds.confidence != nil {
             throw ConversionOptionError("thresholds apply to a detector, and \(deploy) has no DetectionOutput layer")
         }

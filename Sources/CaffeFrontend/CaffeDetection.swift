@@ -95,6 +95,20 @@ struct PriorTable {
 struct SSDDetection {
     let parameters: Caffe__DetectionOutputParameter
     let priors: PriorTable
+    /// The DetectionOutput layer's name, for messages.
+    let layer: String
+    /// keep_top_k: the most boxes kept, the most confident of every
+    /// class's kept ones (the suppression's output row cap); nil for -1 or
+    /// less (Caffe's and OpenCV's "no cap").
+    var keepTopK: Int? { parameters.has_keep_top_k != 0 && parameters.keep_top_k > -1 ? Int(parameters.keep_top_k) : nil }
+    /// nms_param's top_k when it caps: each class's candidates taken, the
+    /// most confident, before suppression, fewer than the priors. Core ML's
+    /// suppression has no such cap (the converter refuses it unless told
+    /// to ignore it).
+    var candidateCap: Int? {
+        guard let nms = parameters.nms_param?.pointee, nms.has_top_k != 0, nms.top_k > -1, Int(nms.top_k) < priors.count else { return nil }
+        return Int(nms.top_k)
+    }
     /// Classes the network scores, the background's included.
     var scored: Int { Int(parameters.num_classes) }
     /// The background's column, if any.
@@ -105,9 +119,11 @@ struct SSDDetection {
 
     static func decimal(_ value: Float) -> Double { Double(value.description) ?? Double(value) }
 
-    init(_ parameters: Caffe__DetectionOutputParameter, priors: PriorTable, fail: (String) -> CaffeError) throws {
+    init(_ parameters: Caffe__DetectionOutputParameter, priors: PriorTable, layer: String, fail: (String) -> CaffeError) throws {
         self.parameters = parameters
         self.priors = priors
+        self.layer = layer
+        guard keepTopK != 0 else { throw fail("keep_top_k 0 keeps no box (-1 keeps every one)") }
         guard parameters.code_type == CAFFE__PRIOR_BOX_PARAMETER__CODE_TYPE__CENTER_SIZE else {
             throw fail("code_type \(parameters.code_type.rawValue) is not converted (CENTER_SIZE, as MobileNet-SSD and SSD300 use, is)")
         }

@@ -67,7 +67,10 @@ public enum CaffeInspection {
     /// from the deploy definition, no values.
     /// - Throws: `CaffeError` naming the file (and line or layer), or `ModelError`.
     public static func convert(deploy: String, weights: String?) throws -> Net {
-        var (model, net, batches) = try CaffeConverter.build(deploy: deploy, weights: weights, options: ConversionOptions())
+        // A summary describes the file: a top_k the conversion refuses does not stop it.
+        var options = ConversionOptions()
+        options.ignoresCandidateCap = true
+        var (model, net, batches) = try CaffeConverter.build(deploy: deploy, weights: weights, options: options)
         model.metadata = Metadata()
         let file = try weights.map { try readWeightsFile($0, loadValues: false) }
         let doubles = Set((file?.layers ?? []).filter { $0.blobs.contains { $0.precision == "float64" } }.map(\.name))

@@ -47,9 +47,11 @@ enum CaffeLedgers {
         "Silence": .none,
         "PriorBox": AttributeLedger(honours: ["min_size", "max_size", "aspect_ratio", "flip", "clip", "variance", "img_size",
                                              "img_h", "img_w", "step", "step_h", "step_w", "offset"]),
-        // The detector pipeline replaces DetectionOutput's suppression with Core ML's, which keeps every box over
-        // the threshold: keep_top_k and nms_param's top_k cap nothing there (README names the difference);
-        // nms_param's eta other than 1 (adaptive suppression) is refused by the mapping.
+        // The detector pipeline replaces DetectionOutput's suppression with Core ML's: keep_top_k caps the
+        // suppression's output rows (its shape range, the most confident kept); nms_param's nms_threshold is
+        // its IoU threshold, an eta other than 1 (adaptive suppression) is refused, and a top_k below the
+        // number of priors (a cap on each class's candidates, which Core ML's suppression has not) is refused
+        // unless the user accepts the uncapped suppression (`ignoresCandidateCap`, --ignore-top-k).
         "DetectionOutput": AttributeLedger(honours: ["num_classes", "share_location", "background_label_id", "nms_param", "code_type",
                                                     "variance_encoded_in_target", "confidence_threshold", "keep_top_k"],
                                            inert: ["save_output_param"]),

@@ -227,7 +227,7 @@ struct GraphBuilder {
         guard layer.bottoms.count == 3, let priors = priorTables[layer.bottoms[2]], let p = layer.params.detectionOutput?.pointee else {
             throw fail("needs three bottoms (locations, confidences, PriorBox priors) and a detection_output_param")
         }
-        let decoding = try SSDDetection(p, priors: priors, fail: fail)
+        let decoding = try SSDDetection(p, priors: priors, layer: layer.name, fail: fail)
         priorReaders.insert(layer.bottoms[2])
         let decoded = try decoding.nodes(location: try tensor(0), confidence: try tensor(1), shapes: shapes, prefix: layer.name, fail: fail)
         tensorNames.formUnion(try ShapeInference.append(decoded, to: &nodes, shapes: &shapes))

@@ -36,6 +36,13 @@ public struct ConversionOptions: Sendable {
     public var detectorOutput: DetectorOutputLayout?
     /// A detector's thresholds as given.
     public var detectionThresholds = DetectionThresholds()
+    /// Repeats a detector's rows once per class (`Detector.rowsPerClass`,
+    /// `applyRowsPerClass`): suppression per class as the source's.
+    public var detectorRowsPerClass = false
+    /// Converts a Caffe DetectionOutput whose nms_param top_k (candidates
+    /// per class before suppression) would cap, without that cap: every
+    /// candidate goes into Core ML's suppression.
+    public var ignoresCandidateCap = false
     /// Where the labels came from, for error messages.
     public var classLabelsSource = "class labels"
     public var predictedFeatureName = "classLabel"
@@ -79,6 +86,7 @@ public struct ConversionOptions: Sendable {
         Pipeline.run(&model)
         try options.applyYOLODecoding(to: &model)
         try options.applyDetectorOutput(to: &model)
+        try options.applyRowsPerClass(to: &model)
         try options.applyClassMap(to: &model)
         try options.applyClassifier(to: &model, source: source)
         model.metadata = options.metadata

@@ -44,7 +44,10 @@ extension SpecReader {
         let detector = Detector(labels: labels, confidenceTensor: CArrays.string(nms.pointee.confidenceinputfeaturename),
                                 coordinatesTensor: CArrays.string(nms.pointee.coordinatesinputfeaturename),
                                 iouThreshold: nms.pointee.iouthreshold, confidenceThreshold: nms.pointee.confidencethreshold,
-                                perClass: pickTop.pointee.perclass != 0)
+                                perClass: pickTop.pointee.perclass != 0,
+                                rowsPerClass: metadata(second.pointee.description?.pointee.metadata).userDefined
+                                    .contains { $0.key == SpecBuilder.rowsPerClassKey && $0.value == "true" },
+                                maximumBoxes: mostRows(second.pointee.description))
         // The network states its rows as [N, C]; the graph computes them as [1, N, C].
         for index in model.outputs.indices where model.outputs[index].shape.count == 2 {
             model.outputs[index].shape.insert(1, at: 0)
@@ -54,5 +57,18 @@ extension SpecReader {
         var types = featureTypes(first.pointee.description!)
         types.merge(featureTypes(description)) { _, pipeline in pipeline }
         return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model, featureTypes: types)
+    }
+
+    /// The upper bound of the suppression's first output's row range, if
+    /// it sets one (the most boxes it keeps).
+    func mostRows(_ description: UnsafeMutablePointer<MLModelDescription>?) -> Int? {
+        guard let description, description.pointee.n_output > 0, let feature = description.pointee.output[0],
+              let type = feature.pointee.type, type.pointee.type_case == CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE,
+              let array = type.pointee.multiarraytype else { return nil }
+        if array.pointee.shape_flexibility_case == CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__SHAPE_FLEXIBILITY_SHAPE_RANGE,
+           let range = array.pointee.shaperange, range.pointee.n_sizeranges == 2, let rows = range.pointee.sizeranges[0] {
+            return rows.pointee.upperbound >= 0 ? Int(clamping: rows.pointee.upperbound) : nil
+        }
+        return nil
     }
 }

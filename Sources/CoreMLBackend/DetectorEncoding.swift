@@ -10,7 +10,10 @@ import CoreMLSchema
 ///    specification 5);
 /// 2. a NonMaximumSuppression model (PickTop) reading them, with the class
 ///    labels and thresholds, whose outputs `confidence` and `coordinates`
-///    have a flexible row count (0 or more rows of C and of 4).
+///    have a flexible row count (0 or more rows of C and of 4; at most
+///    `maximumBoxes`, the suppression's documented cap on the boxes kept).
+///    With `rowsPerClass`, its description's metadata says so
+///    (`rowsPerClassKey`), for the reader and the people reading the file.
 ///
 /// The pipeline takes the network's inputs and two optional doubles,
 /// `iouThreshold` and `confidenceThreshold`, that override the stored
@@ -37,9 +40,9 @@ extension SpecBuilder {
                     optionalDouble()),
         ]
         let kept = [
-            feature(Detector.confidenceFeature, "Confidence of each class label for each box kept", rowsType(rows: nil, columns: classes)),
+            feature(Detector.confidenceFeature, "Confidence of each class label for each box kept", rowsType(rows: nil, most: detector.maximumBoxes, columns: classes)),
             feature(Detector.coordinatesFeature, "Each box kept: centre x, centre y, width, height (fractions of the image)",
-                    rowsType(rows: nil, columns: 4)),
+                    rowsType(rows: nil, most: detector.maximumBoxes, columns: 4)),
         ]
 
         let suppression: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
@@ -48,6 +51,11 @@ extension SpecBuilder {
         // inputs may not be optional (Core ML's validator), and Vision passes none.
         (suppressionDescription.pointee.n_input, suppressionDescription.pointee.input) = array([rawConfidence, rawCoordinates])
         (suppressionDescription.pointee.n_output, suppressionDescription.pointee.output) = array(kept)
+        if detector.rowsPerClass {
+            suppressionDescription.pointee.metadata = metadata(Metadata(
+                shortDescription: "Each box's row comes once per class, holding that class's confidence alone: suppression per class, "
+                    + "a box kept under every label it passes", userDefined: [(key: Self.rowsPerClassKey, value: "true")]))
+        }
         suppression.pointee.description = suppressionDescription
         suppression.pointee.type_case = CORE_ML__SPECIFICATION__MODEL__TYPE_NON_MAXIMUM_SUPPRESSION
         suppression.pointee.nonmaximumsuppression = nonMaximumSuppression(detector)
@@ -67,9 +75,12 @@ extension SpecBuilder {
         return pipeline
     }
 
-    /// Rows of `columns` doubles: `rows` of them, or (nil) 0 or more as a
-    /// shape range.
-    func rowsType(rows: Int?, columns: Int) -> UnsafeMutablePointer<MLFeatureType> {
+    /// The suppression's metadata key saying the rows come once per class.
+    static let rowsPerClassKey = "rowsPerClass"
+
+    /// Rows of `columns` doubles: `rows` of them, or (nil) 0 to `most`
+    /// (nil: any number) as a shape range.
+    func rowsType(rows: Int?, most: Int? = nil, columns: Int) -> UnsafeMutablePointer<MLFeatureType> {
         let type: UnsafeMutablePointer<MLFeatureType> = new(core_ml__specification__feature_type__init)
         let arrayType: UnsafeMutablePointer<MLArrayType> = new(core_ml__specification__array_feature_type__init)
         arrayType.pointee.datatype = CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__DOUBLE
@@ -78,7 +89,7 @@ extension SpecBuilder {
         } else {
             let range: UnsafeMutablePointer<MLShapeRange> = new(core_ml__specification__array_feature_type__shape_range__init)
             let anyCount: UnsafeMutablePointer<MLSizeRange> = new(core_ml__specification__size_range__init)
-            anyCount.pointee.upperbound = -1
+            anyCount.pointee.upperbound = most.map(Int64.init) ?? -1
             let fixed: UnsafeMutablePointer<MLSizeRange> = new(core_ml__specification__size_range__init)
             (fixed.pointee.lowerbound, fixed.pointee.upperbound) = (UInt64(columns), Int64(columns))
             (range.pointee.n_sizeranges, range.pointee.sizeranges) = array([anyCount, fixed])

@@ -113,7 +113,8 @@ public enum GraphDot {
         let scope = detector.perClass ? "per class" : "across classes"
         var facts = ["NonMaximumSuppression", "IoU threshold \(detector.iouThreshold)",
                      "confidence threshold \(detector.confidenceThreshold)", "suppression \(scope)"]
-        facts.append("\(detector.labels.count) class labels" + (rows.map { ", \($0) candidate boxes" } ?? ""))
+        facts.append("\(detector.labels.count) class labels" + (rows.map { ", \($0) candidate " + (detector.rowsPerClass ? "rows (each box once per class)" : "boxes") } ?? ""))
+        if let most = detector.maximumBoxes { facts.append("at most \(most) boxes kept") }
         let suppression = drawing.statement("nms", .output, "label=" + label(facts))
         drawing.nodes.append("  subgraph cluster_nonMaximumSuppression {")
         let stage = label("nonMaximumSuppression: non-maximum suppression")

@@ -164,6 +164,8 @@ public enum InspectionJSON {
             "iouThreshold": .double(detector.iouThreshold),
             "confidenceThreshold": .double(detector.confidenceThreshold),
             "perClass": .bool(detector.perClass),
+            "rowsPerClass": .bool(detector.rowsPerClass),
+            "maximumBoxes": detector.maximumBoxes.map(JSON.int) ?? .null,
             "confidenceTensor": .string(detector.confidenceTensor),
             "coordinatesTensor": .string(detector.coordinatesTensor),
         ])

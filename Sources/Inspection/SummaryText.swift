@@ -78,9 +78,10 @@ public enum SummaryText {
             if let detector = model.detector {
                 let rows = statistics.shapes[detector.coordinatesTensor]?.dimensions.dropLast().last ?? 0
                 notes((label: "Detector", items: [
-                    "\(rows) candidate boxes, \(detector.labels.count) classes",
+                    "\(rows) candidate " + (detector.rowsPerClass ? "rows (each box once per class)" : "boxes") + ", \(detector.labels.count) classes",
                     "suppression \(detector.perClass ? "per class" : "across classes"), "
-                        + "IoU threshold \(detector.iouThreshold), confidence threshold \(detector.confidenceThreshold)"]))
+                        + "IoU threshold \(detector.iouThreshold), confidence threshold \(detector.confidenceThreshold)"
+                        + (detector.maximumBoxes.map { ", at most \($0) boxes kept" } ?? "")]))
             }
             if let labelSet = model.classifier?.labels ?? model.detector?.labels {
                 let labels = labelSet.descriptions

@@ -21,6 +21,17 @@ public struct Detector: Equatable, Sendable {
     public var confidenceThreshold: Double
     /// Suppression only among boxes of the same top label.
     public var perClass: Bool
+    /// Each box's row repeated once per class, row (n, c) holding only
+    /// class c's confidence (`rowsPerClassNodes`): Core ML's suppression,
+    /// one label per row, then suppresses each class on its own, a box
+    /// kept under every label it passes, as Caffe's and OpenCV's
+    /// DetectionOutput and torchvision's batched NMS do. N boxes of C
+    /// classes make N x C rows into the suppression.
+    public var rowsPerClass: Bool
+    /// At most this many boxes kept, the most confident (the suppression's
+    /// output rows' upper bound, as NonMaximumSuppression.proto describes
+    /// it); nil: every box kept.
+    public var maximumBoxes: Int?
 
     /// The pipeline's features, as Vision and Xcode's generated classes
     /// name them.
@@ -30,9 +41,58 @@ public struct Detector: Equatable, Sendable {
     public static let confidenceThresholdFeature = "confidenceThreshold"
 
     public init(labels: ClassLabels, confidenceTensor: String = "raw_confidence", coordinatesTensor: String = "raw_coordinates",
-                iouThreshold: Double, confidenceThreshold: Double, perClass: Bool) {
+                iouThreshold: Double, confidenceThreshold: Double, perClass: Bool, rowsPerClass: Bool = false, maximumBoxes: Int? = nil) {
         (self.labels, self.confidenceTensor, self.coordinatesTensor) = (labels, confidenceTensor, coordinatesTensor)
         (self.iouThreshold, self.confidenceThreshold, self.perClass) = (iouThreshold, confidenceThreshold, perClass)
+        (self.rowsPerClass, self.maximumBoxes) = (rowsPerClass, maximumBoxes)
+    }
+
+    /// The nodes that repeat a detector's rows once per class
+    /// (`rowsPerClass`): confidences [1, N, C] to [1, N x C, C], row
+    /// (n, c) holding conf[n, c] in column c and zeros elsewhere, and boxes
+    /// [1, N, 4] to [1, N x C, 4], each box C times. On tensors (`tensors`):
+    ///
+    ///     confidence [1, N, C] -> [1, N, 1, C] x identity [1, 1, C, C] -> [1, N x C, C]
+    ///     boxes      [1, N, 4] -> [1, N, 1, 4] x ones [1, 1, C, 1]     -> [1, N x C, 4]
+    ///
+    /// on [C, H, W] maps, with the layers of those (a 1x1 convolution
+    /// making the C x K channels (c, k) of K columns, value k of the row
+    /// where c is its class, else 0):
+    ///
+    ///     rows [1, N, K] -> [K, N, 1] -> convolution [C x K, N, 1] -> [C, K, N] -> [N, C, K] -> [1, N x C, K]
+    ///
+    /// - Returns: the nodes and the two new tensors.
+    public static func rowsPerClassNodes(confidence: String, coordinates: String, boxes: Int, classes: Int, tensors: Bool,
+                                         names: inout FreshNames) -> (nodes: [Node], confidence: String, coordinates: String) {
+        var nodes: [Node] = []
+        func emit(_ base: String, _ operation: Op, _ inputs: String...) -> String {
+            let name = names.make(base)
+            nodes.append(Node(name: name, operation: operation, inputs: inputs, outputs: [name]))
+            return name
+        }
+        var outputs: [String] = []
+        for (tensor, columns, spread) in [(confidence, classes, true), (coordinates, 4, false)] {
+            // Value (c, k): 1 where the row's class c keeps column k.
+            let pattern = (0..<classes * columns).map { index in Float(!spread || index / columns == index % columns ? 1 : 0) }
+            let repeated: String
+            if tensors {
+                let constant = emit("\(tensor)_by_class", .defined(ConstantND(shape: [1, 1, classes, columns], data: Weights(pattern))))
+                let rows = emit("\(tensor)_rows", .defined(ReshapeND(shape: [1, boxes, 1, columns])), tensor)
+                repeated = emit("\(tensor)_repeated", .multiply(constant: 1), rows, constant)
+            } else {
+                // Output channel (c, k) reads input channel k, weighted by the pattern.
+                let weights = (0..<classes * columns).flatMap { out in (0..<columns).map { k in k == out % columns ? pattern[out] : 0 } }
+                let maps = emit("\(tensor)_maps", .permute(axes: [0, 3, 2, 1]), tensor)
+                let spreadMaps = emit("\(tensor)_by_class", .convolution(Convolution(outputChannels: classes * columns, kernelChannels: columns,
+                                                                                    kernel: Size2(square: 1), weights: Weights(weights))), maps)
+                let grouped = emit("\(tensor)_grouped", .reshape(targetShape: [classes, columns, boxes], order: .channelFirst), spreadMaps)
+                repeated = emit("\(tensor)_repeated", .permute(axes: [0, 3, 1, 2]), grouped)
+            }
+            let shape = [1, boxes * classes, columns]
+            outputs.append(emit("\(tensor)_per_class", tensors ? .defined(ReshapeND(shape: shape)) : .reshape(targetShape: shape, order: .channelFirst),
+                                repeated))
+        }
+        return (nodes, outputs[0], outputs[1])
     }
 }
 
@@ -48,6 +108,9 @@ extension Model {
         }
         guard detector.confidenceThreshold >= 0, detector.confidenceThreshold.isFinite else {
             throw ModelError("the detector's confidence threshold must be 0 or more, not \(detector.confidenceThreshold)")
+        }
+        if let most = detector.maximumBoxes, most < 1 {
+            throw ModelError("the detector's most boxes kept must be 1 or more, not \(most)")
         }
         let reserved = [Detector.confidenceFeature, Detector.coordinatesFeature, Detector.iouThresholdFeature, Detector.confidenceThresholdFeature]
         if let clash = inputs.first(where: { reserved.contains($0.name) }) {

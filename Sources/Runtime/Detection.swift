@@ -40,7 +40,7 @@ extension Network {
             iouThreshold: try threshold(Detector.iouThresholdFeature, detector.iouThreshold, 0...1, "from 0 to 1"),
             confidenceThreshold: try threshold(Detector.confidenceThresholdFeature, detector.confidenceThreshold,
                                                0...Double.greatestFiniteMagnitude, "of 0 or more"),
-            perClass: detector.perClass)
+            perClass: detector.perClass, maximumBoxes: detector.maximumBoxes)
         let classes = detector.labels.count
         let kept = try suppression.kept(confidence: confidence.values, classes: classes, coordinates: coordinates.values)
         let labels = detector.labels.descriptions

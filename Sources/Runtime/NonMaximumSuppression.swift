@@ -7,16 +7,20 @@ import Naming
 /// `confidenceThreshold` are dropped first; the rest are taken in
 /// descending order of confidence (on a tie, the earlier row first), each
 /// kept unless a box kept before it (of the same label, with `perClass`)
-/// overlaps it with an intersection over union above `iouThreshold`.
+/// overlaps it with an intersection over union above `iouThreshold`;
+/// with `maximumBoxes` (the output's row range's upper bound), the first
+/// that many kept, the most confident.
 public struct NonMaximumSuppression: Equatable, Sendable {
     public var iouThreshold: Double
     public var confidenceThreshold: Double
     public var perClass: Bool
+    public var maximumBoxes: Int?
 
-    public init(iouThreshold: Double, confidenceThreshold: Double, perClass: Bool) {
+    public init(iouThreshold: Double, confidenceThreshold: Double, perClass: Bool, maximumBoxes: Int? = nil) {
         self.iouThreshold = iouThreshold
         self.confidenceThreshold = confidenceThreshold
         self.perClass = perClass
+        self.maximumBoxes = maximumBoxes
     }
 
     /// The most boxes above the confidence threshold the suppression takes
@@ -48,6 +52,7 @@ public struct NonMaximumSuppression: Equatable, Sendable {
         for row in candidates.sorted(by: { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 })
         where !kept.contains(where: { (!perClass || labels[$0] == labels[row]) && overlap($0, row, coordinates) > iouThreshold }) {
             kept.append(row)
+            if kept.count == maximumBoxes { break }
         }
         return kept.map { ($0, labels[$0]) }
     }

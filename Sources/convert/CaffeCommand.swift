@@ -40,6 +40,7 @@ enum CaffeCommand: Command {
                help: "A mean image to subtract (Caffe BlobProto, in the net's channel order).")
         ConversionFlags.labelAndMetadataOptions
         ConversionFlags.detectorOptions
+        ConversionFlags.candidateCapOption
     }
 
     static func run(_ arguments: ParsedArguments) throws {
@@ -47,6 +48,8 @@ enum CaffeCommand: Command {
         var options = try ConversionFlags.options(from: arguments)
         let (deploy, weights) = try ConversionFlags.caffePair(try arguments.string("prototxt"), try arguments.string("weights"))
         options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
+        ConversionFlags.applyDetectorFlags(arguments, to: &options)
+        options.ignoresCandidateCap = arguments.flag("ignore-top-k")
         let mean = arguments.optionalString("mean-image")
         if let mean { try ConversionFlags.refuseOtherKinds(mean, what: "a Caffe mean image (mean.binaryproto)") }
         let inputs = [deploy, weights] + [mean].compactMap { $0 } + ConversionFlags.inputFiles(arguments)
@@ -171,7 +174,23 @@ enum ConversionFlags {
                help: "Drop a box that overlaps a more confident one of the same label by more than this intersection over union (default: the source model's, else 0.45).").spec,
         Option("confidence-threshold", valueName: "value",
                help: "Drop boxes whose best class confidence is below this (default: the source model's, else 0.25).").spec,
+        Flag("rows-per-class",
+             help: "Suppress each class on its own, as Caffe's DetectionOutput, OpenCV and torchvision do: each box's row comes once "
+                 + "per class, holding that class's confidence alone, so a box is kept under every label it passes (Core ML's "
+                 + "suppression keeps a box under its top label only). Cost: N boxes of C classes make N x C rows into the "
+                 + "suppression, its confidences N x C x C values a prediction.").spec,
     ]
+
+    /// Caffe SSD's option for a DetectionOutput whose nms_param top_k caps.
+    static let candidateCapOption = Flag(
+        "ignore-top-k",
+        help: "Convert a DetectionOutput whose nms_param top_k caps each class's candidates before suppression without that cap "
+            + "(Core ML's suppression has none; refused otherwise): every candidate goes into the suppression.").spec
+
+    /// The detector options besides the thresholds.
+    static func applyDetectorFlags(_ arguments: ParsedArguments, to options: inout ConversionOptions) {
+        options.detectorRowsPerClass = arguments.flag("rows-per-class")
+    }
 
     static func detectionThresholds(_ arguments: ParsedArguments) throws -> DetectionThresholds {
         let iou = try arguments.optionalValue("iou-threshold", as: Double.self)

@@ -41,6 +41,7 @@ enum DarknetCommand: Command {
         let output = try ConversionFlags.output(arguments)  // usage mistakes before any file is read
         var options = try ConversionFlags.options(from: arguments)
         options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
+        ConversionFlags.applyDetectorFlags(arguments, to: &options)
         let region: RegionOutput = try arguments.value("region-output") { text in
             switch text {
             case "detector": .detector

@@ -54,6 +54,7 @@ enum ONNXCommand: Command {
         try ConversionFlags.convertModelFile(arguments, .onnx, featureName: ONNXConverter.featureName) { source, options, shapes in
             var options = options
             (options.detectorOutput, options.detectionThresholds) = (detector, thresholds)
+            ConversionFlags.applyDetectorFlags(arguments, to: &options)
             return try ONNXConverter.convert(model: source, inputs: shapes, options: options)
         }
     }

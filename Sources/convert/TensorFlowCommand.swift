@@ -48,6 +48,7 @@ enum TensorFlowCommand: Command {
         try UsageError.checkDistinct(options.imageInputNames, option: "image-input", key: TensorFlowConverter.featureName)
         options.imageInputNames = options.imageInputNames.map(TensorFlowConverter.featureName)
         options.detectionThresholds = try ConversionFlags.detectionThresholds(arguments)
+        ConversionFlags.applyDetectorFlags(arguments, to: &options)
         options.yoloAnchors = try arguments.optionalValue("yolo-anchors") { text in
             let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Float($0.trimmingCharacters(in: .whitespaces)) }
             guard values.count >= 2, values.count % 2 == 0, values.allSatisfy({ $0 != nil && $0!.isFinite && $0! > 0 }) else {

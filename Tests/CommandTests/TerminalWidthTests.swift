@@ -135,7 +135,7 @@ final class TerminalWidthTests: XCTestCase {
             ("Age", ["caffe", "Samples/deploy_age.prototxt", "Samples/age_net.caffemodel", "--image-input", "data",
                      "--class-labels", "Samples/age_labels.txt"]),
             ("SSD", ["caffe", "Tests/Fixtures/caffe/ssd/deploy.prototxt", "Tests/Fixtures/caffe/ssd/weights.caffemodel",
-                     "--image-input", "data"]),
+                     "--image-input", "data", "--ignore-top-k"]),
             ("ResNet", ["caffe", "Tests/Fixtures/caffe/resnet_bn/deploy.prototxt", "Tests/Fixtures/caffe/resnet_bn/weights.caffemodel"]),
             ("YOLO", ["darknet", "Tests/Fixtures/darknet/tiny_yolo/model.cfg", "Tests/Fixtures/darknet/tiny_yolo/model.weights"]),
             ("ViT", ["onnx", "Tests/Fixtures/onnx/vit_opset17/model.onnx"]),
@@ -219,7 +219,7 @@ final class TerminalWidthTests: XCTestCase {
         let detectors: [(name: String, arguments: [String], threshold: String)] = [
             ("YOLO", ["darknet", "Tests/Fixtures/darknet/tiny_yolo/model.cfg", "Tests/Fixtures/darknet/tiny_yolo/model.weights"], "0.01"),
             ("SSD", ["caffe", "Tests/Fixtures/caffe/ssd/deploy.prototxt", "Tests/Fixtures/caffe/ssd/weights.caffemodel",
-                     "--image-input", "data"], "0.01"),
+                     "--image-input", "data", "--ignore-top-k"], "0.01"),
         ]
         for detector in detectors {
             let model = folder + detector.name + ".mlmodel"
