@@ -21,6 +21,7 @@ final class DetectorRowsPerClassTests: XCTestCase {
             var options = ConversionOptions()
             options.detectorOutput = layout
             options.detectorRowsPerClass = true
+            options.classLabels = .integers([0, 1, 2])  // class numbers, as the reference lists them (not the yolov8 file's names)
             let model = try ONNXConverter.convert(model: folder.appendingPathComponent("model.onnx").path, options: options)
             let path = try temporaryFolder().appendingPathComponent("\(layout.rawValue).mlmodel").path
             try CoreMLWriter.write(model, to: path)
