@@ -7,6 +7,7 @@ import KerasFrontend
 import ONNXFrontend
 import ModelFormat
 import TensorFlowFrontend
+import TFLiteFrontend
 
 /// One kind of model file the toolkit reads, in one place: the formats
 /// content detection recognises as it (`DetectedFormat`), what messages
@@ -57,8 +58,11 @@ public struct Frontend: Sendable {
     /// An ONNX model (PyTorch's export format).
     public static let onnx = Frontend(name: "an ONNX model", formats: [.onnx], claims: { _ in true }, inspect: ModelFiles.inspectONNX)
 
+    /// A TFLite / LiteRT model (.tflite).
+    public static let tflite = Frontend(name: "a TFLite model", formats: [.tflite], claims: { _ in true }, inspect: ModelFiles.inspectTFLite)
+
     /// Every kind, Keras before Caffe weights (both read HDF5 files).
-    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights, darknet, darknetWeights, onnx]
+    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights, darknet, darknetWeights, onnx, tflite]
 
     /// The kind that reads `request`'s file.
     static func reading(_ request: InspectRequest) -> Frontend {
@@ -71,6 +75,7 @@ public struct Frontend: Sendable {
         case .darknetConfig: darknet
         case .darknetWeights: darknetWeights
         case .onnx: onnx
+        case .tflite: tflite
         }
     }
 }
@@ -150,6 +155,21 @@ extension ModelFiles {
         } catch {
             // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
             guard let outline = try? ONNXConverter.outline(model: path, failure: error) else { throw error }
+            return InspectedModel(path: path, format: format, outline: outline)
+        }
+        return InspectedModel(path: path, format: format, content: .network(model))
+    }
+
+    static func inspectTFLite(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        let format = FileFormatInfo(id: "tflite", name: "TFLite model")
+        let model: Model
+        do {
+            // As `convert tflite` would convert it without options.
+            model = try TFLiteConverter.convert(model: path)
+        } catch {
+            // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
+            guard let outline = try? TFLiteConverter.outline(model: path, failure: error) else { throw error }
             return InspectedModel(path: path, format: format, outline: outline)
         }
         return InspectedModel(path: path, format: format, content: .network(model))
