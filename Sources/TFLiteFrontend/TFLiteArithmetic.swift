@@ -26,8 +26,12 @@ extension TFLiteOpTable {
         let variable = constants[0] ? 1 : 0, constant = 1 - variable
         let x = try b.input(variable)
         let (shape, bytes) = try b.floats(constant, "constant operand")
-        let values = bytes.withBytes { raw in (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
         let channels = b.shape(variable).channels
+        let perChannel = shape.last == channels && shape.dropLast().allSatisfy({ $0 == 1 }) && (b.rank(variable) == 4 || shape.count <= 2)
+        guard bytes.count == 4 || perChannel else {
+            throw TFLiteOpError("a constant operand of shape \(shape) is not supported (one value, or one per channel, is)")
+        }
+        let values = bytes.withBytes { raw in (0..<raw.count / 4).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
         // c - x is -(x) + c; x - c is x + (-c).
         var nodes: [Node] = []
         var source = x
@@ -39,10 +43,8 @@ extension TFLiteOpTable {
         let op: Op
         if signed.count == 1 {
             op = kind == .multiply ? .multiply(constant: signed[0]) : .add(constant: signed[0])
-        } else if signed.count == channels, shape.last == channels, shape.dropLast().allSatisfy({ $0 == 1 }), b.rank(variable) == 4 || shape.count <= 2 {
-            op = kind == .multiply ? .scale(Scale(shape: [channels], scale: Weights(signed))) : .bias(Bias(shape: [channels], bias: Weights(signed)))
         } else {
-            throw TFLiteOpError("a constant operand of shape \(shape) is not supported (one value, or one per channel, is)")
+            op = kind == .multiply ? .scale(Scale(shape: [channels], scale: Weights(signed))) : .bias(Bias(shape: [channels], bias: Weights(signed)))
         }
         return (nodes + (try b.fused(op, [source], activation: 0)), b.rank(variable))
     }

@@ -33,6 +33,15 @@ final class TFLiteParityTests: XCTestCase {
         try checkParity("plain_cnn", input: [3, 20, 18])
     }
 
+    /// Constants as operands: MUL and ADD of one value per channel (Core
+    /// ML's scale and bias), 0.5 - x, SUB of one value per channel with a
+    /// fused RELU, after TANH; MEAN to a vector.
+    func testArithmeticWithConstants() throws {
+        let model = try checkParity("constants", input: [3, 8, 6])
+        let kinds = model.nodes.map(\.operation.kindName)
+        XCTAssertTrue(kinds.contains("scale") && kinds.contains("bias"), "\(kinds)")
+    }
+
     /// plain_cnn with every operator code in deprecated_builtin_code only
     /// (builtin_code absent, as files before schema 3a): the same outputs.
     func testDeprecatedBuiltinCode() throws {
@@ -41,7 +50,7 @@ final class TFLiteParityTests: XCTestCase {
 
     func testEveryFixtureIsTested() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: tfliteFixtures.path).filter { !$0.hasPrefix(".") }.sorted()
-        XCTAssertEqual(folders, ["mobilenet_block", "plain_cnn", "variants"])
+        XCTAssertEqual(folders, ["constants", "mobilenet_block", "plain_cnn", "variants"])
     }
 
     @discardableResult
