@@ -17,9 +17,11 @@ enum TFLiteCommand: Command {
             reported in one error: name, count and first output tensor.
             """,
         examples: [
-            Example("A float image classifier, app-ready: normalized to [-1, 1], labelled",
-                    "coreml-convert tflite mobilenet.tflite --image-input serving_default_input_0 --mean 0.5,0.5,0.5 --std 0.5,0.5,0.5 "
-                        + "--class-labels labels.txt -o MobileNet.mlmodel"),
+            Example("A float image classifier, app-ready: pixels to [-1, 1], labelled",
+                    "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --mean 0.5,0.5,0.5 "
+                        + "--std 0.5,0.5,0.5 --class-labels labels.txt -o Classifier.mlmodel"),
+            Example("The same taking images as they are, with its Swift classes",
+                    "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --generate-classes -o Classifier.mlmodel"),
         ])
     static let options = Options(ConversionFlags.modelFileOptions("model.tflite", "The TFLite model.", layout: "1,H,W,C")
                                  + ConversionFlags.normalizationOptions)
