@@ -40,6 +40,8 @@ struct TFLiteWalk {
     var ranks: [Int: Int] = [:]
     /// Tensors that stand for another (a reshape that changes nothing).
     var alias: [Int: Int] = [:]
+    /// The operators the outputs need (`TFLiteWalk.neededOperators`).
+    let needed: Set<Int>
 
     init(file: TFLiteModel) throws {
         guard let graph = file.subgraphs.first else { throw TFLiteError("\(file.path): the model has no subgraph") }
@@ -53,6 +55,27 @@ struct TFLiteWalk {
             let base = tensor.name.isEmpty ? "tensor_\(tensor.index)" : tensor.name
             return seen.insert(base).inserted ? base : "\(base)__\(tensor.index)"
         }
+        needed = Self.neededOperators(graph, codes: file.operatorCodes)
+    }
+
+    /// The operators the graph's outputs read, through every input but a
+    /// RESHAPE's shape (input 1): the reshape takes the output shape the
+    /// file states, so the shape arithmetic a Flatten of Keras leaves
+    /// (SHAPE, STRIDED_SLICE, PACK on int32 tensors) is not converted.
+    static func neededOperators(_ graph: TFLiteModel.Subgraph, codes: [TFLiteModel.OperatorCode]) -> Set<Int> {
+        var producer: [Int32: Int] = [:]
+        for op in graph.operators { for output in op.outputs where producer[output] == nil { producer[output] = op.index } }
+        var needed = Set<Int>()
+        var pending = graph.outputs.compactMap { producer[$0] }
+        while let index = pending.popLast() {
+            guard needed.insert(index).inserted else { continue }
+            let op = graph.operators[index]
+            let isReshape = op.opcodeIndex < codes.count && codes[op.opcodeIndex].builtin == 22
+            for (position, input) in op.inputs.enumerated() where !(isReshape && position == 1) {
+                if let source = producer[input] { pending.append(source) }
+            }
+        }
+        return needed
     }
 
     func fail(_ message: String) -> TFLiteError { TFLiteError("\(file.path): \(message)") }
@@ -92,7 +115,7 @@ struct TFLiteWalk {
         // Inputs are named as features; other tensors keep their names.
         var names = self.names
         for index in graph.inputs { names[Int(index)] = TFLiteConverter.featureName(graph.tensors[Int(index)].name) }
-        for op in graph.operators {
+        for op in graph.operators where needed.contains(op.index) {
             let name = TFLiteOperators.name(file.operatorCodes[op.opcodeIndex].builtin)
             let output = op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?"
             do {
@@ -133,6 +156,8 @@ struct TFLiteWalk {
             guard op.opcodeIndex < file.operatorCodes.count else {
                 throw fail("operator \(op.index) refers to operator code \(op.opcodeIndex), and the file has \(file.operatorCodes.count)")
             }
+        }
+        for op in graph.operators where needed.contains(op.index) {
             let code = file.operatorCodes[op.opcodeIndex]
             let name = code.builtin == 32 ? "custom operator '\(code.custom ?? "")'" : TFLiteOperators.name(code.builtin)
             guard TFLiteOpTable.mappings[name] == nil else { continue }

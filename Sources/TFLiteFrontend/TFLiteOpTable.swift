@@ -119,12 +119,14 @@ enum TFLiteOpTable {
     }
 
     /// To the output's shape as the file states it: a map flattened to a
-    /// vector in H, W, C order; a map or vector to a map. The shape input
-    /// (or new_shape) must give the same shape.
+    /// vector in H, W, C order; a map or vector to a map. A constant shape
+    /// input (or new_shape) must give the same shape; a computed one (a
+    /// Keras Flatten's SHAPE, STRIDED_SLICE, PACK) is the stated shape
+    /// computed again, every size being static.
     static func reshape(_ b: TFLiteBuilder) throws -> (nodes: [Node], rank: Int) {
         let x = try b.input(0)
         let target = b.output.shape.map(Int.init)
-        let stated = b.inputs.count > 1 && b.inputs[1] != nil ? try b.ints(1, "shape") : (b.op.options?.has(0) == true
+        let stated = try b.isConstant(1) ? try b.ints(1, "shape") : (b.op.options?.has(0) == true
             ? try b.op.options!.int32s(0, "new_shape").map(Int.init) : nil)
         if let stated {
             let resolved = try TensorShape.reshapeTarget(stated, count: b.shape(0).count)

@@ -24,11 +24,13 @@ extension TFLiteConverter {
         var tally = SourceOutline.Tally()
         var nodes: [SourceOutline.Node] = []
         var types: [String] = []
+        let needed = TFLiteWalk.neededOperators(graph, codes: file.operatorCodes)
         for op in graph.operators {
             let code = op.opcodeIndex < file.operatorCodes.count ? file.operatorCodes[op.opcodeIndex] : nil
             let opName = code.map { $0.builtin == 32 ? "custom '\($0.custom ?? "")'" : TFLiteOperators.name($0.builtin) } ?? "?"
             let output = op.outputs.first.map(name) ?? "?"
             nodes.append(SourceOutline.Node(name: output, op: opName, inputs: op.inputs.filter { $0 >= 0 }.map(name), outputs: op.outputs.map(name)))
+            guard needed.contains(op.index) else { continue }
             guard TFLiteOpTable.mappings[opName] != nil else { tally.unsupported(opName, node: output); continue }
             let present = (try? TFLiteOptions.present(op.options, type: op.optionsType)) ?? []
             if let clause = op.extras.first.map({ "\($0) is not supported" }) ?? TFLiteOptions.ledgers.refusal(op: opName, present: present) {
