@@ -12,7 +12,7 @@ let package = Package(
         .library(name: "Runtime", targets: ["Runtime", "ImageFiles", "Images"]),
         // The converters: CaffeConverter, TensorFlowConverter and KerasConverter
         // turn source files into a Model (ConversionOptions: preprocessing, labels).
-        .library(name: "Converters", targets: ["CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "ONNXFrontend", "Conversion"]),
+        .library(name: "Converters", targets: ["CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "ONNXFrontend", "TFLiteFrontend", "Conversion"]),
         // Any model file recognised and summarized: ModelFiles.inspect, SummaryText, InspectionJSON.
         .library(name: "Inspection", targets: ["Inspection", "ModelFiles"]),
         .executable(name: "coreml-convert", targets: ["convert"]),
@@ -61,11 +61,13 @@ let package = Package(
         .target(name: "KerasFrontend", dependencies: ["ModelFormat", "Conversion", "HDF5", "Naming"]),
         // ONNX models (.onnx, PyTorch's export format) -> ModelFormat.
         .target(name: "ONNXFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ONNXSchema", "CProtobufC", "Naming"]),
+        // TFLite / LiteRT .tflite (a flatbuffer, read over the mapped file) -> ModelFormat.
+        .target(name: "TFLiteFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO", "Naming"]),
         // Darknet .cfg + .weights (YOLO's format) -> ModelFormat.
         .target(name: "DarknetFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO"]),
         // Model files of every format recognised by content and read for summaries,
         // and a .mlmodel loaded for the runtime.
-        .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "ONNXFrontend", "CoreMLBackend",
+        .target(name: "ModelFiles", dependencies: ["Inspection", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "ONNXFrontend", "TFLiteFrontend", "CoreMLBackend",
                                                    "Runtime", "ModelFormat", "HDF5", "FileIO", "ImageFiles", "Images", "Naming", "Threads"]),
         // Summaries of models for `inspect` and `convert`.
         .target(name: "Inspection", dependencies: ["ModelFormat", "CoreMLBackend", "HDF5", "Naming"]),
@@ -90,7 +92,7 @@ let package = Package(
         // Read-only HDF5 access (libhdf5) for Caffe and Keras weight files.
         .target(name: "HDF5", dependencies: ["CHDF5", "FileIO", "Threads"]),
 
-        .executableTarget(name: "convert", dependencies: ["CLI", "CodeGeneration", "ONNXFrontend", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "Conversion", "FileIO"]),
+        .executableTarget(name: "convert", dependencies: ["CLI", "CodeGeneration", "ONNXFrontend", "Naming", "ModelFormat", "CoreMLBackend", "Inspection", "ModelFiles", "CaffeFrontend", "TensorFlowFrontend", "KerasFrontend", "DarknetFrontend", "TFLiteFrontend", "Conversion", "FileIO"]),
         .executableTarget(name: "inspect", dependencies: ["CLI", "Naming", "Inspection", "ModelFiles", "FileIO"]),
         .executableTarget(name: "generate", dependencies: ["CLI", "Naming", "CodeGeneration", "CoreMLBackend", "ModelFiles", "FileIO"]),
         .executableTarget(name: "predict", dependencies: ["CLI", "Naming", "ModelFormat", "Runtime", "Images", "ImageFiles", "FileIO", "Inspection", "ModelFiles", "Threads"]),
@@ -118,6 +120,7 @@ let package = Package(
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "Images", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
         .testTarget(name: "ONNXFrontendTests", dependencies: ["TestSupport", "SweepSupport", "ONNXFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
+        .testTarget(name: "TFLiteFrontendTests", dependencies: ["TestSupport", "TFLiteFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles"]),
         .testTarget(name: "DarknetFrontendTests", dependencies: ["TestSupport", "SweepSupport", "DarknetFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ImageFiles", "Images"]),
         // The generated classes: snapshots, and type checks against Apple's
         // declarations (Tests/Fixtures/apple-sdk) with swiftc and clang.

@@ -63,6 +63,7 @@ let package = Package(
         .target(name: "ONNXFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ONNXSchema", "CProtobufC", "Naming"],
                 path: upstream("ONNXFrontend")),
         .target(name: "DarknetFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO"], path: upstream("DarknetFrontend")),
+        .target(name: "TFLiteFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO", "Naming"], path: upstream("TFLiteFrontend")),
         .target(name: "TensorFlowFrontend",
                 dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "TensorFlowSchema", "CProtobufC", "Naming"],
                 path: upstream("TensorFlowFrontend")),
@@ -83,5 +84,6 @@ let package = Package(
         fuzzTarget("fuzz-npy", ["Runtime", "ModelFormat"]),
         fuzzTarget("fuzz-image", ["ImageFiles", "Images"]),
         fuzzTarget("fuzz-shapes", ["ModelFormat", "Runtime"]),
+        fuzzTarget("fuzz-tflite", ["TFLiteFrontend", "ModelFormat"]),
     ]
 )

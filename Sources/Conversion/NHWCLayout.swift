@@ -28,6 +28,29 @@ public enum NHWCLayout {
         permuted(spatial: kh * kw, middle: cout, last: cin, from: source)
     }
 
+    /// TFLite's convolution kernels (OHWI): [Cout, kH, kW, Cin] -> [Cout, Cin, kH, kW].
+    /// A row of the result is one output channel: its [S, Cin] block transposed.
+    public static func outputFirst(cout: Int, kh: Int, kw: Int, cin: Int, from source: FloatBytes) -> Weights {
+        let spatial = kh * kw, count = cout * spatial * cin
+        precondition(source.count >= 4 * count, "weight source holds \(source.count) bytes, \(4 * count) needed")
+        guard source.isLoaded else { return Weights(unloadedCount: count) }
+        guard count > 0 else { return Weights([]) }
+        let rowLength = spatial * cin
+        let producer = WeightProducer(count: count, rowLength: rowLength, release: { source.releasePages() }) { start, target in
+            source.withBytes { bytes in
+                for row in 0..<target.count / rowLength {
+                    let from = 4 * (start + row * rowLength), to = row * rowLength
+                    for s in 0..<spatial {
+                        for c in 0..<cin {
+                            target[to + c * spatial + s] = bytes.loadUnaligned(fromByteOffset: from + 4 * (s * cin + c), as: Float.self)
+                        }
+                    }
+                }
+            }
+        }
+        return Weights(producer: producer)
+    }
+
     /// Dense / MatMul weights: [in, out] -> [out, in].
     public static func transposed(inputs: Int, outputs: Int, from source: FloatBytes) -> Weights {
         permuted(spatial: 1, middle: inputs, last: outputs, from: source)

@@ -24,6 +24,9 @@ public enum DetectedFormat: Hashable, Sendable {
     /// An ONNX model (`.onnx`): binary protobuf opening with `ir_version`
     /// (field 1, a varint) and holding its graph (7) and opsets (8).
     case onnx
+    /// A TFLite / LiteRT model (`.tflite`): a flatbuffer whose file
+    /// identifier, bytes 4 to 8, is "TFL3".
+    case tflite
 }
 
 /// Why a file is not one of the formats: a sentence fragment to follow its path.
@@ -41,6 +44,7 @@ public enum FormatDetection {
         guard !bytes.isEmpty else { throw FormatDetectionError(message: "the file is empty") }
         if let other = otherKind(bytes) { throw FormatDetectionError(message: "\(other), not a model file") }
         if HDF5File.isHDF5(bytes) { return .hdf5 }
+        if isTFLite(bytes) { return .tflite }
         if isText(bytes) {
             if DarknetConfig.recognizes(bytes) { return .darknetConfig }
             let fields = topLevelTextFields(bytes)
@@ -52,7 +56,13 @@ public enum FormatDetection {
         if let format = protobufFormat(bytes) { return format }
         if DarknetWeights.recognizes(bytes) { return .darknetWeights }
         throw FormatDetectionError(message: "unknown format: not a Core ML model (.mlmodel), a Caffe deploy prototxt, "
-                                   + "a caffemodel, an HDF5 weights file, a TensorFlow graph, an ONNX model or a Darknet network")
+                                   + "a caffemodel, an HDF5 weights file, a TensorFlow graph, an ONNX model, a TFLite model or a Darknet network")
+    }
+
+    /// A TFLite flatbuffer: its root offset (bytes 0-4), then the file
+    /// identifier "TFL3" (schema.fbs's `file_identifier`).
+    static func isTFLite(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 8 && Array(bytes[4..<8]) == Array("TFL3".utf8)
     }
 
 
@@ -252,6 +262,7 @@ extension DetectedFormat {
         case .darknetConfig: "a Darknet network definition (.cfg)"
         case .darknetWeights: "Darknet weights (.weights)"
         case .onnx: "an ONNX model"
+        case .tflite: "a TFLite model"
         }
     }
 
@@ -264,6 +275,7 @@ extension DetectedFormat {
         case .tensorflowGraph, .tensorflowText: "convert it with coreml-convert tensorflow"
         case .darknetConfig, .darknetWeights: "convert a network definition and its weights with coreml-convert darknet"
         case .onnx: "convert it with coreml-convert onnx"
+        case .tflite: "convert it with coreml-convert tflite"
         }
     }
 }

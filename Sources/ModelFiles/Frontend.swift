@@ -7,6 +7,7 @@ import KerasFrontend
 import ONNXFrontend
 import ModelFormat
 import TensorFlowFrontend
+import TFLiteFrontend
 
 /// One kind of model file the toolkit reads, in one place: the formats
 /// content detection recognises as it (`DetectedFormat`), what messages
@@ -57,8 +58,11 @@ public struct Frontend: Sendable {
     /// An ONNX model (PyTorch's export format).
     public static let onnx = Frontend(name: "an ONNX model", formats: [.onnx], claims: { _ in true }, inspect: ModelFiles.inspectONNX)
 
+    /// A TFLite / LiteRT model (.tflite).
+    public static let tflite = Frontend(name: "a TFLite model", formats: [.tflite], claims: { _ in true }, inspect: ModelFiles.inspectTFLite)
+
     /// Every kind, Keras before Caffe weights (both read HDF5 files).
-    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights, darknet, darknetWeights, onnx]
+    public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights, darknet, darknetWeights, onnx, tflite]
 
     /// The kind that reads `request`'s file.
     static func reading(_ request: InspectRequest) -> Frontend {
@@ -71,6 +75,7 @@ public struct Frontend: Sendable {
         case .darknetConfig: darknet
         case .darknetWeights: darknetWeights
         case .onnx: onnx
+        case .tflite: tflite
         }
     }
 }
@@ -128,28 +133,35 @@ extension ModelFiles {
     static func inspectTensorFlow(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
         let format = FileFormatInfo(id: "tensorflow", name: request.format == .tensorflowText ? "TensorFlow graph (text)" : "TensorFlow graph")
-        let model: Model
-        do {
-            // As `convert tensorflow` would convert it without options (placeholders need static shapes).
-            model = try TensorFlowConverter.convert(graph: path)
-        } catch {
-            // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
-            guard let outline = try? TensorFlowConverter.outline(graph: path, failure: error) else { throw error }
-            return InspectedModel(path: path, format: format, outline: outline)
-        }
-        return InspectedModel(path: path, format: format, content: .network(model))
+        // As `convert tensorflow` would convert it without options (placeholders need static shapes).
+        return try inspectGraph(path, format, convert: { try TensorFlowConverter.convert(graph: path) },
+                                outline: { try TensorFlowConverter.outline(graph: path, failure: $0) })
     }
 
     static func inspectONNX(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        let format = FileFormatInfo(id: "onnx", name: "ONNX model")
+        // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input-shape there).
+        return try inspectGraph(path, FileFormatInfo(id: "onnx", name: "ONNX model"), convert: { try ONNXConverter.convert(model: path) },
+                                outline: { try ONNXConverter.outline(model: path, failure: $0) })
+    }
+
+    static func inspectTFLite(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
+        let path = request.path
+        // As `convert tflite` would convert it without options.
+        return try inspectGraph(path, FileFormatInfo(id: "tflite", name: "TFLite model"), convert: { try TFLiteConverter.convert(model: path) },
+                                outline: { try TFLiteConverter.outline(model: path, failure: $0) })
+    }
+
+    /// A graph file as `convert` would convert it; one that parses but does
+    /// not convert is shown as it states itself, with every obstacle
+    /// (`outline`, given the conversion's error); one that does not parse is the error.
+    private static func inspectGraph(_ path: String, _ format: FileFormatInfo, convert: () throws -> Model,
+                                     outline: (any Error) throws -> SourceOutline) throws -> InspectedModel {
         let model: Model
         do {
-            // As `convert onnx` would convert it without options (symbolic sizes other than the batch need --input-shape there).
-            model = try ONNXConverter.convert(model: path)
+            model = try convert()
         } catch {
-            // A file that parses is shown as it states itself, with every obstacle; one that does not is the error.
-            guard let outline = try? ONNXConverter.outline(model: path, failure: error) else { throw error }
+            guard let outline = try? outline(error) else { throw error }
             return InspectedModel(path: path, format: format, outline: outline)
         }
         return InspectedModel(path: path, format: format, content: .network(model))

@@ -21,11 +21,11 @@ enum ConvertCommand: Command {
             --generate-classes the model and its classes are written all or nothing: none is renamed into place before \
             all are complete.
             """,
-        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, DarknetCommand.self, ONNXCommand.self, MLModelCommand.self, SampleCommand.self],
+        subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, DarknetCommand.self, ONNXCommand.self, TFLiteCommand.self, MLModelCommand.self, SampleCommand.self],
         versionDetails: {
             let versions = DeploymentTarget.specificationVersions
             return """
-                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5, Darknet .cfg + .weights, ONNX (opsets 9 to 21), Core ML .mlmodel
+                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5, Darknet .cfg + .weights, ONNX (opsets 9 to 21), float TFLite .tflite, Core ML .mlmodel
                 writes Core ML .mlmodel files, specification version \(versions.lowerBound) (\(DeploymentTarget.systems(for: versions.lowerBound))) \
                 to \(versions.upperBound) (\(DeploymentTarget.systems(for: versions.upperBound))): the oldest the model's layers allow, \
                 or --minimum-deployment-target

@@ -50,6 +50,7 @@ enum InferredSubcommand {
         let subcommand: String
         switch format {
         case .onnx: subcommand = "onnx"
+        case .tflite: subcommand = "tflite"
         case .tensorflowGraph, .tensorflowText: subcommand = "tensorflow"
         case .coreML: subcommand = "mlmodel"
         case .caffePrototxt: subcommand = "caffe"

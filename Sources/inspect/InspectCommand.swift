@@ -13,7 +13,7 @@ enum InspectCommand: Command {
             Reads Core ML models (.mlmodel); Caffe deploy definitions with their weights \
             (deploy.prototxt W.caffemodel, or --weights W.caffemodel[.h5]) or alone (structure and shapes, no values); \
             Caffe weights files on their own (layers and blob shapes); TensorFlow frozen graphs (.pb, .pbtxt), \
-            Keras .h5 models, ONNX models (.onnx) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options; a model that parses \
+            Keras .h5 models, ONNX models (.onnx), float TFLite models (.tflite) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options; a model that parses \
             but does not convert is shown as the file states it, with a Cannot convert: list of what stands in the way \
             (exit 0). The format is recognised from the content, never the name. For a .mlmodel or a weights file, the summary, --layers, --json and --graph \
             never read weight values, so large files are fast; --weight-stats reads them. A deploy prototxt is converted \
@@ -23,7 +23,7 @@ enum InspectCommand: Command {
             """,
         versionDetails: """
             reads Core ML .mlmodel files (neural networks, any specification version), Caffe deploy definitions and \
-            weights, TensorFlow frozen graphs, Keras .h5, ONNX .onnx, Darknet .cfg with or without .weights
+            weights, TensorFlow frozen graphs, Keras .h5, ONNX .onnx, TFLite .tflite, Darknet .cfg with or without .weights
             """,
         examples: [
             Example("What a model takes and gives, and the systems it loads on", "coreml-inspect AgeNet.mlmodel"),
@@ -33,7 +33,7 @@ enum InspectCommand: Command {
         ])
     static let options = Options {
         Positional("file", valueName: "file", repeatable: true,
-                   help: "Model files to summarize: .mlmodel, deploy.prototxt [W.caffemodel[.h5]], .caffemodel, .caffemodel.h5, .pb, .pbtxt, Keras .h5, .onnx, N.cfg [N.weights].")
+                   help: "Model files to summarize: .mlmodel, deploy.prototxt [W.caffemodel[.h5]], .caffemodel, .caffemodel.h5, .pb, .pbtxt, Keras .h5, .onnx, .tflite, N.cfg [N.weights].")
         Flag("layers", help: "Also list every layer: name, type, inputs -> outputs, output shape, parameters, attributes.")
         Flag("weight-stats", otherSpellings: ["weight-statistics", "weight-table", "tensors"],
              help: "Also list every weight tensor: shape, precision, min, max, mean, std, NaN and Inf counts (reads the weights).")

@@ -252,9 +252,10 @@ final class FrontDoorTests: XCTestCase {
             "labels.txt": fixtures + "tensorflow/vgg_head/labels.txt", "graph.pb": fixtures + "tensorflow/vgg_head/graph.pb",
             "model.h5": fixtures + "keras/dynamic_input/model.h5", "classifier.h5": fixtures + "keras/sequential_classifier/model.h5",
             "yolo.cfg": fixtures + "darknet/tiny_yolo/model.cfg", "yolo.weights": fixtures + "darknet/tiny_yolo/model.weights",
+            "classifier.tflite": fixtures + "tflite/mobilenet_block/model.tflite",
             "Model.mlmodel": fixtures + "runtime/classifier/model.mlmodel", "x.npy": fixtures + "runtime/classifier/input_x.npy",
         ]
-        let helps = [("coreml-convert", [String]())] + ["caffe", "tensorflow", "keras", "onnx", "darknet", "mlmodel", "sample"]
+        let helps = [("coreml-convert", [String]())] + ["caffe", "tensorflow", "keras", "onnx", "tflite", "darknet", "mlmodel", "sample"]
             .map { ("coreml-convert", [$0]) } + ["coreml-inspect", "coreml-predict", "coreml-generate"].map { ($0, [String]()) }
         for (program, subcommand) in helps {
             let help = try ProgramRunner.run(program, subcommand + ["--help"])

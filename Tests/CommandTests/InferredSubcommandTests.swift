@@ -142,7 +142,7 @@ final class InferredSubcommandTests: XCTestCase {
         let notes = folder.appendingPathComponent("notes.txt").path
         try "just some words\n".write(toFile: notes, atomically: true, encoding: .utf8)
         let output = folder.appendingPathComponent("M.mlmodel").path
-        let list = "name its format with a subcommand: caffe, tensorflow, keras, darknet, onnx, mlmodel, sample"
+        let list = "name its format with a subcommand: caffe, tensorflow, keras, darknet, onnx, tflite, mlmodel, sample"
         try ProgramRunner.assertOneError("coreml-convert", [notes, "-o", output], "\(notes): a text file, but not", status: 64)
         try ProgramRunner.assertOneError("coreml-convert", [notes, "-o", output], list, status: 64)
         // Weights alone: which network they belong to is not in them.

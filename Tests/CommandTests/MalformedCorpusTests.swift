@@ -257,3 +257,9 @@ final class MalformedCorpusTests: XCTestCase {
 private final class DataBox: @unchecked Sendable {
     var data = Data()
 }
+
+extension MalformedCorpusTests {
+    /// Hostile TFLite flatbuffers: cut, offsets out of range or to
+    /// themselves, a vtable cycle, a vector of 4e9 tables.
+    func testTFLite() throws { try check(format: "tflite") }
+}

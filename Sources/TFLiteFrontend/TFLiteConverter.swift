@@ -1,0 +1,211 @@
+import Conversion
+import ModelFormat
+
+/// Converts a float TFLite model (`.tflite`, TensorFlow's TFLiteConverter or
+/// LiteRT) to the model spec: the first subgraph's operators in order, NHWC
+/// tensors as Core ML's [C, H, W] maps and [1, N] tensors as [N] vectors,
+/// kernels moved once to Core ML's layouts (`NHWCLayout`), read from the
+/// mapped file. Quantized tensors are refused by name (not converted yet).
+public enum TFLiteConverter {
+    /// - Throws: `TFLiteError` (with the byte, for a malformed file; with the
+    ///   operator, for one the converter cannot map), `FileError`, `ModelError`.
+    public static func convert(model path: String, options: ConversionOptions = ConversionOptions()) throws -> Model {
+        let file = try TFLiteModel(path: path)
+        var walk = try TFLiteWalk(file: file)
+        var model = try walk.build()
+        try options.finish(&model, description: "Converted from TFLite model \(path.split(separator: "/").last ?? "")", source: path)
+        return model
+    }
+
+    /// A tensor's name as a Core ML feature name: characters other than
+    /// letters, digits and '_' made '_' ("serving_default_image:0" is
+    /// "serving_default_image_0").
+    public static func featureName(_ tensor: String) -> String {
+        let name = String(tensor.map { $0.isASCII && ($0.isLetter || $0.isNumber) || $0 == "_" ? $0 : "_" })
+        return name.first?.isNumber == true || name.isEmpty ? "_" + name : name
+    }
+}
+
+/// One pass over the first subgraph's operators, in their order (TFLite
+/// stores them in execution order; an operator reading a tensor nothing
+/// produced yet is an error).
+struct TFLiteWalk {
+    let file: TFLiteModel
+    let graph: TFLiteModel.Subgraph
+    /// The IR name of each tensor, by index (unique: a TFLite name may repeat).
+    let names: [String]
+    var nodes: [Node] = []
+    var shapes: [String: TensorShape] = [:]
+    /// 4 for [1, H, W, C] maps, 2 for [1, N] vectors.
+    var ranks: [Int: Int] = [:]
+    /// Tensors that stand for another (a reshape that changes nothing).
+    var alias: [Int: Int] = [:]
+    /// The operators the outputs need (`TFLiteWalk.neededOperators`).
+    let needed: Set<Int>
+
+    init(file: TFLiteModel) throws {
+        guard let graph = file.subgraphs.first else { throw TFLiteError("\(file.path): the model has no subgraph") }
+        if file.subgraphs.count > 1 {
+            throw TFLiteError("\(file.path): the model has \(file.subgraphs.count) subgraphs (control flow or signatures); one is supported")
+        }
+        self.file = file
+        self.graph = graph
+        var seen = Set<String>()
+        names = graph.tensors.map { tensor in
+            let base = tensor.name.isEmpty ? "tensor_\(tensor.index)" : tensor.name
+            return seen.insert(base).inserted ? base : "\(base)__\(tensor.index)"
+        }
+        needed = Self.neededOperators(graph, codes: file.operatorCodes)
+    }
+
+    /// The operators the graph's outputs read, through every input but a
+    /// RESHAPE's shape (input 1): the reshape takes the output shape the
+    /// file states, so the shape arithmetic a Flatten of Keras leaves
+    /// (SHAPE, STRIDED_SLICE, PACK on int32 tensors) is not converted.
+    static func neededOperators(_ graph: TFLiteModel.Subgraph, codes: [TFLiteModel.OperatorCode]) -> Set<Int> {
+        var producer: [Int32: Int] = [:]
+        for op in graph.operators { for output in op.outputs where producer[output] == nil { producer[output] = op.index } }
+        var needed = Set<Int>()
+        var pending = graph.outputs.compactMap { producer[$0] }
+        while let index = pending.popLast() {
+            guard needed.insert(index).inserted else { continue }
+            let op = graph.operators[index]
+            let isReshape = op.opcodeIndex < codes.count && codes[op.opcodeIndex].builtin == 22
+            for (position, input) in op.inputs.enumerated() where !(isReshape && position == 1) {
+                if let source = producer[input] { pending.append(source) }
+            }
+        }
+        return needed
+    }
+
+    func fail(_ message: String) -> TFLiteError { TFLiteError("\(file.path): \(message)") }
+
+    func tensor(_ index: Int32, _ what: String) throws -> TFLiteModel.Tensor {
+        guard index >= 0, Int(index) < graph.tensors.count else {
+            throw fail("\(what) is tensor \(index), and subgraph 0 has \(graph.tensors.count) tensors")
+        }
+        return graph.tensors[Int(index)]
+    }
+
+    /// A float activation's refusal clause, nil when it converts.
+    static func typeRefusal(_ tensor: TFLiteModel.Tensor) -> String? {
+        if tensor.isQuantized || [3, 7, 9, 17].contains(tensor.type) {
+            return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)) with quantization parameters: quantized models are not "
+                + "supported yet (convert the float model)"
+        }
+        if tensor.type != 0 { return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)); only FLOAT32 values are converted" }
+        if tensor.isSparse { return "tensor '\(tensor.name)' is sparse, which is not supported" }
+        if tensor.isVariable { return "tensor '\(tensor.name)' is a variable, which is not supported" }
+        if let field = tensor.unknownFields.first { return "tensor '\(tensor.name)' has field \(field), which this reader does not know" }
+        return nil
+    }
+
+    mutating func build() throws -> Model {
+        try refuseUnsupported()
+        var inputs: [Input] = []
+        for index in graph.inputs {
+            let tensor = try self.tensor(index, "an input")
+            if let refusal = Self.typeRefusal(tensor) { throw fail(refusal) }
+            let (dims, rank) = try mapShape(tensor)
+            let name = TFLiteConverter.featureName(tensor.name)
+            inputs.append(Input(name: name, kind: .array(shape: dims)))
+            shapes[name] = TensorShape(featureShape: dims)
+            ranks[tensor.index] = rank
+        }
+        // Inputs are named as features; other tensors keep their names.
+        var names = self.names
+        for index in graph.inputs { names[Int(index)] = TFLiteConverter.featureName(graph.tensors[Int(index)].name) }
+        for op in graph.operators where needed.contains(op.index) {
+            let name = TFLiteOperators.name(file.operatorCodes[op.opcodeIndex].builtin)
+            let output = op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?"
+            do {
+                try add(op, name, names: names)
+            } catch let error as ModelError {
+                throw fail("operator \(op.index) (\(name)) writing '\(output)': \(error.message.dropping(layer: output))")
+            } catch let error as TFLiteOpError {
+                throw fail("operator \(op.index) (\(name)) writing '\(output)': \(error.message)")
+            }
+        }
+        var model = Model(inputs: inputs, outputs: [], nodes: nodes)
+        for index in graph.outputs {
+            let tensor = try self.tensor(index, "an output")
+            let source = alias[tensor.index] ?? tensor.index
+            guard ranks[source] != nil else { throw fail("output '\(tensor.name)' is not produced by any operator") }
+            let feature = TFLiteConverter.featureName(tensor.name)
+            if names[source] != feature && !inputs.contains(where: { $0.name == feature }) { model.renameTensor(names[source], to: feature) }
+            model.outputs.append(Output(name: inputs.contains(where: { $0.name == names[source] }) ? names[source] : feature))
+        }
+        return model
+    }
+
+    /// [1, H, W, C] as [C, H, W] (rank 4), [1, N] as [N] (rank 2).
+    func mapShape(_ tensor: TFLiteModel.Tensor) throws -> (dims: [Int], rank: Int) {
+        let shape = tensor.shape.map(Int.init)
+        let limit = ShapeInference.maximumSize
+        guard shape.first == 1, shape.count == 4 || shape.count == 2, shape.allSatisfy({ (1...limit).contains($0) }) else {
+            throw fail("tensor '\(tensor.name)' has the shape \(shape); [1, H, W, C] and [1, N] are supported")
+        }
+        if shape.count == 4 { return ([shape[3], shape[1], shape[2]], 4) }
+        return ([shape[1]], 2)
+    }
+
+    /// Every operator the table does not map, in one error: name, count, first output.
+    func refuseUnsupported() throws {
+        var found: [(name: String, count: Int, first: String)] = []
+        for op in graph.operators {
+            guard op.opcodeIndex < file.operatorCodes.count else {
+                throw fail("operator \(op.index) refers to operator code \(op.opcodeIndex), and the file has \(file.operatorCodes.count)")
+            }
+        }
+        for op in graph.operators where needed.contains(op.index) {
+            let code = file.operatorCodes[op.opcodeIndex]
+            let name = code.builtin == 32 ? "custom operator '\(code.custom ?? "")'" : TFLiteOperators.name(code.builtin)
+            guard TFLiteOpTable.mappings[name] == nil else { continue }
+            if let at = found.firstIndex(where: { $0.name == name }) { found[at].count += 1; continue }
+            let output = op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?"
+            found.append((name, 1, output))
+        }
+        guard !found.isEmpty else { return }
+        let list = found.map { "\($0.name) (\($0.count == 1 ? "1 operator," : "\($0.count) operators, first") writing '\($0.first)')" }
+        throw fail("operators not supported: \(list.joined(separator: ", "))")
+    }
+
+    private mutating func add(_ op: TFLiteModel.Operator, _ name: String, names: [String]) throws {
+        guard let mapping = TFLiteOpTable.mappings[name] else { throw TFLiteOpError("is not supported") }
+        if let extra = op.extras.first { throw TFLiteOpError("\(extra) is not supported") }
+        let expected = TFLiteOptions.expectedTypes[name] ?? 0
+        if op.optionsType != 0 && op.optionsType != expected {
+            throw TFLiteOpError("carries builtin options of type \(op.optionsType), not \(TFLiteOptions.tables[expected]?.name ?? "none")")
+        }
+        let present = try TFLiteOptions.present(op.options, type: op.optionsType)
+        if let refusal = TFLiteOptions.ledgers.refusal(op: name, present: present) { throw TFLiteOpError(refusal) }
+        guard op.outputs.count == 1 else { throw TFLiteOpError("has \(op.outputs.count) outputs; one is supported") }
+        let output = try tensor(op.outputs[0], "its output")
+        if let refusal = Self.typeRefusal(output) { throw TFLiteOpError(refusal) }
+        guard ranks[output.index] == nil, graph.inputs.firstIndex(of: Int32(output.index)) == nil else {
+            throw TFLiteOpError("writes tensor '\(output.name)', which an earlier operator or the input already wrote")
+        }
+        let builder = try TFLiteBuilder(walk: self, op: op, names: names, output: output)
+        let (emitted, rank) = try mapping(builder)
+        if emitted.isEmpty {
+            alias[output.index] = alias[builder.inputIndices[0]] ?? builder.inputIndices[0]
+            ranks[output.index] = rank
+            return
+        }
+        try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
+        ranks[output.index] = rank
+        // What the file states: the output's shape, NHWC.
+        let (dims, stated) = try mapShape(output)
+        let ours = shapes[names[output.index]]
+        let matches = stated == rank && (rank == 4 ? ours?.dimensions == dims : ours?.count == dims[0])
+        if !matches {
+            throw TFLiteOpError("gives the shape \(ours?.description ?? "?") where the file states [C, H, W] \(dims)")
+        }
+    }
+}
+
+/// A mapping's refusal, wrapped with the operator by the walk.
+struct TFLiteOpError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}

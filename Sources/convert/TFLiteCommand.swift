@@ -1,0 +1,37 @@
+import CLI
+import Conversion
+import ModelFiles
+import TFLiteFrontend
+
+/// `convert tflite`: a float TFLite / LiteRT model -> .mlmodel.
+enum TFLiteCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "tflite", abstract: "Convert a float TFLite / LiteRT model (.tflite) to Core ML.",
+        discussion: """
+            Reads the flatbuffer (schema version 3) over the mapped file and converts its first subgraph: the builtin \
+            operators of image classifiers (convolutions, depthwise convolutions, fully connected layers, pooling, \
+            ADD/MUL/SUB with their fused activations, RESHAPE, SOFTMAX, CONCATENATION, PAD, MEAN, HARD_SWISH, \
+            LOGISTIC, RELU, RELU6), NHWC tensors as Core ML's [C, H, W]. Quantized models are refused for now. \
+            Feature names come from the tensors' names, characters other than letters, digits and '_' made '_' \
+            (serving_default_input:0 is serving_default_input_0). Every operator the converter cannot map is \
+            reported in one error: name, count and first output tensor.
+            """,
+        examples: [
+            Example("A float image classifier, app-ready: pixels to [-1, 1], labelled",
+                    "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --mean 0.5,0.5,0.5 "
+                        + "--std 0.5,0.5,0.5 --class-labels labels.txt -o Classifier.mlmodel"),
+            Example("The same taking images as they are, with its Swift classes",
+                    "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --generate-classes -o Classifier.mlmodel"),
+        ])
+    static let options = Options(ConversionFlags.modelFileOptions("model.tflite", "The TFLite model.", layout: "1,H,W,C")
+                                 + ConversionFlags.normalizationOptions)
+
+    static func run(_ arguments: ParsedArguments) throws {
+        if !(try ConversionFlags.inputShapes(arguments)).isEmpty {
+            throw UsageError("--input-shape: a TFLite model states its input shapes; they cannot be changed")
+        }
+        try ConversionFlags.convertModelFile(arguments, .tflite, featureName: TFLiteConverter.featureName) { source, options, _ in
+            try TFLiteConverter.convert(model: source, options: options)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import CoreMLBackend
+import Foundation
+import ModelFiles
+import ModelFormat
+import Runtime
+import TestSupport
+import TFLiteFrontend
+import XCTest
+
+let tfliteFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/tflite")
+
+/// Float models TensorFlow's TFLiteConverter wrote from Keras graphs, with
+/// the LiteRT interpreter's outputs on the same files
+/// (scripts/fixtures/make_tflite_fixtures.py): each converted, written (and
+/// left for check_mlmodels), read back by the runtime and run:
+/// |ours - LiteRT| <= 1e-4 * max(1, |ref|).
+final class TFLiteParityTests: XCTestCase {
+    /// Strided convolution, HARD_SWISH, a depthwise convolution with
+    /// multiplier 2 and a fused RELU6, MEAN kept as a map, 1x1 convolutions
+    /// with fused RELU and RELU6, MUL by a scalar and by the gate, ADD,
+    /// MEAN to a vector, FULLY_CONNECTED, SOFTMAX.
+    func testMobileNetBlock() throws {
+        let model = try checkParity("mobilenet_block", input: [3, 16, 16])
+        let kinds = Set(model.nodes.map(\.operation.kindName))
+        XCTAssertTrue(kinds.isSuperset(of: ["convolution", "pooling", "innerProduct", "softmax"]), "\(kinds.sorted())")
+    }
+
+    /// VALID and SAME convolutions (dilated, strided with a fused RELU6),
+    /// MAX_POOL_2D, PAD of H and W, AVERAGE_POOL_2D with SAME padding,
+    /// CONCATENATION along channels, SUB, LOGISTIC, RESHAPE to a vector,
+    /// two FULLY_CONNECTED (one with a fused RELU), SOFTMAX.
+    func testPlainCNN() throws {
+        try checkParity("plain_cnn", input: [3, 20, 18])
+    }
+
+    /// Constants as operands: MUL and ADD of one value per channel (Core
+    /// ML's scale and bias), 0.5 - x, SUB of one value per channel with a
+    /// fused RELU, after TANH; MEAN to a vector.
+    func testArithmeticWithConstants() throws {
+        let model = try checkParity("constants", input: [3, 8, 6])
+        let kinds = model.nodes.map(\.operation.kindName)
+        XCTAssertTrue(kinds.contains("scale") && kinds.contains("bias"), "\(kinds)")
+    }
+
+    /// Saved with batch None: Flatten's RESHAPE reads a shape the graph
+    /// computes (SHAPE, STRIDED_SLICE, PACK on int32 tensors), which no
+    /// output needs once the reshape takes the shape the file states.
+    func testReshapeToAComputedShape() throws {
+        let model = try checkParity("any_batch", input: [3, 6, 5])
+        XCTAssertEqual(model.nodes.map(\.operation.kindName), ["convolution", "activation", "flatten", "innerProduct"])
+    }
+
+    /// plain_cnn with every operator code in deprecated_builtin_code only
+    /// (builtin_code absent, as files before schema 3a): the same outputs.
+    func testDeprecatedBuiltinCode() throws {
+        try checkParity("plain_cnn", input: [3, 20, 18], model: "../variants/deprecated_code.tflite")
+    }
+
+    func testEveryFixtureIsTested() throws {
+        let folders = try FileManager.default.contentsOfDirectory(atPath: tfliteFixtures.path).filter { !$0.hasPrefix(".") }.sorted()
+        XCTAssertEqual(folders, ["any_batch", "constants", "mobilenet_block", "plain_cnn", "variants"])
+    }
+
+    @discardableResult
+    func checkParity(_ name: String, input shape: [Int], model file: String = "model.tflite",
+                     file source: StaticString = #filePath, line: UInt = #line) throws -> Model {
+        let folder = tfliteFixtures.appendingPathComponent(name)
+        let model = try TFLiteConverter.convert(model: folder.appendingPathComponent(file).path)
+        let path = checkDirectory.appendingPathComponent("tflite_\(name).mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let network = try Network(contentsOf: path)
+        let input = try XCTUnwrap(network.model.inputs.first)
+        // The input is NHWC [1, H, W, C]: moved to [C, H, W].
+        let nhwc = try NumpyFile.read(path: folder.appendingPathComponent("input.npy").path).values
+        let values = chw(nhwc, shape[1], shape[2], shape[0])
+        let prediction = try network.predict([input.name: .array(Tensor(shape: TensorShape(shape), values: values))])
+        let reference = try NumpyFile.read(path: folder.appendingPathComponent("output.npy").path).values
+        let output = try XCTUnwrap(network.model.outputs.first?.name)
+        let ours = try XCTUnwrap(prediction.outputs[output]?.values, "\(name): no output", file: source, line: line)
+        XCTAssertEqual(ours.count, reference.count, name, file: source, line: line)
+        if let worst = worstMismatch(ours, reference) {
+            XCTFail("\(name): value \(worst.index) is \(worst.ours), LiteRT gives \(worst.reference)", file: source, line: line)
+        }
+        return model
+    }
+}
