@@ -20,6 +20,7 @@ extension OptionName {
         case .json: "--json"
         case .detector: "--detector"
         case .classLabels: "--class-labels"
+        case .convertTo: "--convert-to mlprogram"
         }
     }
 }

@@ -4,7 +4,7 @@
 /// `inputShapes`, `imageInputNames`); the command-line programs name it by
 /// their flag (`--input-shape`), through `String.namingOptions`.
 public enum OptionName: String, Sendable, CaseIterable {
-    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json, detector, classLabels
+    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json, detector, classLabels, convertTo
 
     /// How the library's API spells it.
     public var libraryName: String {
@@ -23,6 +23,7 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .json: "InspectionJSON"
         case .detector: "detectorOutput"
         case .classLabels: "classLabels"
+        case .convertTo: "MLProgramWriter"
         }
     }
 
