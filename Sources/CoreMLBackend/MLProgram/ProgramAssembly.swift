@@ -10,7 +10,6 @@ extension SpecBuilder {
     static let programSpecificationVersion: Int32 = 6
 
     func mlProgram(_ model: Model, shapes: [String: TensorShape]) throws -> (UnsafeMutablePointer<MLModel>, BlobFile) {
-        arrayMapping = .batchAxis
         let program = ProgramBuilder(spec: self)
         var interface = model.inputs.map(\.name) + model.outputs.map(\.name)
         if let classifier = model.classifier { interface += [classifier.predictedFeatureName, classifier.probabilitiesName] }
@@ -22,13 +21,21 @@ extension SpecBuilder {
         }
         var lowering = ProgramLowering(program: program, shapes: shapes)
         let functionInputs = try model.inputs.map { input in
-            guard case .image(let image) = input.kind else {
-                throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write array inputs (image inputs only)")
+            let float32 = CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32
+            switch input.kind {
+            case .image(let image):
+                guard image.meanImage == nil else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write a mean image") }
+                let shape = [1, image.channels, image.height, image.width]
+                lowering.values[input.name] = preprocess(input.name, image, shape: shape, program)
+                return milNamed(input.name, milTensorType(float32, shape))
+            case .array(let shape), .tensor(let shape):
+                // The array as the NeuralNetwork file takes it ([C] or [C, H, W]), made a map for the program.
+                let map = lowering.shape(of: input.name)
+                lowering.values[input.name] = program.operation("reshape", input.name + "_map", [
+                    "x": input.name, "shape": program.constant(input.name + "_map_shape", .ints(map.map { Int32($0) }), shape: [4]),
+                ], shape: map)
+                return milNamed(input.name, milTensorType(float32, shape))
             }
-            guard image.meanImage == nil else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write a mean image") }
-            let shape = [1, image.channels, image.height, image.width]
-            lowering.values[input.name] = preprocess(input.name, image, shape: shape, program)
-            return milNamed(input.name, milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
         }
         for node in model.nodes { try lowering.lower(node) }
 
@@ -37,12 +44,15 @@ extension SpecBuilder {
             blockOutputs += classify(classifier, probabilities: lowering.values[classifier.probabilitiesName] ?? classifier.probabilitiesName,
                                      shape: lowering.shape(of: classifier.probabilitiesName), program)
         }
-        for output in model.outputs {
-            let value = lowering.values[output.name] ?? output.name
-            if value != output.name {
-                program.append("identity", name: output.name, inputs: [("x", [program.binding(value)])],
-                               output: milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, lowering.shape(of: output.name)))
-            }
+        var described = model
+        for (index, output) in model.outputs.enumerated() {
+            // Each output as the NeuralNetwork file gives it: [F] or [C, H, W].
+            let shape = (shapes[output.name] ?? TensorShape([1])).featureShape
+            described.outputs[index].shape = shape
+            program.append("reshape", name: output.name, inputs: [
+                ("x", [program.binding(lowering.values[output.name] ?? output.name)]),
+                ("shape", [program.binding(program.constant(output.name + "_shape", .ints(shape.map { Int32($0) }), shape: [shape.count]))]),
+            ], output: milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
             blockOutputs.append(output.name)
         }
 
@@ -61,11 +71,6 @@ extension SpecBuilder {
         milProgram.pointee.version = 1
         (milProgram.pointee.n_functions, milProgram.pointee.functions) = array([functionEntry])
 
-        var described = model
-        for index in described.outputs.indices {
-            let shape = ProgramLowering.programShape(shapes[described.outputs[index].name] ?? TensorShape([1]))
-            described.outputs[index].shape = Array(shape.dropFirst())
-        }
         let spec: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
         spec.pointee.specificationversion = Self.programSpecificationVersion
         spec.pointee.description = modelDescription(described)

@@ -69,15 +69,7 @@ struct ProgramLowering {
         case .bias(let bias):
             result = program.operation("add", name, ["x": inputs[0], "y": program.constant(name + "_bias", bias.bias, shape: Self.broadcastShape(bias.shape))], shape: shape)
         case .activation(let activation):
-            switch activation {
-            case .relu: result = program.operation("relu", name, ["x": inputs[0]], shape: shape)
-            case .sigmoid: result = program.operation("sigmoid", name, ["x": inputs[0]], shape: shape)
-            case .tanh: result = program.operation("tanh", name, ["x": inputs[0]], shape: shape)
-            case .leakyRelu(let alpha):
-                result = program.operation("leaky_relu", name, ["x": inputs[0], "alpha": program.constant(name + "_alpha", .floats([alpha]))], shape: shape)
-            default:
-                throw refusal(node, "activation \(node.operation.definition.attributes.first?.text ?? "\(activation)")")
-            }
+            result = try self.activation(activation, inputs[0], node: node, shape: shape)
         case .add(let constant):
             result = elementwise("add", inputs, constant: constant, neutral: 0, name: name, shape: shape)
         case .multiply(let constant):
