@@ -1,0 +1,53 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `coreml-convert --convert-to mlprogram`: what goes with it, and a
+/// package written from README's first command. (What the program holds and
+/// computes: MLProgramWriterTests, scripts/verify/mlprogram.sh.)
+final class ConvertProgramTests: XCTestCase {
+    let root = repositoryRoot.path + "/"
+    var ageNet: [String] {
+        ["caffe", root + "Samples/deploy_age.prototxt", root + "Samples/age_net.caffemodel", "--image-input", "data", "--is-bgr",
+         "--red-bias", "-114.895847746", "--green-bias", "-87.7689143744", "--blue-bias", "-78.4263377603",
+         "--class-labels", root + "Samples/age_labels.txt"]
+    }
+
+    func testReadmesFirstModelBecomesAPackage() throws {
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("AgeNet.mlpackage").path
+        let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--compute-precision", "float32", "-o", package])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardOutput, "Wrote \(package) (ML Program, specification 6, opset CoreML5, float32)\n")
+        for file in ["Manifest.json", "Data/com.apple.CoreML/model.mlmodel", "Data/com.apple.CoreML/weights/weight.bin"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: package + "/" + file), file)
+        }
+    }
+
+    func testWhatMustGoWithItIsAUsageError() throws {
+        let folder = try temporaryFolder()
+        let package = folder.path + "/AgeNet.mlpackage"
+        let cases: [([String], String)] = [
+            (["--convert-to", "mlprogram", "-o", package], "computes in float16 by default in coremltools, which this version does not write yet: give --compute-precision float32"),
+            (["--convert-to", "mlprogram", "--compute-precision", "float16", "-o", package], "--compute-precision float16 is not written yet"),
+            (["--convert-to", "mlprogram", "--compute-precision", "float32", "-o", folder.path + "/AgeNet.mlmodel"], "--convert-to mlprogram writes an .mlpackage folder"),
+            (["--convert-to", "mlprogram", "--compute-precision", "float32", "--precision", "float16", "-o", package], "an ML program stores its weights as it computes"),
+            (["--compute-precision", "float32", "-o", folder.path + "/AgeNet.mlmodel"], "--compute-precision float32 is an ML program's"),
+            (["--convert-to", "mlprogramm", "-o", package], "--convert-to takes neuralnetwork or mlprogram, not 'mlprogramm'"),
+        ]
+        for (options, fragment) in cases {
+            try ProgramRunner.assertOneError("coreml-convert", ageNet + options, fragment, status: 64)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+
+    func testALayerNotWrittenYetIsNamedAndNothingIsWritten() throws {
+        let folder = try temporaryFolder()
+        let layers = root + "Tests/Fixtures/caffe/layers_v2/"
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", layers + "deploy.prototxt", layers + "weights.caffemodel",
+                                                            "--convert-to", "mlprogram", "--compute-precision", "float32",
+                                                            "-o", folder.path + "/Layers.mlpackage"],
+                                         "--convert-to mlprogram does not yet write")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+}
