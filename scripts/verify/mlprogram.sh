@@ -14,7 +14,10 @@
 #      Data/com.apple.CoreML/model.mlmodel (given a VALIDATOR only);
 #   3. run_mlprogram_torch.py: the program as coremltools loaded it, run op by
 #      op on PyTorch, matches the source framework's output in the fixtures
-#      (OpenCV dnn for Caffe, Keras) to 1e-4 * max(1, |ref|).
+#      (OpenCV dnn for Caffe, Keras) to 1e-4 * max(1, |ref|);
+#   4. coreml-predict runs the package (read back into the IR by
+#      MLProgramReader): its output matches the framework's and the
+#      NeuralNetwork .mlmodel's (compare_outputs.py).
 # Not part of scripts/test: it needs a coremltools source checkout (MILBlob),
 # g++ and torch. About a minute.
 # Usage: scripts/verify/mlprogram.sh [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR]
@@ -60,6 +63,31 @@ check() {
   fi
   "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr 2>&1 | quiet
   [ "${PIPESTATUS[0]}" = 0 ] || failures=$((failures + 1))
+  # coreml-predict reads the package back into the IR (MLProgramReader) and runs it: against the framework and the .mlmodel.
+  # A Keras fixture's HWC pixels: a PNG when they are whole numbers, else the [C, H, W] values (the model has no preprocessing then).
+  local given=("$input")
+  if [ "${input%.npy}" != "$input" ]; then
+    given=($("$python" - "$input" "$work/$name" "$work/$name.mlmodel" <<'PY'
+import sys, numpy as np
+from PIL import Image
+import coremltools as ct
+x = np.load(sys.argv[1])
+if (x == np.round(x)).all() and x.min() >= 0 and x.max() <= 255:
+    Image.fromarray(x.astype(np.uint8)).save(sys.argv[2] + ".png")
+    print(sys.argv[2] + ".png")
+else:
+    np.save(sys.argv[2] + ".chw.npy", np.ascontiguousarray(x.transpose(2, 0, 1)).astype(np.float32))
+    print("--input", ct.utils.load_spec(sys.argv[3]).description.input[0].name + "=" + sys.argv[2] + ".chw.npy")
+PY
+    ))
+  fi
+  rm -rf "$work/$name.package_out" "$work/$name.mlmodel_out"
+  "$bin/coreml-predict" "$package" "${given[@]}" --output-npy "$work/$name.package_out" >/dev/null
+  "$bin/coreml-predict" "$work/$name.mlmodel" "${given[@]}" --output-npy "$work/$name.mlmodel_out" >/dev/null
+  local output
+  output="$(cd "$work/$name.package_out" && ls *.npy | head -1)"
+  "$python" scripts/verify/compare_outputs.py "$work/$name.package_out/$output=$reference" "$work/$name.package_out/$output=$work/$name.mlmodel_out/$output" \
+    || failures=$((failures + 1))
 }
 
 age_biases=(--red-bias -114.895847746 --green-bias -87.7689143744 --blue-bias -78.4263377603)
