@@ -24,6 +24,30 @@ final class ConvertProgramTests: XCTestCase {
         }
     }
 
+    /// age_net in Caffe's V1 format (ceil-rounded max pooling, LRN, BGR
+    /// biases, labels) as a package, read back and run by coreml-predict:
+    /// OpenCV dnn's probabilities for the same files (the fixture's).
+    func testAPackageIsPredictedAsOpenCVComputesIt() throws {
+        let age = repositoryRoot.appendingPathComponent("Tests/Fixtures/caffe/age_net_v1")
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("Age.mlpackage").path
+        let converted = try ProgramRunner.run("coreml-convert", [
+            "caffe", age.appendingPathComponent("deploy.prototxt").path, age.appendingPathComponent("weights.caffemodel").path,
+            "--image-input", "data", "--is-bgr", "--red-bias", "-114.895847746", "--green-bias", "-87.7689143744", "--blue-bias", "-78.4263377603",
+            "--class-labels", age.appendingPathComponent("labels.txt").path, "--convert-to", "mlprogram", "--compute-precision", "float32",
+            "-q", "-o", package])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        let out = folder.appendingPathComponent("out")
+        let predicted = try ProgramRunner.run("coreml-predict", [package, age.appendingPathComponent("input.png").path, "--output-npy", out.path])
+        XCTAssertEqual(predicted.status, 0, predicted.standardError)
+        let reference = try readFloat32Npy(age.appendingPathComponent("output_prob.npy"))
+        let ours = try readFloat32Npy(out.appendingPathComponent("classLabelProbs.npy"))
+        XCTAssertEqual(ours.count, reference.count)
+        for (a, b) in zip(ours, reference) { XCTAssertLessThanOrEqual(abs(a - b), 1e-4 * max(1, abs(b))) }
+        let labels = try ProgramRunner.run("coreml-predict", [package, age.appendingPathComponent("input.png").path, "--max-results", "1"])
+        XCTAssertTrue(labels.standardOutput.contains("15-20"), labels.standardOutput)
+    }
+
     func testWhatMustGoWithItIsAUsageError() throws {
         let folder = try temporaryFolder()
         let package = folder.path + "/AgeNet.mlpackage"

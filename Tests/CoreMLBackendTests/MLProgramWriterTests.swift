@@ -93,4 +93,24 @@ final class MLProgramWriterTests: XCTestCase {
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "\(what): something was written")
         }
     }
+
+    func testAPackageReadsBackAndABrokenWeightFileIsAnErrorNamingIt() throws {
+        let path = try temporaryFolder().appendingPathComponent("Sample.mlpackage").path
+        try MLProgramWriter.write(SampleModel.classifier(), to: path)
+        let model = try MLProgramReader.read(from: path).model
+        XCTAssertEqual(model.classifier?.labels, .strings(SampleModel.ageLabels))
+        XCTAssertEqual(model.inputs.first?.image?.scale, 1.0 / 255.0)
+        XCTAssertEqual(model.inputs.first?.image?.channelBiases, SampleModel.classifier().inputs[0].image?.channelBiases)
+        XCTAssertEqual(model.nodes.map { $0.operation.definition.kindName }, ["convolution", "activation", "pooling", "flatten", "innerProduct", "softmax"])
+        XCTAssertNoThrow(try model.validate())
+
+        let weights = path + "/Data/com.apple.CoreML/weights/weight.bin"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: weights))
+        for (what, broken) in [("truncated", bytes.prefix(4000)), ("sentinel", bytes.prefix(64) + Data(count: 4) + bytes.dropFirst(68))] {
+            try broken.write(to: URL(fileURLWithPath: weights))
+            XCTAssertThrowsError(try MLProgramReader.read(from: path), what) { error in
+                XCTAssertTrue("\(error)".contains("weight.bin: byte 64:"), "\(what): \(error)")
+            }
+        }
+    }
 }
