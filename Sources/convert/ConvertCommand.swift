@@ -95,6 +95,10 @@ struct OutputRequest {
 func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1,
              _ make: () throws -> (model: Model, notes: [(label: String, items: [String])])) throws {
     if output.program {
+        if minimumSpecificationVersion > 6 {
+            throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's programs (specification 6, opset CoreML5) "
+                             + "only for now")
+        }
         try MLProgramWriter.checkTarget(output.path, inputs: inputs)
     } else {
         try AtomicFile.checkTarget(output.path, inputs: inputs)
