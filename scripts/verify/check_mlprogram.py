@@ -12,7 +12,9 @@ Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel]
 3. BLOB_DUMP is what Core ML's own MIL blob reader (MILBlob::StorageReader,
    scripts/verify/milblob_dump.cpp) read from weight.bin: every constant the
    program stores in the file must be a float32 blob at its offset holding
-   exactly the values coremltools loaded, and no blob may be unreferenced.
+   exactly the values coremltools loaded, and no blob may be unreferenced;
+   coremltools' own blob writer (libmilstoragepython) given the same arrays
+   in order writes the same bytes.
 4. With REFERENCE (the NeuralNetwork .mlmodel of the same conversion, a
    writer checked by scripts/check_mlmodels.py), each convolution,
    inner-product, batch-norm, scale and bias weight of the program must be
@@ -116,9 +118,32 @@ def main():
         fail(f"weight.bin holds {len(blobs)} blobs, the program refers to {len(referenced)}")
     print(f"MILBlob reader: {len(blobs)} float32 blobs, each read back identical to the program's constant "
           f"({sum(v.size for v in referenced.values())} values)")
+    same_bytes_as_coremltools(package, model.weights_dir, referenced)
 
     if reference:
         compare_with_reference(reference, block, inferred)
+
+
+def same_bytes_as_coremltools(package, weights_dir, referenced):
+    """coremltools' own blob writer (libmilstoragepython, Core ML's StorageWriter) given the same
+    arrays in file order must write the same bytes as weight.bin."""
+    import os
+    import tempfile
+    from coremltools.libmilstoragepython import _BlobStorageWriter
+
+    ours_path = os.path.join(weights_dir, "weight.bin")
+    with tempfile.TemporaryDirectory() as folder:
+        theirs_path = os.path.join(folder, "weight.bin")
+        writer = _BlobStorageWriter(theirs_path)
+        for values in referenced.values():
+            writer.write_float_data(np.ascontiguousarray(values, dtype=np.float32))
+        del writer
+        with open(ours_path, "rb") as ours, open(theirs_path, "rb") as theirs:
+            ours_bytes, theirs_bytes = ours.read(), theirs.read()
+    if ours_bytes != theirs_bytes:
+        first = next((i for i, (a, b) in enumerate(zip(ours_bytes, theirs_bytes)) if a != b), min(len(ours_bytes), len(theirs_bytes)))
+        fail(f"{ours_path} ({len(ours_bytes)} bytes) differs from coremltools' writer's ({len(theirs_bytes)} bytes) at byte {first}")
+    print(f"coremltools' blob writer, given the same arrays, writes the same {len(ours_bytes)} bytes as weight.bin")
 
 
 def reference_weights(path):
