@@ -26,6 +26,7 @@ public enum AtomicFolder {
     ///   file-system failures, or what `fill` throws.
     public static func write(to path: String, inputs: [String] = [], isReplaceable: (String) -> Bool,
                              _ fill: (_ folder: String) throws -> Void) throws {
+        let path = withoutTrailingSlashes(path)
         let exists = try checkTarget(path, inputs: inputs, isReplaceable: isReplaceable)
         let parent = FileSystem.folder(of: path)
         let stem = AtomicFile.temporaryStem(FileSystem.name(of: path))
@@ -47,6 +48,7 @@ public enum AtomicFolder {
     /// Whether `path` exists (a folder `isReplaceable` accepts), after the
     /// checks; nothing else may be there.
     public static func checkTarget(_ path: String, inputs: [String], isReplaceable: (String) -> Bool) throws(FileError) -> Bool {
+        let path = withoutTrailingSlashes(path)
         guard let kind = FileSystem.kind(of: path) else {
             if FileSystem.exists(path) { throw FileError(path: path, message: "is a broken link; choose another output folder") }
             return false
@@ -66,6 +68,13 @@ public enum AtomicFolder {
             }
         }
         return true
+    }
+
+    /// `M.mlpackage/` names the folder `M.mlpackage` (the root stays `/`).
+    static func withoutTrailingSlashes(_ path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        return String(trimmed)
     }
 
     private static func isLink(_ path: String) -> Bool {

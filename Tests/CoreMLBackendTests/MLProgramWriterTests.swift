@@ -57,7 +57,7 @@ final class MLProgramWriterTests: XCTestCase {
         let path = folder.appendingPathComponent("M.mlpackage").path
         try MLProgramWriter.write(SampleModel.classifier(), to: path)
         try Data("stale".utf8).write(to: URL(fileURLWithPath: path + "/stale.txt"))
-        try MLProgramWriter.write(SampleModel.classifier(), to: path)
+        try MLProgramWriter.write(SampleModel.classifier(), to: path + "/")  // the folder, named as a shell completes it
         XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/stale.txt"), "the old package was merged, not replaced")
         XCTAssertTrue(MLProgramWriter.isPackage(path))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["M.mlpackage"], "a temporary folder was left")
