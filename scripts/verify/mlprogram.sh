@@ -55,14 +55,21 @@ check() {
   "$bin/coreml-convert" "$@" -q -o "$work/$name.mlmodel"
   "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision float32 -o "$package"
   "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$work/$name.blobs"
-  "$python" scripts/verify/check_mlprogram.py "$package" "$work/$name.blobs" "$work/$name.mlmodel" 2>&1 | quiet
-  [ "${PIPESTATUS[0]}" = 0 ] || failures=$((failures + 1))
+  # (A failed check is counted, and the next ones still run.)
+  "$python" scripts/verify/check_mlprogram.py "$package" "$work/$name.blobs" "$work/$name.mlmodel" > "$work/$name.check" 2>&1 \
+    || failures=$((failures + 1))
+  quiet < "$work/$name.check"
   if [ -x "$validator" ]; then
-    "$validator" "$package/Data/com.apple.CoreML/model.mlmodel" | grep -q "^OK " && echo "Apple's validator: OK" \
-      || { "$validator" "$package/Data/com.apple.CoreML/model.mlmodel"; failures=$((failures + 1)); }
+    local verdict
+    verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
+    case "$verdict" in
+      "OK "*) echo "Apple's validator: OK" ;;
+      *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
+    esac
   fi
-  "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr 2>&1 | quiet
-  [ "${PIPESTATUS[0]}" = 0 ] || failures=$((failures + 1))
+  "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr > "$work/$name.torch" 2>&1 \
+    || failures=$((failures + 1))
+  quiet < "$work/$name.torch"
   # coreml-predict reads the package back into the IR (MLProgramReader) and runs it: against the framework and the .mlmodel.
   # A Keras fixture's HWC pixels: a PNG when they are whole numbers, else the [C, H, W] values (the model has no preprocessing then).
   local given=("$input")

@@ -11,7 +11,8 @@ import ModelFormat
 /// version 2, reserved zeros), then per blob, each at a 64-byte aligned
 /// offset, a 64-byte metadata record (sentinel 0xDEADBEEF, data type,
 /// size in bytes, offset of the data, reserved zeros) followed by the data
-/// at the next 64-byte boundary. All numbers little-endian. A program's
+/// at the next 64-byte boundary; the file ends with the last blob's data.
+/// All numbers little-endian. A program's
 /// constant refers to a blob by the offset of its metadata record.
 struct BlobFile {
     /// The name a program's constants use for the file.
@@ -68,7 +69,7 @@ struct BlobFile {
             }
             position = blob.offset + Self.alignment + size
         }
-        try put([UInt8](repeating: 0, count: Self.aligned(position) - position), stream, path)
+        // No padding after the last blob: StorageWriter aligns each record's start only.
         closed = true
         guard fclose(stream) == 0 else { throw FileError(path: path, errno: errno, action: "cannot write") }
     }
