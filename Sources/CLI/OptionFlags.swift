@@ -22,6 +22,7 @@ extension OptionName {
         case .classLabels: "--class-labels"
         case .rowsPerClass: "--rows-per-class"
         case .ignoreTopK: "--ignore-top-k"
+        case .convertTo: "--convert-to mlprogram"
         }
     }
 }

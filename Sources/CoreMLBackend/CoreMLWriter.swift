@@ -122,18 +122,7 @@ extension SpecBuilder {
         spec.pointee.specificationversion = version
         arrayMapping = SpecificationVersion.arrayMapping(model, at: version)
 
-        let description: UnsafeMutablePointer<MLModelDescription> = new(core_ml__specification__model_description__init)
-        (description.pointee.n_input, description.pointee.input) = array(model.inputs.map(inputFeature))
-        var outputs: [UnsafeMutablePointer<MLFeatureDescription>] = []
-        if let classifier = model.classifier {
-            outputs += classifierFeatures(classifier)
-            description.pointee.predictedfeaturename = string(classifier.predictedFeatureName)
-            description.pointee.predictedprobabilitiesname = string(classifier.probabilitiesName)
-        }
-        outputs += model.outputs.map { feature($0.name, $0.description, arrayType($0.shape)) }
-        (description.pointee.n_output, description.pointee.output) = array(outputs)
-        description.pointee.metadata = metadata(model.metadata)
-        spec.pointee.description = description
+        spec.pointee.description = modelDescription(model)
 
         names = FreshNames(model)
         let layers = array(model.nodes.flatMap(layers))
@@ -166,5 +155,22 @@ extension SpecBuilder {
             spec.pointee.neuralnetwork = network
         }
         return spec
+    }
+
+    /// The model's interface: its inputs, the classifier's features and
+    /// the outputs (arrays as `arrayType` maps them), and its metadata.
+    func modelDescription(_ model: Model) -> UnsafeMutablePointer<MLModelDescription> {
+        let description: UnsafeMutablePointer<MLModelDescription> = new(core_ml__specification__model_description__init)
+        (description.pointee.n_input, description.pointee.input) = array(model.inputs.map(inputFeature))
+        var outputs: [UnsafeMutablePointer<MLFeatureDescription>] = []
+        if let classifier = model.classifier {
+            outputs += classifierFeatures(classifier)
+            description.pointee.predictedfeaturename = string(classifier.predictedFeatureName)
+            description.pointee.predictedprobabilitiesname = string(classifier.probabilitiesName)
+        }
+        outputs += model.outputs.map { feature($0.name, $0.description, arrayType($0.shape)) }
+        (description.pointee.n_output, description.pointee.output) = array(outputs)
+        description.pointee.metadata = metadata(model.metadata)
+        return description
     }
 }

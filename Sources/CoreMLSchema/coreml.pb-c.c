@@ -4549,7 +4549,7 @@ void   core_ml__specification__non_maximum_suppression__free_unpacked
   assert(message->base.descriptor == &core_ml__specification__non_maximum_suppression__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
-static const ProtobufCFieldDescriptor core_ml__specification__model__field_descriptors[6] =
+static const ProtobufCFieldDescriptor core_ml__specification__model__field_descriptors[7] =
 {
   {
     "specificationVersion",
@@ -4612,6 +4612,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__model__field_descr
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
   {
+    "mlProgram",
+    502,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__Model, type_case),
+    offsetof(CoreML__Specification__Model, mlprogram),
+    &core_ml__specification__milspec__program__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
     "nonMaximumSuppression",
     610,
     PROTOBUF_C_LABEL_NONE,
@@ -4626,20 +4638,22 @@ static const ProtobufCFieldDescriptor core_ml__specification__model__field_descr
 };
 static const unsigned core_ml__specification__model__field_indices_by_name[] = {
   1,   /* field[1] = description */
+  5,   /* field[5] = mlProgram */
   4,   /* field[4] = neuralNetwork */
   3,   /* field[3] = neuralNetworkClassifier */
-  5,   /* field[5] = nonMaximumSuppression */
+  6,   /* field[6] = nonMaximumSuppression */
   2,   /* field[2] = pipeline */
   0,   /* field[0] = specificationVersion */
 };
-static const ProtobufCIntRange core_ml__specification__model__number_ranges[5 + 1] =
+static const ProtobufCIntRange core_ml__specification__model__number_ranges[6 + 1] =
 {
   { 1, 0 },
   { 202, 2 },
   { 403, 3 },
   { 500, 4 },
-  { 610, 5 },
-  { 0, 6 }
+  { 502, 5 },
+  { 610, 6 },
+  { 0, 7 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__model__descriptor =
 {
@@ -4649,10 +4663,10 @@ const ProtobufCMessageDescriptor core_ml__specification__model__descriptor =
   "CoreML__Specification__Model",
   "CoreML.Specification",
   sizeof(CoreML__Specification__Model),
-  6,
+  7,
   core_ml__specification__model__field_descriptors,
   core_ml__specification__model__field_indices_by_name,
-  5,  core_ml__specification__model__number_ranges,
+  6,  core_ml__specification__model__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__model__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

@@ -31,6 +31,8 @@ public struct Frontend: Sendable {
     /// of file (`FileKind.check`).
     /// - Throws: `FileError` or `FormatDetectionError`.
     public func require(_ path: String) throws {
+        // An ML Program package is a folder (issue 36: the runtime reads what MLProgramWriter writes).
+        if formats == [.coreML], MLProgramWriter.isPackage(path) { return }
         try ModelFiles.kind(of: path).check(expected: formats, what: name)
     }
 

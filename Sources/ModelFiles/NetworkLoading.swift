@@ -22,7 +22,7 @@ extension Network {
     }
 }
 
-/// A `.mlmodel` read for use (predicting, writing again), validated from
+/// A `.mlmodel` (or an ML Program `.mlpackage`) read for use (predicting, writing again), validated from
 /// its structure first (weight counts against their layers, payloads
 /// skipped) and only then read whole: a weight array that is not aligned is
 /// copied when read, and one declaring gigabytes over a sparse file's hole
@@ -32,6 +32,16 @@ public enum ValidatedModel {
     /// - Throws: what `CoreMLReader.read` throws, and `InvalidModelError`
     ///   (`path: ` and the `ModelError`) when the structure does not validate.
     public static func read(path: String) throws -> Model {
+        if MLProgramWriter.isPackage(path) {
+            // An ML Program package (issue 36: what MLProgramWriter writes, raised back into the IR).
+            let model = try MLProgramReader.read(from: path).model
+            do {
+                _ = try model.validate()
+            } catch let error as ModelError {
+                throw InvalidModelError("\(path): \(String(mentioning: error))")
+            }
+            return model
+        }
         do {
             _ = try CoreMLReader.read(from: path, structureOnly: true).model.validate()
         } catch let error as ModelError {

@@ -4,7 +4,7 @@
 /// `inputShapes`, `imageInputNames`); the command-line programs name it by
 /// their flag (`--input-shape`), through `String.namingOptions`.
 public enum OptionName: String, Sendable, CaseIterable {
-    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json, detector, classLabels, rowsPerClass, ignoreTopK
+    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json, detector, classLabels, rowsPerClass, ignoreTopK, convertTo
 
     /// How the library's API spells it.
     public var libraryName: String {
@@ -25,6 +25,7 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .classLabels: "classLabels"
         case .rowsPerClass: "detectorRowsPerClass"
         case .ignoreTopK: "ignoresCandidateCap"
+        case .convertTo: "MLProgramWriter"
         }
     }
 

@@ -64,7 +64,8 @@ enum CaffeCommand: Command {
 
 /// The options every converter shares, declared once.
 enum ConversionFlags {
-    static let outputHelp = "Where to write the Core ML model, a name ending in .mlmodel (an existing file is replaced only by a complete new one)."
+    static let outputHelp = "Where to write the Core ML model, a name ending in .mlmodel, or .mlpackage with --convert-to mlprogram "
+        + "(an existing file or package is replaced only by a complete new one)."
 
     /// `-o, --output` (the one spelling of the output file in every
     /// subcommand), `--json` and `--quiet`.
@@ -78,29 +79,26 @@ enum ConversionFlags {
                  help: "Also write the model's typed classes next to it, as coreml-generate does, in --language.").spec,
             Option("language", valueName: "swift|objc", default: "swift",
                    help: "The language of --generate-classes: swift (Name.swift) or objc (Name.h, Name.m), as coreml-generate's.").spec,
+            ProgramFlags.option, ProgramFlags.precisionOption,
         ] + CompressionFlags.options
     }
 
     /// The output file and report the options ask for. A name that does
     /// not end in `.mlmodel` is refused: Xcode recognises a model by that
-    /// extension, an `.mlpackage` is a folder this toolkit does not write,
-    /// and `--output softmax` was how an old grammar named a tensor.
+    /// extension, an `.mlpackage` folder is for `--convert-to mlprogram`
+    /// only, and `--output softmax` was how an old grammar named a tensor.
     static func output(_ arguments: ParsedArguments) throws -> OutputRequest {
         let path = try arguments.string("output")
         let name = FileSystem.name(of: path)
         let dot = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]).lowercased() }
-        if dot == "mlpackage" {
-            throw UsageError("--output \(path): this toolkit writes the single-file .mlmodel format, not an .mlpackage "
-                             + "(a folder, for ML programs); Xcode opens and compiles .mlmodel files too: use -o "
-                             + "\(path.dropLast("mlpackage".count))mlmodel")
-        }
-        guard dot == "mlmodel" else {
+        let precision = try CompressionFlags.precision(arguments)
+        let program = try ProgramFlags.wantsProgram(arguments, path: path, extension: dot, precision: precision)
+        guard program || dot == "mlmodel" else {
             let tensorHint = arguments.options.spec(named: "output-feature-name") != nil
                 ? "; to make a tensor an output of the model, use --output-feature-name \(path)" : ""
             throw UsageError("--output \(path): a Core ML model file's name ends in .mlmodel (Xcode goes by it)\(tensorHint)")
         }
         if arguments.flag("json") && arguments.flag("quiet") { throw UsageError("--json and --quiet: choose one") }
-        let precision = try CompressionFlags.precision(arguments)
         let probes = arguments.strings("probe")
         if !probes.isEmpty, precision == nil || precision == .float32 {
             throw UsageError("--probe is the input of the fidelity report of a compressed model: give --precision float16 or --quantize-weights")
@@ -114,7 +112,7 @@ enum ConversionFlags {
         }
         return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text,
                              precision: precision, probes: probes, classes: arguments.flag("generate-classes") ? classes : nil,
-                             warnsIfNotAppReady: arguments.options.spec(named: "image-input") != nil)
+                             warnsIfNotAppReady: arguments.options.spec(named: "image-input") != nil, program: program)
     }
 
     /// `--input-shape name=1,H,W,C` (coremltools' inputs=[TensorType(name,

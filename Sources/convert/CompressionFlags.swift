@@ -6,7 +6,7 @@ import ModelFormat
 /// report runs on. Part of every subcommand's output options.
 enum CompressionFlags {
     static let options: [OptionSpec] = [
-        Option("precision", valueName: "float32|float16", otherSpellings: ["model-precision", "compute-precision"],
+        Option("precision", valueName: "float32|float16", otherSpellings: ["model-precision"],
                help: "Store the weights as float16 (half the size; Core ML specification 2) or float32 (default: as the source stores them, "
                    + "float32 for Caffe, TensorFlow and Keras).").spec,
         Option("quantize-weights", valueName: "bits", otherSpellings: ["nbits"],

@@ -76,6 +76,8 @@ struct OutputRequest {
     /// Whether to print `AppReadiness` warnings on stderr (the converters
     /// that have --image-input, unless --quiet).
     var warnsIfNotAppReady = false
+    /// `--convert-to mlprogram`: an ML Program package instead of a NeuralNetwork file.
+    var program = false
 
     /// The folder the model is written to, where its classes go.
     var folder: String { FileSystem.folder(of: path) }
@@ -92,7 +94,15 @@ struct OutputRequest {
 /// changed that the file does not show: a declared batch).
 func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1,
              _ make: () throws -> (model: Model, notes: [(label: String, items: [String])])) throws {
-    try AtomicFile.checkTarget(output.path, inputs: inputs)
+    if output.program {
+        if minimumSpecificationVersion > 6 {
+            throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's programs (specification 6, opset CoreML5) "
+                             + "only for now")
+        }
+        try MLProgramWriter.checkTarget(output.path, inputs: inputs)
+    } else {
+        try AtomicFile.checkTarget(output.path, inputs: inputs)
+    }
     if let language = output.classes {
         try ClassFiles.checkTargets(forModelAt: output.path, in: output.folder, language: language, inputs: inputs)
     }
@@ -117,6 +127,11 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
 private func write(_ model: Model, to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32,
                    notes: [(label: String, items: [String])]) throws {
     let path = output.path
+    if output.program {
+        try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: .float32)
+        if output.report == .text { print("Wrote \(TextEscaping.line(path)) (ML Program, specification 6, opset CoreML5, float32)") }
+        return
+    }
     let compressed = output.precision.map { $0 != .float32 } ?? false
     let probe = compressed && output.report != .quiet ? try FidelityReport.probe(for: model, output.probes) : nil
     var inspected: InspectedModel?

@@ -56,9 +56,9 @@ final class FrontDoorTests: XCTestCase {
             try ProgramRunner.assertOneError("coreml-convert", ["tensorflow", mobilenet, typed, "x", "-o", output],
                                              "did you mean '--input-shape'?", status: 64)
         }
-        for typed in ["--model_precision", "--compute_precision"] {
+        for (typed, ours) in [("--model_precision", "--precision"), ("--compute_precision", "--compute-precision")] {
             try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, typed, "float16", "-o", output],
-                                             "unknown option '\(typed)'; did you mean '--precision'?", status: 64)
+                                             "unknown option '\(typed)'; did you mean '\(ours)'?", status: 64)
         }
         try ProgramRunner.assertOneError("coreml-predict", [root + "Samples/face.png", "--center-crop"], "did you mean '--crop-and-scale'?", status: 64)
     }
@@ -114,10 +114,10 @@ final class FrontDoorTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
     }
 
-    func testAnMLPackageIsRefusedAndNothingWritten() throws {
+    func testAnMLPackageWithoutConvertToIsRefusedAndNothingWritten() throws {
         let folder = try temporaryFolder()
         try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, weights, "-o", folder.path + "/AgeNet.mlpackage"],
-                        "this toolkit writes the single-file .mlmodel format, not an .mlpackage", status: 64)
+                        "an .mlpackage folder holds an ML program: add --convert-to mlprogram", status: 64)
         // The output's name is a usage mistake found before any input is read.
         try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy, deploy, "-o", deploy],
                                          "--output \(deploy): a Core ML model file's name ends in .mlmodel", status: 64)

@@ -53,4 +53,9 @@ typedef struct {
 fileio_child_result fileio_run_child(char *const argv[], const char *input, size_t input_length,
                                      int timeout_ms, size_t max_output);
 
+/// Swaps the two existing paths `first` and `second` (files or folders) in
+/// one step (Linux renameat2 with RENAME_EXCHANGE): 0, or -1 with errno
+/// (EINVAL or ENOSYS where the file system or system cannot).
+int fileio_exchange(const char *first, const char *second);
+
 #endif

@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import FileIO
+import ModelFormat
+
+/// The package's weight file in MIL blob storage (version 2), as Core ML's
+/// `MILBlob::Blob::StorageWriter` lays it out: a 64-byte header (blob count,
+/// version 2, reserved zeros), then per blob, each at a 64-byte aligned
+/// offset, a 64-byte metadata record (sentinel 0xDEADBEEF, data type,
+/// size in bytes, offset of the data, reserved zeros) followed by the data
+/// at the next 64-byte boundary; the file ends with the last blob's data.
+/// All numbers little-endian. A program's
+/// constant refers to a blob by the offset of its metadata record.
+struct BlobFile {
+    /// The name a program's constants use for the file.
+    static let referenceName = "@model_path/weights/weight.bin"
+    static let alignment = 64
+    /// `BlobDataType::Float32`.
+    static let float32Type: UInt32 = 2
+    static let sentinel: UInt32 = 0xDEAD_BEEF
+
+    /// The blobs in file order, each with its metadata record's offset.
+    private(set) var blobs: [(offset: Int, weights: Weights)] = []
+    private var end = alignment
+
+    /// Adds `weights` as a float32 blob.
+    /// - Returns: the offset of its metadata record.
+    mutating func add(_ weights: Weights) -> Int {
+        let offset = end
+        blobs.append((offset, weights))
+        end = Self.aligned(offset + Self.alignment + weights.count * MemoryLayout<Float>.size)
+        return offset
+    }
+
+    static func aligned(_ offset: Int) -> Int {
+        (offset + alignment - 1) / alignment * alignment
+    }
+
+    /// Writes the file to `path`, streaming each tensor's values in chunks.
+    /// - Throws: `FileError` when it cannot be written.
+    func write(to path: String) throws {
+        guard let stream = fopen(path, "wb") else { throw FileError(path: path, errno: errno, action: "cannot create") }
+        var closed = false
+        defer { if !closed { fclose(stream) } }
+        var header = [UInt8](repeating: 0, count: Self.alignment)
+        Self.put(UInt32(blobs.count), into: &header, at: 0)
+        Self.put(UInt32(2), into: &header, at: 4)
+        try put(header, stream, path)
+        var position = Self.alignment
+        for blob in blobs {
+            try put([UInt8](repeating: 0, count: blob.offset - position), stream, path)
+            let size = blob.weights.count * MemoryLayout<Float>.size
+            var metadata = [UInt8](repeating: 0, count: Self.alignment)
+            Self.put(Self.sentinel, into: &metadata, at: 0)
+            Self.put(Self.float32Type, into: &metadata, at: 4)
+            Self.put(UInt64(size), into: &metadata, at: 8)
+            Self.put(UInt64(blob.offset + Self.alignment), into: &metadata, at: 16)
+            try put(metadata, stream, path)
+            for chunk in 0..<blob.weights.chunkCount {
+                try blob.weights.withChunk(chunk) { _, values in
+                    // Float's in-memory bytes are little-endian on every platform Swift runs this on.
+                    guard values.isEmpty || fwrite(values.baseAddress!, MemoryLayout<Float>.size, values.count, stream) == values.count else {
+                        throw FileError(path: path, errno: errno, action: "cannot write")
+                    }
+                }
+            }
+            position = blob.offset + Self.alignment + size
+        }
+        // No padding after the last blob: StorageWriter aligns each record's start only.
+        closed = true
+        guard fclose(stream) == 0 else { throw FileError(path: path, errno: errno, action: "cannot write") }
+    }
+
+    private func put(_ bytes: [UInt8], _ stream: UnsafeMutablePointer<FILE>, _ path: String) throws {
+        guard bytes.isEmpty || fwrite(bytes, 1, bytes.count, stream) == bytes.count else {
+            throw FileError(path: path, errno: errno, action: "cannot write")
+        }
+    }
+
+    private static func put<T: FixedWidthInteger>(_ value: T, into bytes: inout [UInt8], at offset: Int) {
+        withUnsafeBytes(of: value.littleEndian) { raw in
+            for (index, byte) in raw.enumerated() { bytes[offset + index] = byte }
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import FileIO
+import ModelFormat
+import CoreMLSchema
+import Protobuf
+
+/// Reads an ML Program package back into a `Model`: the inverse of
+/// `MLProgramWriter` for its slice (`ProgramRaising`), so that the runtime
+/// can run what the package computes. A program holding an operation or
+/// form the writer does not write is refused by name; reading packages from
+/// other tools is issue 36's next step.
+public enum MLProgramReader {
+    /// The package's Model message, and where its weight file is.
+    static func paths(of package: String) -> (model: String, weights: String) {
+        let data = FileSystem.path(of: "com.apple.CoreML", in: FileSystem.path(of: "Data", in: package))
+        return (FileSystem.path(of: "model.mlmodel", in: data), FileSystem.path(of: "weight.bin", in: FileSystem.path(of: "weights", in: data)))
+    }
+
+    /// Reads the package folder at `path`.
+    /// - Throws: `ModelFileError` naming the file and what in it cannot be read.
+    public static func read(from path: String) throws -> CoreMLFile {
+        let (modelPath, weightsPath) = paths(of: path)
+        do {
+            let file = try MappedFile(path: modelPath)
+            let weights = try MappedFile(path: weightsPath)
+            let decoded = try BinaryDecoder.decode(MLModel.self, descriptor: CoreMLReader.descriptorOfModel, bytes: file.bytes, owner: file,
+                                                   options: DecodeOptions())
+            let reader = SpecReader(decoded: decoded)
+            let spec = decoded.root
+            guard spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_ML_PROGRAM, let program = spec.pointee.mlprogram else {
+                throw reader.fail("the package's model is not an ML program", at: spec)
+            }
+            let model = try reader.program(program, description: spec.pointee.description, blobs: BlobReader(file: weights))
+            return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model,
+                              featureTypes: reader.featureTypes(spec.pointee.description!))
+        } catch let error as FileError {
+            throw error
+        } catch let error as DecodeError {
+            throw ModelFileError(path: modelPath, underlying: error)
+        } catch let error as CoreMLFormatError {
+            throw ModelFileError(path: modelPath, underlying: error)
+        } catch let error as BlobReader.Failure {
+            throw ModelFileError(path: weightsPath, underlying: error)
+        }
+    }
+}
+
+/// The float32 blobs of a weight file (MIL blob storage, `BlobFile`),
+/// borrowed from the mapped file, every record checked against its bounds.
+struct BlobReader {
+    struct Failure: Error, CustomStringConvertible, Sendable {
+        var description: String
+    }
+
+    let file: MappedFile
+
+    /// The `count` float32 values whose metadata record is at `offset`.
+    func floats(at offset: UInt64, count: Int) throws -> Weights {
+        let bytes = file.bytes
+        func u32(_ at: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }
+        func u64(_ at: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian }
+        guard bytes.count >= BlobFile.alignment, u32(4) == 2 else { throw Failure(description: "not MIL blob storage version 2") }
+        guard let record = Int(exactly: offset), record % BlobFile.alignment == 0, record <= bytes.count - BlobFile.alignment else {
+            throw Failure(description: "byte \(offset): no blob record there")
+        }
+        guard u32(record) == BlobFile.sentinel else { throw Failure(description: "byte \(offset): the blob record's sentinel is wrong") }
+        guard u32(record + 4) == BlobFile.float32Type else {
+            throw Failure(description: "byte \(offset): the blob is of data type \(u32(record + 4)), not float32 (the only one read yet)")
+        }
+        let size = u64(record + 8), data = u64(record + 16)
+        guard size == UInt64(count) * 4, data % 4 == 0, data <= UInt64(bytes.count), size <= UInt64(bytes.count) - data else {
+            throw Failure(description: "byte \(offset): the blob's \(size) bytes at \(data) are not the \(count) values its constant declares within the file")
+        }
+        let start = bytes.baseAddress!.advanced(by: Int(data)).assumingMemoryBound(to: Float.self)
+        return Weights(borrowing: UnsafeBufferPointer(start: start, count: count), owner: file)
+    }
+}

@@ -1,0 +1,134 @@
+import CoreMLSchema
+import ModelFormat
+
+/// The Model message of an ML Program: specification version 6 (iOS 15),
+/// the description, and a program of one function `main` in the CoreML5
+/// opset: image preprocessing, the lowered nodes, and for a classifier
+/// coremltools' `classify` operation making the two classifier features.
+extension SpecBuilder {
+    static let programOpset = "CoreML5"
+    static let programSpecificationVersion: Int32 = 6
+
+    func mlProgram(_ model: Model, shapes: [String: TensorShape]) throws -> (UnsafeMutablePointer<MLModel>, BlobFile) {
+        let program = ProgramBuilder(spec: self)
+        var interface = model.inputs.map(\.name) + model.outputs.map(\.name)
+        if let classifier = model.classifier { interface += [classifier.predictedFeatureName, classifier.probabilitiesName] }
+        for name in interface {
+            guard ProgramBuilder.isIdentifier(name) else {
+                throw ModelError("feature '\(name)': \(option: .convertTo) names features with letters, digits and '_' only (not starting with a digit)")
+            }
+            program.reserve(name)
+        }
+        var lowering = ProgramLowering(program: program, shapes: shapes)
+        let functionInputs = try model.inputs.map { input in
+            let float32 = CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32
+            switch input.kind {
+            case .image(let image):
+                guard image.meanImage == nil else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write a mean image") }
+                let shape = [1, image.channels, image.height, image.width]
+                lowering.values[input.name] = preprocess(input.name, image, shape: shape, program)
+                return milNamed(input.name, milTensorType(float32, shape))
+            case .array(let shape), .tensor(let shape):
+                // The array as the NeuralNetwork file takes it ([C] or [C, H, W]), made a map for the program.
+                let map = lowering.shape(of: input.name)
+                lowering.values[input.name] = program.operation("reshape", input.name + "_map", [
+                    "x": input.name, "shape": program.constant(input.name + "_map_shape", .ints(map.map { Int32($0) }), shape: [4]),
+                ], shape: map)
+                return milNamed(input.name, milTensorType(float32, shape))
+            }
+        }
+        for node in model.nodes { try lowering.lower(node) }
+
+        var blockOutputs: [String] = []
+        if let classifier = model.classifier {
+            blockOutputs += classify(classifier, probabilities: lowering.values[classifier.probabilitiesName] ?? classifier.probabilitiesName,
+                                     shape: lowering.shape(of: classifier.probabilitiesName), program)
+        }
+        var described = model
+        for (index, output) in model.outputs.enumerated() {
+            // Each output as the NeuralNetwork file gives it: [F] or [C, H, W].
+            let shape = (shapes[output.name] ?? TensorShape([1])).featureShape
+            described.outputs[index].shape = shape
+            program.append("reshape", name: output.name, inputs: [
+                ("x", [program.binding(lowering.values[output.name] ?? output.name)]),
+                ("shape", [program.binding(program.constant(output.name + "_shape", .ints(shape.map { Int32($0) }), shape: [shape.count]))]),
+            ], output: milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
+            blockOutputs.append(output.name)
+        }
+
+        let block: UnsafeMutablePointer<MILBlock> = new(core_ml__specification__milspec__block__init)
+        (block.pointee.n_outputs, block.pointee.outputs) = strings(blockOutputs)
+        (block.pointee.n_operations, block.pointee.operations) = array(program.operations)
+        let blockEntry: UnsafeMutablePointer<MILBlockEntry> = new(core_ml__specification__milspec__function__block_entry__init)
+        (blockEntry.pointee.key, blockEntry.pointee.value) = (string(Self.programOpset), block)
+        let function: UnsafeMutablePointer<MILFunction> = new(core_ml__specification__milspec__function__init)
+        (function.pointee.n_inputs, function.pointee.inputs) = array(functionInputs)
+        function.pointee.opset = string(Self.programOpset)
+        (function.pointee.n_block_specializations, function.pointee.block_specializations) = array([blockEntry])
+        let functionEntry: UnsafeMutablePointer<MILFunctionEntry> = new(core_ml__specification__milspec__program__functions_entry__init)
+        (functionEntry.pointee.key, functionEntry.pointee.value) = (string("main"), function)
+        let milProgram: UnsafeMutablePointer<MILProgram> = new(core_ml__specification__milspec__program__init)
+        milProgram.pointee.version = 1
+        (milProgram.pointee.n_functions, milProgram.pointee.functions) = array([functionEntry])
+
+        let spec: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
+        spec.pointee.specificationversion = Self.programSpecificationVersion
+        spec.pointee.description = modelDescription(described)
+        markFloat32(spec.pointee.description)
+        spec.pointee.type_case = CORE_ML__SPECIFICATION__MODEL__TYPE_ML_PROGRAM
+        spec.pointee.mlprogram = milProgram
+        return (spec, program.blobs)
+    }
+
+    /// Core ML's image scaler as coremltools writes it for a program:
+    /// `mul` by the scale, then `add` of the per-channel biases, each only
+    /// when it changes something.
+    private func preprocess(_ name: String, _ image: ImageInput, shape: [Int], _ program: ProgramBuilder) -> String {
+        var value = name
+        if image.scale != 1 {
+            value = program.operation("mul", name + "_scaled", ["x": value, "y": program.constant(name + "_scale", .floats([image.scale]))], shape: shape)
+        }
+        let biases = image.channelBiases
+        if biases.contains(where: { $0 != 0 }) {
+            value = program.operation("add", name + "_biased", ["x": value, "y": program.constant(name + "_bias", .floats(biases), shape: [1, biases.count, 1, 1])],
+                                      shape: shape)
+        }
+        return value
+    }
+
+    /// The `classify` operation over the probabilities, flattened to
+    /// `[1, N]` as coremltools passes them: the top label and the label ->
+    /// probability dictionary (float64 values), named as the classifier's features.
+    private func classify(_ classifier: Classifier, probabilities: String, shape: [Int], _ program: ProgramBuilder) -> [String] {
+        let count = shape.reduce(1, *)
+        let flat = program.operation("reshape", probabilities + "_flat", [
+            "x": probabilities, "shape": program.constant(probabilities + "_flat_shape", .ints([1, Int32(count)]), shape: [2]),
+        ], shape: [1, count])
+        let classes: [MILData]
+        let labelType: MILDataType
+        switch classifier.labels {
+        case .strings(let labels):
+            classes = labels.map { .strings([$0]) }
+            labelType = CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__STRING
+        case .integers(let labels):
+            classes = labels.map { .longInts([$0]) }
+            labelType = CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT64
+        }
+        let dictionary = milDictionaryType(milTensorType(labelType, nil), milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT64, nil))
+        program.append("classify", name: classifier.predictedFeatureName,
+                       inputs: [("probabilities", [program.binding(flat)]), ("classes", [program.binding(milList(classes))])],
+                       outputs: [milNamed(classifier.predictedFeatureName, milTensorType(labelType, nil)),
+                                 milNamed(classifier.probabilitiesName, dictionary)])
+        return [classifier.probabilitiesName, classifier.predictedFeatureName]
+    }
+
+    /// A program's outputs are float32 arrays (a NeuralNetwork's are written as doubles).
+    private func markFloat32(_ description: UnsafeMutablePointer<MLModelDescription>?) {
+        guard let description else { return }
+        for index in 0..<description.pointee.n_output {
+            guard let type = description.pointee.output[index]?.pointee.type,
+                  type.pointee.type_case == CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE else { continue }
+            type.pointee.multiarraytype.pointee.datatype = CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__FLOAT32
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import CoreMLSchema
+import ModelFormat
+
+/// The operations of one ML Program function being written, in order:
+/// every operation's parameters are `const` operations before it, as
+/// coremltools writes them; float constants of `blobThreshold` values or
+/// more go to the weight file, smaller ones stay in the program.
+final class ProgramBuilder {
+    /// coremltools' rule: a constant of 10 elements or more is a blob.
+    static let blobThreshold = 10
+
+    let spec: SpecBuilder
+    private(set) var operations: [UnsafeMutablePointer<MILOperation>] = []
+    private(set) var blobs = BlobFile()
+    private var usedNames: Set<String> = []
+
+    init(spec: SpecBuilder) {
+        self.spec = spec
+    }
+
+    /// Claims `name` as is (an input or output of the model).
+    func reserve(_ name: String) {
+        usedNames.insert(name)
+    }
+
+    /// A fresh value name from `base`: a MIL identifier
+    /// (`[A-Za-z_][A-Za-z0-9_]*`), with a number added when taken.
+    func freshName(_ base: String) -> String {
+        var cleaned = String(base.unicodeScalars.map { Self.isIdentifierScalar($0) ? Character($0) : "_" })
+        if cleaned.isEmpty || cleaned.first!.isNumber { cleaned = "_" + cleaned }
+        var name = cleaned
+        var counter = 0
+        while usedNames.contains(name) {
+            counter += 1
+            name = "\(cleaned)_\(counter)"
+        }
+        usedNames.insert(name)
+        return name
+    }
+
+    /// Whether `name` can be a MIL value name as it is.
+    static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, !("0"..."9").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy(isIdentifierScalar)
+    }
+
+    private static func isIdentifierScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.isASCII && (("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "_")
+    }
+
+    /// A `const` of immediate `data`, shaped `shape` (nil: a scalar).
+    /// - Returns: its value's name.
+    func constant(_ base: String, _ data: MILData, shape: [Int]? = nil) -> String {
+        let name = freshName(base)
+        let value = spec.milValue(data, shape: shape)
+        append("const", name: name, inputs: [], output: value.pointee.type, attributes: [spec.milEntry("val", value)])
+        return name
+    }
+
+    /// A float32 `const` of `weights` shaped `shape`: in the weight file
+    /// when it holds `blobThreshold` values or more.
+    func constant(_ base: String, _ weights: Weights, shape: [Int]) -> String {
+        guard weights.count >= Self.blobThreshold else { return constant(base, .floats(weights.values), shape: shape) }
+        spec.retain(weights)
+        let name = freshName(base)
+        let value = spec.milBlobValue(shape: shape, offset: blobs.add(weights))
+        append("const", name: name, inputs: [], output: value.pointee.type, attributes: [spec.milEntry("val", value)])
+        return name
+    }
+
+    /// An operation of `type` whose inputs are bound to the named values,
+    /// with one float32 output of `shape`.
+    /// - Returns: the output's name.
+    @discardableResult
+    func operation(_ type: String, _ base: String, _ inputs: KeyValuePairs<String, String>, shape: [Int]) -> String {
+        operation(type, base, inputs.map { ($0.key, [$0.value]) }, shape: shape)
+    }
+
+    /// As `operation(_:_:_:shape:)`, an input bound to several values (concat's `values`).
+    @discardableResult
+    func operation(_ type: String, _ base: String, _ inputs: [(String, [String])], shape: [Int]) -> String {
+        let name = freshName(base)
+        append(type, name: name, inputs: inputs.map { ($0.0, $0.1.map(binding)) },
+               output: spec.milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
+        return name
+    }
+
+    /// The binding of an input to the value `name`.
+    func binding(_ name: String) -> UnsafeMutablePointer<MILBinding> {
+        let binding: UnsafeMutablePointer<MILBinding> = spec.new(core_ml__specification__milspec__argument__binding__init)
+        (binding.pointee.binding_case, binding.pointee.name) = (CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME, spec.string(name))
+        return binding
+    }
+
+    /// The binding of an input to an immediate value.
+    func binding(_ value: UnsafeMutablePointer<MILValue>) -> UnsafeMutablePointer<MILBinding> {
+        let binding: UnsafeMutablePointer<MILBinding> = spec.new(core_ml__specification__milspec__argument__binding__init)
+        (binding.pointee.binding_case, binding.pointee.value) = (CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_VALUE, value)
+        return binding
+    }
+
+    /// Appends an operation; its `name` attribute is its (first) output's name, as coremltools writes it.
+    func append(_ type: String, name: String, inputs: [(String, [UnsafeMutablePointer<MILBinding>])],
+                output: UnsafeMutablePointer<MILValueType>, attributes: [UnsafeMutablePointer<MILValueEntry>] = []) {
+        append(type, name: name, inputs: inputs, outputs: [spec.milNamed(name, output)], attributes: attributes)
+    }
+
+    func append(_ type: String, name: String, inputs: [(String, [UnsafeMutablePointer<MILBinding>])],
+                outputs: [UnsafeMutablePointer<MILNamedValueType>], attributes: [UnsafeMutablePointer<MILValueEntry>] = []) {
+        let operation: UnsafeMutablePointer<MILOperation> = spec.new(core_ml__specification__milspec__operation__init)
+        operation.pointee.type = spec.string(type)
+        (operation.pointee.n_inputs, operation.pointee.inputs) = spec.array(inputs.map { key, bindings in
+            let argument: UnsafeMutablePointer<MILArgument> = spec.new(core_ml__specification__milspec__argument__init)
+            (argument.pointee.n_arguments, argument.pointee.arguments) = spec.array(bindings)
+            let entry: UnsafeMutablePointer<MILInputEntry> = spec.new(core_ml__specification__milspec__operation__inputs_entry__init)
+            (entry.pointee.key, entry.pointee.value) = (spec.string(key), argument)
+            return entry
+        })
+        (operation.pointee.n_outputs, operation.pointee.outputs) = spec.array(outputs)
+        let nameValue = spec.milValue(.strings([name]), shape: nil)
+        (operation.pointee.n_attributes, operation.pointee.attributes) = spec.array(attributes + [spec.milEntry("name", nameValue)])
+        operations.append(operation)
+    }
+}

@@ -1,0 +1,98 @@
+import ModelFormat
+
+/// Convolution and pooling: every padding is written as MIL's `custom`
+/// amounts `[top, bottom, left, right]`, computed from the IR's shapes, so
+/// that no padding rule of MIL's has to match one of the source framework.
+extension ProgramLowering {
+    func convolution(_ convolution: Convolution, _ input: String, node: Node, shape: [Int]) throws -> String {
+        guard !convolution.isDeconvolution else { throw refusal(node, "deconvolution") }
+        let name = node.name
+        let source = self.shape(of: node.inputs[0])
+        let pads = try self.pads(convolution.padding, input: source, output: shape, kernel: convolution.kernel,
+                                 stride: convolution.stride, dilation: convolution.dilation, node: node)
+        var arguments: [(String, [String])] = [
+            ("x", [input]),
+            ("weight", [program.constant(name + "_weight", convolution.weights,
+                                         shape: [convolution.outputChannels, convolution.kernelChannels, convolution.kernel.height, convolution.kernel.width])]),
+        ]
+        if let bias = convolution.bias { arguments.append(("bias", [program.constant(name + "_bias", bias, shape: [convolution.outputChannels])])) }
+        arguments += [
+            ("strides", [program.constant(name + "_strides", .ints([Int32(convolution.stride.height), Int32(convolution.stride.width)]), shape: [2])]),
+            ("pad_type", [program.constant(name + "_pad_type", .strings(["custom"]))]),
+            ("pad", [program.constant(name + "_pad", .ints(pads.map { Int32($0) }), shape: [4])]),
+            ("dilations", [program.constant(name + "_dilations", .ints([Int32(convolution.dilation.height), Int32(convolution.dilation.width)]), shape: [2])]),
+            ("groups", [program.constant(name + "_groups", .ints([Int32(convolution.groups)]))]),
+        ]
+        return program.operation("conv", name, arguments, shape: shape)
+    }
+
+    func pooling(_ pooling: Pooling, _ input: String, node: Node, shape: [Int]) throws -> String {
+        let name = node.name
+        let kind: String
+        switch pooling.kind {
+        case .max: kind = "max"
+        case .average: kind = "avg"
+        case .l2: throw refusal(node, "L2 pooling")
+        }
+        if pooling.global {
+            // coremltools writes a global pooling as a reduction over H and W.
+            return program.operation(kind == "max" ? "reduce_max" : "reduce_mean", name, [
+                "x": input, "axes": program.constant(name + "_axes", .ints([2, 3]), shape: [2]),
+                "keep_dims": program.constant(name + "_keep_dims", .bools([true])),
+            ], shape: shape)
+        }
+        let source = self.shape(of: node.inputs[0])
+        let pads = try self.pads(pooling.padding, input: source, output: shape, kernel: pooling.kernel,
+                                 stride: pooling.stride, dilation: Size2(1, 1), node: node)
+        if kind == "avg", case .includeLastPixel(let symmetric) = pooling.padding,
+           pads != [symmetric.height, symmetric.height, symmetric.width, symmetric.width] {
+            // Caffe's last window past the padded input: which cells its average counts is not MIL's rule.
+            throw refusal(node, "average pooling whose last window runs past the padded input (Caffe's rounded-up output)")
+        }
+        var arguments: [(String, [String])] = [
+            ("x", [input]),
+            ("kernel_sizes", [program.constant(name + "_kernel_sizes", .ints([Int32(pooling.kernel.height), Int32(pooling.kernel.width)]), shape: [2])]),
+            ("strides", [program.constant(name + "_strides", .ints([Int32(pooling.stride.height), Int32(pooling.stride.width)]), shape: [2])]),
+            ("pad_type", [program.constant(name + "_pad_type", .strings(["custom"]))]),
+            ("pad", [program.constant(name + "_pad", .ints(pads.map { Int32($0) }), shape: [4])]),
+        ]
+        if kind == "avg" {
+            arguments.append(("exclude_padding_from_average", [program.constant(name + "_exclude_padding", .bools([pooling.excludePaddingFromAverage]))]))
+        }
+        arguments.append(("ceil_mode", [program.constant(name + "_ceil_mode", .bools([false]))]))
+        return program.operation(kind + "_pool", name, arguments, shape: shape)
+    }
+
+    /// `[top, bottom, left, right]` such that MIL's rule, output =
+    /// floor((in + pads - extent) / stride) + 1, gives the IR's output:
+    /// explicit amounts as they are, `same` split as the IR splits it, and
+    /// Caffe's rounded-up pooling as its symmetric pads with the bottom and
+    /// right ones grown (or shrunk) to reach its output size.
+    func pads(_ padding: WindowPadding, input: [Int], output: [Int], kernel: Size2, stride: Size2, dilation: Size2, node: Node) throws -> [Int] {
+        func split(_ total: Int, topLeftHeavy: Bool) -> (Int, Int) {
+            let first = topLeftHeavy ? total - total / 2 : total / 2
+            return (first, total - first)
+        }
+        let extentHeight = (kernel.height - 1) * dilation.height + 1, extentWidth = (kernel.width - 1) * dilation.width + 1
+        let neededHeight = (output[2] - 1) * stride.height + extentHeight - input[2]
+        let neededWidth = (output[3] - 1) * stride.width + extentWidth - input[3]
+        let pads: [Int]
+        switch padding {
+        case .explicit(let edges):
+            pads = [edges.top, edges.bottom, edges.left, edges.right]
+        case .same(let topLeftHeavy):
+            let (top, bottom) = split(max(neededHeight, 0), topLeftHeavy: topLeftHeavy)
+            let (left, right) = split(max(neededWidth, 0), topLeftHeavy: topLeftHeavy)
+            pads = [top, bottom, left, right]
+        case .includeLastPixel(let symmetric):
+            pads = [symmetric.height, max(neededHeight - symmetric.height, 0), symmetric.width, max(neededWidth - symmetric.width, 0)]
+        }
+        // The rule must give the IR's size; a window left past the input (a stride larger than the kernel) is not padding's to fix.
+        let height = (input[2] + pads[0] + pads[1] - extentHeight) / stride.height + 1
+        let width = (input[3] + pads[2] + pads[3] - extentWidth) / stride.width + 1
+        guard height == output[2], width == output[3] else {
+            throw refusal(node, "this window's padding (output \(output[2])x\(output[3]) from \(input[2])x\(input[3]))")
+        }
+        return pads
+    }
+}

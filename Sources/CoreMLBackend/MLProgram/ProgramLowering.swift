@@ -1,0 +1,129 @@
+import ModelFormat
+
+/// The IR's map operations as ML Program (CoreML5, iOS 15) operations, op
+/// and argument names as coremltools' iOS15 op definitions state them.
+/// Every map `[C, H, W]` is the tensor `[1, C, H, W]` in the program (a
+/// vector `[F]` is `[1, F, 1, 1]`), so that convolution, pooling and
+/// normalization take it as they are and broadcasting is numpy's, as
+/// Core ML's NeuralNetwork layers broadcast maps.
+///
+/// This is the first slice of issue 36: an operation not lowered here is
+/// refused by name, never written approximately.
+struct ProgramLowering {
+    let program: ProgramBuilder
+    /// The IR's shapes (`Model.validate`).
+    let shapes: [String: TensorShape]
+    /// IR tensor name -> the program's value name.
+    var values: [String: String] = [:]
+
+    /// A map's shape in the program.
+    static func programShape(_ shape: TensorShape) -> [Int] {
+        [1, shape.channels, shape.height, shape.width]
+    }
+
+    func shape(of tensor: String) -> [Int] {
+        Self.programShape(shapes[tensor] ?? TensorShape([1]))
+    }
+
+    /// A node's operations; its outputs' values are recorded.
+    /// - Throws: `ModelError` naming an operation or attribute not written yet.
+    mutating func lower(_ node: Node) throws {
+        let inputs = node.inputs.map { values[$0] ?? $0 }
+        let output = node.outputs[0]
+        let shape = shape(of: output)
+        let name = node.name
+        let result: String
+        switch node.operation {
+        case .convolution(let convolution):
+            result = try self.convolution(convolution, inputs[0], node: node, shape: shape)
+        case .pooling(let pooling):
+            result = try self.pooling(pooling, inputs[0], node: node, shape: shape)
+        case .innerProduct(let product):
+            let input = self.shape(of: node.inputs[0])
+            let flat = program.operation("reshape", name + "_flat", ["x": inputs[0], "shape": program.constant(name + "_flat_shape", .ints([1, Int32(input[1] * input[2] * input[3])]), shape: [2])], shape: [1, input[1] * input[2] * input[3]])
+            var arguments: [(String, [String])] = [("x", [flat]), ("weight", [program.constant(name + "_weight", product.weights, shape: [product.outputChannels, product.inputChannels])])]
+            if let bias = product.bias { arguments.append(("bias", [program.constant(name + "_bias", bias, shape: [product.outputChannels])])) }
+            let linear = program.operation("linear", name + "_linear", arguments, shape: [1, product.outputChannels])
+            result = program.operation("reshape", name, ["x": linear, "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
+        case .batchNorm(let norm):
+            guard !norm.computeMeanVar, !norm.instanceNormalization else {
+                throw refusal(node, "batchNorm computing its mean and variance (instance normalization)")
+            }
+            let channels = [norm.channels]
+            result = program.operation("batch_norm", name, [
+                "x": inputs[0],
+                "mean": program.constant(name + "_mean", norm.mean, shape: channels),
+                "variance": program.constant(name + "_variance", norm.variance, shape: channels),
+                "gamma": program.constant(name + "_gamma", norm.gamma, shape: channels),
+                "beta": program.constant(name + "_beta", norm.beta, shape: channels),
+                "epsilon": program.constant(name + "_epsilon", .floats([norm.epsilon])),
+            ], shape: shape)
+        case .scale(let scale):
+            let factor = program.constant(name + "_scale", scale.scale, shape: Self.broadcastShape(scale.shape))
+            let scaled = program.operation("mul", scale.bias == nil ? name : name + "_scaled", ["x": inputs[0], "y": factor], shape: shape)
+            if let bias = scale.bias {
+                result = program.operation("add", name, ["x": scaled, "y": program.constant(name + "_bias", bias, shape: Self.broadcastShape(scale.biasShape))], shape: shape)
+            } else {
+                result = scaled
+            }
+        case .bias(let bias):
+            result = program.operation("add", name, ["x": inputs[0], "y": program.constant(name + "_bias", bias.bias, shape: Self.broadcastShape(bias.shape))], shape: shape)
+        case .activation(let activation):
+            result = try self.activation(activation, inputs[0], node: node, shape: shape)
+        case .add(let constant):
+            result = elementwise("add", inputs, constant: constant, neutral: 0, name: name, shape: shape)
+        case .multiply(let constant):
+            result = elementwise("mul", inputs, constant: constant, neutral: 1, name: name, shape: shape)
+        case .concat:
+            result = program.operation("concat", name, [("values", inputs), ("axis", [program.constant(name + "_axis", .ints([1]))]),
+                                                        ("interleave", [program.constant(name + "_interleave", .bools([false]))])], shape: shape)
+        case .lrn(let lrn):
+            result = program.operation("local_response_norm", name, [
+                "x": inputs[0], "size": program.constant(name + "_size", .ints([Int32(lrn.localSize)])),
+                "alpha": program.constant(name + "_alpha", .floats([lrn.alpha])), "beta": program.constant(name + "_beta", .floats([lrn.beta])),
+                "k": program.constant(name + "_k", .floats([lrn.k])),
+            ], shape: shape)
+        case .softmax:
+            result = program.operation("softmax", name, ["x": inputs[0], "axis": program.constant(name + "_axis", .ints([1]))], shape: shape)
+        case .flatten(let order):
+            var input = inputs[0]
+            if order == .channelLast {
+                let source = self.shape(of: node.inputs[0])
+                input = program.operation("transpose", name + "_hwc", ["x": input, "perm": program.constant(name + "_perm", .ints([0, 2, 3, 1]), shape: [4])],
+                                          shape: [1, source[2], source[3], source[1]])
+            }
+            result = program.operation("reshape", name, ["x": input, "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
+        case .reshape(_, let order):
+            guard order == .channelFirst else { throw refusal(node, "reshape in channel-last order") }
+            result = program.operation("reshape", name, ["x": inputs[0], "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
+        default:
+            throw refusal(node, node.operation.definition.kindName)
+        }
+        values[output] = result
+    }
+
+    /// `op` over the inputs in turn, then with `constant` unless it is `neutral`.
+    private func elementwise(_ op: String, _ inputs: [String], constant: Float, neutral: Float, name: String, shape: [Int]) -> String {
+        var terms = inputs
+        if constant != neutral || terms.count == 1 { terms.append(program.constant(name + "_constant", .floats([constant]))) }
+        var current = terms[0]
+        for (index, term) in terms.dropFirst().enumerated() {
+            current = program.operation(op, index == terms.count - 2 ? name : "\(name)_\(index)", ["x": current, "y": term], shape: shape)
+        }
+        return current
+    }
+
+    /// A per-channel (`[C]`), per-position (`[C, H, W]`) or single (`[1]`)
+    /// parameter's shape against `[1, C, H, W]`.
+    static func broadcastShape(_ shape: [Int]) -> [Int] {
+        switch shape.count {
+        case 1: [1, shape[0], 1, 1]
+        case 3: [1] + shape
+        default: shape
+        }
+    }
+
+    func refusal(_ node: Node, _ what: String) -> ModelError {
+        ModelError("layer '\(node.name)': \(option: .convertTo) does not yet write \(what)")
+    }
+}

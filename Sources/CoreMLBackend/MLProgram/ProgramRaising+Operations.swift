@@ -1,0 +1,187 @@
+import ModelFormat
+import CoreMLSchema
+import Protobuf
+
+/// Each operation `ProgramLowering` writes, back as the IR node it came
+/// from (or as a view of a tensor: a reshape between a map and its
+/// flattened or batch-axis form changes nothing the IR keeps).
+extension ProgramRaising {
+    mutating func raise(_ operation: UnsafeMutablePointer<MILOperation>) throws {
+        let type = CArrays.string(operation.pointee.type)
+        guard operation.pointee.n_outputs > 0, let first = operation.pointee.outputs[0] else { throw fail("operation '\(type)' has no output", operation) }
+        let name = CArrays.string(first.pointee.name)
+        let shape = try outputShape(operation)
+        programShapes[name] = shape
+        func node(_ op: Op, _ inputs: [String]) {
+            nodes.append(Node(name: name, operation: op, inputs: inputs, outputs: [name]))
+            values[name] = .tensor(name)
+        }
+        switch type {
+        case "const":
+            guard let entry = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes)
+                .first(where: { CArrays.string($0?.pointee.key) == "val" }) ?? nil else { throw fail("const '\(name)' has no value", operation) }
+            values[name] = .constant(try constant(entry.pointee.value))
+        case "conv":
+            let weights = try constant(operation, "weight")
+            guard let kernel = weights?.floats, let shape4 = weights?.shape, shape4.count == 4 else { throw fail("conv '\(name)' has no 4-D weight", operation) }
+            let strides = try ints(operation, "strides"), dilations = try ints(operation, "dilations"), pads = try self.pads(operation)
+            let convolution = Convolution(outputChannels: shape4[0], kernelChannels: shape4[1], groups: try ints(operation, "groups").first ?? 1,
+                                          kernel: Size2(shape4[2], shape4[3]), stride: Size2(strides[0], strides[1]),
+                                          dilation: Size2(dilations[0], dilations[1]), padding: .explicit(pads),
+                                          weights: kernel, bias: try constant(operation, "bias")?.floats)
+            node(.convolution(convolution), [try tensor(operation, "x")])
+        case "max_pool", "avg_pool":
+            let kernel = try ints(operation, "kernel_sizes"), strides = try ints(operation, "strides")
+            guard kernel.count == 2, strides.count == 2, try !bool(operation, "ceil_mode") else { throw fail("\(type) '\(name)' is not 2-D", operation) }
+            let pooling = Pooling(kind: type == "max_pool" ? .max : .average, kernel: Size2(kernel[0], kernel[1]), stride: Size2(strides[0], strides[1]),
+                                  padding: .explicit(try pads(operation)), excludePaddingFromAverage: try bool(operation, "exclude_padding_from_average"))
+            node(.pooling(pooling), [try tensor(operation, "x")])
+        case "reduce_mean", "reduce_max":
+            guard try ints(operation, "axes") == [2, 3], try bool(operation, "keep_dims") else { throw fail("\(type) '\(name)' is not a global pooling", operation) }
+            node(.pooling(Pooling(kind: type == "reduce_max" ? .max : .average, kernel: Size2(1, 1), stride: Size2(1, 1), global: true)),
+                 [try tensor(operation, "x")])
+        case "linear":
+            let weights = try constant(operation, "weight")
+            guard let matrix = weights?.floats, let size = weights?.shape, size.count == 2 else { throw fail("linear '\(name)' has no 2-D weight", operation) }
+            node(.innerProduct(InnerProduct(inputChannels: size[1], outputChannels: size[0], weights: matrix, bias: try constant(operation, "bias")?.floats)),
+                 [try tensor(operation, "x")])
+        case "reshape":
+            try reshape(operation, name: name, shape: shape)
+        case "transpose":
+            guard try ints(operation, "perm") == [0, 2, 3, 1] else { throw fail("transpose '\(name)' is not a flatten's", operation) }
+            values[name] = .transposed(try tensor(operation, "x"))
+        case "identity":
+            values[name] = .tensor(try tensor(operation, "x"))
+        case "batch_norm":
+            let mean = try floats(operation, "mean")
+            node(.batchNorm(BatchNorm(channels: mean.count, epsilon: try float(operation, "epsilon"), gamma: try floats(operation, "gamma"),
+                                      beta: try floats(operation, "beta"), mean: mean, variance: try floats(operation, "variance"))),
+                 [try tensor(operation, "x")])
+        case "mul", "add":
+            let pair = [try argument(operation, "x")?.first, try argument(operation, "y")?.first]
+            switch (pair[0], pair[1]) {
+            case (.tensor(let x)?, .tensor(let y)?):
+                node(type == "add" ? .add(constant: 0) : .multiply(constant: 1), [x, y])
+            case (.tensor(let x)?, .constant(let c)?), (.constant(let c)?, .tensor(let x)?):
+                guard let values = c.floats else { throw fail("\(type) '\(name)' has a constant that is not float", operation) }
+                if preprocess(type, name: name, x, values) { return }
+                let affine = Self.mapShape(c.shape)
+                node(type == "add" ? .bias(Bias(shape: affine, bias: values)) : .scale(Scale(shape: affine, scale: values)), [x])
+            default:
+                throw fail("\(type) '\(name)' does not take a tensor", operation)
+            }
+        case "concat":
+            guard try ints(operation, "axis") == [1], try !bool(operation, "interleave") else { throw fail("concat '\(name)' is not along channels", operation) }
+            let parts = try (argument(operation, "values") ?? []).map { value -> String in
+                guard case .tensor(let tensor) = value else { throw fail("concat '\(name)' takes a value that is not a tensor", operation) }
+                return tensor
+            }
+            node(.concat, parts)
+        case "local_response_norm":
+            let size = try ints(operation, "size").first ?? 0
+            node(.lrn(LRN(alpha: try float(operation, "alpha"), beta: try float(operation, "beta"), localSize: size, k: try float(operation, "k"))),
+                 [try tensor(operation, "x")])
+        case "softmax":
+            guard try ints(operation, "axis") == [1] else { throw fail("softmax '\(name)' is not over channels", operation) }
+            node(.softmax, [try tensor(operation, "x")])
+        case "classify":
+            try classify(operation)
+        default:
+            guard let activation = try activation(type, operation) else {
+                throw fail("operation '\(name)' is a \(type), which is not read yet (a program this toolkit writes has none)", operation)
+            }
+            node(.activation(activation), [try tensor(operation, "x")])
+        }
+    }
+
+    /// An image input's scale (`mul` named `<input>_scaled`) or biases
+    /// (`add` named `<input>_biased`), as `MLProgramWriter` writes them,
+    /// back into the input (not nodes: `--input` values skip them).
+    mutating func preprocess(_ type: String, name: String, _ x: String, _ constant: Weights) -> Bool {
+        guard let input = images.keys.first(where: { x == $0 && (name == $0 + "_scaled" || name == $0 + "_biased") }),
+              var image = images[input] else { return false }
+        if type == "mul", constant.count == 1, image.scale == 1 {
+            image.scale = constant.values[0]
+        } else if type == "add", constant.count == image.channels, image.channelBiases.allSatisfy({ $0 == 0 }) {
+            let biases = constant.values
+            switch image.colorSpace {
+            case .grayscale: image.grayBias = biases[0]
+            case .rgb: (image.redBias, image.greenBias, image.blueBias) = (biases[0], biases[1], biases[2])
+            case .bgr: (image.blueBias, image.greenBias, image.redBias) = (biases[0], biases[1], biases[2])
+            }
+        } else {
+            return false
+        }
+        images[input] = image
+        values[name] = .tensor(input)
+        return true
+    }
+
+    /// A scale's or bias's shape from its constant's: [1, C, 1, 1] is per channel [C], [1, C, H, W] is [C, H, W], a scalar [1].
+    static func mapShape(_ shape: [Int]) -> [Int] {
+        if shape.count == 4, shape[0] == 1 { return shape[2] == 1 && shape[3] == 1 ? [shape[1]] : Array(shape.dropFirst()) }
+        return [shape.reduce(1, *)]
+    }
+
+    func pads(_ operation: UnsafeMutablePointer<MILOperation>) throws -> Edges {
+        guard try constant(operation, "pad_type")?.strings == ["custom"] else { throw fail("a window's pad_type is not custom", operation) }
+        let pads = try ints(operation, "pad")
+        guard pads.count == 4 else { throw fail("a window's pad is not [top, bottom, left, right]", operation) }
+        return Edges(top: pads[0], bottom: pads[1], left: pads[2], right: pads[3])
+    }
+
+    /// A reshape to another map is a flatten (after a transpose: channel
+    /// last) or a reshape node; any other is a view of the same values.
+    mutating func reshape(_ operation: UnsafeMutablePointer<MILOperation>, name: String, shape: [Int]) throws {
+        guard let source = try argument(operation, "x")?.first else { throw fail("reshape '\(name)' has no x", operation) }
+        switch source {
+        case .transposed(let tensor):
+            nodes.append(Node(name: name, operation: .flatten(.channelLast), inputs: [tensor], outputs: [name]))
+            values[name] = .tensor(name)
+        case .tensor(let tensor):
+            let from = programShapes[tensor] ?? []
+            guard shape.count == 4, shape[0] == 1, from.count == 4, from != shape else {
+                // [1, K] before a linear or classify and back, an input's or output's [F] or [C, H, W]: the same map.
+                values[name] = .tensor(tensor)
+                return
+            }
+            let flat = shape[2] == 1 && shape[3] == 1
+            let op: Op = flat ? .flatten(.channelFirst) : .reshape(targetShape: Array(shape.dropFirst()), order: .channelFirst)
+            nodes.append(Node(name: name, operation: op, inputs: [tensor], outputs: [name]))
+            values[name] = .tensor(name)
+        case .constant:
+            throw fail("reshape '\(name)' of a constant", operation)
+        }
+    }
+
+    func activation(_ type: String, _ operation: UnsafeMutablePointer<MILOperation>) throws -> Activation? {
+        switch type {
+        case "relu": .relu
+        case "sigmoid": .sigmoid
+        case "tanh": .tanh
+        case "softsign": .softsign
+        case "softplus": .softplus
+        case "leaky_relu": .leakyRelu(alpha: try float(operation, "alpha"))
+        case "thresholded_relu": .thresholdedRelu(alpha: try float(operation, "alpha"))
+        case "elu": .elu(alpha: try float(operation, "alpha"))
+        case "scaled_tanh": .scaledTanh(alpha: try float(operation, "alpha"), beta: try float(operation, "beta"))
+        case "sigmoid_hard": .sigmoidHard(alpha: try float(operation, "alpha"), beta: try float(operation, "beta"))
+        case "linear_activation": .linear(alpha: try float(operation, "alpha"), beta: try float(operation, "beta"))
+        case "clip": .clip(min: try float(operation, "alpha"), max: try float(operation, "beta"))
+        case "prelu": .prelu(alpha: try floats(operation, "alpha"))
+        case "softplus_parametric": .parametricSoftplus(alpha: try floats(operation, "alpha"), beta: try floats(operation, "beta"))
+        default: nil
+        }
+    }
+
+    /// The classifier: labels from `classes`, its features' names from the
+    /// operation's two outputs; the probabilities tensor takes the
+    /// probabilities feature's name, as the IR names it.
+    mutating func classify(_ operation: UnsafeMutablePointer<MILOperation>) throws {
+        guard operation.pointee.n_outputs == 2, let classes = try constant(operation, "classes") else { throw fail("classify has no classes", operation) }
+        let label = CArrays.string(operation.pointee.outputs[0]?.pointee.name), probabilities = CArrays.string(operation.pointee.outputs[1]?.pointee.name)
+        let labels: ClassLabels = classes.strings.isEmpty ? .integers(classes.longInts) : .strings(classes.strings)
+        classifier = Classifier(labels: labels, predictedFeatureName: label, probabilitiesName: probabilities)
+        rename(try tensor(operation, "probabilities"), to: probabilities)
+    }
+}

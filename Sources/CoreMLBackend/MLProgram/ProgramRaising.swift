@@ -1,0 +1,211 @@
+import ModelFormat
+import CoreMLSchema
+import Protobuf
+
+/// What a program value is while it is read back: a tensor of the IR (a
+/// map, whatever view of it the program reshapes to), a map transposed to
+/// [1, H, W, C] awaiting its flatten, or a constant.
+enum ProgramValue {
+    case tensor(String)
+    case transposed(String)
+    case constant(ProgramConstant)
+}
+
+/// A constant's values and shape ([]: a scalar).
+struct ProgramConstant {
+    var shape: [Int]
+    var floats: Weights?
+    var ints: [Int] = []
+    var bools: [Bool] = []
+    var strings: [String] = []
+    var longInts: [Int64] = []
+}
+
+extension SpecReader {
+    /// The model a program written by `MLProgramWriter` holds: its
+    /// operations raised back into IR nodes (`raise`), the classifier from
+    /// its `classify`, inputs and outputs from the description.
+    func program(_ program: UnsafeMutablePointer<MILProgram>, description: UnsafeMutablePointer<MLModelDescription>?,
+                 blobs: BlobReader) throws -> Model {
+        guard let description else { throw fail("the model has no description (inputs and outputs)", at: program) }
+        let functions = CArrays.buffer(program.pointee.functions, program.pointee.n_functions)
+        guard let entry = functions.first(where: { CArrays.string($0?.pointee.key) == "main" }) ?? nil, let function = entry.pointee.value else {
+            throw fail("the program has no function 'main'", at: program)
+        }
+        let opset = CArrays.string(function.pointee.opset)
+        let blocks = CArrays.buffer(function.pointee.block_specializations, function.pointee.n_block_specializations)
+        guard let blockEntry = blocks.first(where: { CArrays.string($0?.pointee.key) == opset }) ?? nil, let block = blockEntry.pointee.value else {
+            throw fail("function 'main' has no block for its opset '\(opset)'", at: function)
+        }
+        var inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0) }
+        var raising = ProgramRaising(reader: self, blobs: blobs)
+        for input in inputs {
+            raising.values[input.name] = .tensor(input.name)
+            raising.images[input.name] = input.image
+        }
+        for case let input? in CArrays.buffer(function.pointee.inputs, function.pointee.n_inputs) {
+            if let type = input.pointee.type { raising.programShapes[CArrays.string(input.pointee.name)] = try raising.shape(of: type) }
+        }
+        for case let operation? in CArrays.buffer(block.pointee.operations, block.pointee.n_operations) {
+            try raising.raise(operation)
+        }
+        for index in inputs.indices {
+            if let image = raising.images[inputs[index].name] { inputs[index].kind = .image(image) }
+        }
+        let probabilitiesName = CArrays.string(description.pointee.predictedprobabilitiesname)
+        var outputs: [Output] = []
+        for case let feature? in CArrays.buffer(description.pointee.output, description.pointee.n_output) {
+            let name = CArrays.string(feature.pointee.name)
+            if raising.classifier != nil, name == raising.classifier?.predictedFeatureName || name == probabilitiesName { continue }
+            outputs.append(try output(feature))
+            guard case .tensor(let tensor)? = raising.values[name] else { throw fail("no operation makes the output '\(name)'", at: feature) }
+            raising.rename(tensor, to: name)
+        }
+        return Model(inputs: inputs, outputs: outputs, nodes: raising.nodes, classifier: raising.classifier,
+                     metadata: metadata(description.pointee.metadata))
+    }
+}
+
+/// Operations back into nodes, one function per form `ProgramLowering` writes.
+struct ProgramRaising {
+    let reader: SpecReader
+    let blobs: BlobReader
+    var values: [String: ProgramValue] = [:]
+    /// The shape the program declares for each value.
+    var programShapes: [String: [Int]] = [:]
+    var nodes: [Node] = []
+    var classifier: Classifier?
+    /// The image inputs, their preprocessing filled in as it is read.
+    var images: [String: ImageInput] = [:]
+
+    func fail(_ message: String, _ at: UnsafeRawPointer?) -> CoreMLFormatError {
+        reader.fail(message, at: at)
+    }
+
+    /// Every reference to tensor `old` named `new` instead.
+    mutating func rename(_ old: String, to new: String) {
+        for index in nodes.indices {
+            nodes[index].inputs = nodes[index].inputs.map { $0 == old ? new : $0 }
+            nodes[index].outputs = nodes[index].outputs.map { $0 == old ? new : $0 }
+        }
+    }
+
+    /// The value bound to input `key` of `operation` (nil: not given).
+    func argument(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> [ProgramValue]? {
+        for case let entry? in CArrays.buffer(operation.pointee.inputs, operation.pointee.n_inputs) where CArrays.string(entry.pointee.key) == key {
+            guard let argument = entry.pointee.value else { return [] }
+            return try CArrays.buffer(argument.pointee.arguments, argument.pointee.n_arguments).map { binding in
+                guard let binding else { throw fail("an empty binding of '\(key)'", operation) }
+                switch binding.pointee.binding_case {
+                case CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME:
+                    let name = CArrays.string(binding.pointee.name)
+                    guard let value = values[name] else { throw fail("'\(key)' names '\(name)', which no earlier operation makes", binding) }
+                    return value
+                case CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_VALUE:
+                    return .constant(try constant(binding.pointee.value))
+                default:
+                    throw fail("'\(key)' is bound to nothing", binding)
+                }
+            }
+        }
+        return nil
+    }
+
+    func tensor(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> String {
+        guard case .tensor(let name)? = try argument(operation, key)?.first else { throw fail("input '\(key)' is not a tensor", operation) }
+        return name
+    }
+
+    func constant(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> ProgramConstant? {
+        guard let bound = try argument(operation, key) else { return nil }
+        guard case .constant(let value)? = bound.first else { throw fail("input '\(key)' is not a constant", operation) }
+        return value
+    }
+
+    func floats(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> Weights {
+        guard let floats = try constant(operation, key)?.floats else { throw fail("input '\(key)' is not a float constant", operation) }
+        return floats
+    }
+
+    func float(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> Float {
+        let values = try floats(operation, key)
+        guard values.count == 1 else { throw fail("input '\(key)' is not one value", operation) }
+        return values.values[0]
+    }
+
+    func ints(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> [Int] {
+        guard let value = try constant(operation, key) else { throw fail("input '\(key)' is missing", operation) }
+        return value.ints
+    }
+
+    func bool(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> Bool {
+        try constant(operation, key)?.bools.first ?? false
+    }
+
+    /// The shape an operation declares for its first output.
+    func outputShape(_ operation: UnsafeMutablePointer<MILOperation>) throws -> [Int] {
+        guard operation.pointee.n_outputs > 0, let type = operation.pointee.outputs[0]?.pointee.type else { throw fail("an operation has no output", operation) }
+        return try shape(of: type)
+    }
+
+    func shape(of type: UnsafeMutablePointer<MILValueType>) throws -> [Int] {
+        guard type.pointee.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE, let tensor = type.pointee.tensortype else { return [] }
+        return try CArrays.buffer(tensor.pointee.dimensions, tensor.pointee.n_dimensions).map { dimension in
+            guard let dimension, dimension.pointee.dimension_case == CORE_ML__SPECIFICATION__MILSPEC__DIMENSION__DIMENSION_CONSTANT,
+                  let size = Int(exactly: dimension.pointee.constant.pointee.size), size > 0, size <= TensorShape.maximumCount else {
+                throw fail("a dimension is not a constant size", dimension)
+            }
+            return size
+        }
+    }
+
+    /// A constant value: immediate, or a float32 blob of the weight file.
+    func constant(_ value: UnsafeMutablePointer<MILValue>?) throws -> ProgramConstant {
+        guard let value, let type = value.pointee.type else { throw fail("a constant has no type", value) }
+        if type.pointee.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_LIST_TYPE {
+            // The classifier's classes: a list of scalar strings or int64s.
+            guard value.pointee.value_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_IMMEDIATE_VALUE,
+                  let list = value.pointee.immediatevalue.pointee.list else { throw fail("a list constant holds no list", value) }
+            var result = ProgramConstant(shape: [list.pointee.n_values])
+            for element in CArrays.buffer(list.pointee.values, list.pointee.n_values) {
+                let scalar = try constant(element)
+                result.strings += scalar.strings
+                result.longInts += scalar.longInts
+            }
+            return result
+        }
+        let shape = try self.shape(of: type)
+        let count = shape.checkedProduct ?? .max
+        guard count <= TensorShape.maximumCount else { throw fail("a constant of \(shape) values", value) }
+        switch value.pointee.value_case {
+        case CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_BLOB_FILE_VALUE:
+            do {
+                return ProgramConstant(shape: shape, floats: try blobs.floats(at: value.pointee.blobfilevalue.pointee.offset, count: count))
+            } catch let error as BlobReader.Failure {
+                throw fail("weight.bin: \(error.description)", value)
+            }
+        case CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_IMMEDIATE_VALUE:
+            guard let tensor = value.pointee.immediatevalue.pointee.tensor else { throw fail("an immediate value holds no tensor", value) }
+            var result = ProgramConstant(shape: shape)
+            switch tensor.pointee.value_case {
+            case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_FLOATS:
+                result.floats = Weights(CArrays.array(tensor.pointee.floats.pointee.values, tensor.pointee.floats.pointee.n_values))
+            case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_INTS:
+                result.ints = CArrays.array(tensor.pointee.ints.pointee.values, tensor.pointee.ints.pointee.n_values).map { Int($0) }
+            case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BOOLS:
+                result.bools = CArrays.array(tensor.pointee.bools.pointee.values, tensor.pointee.bools.pointee.n_values).map { $0 != 0 }
+            case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_STRINGS:
+                result.strings = CArrays.strings(tensor.pointee.strings.pointee.values, tensor.pointee.strings.pointee.n_values)
+            case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS:
+                result.longInts = CArrays.array(tensor.pointee.longints.pointee.values, tensor.pointee.longints.pointee.n_values)
+            default:
+                throw fail("an immediate value of a kind not read yet", tensor)
+            }
+            let held = max(result.floats?.count ?? 0, result.ints.count, result.bools.count, result.strings.count, result.longInts.count)
+            guard held == count else { throw fail("a constant declares \(count) values and holds \(held)", value) }
+            return result
+        default:
+            throw fail("a constant holds no value", value)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CLI
+import ModelFormat
+
+/// `--convert-to`: coremltools' convert_to, the kind of model written: a
+/// NeuralNetwork `.mlmodel` file (the default) or an ML Program
+/// `.mlpackage` folder (issue 36's first slice: float32 compute only).
+enum ProgramFlags {
+    static let option = Option(
+        "convert-to", valueName: "neuralnetwork|mlprogram", default: "neuralnetwork",
+        help: "The kind of model, as coremltools' convert_to: neuralnetwork (default; a single .mlmodel file) or mlprogram "
+            + "(an ML Program, iOS 15: an .mlpackage folder given to -o). An ML program computes in float32 only for now: "
+            + "give --compute-precision float32 (float16, coremltools' default for ML programs, is not written yet); image "
+            + "inputs, classifiers and the classic layers (convolution, pooling, inner product, batch norm, scale, bias, ReLU, "
+            + "leaky ReLU, sigmoid, tanh, add, multiply, concat, LRN, softmax, flatten, reshape); any other layer, array "
+            + "inputs and detectors are refused by name.").spec
+    static let precisionOption = Option(
+        "compute-precision", valueName: "float32|float16",
+        help: "The precision an ML program (--convert-to mlprogram) computes and stores its weights in, as coremltools' "
+            + "compute_precision: float32 (float16, coremltools' default, is not written yet). A NeuralNetwork's weights: --precision.").spec
+
+    /// Whether the options ask for an ML Program, after checking what must
+    /// go with it: an `.mlpackage` output, float32 compute, and none of
+    /// the options the program writer does not take yet.
+    static func wantsProgram(_ arguments: ParsedArguments, path: String, extension dot: String?, precision: Precision?) throws -> Bool {
+        let compute = arguments.optionalString("compute-precision")
+        let kind = try arguments.string("convert-to").lowercased().replacingOccurrences(of: "_", with: "")
+        switch kind {
+        case "neuralnetwork":
+            if dot == "mlpackage" {
+                throw UsageError("--output \(path): an .mlpackage folder holds an ML program: add --convert-to mlprogram, "
+                                 + "or write the single-file NeuralNetwork format with -o \(path.dropLast("mlpackage".count))mlmodel")
+            }
+            if let compute {
+                throw UsageError("--compute-precision \(compute) is an ML program's (--convert-to mlprogram); a NeuralNetwork "
+                                 + "stores its weights as --precision says")
+            }
+            return false
+        case "mlprogram":
+            guard dot == "mlpackage" else {
+                throw UsageError("--output \(path): --convert-to mlprogram writes an .mlpackage folder: give -o Name.mlpackage")
+            }
+            if precision != nil {
+                throw UsageError("--precision and --quantize-weights are a NeuralNetwork's: an ML program stores its weights as it "
+                                 + "computes, --compute-precision")
+            }
+            switch compute?.lowercased() {
+            case "float32": break
+            case nil:
+                throw UsageError("--convert-to mlprogram computes in float16 by default in coremltools, which this version does not "
+                                 + "write yet: give --compute-precision float32")
+            case "float16":
+                throw UsageError("--compute-precision float16 is not written yet for --convert-to mlprogram (float32 only)")
+            case let other?:
+                throw UsageError("--compute-precision takes float32 or float16, not '\(other)'")
+            }
+            if arguments.flag("generate-classes") { throw UsageError("--generate-classes: not yet for --convert-to mlprogram") }
+            if arguments.flag("json") { throw UsageError("--json: the summary of an ML program is not written yet; drop --json") }
+            return true
+        default:
+            throw UsageError("--convert-to takes neuralnetwork or mlprogram, not '\(kind)'")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `coreml-convert --convert-to mlprogram`: what goes with it, and a
+/// package written from README's first command. (What the program holds and
+/// computes: MLProgramWriterTests, scripts/verify/mlprogram.sh.)
+final class ConvertProgramTests: XCTestCase {
+    let root = repositoryRoot.path + "/"
+    var ageNet: [String] {
+        ["caffe", root + "Samples/deploy_age.prototxt", root + "Samples/age_net.caffemodel", "--image-input", "data", "--is-bgr",
+         "--red-bias", "-114.895847746", "--green-bias", "-87.7689143744", "--blue-bias", "-78.4263377603",
+         "--class-labels", root + "Samples/age_labels.txt"]
+    }
+
+    func testReadmesFirstModelBecomesAPackage() throws {
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("AgeNet.mlpackage").path
+        let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--compute-precision", "float32", "-o", package])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardOutput, "Wrote \(package) (ML Program, specification 6, opset CoreML5, float32)\n")
+        for file in ["Manifest.json", "Data/com.apple.CoreML/model.mlmodel", "Data/com.apple.CoreML/weights/weight.bin"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: package + "/" + file), file)
+        }
+    }
+
+    /// age_net in Caffe's V1 format (ceil-rounded max pooling, LRN, BGR
+    /// biases, labels) as a package, read back and run by coreml-predict:
+    /// OpenCV dnn's probabilities for the same files (the fixture's).
+    func testAPackageIsPredictedAsOpenCVComputesIt() throws {
+        let age = repositoryRoot.appendingPathComponent("Tests/Fixtures/caffe/age_net_v1")
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("Age.mlpackage").path
+        let converted = try ProgramRunner.run("coreml-convert", [
+            "caffe", age.appendingPathComponent("deploy.prototxt").path, age.appendingPathComponent("weights.caffemodel").path,
+            "--image-input", "data", "--is-bgr", "--red-bias", "-114.895847746", "--green-bias", "-87.7689143744", "--blue-bias", "-78.4263377603",
+            "--class-labels", age.appendingPathComponent("labels.txt").path, "--convert-to", "mlprogram", "--compute-precision", "float32",
+            "-q", "-o", package])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        let out = folder.appendingPathComponent("out")
+        let predicted = try ProgramRunner.run("coreml-predict", [package, age.appendingPathComponent("input.png").path, "--output-npy", out.path])
+        XCTAssertEqual(predicted.status, 0, predicted.standardError)
+        let reference = try readFloat32Npy(age.appendingPathComponent("output_prob.npy"))
+        let ours = try readFloat32Npy(out.appendingPathComponent("classLabelProbs.npy"))
+        XCTAssertEqual(ours.count, reference.count)
+        for (a, b) in zip(ours, reference) { XCTAssertLessThanOrEqual(abs(a - b), 1e-4 * max(1, abs(b))) }
+        let labels = try ProgramRunner.run("coreml-predict", [package, age.appendingPathComponent("input.png").path, "--max-results", "1"])
+        XCTAssertTrue(labels.standardOutput.contains("15-20"), labels.standardOutput)
+    }
+
+    func testWhatMustGoWithItIsAUsageError() throws {
+        let folder = try temporaryFolder()
+        let package = folder.path + "/AgeNet.mlpackage"
+        let cases: [([String], String)] = [
+            (["--convert-to", "mlprogram", "-o", package], "computes in float16 by default in coremltools, which this version does not write yet: give --compute-precision float32"),
+            (["--convert-to", "mlprogram", "--compute-precision", "float16", "-o", package], "--compute-precision float16 is not written yet"),
+            (["--convert-to", "mlprogram", "--compute-precision", "float32", "-o", folder.path + "/AgeNet.mlmodel"], "--convert-to mlprogram writes an .mlpackage folder"),
+            (["--convert-to", "mlprogram", "--compute-precision", "float32", "--precision", "float16", "-o", package], "an ML program stores its weights as it computes"),
+            (["--compute-precision", "float32", "-o", folder.path + "/AgeNet.mlmodel"], "--compute-precision float32 is an ML program's"),
+            (["--convert-to", "mlprogramm", "-o", package], "--convert-to takes neuralnetwork or mlprogram, not 'mlprogramm'"),
+        ]
+        for (options, fragment) in cases {
+            try ProgramRunner.assertOneError("coreml-convert", ageNet + options, fragment, status: 64)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+
+    func testALayerNotWrittenYetIsNamedAndNothingIsWritten() throws {
+        let folder = try temporaryFolder()
+        let layers = root + "Tests/Fixtures/caffe/layers_v2/"
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", layers + "deploy.prototxt", layers + "weights.caffemodel",
+                                                            "--convert-to", "mlprogram", "--compute-precision", "float32",
+                                                            "-o", folder.path + "/Layers.mlpackage"],
+                                         "--convert-to mlprogram does not yet write")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+}

@@ -1,0 +1,117 @@
+import CoreMLBackend
+import FileIO
+import Foundation
+import ModelFormat
+import TestSupport
+import XCTest
+
+/// The ML Program package's layout and weight file as Core ML defines them
+/// (ModelPackage.cpp's manifest, MILBlob's StorageFormat.hpp), its atomic
+/// writing, and what the first slice refuses. What the program computes is
+/// checked by scripts/verify/mlprogram.sh (coremltools, Core ML's blob
+/// reader, PyTorch against the frameworks' outputs).
+final class MLProgramWriterTests: XCTestCase {
+    func testThePackageHoldsTheManifestModelAndWeightsInMILBlobStorage() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("Sample.mlpackage").path
+        let model = SampleModel.classifier()
+        try MLProgramWriter.write(model, to: path)
+
+        let manifestData = try Data(contentsOf: URL(fileURLWithPath: path + "/Manifest.json"))
+        let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: manifestData) as? [String: Any])
+        XCTAssertEqual(manifest["fileFormatVersion"] as? String, "1.0.0")
+        let entries = try XCTUnwrap(manifest["itemInfoEntries"] as? [String: [String: String]])
+        let root = try XCTUnwrap(entries[try XCTUnwrap(manifest["rootModelIdentifier"] as? String)])
+        XCTAssertEqual(root["path"], "com.apple.CoreML/model.mlmodel")
+        XCTAssertEqual(root["author"], "com.apple.CoreML")
+        XCTAssertEqual(Set(entries.values.compactMap { $0["path"] }), ["com.apple.CoreML/model.mlmodel", "com.apple.CoreML/weights"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path + "/Data/com.apple.CoreML/model.mlmodel"))
+
+        // StorageFormat.hpp: header {count u32, version u32 = 2, reserved}, 64 bytes; per blob a 64-byte metadata record
+        // {sentinel 0xDEADBEEF, data type (Float32 = 2), size u64, data offset u64}, data at the next 64-byte boundary.
+        let blob = try Data(contentsOf: URL(fileURLWithPath: path + "/Data/com.apple.CoreML/weights/weight.bin"))
+        func u32(_ offset: Int) -> UInt32 { blob[offset..<offset + 4].enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * $1.offset) } }
+        func u64(_ offset: Int) -> UInt64 { blob[offset..<offset + 8].enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * $1.offset) } }
+        // The sample's convolution (1176) and inner-product (50176) weights are blobs; its 8-value biases are inline.
+        XCTAssertEqual(u32(0), 2)
+        XCTAssertEqual(u32(4), 2)
+        guard case .convolution(let convolution) = model.nodes[0].operation, case .innerProduct(let product) = model.nodes[4].operation else {
+            return XCTFail("the sample's layers moved")
+        }
+        var metadata = 64, end = 0
+        for weights in [convolution.weights, product.weights] {
+            XCTAssertEqual(u32(metadata), 0xDEAD_BEEF)
+            XCTAssertEqual(u32(metadata + 4), 2)
+            XCTAssertEqual(u64(metadata + 8), UInt64(weights.count * 4))
+            let data = Int(u64(metadata + 16))
+            XCTAssertEqual(data, metadata + 64)
+            let stored = blob[data..<data + weights.count * 4].withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+            XCTAssertEqual(stored, weights.values)
+            end = data + weights.count * 4
+            metadata = (end + 63) / 64 * 64
+        }
+        XCTAssertEqual(blob.count, end, "the file ends with the last blob's data, unpadded, as StorageWriter writes it")
+    }
+
+    func testAnExistingPackageIsReplacedWholeAndAnyOtherFolderNever() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("M.mlpackage").path
+        try MLProgramWriter.write(SampleModel.classifier(), to: path)
+        try Data("stale".utf8).write(to: URL(fileURLWithPath: path + "/stale.txt"))
+        try MLProgramWriter.write(SampleModel.classifier(), to: path + "/")  // the folder, named as a shell completes it
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + "/stale.txt"), "the old package was merged, not replaced")
+        XCTAssertTrue(MLProgramWriter.isPackage(path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), ["M.mlpackage"], "a temporary folder was left")
+
+        let other = folder.appendingPathComponent("Photos.mlpackage").path
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: false)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: other + "/keep.txt"))
+        XCTAssertThrowsError(try MLProgramWriter.write(SampleModel.classifier(), to: other)) { error in
+            XCTAssertTrue("\(error)".contains("is a folder that is not a model package"), "\(error)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: other), ["keep.txt"])
+
+        let input = path + "/Data/com.apple.CoreML/model.mlmodel"
+        XCTAssertThrowsError(try MLProgramWriter.write(SampleModel.classifier(), to: path, inputs: [input])) { error in
+            XCTAssertTrue("\(error)".contains("holds an input of this run"), "\(error)")
+        }
+    }
+
+    func testWhatTheSliceDoesNotWriteIsRefusedByNameAndLeavesNothing() throws {
+        let folder = try temporaryFolder()
+        let path = folder.appendingPathComponent("Refused.mlpackage").path
+        var permuted = SampleModel.classifier()
+        permuted.nodes.insert(Node("swap", .permute(axes: [0, 2, 1, 3]), input: "relu1"), at: 2)
+        permuted.nodes[3].inputs = ["swap"]
+        let cases: [(String, Model, Precision, String)] = [
+            ("permute", permuted, .float32, "layer 'swap': MLProgramWriter does not yet write permute"),
+            ("float16", SampleModel.classifier(), .float16, "computes in float32 only for now, not float16"),
+        ]
+        for (what, model, precision, fragment) in cases {
+            XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, computePrecision: precision), what) { error in
+                XCTAssertTrue("\(error)".contains(fragment), "\(what): \(error)")
+            }
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "\(what): something was written")
+        }
+    }
+
+    func testAPackageReadsBackAndABrokenWeightFileIsAnErrorNamingIt() throws {
+        let path = try temporaryFolder().appendingPathComponent("Sample.mlpackage").path
+        try MLProgramWriter.write(SampleModel.classifier(), to: path)
+        let model = try MLProgramReader.read(from: path).model
+        XCTAssertEqual(model.classifier?.labels, .strings(SampleModel.ageLabels))
+        XCTAssertEqual(model.inputs.first?.image?.scale, 1.0 / 255.0)
+        XCTAssertEqual(model.inputs.first?.image?.channelBiases, SampleModel.classifier().inputs[0].image?.channelBiases)
+        XCTAssertEqual(model.nodes.map { $0.operation.definition.kindName }, ["convolution", "activation", "pooling", "flatten", "innerProduct", "softmax"])
+        XCTAssertNoThrow(try model.validate())
+
+        let weights = path + "/Data/com.apple.CoreML/weights/weight.bin"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: weights))
+        for (what, broken) in [("truncated", bytes.prefix(4000)), ("sentinel", bytes.prefix(64) + Data(count: 4) + bytes.dropFirst(68))] {
+            try broken.write(to: URL(fileURLWithPath: weights))
+            XCTAssertThrowsError(try MLProgramReader.read(from: path), what) { error in
+                XCTAssertTrue("\(error)".contains("weight.bin: byte 64:"), "\(what): \(error)")
+            }
+        }
+    }
+}

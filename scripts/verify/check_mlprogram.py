@@ -1,0 +1,194 @@
+"""Checks an ML Program package this toolkit wrote, with readers that are not ours.
+
+Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel]
+
+1. coremltools 9 opens the package (MLModel(path, skip_model_load=True)):
+   its manifest, the Model message (specification version >= 6, mlProgram).
+2. coremltools' MIL-proto loader (frontend/milproto/load.py, `load`) builds
+   its own program from the Model: every operation is made by its op
+   definition, so its input types are checked and its type inference runs.
+   Each output's data type and shape must equal what the file declares, and
+   the function's inputs and block's outputs must be the description's.
+3. BLOB_DUMP is what Core ML's own MIL blob reader (MILBlob::StorageReader,
+   scripts/verify/milblob_dump.cpp) read from weight.bin: every constant the
+   program stores in the file must be a float32 blob at its offset holding
+   exactly the values coremltools loaded, and no blob may be unreferenced;
+   coremltools' own blob writer (libmilstoragepython) given the same arrays
+   in order writes the same bytes.
+4. With REFERENCE (the NeuralNetwork .mlmodel of the same conversion, a
+   writer checked by scripts/check_mlmodels.py), each convolution,
+   inner-product, batch-norm, scale and bias weight of the program must be
+   bit-identical to the layer's in the reference.
+Prints one line per check; exits 1 on the first failure.
+"""
+import sys
+
+import numpy as np
+import coremltools as ct
+from coremltools.converters.mil.frontend.milproto.load import load as milproto_to_pymil
+from coremltools.converters.mil.mil import types
+
+
+def fail(message):
+    print(f"check_mlprogram: FAIL {message}")
+    sys.exit(1)
+
+
+def declared_outputs(spec):
+    """name -> (MIL data type number, shape tuple) of every tensor an operation declares."""
+    function = spec.mlProgram.functions["main"]
+    block = function.block_specializations[function.opset]
+    declared = {}
+    for op in block.operations:
+        for output in op.outputs:
+            if output.type.WhichOneof("type") == "tensorType":
+                tensor = output.type.tensorType
+                declared[output.name] = (tensor.dataType, tuple(d.constant.size for d in tensor.dimensions), op.type)
+    return function, block, declared
+
+
+MIL_DTYPES = {11: types.fp32, 23: types.int32, 2: types.str, 1: types.bool, 24: types.int64, 12: types.fp64}
+
+
+def main():
+    package, dump_path = sys.argv[1], sys.argv[2]
+    reference = sys.argv[3] if len(sys.argv) > 3 else None
+    model = ct.models.MLModel(package, skip_model_load=True)
+    spec = model.get_spec()
+    if spec.WhichOneof("Type") != "mlProgram" or spec.specificationVersion < 6:
+        fail(f"{package}: not an ML program of specification 6 or later ({spec.WhichOneof('Type')}, {spec.specificationVersion})")
+    print(f"coremltools {ct.__version__} opened {package}: specification {spec.specificationVersion}, mlProgram")
+
+    program = milproto_to_pymil(spec, spec.specificationVersion, model.weights_dir)
+    main_function = program.functions["main"]
+    function, block, declared = declared_outputs(spec)
+    inferred = {}
+    for op in main_function.operations:
+        for var in op.outputs:
+            inferred[var.name] = var
+    checked = 0
+    for name, (dtype, shape, op_type) in declared.items():
+        var = inferred.get(name)
+        if var is None:
+            fail(f"{name} ({op_type}) is not in coremltools' program")
+        if MIL_DTYPES.get(dtype) is not None and var.dtype != MIL_DTYPES[dtype]:
+            fail(f"{name} ({op_type}): declared {types.builtin_to_string(MIL_DTYPES[dtype])}, inferred {types.builtin_to_string(var.dtype)}")
+        inferred_shape = tuple(var.shape) if var.shape is not None else ()
+        if inferred_shape != shape:
+            fail(f"{name} ({op_type}): declared shape {shape}, type inference gives {inferred_shape}")
+        checked += 1
+    op_types = sorted({op.op_type for op in main_function.operations})
+    print(f"milproto loader: {len(main_function.operations)} operations built with type inference; "
+          f"{checked} declared output types and shapes match ({', '.join(op_types)})")
+
+    description_inputs = [feature.name for feature in spec.description.input]
+    description_outputs = sorted(feature.name for feature in spec.description.output)
+    if [value.name for value in function.inputs] != description_inputs:
+        fail(f"function inputs {[v.name for v in function.inputs]} are not the description's {description_inputs}")
+    if sorted(block.outputs) != description_outputs:
+        fail(f"block outputs {list(block.outputs)} are not the description's {description_outputs}")
+    print(f"interface: inputs {description_inputs}, outputs {description_outputs}")
+
+    blobs = {}
+    with open(dump_path) as dump:
+        for line in dump:
+            fields = line.split()
+            offset, dtype, _, size = (int(f) for f in fields[:4])
+            values = np.array([int(v, 16) for v in fields[4:]], dtype=np.uint32).view(np.float32)
+            blobs[offset] = (dtype, size, values)
+    referenced = {}
+    for op in block.operations:
+        if op.type != "const":
+            continue
+        value = op.attributes["val"]
+        if value.WhichOneof("value") != "blobFileValue":
+            continue
+        name = op.outputs[0].name
+        offset = value.blobFileValue.offset
+        if offset not in blobs:
+            fail(f"{name}: no blob at offset {offset} for Core ML's blob reader")
+        dtype, size, values = blobs[offset]
+        loaded = np.asarray(inferred[name].val, dtype=np.float32).ravel()
+        if dtype != 2 or size != loaded.size * 4:
+            fail(f"{name}: blob at {offset} has type {dtype} and {size} bytes, expected float32 and {loaded.size * 4}")
+        if values.view(np.uint32).tobytes() != loaded.view(np.uint32).tobytes():
+            fail(f"{name}: the values Core ML's blob reader reads differ from coremltools'")
+        referenced[name] = values
+    if len(referenced) != len(blobs):
+        fail(f"weight.bin holds {len(blobs)} blobs, the program refers to {len(referenced)}")
+    print(f"MILBlob reader: {len(blobs)} float32 blobs, each read back identical to the program's constant "
+          f"({sum(v.size for v in referenced.values())} values)")
+    same_bytes_as_coremltools(package, model.weights_dir, referenced)
+
+    if reference:
+        compare_with_reference(reference, block, inferred)
+
+
+def same_bytes_as_coremltools(package, weights_dir, referenced):
+    """coremltools' own blob writer (libmilstoragepython, Core ML's StorageWriter) given the same
+    arrays in file order must write the same bytes as weight.bin."""
+    import os
+    import tempfile
+    from coremltools.libmilstoragepython import _BlobStorageWriter
+
+    ours_path = os.path.join(weights_dir, "weight.bin")
+    with tempfile.TemporaryDirectory() as folder:
+        theirs_path = os.path.join(folder, "weight.bin")
+        writer = _BlobStorageWriter(theirs_path)
+        for values in referenced.values():
+            writer.write_float_data(np.ascontiguousarray(values, dtype=np.float32))
+        del writer
+        with open(ours_path, "rb") as ours, open(theirs_path, "rb") as theirs:
+            ours_bytes, theirs_bytes = ours.read(), theirs.read()
+    if ours_bytes != theirs_bytes:
+        first = next((i for i, (a, b) in enumerate(zip(ours_bytes, theirs_bytes)) if a != b), min(len(ours_bytes), len(theirs_bytes)))
+        fail(f"{ours_path} ({len(ours_bytes)} bytes) differs from coremltools' writer's ({len(theirs_bytes)} bytes) at byte {first}")
+    print(f"coremltools' blob writer, given the same arrays, writes the same {len(ours_bytes)} bytes as weight.bin")
+
+
+def reference_weights(path):
+    """(layer name, field) -> float32 values of the NeuralNetwork file's weights."""
+    spec = ct.utils.load_spec(path)
+    network = getattr(spec, spec.WhichOneof("Type"))
+    weights = {}
+
+    def put(name, field, params):
+        if len(params.floatValue):
+            weights[(name, field)] = np.array(params.floatValue, dtype=np.float32)
+
+    for layer in network.layers:
+        kind = layer.WhichOneof("layer")
+        params = getattr(layer, kind)
+        if kind in ("convolution", "innerProduct"):
+            put(layer.name, "weight", params.weights)
+            if params.hasBias:
+                put(layer.name, "bias", params.bias)
+        elif kind == "batchnorm":
+            for field in ("mean", "variance", "gamma", "beta"):
+                put(layer.name, field, getattr(params, field))
+        elif kind == "scale":
+            put(layer.name, "scale", params.scale)
+            if params.hasBias:
+                put(layer.name, "bias", params.bias)
+        elif kind == "bias":
+            put(layer.name, "bias", params.bias)
+    return weights
+
+
+def compare_with_reference(path, block, inferred):
+    weights = reference_weights(path)
+    compared = 0
+    for (layer, field), expected in weights.items():
+        name = f"{layer}_{field}"
+        var = inferred.get(name)
+        if var is None or var.val is None:
+            fail(f"the reference's {layer}.{field} has no constant {name} in the program")
+        actual = np.asarray(var.val, dtype=np.float32).ravel()
+        if actual.view(np.uint32).tobytes() != expected.view(np.uint32).tobytes():
+            fail(f"{name} differs from the reference's {layer}.{field}")
+        compared += 1
+    print(f"reference {path}: {compared} weight tensors bit-identical in the program")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Issue 36's first slice, checked by readers that are not ours: models of the
+# default suite (and age_net at full size) converted with
+#   coreml-convert ... --convert-to mlprogram --compute-precision float32 -o M.mlpackage
+# and, for each package:
+#   1. check_mlprogram.py: coremltools 9 opens it (MLModel(path,
+#      skip_model_load=True)); its MIL-proto loader builds its own program with
+#      every op's type inference, and each declared output type and shape
+#      agrees; Core ML's MIL blob reader (MILBlob::StorageReader, compiled here
+#      from COREMLTOOLS_SRC as milblob_dump) reads every weight back identical,
+#      and every weight is bit-identical to the NeuralNetwork .mlmodel's from
+#      the same conversion;
+#   2. Apple's validator (VALIDATOR, built by build_apple_validator.sh) accepts
+#      Data/com.apple.CoreML/model.mlmodel (given a VALIDATOR only);
+#   3. run_mlprogram_torch.py: the program as coremltools loaded it, run op by
+#      op on PyTorch, matches the source framework's output in the fixtures
+#      (OpenCV dnn for Caffe, Keras) to 1e-4 * max(1, |ref|);
+#   4. coreml-predict runs the package (read back into the IR by
+#      MLProgramReader): its output matches the framework's and the
+#      NeuralNetwork .mlmodel's (compare_outputs.py).
+# Not part of scripts/test: it needs a coremltools source checkout (MILBlob),
+# g++ and torch. About a minute.
+# Usage: scripts/verify/mlprogram.sh [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR]
+#   COREMLTOOLS_SRC  an apple/coremltools checkout (default /tmp/cmt)
+#   VALIDATOR        validate-mlmodel (default /tmp/validator/bin/validate-mlmodel, skipped if absent)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+source_dir="${1:-/tmp/cmt}"
+validator="${2:-/tmp/validator/bin/validate-mlmodel}"
+work="${3:-/tmp/mlprogram_verify}"
+python="$root/.venv/bin/python"
+fixtures="$root/Tests/Fixtures"
+cd "$root"
+mkdir -p "$work"
+
+milblob="$source_dir/mlmodel/src"
+[ -f "$milblob/MILBlob/Blob/StorageReader.cpp" ] || { echo "mlprogram: no MILBlob sources in $milblob" >&2; exit 2; }
+g++ -std=c++17 -O1 -I"$milblob" -I"$source_dir/deps/FP16/include" -o "$work/milblob_dump" scripts/verify/milblob_dump.cpp \
+  "$milblob/MILBlob/Blob/StorageReader.cpp" "$milblob/MILBlob/Blob/MMapFileReader.cpp" "$milblob/MILBlob/Blob/MMapFileReaderFactory.cpp" \
+  "$milblob/MILBlob/Fp16.cpp" "$milblob/MILBlob/Fp8.cpp" "$milblob/MILBlob/SubByteTypes.cpp"
+swift build >/dev/null
+bin="$(swift build --show-bin-path)"
+[ -f "$work/agefull/output_prob.npy" ] || "$python" scripts/fixtures/make_caffe_fixtures.py --full-size "$work/agefull" >/dev/null
+
+quiet() { grep -v -E "^(I0000|WARNING|Failed to load|Running MIL)|has not been tested|rebuild TensorFlow|To enable the following|scikit-learn version" || true; }
+failures=0
+# check NAME INPUT REFERENCE [--bgr] -- CONVERT ARGUMENTS...
+check() {
+  local name="$1" input="$2" reference="$3" bgr=""
+  shift 3
+  [ "$1" = "--bgr" ] && { bgr="--bgr"; shift; }
+  shift  # --
+  local package="$work/$name.mlpackage"
+  echo "== $name"
+  "$bin/coreml-convert" "$@" -q -o "$work/$name.mlmodel"
+  "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision float32 -o "$package"
+  "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$work/$name.blobs"
+  # (A failed check is counted, and the next ones still run.)
+  "$python" scripts/verify/check_mlprogram.py "$package" "$work/$name.blobs" "$work/$name.mlmodel" > "$work/$name.check" 2>&1 \
+    || failures=$((failures + 1))
+  quiet < "$work/$name.check"
+  if [ -x "$validator" ]; then
+    local verdict
+    verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
+    case "$verdict" in
+      "OK "*) echo "Apple's validator: OK" ;;
+      *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
+    esac
+  fi
+  "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr > "$work/$name.torch" 2>&1 \
+    || failures=$((failures + 1))
+  quiet < "$work/$name.torch"
+  # coreml-predict reads the package back into the IR (MLProgramReader) and runs it: against the framework and the .mlmodel.
+  # A Keras fixture's HWC pixels: a PNG when they are whole numbers, else the [C, H, W] values (the model has no preprocessing then).
+  local given=("$input")
+  if [ "${input%.npy}" != "$input" ]; then
+    given=($("$python" - "$input" "$work/$name" "$work/$name.mlmodel" <<'PY'
+import sys, numpy as np
+from PIL import Image
+import coremltools as ct
+x = np.load(sys.argv[1])
+if (x == np.round(x)).all() and x.min() >= 0 and x.max() <= 255:
+    Image.fromarray(x.astype(np.uint8)).save(sys.argv[2] + ".png")
+    print(sys.argv[2] + ".png")
+else:
+    np.save(sys.argv[2] + ".chw.npy", np.ascontiguousarray(x.transpose(2, 0, 1)).astype(np.float32))
+    print("--input", ct.utils.load_spec(sys.argv[3]).description.input[0].name + "=" + sys.argv[2] + ".chw.npy")
+PY
+    ))
+  fi
+  rm -rf "$work/$name.package_out" "$work/$name.mlmodel_out"
+  "$bin/coreml-predict" "$package" "${given[@]}" --output-npy "$work/$name.package_out" >/dev/null
+  "$bin/coreml-predict" "$work/$name.mlmodel" "${given[@]}" --output-npy "$work/$name.mlmodel_out" >/dev/null
+  local output
+  output="$(cd "$work/$name.package_out" && ls *.npy | head -1)"
+  "$python" scripts/verify/compare_outputs.py "$work/$name.package_out/$output=$reference" "$work/$name.package_out/$output=$work/$name.mlmodel_out/$output" \
+    || failures=$((failures + 1))
+}
+
+age_biases=(--red-bias -114.895847746 --green-bias -87.7689143744 --blue-bias -78.4263377603)
+check age_net_full "$work/agefull/face.png" "$work/agefull/output_prob.npy" --bgr -- \
+  caffe "$work/agefull/deploy_age.prototxt" "$work/agefull/age_net.caffemodel" --image-input data --is-bgr "${age_biases[@]}" \
+  --class-labels "$work/agefull/age_labels.txt"
+age="$fixtures/caffe/age_net_v1"
+check age_net_v1 "$age/input.png" "$age/output_prob.npy" --bgr -- \
+  caffe "$age/deploy.prototxt" "$age/weights.caffemodel" --image-input data --is-bgr "${age_biases[@]}" --class-labels "$age/labels.txt"
+resnet="$fixtures/caffe/resnet_bn"
+check resnet_bn "$resnet/input.png" "$resnet/output_prob.npy" -- \
+  caffe "$resnet/deploy.prototxt" "$resnet/weights.caffemodel" --image-input data --image-scale 0.00392156862745098 \
+  --red-bias -0.485 --green-bias -0.456 --blue-bias -0.406
+keras="$fixtures/keras/sequential_classifier"
+check keras_sequential "$keras/input.npy" "$keras/output.npy" -- \
+  keras "$keras/model.h5" --image-input image --image-scale 0.00392156862745098 --class-labels "$keras/labels.txt"
+separable="$fixtures/keras/functional_separable"
+check keras_separable "$separable/input.npy" "$separable/output.npy" -- keras "$separable/model.h5" --image-input input
+
+echo "mlprogram: $failures failure(s)"
+[ "$failures" = 0 ]

@@ -1,0 +1,165 @@
+"""Runs an ML Program package on PyTorch, as coremltools reads it, and compares with a reference output.
+
+Usage: run_mlprogram_torch.py PACKAGE INPUT REFERENCE.npy [--bgr]
+
+Core ML does not run on Linux, and this toolkit's runtime does not read
+programs yet (issue 36). This is the independent check of what the program
+computes: coremltools' MIL-proto loader builds its own program from the
+package (its op definitions and type inference), and each operation is
+executed with PyTorch's kernel of the formula coremltools' iOS15 op
+definition states (defs/iOS15/*.py: conv's custom pad [top, bottom, left,
+right], local_response_norm's alpha/size, avg_pool's
+exclude_padding_from_average, clip's alpha/beta bounds, ...). The result is
+compared with REFERENCE, the source framework's own output (OpenCV dnn for
+Caffe, Keras) from the fixtures, at 1e-4 * max(1, |ref|).
+
+INPUT: a PNG (read in RGB, or BGR with --bgr: the program's image input
+takes the pixels in its color space's order) or a .npy in HWC (Keras
+fixtures) or CHW layout. A classifier's probabilities are compared (the
+classify operation's input); otherwise the program's single output.
+"""
+import sys
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+import coremltools as ct
+from coremltools.converters.mil.frontend.milproto.load import load as milproto_to_pymil
+
+
+def arg(op, name, env):
+    var = op.inputs.get(name)
+    if var is None:
+        return None
+    if isinstance(var, (list, tuple)):
+        return [env[v.name] for v in var]
+    return env[var.name]
+
+
+def value(x):
+    return x.tolist() if isinstance(x, torch.Tensor) else x
+
+
+def scalar(x):
+    return float(x.reshape(-1)[0]) if isinstance(x, torch.Tensor) else float(x)
+
+
+def padded(x, pad, fill=0.0):
+    top, bottom, left, right = [int(p) for p in value(pad)]
+    return F.pad(x, (left, right, top, bottom), value=fill)
+
+
+def run(op, env):
+    t, a = op.op_type, (lambda name: arg(op, name, env))
+    if t == "const":
+        val = np.asarray(op.outputs[0].val)
+        return torch.tensor(val) if val.dtype.kind in "fiub" else op.outputs[0].val  # strings (pad_type, classes) as they are
+    if t == "conv":
+        assert value(a("pad_type")) == "custom"
+        x = padded(a("x"), a("pad"))
+        return F.conv2d(x, a("weight"), a("bias"), stride=value(a("strides")), dilation=value(a("dilations")), groups=int(value(a("groups"))))
+    if t in ("max_pool", "avg_pool"):
+        assert value(a("pad_type")) == "custom" and not bool(value(a("ceil_mode")))
+        kernel, stride = value(a("kernel_sizes")), value(a("strides"))
+        if t == "max_pool":
+            return F.max_pool2d(padded(a("x"), a("pad"), fill=-float("inf")), kernel, stride)
+        x = a("x")
+        summed = F.avg_pool2d(padded(x, a("pad")), kernel, stride, divisor_override=1)
+        if bool(value(a("exclude_padding_from_average"))):
+            counts = F.avg_pool2d(padded(torch.ones_like(x[:, :1]), a("pad")), kernel, stride, divisor_override=1)
+        else:
+            counts = torch.full_like(summed[:, :1], float(kernel[0] * kernel[1]))
+        return summed / counts
+    if t in ("reduce_mean", "reduce_max"):
+        axes, keep = value(a("axes")), bool(value(a("keep_dims")))
+        return torch.amax(a("x"), dim=axes, keepdim=keep) if t == "reduce_max" else torch.mean(a("x"), dim=axes, keepdim=keep)
+    if t == "linear":
+        return F.linear(a("x"), a("weight"), a("bias"))
+    if t == "reshape":
+        return a("x").reshape(value(a("shape")))
+    if t == "transpose":
+        return a("x").permute(value(a("perm")))
+    if t == "concat":
+        assert not bool(value(a("interleave")))
+        return torch.cat(a("values"), dim=int(value(a("axis"))))
+    if t == "softmax":
+        return torch.softmax(a("x"), dim=int(value(a("axis"))))
+    if t == "local_response_norm":
+        return F.local_response_norm(a("x"), int(value(a("size"))), alpha=scalar(a("alpha")), beta=scalar(a("beta")), k=scalar(a("k")))
+    if t == "batch_norm":
+        return F.batch_norm(a("x"), a("mean"), a("variance"), a("gamma"), a("beta"), training=False, eps=scalar(a("epsilon")))
+    if t == "add":
+        return a("x") + a("y")
+    if t == "mul":
+        return a("x") * a("y")
+    if t == "identity":
+        return a("x")
+    unary = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "softsign": F.softsign, "softplus": F.softplus}
+    if t in unary:
+        return unary[t](a("x"))
+    if t == "leaky_relu":
+        return F.leaky_relu(a("x"), scalar(a("alpha")))
+    if t == "clip":
+        return torch.clamp(a("x"), scalar(a("alpha")), scalar(a("beta")))
+    if t == "elu":
+        return F.elu(a("x"), scalar(a("alpha")))
+    if t == "thresholded_relu":
+        x = a("x")
+        return torch.where(x > scalar(a("alpha")), x, torch.zeros_like(x))
+    if t == "prelu":
+        x, alpha = a("x"), a("alpha")
+        return torch.where(x >= 0, x, x * alpha.reshape(1, -1, 1, 1))
+    if t == "linear_activation":
+        return scalar(a("alpha")) * a("x") + scalar(a("beta"))
+    if t == "scaled_tanh":
+        return scalar(a("alpha")) * torch.tanh(scalar(a("beta")) * a("x"))
+    if t == "sigmoid_hard":
+        return torch.clamp(scalar(a("alpha")) * a("x") + scalar(a("beta")), 0, 1)
+    raise SystemExit(f"run_mlprogram_torch: no kernel here for MIL op {t}")
+
+
+def load_input(path, shape, bgr):
+    if path.endswith(".png"):
+        from PIL import Image
+        pixels = np.asarray(Image.open(path).convert("L" if shape[1] == 1 else "RGB"), dtype=np.float32)
+        pixels = pixels[:, :, None] if pixels.ndim == 2 else pixels
+        if bgr:
+            pixels = pixels[:, :, ::-1]
+        data = pixels.transpose(2, 0, 1)
+    else:
+        data = np.load(path).astype(np.float32)
+        if data.ndim == 3 and data.shape[2] == shape[1] and data.shape[0] != shape[1]:
+            data = data.transpose(2, 0, 1)
+    return torch.tensor(np.ascontiguousarray(data)).reshape(shape)
+
+
+def main():
+    package, input_path, reference_path = sys.argv[1:4]
+    bgr = "--bgr" in sys.argv[4:]
+    model = ct.models.MLModel(package, skip_model_load=True)
+    spec = model.get_spec()
+    function = milproto_to_pymil(spec, spec.specificationVersion, model.weights_dir).functions["main"]
+    (name, var), = function.inputs.items()
+    env = {name: load_input(input_path, var.shape, bgr)}
+    compared = None
+    with torch.no_grad():
+        for op in function.operations:
+            if op.op_type == "classify":
+                compared = env[op.inputs["probabilities"].name]
+                continue
+            env[op.outputs[0].name] = run(op, env)
+    if compared is None:
+        compared = env[function.outputs[0].name]
+    ours = compared.numpy().reshape(-1).astype(np.float64)
+    reference = np.load(reference_path).reshape(-1).astype(np.float64)
+    if ours.size != reference.size:
+        raise SystemExit(f"run_mlprogram_torch: FAIL {package}: {ours.size} values, the reference has {reference.size}")
+    worst = float(np.max(np.abs(ours - reference) / np.maximum(1, np.abs(reference))))
+    ok = worst <= 1e-4
+    print(f"{'OK' if ok else 'FAIL'} {package}: {len(function.operations)} operations run on torch {torch.__version__}, "
+          f"{ours.size} values within {worst:.2e} * max(1, |ref|) of {reference_path}")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
