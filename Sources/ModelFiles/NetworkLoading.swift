@@ -36,8 +36,8 @@ public enum ValidatedModel {
             // An ML Program package (issue 36: what MLProgramWriter writes, raised back into the IR).
             let model = try MLProgramReader.read(from: path).model
             do {
-                _ = try model.validate()
-            } catch let error as ModelError {
+                _ = try model.validate()  // typed throws: ModelError alone
+            } catch {
                 throw InvalidModelError("\(path): \(String(mentioning: error))")
             }
             return model
