@@ -3,11 +3,16 @@
 #include "CFileIO.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <time.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <dirent.h>
+#include <sys/syscall.h>
+#endif
 
 // A file set (AtomicFileSet: every array of a prediction) holds a temporary
 // file per output until its commit: room for large sets. The paths are
@@ -20,7 +25,9 @@
 // sees a half-written path.
 static _Atomic int states[SLOTS];
 static char paths[SLOTS][PATH_BYTES];
+/// A child's pid, 0 for a file, TREE for a folder removed with its content.
 static pid_t children[SLOTS];
+#define TREE ((pid_t)-1)
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static atomic_flag installed = ATOMIC_FLAG_INIT;
 /// Spawns between fileio_begin_spawn and fileio_end_spawn.
@@ -28,6 +35,37 @@ static _Atomic int spawning = 0;
 
 void fileio_begin_spawn(void) { atomic_fetch_add(&spawning, 1); }
 void fileio_end_spawn(void) { atomic_fetch_sub(&spawning, 1); }
+
+#ifdef __linux__
+/// Removes `name` in the folder `parent` (a file descriptor) and, for a
+/// folder, everything in it first, `depth` levels at most. System calls
+/// only (openat, getdents64, unlinkat, close): safe in the handler.
+static void remove_tree_at(int parent, const char *name, int depth) {
+    if (unlinkat(parent, name, 0) == 0 || (errno != EISDIR && errno != EPERM)) return;
+    int folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (folder < 0) return;
+    // Entries removed while the folder is read may shift the rest: read it again until a pass removes nothing.
+    for (int pass = 0; pass < 4; pass++) {
+        int removed = 0;
+        char buffer[4096];
+        long count;
+        while ((count = syscall(SYS_getdents64, folder, buffer, sizeof buffer)) > 0) {
+            for (long at = 0; at < count;) {
+                struct dirent64 *entry = (struct dirent64 *)(buffer + at);
+                at += entry->d_reclen;
+                const char *child = entry->d_name;
+                if (child[0] == '.' && (child[1] == 0 || (child[1] == '.' && child[2] == 0))) continue;
+                if (depth > 0) remove_tree_at(folder, child, depth - 1); else unlinkat(folder, child, 0);
+                removed++;
+            }
+        }
+        if (removed == 0) break;
+        lseek(folder, 0, SEEK_SET);
+    }
+    close(folder);
+    unlinkat(parent, name, AT_REMOVEDIR);
+}
+#endif
 
 static void cleanup_and_reraise(int signal_number) {
     int saved = errno;
@@ -38,7 +76,13 @@ static void cleanup_and_reraise(int signal_number) {
     for (int i = 0; i < SLOTS; i++) {
         if (atomic_load(&states[i]) != 2) continue;
         if (children[i] > 0) kill(children[i], SIGKILL);
-        else unlink(paths[i]);
+        else if (children[i] == TREE) {
+#ifdef __linux__
+            remove_tree_at(AT_FDCWD, paths[i], 8);
+#else
+            rmdir(paths[i]);
+#endif
+        } else unlink(paths[i]);
     }
     errno = saved;
     signal(signal_number, SIG_DFL);
@@ -79,6 +123,16 @@ int fileio_remember_file(const char *path) {
     memcpy(paths[slot], path, length + 1);
     children[slot] = 0;
     atomic_store(&states[slot], 2);
+    return slot;
+}
+
+int fileio_remember_tree(const char *path) {
+    int slot = fileio_remember_file(path);
+    if (slot >= 0) {
+        atomic_store(&states[slot], 1);
+        children[slot] = TREE;
+        atomic_store(&states[slot], 2);
+    }
     return slot;
 }
 

@@ -17,8 +17,8 @@ import Naming
 /// swapped with the new folder in one step (renameat2 RENAME_EXCHANGE) and
 /// then removed; where the file system cannot swap, it is first renamed
 /// aside, so that the target is, for an instant, absent, but never half
-/// replaced. A signal during the write leaves the temporary folder
-/// (`fileio_remember_file` removes files only).
+/// replaced. A signal (SIGINT, SIGTERM, SIGHUP) during the write removes
+/// the temporary folder (`fileio_remember_tree`).
 public enum AtomicFolder {
     /// Creates the folder `path` with what `fill` writes into the
     /// temporary folder it is given.
@@ -31,8 +31,13 @@ public enum AtomicFolder {
         let parent = FileSystem.folder(of: path)
         let stem = AtomicFile.temporaryStem(FileSystem.name(of: path))
         let temporary = try makeTemporaryFolder(FileSystem.path(of: ".\(stem).XXXXXX", in: parent), for: path)
+        fileio_install_cleanup_handlers()
+        let slot = PathBytes.withCString(temporary) { fileio_remember_tree($0) }
         var committed = false
-        defer { if !committed { removeTree(temporary) } }
+        defer {
+            if !committed { removeTree(temporary) }
+            fileio_forget(slot)
+        }
         try fill(temporary)
         if exists || FileSystem.kind(of: path) == .folder {
             guard isReplaceable(path) else { throw FileError(path: path, message: "appeared while writing and is not a model package; nothing replaced") }

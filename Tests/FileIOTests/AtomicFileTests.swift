@@ -239,10 +239,49 @@ final class AtomicFileTests: ScratchFolderTestCase {
             XCTAssertEqual(try folderListing(), [], "neither the temporary file nor the target is left")
         }
     }
+
+    /// The same for a package folder (`AtomicFolder`): the temporary folder
+    /// goes with everything in it, three levels down (`fileio_remember_tree`).
+    func testASignalDuringAFolderWriteRemovesTheTemporaryFolder() throws {
+        for signal in [SIGINT, SIGTERM] {
+            let target = folder + "/interrupted-\(signal).mlpackage"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = ["FileIOTests.SignalChild/testWriteFolderUntilSignalled"]
+            process.environment = ProcessInfo.processInfo.environment.merging(["ATOMIC_FILE_SIGNAL_CHILD": target]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // The child fills its temporary folder, then leaves a mark inside it and waits to be signalled.
+            let deadline = Date().addingTimeInterval(30)
+            func marked() throws -> Bool {
+                try folderListing().contains { FileManager.default.fileExists(atPath: folder + "/" + $0 + "/Data/ready") }
+            }
+            while try !marked() && Date() < deadline { usleep(10_000) }
+            XCTAssertTrue(try marked(), "the child started writing")
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationReason, .uncaughtSignal)
+            XCTAssertEqual(process.terminationStatus, signal)
+            XCTAssertEqual(try folderListing(), [], "neither the temporary folder nor the target is left")
+        }
+    }
 }
 
 /// Run only as the child of `testASignalDuringAWriteRemovesTheTemporaryFile`.
 final class SignalChild: XCTestCase {
+    func testWriteFolderUntilSignalled() throws {
+        guard let target = ProcessInfo.processInfo.environment["ATOMIC_FILE_SIGNAL_CHILD"] else { return }
+        try AtomicFolder.write(to: target, isReplaceable: { _ in false }) { temporary in
+            let weights = temporary + "/Data/com.apple.CoreML/weights"
+            try FileManager.default.createDirectory(atPath: weights, withIntermediateDirectories: true)
+            for (path, text) in [(temporary + "/Manifest.json", "{}"), (weights + "/weight.bin", "weights"), (temporary + "/Data/ready", "")] {
+                FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            }
+            while true { sleep(1) }
+        }
+    }
+
     func testWriteUntilSignalled() throws {
         guard let target = ProcessInfo.processInfo.environment["ATOMIC_FILE_SIGNAL_CHILD"] else { return }
         try AtomicFile.write(to: target) { stream, _ in

@@ -18,6 +18,12 @@ void fileio_install_cleanup_handlers(void);
 /// table is full or the path too long (the file is then not cleaned up).
 int fileio_remember_file(const char *path);
 
+/// Registers the folder `path` (a temporary package being written) to be
+/// removed with everything in it if a signal ends the program (links are
+/// removed, never followed; at most 8 levels deep; on Linux: elsewhere only
+/// an empty folder is removed). Returns a slot for `fileio_forget`, or -1.
+int fileio_remember_tree(const char *path);
+
 /// Registers child process `pid` to be killed (SIGKILL) if a signal ends
 /// the program. Returns a slot for `fileio_forget`, or -1.
 int fileio_remember_child(pid_t pid);
