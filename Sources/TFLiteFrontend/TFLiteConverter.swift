@@ -6,6 +6,8 @@ import ModelFormat
 /// tensors as Core ML's [C, H, W] maps and [1, N] tensors as [N] vectors,
 /// kernels moved once to Core ML's layouts (`NHWCLayout`), read from the
 /// mapped file. Quantized tensors are refused by name (not converted yet).
+/// The model's TFLite metadata gives the class labels, the image input's
+/// normalization and the descriptions the options do not (`TFLiteMetadata.apply`).
 public enum TFLiteConverter {
     /// - Throws: `TFLiteError` (with the byte, for a malformed file; with the
     ///   operator, for one the converter cannot map), `FileError`, `ModelError`.
@@ -13,6 +15,8 @@ public enum TFLiteConverter {
         let file = try TFLiteModel(path: path)
         var walk = try TFLiteWalk(file: file)
         var model = try walk.build()
+        var options = options
+        try TFLiteMetadata.read(file)?.apply(to: &options, model: &model, path: path)
         try options.finish(&model, description: "Converted from TFLite model \(path.split(separator: "/").last ?? "")", source: path)
         return model
     }

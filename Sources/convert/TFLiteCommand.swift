@@ -14,10 +14,15 @@ enum TFLiteCommand: Command {
             LOGISTIC, RELU, RELU6), NHWC tensors as Core ML's [C, H, W]. Quantized models are refused for now. \
             Feature names come from the tensors' names, characters other than letters, digits and '_' made '_' \
             (serving_default_input:0 is serving_default_input_0). Every operator the converter cannot map is \
-            reported in one error: name, count and first output tensor.
+            reported in one error: name, count and first output tensor. \
+            The model's TFLite metadata (as tflite-support's writers add it) gives what no option gives: the output's \
+            labels file (zipped onto the model) makes a classifier, the input's normalization (value - mean) / std on \
+            0-255 pixels makes it an image input with that preprocessing, and the descriptions carry over; \
+            --class-labels, --image-input and the preprocessing options override it.
             """,
         examples: [
-            Example("A float image classifier, app-ready: pixels to [-1, 1], labelled",
+            Example("A classifier with TFLite metadata: labels and preprocessing from the file", "coreml-convert tflite classifier.tflite -o Classifier.mlmodel"),
+            Example("A float image classifier without metadata, app-ready: pixels to [-1, 1], labelled",
                     "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --mean 0.5,0.5,0.5 "
                         + "--std 0.5,0.5,0.5 --class-labels labels.txt -o Classifier.mlmodel"),
             Example("The same taking images as they are, with its Swift classes",
