@@ -16,6 +16,7 @@ public enum TFLiteConverter {
         var walk = try TFLiteWalk(file: file)
         var model = try walk.build()
         var options = options
+        if let note = walk.weightNote { options.metadata.userDefined.append(("tflite.weights", note)) }
         try TFLiteMetadata.read(file)?.apply(to: &options, model: &model, path: path)
         try options.finish(&model, description: "Converted from TFLite model \(path.split(separator: "/").last ?? "")", source: path)
         return model
@@ -46,6 +47,13 @@ struct TFLiteWalk {
     var alias: [Int: Int] = [:]
     /// The operators the outputs need (`TFLiteWalk.neededOperators`).
     let needed: Set<Int>
+    /// DEQUANTIZE outputs folded into their constant input (float16
+    /// weights): output tensor -> the constant, widened where it is read.
+    var folded: [Int: Int] = [:]
+    /// How many weight tensors of each stored kind were widened to float32,
+    /// and how many int8 ones stay 8-bit (`TFLiteQuantizedWeights`).
+    var widened: [String: Int] = [:]
+    var keptInt8 = 0
 
     init(file: TFLiteModel) throws {
         guard let graph = file.subgraphs.first else { throw TFLiteError("\(file.path): the model has no subgraph") }
@@ -122,6 +130,7 @@ struct TFLiteWalk {
         for op in graph.operators where needed.contains(op.index) {
             let name = TFLiteOperators.name(file.operatorCodes[op.opcodeIndex].builtin)
             let output = op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?"
+            if name == "DEQUANTIZE", try foldDequantize(op) { continue }
             do {
                 try add(op, name, names: names)
             } catch let error as ModelError {
@@ -190,12 +199,13 @@ struct TFLiteWalk {
             throw TFLiteOpError("writes tensor '\(output.name)', which an earlier operator or the input already wrote")
         }
         let builder = try TFLiteBuilder(walk: self, op: op, names: names, output: output)
-        let (emitted, rank) = try mapping(builder)
+        var (emitted, rank) = try mapping(builder)
         if emitted.isEmpty {
             alias[output.index] = alias[builder.inputIndices[0]] ?? builder.inputIndices[0]
             ranks[output.index] = rank
             return
         }
+        try keepInt8Weights(of: &emitted, op: name, builder: builder)
         try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
         ranks[output.index] = rank
         // What the file states: the output's shape, NHWC.

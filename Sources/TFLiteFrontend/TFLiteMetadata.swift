@@ -107,6 +107,13 @@ struct TFLiteMetadata {
 }
 
 extension FlatTable {
+    /// A vector of i64 (zero points).
+    func int64s(_ id: Int, _ what: String) throws(TFLiteError) -> [Int64] {
+        guard let at = try field(id, size: 4) else { return [] }
+        let (start, count) = try buffer.vector(referencedAt: at, elementSize: 8, what)
+        return (0..<count).map { Int64(bitPattern: buffer.u64(start + 8 * $0)) }
+    }
+
     /// A vector of f32.
     func floats(_ id: Int, _ what: String) throws(TFLiteError) -> [Float] {
         guard let at = try field(id, size: 4) else { return [] }
