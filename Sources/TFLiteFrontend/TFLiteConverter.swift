@@ -54,6 +54,10 @@ struct TFLiteWalk {
     /// and how many int8 ones stay 8-bit (`TFLiteQuantizedWeights`).
     var widened: [String: Int] = [:]
     var keptInt8 = 0
+    /// Activations stored quantized (computed in float here), and the
+    /// QUANTIZE and DEQUANTIZE operators between them and float ones.
+    var quantizedActivations = 0
+    var droppedQuantizations = 0
 
     init(file: TFLiteModel) throws {
         guard let graph = file.subgraphs.first else { throw TFLiteError("\(file.path): the model has no subgraph") }
@@ -99,13 +103,16 @@ struct TFLiteWalk {
         return graph.tensors[Int(index)]
     }
 
-    /// A float activation's refusal clause, nil when it converts.
+    /// An activation's refusal clause, nil when it converts: FLOAT32, or
+    /// INT8 / UINT8 with one scale (a full-integer model's), computed in float.
     static func typeRefusal(_ tensor: TFLiteModel.Tensor) -> String? {
-        if tensor.isQuantized || [3, 7, 9, 17].contains(tensor.type) {
-            return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)) with quantization parameters: quantized models are not "
-                + "supported yet (convert the float model)"
+        let isQuantizedActivation = [3, 9].contains(tensor.type) && tensor.scales.count == 1
+        if !isQuantizedActivation && (tensor.isQuantized || [3, 7, 9, 17].contains(tensor.type)) {
+            return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)) with quantization parameters"
+                + (tensor.scales.count > 1 ? " (\(tensor.scales.count) scales)" : "") + ": of quantized activations, INT8 and UINT8 ones with one scale are "
+                + "converted (computed in float)"
         }
-        if tensor.type != 0 { return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)); only FLOAT32 values are converted" }
+        if tensor.type != 0 && !isQuantizedActivation { return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)); only FLOAT32 values are converted" }
         if tensor.isSparse { return "tensor '\(tensor.name)' is sparse, which is not supported" }
         if tensor.isVariable { return "tensor '\(tensor.name)' is a variable, which is not supported" }
         if let field = tensor.unknownFields.first { return "tensor '\(tensor.name)' has field \(field), which this reader does not know" }
@@ -117,6 +124,7 @@ struct TFLiteWalk {
         var inputs: [Input] = []
         for index in graph.inputs {
             let tensor = try self.tensor(index, "an input")
+            try refuseQuantizedInterface(tensor, "input")
             if let refusal = Self.typeRefusal(tensor) { throw fail(refusal) }
             let (dims, rank) = try mapShape(tensor)
             let name = TFLiteConverter.featureName(tensor.name)
@@ -142,6 +150,7 @@ struct TFLiteWalk {
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
         for index in graph.outputs {
             let tensor = try self.tensor(index, "an output")
+            try refuseQuantizedInterface(tensor, "output")
             let source = alias[tensor.index] ?? tensor.index
             guard ranks[source] != nil else { throw fail("output '\(tensor.name)' is not produced by any operator") }
             let feature = TFLiteConverter.featureName(tensor.name)
@@ -200,6 +209,8 @@ struct TFLiteWalk {
         }
         let builder = try TFLiteBuilder(walk: self, op: op, names: names, output: output)
         var (emitted, rank) = try mapping(builder)
+        if name == "QUANTIZE" || name == "DEQUANTIZE" { droppedQuantizations += 1 }
+        if output.isQuantized { quantizedActivations += 1 }
         if emitted.isEmpty {
             alias[output.index] = alias[builder.inputIndices[0]] ?? builder.inputIndices[0]
             ranks[output.index] = rank

@@ -3,10 +3,10 @@ import Conversion
 import ModelFiles
 import TFLiteFrontend
 
-/// `convert tflite`: a float, float16 or dynamic-range TFLite / LiteRT model -> .mlmodel.
+/// `convert tflite`: a float, float16 or quantized TFLite / LiteRT model -> .mlmodel.
 enum TFLiteCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "tflite", abstract: "Convert a float, float16 or dynamic-range quantized TFLite / LiteRT model (.tflite) to Core ML.",
+        name: "tflite", abstract: "Convert a float, float16 or quantized TFLite / LiteRT model (.tflite) to Core ML.",
         discussion: """
             Reads the flatbuffer (schema version 3) over the mapped file and converts its first subgraph: the builtin \
             operators of image classifiers (convolutions, depthwise convolutions, fully connected layers, pooling, \
@@ -15,7 +15,8 @@ enum TFLiteCommand: Command {
             to float32 (exactly: --precision float16 writes the file's own values); int8 kernels of dynamic-range \
             models stay 8-bit where Core ML's linear-symmetric weights hold the same levels and scales (one per output \
             channel), others are widened; activations are computed in float; the summary's tflite.weights says which. \
-            Models with int8 activations (full-integer quantization) are refused for now. \
+            Full-integer models (int8 or uint8 activations with one scale, FLOAT32 inputs and outputs) are computed in \
+            float: their QUANTIZE and DEQUANTIZE are dropped, int32 biases widened. \
             Feature names come from the tensors' names, characters other than letters, digits and '_' made '_' \
             (serving_default_input:0 is serving_default_input_0). Every operator the converter cannot map is \
             reported in one error: name, count and first output tensor. \
