@@ -50,9 +50,12 @@ struct AssociatedFiles {
             let nameLength = Int(buffer.u16(position + 28)), skip = Int(buffer.u16(position + 30)) + Int(buffer.u16(position + 32))
             try buffer.check(position + 46, nameLength + skip, "the name of \(what)")
             let name = String(decoding: bytes[position + 46..<position + 46 + nameLength], as: UTF8.self)
-            guard method == 0, flags & 1 == 0, compressed == uncompressed else {
+            guard method == 0, flags & 1 == 0 else {
                 let how = flags & 1 != 0 ? "encrypted" : method == 8 ? "deflated" : "compressed with method \(method)"
                 throw buffer.fail(position, "associated file '\(name)' is \(how); only stored (uncompressed) files are read, as tflite-support writes them")
+            }
+            guard compressed == uncompressed else {
+                throw buffer.fail(position, "associated file '\(name)' is stored, yet its sizes differ (\(compressed) bytes stored, \(uncompressed) unpacked)")
             }
             let local = Int(buffer.u32(position + 42)) + shift
             try buffer.check(local, 30, "the local header of associated file '\(name)'")

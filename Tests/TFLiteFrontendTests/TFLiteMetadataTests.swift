@@ -77,17 +77,30 @@ final class TFLiteMetadataTests: XCTestCase {
         XCTAssertTrue(lines.contains("tflite.metadata.file: labels.txt (78 bytes)"), "\(lines)")
     }
 
-    /// A deflated associated file is refused by name (no inflater here).
-    func testDeflatedAssociatedFileIsRefused() throws {
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
-        let header: [UInt8] = [0x50, 0x4B, 0x01, 0x02]
-        let at = try XCTUnwrap((0...(bytes.count - 4)).last { Array(bytes[$0..<$0 + 4]) == header })
-        bytes[at + 10] = 8
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tflite_deflated_\(getpid()).tflite").path
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        XCTAssertThrowsError(try TFLiteConverter.convert(model: path)) { error in
-            XCTAssertTrue("\(error)".contains("associated file 'labels.txt' is deflated"), "\(error)")
+    /// A deflated associated file is refused by name (no inflater here);
+    /// a zip directory or a file that lies outside the model, with the byte.
+    func testMalformedAssociatedFilesFailWithTheByte() throws {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+        func last(_ signature: UInt32) throws -> Int {
+            let pattern = withUnsafeBytes(of: signature.littleEndian) { Array($0) }
+            return try XCTUnwrap((0...(bytes.count - 4)).last { Array(bytes[$0..<$0 + 4]) == pattern })
+        }
+        let central = try last(0x0201_4b50), end = try last(0x0605_4b50)
+        let cases: [(at: Int, value: [UInt8], expected: String)] = [
+            (central + 10, [8, 0], "associated file 'labels.txt' is deflated; only stored (uncompressed) files are read"),
+            (end + 12, [0, 0xFF, 0xFF, 0x7F], "byte \(end): the associated files' zip directory (2147483392 bytes at"),
+            (central + 20, [0xFF, 0xFF, 0, 0], "byte \(central): associated file 'labels.txt' is stored, yet its sizes differ (65535 bytes stored, 78 unpacked)"),
+            (central + 42, [0xF0, 0xFF, 0xFF, 0x0F], "the local header of associated file 'labels.txt' (30 bytes) runs past the end of the file"),
+        ]
+        for (index, (at, value, expected)) in cases.enumerated() {
+            var changed = bytes
+            changed.replaceSubrange(at..<at + value.count, with: value)
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("tflite_zip_\(getpid())_\(index).tflite").path
+            try Data(changed).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            XCTAssertThrowsError(try TFLiteConverter.convert(model: path)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "case \(index): \(error)")
+            }
         }
     }
 }
