@@ -12,7 +12,8 @@ extension TFLiteMetadata {
     ///   option was given; an input the metadata calls an image without
     ///   normalization becomes an image of raw pixels;
     /// - name, description, version, author, license and the tensors'
-    ///   descriptions: the Core ML model's.
+    ///   descriptions: the Core ML model's; the rest of `outline` (what the
+    ///   metadata says of each tensor, its files) its user-defined metadata.
     /// - Throws: `TFLiteError` for a normalization that cannot be one
     ///   (counts, a std not positive), `LabelFileError` for the labels file.
     func apply(to options: inout ConversionOptions, model: inout Model, path: String) throws {
@@ -37,6 +38,8 @@ extension TFLiteMetadata {
         if given.author.isEmpty { given.author = author }
         if given.license.isEmpty { given.license = license }
         if given.version.isEmpty { given.version = version }
+        // What the metadata said of the tensors and its files, as inspect's outline lists it: where labels and preprocessing came from.
+        given.userDefined += outline.filter { !["name", "description", "version", "author", "license"].map { "tflite.metadata.\($0)" }.contains($0.key) }
         options.metadata = given
         for (index, info) in zip(model.inputs.indices, inputs) where model.inputs[index].description.isEmpty {
             model.inputs[index].description = info.description

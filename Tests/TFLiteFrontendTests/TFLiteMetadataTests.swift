@@ -33,6 +33,7 @@ final class TFLiteMetadataTests: XCTestCase {
         for (ours, std) in zip(scale.scale.values, [Float(127.5), 64, 58]) { XCTAssertEqual(ours, 255 / std, accuracy: 1e-5) }
         XCTAssertEqual(model.metadata.shortDescription.hasPrefix("ImageClassifier: "), true, model.metadata.shortDescription)
         XCTAssertEqual(model.inputs.first?.description, "Input image to be classified.")
+        XCTAssertEqual(model.metadata.userDefined.first { $0.key == "tflite.metadata.output 0" }?.value, "'probability'; labels labels.txt")
 
         let path = checkDirectory.appendingPathComponent("tflite_metadata_classifier.mlmodel").path
         try CoreMLWriter.write(model, to: path)
