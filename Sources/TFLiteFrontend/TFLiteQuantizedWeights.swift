@@ -23,8 +23,9 @@ extension TFLiteWalk {
     /// Marks the kernel of `nodes` (the operator's first node) 8-bit
     /// linear-symmetric when its INT8 levels fit, and counts what was widened.
     mutating func keepInt8Weights(of nodes: inout [Node], op: String, builder: TFLiteBuilder) throws {
-        for tensor in builder.inputs.compactMap({ $0 }) where tensor.type != 0 && tensor.buffer != 0 && builder.file.buffers.indices.contains(Int(tensor.buffer)) {
-            guard try file.data(of: tensor) != nil, tensor.type != 2 || tensor.isQuantized else { continue }
+        // Float16 and quantized constants (not the int32 and int64 shapes and axes operators read as integers).
+        for tensor in builder.inputs.compactMap({ $0 }) where tensor.type == 1 || tensor.isQuantized {
+            guard ranks[tensor.index] == nil, try file.data(of: tensor) != nil else { continue }
             let kind = tensor.isQuantized ? "\(TFLiteModel.typeName(tensor.type).lowercased()) quantized" : TFLiteModel.typeName(tensor.type).lowercased()
             if let axis = Self.kernelOutputAxes[op], builder.inputs.count > 1, builder.inputs[1]?.index == tensor.index,
                let data = try file.data(of: tensor), TFLiteConstants.fitsLinearSymmetric(tensor, data, outputAxis: axis), !nodes.isEmpty {
