@@ -31,6 +31,17 @@ enum TFLiteConstants {
         guard tensor.zeroPoints.isEmpty || tensor.zeroPoints.count == channels else {
             throw TFLiteOpError("\(what) has \(tensor.zeroPoints.count) zero points for \(channels) scales")
         }
+        let levels: ClosedRange<Int64> = switch tensor.type {
+        case 9: -128...127
+        case 3: 0...255
+        default: Int64(Int32.min)...Int64(Int32.max)
+        }
+        if let zero = tensor.zeroPoints.first(where: { !levels.contains($0) }) {
+            throw TFLiteOpError("\(what) has the zero point \(zero), outside its levels \(levels.lowerBound)...\(levels.upperBound)")
+        }
+        if let scale = tensor.scales.first(where: { !$0.isFinite }) { throw TFLiteOpError("\(what) has the scale \(scale)") }
+        guard count > 0 else { return [] }
+        // Each size is at most 2^30 and their product `count` too, so a product of some of them (none 0) fits.
         let stride = channels == 1 ? 1 : shape[(axis + 1)...].reduce(1, *)
         return (0..<count).map { index in
             let channel = channels == 1 ? 0 : (index / stride) % channels
@@ -51,8 +62,11 @@ enum TFLiteConstants {
     /// channel reaching +-127 (TFLite's symmetric range, -128 unused).
     static func fitsLinearSymmetric(_ tensor: TFLiteModel.Tensor, _ data: UnsafeRawBufferPointer, outputAxis axis: Int) -> Bool {
         let shape = tensor.shape.map(Int.init)
+        let count = shape.reduce(Optional(1)) { product, size in
+            product.flatMap { size >= 0 ? $0.multipliedReportingOverflow(by: size) : nil }.flatMap { $0.overflow ? nil : $0.partialValue }
+        }
         guard tensor.type == 9, shape.indices.contains(axis), tensor.quantizedDimension == axis, tensor.scales.count == shape[axis],
-              tensor.zeroPoints.allSatisfy({ $0 == 0 }), data.count == shape.reduce(1, *) else { return false }
+              tensor.zeroPoints.allSatisfy({ $0 == 0 }), let count, count > 0, data.count == count else { return false }
         let channels = shape[axis], stride = shape[(axis + 1)...].reduce(1, *)
         var largest = [Int](repeating: 0, count: channels)
         for index in 0..<data.count {
