@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "RuntimeTests", dependencies: ["TestSupport", "Runtime", "Images", "CoreMLBackend", "ModelFormat"]),
         .testTarget(name: "HDF5Tests", dependencies: ["HDF5"]),
         .testTarget(name: "ONNXFrontendTests", dependencies: ["TestSupport", "SweepSupport", "ONNXFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
-        .testTarget(name: "TFLiteFrontendTests", dependencies: ["TestSupport", "TFLiteFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles"]),
+        .testTarget(name: "TFLiteFrontendTests", dependencies: ["TestSupport", "TFLiteFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ModelFiles", "Images"]),
         .testTarget(name: "DarknetFrontendTests", dependencies: ["TestSupport", "SweepSupport", "DarknetFrontend", "Conversion", "CoreMLBackend", "Runtime", "ModelFormat", "ImageFiles", "Images"]),
         // The generated classes: snapshots, and type checks against Apple's
         // declarations (Tests/Fixtures/apple-sdk) with swiftc and clang.

@@ -20,6 +20,12 @@ public enum LabelFile {
         } catch {
             throw LabelFileError(path: path, message: error.message)
         }
+        return try parse(data[...], path: path, expectedCount: expectedCount)
+    }
+
+    /// The labels in `data` (a file read already, or one inside another:
+    /// a TFLite model's zipped labels), `path` naming it in errors.
+    public static func parse(_ data: ArraySlice<UInt8>, path: String, expectedCount: Int? = nil) throws -> [String] {
         // A UTF-8 byte-order mark (Windows editors write one) is not part of the first label.
         let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
         // Line by line, so that a line that is not UTF-8 is named (split on "\n"; "\r\n" leaves a "\r" trimmed below).

@@ -22,7 +22,9 @@ struct TFLiteBuilder {
         var inputs: [TFLiteModel.Tensor?] = [], indices: [Int] = []
         for index in op.inputs {
             if index == -1 { inputs.append(nil); indices.append(-1); continue }
-            let tensor = try walk.tensor(index, "input \(inputs.count)")
+            var tensor = try walk.tensor(index, "input \(inputs.count)")
+            // A DEQUANTIZE the walk folded: the constant it reads, widened where it is read.
+            if let source = walk.folded[tensor.index] { tensor = walk.graph.tensors[source] }
             inputs.append(tensor)
             indices.append(walk.alias[tensor.index] ?? tensor.index)
         }
@@ -58,11 +60,16 @@ struct TFLiteBuilder {
         return try file.data(of: tensor) != nil
     }
 
-    /// Constant float32 input `index`: its shape and bytes, checked against each other.
+    /// Constant float input `index`: its shape and bytes, checked against
+    /// each other; float16 and quantized constants widened to float32
+    /// (`TFLiteConstants`).
     func floats(_ index: Int, _ what: String) throws -> (shape: [Int], values: FloatBytes) {
         let (tensor, data) = try constant(index, what)
-        if let refusal = TFLiteWalk.typeRefusal(tensor) { throw TFLiteOpError("the \(what): \(refusal)") }
         let shape = tensor.shape.map(Int.init)
+        if !tensor.isSparse, tensor.type != 0 || tensor.isQuantized, let values = try TFLiteConstants.widened(tensor, data, count: try checkedCount(shape)) {
+            return (shape, FloatBytes(values))
+        }
+        if let refusal = TFLiteWalk.typeRefusal(tensor) { throw TFLiteOpError("the \(what): \(refusal)") }
         guard let count = try? checkedCount(shape), data.count == 4 * count else {
             throw TFLiteOpError("the \(what) '\(tensor.name)' has the shape \(shape) and \(data.count) bytes of data")
         }

@@ -6,6 +6,8 @@ import ModelFormat
 /// tensors as Core ML's [C, H, W] maps and [1, N] tensors as [N] vectors,
 /// kernels moved once to Core ML's layouts (`NHWCLayout`), read from the
 /// mapped file. Quantized tensors are refused by name (not converted yet).
+/// The model's TFLite metadata gives the class labels, the image input's
+/// normalization and the descriptions the options do not (`TFLiteMetadata.apply`).
 public enum TFLiteConverter {
     /// - Throws: `TFLiteError` (with the byte, for a malformed file; with the
     ///   operator, for one the converter cannot map), `FileError`, `ModelError`.
@@ -13,6 +15,9 @@ public enum TFLiteConverter {
         let file = try TFLiteModel(path: path)
         var walk = try TFLiteWalk(file: file)
         var model = try walk.build()
+        var options = options
+        if let note = walk.weightNote { options.metadata.userDefined.append(("tflite.weights", note)) }
+        try TFLiteMetadata.read(file)?.apply(to: &options, model: &model, path: path)
         try options.finish(&model, description: "Converted from TFLite model \(path.split(separator: "/").last ?? "")", source: path)
         return model
     }
@@ -42,6 +47,17 @@ struct TFLiteWalk {
     var alias: [Int: Int] = [:]
     /// The operators the outputs need (`TFLiteWalk.neededOperators`).
     let needed: Set<Int>
+    /// DEQUANTIZE outputs folded into their constant input (float16
+    /// weights): output tensor -> the constant, widened where it is read.
+    var folded: [Int: Int] = [:]
+    /// How many weight tensors of each stored kind were widened to float32,
+    /// and how many int8 ones stay 8-bit (`TFLiteQuantizedWeights`).
+    var widened: [String: Int] = [:]
+    var keptInt8 = 0
+    /// Activations stored quantized (computed in float here), and the
+    /// QUANTIZE and DEQUANTIZE operators between them and float ones.
+    var quantizedActivations = 0
+    var droppedQuantizations = 0
 
     init(file: TFLiteModel) throws {
         guard let graph = file.subgraphs.first else { throw TFLiteError("\(file.path): the model has no subgraph") }
@@ -87,13 +103,16 @@ struct TFLiteWalk {
         return graph.tensors[Int(index)]
     }
 
-    /// A float activation's refusal clause, nil when it converts.
+    /// An activation's refusal clause, nil when it converts: FLOAT32, or
+    /// INT8 / UINT8 with one scale (a full-integer model's), computed in float.
     static func typeRefusal(_ tensor: TFLiteModel.Tensor) -> String? {
-        if tensor.isQuantized || [3, 7, 9, 17].contains(tensor.type) {
-            return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)) with quantization parameters: quantized models are not "
-                + "supported yet (convert the float model)"
+        let isQuantizedActivation = [3, 9].contains(tensor.type) && tensor.scales.count == 1
+        if !isQuantizedActivation && (tensor.isQuantized || [3, 7, 9, 17].contains(tensor.type)) {
+            return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)) with quantization parameters"
+                + (tensor.scales.count > 1 ? " (\(tensor.scales.count) scales)" : "") + ": of quantized activations, INT8 and UINT8 ones with one scale are "
+                + "converted (computed in float)"
         }
-        if tensor.type != 0 { return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)); only FLOAT32 values are converted" }
+        if tensor.type != 0 && !isQuantizedActivation { return "tensor '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type)); only FLOAT32 values are converted" }
         if tensor.isSparse { return "tensor '\(tensor.name)' is sparse, which is not supported" }
         if tensor.isVariable { return "tensor '\(tensor.name)' is a variable, which is not supported" }
         if let field = tensor.unknownFields.first { return "tensor '\(tensor.name)' has field \(field), which this reader does not know" }
@@ -105,6 +124,7 @@ struct TFLiteWalk {
         var inputs: [Input] = []
         for index in graph.inputs {
             let tensor = try self.tensor(index, "an input")
+            try refuseQuantizedInterface(tensor, "input")
             if let refusal = Self.typeRefusal(tensor) { throw fail(refusal) }
             let (dims, rank) = try mapShape(tensor)
             let name = TFLiteConverter.featureName(tensor.name)
@@ -118,6 +138,7 @@ struct TFLiteWalk {
         for op in graph.operators where needed.contains(op.index) {
             let name = TFLiteOperators.name(file.operatorCodes[op.opcodeIndex].builtin)
             let output = op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?"
+            if name == "DEQUANTIZE", try foldDequantize(op) { continue }
             do {
                 try add(op, name, names: names)
             } catch let error as ModelError {
@@ -129,6 +150,7 @@ struct TFLiteWalk {
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
         for index in graph.outputs {
             let tensor = try self.tensor(index, "an output")
+            try refuseQuantizedInterface(tensor, "output")
             let source = alias[tensor.index] ?? tensor.index
             guard ranks[source] != nil else { throw fail("output '\(tensor.name)' is not produced by any operator") }
             let feature = TFLiteConverter.featureName(tensor.name)
@@ -186,12 +208,15 @@ struct TFLiteWalk {
             throw TFLiteOpError("writes tensor '\(output.name)', which an earlier operator or the input already wrote")
         }
         let builder = try TFLiteBuilder(walk: self, op: op, names: names, output: output)
-        let (emitted, rank) = try mapping(builder)
+        var (emitted, rank) = try mapping(builder)
+        if name == "QUANTIZE" || name == "DEQUANTIZE" { droppedQuantizations += 1 }
+        if output.isQuantized { quantizedActivations += 1 }
         if emitted.isEmpty {
             alias[output.index] = alias[builder.inputIndices[0]] ?? builder.inputIndices[0]
             ranks[output.index] = rank
             return
         }
+        try keepInt8Weights(of: &emitted, op: name, builder: builder)
         try ShapeInference.append(emitted, to: &nodes, shapes: &shapes)
         ranks[output.index] = rank
         // What the file states: the output's shape, NHWC.

@@ -75,8 +75,10 @@ enum TFLiteOptions {
                                                        "dilation_w_factor", "dilation_h_factor"]),
         "AVERAGE_POOL_2D": AttributeLedger(honours: ["padding", "stride_w", "stride_h", "filter_width", "filter_height", fused]),
         "MAX_POOL_2D": AttributeLedger(honours: ["padding", "stride_w", "stride_h", "filter_width", "filter_height", fused]),
-        "FULLY_CONNECTED": AttributeLedger(honours: [fused], only: ["weights_format": "DEFAULT", "keep_num_dims": "false",
-                                                                    "asymmetric_quantize_inputs": "false", "quantized_bias_type": "FLOAT32"]),
+        // asymmetric_quantize_inputs: how a hybrid kernel (int8 weights, float input) quantizes its input on the fly;
+        // the input is taken in float here.
+        "FULLY_CONNECTED": AttributeLedger(honours: [fused], inert: ["asymmetric_quantize_inputs"],
+                                           only: ["weights_format": "DEFAULT", "keep_num_dims": "false", "quantized_bias_type": "FLOAT32"]),
         "SOFTMAX": AttributeLedger(honours: ["beta"]),
         "CONCATENATION": AttributeLedger(honours: ["axis", fused]),
         // pot_scale_int16: the int16 kernels' scaling, nothing a float model computes.
@@ -86,6 +88,7 @@ enum TFLiteOptions {
         "RESHAPE": AttributeLedger(honours: ["new_shape"]),
         "MEAN": AttributeLedger(honours: ["keep_dims"]),
         "PAD": .none, "HARD_SWISH": .none, "LOGISTIC": .none, "RELU": .none, "RELU6": .none, "RELU_N1_TO_1": .none, "TANH": .none,
+        "QUANTIZE": .none, "DEQUANTIZE": .none,
     ])
 
     /// The options table each mapped operator carries (0: none).

@@ -40,6 +40,10 @@ struct TFLiteModel {
         var name: String
         /// Quantization parameters with scales (a quantized tensor).
         var isQuantized: Bool
+        /// value = scale * (q - zero point), one pair for all or per slice of `quantizedDimension`.
+        var scales: [Float] = []
+        var zeroPoints: [Int64] = []
+        var quantizedDimension = 0
         var isVariable: Bool
         var isSparse: Bool
         var shapeSignature: [Int32]
@@ -128,12 +132,18 @@ struct TFLiteModel {
         let what = "subgraph \(index)"
         let tensors = try table.tables(0, "\(what) tensor") { tensor, index throws(TFLiteError) in
             let quantization = try tensor.table(4, "the quantization of tensor \(index)")
-            let scales = try quantization?.count(2, elementSize: 4, "quantization scales") ?? 0
-            return Tensor(index: index, shape: try tensor.int32s(0, "the shape of tensor \(index)"), type: Int8(bitPattern: try tensor.u8(1) ?? 0),
-                          buffer: try tensor.u32(2) ?? 0, name: try tensor.string(3, "the name of tensor \(index)") ?? "",
-                          isQuantized: scales > 0 || quantization?.has(4) == true, isVariable: try tensor.u8(5) ?? 0 != 0,
-                          isSparse: tensor.has(6), shapeSignature: try tensor.int32s(7, "the shape signature of tensor \(index)"),
-                          unknownFields: tensor.presentFields(from: 10))
+            let scales = try quantization?.floats(2, "the quantization scales of tensor \(index)") ?? []
+            var read = Tensor(index: index, shape: try tensor.int32s(0, "the shape of tensor \(index)"), type: Int8(bitPattern: try tensor.u8(1) ?? 0),
+                              buffer: try tensor.u32(2) ?? 0, name: try tensor.string(3, "the name of tensor \(index)") ?? "",
+                              isQuantized: !scales.isEmpty || quantization?.has(4) == true, isVariable: try tensor.u8(5) ?? 0 != 0,
+                              isSparse: tensor.has(6), shapeSignature: try tensor.int32s(7, "the shape signature of tensor \(index)"),
+                              unknownFields: tensor.presentFields(from: 10))
+            if let quantization, !scales.isEmpty {
+                read.scales = scales
+                read.zeroPoints = try quantization.int64s(3, "the zero points of tensor \(index)")
+                read.quantizedDimension = Int(try quantization.i32(6) ?? 0)
+            }
+            return read
         }
         let operators = try table.tables(3, "\(what) operator") { op, index throws(TFLiteError) in
             let type = try op.u8(3) ?? 0

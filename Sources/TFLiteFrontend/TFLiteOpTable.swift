@@ -21,6 +21,9 @@ enum TFLiteOpTable {
         "LOGISTIC": { try unary($0, .activation(.sigmoid)) }, "TANH": { try unary($0, .activation(.tanh)) },
         "RELU": { try unary($0, .activation(.relu)) }, "RELU6": { try unary($0, .activation(.clip(min: 0, max: 6))) },
         "RELU_N1_TO_1": { try unary($0, .activation(.clip(min: -1, max: 1))) },
+        // Of an activation (one of a constant is folded: `TFLiteWalk.foldDequantize`): values are computed in float.
+        "DEQUANTIZE": { b in _ = try b.input(0); return ([], b.rank(0)) },
+        "QUANTIZE": { b in _ = try b.input(0); return ([], b.rank(0)) },
     ]
 
     static func unary(_ b: TFLiteBuilder, _ op: Op) throws -> (nodes: [Node], rank: Int) {

@@ -60,6 +60,7 @@ extension TFLiteConverter {
         var metadata: [(key: String, value: String)] = [("tflite.version", String(file.version))]
         if !file.description.isEmpty { metadata.append(("tflite.description", file.description)) }
         for entry in file.metadata { metadata.append(("tflite.metadata", entry.name)) }
+        if let read = try? TFLiteMetadata.read(file) { metadata += read.outline }
         return SourceOutline(inputs: graph.inputs.map(tensor), outputs: graph.outputs.map(tensor), nodes: nodes,
                              weightTensors: weightTensors, parameters: parameters, metadata: metadata, obstacles: obstacles)
     }

@@ -3,21 +3,31 @@ import Conversion
 import ModelFiles
 import TFLiteFrontend
 
-/// `convert tflite`: a float TFLite / LiteRT model -> .mlmodel.
+/// `convert tflite`: a float, float16 or quantized TFLite / LiteRT model -> .mlmodel.
 enum TFLiteCommand: Command {
     static let configuration = CommandConfiguration(
-        name: "tflite", abstract: "Convert a float TFLite / LiteRT model (.tflite) to Core ML.",
+        name: "tflite", abstract: "Convert a float, float16 or quantized TFLite / LiteRT model (.tflite) to Core ML.",
         discussion: """
             Reads the flatbuffer (schema version 3) over the mapped file and converts its first subgraph: the builtin \
             operators of image classifiers (convolutions, depthwise convolutions, fully connected layers, pooling, \
             ADD/MUL/SUB with their fused activations, RESHAPE, SOFTMAX, CONCATENATION, PAD, MEAN, HARD_SWISH, \
-            LOGISTIC, RELU, RELU6), NHWC tensors as Core ML's [C, H, W]. Quantized models are refused for now. \
+            LOGISTIC, RELU, RELU6), NHWC tensors as Core ML's [C, H, W]. float16 weights (behind DEQUANTIZE) are widened \
+            to float32 (exactly: --precision float16 writes the file's own values); int8 kernels of dynamic-range \
+            models stay 8-bit where Core ML's linear-symmetric weights hold the same levels and scales (one per output \
+            channel), others are widened; activations are computed in float; the summary's tflite.weights says which. \
+            Full-integer models (int8 or uint8 activations with one scale, FLOAT32 inputs and outputs) are computed in \
+            float: their QUANTIZE and DEQUANTIZE are dropped, int32 biases widened. \
             Feature names come from the tensors' names, characters other than letters, digits and '_' made '_' \
             (serving_default_input:0 is serving_default_input_0). Every operator the converter cannot map is \
-            reported in one error: name, count and first output tensor.
+            reported in one error: name, count and first output tensor. \
+            The model's TFLite metadata (as tflite-support's writers add it) gives what no option gives: the output's \
+            labels file (zipped onto the model) makes a classifier, the input's normalization (value - mean) / std on \
+            0-255 pixels makes it an image input with that preprocessing, and the descriptions carry over; \
+            --class-labels, --image-input and the preprocessing options override it.
             """,
         examples: [
-            Example("A float image classifier, app-ready: pixels to [-1, 1], labelled",
+            Example("A classifier with TFLite metadata: labels and preprocessing from the file", "coreml-convert tflite labelled.tflite -o Classifier.mlmodel"),
+            Example("A classifier without metadata, app-ready: pixels to [-1, 1], labelled",
                     "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --mean 0.5,0.5,0.5 "
                         + "--std 0.5,0.5,0.5 --class-labels labels.txt -o Classifier.mlmodel"),
             Example("The same taking images as they are, with its Swift classes",

@@ -252,7 +252,7 @@ final class FrontDoorTests: XCTestCase {
             "labels.txt": fixtures + "tensorflow/vgg_head/labels.txt", "graph.pb": fixtures + "tensorflow/vgg_head/graph.pb",
             "model.h5": fixtures + "keras/dynamic_input/model.h5", "classifier.h5": fixtures + "keras/sequential_classifier/model.h5",
             "yolo.cfg": fixtures + "darknet/tiny_yolo/model.cfg", "yolo.weights": fixtures + "darknet/tiny_yolo/model.weights",
-            "classifier.tflite": fixtures + "tflite/mobilenet_block/model.tflite",
+            "classifier.tflite": fixtures + "tflite/mobilenet_block/model.tflite", "labelled.tflite": fixtures + "tflite/metadata_classifier/model.tflite",
             "Model.mlmodel": fixtures + "runtime/classifier/model.mlmodel", "x.npy": fixtures + "runtime/classifier/input_x.npy",
         ]
         let helps = [("coreml-convert", [String]())] + ["caffe", "tensorflow", "keras", "onnx", "tflite", "darknet", "mlmodel", "sample"]
