@@ -83,9 +83,13 @@ final class MLProgramWriterTests: XCTestCase {
         var permuted = SampleModel.classifier()
         permuted.nodes.insert(Node("swap", .permute(axes: [0, 2, 1, 3]), input: "relu1"), at: 2)
         permuted.nodes[3].inputs = ["swap"]
+        var overflowing = SampleModel.classifier()
+        overflowing.nodes.insert(Node("big", .multiply(constant: 70000), input: "relu1"), at: 2)
+        overflowing.nodes[3].inputs = ["big"]
         let cases: [(String, Model, Precision, String)] = [
             ("permute", permuted, .float32, "layer 'swap': MLProgramWriter does not yet write permute"),
-            ("float16", SampleModel.classifier(), .float16, "computes in float32 only for now, not float16"),
+            ("float16 overflow", overflowing, .float16, "constant 'big_constant': a value beyond float16's range (65504)"),
+            ("quantized", SampleModel.classifier(), .quantized(bits: 8, .linear), "computes in float32 or float16, not 8-bit linear"),
         ]
         for (what, model, precision, fragment) in cases {
             XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, computePrecision: precision), what) { error in
@@ -93,6 +97,28 @@ final class MLProgramWriterTests: XCTestCase {
             }
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "\(what): something was written")
         }
+    }
+
+    /// Computing in float16 (coremltools' FP16ComputePrecision for iOS 15):
+    /// the weights are float16 blobs (MILBlob's data type 1) of the values
+    /// rounded to nearest, and they read back as those values.
+    func testAFloat16PackageStoresFloat16BlobsAndReadsBackAsComputingInFloat16() throws {
+        let path = try temporaryFolder().appendingPathComponent("Half.mlpackage").path
+        let model = SampleModel.classifier()
+        try MLProgramWriter.write(model, to: path, computePrecision: .float16)
+        guard case .convolution(let convolution) = model.nodes[0].operation else { return XCTFail("the sample's layers moved") }
+        let blob = try Data(contentsOf: URL(fileURLWithPath: path + "/Data/com.apple.CoreML/weights/weight.bin"))
+        func u32(_ offset: Int) -> UInt32 { blob[offset..<offset + 4].enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * $1.offset) } }
+        XCTAssertEqual(u32(64 + 4), 1, "BlobDataType::Float16")
+        XCTAssertEqual(u32(64 + 8), UInt32(convolution.weights.count * 2))
+        let data = Int(u32(64 + 16))
+        let stored = blob[data..<data + convolution.weights.count * 2].withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+        XCTAssertEqual(stored, convolution.weights.values.map { Float16($0).bitPattern })
+
+        let read = try MLProgramReader.read(from: path).model
+        XCTAssertTrue(read.computesInFloat16)
+        guard case .convolution(let back) = read.nodes[0].operation else { return XCTFail("no convolution read back") }
+        XCTAssertEqual(back.weights.values, convolution.weights.values.map { Float(Float16($0)) })
     }
 
     func testAPackageReadsBackAndABrokenWeightFileIsAnErrorNamingIt() throws {
@@ -104,6 +130,7 @@ final class MLProgramWriterTests: XCTestCase {
         XCTAssertEqual(model.inputs.first?.image?.channelBiases, SampleModel.classifier().inputs[0].image?.channelBiases)
         XCTAssertEqual(model.nodes.map { $0.operation.definition.kindName }, ["convolution", "activation", "pooling", "flatten", "innerProduct", "softmax"])
         XCTAssertNoThrow(try model.validate())
+        XCTAssertFalse(model.computesInFloat16)
 
         let weights = path + "/Data/com.apple.CoreML/weights/weight.bin"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: weights))

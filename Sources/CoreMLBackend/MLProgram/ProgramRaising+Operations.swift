@@ -12,6 +12,9 @@ extension ProgramRaising {
         let name = CArrays.string(first.pointee.name)
         let shape = try outputShape(operation)
         programShapes[name] = shape
+        if type != "const", type != "cast", first.pointee.type?.pointee.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 {
+            computesInFloat16 = true
+        }
         func node(_ op: Op, _ inputs: [String]) {
             nodes.append(Node(name: name, operation: op, inputs: inputs, outputs: [name]))
             values[name] = .tensor(name)
@@ -51,6 +54,12 @@ extension ProgramRaising {
             guard try ints(operation, "perm") == [0, 2, 3, 1] else { throw fail("transpose '\(name)' is not a flatten's", operation) }
             values[name] = .transposed(try tensor(operation, "x"))
         case "identity":
+            values[name] = .tensor(try tensor(operation, "x"))
+        case "cast":
+            // Between a float32 input or output and float16 compute: the same values.
+            guard let dtype = try constant(operation, "dtype")?.strings.first, dtype == "fp16" || dtype == "fp32" else {
+                throw fail("cast '\(name)' is not to fp16 or fp32", operation)
+            }
             values[name] = .tensor(try tensor(operation, "x"))
         case "batch_norm":
             let mean = try floats(operation, "mean")

@@ -61,8 +61,10 @@ extension SpecReader {
             guard case .tensor(let tensor)? = raising.values[name] else { throw fail("no operation makes the output '\(name)'", at: feature) }
             raising.rename(tensor, to: name)
         }
-        return Model(inputs: inputs, outputs: outputs, nodes: raising.nodes, classifier: raising.classifier,
-                     metadata: metadata(description.pointee.metadata))
+        var model = Model(inputs: inputs, outputs: outputs, nodes: raising.nodes, classifier: raising.classifier,
+                          metadata: metadata(description.pointee.metadata))
+        model.computesInFloat16 = raising.computesInFloat16
+        return model
     }
 }
 
@@ -75,6 +77,8 @@ struct ProgramRaising {
     var programShapes: [String: [Int]] = [:]
     var nodes: [Node] = []
     var classifier: Classifier?
+    /// Whether an operation computes in float16 (the program was written with float16 compute precision).
+    var computesInFloat16 = false
     /// The image inputs, their preprocessing filled in as it is read.
     var images: [String: ImageInput] = [:]
 
@@ -198,6 +202,14 @@ struct ProgramRaising {
                 result.strings = CArrays.strings(tensor.pointee.strings.pointee.values, tensor.pointee.strings.pointee.n_values)
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS:
                 result.longInts = CArrays.array(tensor.pointee.longints.pointee.values, tensor.pointee.longints.pointee.n_values)
+            case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES:
+                // Float16 values, little-endian (the only type written as bytes yet).
+                guard type.pointee.tensortype.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 else {
+                    throw fail("a constant in bytes that is not float16", tensor)
+                }
+                let bytes = tensor.pointee.bytes.pointee.values
+                let halfs = (0..<bytes.len / 2).map { UInt16(bytes.data[2 * $0]) | UInt16(bytes.data[2 * $0 + 1]) << 8 }
+                result.floats = Weights(halfs.map(HalfRounding.value))
             default:
                 throw fail("an immediate value of a kind not read yet", tensor)
             }
