@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 36's first slice, checked by readers that are not ours: models of the
 # default suite (and age_net at full size) converted with
-#   coreml-convert ... --convert-to mlprogram --compute-precision float32 -o M.mlpackage
-# and, for each package:
+#   coreml-convert ... --convert-to mlprogram --compute-precision float32|float16 -o M.mlpackage
+# and, for each package (float16: tolerances as run_mlprogram_torch.py states them):
 #   1. check_mlprogram.py: coremltools 9 opens it (MLModel(path,
 #      skip_model_load=True)); its MIL-proto loader builds its own program with
 #      every op's type inference, and each declared output type and shape
@@ -50,28 +50,10 @@ check() {
   shift 3
   [ "$1" = "--bgr" ] && { bgr="--bgr"; shift; }
   shift  # --
-  local package="$work/$name.mlpackage"
   echo "== $name"
   "$bin/coreml-convert" "$@" -q -o "$work/$name.mlmodel"
-  "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision float32 -o "$package"
-  "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$work/$name.blobs"
-  # (A failed check is counted, and the next ones still run.)
-  "$python" scripts/verify/check_mlprogram.py "$package" "$work/$name.blobs" "$work/$name.mlmodel" > "$work/$name.check" 2>&1 \
-    || failures=$((failures + 1))
-  quiet < "$work/$name.check"
-  if [ -x "$validator" ]; then
-    local verdict
-    verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
-    case "$verdict" in
-      "OK "*) echo "Apple's validator: OK" ;;
-      *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
-    esac
-  fi
-  "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr > "$work/$name.torch" 2>&1 \
-    || failures=$((failures + 1))
-  quiet < "$work/$name.torch"
-  # coreml-predict reads the package back into the IR (MLProgramReader) and runs it: against the framework and the .mlmodel.
-  # A Keras fixture's HWC pixels: a PNG when they are whole numbers, else the [C, H, W] values (the model has no preprocessing then).
+  # The given input for coreml-predict. A Keras fixture's HWC pixels: a PNG when they are whole numbers, else the
+  # [C, H, W] values (the model has no preprocessing then).
   local given=("$input")
   if [ "${input%.npy}" != "$input" ]; then
     given=($("$python" - "$input" "$work/$name" "$work/$name.mlmodel" <<'PY'
@@ -88,13 +70,47 @@ else:
 PY
     ))
   fi
-  rm -rf "$work/$name.package_out" "$work/$name.mlmodel_out"
-  "$bin/coreml-predict" "$package" "${given[@]}" --output-npy "$work/$name.package_out" >/dev/null
+  rm -rf "$work/$name.mlmodel_out"
   "$bin/coreml-predict" "$work/$name.mlmodel" "${given[@]}" --output-npy "$work/$name.mlmodel_out" >/dev/null
-  local output
-  output="$(cd "$work/$name.package_out" && ls *.npy | head -1)"
-  "$python" scripts/verify/compare_outputs.py "$work/$name.package_out/$output=$reference" "$work/$name.package_out/$output=$work/$name.mlmodel_out/$output" \
-    || failures=$((failures + 1))
+  local precision
+  for precision in float32 float16; do
+    local stem="$work/$name.$precision"
+    local package="$stem.mlpackage"
+    echo "-- --compute-precision $precision"
+    "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision "$precision" -q -o "$package"
+    "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$stem.blobs"
+    # (A failed check is counted, and the next ones still run.)
+    "$python" scripts/verify/check_mlprogram.py "$package" "$stem.blobs" "$work/$name.mlmodel" > "$stem.check" 2>&1 \
+      || failures=$((failures + 1))
+    quiet < "$stem.check"
+    if [ -x "$validator" ]; then
+      local verdict
+      verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
+      case "$verdict" in
+        "OK "*) echo "Apple's validator: OK" ;;
+        *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
+      esac
+    fi
+    "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr > "$stem.torch" 2>&1 \
+      || failures=$((failures + 1))
+    quiet < "$stem.torch"
+    # coreml-predict reads the package back into the IR (MLProgramReader) and runs it: against the framework and the .mlmodel,
+    # at 1e-4, or in float16 at run_mlprogram_torch.py's bound k * 2**-11 (k: the operations that round to float16).
+    local tolerance=()
+    if [ "$precision" = float16 ]; then
+      tolerance=(--tolerance "$("$python" -c "
+import sys, coremltools as ct
+spec = ct.utils.load_spec(sys.argv[1])
+block = spec.mlProgram.functions['main'].block_specializations['CoreML5']
+print(sum(op.type != 'const' and op.outputs[0].type.tensorType.dataType == 10 for op in block.operations) * 2.0**-11)" "$package" 2>/dev/null)")
+    fi
+    rm -rf "$stem.package_out"
+    "$bin/coreml-predict" "$package" "${given[@]}" --output-npy "$stem.package_out" >/dev/null
+    local output
+    output="$(cd "$stem.package_out" && ls *.npy | head -1)"
+    "$python" scripts/verify/compare_outputs.py "${tolerance[@]}" "$stem.package_out/$output=$reference" \
+      "$stem.package_out/$output=$work/$name.mlmodel_out/$output" || failures=$((failures + 1))
+  done
 }
 
 age_biases=(--red-bias -114.895847746 --green-bias -87.7689143744 --blue-bias -78.4263377603)

@@ -13,6 +13,15 @@ exclude_padding_from_average, clip's alpha/beta bounds, ...). The result is
 compared with REFERENCE, the source framework's own output (OpenCV dnn for
 Caffe, Keras) from the fixtures, at 1e-4 * max(1, |ref|).
 
+A program computing in float16 (coremltools' default): each operation whose
+output MIL declares float16 computes in float32 from its float16 inputs and
+constants, its result rounded to float16 (torch's .half(), nearest even);
+`cast` converts. The bound against the float32 framework's output is then
+k * 2**-11 * max(1, |ref|), k the number of operations that round to float16
+(2**-11: float16's unit roundoff; each rounding adds at most that relative
+error, and the bound takes no operation as amplifying an earlier one's, an
+assumption the measured error is printed next to).
+
 INPUT: a PNG (read in RGB, or BGR with --bgr: the program's image input
 takes the pixels in its color space's order) or a .npy in HWC (Keras
 fixtures) or CHW layout. A classifier's probabilities are compared (the
@@ -25,6 +34,11 @@ import torch
 import torch.nn.functional as F
 import coremltools as ct
 from coremltools.converters.mil.frontend.milproto.load import load as milproto_to_pymil
+from coremltools.converters.mil.mil import types
+
+
+def widened(x):
+    return x.float() if isinstance(x, torch.Tensor) and x.dtype == torch.float16 else x
 
 
 def arg(op, name, env):
@@ -32,8 +46,8 @@ def arg(op, name, env):
     if var is None:
         return None
     if isinstance(var, (list, tuple)):
-        return [env[v.name] for v in var]
-    return env[var.name]
+        return [widened(env[v.name]) for v in var]
+    return widened(env[var.name])
 
 
 def value(x):
@@ -94,6 +108,8 @@ def run(op, env):
         return a("x") * a("y")
     if t == "identity":
         return a("x")
+    if t == "cast":
+        return a("x").half() if value(a("dtype")) == "fp16" else a("x").float()
     unary = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "softsign": F.softsign, "softplus": F.softplus}
     if t in unary:
         return unary[t](a("x"))
@@ -142,21 +158,27 @@ def main():
     (name, var), = function.inputs.items()
     env = {name: load_input(input_path, var.shape, bgr)}
     compared = None
+    rounding = 0
     with torch.no_grad():
         for op in function.operations:
             if op.op_type == "classify":
                 compared = env[op.inputs["probabilities"].name]
                 continue
-            env[op.outputs[0].name] = run(op, env)
+            result = run(op, env)
+            if op.op_type != "const" and op.outputs[0].dtype == types.fp16:
+                result, rounding = result.half(), rounding + 1
+            env[op.outputs[0].name] = result
     if compared is None:
         compared = env[function.outputs[0].name]
-    ours = compared.numpy().reshape(-1).astype(np.float64)
+    ours = compared.float().numpy().reshape(-1).astype(np.float64)
     reference = np.load(reference_path).reshape(-1).astype(np.float64)
     if ours.size != reference.size:
         raise SystemExit(f"run_mlprogram_torch: FAIL {package}: {ours.size} values, the reference has {reference.size}")
     worst = float(np.max(np.abs(ours - reference) / np.maximum(1, np.abs(reference))))
-    ok = worst <= 1e-4
-    print(f"{'OK' if ok else 'FAIL'} {package}: {len(function.operations)} operations run on torch {torch.__version__}, "
+    bound = rounding * 2.0**-11 if rounding else 1e-4
+    ok = worst <= bound
+    precision = f"float16 ({rounding} operations round: bound {bound:.2e})" if rounding else "float32 (bound 1e-4)"
+    print(f"{'OK' if ok else 'FAIL'} {package}: {len(function.operations)} operations run on torch {torch.__version__} in {precision}, "
           f"{ours.size} values within {worst:.2e} * max(1, |ref|) of {reference_path}")
     sys.exit(0 if ok else 1)
 
