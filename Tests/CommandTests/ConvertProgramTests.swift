@@ -80,6 +80,28 @@ final class ConvertProgramTests: XCTestCase {
         XCTAssertTrue(outputs[0].allSatisfy { Float(Float16($0)) == $0 }, "the probabilities are float16 values, as the program's softmax gives them")
     }
 
+    /// coreml-inspect on a package: the program's format, the systems that
+    /// run ML Programs (coremltools' iOS15 target), its compute precision,
+    /// its operations (age_net's prototxt has 3 convolutions and 2 LRNs)
+    /// and its weight file's size as the file system has it.
+    func testAPackageIsInspected() throws {
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("AgeNet.mlpackage").path
+        let converted = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "-q", "-o", package])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        let inspected = try ProgramRunner.run("coreml-inspect", [package])
+        XCTAssertEqual(inspected.status, 0, inspected.standardError)
+        let text = inspected.standardOutput
+        let weightBytes = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: package + "/Data/com.apple.CoreML/weights/weight.bin")[.size] as? Int)
+        for fragment in ["Format:       ML Program, specification version 6, opset CoreML5\n",
+                         "Loads on:     iOS 15, macOS 12, tvOS 15, watchOS 8\n", "computes in float16 (float32 inputs and outputs)",
+                         " conv 3,", " local_response_norm 2,", " classify 1", "Labels:       8 (",
+                         "weights/weight.bin: \(weightBytes.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) bytes",
+                         "(float16, "] {
+            XCTAssertTrue(text.contains(fragment), "\(fragment) not in:\n\(text)")
+        }
+    }
+
     func testWhatMustGoWithItIsAUsageError() throws {
         let folder = try temporaryFolder()
         let package = folder.path + "/AgeNet.mlpackage"

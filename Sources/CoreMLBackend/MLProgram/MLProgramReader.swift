@@ -29,9 +29,9 @@ public enum MLProgramReader {
             guard spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_ML_PROGRAM, let program = spec.pointee.mlprogram else {
                 throw reader.fail("the package's model is not an ML program", at: spec)
             }
-            let model = try reader.program(program, description: spec.pointee.description, blobs: BlobReader(file: weights))
+            let (model, facts) = try reader.program(program, description: spec.pointee.description, blobs: BlobReader(file: weights))
             return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model,
-                              featureTypes: reader.featureTypes(spec.pointee.description!))
+                              featureTypes: reader.featureTypes(spec.pointee.description!), program: facts)
         } catch let error as FileError {
             throw error
         } catch let error as DecodeError {
@@ -74,9 +74,11 @@ struct BlobReader {
             throw Failure(description: "byte \(offset): the blob's \(size) bytes at \(data) are not the \(count) values its constant declares within the file")
         }
         if type == BlobFile.float16Type {
-            return Weights(count: count) { values in
+            var weights = Weights(count: count) { values in
                 for index in 0..<count { values[index] = HalfRounding.value(u16(Int(data) + 2 * index)) }
             }
+            weights.storedPrecision = .float16
+            return weights
         }
         let start = bytes.baseAddress!.advanced(by: Int(data)).assumingMemoryBound(to: Float.self)
         return Weights(borrowing: UnsafeBufferPointer(start: start, count: count), owner: file)

@@ -26,7 +26,7 @@ extension SpecReader {
     /// operations raised back into IR nodes (`raise`), the classifier from
     /// its `classify`, inputs and outputs from the description.
     func program(_ program: UnsafeMutablePointer<MILProgram>, description: UnsafeMutablePointer<MLModelDescription>?,
-                 blobs: BlobReader) throws -> Model {
+                 blobs: BlobReader) throws -> (Model, ProgramFacts) {
         guard let description else { throw fail("the model has no description (inputs and outputs)", at: program) }
         let functions = CArrays.buffer(program.pointee.functions, program.pointee.n_functions)
         guard let entry = functions.first(where: { CArrays.string($0?.pointee.key) == "main" }) ?? nil, let function = entry.pointee.value else {
@@ -39,6 +39,7 @@ extension SpecReader {
         }
         var inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0) }
         var raising = ProgramRaising(reader: self, blobs: blobs)
+        var counts: [String: Int] = [:]
         for input in inputs {
             raising.values[input.name] = .tensor(input.name)
             raising.images[input.name] = input.image
@@ -48,6 +49,7 @@ extension SpecReader {
         }
         for case let operation? in CArrays.buffer(block.pointee.operations, block.pointee.n_operations) {
             try raising.raise(operation)
+            counts[CArrays.string(operation.pointee.type), default: 0] += 1
         }
         for index in inputs.indices {
             if let image = raising.images[inputs[index].name] { inputs[index].kind = .image(image) }
@@ -64,7 +66,9 @@ extension SpecReader {
         var model = Model(inputs: inputs, outputs: outputs, nodes: raising.nodes, classifier: raising.classifier,
                           metadata: metadata(description.pointee.metadata))
         model.computesInFloat16 = raising.computesInFloat16
-        return model
+        let operationCounts = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (type: $0.key, count: $0.value) }
+        return (model, ProgramFacts(opset: opset, operationCounts: operationCounts, computesInFloat16: raising.computesInFloat16,
+                                    weightFileBytes: blobs.file.bytes.count))
     }
 }
 
@@ -210,6 +214,7 @@ struct ProgramRaising {
                 let bytes = tensor.pointee.bytes.pointee.values
                 let halfs = (0..<bytes.len / 2).map { UInt16(bytes.data[2 * $0]) | UInt16(bytes.data[2 * $0 + 1]) << 8 }
                 result.floats = Weights(halfs.map(HalfRounding.value))
+                result.floats?.storedPrecision = .float16
             default:
                 throw fail("an immediate value of a kind not read yet", tensor)
             }
