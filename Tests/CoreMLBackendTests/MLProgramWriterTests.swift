@@ -121,6 +121,37 @@ final class MLProgramWriterTests: XCTestCase {
         XCTAssertEqual(back.weights.values, convolution.weights.values.map { Float(Float16($0)) })
     }
 
+    /// Upsampling as iOS15's upsample_nearest_neighbor and
+    /// upsample_bilinear (align_corners: the IR's alignCorners, else
+    /// half-pixel centers) reads back as the same nodes; Core ML's legacy
+    /// alignment (i / s), which neither op samples at, is refused.
+    func testUpsamplingReadsBackAndTheLegacyAlignmentIsRefused() throws {
+        var model = SampleModel.classifier()
+        model.nodes += [
+            Node("up_nearest", .upsample(Upsample(scale: Size2(2, 3))), input: "relu1"),
+            Node("up_corners", .upsample(Upsample(scale: Size2(2, 2), mode: .bilinear, alignment: .alignCorners)), input: "up_nearest"),
+            Node("up_half", .upsample(Upsample(scale: Size2(1, 2), mode: .bilinear, alignment: .halfPixel)), input: "up_corners"),
+        ]
+        model.outputs = [Output(name: "up_half")]
+        let path = try temporaryFolder().appendingPathComponent("Up.mlpackage").path
+        try MLProgramWriter.write(model, to: path)
+        let read = try MLProgramReader.read(from: path).model
+        let upsamples = read.nodes.compactMap { node -> Upsample? in
+            if case .upsample(let upsample) = node.operation { return upsample }
+            return nil
+        }
+        XCTAssertEqual(upsamples, model.nodes.suffix(3).compactMap { node -> Upsample? in
+            if case .upsample(let upsample) = node.operation { return upsample }
+            return nil
+        })
+        XCTAssertNoThrow(try read.validate())
+
+        model.nodes[model.nodes.count - 1].operation = .upsample(Upsample(scale: Size2(2, 2), mode: .bilinear, alignment: .legacy))
+        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
+            XCTAssertTrue("\(error)".contains("layer 'up_half': MLProgramWriter does not yet write bilinear upsampling sampling at i / s"), "\(error)")
+        }
+    }
+
     func testAPackageReadsBackAndABrokenWeightFileIsAnErrorNamingIt() throws {
         let path = try temporaryFolder().appendingPathComponent("Sample.mlpackage").path
         try MLProgramWriter.write(SampleModel.classifier(), to: path)

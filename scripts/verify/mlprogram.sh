@@ -130,5 +130,10 @@ check keras_sequential "$keras/input.npy" "$keras/output.npy" -- \
 separable="$fixtures/keras/functional_separable"
 check keras_separable "$separable/input.npy" "$separable/output.npy" -- keras "$separable/model.h5" --image-input input
 
+# Upsampling (bilinear, half-pixel centers); Keras's [H, W, C] output made [C, H, W] as the program gives it.
+bilinear="$fixtures/keras/bilinear_upsampling"
+"$python" -c "import sys, numpy as np; np.save(sys.argv[2], np.load(sys.argv[1]).transpose(2, 0, 1))" "$bilinear/output.npy" "$work/bilinear_chw.npy"
+check keras_bilinear "$bilinear/input.npy" "$work/bilinear_chw.npy" -- keras "$bilinear/model.h5"
+
 echo "mlprogram: $failures failure(s)"
 [ "$failures" = 0 ]

@@ -108,6 +108,11 @@ def run(op, env):
         return a("x") * a("y")
     if t == "identity":
         return a("x")
+    if t == "upsample_nearest_neighbor":
+        return F.interpolate(a("x"), scale_factor=(int(value(a("scale_factor_height"))), int(value(a("scale_factor_width")))), mode="nearest")
+    if t == "upsample_bilinear":
+        scale = (int(value(a("scale_factor_height"))), int(value(a("scale_factor_width"))))
+        return F.interpolate(a("x"), scale_factor=scale, mode="bilinear", align_corners=bool(value(a("align_corners"))))
     if t == "cast":
         return a("x").half() if value(a("dtype")) == "fp16" else a("x").float()
     unary = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "softsign": F.softsign, "softplus": F.softplus}
@@ -137,14 +142,15 @@ def run(op, env):
 def load_input(path, shape, bgr):
     if path.endswith(".png"):
         from PIL import Image
-        pixels = np.asarray(Image.open(path).convert("L" if shape[1] == 1 else "RGB"), dtype=np.float32)
+        pixels = np.asarray(Image.open(path).convert("L" if shape[1] == 1 else "RGB"), dtype=np.float32)  # an image input: [1, C, H, W]
         pixels = pixels[:, :, None] if pixels.ndim == 2 else pixels
         if bgr:
             pixels = pixels[:, :, ::-1]
         data = pixels.transpose(2, 0, 1)
     else:
         data = np.load(path).astype(np.float32)
-        if data.ndim == 3 and data.shape[2] == shape[1] and data.shape[0] != shape[1]:
+        channels = shape[1] if len(shape) == 4 else shape[0]  # an image's [1, C, H, W], an array's [C, H, W]
+        if data.ndim == 3 and data.shape[2] == channels and data.shape[0] != channels:
             data = data.transpose(2, 0, 1)
     return torch.tensor(np.ascontiguousarray(data)).reshape(shape)
 

@@ -70,6 +70,8 @@ struct ProgramLowering {
             result = program.operation("add", name, ["x": inputs[0], "y": program.constant(name + "_bias", bias.bias, shape: Self.broadcastShape(bias.shape))], shape: shape)
         case .activation(let activation):
             result = try self.activation(activation, inputs[0], node: node, shape: shape)
+        case .upsample(let upsample):
+            result = try self.upsample(upsample, inputs[0], node: node, shape: shape)
         case .add(let constant):
             result = elementwise("add", inputs, constant: constant, neutral: 0, name: name, shape: shape)
         case .multiply(let constant):

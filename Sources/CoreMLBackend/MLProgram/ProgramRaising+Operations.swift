@@ -95,6 +95,11 @@ extension ProgramRaising {
             node(.softmax, [try tensor(operation, "x")])
         case "classify":
             try classify(operation)
+        case "upsample_nearest_neighbor", "upsample_bilinear":
+            let scale = Size2(try ints(operation, "scale_factor_height").first ?? 1, try ints(operation, "scale_factor_width").first ?? 1)
+            let upsample = type == "upsample_nearest_neighbor" ? Upsample(scale: scale)
+                : Upsample(scale: scale, mode: .bilinear, alignment: try bool(operation, "align_corners") ? .alignCorners : .halfPixel)
+            node(.upsample(upsample), [try tensor(operation, "x")])
         default:
             guard let activation = try activation(type, operation) else {
                 throw fail("operation '\(name)' is a \(type), which is not read yet (a program this toolkit writes has none)", operation)
