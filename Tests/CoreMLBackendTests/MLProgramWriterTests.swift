@@ -80,14 +80,14 @@ final class MLProgramWriterTests: XCTestCase {
     func testWhatTheSliceDoesNotWriteIsRefusedByNameAndLeavesNothing() throws {
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("Refused.mlpackage").path
-        var permuted = SampleModel.classifier()
-        permuted.nodes.insert(Node("swap", .permute(axes: [0, 2, 1, 3]), input: "relu1"), at: 2)
-        permuted.nodes[3].inputs = ["swap"]
+        var normalized = SampleModel.classifier()
+        normalized.nodes.insert(Node("norm", .l2Normalize(epsilon: 1e-6), input: "relu1"), at: 2)
+        normalized.nodes[3].inputs = ["norm"]
         var overflowing = SampleModel.classifier()
         overflowing.nodes.insert(Node("big", .multiply(constant: 70000), input: "relu1"), at: 2)
         overflowing.nodes[3].inputs = ["big"]
         let cases: [(String, Model, Precision, String)] = [
-            ("permute", permuted, .float32, "layer 'swap': MLProgramWriter does not yet write permute"),
+            ("l2Normalize", normalized, .float32, "layer 'norm': MLProgramWriter does not yet write l2Normalize"),
             ("float16 overflow", overflowing, .float16, "constant 'big_constant': a value beyond float16's range (65504)"),
             ("quantized", SampleModel.classifier(), .quantized(bits: 8, .linear), "computes in float32 or float16, not 8-bit linear"),
         ]
@@ -149,6 +149,36 @@ final class MLProgramWriterTests: XCTestCase {
         model.nodes[model.nodes.count - 1].operation = .upsample(Upsample(scale: Size2(2, 2), mode: .bilinear, alignment: .legacy))
         XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
             XCTAssertTrue("\(error)".contains("layer 'up_half': MLProgramWriter does not yet write bilinear upsampling sampling at i / s"), "\(error)")
+        }
+    }
+
+    /// pad, crop, transpose, maximum and minimum read back as the nodes
+    /// they were written from; the average as the sum times 1/n; a crop
+    /// to another input's size is refused.
+    func testLayoutAndElementwiseOperationsReadBack() throws {
+        var model = SampleModel.classifier()
+        let reflect = Padding(kind: .reflection, edges: Edges(top: 1, bottom: 2, left: 2, right: 1))
+        model.nodes += [
+            Node("pad", .padding(reflect), input: "relu1"),
+            Node("crop", .crop(.edges(Edges(top: 2, bottom: 1, left: 1, right: 2))), input: "pad"),
+            Node(name: "high", operation: .maximum, inputs: ["relu1", "crop"], outputs: ["high"]),
+            Node(name: "low", operation: .minimum, inputs: ["high", "crop"], outputs: ["low"]),
+            Node(name: "mean", operation: .average, inputs: ["high", "low", "crop"], outputs: ["mean"]),
+            Node("swap", .permute(axes: [0, 1, 3, 2]), input: "mean"),
+        ]
+        model.outputs = [Output(name: "swap")]
+        let path = try temporaryFolder().appendingPathComponent("Layout.mlpackage").path
+        try MLProgramWriter.write(model, to: path)
+        let read = try MLProgramReader.read(from: path).model
+        let added = read.nodes.drop { $0.name != "pad" }.map(\.operation)
+        XCTAssertEqual(added, [.padding(reflect), .crop(.edges(Edges(top: 2, bottom: 1, left: 1, right: 2))), .maximum, .minimum,
+                               .add(constant: 0), .add(constant: 0), .scale(Scale(shape: [1], scale: Weights([Float(1) / 3]))), .permute(axes: [0, 1, 3, 2])])
+        XCTAssertNoThrow(try read.validate())
+
+        model.nodes[model.nodes.count - 5].operation = .crop(.like(offset: [0, 0]))
+        model.nodes[model.nodes.count - 5].inputs = ["pad", "relu1"]
+        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
+            XCTAssertTrue("\(error)".contains("layer 'crop': MLProgramWriter does not yet write a crop to another input's size"), "\(error)")
         }
     }
 

@@ -135,5 +135,30 @@ bilinear="$fixtures/keras/bilinear_upsampling"
 "$python" -c "import sys, numpy as np; np.save(sys.argv[2], np.load(sys.argv[1]).transpose(2, 0, 1))" "$bilinear/output.npy" "$work/bilinear_chw.npy"
 check keras_bilinear "$bilinear/input.npy" "$work/bilinear_chw.npy" -- keras "$bilinear/model.h5"
 
+# Padding, cropping, permute, maximum, minimum and average: a Keras model made here (random weights), Keras's output the reference.
+"$python" - "$work/layout" <<'PY' 2>/dev/null | quiet
+import os, sys
+import numpy as np
+import keras
+from keras import layers
+folder = sys.argv[1]
+os.makedirs(folder, exist_ok=True)
+keras.utils.set_random_seed(36)
+x = keras.Input((8, 8, 3), name="input")
+a = layers.Conv2D(4, 3, padding="same", name="conv_a")(x)
+b = layers.Conv2D(4, 1, name="conv_b")(x)
+c = layers.Cropping2D(((2, 1), (1, 2)), name="crop")(layers.ZeroPadding2D(((1, 2), (2, 1)), name="zeropad")(a))
+high = layers.Maximum(name="maximum")([a, b])
+low = layers.Minimum(name="minimum")([a, c])
+mean = layers.Permute((2, 1, 3), name="permute")(layers.Average(name="average")([a, b, c]))
+y = layers.Conv2D(3, 1, name="head")(layers.Concatenate(name="concat")([high, low, mean]))
+model = keras.Model(x, y)
+model.save(os.path.join(folder, "model.h5"))
+data = np.random.default_rng(36).normal(size=(8, 8, 3)).astype(np.float32)
+np.save(os.path.join(folder, "input.npy"), data)
+np.save(os.path.join(folder, "output_chw.npy"), model.predict(data[None], verbose=0)[0].transpose(2, 0, 1))
+PY
+check keras_layout "$work/layout/input.npy" "$work/layout/output_chw.npy" -- keras "$work/layout/model.h5"
+
 echo "mlprogram: $failures failure(s)"
 [ "$failures" = 0 ]

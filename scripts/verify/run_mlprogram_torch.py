@@ -113,6 +113,17 @@ def run(op, env):
     if t == "upsample_bilinear":
         scale = (int(value(a("scale_factor_height"))), int(value(a("scale_factor_width"))))
         return F.interpolate(a("x"), scale_factor=scale, mode="bilinear", align_corners=bool(value(a("align_corners"))))
+    if t == "pad":
+        top, bottom, left, right = [int(p) for p in value(a("pad"))]
+        mode = value(a("mode")) if op.inputs.get("mode") is not None else "constant"
+        fill = scalar(a("constant_val")) if op.inputs.get("constant_val") is not None else 0.0
+        return F.pad(a("x"), (left, right, top, bottom), mode=mode, **({"value": fill} if mode == "constant" else {}))
+    if t == "crop":
+        (top, bottom), (left, right) = value(a("crop_height")), value(a("crop_width"))
+        x = a("x")
+        return x[..., top:x.shape[-2] - bottom, left:x.shape[-1] - right]
+    if t in ("maximum", "minimum"):
+        return (torch.maximum if t == "maximum" else torch.minimum)(a("x"), a("y"))
     if t == "cast":
         return a("x").half() if value(a("dtype")) == "fp16" else a("x").float()
     unary = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "softsign": F.softsign, "softplus": F.softplus}

@@ -51,8 +51,27 @@ extension ProgramRaising {
         case "reshape":
             try reshape(operation, name: name, shape: shape)
         case "transpose":
-            guard try ints(operation, "perm") == [0, 2, 3, 1] else { throw fail("transpose '\(name)' is not a flatten's", operation) }
-            values[name] = .transposed(try tensor(operation, "x"))
+            // A permute, or the first half of a channel-last flatten (then a permute and a flatten of its output, the same values).
+            let perm = try ints(operation, "perm")
+            guard perm.count == 4, perm[0] == 0, perm.sorted() == [0, 1, 2, 3] else { throw fail("transpose '\(name)' moves the batch axis", operation) }
+            node(.permute(axes: perm), [try tensor(operation, "x")])
+        case "pad":
+            let pads = try ints(operation, "pad"), mode = try constant(operation, "mode")?.strings.first ?? "constant"
+            guard pads.count == 4 else { throw fail("pad '\(name)' does not pad the last two axes", operation) }
+            let kind: Padding.Kind
+            switch mode {
+            case "constant": kind = .constant(try constant(operation, "constant_val") == nil ? 0 : try float(operation, "constant_val"))
+            case "reflect": kind = .reflection
+            case "replicate": kind = .replication
+            default: throw fail("pad '\(name)' has mode '\(mode)'", operation)
+            }
+            node(.padding(Padding(kind: kind, edges: Edges(top: pads[0], bottom: pads[1], left: pads[2], right: pads[3]))), [try tensor(operation, "x")])
+        case "crop":
+            let height = try ints(operation, "crop_height"), width = try ints(operation, "crop_width")
+            guard height.count == 2, width.count == 2 else { throw fail("crop '\(name)' has no [begin, end] amounts", operation) }
+            node(.crop(.edges(Edges(top: height[0], bottom: height[1], left: width[0], right: width[1]))), [try tensor(operation, "x")])
+        case "maximum", "minimum":
+            node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
         case "identity":
             values[name] = .tensor(try tensor(operation, "x"))
         case "cast":
@@ -144,14 +163,11 @@ extension ProgramRaising {
         return Edges(top: pads[0], bottom: pads[1], left: pads[2], right: pads[3])
     }
 
-    /// A reshape to another map is a flatten (after a transpose: channel
-    /// last) or a reshape node; any other is a view of the same values.
+    /// A reshape to another map is a flatten or a reshape node; any other
+    /// is a view of the same values.
     mutating func reshape(_ operation: UnsafeMutablePointer<MILOperation>, name: String, shape: [Int]) throws {
         guard let source = try argument(operation, "x")?.first else { throw fail("reshape '\(name)' has no x", operation) }
         switch source {
-        case .transposed(let tensor):
-            nodes.append(Node(name: name, operation: .flatten(.channelLast), inputs: [tensor], outputs: [name]))
-            values[name] = .tensor(name)
         case .tensor(let tensor):
             let from = programShapes[tensor] ?? []
             guard shape.count == 4, shape[0] == 1, from.count == 4, from != shape else {

@@ -3,11 +3,9 @@ import CoreMLSchema
 import Protobuf
 
 /// What a program value is while it is read back: a tensor of the IR (a
-/// map, whatever view of it the program reshapes to), a map transposed to
-/// [1, H, W, C] awaiting its flatten, or a constant.
+/// map, whatever view of it the program reshapes to), or a constant.
 enum ProgramValue {
     case tensor(String)
-    case transposed(String)
     case constant(ProgramConstant)
 }
 
