@@ -152,7 +152,8 @@ final class MLProgramWriterTests: XCTestCase {
         }
     }
 
-    /// pad, crop, transpose, maximum and minimum read back as the nodes
+    /// pad, crop, transpose, maximum, minimum and a deconvolution (its
+    /// explicit pads as conv_transpose's custom ones) read back as the nodes
     /// they were written from; the average as the sum times 1/n; a crop
     /// to another input's size is refused.
     func testLayoutAndElementwiseOperationsReadBack() throws {
@@ -166,17 +167,22 @@ final class MLProgramWriterTests: XCTestCase {
             Node(name: "mean", operation: .average, inputs: ["high", "low", "crop"], outputs: ["mean"]),
             Node("swap", .permute(axes: [0, 1, 3, 2]), input: "mean"),
         ]
-        model.outputs = [Output(name: "swap")]
+        let deconvolution = Convolution(outputChannels: 4, kernelChannels: 8, kernel: Size2(square: 3), stride: Size2(square: 2),
+                                        padding: .explicit(Edges(top: 1, bottom: 1, left: 0, right: 2)), isDeconvolution: true,
+                                        weights: Weights((0..<288).map { Float($0) / 288 }), bias: Weights([0.1, 0.2, 0.3, 0.4]))
+        model.nodes.append(Node("deconv", .convolution(deconvolution), input: "relu1"))
+        model.outputs = [Output(name: "swap"), Output(name: "deconv")]
         let path = try temporaryFolder().appendingPathComponent("Layout.mlpackage").path
         try MLProgramWriter.write(model, to: path)
         let read = try MLProgramReader.read(from: path).model
         let added = read.nodes.drop { $0.name != "pad" }.map(\.operation)
         XCTAssertEqual(added, [.padding(reflect), .crop(.edges(Edges(top: 2, bottom: 1, left: 1, right: 2))), .maximum, .minimum,
-                               .add(constant: 0), .add(constant: 0), .scale(Scale(shape: [1], scale: Weights([Float(1) / 3]))), .permute(axes: [0, 1, 3, 2])])
+                               .add(constant: 0), .add(constant: 0), .scale(Scale(shape: [1], scale: Weights([Float(1) / 3]))), .permute(axes: [0, 1, 3, 2]),
+                               .convolution(deconvolution)])
         XCTAssertNoThrow(try read.validate())
 
-        model.nodes[model.nodes.count - 5].operation = .crop(.like(offset: [0, 0]))
-        model.nodes[model.nodes.count - 5].inputs = ["pad", "relu1"]
+        model.nodes[model.nodes.count - 6].operation = .crop(.like(offset: [0, 0]))
+        model.nodes[model.nodes.count - 6].inputs = ["pad", "relu1"]
         XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
             XCTAssertTrue("\(error)".contains("layer 'crop': MLProgramWriter does not yet write a crop to another input's size"), "\(error)")
         }

@@ -135,7 +135,7 @@ bilinear="$fixtures/keras/bilinear_upsampling"
 "$python" -c "import sys, numpy as np; np.save(sys.argv[2], np.load(sys.argv[1]).transpose(2, 0, 1))" "$bilinear/output.npy" "$work/bilinear_chw.npy"
 check keras_bilinear "$bilinear/input.npy" "$work/bilinear_chw.npy" -- keras "$bilinear/model.h5"
 
-# Padding, cropping, permute, maximum, minimum and average: a Keras model made here (random weights), Keras's output the reference.
+# Padding, cropping, permute, maximum, minimum, average and deconvolution: a Keras model made here (random weights), Keras's output the reference.
 "$python" - "$work/layout" <<'PY' 2>/dev/null | quiet
 import os, sys
 import numpy as np
@@ -151,7 +151,10 @@ c = layers.Cropping2D(((2, 1), (1, 2)), name="crop")(layers.ZeroPadding2D(((1, 2
 high = layers.Maximum(name="maximum")([a, b])
 low = layers.Minimum(name="minimum")([a, c])
 mean = layers.Permute((2, 1, 3), name="permute")(layers.Average(name="average")([a, b, c]))
-y = layers.Conv2D(3, 1, name="head")(layers.Concatenate(name="concat")([high, low, mean]))
+up = layers.Conv2DTranspose(4, 3, strides=2, padding="same", name="deconv_same")(a)
+valid = layers.Conv2DTranspose(3, 2, padding="valid", name="deconv_valid")(b)
+down = layers.MaxPooling2D(2, name="pool")(layers.Conv2D(4, 3, padding="same", name="conv_up")(up))
+y = layers.Conv2D(3, 1, name="head")(layers.Concatenate(name="concat")([high, low, mean, down, layers.Cropping2D(((0, 1), (1, 0)), name="crop_valid")(valid)]))
 model = keras.Model(x, y)
 model.save(os.path.join(folder, "model.h5"))
 data = np.random.default_rng(36).normal(size=(8, 8, 3)).astype(np.float32)

@@ -72,6 +72,13 @@ def run(op, env):
         assert value(a("pad_type")) == "custom"
         x = padded(a("x"), a("pad"))
         return F.conv2d(x, a("weight"), a("bias"), stride=value(a("strides")), dilation=value(a("dilations")), groups=int(value(a("groups"))))
+    if t == "conv_transpose":
+        # The full transposed convolution, less pad [top, bottom, left, right] (custom padding).
+        assert value(a("pad_type")) == "custom"
+        top, bottom, left, right = [int(p) for p in value(a("pad"))]
+        y = F.conv_transpose2d(a("x"), a("weight"), a("bias"), stride=value(a("strides")), dilation=value(a("dilations")),
+                               groups=int(value(a("groups"))))
+        return y[..., top:y.shape[-2] - bottom, left:y.shape[-1] - right]
     if t in ("max_pool", "avg_pool"):
         assert value(a("pad_type")) == "custom" and not bool(value(a("ceil_mode")))
         kernel, stride = value(a("kernel_sizes")), value(a("strides"))

@@ -24,13 +24,15 @@ extension ProgramRaising {
             guard let entry = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes)
                 .first(where: { CArrays.string($0?.pointee.key) == "val" }) ?? nil else { throw fail("const '\(name)' has no value", operation) }
             values[name] = .constant(try constant(entry.pointee.value))
-        case "conv":
+        case "conv", "conv_transpose":
+            // conv's weight is [C_out, C_in / groups, kH, kW], conv_transpose's [C_in, C_out / groups, kH, kW] (the IR's deconvolution's).
             let weights = try constant(operation, "weight")
-            guard let kernel = weights?.floats, let shape4 = weights?.shape, shape4.count == 4 else { throw fail("conv '\(name)' has no 4-D weight", operation) }
+            guard let kernel = weights?.floats, let shape4 = weights?.shape, shape4.count == 4 else { throw fail("\(type) '\(name)' has no 4-D weight", operation) }
             let strides = try ints(operation, "strides"), dilations = try ints(operation, "dilations"), pads = try self.pads(operation)
-            let convolution = Convolution(outputChannels: shape4[0], kernelChannels: shape4[1], groups: try ints(operation, "groups").first ?? 1,
-                                          kernel: Size2(shape4[2], shape4[3]), stride: Size2(strides[0], strides[1]),
-                                          dilation: Size2(dilations[0], dilations[1]), padding: .explicit(pads),
+            let groups = try ints(operation, "groups").first ?? 1, transposed = type == "conv_transpose"
+            let convolution = Convolution(outputChannels: transposed ? shape4[1] * groups : shape4[0], kernelChannels: transposed ? shape4[0] : shape4[1],
+                                          groups: groups, kernel: Size2(shape4[2], shape4[3]), stride: Size2(strides[0], strides[1]),
+                                          dilation: Size2(dilations[0], dilations[1]), padding: .explicit(pads), isDeconvolution: transposed,
                                           weights: kernel, bias: try constant(operation, "bias")?.floats)
             node(.convolution(convolution), [try tensor(operation, "x")])
         case "max_pool", "avg_pool":
