@@ -49,7 +49,8 @@ final class ConvertProgramTests: XCTestCase {
     }
 
     /// The same package computing in float16 (the default): OpenCV's
-    /// float32 probabilities within k * 2^-11 * max(1, |ref|), 2^-11
+    /// float32 probabilities within k * 2^-11 (run_mlprogram_torch.py's
+    /// norm-wise bound k * 2^-11 * max(1, max |ref|) for values <= 1), 2^-11
     /// being float16's unit roundoff and k = 27 the program's operations
     /// with float16 outputs (the input's cast, the preprocessing add, 17
     /// layers, 8 reshapes, which round nothing), as run_mlprogram_torch.py

@@ -95,10 +95,11 @@ PY
       || failures=$((failures + 1))
     quiet < "$stem.torch"
     # coreml-predict reads the package back into the IR (MLProgramReader) and runs it: against the framework and the .mlmodel,
-    # at 1e-4, or in float16 at run_mlprogram_torch.py's bound k * 2**-11 (k: the operations that round to float16).
+    # at 1e-4, or in float16 at run_mlprogram_torch.py's norm-wise bound k * 2**-11 * max(1, max |ref|) (k: the operations
+    # with float16 outputs).
     local tolerance=()
     if [ "$precision" = float16 ]; then
-      tolerance=(--tolerance "$("$python" -c "
+      tolerance=(--float16-bound "$("$python" -c "
 import sys, coremltools as ct
 spec = ct.utils.load_spec(sys.argv[1])
 block = spec.mlProgram.functions['main'].block_specializations['CoreML5']
@@ -162,6 +163,33 @@ np.save(os.path.join(folder, "input.npy"), data)
 np.save(os.path.join(folder, "output_chw.npy"), model.predict(data[None], verbose=0)[0].transpose(2, 0, 1))
 PY
 check keras_layout "$work/layout/input.npy" "$work/layout/output_chw.npy" -- keras "$work/layout/model.h5"
+
+# Unary functions: a TensorFlow graph (random weights) with Abs, Sqrt and Rsqrt of shifted and scaled values, TensorFlow's output the reference.
+"$python" - "$work/unary" <<'PY' 2>/dev/null | quiet
+import os, sys
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+folder = sys.argv[1]
+os.makedirs(folder, exist_ok=True)
+rng = np.random.default_rng(36)
+w1 = tf.constant(rng.normal(size=(3, 3, 3, 4)).astype(np.float32))
+w2 = tf.constant(rng.normal(size=(1, 1, 12, 3)).astype(np.float32))
+@tf.function(input_signature=[tf.TensorSpec([1, 8, 8, 3], tf.float32, name="input")])
+def net(x):
+    y = tf.nn.conv2d(x, w1, 1, "SAME")
+    a = tf.abs(y)
+    s = tf.sqrt(a * 0.5 + 0.25)
+    r = tf.math.rsqrt(a + 1.0)
+    return tf.nn.conv2d(tf.concat([a, s, r], axis=3), w2, 1, "VALID", name="head")
+graph = convert_variables_to_constants_v2(net.get_concrete_function()).graph.as_graph_def()
+with open(os.path.join(folder, "model.pb"), "wb") as f:
+    f.write(graph.SerializeToString())
+data = rng.normal(size=(8, 8, 3)).astype(np.float32)
+np.save(os.path.join(folder, "input.npy"), data)
+np.save(os.path.join(folder, "output_chw.npy"), net(tf.constant(data[None])).numpy()[0].transpose(2, 0, 1))
+PY
+check tf_unary "$work/unary/input.npy" "$work/unary/output_chw.npy" -- tensorflow "$work/unary/model.pb" --input-shape input:0=1,8,8,3
 
 echo "mlprogram: $failures failure(s)"
 [ "$failures" = 0 ]

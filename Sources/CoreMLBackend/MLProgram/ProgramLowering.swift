@@ -84,6 +84,8 @@ struct ProgramLowering {
             result = pairwise("minimum", inputs, name: name, shape: shape)
         case .average:
             result = average(inputs, name: name, shape: shape)
+        case .unary(let unary):
+            result = try self.unary(unary, inputs[0], node: node, shape: shape)
         case .add(let constant):
             result = elementwise("add", inputs, constant: constant, neutral: 0, name: name, shape: shape)
         case .multiply(let constant):

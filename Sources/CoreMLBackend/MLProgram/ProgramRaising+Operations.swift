@@ -72,6 +72,15 @@ extension ProgramRaising {
             let height = try ints(operation, "crop_height"), width = try ints(operation, "crop_width")
             guard height.count == 2, width.count == 2 else { throw fail("crop '\(name)' has no [begin, end] amounts", operation) }
             node(.crop(.edges(Edges(top: height[0], bottom: height[1], left: width[0], right: width[1]))), [try tensor(operation, "x")])
+        case "sqrt", "exp", "abs":
+            node(.unary(Unary(kind: type == "sqrt" ? .sqrt : type == "exp" ? .exp : .abs)), [try tensor(operation, "x")])
+        case "rsqrt", "inverse", "log":
+            let kind: Unary.Kind = type == "rsqrt" ? .rsqrt : type == "inverse" ? .inverse : .log
+            node(.unary(Unary(kind: kind, epsilon: try float(operation, "epsilon"))), [try tensor(operation, "x")])
+        case "pow":
+            node(.unary(Unary(kind: .power, alpha: try float(operation, "y"))), [try tensor(operation, "x")])
+        case "threshold":
+            node(.unary(Unary(kind: .threshold, alpha: try float(operation, "alpha"))), [try tensor(operation, "x")])
         case "maximum", "minimum":
             node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
         case "identity":
