@@ -13,6 +13,24 @@ public struct CoreMLFile: Sendable {
     public var model: Model
     /// By feature name, for every input and output whose type the file states.
     public var featureTypes: [String: StoredFeatureType] = [:]
+    /// For an ML Program package: what the program holds that the model does not show.
+    public var program: ProgramFacts? = nil
+}
+
+/// An ML Program's own facts, for `coreml-inspect`: its opset, its
+/// operations by type (most frequent first, then by name), whether it
+/// computes in float16, and the size of its weight file.
+public struct ProgramFacts: Equatable, Sendable {
+    public var opset: String
+    public var operationCounts: [(type: String, count: Int)]
+    public var computesInFloat16: Bool
+    public var weightFileBytes: Int
+
+    public static func == (a: ProgramFacts, b: ProgramFacts) -> Bool {
+        a.opset == b.opset && a.operationCounts.map(\.type) == b.operationCounts.map(\.type)
+            && a.operationCounts.map(\.count) == b.operationCounts.map(\.count)
+            && a.computesInFloat16 == b.computesInFloat16 && a.weightFileBytes == b.weightFileBytes
+    }
 }
 
 /// A feature's type as a Core ML file writes it.

@@ -670,6 +670,12 @@ void   core_ml__specification__milspec__tensor_value__repeated_long_ints__init
   static const CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts init_value = CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__REPEATED_LONG_INTS__INIT;
   *message = init_value;
 }
+void   core_ml__specification__milspec__tensor_value__repeated_bytes__init
+                     (CoreML__Specification__MILSpec__TensorValue__RepeatedBytes         *message)
+{
+  static const CoreML__Specification__MILSpec__TensorValue__RepeatedBytes init_value = CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__REPEATED_BYTES__INIT;
+  *message = init_value;
+}
 void   core_ml__specification__milspec__tensor_value__init
                      (CoreML__Specification__MILSpec__TensorValue         *message)
 {
@@ -2231,7 +2237,45 @@ const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_value__
   (ProtobufCMessageInit) core_ml__specification__milspec__tensor_value__repeated_long_ints__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__milspec__tensor_value__field_descriptors[5] =
+static const ProtobufCFieldDescriptor core_ml__specification__milspec__tensor_value__repeated_bytes__field_descriptors[1] =
+{
+  {
+    "values",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BYTES,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__MILSpec__TensorValue__RepeatedBytes, values),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__milspec__tensor_value__repeated_bytes__field_indices_by_name[] = {
+  0,   /* field[0] = values */
+};
+static const ProtobufCIntRange core_ml__specification__milspec__tensor_value__repeated_bytes__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 1 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_value__repeated_bytes__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.MILSpec.TensorValue.RepeatedBytes",
+  "RepeatedBytes",
+  "CoreML__Specification__MILSpec__TensorValue__RepeatedBytes",
+  "CoreML.Specification.MILSpec",
+  sizeof(CoreML__Specification__MILSpec__TensorValue__RepeatedBytes),
+  1,
+  core_ml__specification__milspec__tensor_value__repeated_bytes__field_descriptors,
+  core_ml__specification__milspec__tensor_value__repeated_bytes__field_indices_by_name,
+  1,  core_ml__specification__milspec__tensor_value__repeated_bytes__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__milspec__tensor_value__repeated_bytes__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__milspec__tensor_value__field_descriptors[6] =
 {
   {
     "floats",
@@ -2293,18 +2337,32 @@ static const ProtobufCFieldDescriptor core_ml__specification__milspec__tensor_va
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "bytes",
+    7,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__MILSpec__TensorValue, value_case),
+    offsetof(CoreML__Specification__MILSpec__TensorValue, bytes),
+    &core_ml__specification__milspec__tensor_value__repeated_bytes__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__milspec__tensor_value__field_indices_by_name[] = {
   2,   /* field[2] = bools */
+  5,   /* field[5] = bytes */
   0,   /* field[0] = floats */
   1,   /* field[1] = ints */
   4,   /* field[4] = longInts */
   3,   /* field[3] = strings */
 };
-static const ProtobufCIntRange core_ml__specification__milspec__tensor_value__number_ranges[1 + 1] =
+static const ProtobufCIntRange core_ml__specification__milspec__tensor_value__number_ranges[2 + 1] =
 {
   { 1, 0 },
-  { 0, 5 }
+  { 7, 5 },
+  { 0, 6 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_value__descriptor =
 {
@@ -2314,10 +2372,10 @@ const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_value__
   "CoreML__Specification__MILSpec__TensorValue",
   "CoreML.Specification.MILSpec",
   sizeof(CoreML__Specification__MILSpec__TensorValue),
-  5,
+  6,
   core_ml__specification__milspec__tensor_value__field_descriptors,
   core_ml__specification__milspec__tensor_value__field_indices_by_name,
-  1,  core_ml__specification__milspec__tensor_value__number_ranges,
+  2,  core_ml__specification__milspec__tensor_value__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__milspec__tensor_value__init,
   NULL,NULL,NULL    /* reserved[123] */
 };

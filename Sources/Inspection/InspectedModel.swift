@@ -48,11 +48,29 @@ public struct InspectedModel: Sendable {
 
     /// A Core ML file read by `CoreMLReader`: the feature types as the file
     /// states them, the weights' stored precisions (theirs), and notes.
+    /// An ML Program package's format names its opset, and its notes the
+    /// program's compute precision, operations by type and weight file.
     public init(coreMLFile file: CoreMLFile, path: String, notes: [(label: String, items: [String])] = []) {
         let version = file.specificationVersion
-        self.init(path: path, format: FileFormatInfo(id: "coreml", name: "Core ML model, specification version \(version)", version: version),
-                  content: .network(file.model), featureTypes: file.featureTypes.compactMapValues(SummaryText.typeText), notes: notes)
+        var format = FileFormatInfo(id: "coreml", name: "Core ML model, specification version \(version)", version: version)
+        var notes = notes
+        if let program = file.program {
+            format = FileFormatInfo(id: "mlprogram", name: "ML Program, specification version \(version), opset \(program.opset)", version: version)
+            let operations = program.operationCounts.map { "\($0.type) \($0.count)" }.joined(separator: ", ")
+            notes.insert(("Program", [
+                program.computesInFloat16 ? "computes in float16 (float32 inputs and outputs)" : "computes in float32",
+                "\(program.operationCounts.reduce(0) { $0 + $1.count }) operations: \(operations)",
+                "weights/weight.bin: \(SummaryText.grouped(program.weightFileBytes)) bytes",
+            ]), at: 0)
+        }
+        self.init(path: path, format: format, content: .network(file.model), featureTypes: file.featureTypes.compactMapValues(SummaryText.typeText),
+                  notes: notes)
         deployment = DeploymentRequirement(model: file.model, specificationVersion: version)
+        if file.program != nil, version == 6 {
+            // coremltools' iOS15 target: the first systems that run ML Programs (specification 6).
+            deployment?.systems = ["iOS 15", "macOS 12", "tvOS 15", "watchOS 8"]
+            deployment?.raisedBy = [DeploymentRequirement.Group(type: "ML Program model", version: version, layers: [])]
+        }
     }
 
     /// A model file that parses but does not convert, shown as its source

@@ -42,6 +42,8 @@ public enum ModelFiles {
     /// The format of the file at `path`, from its bytes.
     /// - Throws: `FileError` (cannot open, not a regular file) or `FormatDetectionError`.
     public static func detect(_ path: String) throws -> DetectedFormat {
+        // An ML Program package is a folder (issue 36: what MLProgramWriter writes).
+        if MLProgramWriter.isPackage(path) { return .coreML }
         do {
             return try withBytes(of: path) { bytes throws(FormatDetectionError) in try FormatDetection.detect(bytes) }
         } catch let error as FormatDetectionError {

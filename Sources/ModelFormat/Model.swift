@@ -21,6 +21,10 @@ public struct Model: Equatable, Sendable {
     public var detector: Detector?
     /// Author, license, description, version and user key/values.
     public var metadata: Metadata
+    /// Whether the model computes in float16 (an ML Program written with
+    /// float16 compute precision): the runtime rounds every layer's output
+    /// to float16 (`Network`).
+    public var computesInFloat16 = false
 
     public init(inputs: [Input], outputs: [Output], nodes: [Node], classifier: Classifier? = nil,
                 detector: Detector? = nil, metadata: Metadata = Metadata()) {

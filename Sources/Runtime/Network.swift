@@ -140,6 +140,7 @@ public final class Network: @unchecked Sendable {
         for input in model.inputs {
             guard let value = inputs[input.name] else { throw RuntimeError("no value for input '\(input.name)'") }
             tensors[input.name] = try tensor(for: input, from: value)
+            if model.computesInFloat16 { tensors[input.name]!.roundToFloat16() }
         }
         var pool = takePool()
         defer { returnPool(pool) }
@@ -154,6 +155,9 @@ public final class Network: @unchecked Sendable {
                 profile(step.name, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             } else {
                 step.kernel.run(arguments, &results)
+            }
+            if model.computesInFloat16 {
+                for index in results.indices { results[index].roundToFloat16() }
             }
             for (name, result) in zip(step.outputs, results) { tensors[name] = result }
             for name in step.inputs where lastUse[name] == index && !kept.contains(name) {

@@ -21,3 +21,17 @@ public struct Tensor: Equatable, Sendable {
 /// Why a model cannot run, or an input does not fit it.
 public typealias RuntimeError = MessageError<RuntimeErrorKind>
 public enum RuntimeErrorKind {}
+
+extension Tensor {
+    /// Each value rounded to the nearest float16 (ties to even; beyond
+    /// 65504, infinity), as an operation computing in float16 gives it.
+    /// This is how the runtime emulates an ML Program's float16 compute:
+    /// each layer computes in float32 from float16 inputs and weights, and
+    /// its output is rounded, so a layer's sums are not rounded term by
+    /// term as float16 hardware may round them.
+    mutating func roundToFloat16() {
+        values.withUnsafeMutableBufferPointer { buffer in
+            for index in buffer.indices { buffer[index] = Float(Float16(buffer[index])) }
+        }
+    }
+}

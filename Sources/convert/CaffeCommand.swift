@@ -92,8 +92,8 @@ enum ConversionFlags {
         let name = FileSystem.name(of: path)
         let dot = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]).lowercased() }
         let precision = try CompressionFlags.precision(arguments)
-        let program = try ProgramFlags.wantsProgram(arguments, path: path, extension: dot, precision: precision)
-        guard program || dot == "mlmodel" else {
+        let program = try ProgramFlags.programPrecision(arguments, path: path, extension: dot, precision: precision)
+        guard program != nil || dot == "mlmodel" else {
             let tensorHint = arguments.options.spec(named: "output-feature-name") != nil
                 ? "; to make a tensor an output of the model, use --output-feature-name \(path)" : ""
             throw UsageError("--output \(path): a Core ML model file's name ends in .mlmodel (Xcode goes by it)\(tensorHint)")

@@ -76,8 +76,8 @@ struct OutputRequest {
     /// Whether to print `AppReadiness` warnings on stderr (the converters
     /// that have --image-input, unless --quiet).
     var warnsIfNotAppReady = false
-    /// `--convert-to mlprogram`: an ML Program package instead of a NeuralNetwork file.
-    var program = false
+    /// `--convert-to mlprogram`: an ML Program package computing in this precision instead of a NeuralNetwork file.
+    var program: Precision? = nil
 
     /// The folder the model is written to, where its classes go.
     var folder: String { FileSystem.folder(of: path) }
@@ -94,7 +94,7 @@ struct OutputRequest {
 /// changed that the file does not show: a declared batch).
 func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1,
              _ make: () throws -> (model: Model, notes: [(label: String, items: [String])])) throws {
-    if output.program {
+    if output.program != nil {
         if minimumSpecificationVersion > 6 {
             throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's programs (specification 6, opset CoreML5) "
                              + "only for now")
@@ -127,9 +127,11 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
 private func write(_ model: Model, to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32,
                    notes: [(label: String, items: [String])]) throws {
     let path = output.path
-    if output.program {
-        try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: .float32)
-        if output.report == .text { print("Wrote \(TextEscaping.line(path)) (ML Program, specification 6, opset CoreML5, float32)") }
+    if let computePrecision = output.program {
+        try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: computePrecision)
+        if output.report == .text {
+            print("Wrote \(TextEscaping.line(path)) (ML Program, specification 6, opset CoreML5, \(computePrecision.name))")
+        }
         return
     }
     let compressed = output.precision.map { $0 != .float32 } ?? false

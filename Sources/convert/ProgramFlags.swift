@@ -3,25 +3,26 @@ import ModelFormat
 
 /// `--convert-to`: coremltools' convert_to, the kind of model written: a
 /// NeuralNetwork `.mlmodel` file (the default) or an ML Program
-/// `.mlpackage` folder (issue 36's first slice: float32 compute only).
+/// `.mlpackage` folder computing in float16 (coremltools' default) or float32.
 enum ProgramFlags {
     static let option = Option(
         "convert-to", valueName: "neuralnetwork|mlprogram", default: "neuralnetwork",
         help: "The kind of model, as coremltools' convert_to: neuralnetwork (default; a single .mlmodel file) or mlprogram "
-            + "(an ML Program, iOS 15: an .mlpackage folder given to -o). An ML program computes in float32 only for now: "
-            + "give --compute-precision float32 (float16, coremltools' default for ML programs, is not written yet); image "
-            + "inputs, classifiers and the classic layers (convolution, pooling, inner product, batch norm, scale, bias, ReLU, "
-            + "leaky ReLU, sigmoid, tanh, add, multiply, concat, LRN, softmax, flatten, reshape); any other layer, array "
+            + "(an ML Program, iOS 15: an .mlpackage folder given to -o), computing in float16 as coremltools does by default, "
+            + "or float32 (--compute-precision); image inputs, classifiers and the classic layers (convolution, deconvolution, pooling, inner product, batch norm, scale, bias, ReLU, "
+            + "leaky ReLU, sigmoid, tanh, add, multiply, concat, LRN, softmax, flatten, reshape, upsample, padding, crop, permute, maximum, minimum, average, abs, sqrt, rsqrt); any other layer, array "
             + "inputs and detectors are refused by name.").spec
     static let precisionOption = Option(
         "compute-precision", valueName: "float32|float16",
         help: "The precision an ML program (--convert-to mlprogram) computes and stores its weights in, as coremltools' "
-            + "compute_precision: float32 (float16, coremltools' default, is not written yet). A NeuralNetwork's weights: --precision.").spec
+            + "compute_precision: float16 (default, as coremltools': float32 inputs and outputs, float16 weights and operations) "
+            + "or float32. A NeuralNetwork's weights: --precision.").spec
 
-    /// Whether the options ask for an ML Program, after checking what must
-    /// go with it: an `.mlpackage` output, float32 compute, and none of
-    /// the options the program writer does not take yet.
-    static func wantsProgram(_ arguments: ParsedArguments, path: String, extension dot: String?, precision: Precision?) throws -> Bool {
+    /// The compute precision of the ML Program the options ask for (nil:
+    /// a NeuralNetwork), after checking what must go with it: an
+    /// `.mlpackage` output, and none of the options the program writer
+    /// does not take yet.
+    static func programPrecision(_ arguments: ParsedArguments, path: String, extension dot: String?, precision: Precision?) throws -> Precision? {
         let compute = arguments.optionalString("compute-precision")
         let kind = try arguments.string("convert-to").lowercased().replacingOccurrences(of: "_", with: "")
         switch kind {
@@ -34,7 +35,7 @@ enum ProgramFlags {
                 throw UsageError("--compute-precision \(compute) is an ML program's (--convert-to mlprogram); a NeuralNetwork "
                                  + "stores its weights as --precision says")
             }
-            return false
+            return nil
         case "mlprogram":
             guard dot == "mlpackage" else {
                 throw UsageError("--output \(path): --convert-to mlprogram writes an .mlpackage folder: give -o Name.mlpackage")
@@ -43,19 +44,16 @@ enum ProgramFlags {
                 throw UsageError("--precision and --quantize-weights are a NeuralNetwork's: an ML program stores its weights as it "
                                  + "computes, --compute-precision")
             }
+            let computePrecision: Precision
             switch compute?.lowercased() {
-            case "float32": break
-            case nil:
-                throw UsageError("--convert-to mlprogram computes in float16 by default in coremltools, which this version does not "
-                                 + "write yet: give --compute-precision float32")
-            case "float16":
-                throw UsageError("--compute-precision float16 is not written yet for --convert-to mlprogram (float32 only)")
+            case "float32": computePrecision = .float32
+            case "float16", nil: computePrecision = .float16
             case let other?:
                 throw UsageError("--compute-precision takes float32 or float16, not '\(other)'")
             }
             if arguments.flag("generate-classes") { throw UsageError("--generate-classes: not yet for --convert-to mlprogram") }
             if arguments.flag("json") { throw UsageError("--json: the summary of an ML program is not written yet; drop --json") }
-            return true
+            return computePrecision
         default:
             throw UsageError("--convert-to takes neuralnetwork or mlprogram, not '\(kind)'")
         }

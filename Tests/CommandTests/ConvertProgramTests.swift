@@ -16,9 +16,9 @@ final class ConvertProgramTests: XCTestCase {
     func testReadmesFirstModelBecomesAPackage() throws {
         let folder = try temporaryFolder()
         let package = folder.appendingPathComponent("AgeNet.mlpackage").path
-        let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--compute-precision", "float32", "-o", package])
+        let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "-o", package])
         XCTAssertEqual(result.status, 0, result.standardError)
-        XCTAssertEqual(result.standardOutput, "Wrote \(package) (ML Program, specification 6, opset CoreML5, float32)\n")
+        XCTAssertEqual(result.standardOutput, "Wrote \(package) (ML Program, specification 6, opset CoreML5, float16)\n", "float16: coremltools' default")
         for file in ["Manifest.json", "Data/com.apple.CoreML/model.mlmodel", "Data/com.apple.CoreML/weights/weight.bin"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: package + "/" + file), file)
         }
@@ -48,12 +48,66 @@ final class ConvertProgramTests: XCTestCase {
         XCTAssertTrue(labels.standardOutput.contains("15-20"), labels.standardOutput)
     }
 
+    /// The same package computing in float16 (the default): OpenCV's
+    /// float32 probabilities within k * 2^-11 (run_mlprogram_torch.py's
+    /// norm-wise bound k * 2^-11 * max(1, max |ref|) for values <= 1), 2^-11
+    /// being float16's unit roundoff and k = 27 the program's operations
+    /// with float16 outputs (the input's cast, the preprocessing add, 17
+    /// layers, 8 reshapes, which round nothing), as run_mlprogram_torch.py
+    /// counts them and states the bound; and not the float32 package's
+    /// values, which they would be if float16 compute were not emulated.
+    func testAFloat16PackageIsPredictedWithinFloat16sPrecision() throws {
+        let age = repositoryRoot.appendingPathComponent("Tests/Fixtures/caffe/age_net_v1")
+        let folder = try temporaryFolder()
+        var outputs: [[Float]] = []
+        for precision in ["float16", "float32"] {
+            let package = folder.appendingPathComponent("Age\(precision).mlpackage").path
+            let converted = try ProgramRunner.run("coreml-convert", [
+                "caffe", age.appendingPathComponent("deploy.prototxt").path, age.appendingPathComponent("weights.caffemodel").path,
+                "--image-input", "data", "--is-bgr", "--red-bias", "-114.895847746", "--green-bias", "-87.7689143744", "--blue-bias", "-78.4263377603",
+                "--class-labels", age.appendingPathComponent("labels.txt").path, "--convert-to", "mlprogram", "--compute-precision", precision,
+                "-q", "-o", package])
+            XCTAssertEqual(converted.status, 0, converted.standardError)
+            let out = folder.appendingPathComponent("out\(precision)")
+            let predicted = try ProgramRunner.run("coreml-predict", [package, age.appendingPathComponent("input.png").path, "--output-npy", out.path])
+            XCTAssertEqual(predicted.status, 0, predicted.standardError)
+            outputs.append(try readFloat32Npy(out.appendingPathComponent("classLabelProbs.npy")))
+        }
+        let reference = try readFloat32Npy(age.appendingPathComponent("output_prob.npy"))
+        let bound = 27 * Float(pow(2.0, -11.0))
+        XCTAssertEqual(outputs[0].count, reference.count)
+        for (a, b) in zip(outputs[0], reference) { XCTAssertLessThanOrEqual(abs(a - b), bound * max(1, abs(b))) }
+        XCTAssertNotEqual(outputs[0], outputs[1], "the float16 package computes as the float32 one")
+        XCTAssertTrue(outputs[0].allSatisfy { Float(Float16($0)) == $0 }, "the probabilities are float16 values, as the program's softmax gives them")
+    }
+
+    /// coreml-inspect on a package: the program's format, the systems that
+    /// run ML Programs (coremltools' iOS15 target), its compute precision,
+    /// its operations (age_net's prototxt has 3 convolutions and 2 LRNs)
+    /// and its weight file's size as the file system has it.
+    func testAPackageIsInspected() throws {
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("AgeNet.mlpackage").path
+        let converted = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "-q", "-o", package])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        let inspected = try ProgramRunner.run("coreml-inspect", [package])
+        XCTAssertEqual(inspected.status, 0, inspected.standardError)
+        let text = inspected.standardOutput
+        let weightBytes = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: package + "/Data/com.apple.CoreML/weights/weight.bin")[.size] as? Int)
+        for fragment in ["Format:       ML Program, specification version 6, opset CoreML5\n",
+                         "Loads on:     iOS 15, macOS 12, tvOS 15, watchOS 8\n", "computes in float16 (float32 inputs and outputs)",
+                         " conv 3,", " local_response_norm 2,", " classify 1", "Labels:       8 (",
+                         "weights/weight.bin: \(weightBytes.formatted(.number.grouping(.automatic).locale(Locale(identifier: "en_US")))) bytes",
+                         "(float16, "] {
+            XCTAssertTrue(text.contains(fragment), "\(fragment) not in:\n\(text)")
+        }
+    }
+
     func testWhatMustGoWithItIsAUsageError() throws {
         let folder = try temporaryFolder()
         let package = folder.path + "/AgeNet.mlpackage"
         let cases: [([String], String)] = [
-            (["--convert-to", "mlprogram", "-o", package], "computes in float16 by default in coremltools, which this version does not write yet: give --compute-precision float32"),
-            (["--convert-to", "mlprogram", "--compute-precision", "float16", "-o", package], "--compute-precision float16 is not written yet"),
+            (["--convert-to", "mlprogram", "--compute-precision", "float8", "-o", package], "--compute-precision takes float32 or float16, not 'float8'"),
             (["--convert-to", "mlprogram", "--compute-precision", "float32", "-o", folder.path + "/AgeNet.mlmodel"], "--convert-to mlprogram writes an .mlpackage folder"),
             (["--convert-to", "mlprogram", "--compute-precision", "float32", "--precision", "float16", "-o", package], "an ML program stores its weights as it computes"),
             (["--compute-precision", "float32", "-o", folder.path + "/AgeNet.mlmodel"], "--compute-precision float32 is an ML program's"),

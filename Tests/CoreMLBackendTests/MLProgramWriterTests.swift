@@ -80,18 +80,137 @@ final class MLProgramWriterTests: XCTestCase {
     func testWhatTheSliceDoesNotWriteIsRefusedByNameAndLeavesNothing() throws {
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("Refused.mlpackage").path
-        var permuted = SampleModel.classifier()
-        permuted.nodes.insert(Node("swap", .permute(axes: [0, 2, 1, 3]), input: "relu1"), at: 2)
-        permuted.nodes[3].inputs = ["swap"]
+        var normalized = SampleModel.classifier()
+        normalized.nodes.insert(Node("norm", .l2Normalize(epsilon: 1e-6), input: "relu1"), at: 2)
+        normalized.nodes[3].inputs = ["norm"]
+        var overflowing = SampleModel.classifier()
+        overflowing.nodes.insert(Node("big", .multiply(constant: 70000), input: "relu1"), at: 2)
+        overflowing.nodes[3].inputs = ["big"]
         let cases: [(String, Model, Precision, String)] = [
-            ("permute", permuted, .float32, "layer 'swap': MLProgramWriter does not yet write permute"),
-            ("float16", SampleModel.classifier(), .float16, "computes in float32 only for now, not float16"),
+            ("l2Normalize", normalized, .float32, "layer 'norm': MLProgramWriter does not yet write l2Normalize"),
+            ("float16 overflow", overflowing, .float16, "constant 'big_constant': a value beyond float16's range (65504)"),
+            ("quantized", SampleModel.classifier(), .quantized(bits: 8, .linear), "computes in float32 or float16, not 8-bit linear"),
         ]
         for (what, model, precision, fragment) in cases {
             XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, computePrecision: precision), what) { error in
                 XCTAssertTrue("\(error)".contains(fragment), "\(what): \(error)")
             }
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [], "\(what): something was written")
+        }
+    }
+
+    /// Computing in float16 (coremltools' FP16ComputePrecision for iOS 15):
+    /// the weights are float16 blobs (MILBlob's data type 1) of the values
+    /// rounded to nearest, and they read back as those values.
+    func testAFloat16PackageStoresFloat16BlobsAndReadsBackAsComputingInFloat16() throws {
+        let path = try temporaryFolder().appendingPathComponent("Half.mlpackage").path
+        let model = SampleModel.classifier()
+        try MLProgramWriter.write(model, to: path, computePrecision: .float16)
+        guard case .convolution(let convolution) = model.nodes[0].operation else { return XCTFail("the sample's layers moved") }
+        let blob = try Data(contentsOf: URL(fileURLWithPath: path + "/Data/com.apple.CoreML/weights/weight.bin"))
+        func u32(_ offset: Int) -> UInt32 { blob[offset..<offset + 4].enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * $1.offset) } }
+        XCTAssertEqual(u32(64 + 4), 1, "BlobDataType::Float16")
+        XCTAssertEqual(u32(64 + 8), UInt32(convolution.weights.count * 2))
+        let data = Int(u32(64 + 16))
+        let stored = blob[data..<data + convolution.weights.count * 2].withUnsafeBytes { Array($0.bindMemory(to: UInt16.self)) }
+        XCTAssertEqual(stored, convolution.weights.values.map { Float16($0).bitPattern })
+
+        let read = try MLProgramReader.read(from: path).model
+        XCTAssertTrue(read.computesInFloat16)
+        guard case .convolution(let back) = read.nodes[0].operation else { return XCTFail("no convolution read back") }
+        XCTAssertEqual(back.weights.values, convolution.weights.values.map { Float(Float16($0)) })
+    }
+
+    /// Upsampling as iOS15's upsample_nearest_neighbor and
+    /// upsample_bilinear (align_corners: the IR's alignCorners, else
+    /// half-pixel centers) reads back as the same nodes; Core ML's legacy
+    /// alignment (i / s), which neither op samples at, is refused.
+    func testUpsamplingReadsBackAndTheLegacyAlignmentIsRefused() throws {
+        var model = SampleModel.classifier()
+        model.nodes += [
+            Node("up_nearest", .upsample(Upsample(scale: Size2(2, 3))), input: "relu1"),
+            Node("up_corners", .upsample(Upsample(scale: Size2(2, 2), mode: .bilinear, alignment: .alignCorners)), input: "up_nearest"),
+            Node("up_half", .upsample(Upsample(scale: Size2(1, 2), mode: .bilinear, alignment: .halfPixel)), input: "up_corners"),
+        ]
+        model.outputs = [Output(name: "up_half")]
+        let path = try temporaryFolder().appendingPathComponent("Up.mlpackage").path
+        try MLProgramWriter.write(model, to: path)
+        let read = try MLProgramReader.read(from: path).model
+        let upsamples = read.nodes.compactMap { node -> Upsample? in
+            if case .upsample(let upsample) = node.operation { return upsample }
+            return nil
+        }
+        XCTAssertEqual(upsamples, model.nodes.suffix(3).compactMap { node -> Upsample? in
+            if case .upsample(let upsample) = node.operation { return upsample }
+            return nil
+        })
+        XCTAssertNoThrow(try read.validate())
+
+        model.nodes[model.nodes.count - 1].operation = .upsample(Upsample(scale: Size2(2, 2), mode: .bilinear, alignment: .legacy))
+        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
+            XCTAssertTrue("\(error)".contains("layer 'up_half': MLProgramWriter does not yet write bilinear upsampling sampling at i / s"), "\(error)")
+        }
+    }
+
+    /// pad, crop, transpose, maximum, minimum and a deconvolution (its
+    /// explicit pads as conv_transpose's custom ones) read back as the nodes
+    /// they were written from; the average as the sum times 1/n; a crop
+    /// to another input's size is refused.
+    func testLayoutAndElementwiseOperationsReadBack() throws {
+        var model = SampleModel.classifier()
+        let reflect = Padding(kind: .reflection, edges: Edges(top: 1, bottom: 2, left: 2, right: 1))
+        model.nodes += [
+            Node("pad", .padding(reflect), input: "relu1"),
+            Node("crop", .crop(.edges(Edges(top: 2, bottom: 1, left: 1, right: 2))), input: "pad"),
+            Node(name: "high", operation: .maximum, inputs: ["relu1", "crop"], outputs: ["high"]),
+            Node(name: "low", operation: .minimum, inputs: ["high", "crop"], outputs: ["low"]),
+            Node(name: "mean", operation: .average, inputs: ["high", "low", "crop"], outputs: ["mean"]),
+            Node("swap", .permute(axes: [0, 1, 3, 2]), input: "mean"),
+        ]
+        let deconvolution = Convolution(outputChannels: 4, kernelChannels: 8, kernel: Size2(square: 3), stride: Size2(square: 2),
+                                        padding: .explicit(Edges(top: 1, bottom: 1, left: 0, right: 2)), isDeconvolution: true,
+                                        weights: Weights((0..<288).map { Float($0) / 288 }), bias: Weights([0.1, 0.2, 0.3, 0.4]))
+        model.nodes.append(Node("deconv", .convolution(deconvolution), input: "relu1"))
+        model.outputs = [Output(name: "swap"), Output(name: "deconv")]
+        let path = try temporaryFolder().appendingPathComponent("Layout.mlpackage").path
+        try MLProgramWriter.write(model, to: path)
+        let read = try MLProgramReader.read(from: path).model
+        let added = read.nodes.drop { $0.name != "pad" }.map(\.operation)
+        XCTAssertEqual(added, [.padding(reflect), .crop(.edges(Edges(top: 2, bottom: 1, left: 1, right: 2))), .maximum, .minimum,
+                               .add(constant: 0), .add(constant: 0), .scale(Scale(shape: [1], scale: Weights([Float(1) / 3]))), .permute(axes: [0, 1, 3, 2]),
+                               .convolution(deconvolution)])
+        XCTAssertNoThrow(try read.validate())
+
+        model.nodes[model.nodes.count - 6].operation = .crop(.like(offset: [0, 0]))
+        model.nodes[model.nodes.count - 6].inputs = ["pad", "relu1"]
+        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
+            XCTAssertTrue("\(error)".contains("layer 'crop': MLProgramWriter does not yet write a crop to another input's size"), "\(error)")
+        }
+    }
+
+    /// abs, sqrt and rsqrt of scale * x + shift: a mul and an add (read
+    /// back as scale and bias nodes), then the function; the kinds not
+    /// checked against a framework yet are refused by name.
+    func testUnaryFunctionsReadBackAndTheUncheckedOnesAreRefused() throws {
+        var model = SampleModel.classifier()
+        model.nodes += [
+            Node("abs", .unary(Unary(kind: .abs)), input: "relu1"),
+            Node("sqrt", .unary(Unary(kind: .sqrt, shift: 0.25, scale: 0.5)), input: "abs"),
+            Node("rsqrt", .unary(Unary(kind: .rsqrt, epsilon: 1e-6, shift: 1)), input: "abs"),
+        ]
+        model.outputs = [Output(name: "sqrt"), Output(name: "rsqrt")]
+        let path = try temporaryFolder().appendingPathComponent("Unary.mlpackage").path
+        try MLProgramWriter.write(model, to: path)
+        let read = try MLProgramReader.read(from: path).model
+        XCTAssertEqual(read.nodes.drop { $0.name != "abs" }.map(\.operation), [
+            .unary(Unary(kind: .abs)), .scale(Scale(shape: [1], scale: Weights([0.5]))), .bias(Bias(shape: [1], bias: Weights([0.25]))),
+            .unary(Unary(kind: .sqrt)), .bias(Bias(shape: [1], bias: Weights([1]))), .unary(Unary(kind: .rsqrt, epsilon: 1e-6)),
+        ])
+        XCTAssertNoThrow(try read.validate())
+
+        model.nodes[model.nodes.count - 1].operation = .unary(Unary(kind: .exp))
+        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
+            XCTAssertTrue("\(error)".contains("layer 'rsqrt': MLProgramWriter does not yet write the unary function exp"), "\(error)")
         }
     }
 
@@ -104,6 +223,7 @@ final class MLProgramWriterTests: XCTestCase {
         XCTAssertEqual(model.inputs.first?.image?.channelBiases, SampleModel.classifier().inputs[0].image?.channelBiases)
         XCTAssertEqual(model.nodes.map { $0.operation.definition.kindName }, ["convolution", "activation", "pooling", "flatten", "innerProduct", "softmax"])
         XCTAssertNoThrow(try model.validate())
+        XCTAssertFalse(model.computesInFloat16)
 
         let weights = path + "/Data/com.apple.CoreML/weights/weight.bin"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: weights))

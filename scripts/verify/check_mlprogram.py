@@ -11,14 +11,19 @@ Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel]
    the function's inputs and block's outputs must be the description's.
 3. BLOB_DUMP is what Core ML's own MIL blob reader (MILBlob::StorageReader,
    scripts/verify/milblob_dump.cpp) read from weight.bin: every constant the
-   program stores in the file must be a float32 blob at its offset holding
+   program stores in the file must be a blob of its data type (float32, or
+   float16 for a program computing in float16) at its offset holding
    exactly the values coremltools loaded, and no blob may be unreferenced;
    coremltools' own blob writer (libmilstoragepython) given the same arrays
    in order writes the same bytes.
 4. With REFERENCE (the NeuralNetwork .mlmodel of the same conversion, a
    writer checked by scripts/check_mlmodels.py), each convolution,
    inner-product, batch-norm, scale and bias weight of the program must be
-   bit-identical to the layer's in the reference.
+   bit-identical to the layer's in the reference; in a float16 program, to
+   the reference's cast as coremltools' FP16ComputePrecision pass casts a
+   constant (numpy's float16 rounding; finite values of 1e38 or more
+   saturated to +-65504; in constants of fewer than 400 values a non-zero
+   value rounding to zero made the smallest subnormal of its sign).
 Prints one line per check; exits 1 on the first failure.
 """
 import sys
@@ -47,7 +52,7 @@ def declared_outputs(spec):
     return function, block, declared
 
 
-MIL_DTYPES = {11: types.fp32, 23: types.int32, 2: types.str, 1: types.bool, 24: types.int64, 12: types.fp64}
+MIL_DTYPES = {10: types.fp16, 11: types.fp32, 23: types.int32, 2: types.str, 1: types.bool, 24: types.int64, 12: types.fp64}
 
 
 def main():
@@ -94,7 +99,8 @@ def main():
         for line in dump:
             fields = line.split()
             offset, dtype, _, size = (int(f) for f in fields[:4])
-            values = np.array([int(v, 16) for v in fields[4:]], dtype=np.uint32).view(np.float32)
+            width = np.uint16 if dtype == 1 else np.uint32
+            values = np.array([int(v, 16) for v in fields[4:]], dtype=width).view(np.float16 if dtype == 1 else np.float32)
             blobs[offset] = (dtype, size, values)
     referenced = {}
     for op in block.operations:
@@ -108,15 +114,17 @@ def main():
         if offset not in blobs:
             fail(f"{name}: no blob at offset {offset} for Core ML's blob reader")
         dtype, size, values = blobs[offset]
-        loaded = np.asarray(inferred[name].val, dtype=np.float32).ravel()
-        if dtype != 2 or size != loaded.size * 4:
-            fail(f"{name}: blob at {offset} has type {dtype} and {size} bytes, expected float32 and {loaded.size * 4}")
-        if values.view(np.uint32).tobytes() != loaded.view(np.uint32).tobytes():
+        half = inferred[name].dtype == types.fp16
+        loaded = np.asarray(inferred[name].val, dtype=np.float16 if half else np.float32).ravel()
+        if dtype != (1 if half else 2) or size != loaded.nbytes:
+            fail(f"{name}: blob at {offset} has type {dtype} and {size} bytes, expected {loaded.dtype} and {loaded.nbytes}")
+        if values.tobytes() != loaded.tobytes():
             fail(f"{name}: the values Core ML's blob reader reads differ from coremltools'")
         referenced[name] = values
     if len(referenced) != len(blobs):
         fail(f"weight.bin holds {len(blobs)} blobs, the program refers to {len(referenced)}")
-    print(f"MILBlob reader: {len(blobs)} float32 blobs, each read back identical to the program's constant "
+    kinds = sorted({str(v.dtype) for v in referenced.values()})
+    print(f"MILBlob reader: {len(blobs)} {'/'.join(kinds)} blobs, each read back identical to the program's constant "
           f"({sum(v.size for v in referenced.values())} values)")
     same_bytes_as_coremltools(package, model.weights_dir, referenced)
 
@@ -136,7 +144,10 @@ def same_bytes_as_coremltools(package, weights_dir, referenced):
         theirs_path = os.path.join(folder, "weight.bin")
         writer = _BlobStorageWriter(theirs_path)
         for values in referenced.values():
-            writer.write_float_data(np.ascontiguousarray(values, dtype=np.float32))
+            if values.dtype == np.float16:
+                writer.write_fp16_data(np.ascontiguousarray(values).view(np.uint16))
+            else:
+                writer.write_float_data(np.ascontiguousarray(values, dtype=np.float32))
         del writer
         with open(ours_path, "rb") as ours, open(theirs_path, "rb") as theirs:
             ours_bytes, theirs_bytes = ours.read(), theirs.read()
@@ -175,19 +186,36 @@ def reference_weights(path):
     return weights
 
 
+def cast_fp16(values):
+    """A float32 constant as coremltools' FP16ComputePrecision pass casts it (passes/defs/quantization.py)."""
+    half = values.astype(np.float16)
+    saturated = np.isfinite(values) & np.isinf(half)
+    half[saturated & (values > 0)] = np.float16(65504)
+    half[saturated & (values < 0)] = np.float16(-65504)
+    if values.size < 400:
+        tiny = np.nextafter(np.float16(0), np.float16(1))
+        lost = (values != 0) & (np.abs(half) <= tiny)
+        half[lost] = np.where(values[lost] > 0, tiny, -tiny)
+    return half
+
+
 def compare_with_reference(path, block, inferred):
     weights = reference_weights(path)
-    compared = 0
+    compared, halves = 0, 0
     for (layer, field), expected in weights.items():
         name = f"{layer}_{field}"
         var = inferred.get(name)
         if var is None or var.val is None:
             fail(f"the reference's {layer}.{field} has no constant {name} in the program")
-        actual = np.asarray(var.val, dtype=np.float32).ravel()
-        if actual.view(np.uint32).tobytes() != expected.view(np.uint32).tobytes():
+        if var.dtype == types.fp16:
+            expected = cast_fp16(expected)
+            halves += 1
+        actual = np.asarray(var.val, dtype=expected.dtype).ravel()
+        if actual.tobytes() != expected.tobytes():
             fail(f"{name} differs from the reference's {layer}.{field}")
         compared += 1
-    print(f"reference {path}: {compared} weight tensors bit-identical in the program")
+    cast = f" ({halves} cast to float16 as coremltools casts them)" if halves else ""
+    print(f"reference {path}: {compared} weight tensors bit-identical in the program{cast}")
 
 
 if __name__ == "__main__":

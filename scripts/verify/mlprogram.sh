@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Issue 36's first slice, checked by readers that are not ours: models of the
 # default suite (and age_net at full size) converted with
-#   coreml-convert ... --convert-to mlprogram --compute-precision float32 -o M.mlpackage
-# and, for each package:
+#   coreml-convert ... --convert-to mlprogram --compute-precision float32|float16 -o M.mlpackage
+# and, for each package (float16: tolerances as run_mlprogram_torch.py states them):
 #   1. check_mlprogram.py: coremltools 9 opens it (MLModel(path,
 #      skip_model_load=True)); its MIL-proto loader builds its own program with
 #      every op's type inference, and each declared output type and shape
@@ -50,28 +50,10 @@ check() {
   shift 3
   [ "$1" = "--bgr" ] && { bgr="--bgr"; shift; }
   shift  # --
-  local package="$work/$name.mlpackage"
   echo "== $name"
   "$bin/coreml-convert" "$@" -q -o "$work/$name.mlmodel"
-  "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision float32 -o "$package"
-  "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$work/$name.blobs"
-  # (A failed check is counted, and the next ones still run.)
-  "$python" scripts/verify/check_mlprogram.py "$package" "$work/$name.blobs" "$work/$name.mlmodel" > "$work/$name.check" 2>&1 \
-    || failures=$((failures + 1))
-  quiet < "$work/$name.check"
-  if [ -x "$validator" ]; then
-    local verdict
-    verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
-    case "$verdict" in
-      "OK "*) echo "Apple's validator: OK" ;;
-      *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
-    esac
-  fi
-  "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr > "$work/$name.torch" 2>&1 \
-    || failures=$((failures + 1))
-  quiet < "$work/$name.torch"
-  # coreml-predict reads the package back into the IR (MLProgramReader) and runs it: against the framework and the .mlmodel.
-  # A Keras fixture's HWC pixels: a PNG when they are whole numbers, else the [C, H, W] values (the model has no preprocessing then).
+  # The given input for coreml-predict. A Keras fixture's HWC pixels: a PNG when they are whole numbers, else the
+  # [C, H, W] values (the model has no preprocessing then).
   local given=("$input")
   if [ "${input%.npy}" != "$input" ]; then
     given=($("$python" - "$input" "$work/$name" "$work/$name.mlmodel" <<'PY'
@@ -88,13 +70,48 @@ else:
 PY
     ))
   fi
-  rm -rf "$work/$name.package_out" "$work/$name.mlmodel_out"
-  "$bin/coreml-predict" "$package" "${given[@]}" --output-npy "$work/$name.package_out" >/dev/null
+  rm -rf "$work/$name.mlmodel_out"
   "$bin/coreml-predict" "$work/$name.mlmodel" "${given[@]}" --output-npy "$work/$name.mlmodel_out" >/dev/null
-  local output
-  output="$(cd "$work/$name.package_out" && ls *.npy | head -1)"
-  "$python" scripts/verify/compare_outputs.py "$work/$name.package_out/$output=$reference" "$work/$name.package_out/$output=$work/$name.mlmodel_out/$output" \
-    || failures=$((failures + 1))
+  local precision
+  for precision in float32 float16; do
+    local stem="$work/$name.$precision"
+    local package="$stem.mlpackage"
+    echo "-- --compute-precision $precision"
+    "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision "$precision" -q -o "$package"
+    "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$stem.blobs"
+    # (A failed check is counted, and the next ones still run.)
+    "$python" scripts/verify/check_mlprogram.py "$package" "$stem.blobs" "$work/$name.mlmodel" > "$stem.check" 2>&1 \
+      || failures=$((failures + 1))
+    quiet < "$stem.check"
+    if [ -x "$validator" ]; then
+      local verdict
+      verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
+      case "$verdict" in
+        "OK "*) echo "Apple's validator: OK" ;;
+        *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
+      esac
+    fi
+    "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr > "$stem.torch" 2>&1 \
+      || failures=$((failures + 1))
+    quiet < "$stem.torch"
+    # coreml-predict reads the package back into the IR (MLProgramReader) and runs it: against the framework and the .mlmodel,
+    # at 1e-4, or in float16 at run_mlprogram_torch.py's norm-wise bound k * 2**-11 * max(1, max |ref|) (k: the operations
+    # with float16 outputs).
+    local tolerance=()
+    if [ "$precision" = float16 ]; then
+      tolerance=(--float16-bound "$("$python" -c "
+import sys, coremltools as ct
+spec = ct.utils.load_spec(sys.argv[1])
+block = spec.mlProgram.functions['main'].block_specializations['CoreML5']
+print(sum(op.type != 'const' and op.outputs[0].type.tensorType.dataType == 10 for op in block.operations) * 2.0**-11)" "$package" 2>/dev/null)")
+    fi
+    rm -rf "$stem.package_out"
+    "$bin/coreml-predict" "$package" "${given[@]}" --output-npy "$stem.package_out" >/dev/null
+    local output
+    output="$(cd "$stem.package_out" && ls *.npy | head -1)"
+    "$python" scripts/verify/compare_outputs.py "${tolerance[@]}" "$stem.package_out/$output=$reference" \
+      "$stem.package_out/$output=$work/$name.mlmodel_out/$output" || failures=$((failures + 1))
+  done
 }
 
 age_biases=(--red-bias -114.895847746 --green-bias -87.7689143744 --blue-bias -78.4263377603)
@@ -113,6 +130,66 @@ check keras_sequential "$keras/input.npy" "$keras/output.npy" -- \
   keras "$keras/model.h5" --image-input image --image-scale 0.00392156862745098 --class-labels "$keras/labels.txt"
 separable="$fixtures/keras/functional_separable"
 check keras_separable "$separable/input.npy" "$separable/output.npy" -- keras "$separable/model.h5" --image-input input
+
+# Upsampling (bilinear, half-pixel centers); Keras's [H, W, C] output made [C, H, W] as the program gives it.
+bilinear="$fixtures/keras/bilinear_upsampling"
+"$python" -c "import sys, numpy as np; np.save(sys.argv[2], np.load(sys.argv[1]).transpose(2, 0, 1))" "$bilinear/output.npy" "$work/bilinear_chw.npy"
+check keras_bilinear "$bilinear/input.npy" "$work/bilinear_chw.npy" -- keras "$bilinear/model.h5"
+
+# Padding, cropping, permute, maximum, minimum, average and deconvolution: a Keras model made here (random weights), Keras's output the reference.
+"$python" - "$work/layout" <<'PY' 2>/dev/null | quiet
+import os, sys
+import numpy as np
+import keras
+from keras import layers
+folder = sys.argv[1]
+os.makedirs(folder, exist_ok=True)
+keras.utils.set_random_seed(36)
+x = keras.Input((8, 8, 3), name="input")
+a = layers.Conv2D(4, 3, padding="same", name="conv_a")(x)
+b = layers.Conv2D(4, 1, name="conv_b")(x)
+c = layers.Cropping2D(((2, 1), (1, 2)), name="crop")(layers.ZeroPadding2D(((1, 2), (2, 1)), name="zeropad")(a))
+high = layers.Maximum(name="maximum")([a, b])
+low = layers.Minimum(name="minimum")([a, c])
+mean = layers.Permute((2, 1, 3), name="permute")(layers.Average(name="average")([a, b, c]))
+up = layers.Conv2DTranspose(4, 3, strides=2, padding="same", name="deconv_same")(a)
+valid = layers.Conv2DTranspose(3, 2, padding="valid", name="deconv_valid")(b)
+down = layers.MaxPooling2D(2, name="pool")(layers.Conv2D(4, 3, padding="same", name="conv_up")(up))
+y = layers.Conv2D(3, 1, name="head")(layers.Concatenate(name="concat")([high, low, mean, down, layers.Cropping2D(((0, 1), (1, 0)), name="crop_valid")(valid)]))
+model = keras.Model(x, y)
+model.save(os.path.join(folder, "model.h5"))
+data = np.random.default_rng(36).normal(size=(8, 8, 3)).astype(np.float32)
+np.save(os.path.join(folder, "input.npy"), data)
+np.save(os.path.join(folder, "output_chw.npy"), model.predict(data[None], verbose=0)[0].transpose(2, 0, 1))
+PY
+check keras_layout "$work/layout/input.npy" "$work/layout/output_chw.npy" -- keras "$work/layout/model.h5"
+
+# Unary functions: a TensorFlow graph (random weights) with Abs, Sqrt and Rsqrt of shifted and scaled values, TensorFlow's output the reference.
+"$python" - "$work/unary" <<'PY' 2>/dev/null | quiet
+import os, sys
+import numpy as np
+import tensorflow as tf
+from tensorflow.python.framework.convert_to_constants import convert_variables_to_constants_v2
+folder = sys.argv[1]
+os.makedirs(folder, exist_ok=True)
+rng = np.random.default_rng(36)
+w1 = tf.constant(rng.normal(size=(3, 3, 3, 4)).astype(np.float32))
+w2 = tf.constant(rng.normal(size=(1, 1, 12, 3)).astype(np.float32))
+@tf.function(input_signature=[tf.TensorSpec([1, 8, 8, 3], tf.float32, name="input")])
+def net(x):
+    y = tf.nn.conv2d(x, w1, 1, "SAME")
+    a = tf.abs(y)
+    s = tf.sqrt(a * 0.5 + 0.25)
+    r = tf.math.rsqrt(a + 1.0)
+    return tf.nn.conv2d(tf.concat([a, s, r], axis=3), w2, 1, "VALID", name="head")
+graph = convert_variables_to_constants_v2(net.get_concrete_function()).graph.as_graph_def()
+with open(os.path.join(folder, "model.pb"), "wb") as f:
+    f.write(graph.SerializeToString())
+data = rng.normal(size=(8, 8, 3)).astype(np.float32)
+np.save(os.path.join(folder, "input.npy"), data)
+np.save(os.path.join(folder, "output_chw.npy"), net(tf.constant(data[None])).numpy()[0].transpose(2, 0, 1))
+PY
+check tf_unary "$work/unary/input.npy" "$work/unary/output_chw.npy" -- tensorflow "$work/unary/model.pb" --input-shape input:0=1,8,8,3
 
 echo "mlprogram: $failures failure(s)"
 [ "$failures" = 0 ]

@@ -13,6 +13,18 @@ exclude_padding_from_average, clip's alpha/beta bounds, ...). The result is
 compared with REFERENCE, the source framework's own output (OpenCV dnn for
 Caffe, Keras) from the fixtures, at 1e-4 * max(1, |ref|).
 
+A program computing in float16 (coremltools' default): each operation whose
+output MIL declares float16 computes in float32 from its float16 inputs and
+constants, its result rounded to float16 (torch's .half(), nearest even);
+`cast` converts. The bound against the float32 framework's output is then
+norm-wise: max |ours - ref| <= k * 2**-11 * max(1, max |ref|), k the number
+of operations with float16 outputs (2**-11: float16's unit roundoff; each
+rounding adds at most that relative error to the values it rounds, and the
+bound takes no operation as amplifying an earlier one's, an assumption the
+measured error is printed next to). Not element-wise: a sum of large terms
+of opposite signs (a convolution of random weights) leaves small outputs
+with the absolute error of the large terms.
+
 INPUT: a PNG (read in RGB, or BGR with --bgr: the program's image input
 takes the pixels in its color space's order) or a .npy in HWC (Keras
 fixtures) or CHW layout. A classifier's probabilities are compared (the
@@ -25,6 +37,11 @@ import torch
 import torch.nn.functional as F
 import coremltools as ct
 from coremltools.converters.mil.frontend.milproto.load import load as milproto_to_pymil
+from coremltools.converters.mil.mil import types
+
+
+def widened(x):
+    return x.float() if isinstance(x, torch.Tensor) and x.dtype == torch.float16 else x
 
 
 def arg(op, name, env):
@@ -32,8 +49,8 @@ def arg(op, name, env):
     if var is None:
         return None
     if isinstance(var, (list, tuple)):
-        return [env[v.name] for v in var]
-    return env[var.name]
+        return [widened(env[v.name]) for v in var]
+    return widened(env[var.name])
 
 
 def value(x):
@@ -58,6 +75,13 @@ def run(op, env):
         assert value(a("pad_type")) == "custom"
         x = padded(a("x"), a("pad"))
         return F.conv2d(x, a("weight"), a("bias"), stride=value(a("strides")), dilation=value(a("dilations")), groups=int(value(a("groups"))))
+    if t == "conv_transpose":
+        # The full transposed convolution, less pad [top, bottom, left, right] (custom padding).
+        assert value(a("pad_type")) == "custom"
+        top, bottom, left, right = [int(p) for p in value(a("pad"))]
+        y = F.conv_transpose2d(a("x"), a("weight"), a("bias"), stride=value(a("strides")), dilation=value(a("dilations")),
+                               groups=int(value(a("groups"))))
+        return y[..., top:y.shape[-2] - bottom, left:y.shape[-1] - right]
     if t in ("max_pool", "avg_pool"):
         assert value(a("pad_type")) == "custom" and not bool(value(a("ceil_mode")))
         kernel, stride = value(a("kernel_sizes")), value(a("strides"))
@@ -94,6 +118,36 @@ def run(op, env):
         return a("x") * a("y")
     if t == "identity":
         return a("x")
+    if t == "upsample_nearest_neighbor":
+        return F.interpolate(a("x"), scale_factor=(int(value(a("scale_factor_height"))), int(value(a("scale_factor_width")))), mode="nearest")
+    if t == "upsample_bilinear":
+        scale = (int(value(a("scale_factor_height"))), int(value(a("scale_factor_width"))))
+        return F.interpolate(a("x"), scale_factor=scale, mode="bilinear", align_corners=bool(value(a("align_corners"))))
+    if t == "pad":
+        top, bottom, left, right = [int(p) for p in value(a("pad"))]
+        mode = value(a("mode")) if op.inputs.get("mode") is not None else "constant"
+        fill = scalar(a("constant_val")) if op.inputs.get("constant_val") is not None else 0.0
+        return F.pad(a("x"), (left, right, top, bottom), mode=mode, **({"value": fill} if mode == "constant" else {}))
+    if t == "crop":
+        (top, bottom), (left, right) = value(a("crop_height")), value(a("crop_width"))
+        x = a("x")
+        return x[..., top:x.shape[-2] - bottom, left:x.shape[-1] - right]
+    if t in ("sqrt", "exp", "abs"):
+        return getattr(torch, t)(a("x"))
+    if t == "rsqrt":
+        return torch.rsqrt(a("x") + scalar(a("epsilon")))
+    if t == "inverse":
+        return 1 / (a("x") + scalar(a("epsilon")))
+    if t == "log":
+        return torch.log(a("x") + scalar(a("epsilon")))
+    if t == "pow":
+        return torch.pow(a("x"), scalar(a("y")))
+    if t == "threshold":
+        return torch.clamp(a("x"), min=scalar(a("alpha")))
+    if t in ("maximum", "minimum"):
+        return (torch.maximum if t == "maximum" else torch.minimum)(a("x"), a("y"))
+    if t == "cast":
+        return a("x").half() if value(a("dtype")) == "fp16" else a("x").float()
     unary = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh, "softsign": F.softsign, "softplus": F.softplus}
     if t in unary:
         return unary[t](a("x"))
@@ -121,14 +175,15 @@ def run(op, env):
 def load_input(path, shape, bgr):
     if path.endswith(".png"):
         from PIL import Image
-        pixels = np.asarray(Image.open(path).convert("L" if shape[1] == 1 else "RGB"), dtype=np.float32)
+        pixels = np.asarray(Image.open(path).convert("L" if shape[1] == 1 else "RGB"), dtype=np.float32)  # an image input: [1, C, H, W]
         pixels = pixels[:, :, None] if pixels.ndim == 2 else pixels
         if bgr:
             pixels = pixels[:, :, ::-1]
         data = pixels.transpose(2, 0, 1)
     else:
         data = np.load(path).astype(np.float32)
-        if data.ndim == 3 and data.shape[2] == shape[1] and data.shape[0] != shape[1]:
+        channels = shape[1] if len(shape) == 4 else shape[0]  # an image's [1, C, H, W], an array's [C, H, W]
+        if data.ndim == 3 and data.shape[2] == channels and data.shape[0] != channels:
             data = data.transpose(2, 0, 1)
     return torch.tensor(np.ascontiguousarray(data)).reshape(shape)
 
@@ -142,22 +197,32 @@ def main():
     (name, var), = function.inputs.items()
     env = {name: load_input(input_path, var.shape, bgr)}
     compared = None
+    rounding = 0
     with torch.no_grad():
         for op in function.operations:
             if op.op_type == "classify":
                 compared = env[op.inputs["probabilities"].name]
                 continue
-            env[op.outputs[0].name] = run(op, env)
+            result = run(op, env)
+            if op.op_type != "const" and op.outputs[0].dtype == types.fp16:
+                result, rounding = result.half(), rounding + 1
+            env[op.outputs[0].name] = result
     if compared is None:
         compared = env[function.outputs[0].name]
-    ours = compared.numpy().reshape(-1).astype(np.float64)
+    ours = compared.float().numpy().reshape(-1).astype(np.float64)
     reference = np.load(reference_path).reshape(-1).astype(np.float64)
     if ours.size != reference.size:
         raise SystemExit(f"run_mlprogram_torch: FAIL {package}: {ours.size} values, the reference has {reference.size}")
-    worst = float(np.max(np.abs(ours - reference) / np.maximum(1, np.abs(reference))))
-    ok = worst <= 1e-4
-    print(f"{'OK' if ok else 'FAIL'} {package}: {len(function.operations)} operations run on torch {torch.__version__}, "
-          f"{ours.size} values within {worst:.2e} * max(1, |ref|) of {reference_path}")
+    if rounding:
+        worst = float(np.max(np.abs(ours - reference)) / max(1.0, float(np.max(np.abs(reference)))))
+        bound = rounding * 2.0**-11
+    else:
+        worst = float(np.max(np.abs(ours - reference) / np.maximum(1, np.abs(reference))))
+        bound = 1e-4
+    ok = worst <= bound
+    precision = f"float16 ({rounding} operations round: bound {bound:.2e})" if rounding else "float32 (bound 1e-4)"
+    print(f"{'OK' if ok else 'FAIL'} {package}: {len(function.operations)} operations run on torch {torch.__version__} in {precision}, "
+          f"{ours.size} values within {worst:.2e} * max(1, {'max ' if rounding else ''}|ref|) of {reference_path}")
     sys.exit(0 if ok else 1)
 
 

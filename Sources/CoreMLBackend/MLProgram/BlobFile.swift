@@ -18,20 +18,20 @@ struct BlobFile {
     /// The name a program's constants use for the file.
     static let referenceName = "@model_path/weights/weight.bin"
     static let alignment = 64
-    /// `BlobDataType::Float32`.
-    static let float32Type: UInt32 = 2
+    /// `BlobDataType::Float32` and `Float16`.
+    static let float32Type: UInt32 = 2, float16Type: UInt32 = 1
     static let sentinel: UInt32 = 0xDEAD_BEEF
 
     /// The blobs in file order, each with its metadata record's offset.
-    private(set) var blobs: [(offset: Int, weights: Weights)] = []
+    private(set) var blobs: [(offset: Int, weights: Weights, float16: Bool)] = []
     private var end = alignment
 
-    /// Adds `weights` as a float32 blob.
+    /// Adds `weights` as a float32 blob, or float16 (cast as `HalfRounding` casts a constant).
     /// - Returns: the offset of its metadata record.
-    mutating func add(_ weights: Weights) -> Int {
+    mutating func add(_ weights: Weights, float16: Bool = false) -> Int {
         let offset = end
-        blobs.append((offset, weights))
-        end = Self.aligned(offset + Self.alignment + weights.count * MemoryLayout<Float>.size)
+        blobs.append((offset, weights, float16))
+        end = Self.aligned(offset + Self.alignment + weights.count * (float16 ? 2 : 4))
         return offset
     }
 
@@ -52,15 +52,23 @@ struct BlobFile {
         var position = Self.alignment
         for blob in blobs {
             try put([UInt8](repeating: 0, count: blob.offset - position), stream, path)
-            let size = blob.weights.count * MemoryLayout<Float>.size
+            let size = blob.weights.count * (blob.float16 ? 2 : 4)
             var metadata = [UInt8](repeating: 0, count: Self.alignment)
             Self.put(Self.sentinel, into: &metadata, at: 0)
-            Self.put(Self.float32Type, into: &metadata, at: 4)
+            Self.put(blob.float16 ? Self.float16Type : Self.float32Type, into: &metadata, at: 4)
             Self.put(UInt64(size), into: &metadata, at: 8)
             Self.put(UInt64(blob.offset + Self.alignment), into: &metadata, at: 16)
             try put(metadata, stream, path)
             for chunk in 0..<blob.weights.chunkCount {
                 try blob.weights.withChunk(chunk) { _, values in
+                    if blob.float16 {
+                        // Cast in pieces of 64K values, so that no second copy of a large tensor is made.
+                        for start in stride(from: 0, to: values.count, by: 65536) {
+                            let halfs = values[start..<min(start + 65536, values.count)].map { HalfRounding.bits($0, count: blob.weights.count).littleEndian }
+                            guard fwrite(halfs, 2, halfs.count, stream) == halfs.count else { throw FileError(path: path, errno: errno, action: "cannot write") }
+                        }
+                        return
+                    }
                     // Float's in-memory bytes are little-endian on every platform Swift runs this on.
                     guard values.isEmpty || fwrite(values.baseAddress!, MemoryLayout<Float>.size, values.count, stream) == values.count else {
                         throw FileError(path: path, errno: errno, action: "cannot write")

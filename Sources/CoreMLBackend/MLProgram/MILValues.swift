@@ -1,3 +1,4 @@
+import CProtobufC
 import CoreMLSchema
 
 // Short names for the protobuf-c structs of Schemas/mil.proto.
@@ -27,6 +28,7 @@ typealias MILInts = CoreML__Specification__MILSpec__TensorValue__RepeatedInts
 typealias MILBools = CoreML__Specification__MILSpec__TensorValue__RepeatedBools
 typealias MILStrings = CoreML__Specification__MILSpec__TensorValue__RepeatedStrings
 typealias MILLongInts = CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts
+typealias MILBytes = CoreML__Specification__MILSpec__TensorValue__RepeatedBytes
 typealias MILListValue = CoreML__Specification__MILSpec__ListValue
 typealias MILDictionaryValue = CoreML__Specification__MILSpec__DictionaryValue
 typealias MILDataType = CoreML__Specification__MILSpec__DataType
@@ -38,6 +40,8 @@ enum MILData {
     case bools([Bool])
     case strings([String])
     case longInts([Int64])
+    /// Float16 values as bit patterns (`HalfRounding`), written little-endian in `bytes` as coremltools writes them.
+    case halfs([UInt16])
 
     var dataType: MILDataType {
         switch self {
@@ -46,6 +50,7 @@ enum MILData {
         case .bools: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__BOOL
         case .strings: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__STRING
         case .longInts: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT64
+        case .halfs: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16
         }
     }
 }
@@ -123,6 +128,11 @@ extension SpecBuilder {
             let repeated: UnsafeMutablePointer<MILLongInts> = new(core_ml__specification__milspec__tensor_value__repeated_long_ints__init)
             (repeated.pointee.n_values, repeated.pointee.values) = (values.count, arena.copy(values))
             (tensor.pointee.value_case, tensor.pointee.longints) = (CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS, repeated)
+        case .halfs(let values):
+            let repeated: UnsafeMutablePointer<MILBytes> = new(core_ml__specification__milspec__tensor_value__repeated_bytes__init)
+            let bytes = values.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+            repeated.pointee.values = ProtobufCBinaryData(len: bytes.count, data: arena.copy(bytes))
+            (tensor.pointee.value_case, tensor.pointee.bytes) = (CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES, repeated)
         }
         let immediate: UnsafeMutablePointer<MILImmediate> = new(core_ml__specification__milspec__value__immediate_value__init)
         (immediate.pointee.value_case, immediate.pointee.tensor) = (CORE_ML__SPECIFICATION__MILSPEC__VALUE__IMMEDIATE_VALUE__VALUE_TENSOR, tensor)
@@ -132,13 +142,13 @@ extension SpecBuilder {
         return value
     }
 
-    /// A float32 tensor stored in the weight file, its metadata record at `offset`.
-    func milBlobValue(shape: [Int], offset: Int) -> UnsafeMutablePointer<MILValue> {
+    /// A float32 (or float16) tensor stored in the weight file, its metadata record at `offset`.
+    func milBlobValue(shape: [Int], offset: Int, float16: Bool = false) -> UnsafeMutablePointer<MILValue> {
         let blob: UnsafeMutablePointer<MILBlobFileValue> = new(core_ml__specification__milspec__value__blob_file_value__init)
         blob.pointee.filename = string(BlobFile.referenceName)
         blob.pointee.offset = UInt64(offset)
         let value: UnsafeMutablePointer<MILValue> = new(core_ml__specification__milspec__value__init)
-        value.pointee.type = milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape)
+        value.pointee.type = milTensorType(float16 ? CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 : CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape)
         (value.pointee.value_case, value.pointee.blobfilevalue) = (CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_BLOB_FILE_VALUE, blob)
         return value
     }

@@ -29,9 +29,9 @@ public enum MLProgramReader {
             guard spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_ML_PROGRAM, let program = spec.pointee.mlprogram else {
                 throw reader.fail("the package's model is not an ML program", at: spec)
             }
-            let model = try reader.program(program, description: spec.pointee.description, blobs: BlobReader(file: weights))
+            let (model, facts) = try reader.program(program, description: spec.pointee.description, blobs: BlobReader(file: weights))
             return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model,
-                              featureTypes: reader.featureTypes(spec.pointee.description!))
+                              featureTypes: reader.featureTypes(spec.pointee.description!), program: facts)
         } catch let error as FileError {
             throw error
         } catch let error as DecodeError {
@@ -44,7 +44,7 @@ public enum MLProgramReader {
     }
 }
 
-/// The float32 blobs of a weight file (MIL blob storage, `BlobFile`),
+/// The float32 and float16 blobs of a weight file (MIL blob storage, `BlobFile`),
 /// borrowed from the mapped file, every record checked against its bounds.
 struct BlobReader {
     struct Failure: Error, CustomStringConvertible, Sendable {
@@ -53,22 +53,32 @@ struct BlobReader {
 
     let file: MappedFile
 
-    /// The `count` float32 values whose metadata record is at `offset`.
+    /// The `count` values whose metadata record is at `offset` (float16 ones made float32).
     func floats(at offset: UInt64, count: Int) throws -> Weights {
         let bytes = file.bytes
         func u32(_ at: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }
         func u64(_ at: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian }
+        func u16(_ at: Int) -> UInt16 { bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self).littleEndian }
         guard bytes.count >= BlobFile.alignment, u32(4) == 2 else { throw Failure(description: "not MIL blob storage version 2") }
         guard let record = Int(exactly: offset), record % BlobFile.alignment == 0, record <= bytes.count - BlobFile.alignment else {
             throw Failure(description: "byte \(offset): no blob record there")
         }
         guard u32(record) == BlobFile.sentinel else { throw Failure(description: "byte \(offset): the blob record's sentinel is wrong") }
-        guard u32(record + 4) == BlobFile.float32Type else {
-            throw Failure(description: "byte \(offset): the blob is of data type \(u32(record + 4)), not float32 (the only one read yet)")
+        let type = u32(record + 4)
+        guard type == BlobFile.float32Type || type == BlobFile.float16Type else {
+            throw Failure(description: "byte \(offset): the blob is of data type \(type), not float32 or float16 (the only ones read yet)")
         }
+        let width: UInt64 = type == BlobFile.float16Type ? 2 : 4
         let size = u64(record + 8), data = u64(record + 16)
-        guard size == UInt64(count) * 4, data % 4 == 0, data <= UInt64(bytes.count), size <= UInt64(bytes.count) - data else {
+        guard size == UInt64(count) * width, data % width == 0, data <= UInt64(bytes.count), size <= UInt64(bytes.count) - data else {
             throw Failure(description: "byte \(offset): the blob's \(size) bytes at \(data) are not the \(count) values its constant declares within the file")
+        }
+        if type == BlobFile.float16Type {
+            var weights = Weights(count: count) { values in
+                for index in 0..<count { values[index] = HalfRounding.value(u16(Int(data) + 2 * index)) }
+            }
+            weights.storedPrecision = .float16
+            return weights
         }
         let start = bytes.baseAddress!.advanced(by: Int(data)).assumingMemoryBound(to: Float.self)
         return Weights(borrowing: UnsafeBufferPointer(start: start, count: count), owner: file)

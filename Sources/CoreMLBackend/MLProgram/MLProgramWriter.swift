@@ -14,7 +14,7 @@ import ModelFormat
 ///     M.mlpackage/Data/com.apple.CoreML/model.mlmodel       the Model message (mlProgram)
 ///     M.mlpackage/Data/com.apple.CoreML/weights/weight.bin  MIL blob storage (`BlobFile`)
 ///
-/// The first slice of issue 36: float32 compute, image inputs, the map
+/// The first slice of issue 36: float32 or float16 compute, image inputs, the map
 /// operations `ProgramLowering` writes, and classifiers; anything else is
 /// refused by name.
 public enum MLProgramWriter {
@@ -25,20 +25,20 @@ public enum MLProgramWriter {
     /// Validates `model` and writes it to the package folder `path`
     /// atomically (`AtomicFolder`): on any failure nothing is left behind
     /// and an existing package is untouched; a folder that is not a
-    /// package is never replaced. `computePrecision` must be float32 for
-    /// now (float16, coremltools' default for a program, is refused).
+    /// package is never replaced. `computePrecision`: float32, or float16
+    /// as coremltools writes it (`ProgramBuilder`).
     /// - Throws: `ModelError` for a model that does not hold together or
     ///   that this slice cannot write (naming the operation), `FileError`
     ///   when the package cannot be written.
     public static func write(_ model: Model, to path: String, inputs: [String] = [], computePrecision: Precision = .float32) throws {
-        guard computePrecision == .float32 else {
-            throw ModelError("\(option: .convertTo) computes in float32 only for now, not \(computePrecision.name)")
+        guard computePrecision == .float32 || computePrecision == .float16 else {
+            throw ModelError("\(option: .convertTo) computes in float32 or float16, not \(computePrecision.name)")
         }
         guard model.detector == nil else { throw ModelError("\(option: .convertTo) does not yet write a detector's pipeline") }
         guard !model.hasTensorInputs else { throw ModelError("\(option: .convertTo) does not yet write rank-N tensor models") }
         let shapes = try model.validate()
         let builder = SpecBuilder()
-        let (spec, blobs) = try builder.mlProgram(model, shapes: shapes)
+        let (spec, blobs) = try builder.mlProgram(model, shapes: shapes, float16: computePrecision == .float16)
         let bytes: [UInt8] = withExtendedLifetime(builder) {
             spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) { message in
                 let size = protobuf_c_message_get_packed_size(message)

@@ -5,12 +5,16 @@ import ModelFormat
 /// the description, and a program of one function `main` in the CoreML5
 /// opset: image preprocessing, the lowered nodes, and for a classifier
 /// coremltools' `classify` operation making the two classifier features.
+/// Computing in float16, the inputs and outputs stay float32 as
+/// coremltools writes them for iOS 15: a `cast` to float16 follows each
+/// input, and one to float32 makes each output and `classify`'s
+/// probabilities (which its definition takes in float32 only).
 extension SpecBuilder {
     static let programOpset = "CoreML5"
     static let programSpecificationVersion: Int32 = 6
 
-    func mlProgram(_ model: Model, shapes: [String: TensorShape]) throws -> (UnsafeMutablePointer<MLModel>, BlobFile) {
-        let program = ProgramBuilder(spec: self)
+    func mlProgram(_ model: Model, shapes: [String: TensorShape], float16: Bool = false) throws -> (UnsafeMutablePointer<MLModel>, BlobFile) {
+        let program = ProgramBuilder(spec: self, float16: float16)
         var interface = model.inputs.map(\.name) + model.outputs.map(\.name)
         if let classifier = model.classifier { interface += [classifier.predictedFeatureName, classifier.probabilitiesName] }
         for name in interface {
@@ -26,18 +30,24 @@ extension SpecBuilder {
             case .image(let image):
                 guard image.meanImage == nil else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write a mean image") }
                 let shape = [1, image.channels, image.height, image.width]
-                lowering.values[input.name] = preprocess(input.name, image, shape: shape, program)
+                let value = float16 ? program.cast(input.name, toFloat16: true, base: input.name + "_to_fp16", shape: shape) : input.name
+                lowering.values[input.name] = preprocess(input.name, value, image, shape: shape, program)
                 return milNamed(input.name, milTensorType(float32, shape))
             case .array(let shape), .tensor(let shape):
                 // The array as the NeuralNetwork file takes it ([C] or [C, H, W]), made a map for the program.
                 let map = lowering.shape(of: input.name)
+                let value = float16 ? program.cast(input.name, toFloat16: true, base: input.name + "_to_fp16", shape: shape) : input.name
                 lowering.values[input.name] = program.operation("reshape", input.name + "_map", [
-                    "x": input.name, "shape": program.constant(input.name + "_map_shape", .ints(map.map { Int32($0) }), shape: [4]),
+                    "x": value, "shape": program.constant(input.name + "_map_shape", .ints(map.map { Int32($0) }), shape: [4]),
                 ], shape: map)
                 return milNamed(input.name, milTensorType(float32, shape))
             }
         }
         for node in model.nodes { try lowering.lower(node) }
+        if let constant = program.overflowingConstant {
+            throw ModelError("constant '\(constant)': a value beyond float16's range (65504), which keeps its operation in float32 in coremltools; "
+                             + "this version computes a program wholly in one precision: give --compute-precision float32")
+        }
 
         var blockOutputs: [String] = []
         if let classifier = model.classifier {
@@ -49,10 +59,15 @@ extension SpecBuilder {
             // Each output as the NeuralNetwork file gives it: [F] or [C, H, W].
             let shape = (shapes[output.name] ?? TensorShape([1])).featureShape
             described.outputs[index].shape = shape
-            program.append("reshape", name: output.name, inputs: [
-                ("x", [program.binding(lowering.values[output.name] ?? output.name)]),
-                ("shape", [program.binding(program.constant(output.name + "_shape", .ints(shape.map { Int32($0) }), shape: [shape.count]))]),
-            ], output: milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
+            let source = lowering.values[output.name] ?? output.name
+            let shapeConstant = program.constant(output.name + "_shape", .ints(shape.map { Int32($0) }), shape: [shape.count])
+            if float16 {
+                let reshaped = program.operation("reshape", output.name + "_fp16", ["x": source, "shape": shapeConstant], shape: shape)
+                program.cast(reshaped, toFloat16: false, base: output.name, exactName: true, shape: shape)
+            } else {
+                program.append("reshape", name: output.name, inputs: [("x", [program.binding(source)]), ("shape", [program.binding(shapeConstant)])],
+                               output: milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
+            }
             blockOutputs.append(output.name)
         }
 
@@ -83,8 +98,8 @@ extension SpecBuilder {
     /// Core ML's image scaler as coremltools writes it for a program:
     /// `mul` by the scale, then `add` of the per-channel biases, each only
     /// when it changes something.
-    private func preprocess(_ name: String, _ image: ImageInput, shape: [Int], _ program: ProgramBuilder) -> String {
-        var value = name
+    private func preprocess(_ name: String, _ input: String, _ image: ImageInput, shape: [Int], _ program: ProgramBuilder) -> String {
+        var value = input
         if image.scale != 1 {
             value = program.operation("mul", name + "_scaled", ["x": value, "y": program.constant(name + "_scale", .floats([image.scale]))], shape: shape)
         }
@@ -101,9 +116,10 @@ extension SpecBuilder {
     /// probability dictionary (float64 values), named as the classifier's features.
     private func classify(_ classifier: Classifier, probabilities: String, shape: [Int], _ program: ProgramBuilder) -> [String] {
         let count = shape.reduce(1, *)
-        let flat = program.operation("reshape", probabilities + "_flat", [
+        var flat = program.operation("reshape", probabilities + "_flat", [
             "x": probabilities, "shape": program.constant(probabilities + "_flat_shape", .ints([1, Int32(count)]), shape: [2]),
         ], shape: [1, count])
+        if program.float16 { flat = program.cast(flat, toFloat16: false, base: probabilities + "_fp32", shape: [1, count]) }
         let classes: [MILData]
         let labelType: MILDataType
         switch classifier.labels {

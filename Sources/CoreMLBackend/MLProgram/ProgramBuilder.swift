@@ -4,18 +4,31 @@ import ModelFormat
 /// The operations of one ML Program function being written, in order:
 /// every operation's parameters are `const` operations before it, as
 /// coremltools writes them; float constants of `blobThreshold` values or
-/// more go to the weight file, smaller ones stay in the program.
+/// more go to the weight file, smaller ones stay in the program. With
+/// `float16`, as coremltools' float16 compute precision writes a program
+/// for iOS 15: every operation computes in float16 and every float
+/// constant is stored in float16 (`HalfRounding`); `cast` operations
+/// convert the float32 inputs and outputs.
 final class ProgramBuilder {
     /// coremltools' rule: a constant of 10 elements or more is a blob.
     static let blobThreshold = 10
 
     let spec: SpecBuilder
+    let float16: Bool
+    /// The first constant holding a value beyond float16's range (`HalfRounding.overflows`), when `float16`.
+    private(set) var overflowingConstant: String?
     private(set) var operations: [UnsafeMutablePointer<MILOperation>] = []
     private(set) var blobs = BlobFile()
     private var usedNames: Set<String> = []
 
-    init(spec: SpecBuilder) {
+    init(spec: SpecBuilder, float16: Bool = false) {
         self.spec = spec
+        self.float16 = float16
+    }
+
+    /// The data type of the values operations compute.
+    var computeType: MILDataType {
+        float16 ? CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 : CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32
     }
 
     /// Claims `name` as is (an input or output of the model).
@@ -52,6 +65,11 @@ final class ProgramBuilder {
     /// - Returns: its value's name.
     func constant(_ base: String, _ data: MILData, shape: [Int]? = nil) -> String {
         let name = freshName(base)
+        var data = data
+        if float16, case .floats(let values) = data {
+            if overflowingConstant == nil, values.contains(where: HalfRounding.overflows) { overflowingConstant = name }
+            data = .halfs(HalfRounding.bits(values))
+        }
         let value = spec.milValue(data, shape: shape)
         append("const", name: name, inputs: [], output: value.pointee.type, attributes: [spec.milEntry("val", value)])
         return name
@@ -63,7 +81,14 @@ final class ProgramBuilder {
         guard weights.count >= Self.blobThreshold else { return constant(base, .floats(weights.values), shape: shape) }
         spec.retain(weights)
         let name = freshName(base)
-        let value = spec.milBlobValue(shape: shape, offset: blobs.add(weights))
+        if float16, overflowingConstant == nil {
+            for chunk in 0..<weights.chunkCount {
+                weights.withChunk(chunk) { _, values in
+                    if values.contains(where: HalfRounding.overflows) { overflowingConstant = name }
+                }
+            }
+        }
+        let value = spec.milBlobValue(shape: shape, offset: blobs.add(weights, float16: float16), float16: float16)
         append("const", name: name, inputs: [], output: value.pointee.type, attributes: [spec.milEntry("val", value)])
         return name
     }
@@ -80,8 +105,18 @@ final class ProgramBuilder {
     @discardableResult
     func operation(_ type: String, _ base: String, _ inputs: [(String, [String])], shape: [Int]) -> String {
         let name = freshName(base)
-        append(type, name: name, inputs: inputs.map { ($0.0, $0.1.map(binding)) },
-               output: spec.milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
+        append(type, name: name, inputs: inputs.map { ($0.0, $0.1.map(binding)) }, output: spec.milTensorType(computeType, shape))
+        return name
+    }
+
+    /// A `cast` of `x` to float16 or float32, named `name` as it is (a
+    /// reserved output name) or made fresh from `base`.
+    @discardableResult
+    func cast(_ x: String, toFloat16: Bool, base: String, exactName: Bool = false, shape: [Int]) -> String {
+        let name = exactName ? base : freshName(base)
+        let dtype = constant(name + "_dtype", .strings([toFloat16 ? "fp16" : "fp32"]))
+        append("cast", name: name, inputs: [("x", [binding(x)]), ("dtype", [binding(dtype)])],
+               output: spec.milTensorType(toFloat16 ? CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 : CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
         return name
     }
 

@@ -1,19 +1,21 @@
 import ModelFormat
 
-/// Convolution and pooling: every padding is written as MIL's `custom`
+/// Convolution, deconvolution and pooling: every padding is written as MIL's `custom`
 /// amounts `[top, bottom, left, right]`, computed from the IR's shapes, so
 /// that no padding rule of MIL's has to match one of the source framework.
 extension ProgramLowering {
     func convolution(_ convolution: Convolution, _ input: String, node: Node, shape: [Int]) throws -> String {
-        guard !convolution.isDeconvolution else { throw refusal(node, "deconvolution") }
         let name = node.name
         let source = self.shape(of: node.inputs[0])
-        let pads = try self.pads(convolution.padding, input: source, output: shape, kernel: convolution.kernel,
-                                 stride: convolution.stride, dilation: convolution.dilation, node: node)
+        let pads = convolution.isDeconvolution ? try deconvolutionPads(convolution, input: source, output: shape, node: node)
+            : try self.pads(convolution.padding, input: source, output: shape, kernel: convolution.kernel,
+                            stride: convolution.stride, dilation: convolution.dilation, node: node)
+        let weightShape = convolution.isDeconvolution
+            ? [convolution.kernelChannels, convolution.outputChannels / convolution.groups, convolution.kernel.height, convolution.kernel.width]
+            : [convolution.outputChannels, convolution.kernelChannels, convolution.kernel.height, convolution.kernel.width]
         var arguments: [(String, [String])] = [
             ("x", [input]),
-            ("weight", [program.constant(name + "_weight", convolution.weights,
-                                         shape: [convolution.outputChannels, convolution.kernelChannels, convolution.kernel.height, convolution.kernel.width])]),
+            ("weight", [program.constant(name + "_weight", convolution.weights, shape: weightShape)]),
         ]
         if let bias = convolution.bias { arguments.append(("bias", [program.constant(name + "_bias", bias, shape: [convolution.outputChannels])])) }
         arguments += [
@@ -23,7 +25,25 @@ extension ProgramLowering {
             ("dilations", [program.constant(name + "_dilations", .ints([Int32(convolution.dilation.height), Int32(convolution.dilation.width)]), shape: [2])]),
             ("groups", [program.constant(name + "_groups", .ints([Int32(convolution.groups)]))]),
         ]
-        return program.operation("conv", name, arguments, shape: shape)
+        return program.operation(convolution.isDeconvolution ? "conv_transpose" : "conv", name, arguments, shape: shape)
+    }
+
+    /// A deconvolution's `[top, bottom, left, right]` for conv_transpose's
+    /// custom padding, whose output is the full one, (in - 1) * stride +
+    /// (kernel - 1) * dilation + 1, less the pads: the top and left ones
+    /// where the IR's output starts in the full one (the forward
+    /// convolution's padding, as the runtime takes it), the bottom and
+    /// right ones what is left past the IR's output.
+    func deconvolutionPads(_ convolution: Convolution, input: [Int], output: [Int], node: Node) throws -> [Int] {
+        let forward = try pads(convolution.padding, input: output, output: input, kernel: convolution.kernel,
+                               stride: convolution.stride, dilation: convolution.dilation, node: node)
+        let fullHeight = (input[2] - 1) * convolution.stride.height + (convolution.kernel.height - 1) * convolution.dilation.height + 1
+        let fullWidth = (input[3] - 1) * convolution.stride.width + (convolution.kernel.width - 1) * convolution.dilation.width + 1
+        let pads = [forward[0], fullHeight - output[2] - forward[0], forward[2], fullWidth - output[3] - forward[2]]
+        guard pads.allSatisfy({ $0 >= 0 }) else {
+            throw refusal(node, "a deconvolution whose output (\(output[2])x\(output[3])) runs past its full \(fullHeight)x\(fullWidth)")
+        }
+        return pads
     }
 
     func pooling(_ pooling: Pooling, _ input: String, node: Node, shape: [Int]) throws -> String {

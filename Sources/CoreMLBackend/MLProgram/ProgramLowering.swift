@@ -70,6 +70,22 @@ struct ProgramLowering {
             result = program.operation("add", name, ["x": inputs[0], "y": program.constant(name + "_bias", bias.bias, shape: Self.broadcastShape(bias.shape))], shape: shape)
         case .activation(let activation):
             result = try self.activation(activation, inputs[0], node: node, shape: shape)
+        case .upsample(let upsample):
+            result = try self.upsample(upsample, inputs[0], node: node, shape: shape)
+        case .padding(let padding):
+            result = self.padding(padding, inputs[0], node: node, shape: shape)
+        case .crop(let crop):
+            result = try self.crop(crop, inputs[0], node: node, shape: shape)
+        case .permute(let axes):
+            result = try permute(axes, inputs[0], node: node, shape: shape)
+        case .maximum:
+            result = pairwise("maximum", inputs, name: name, shape: shape)
+        case .minimum:
+            result = pairwise("minimum", inputs, name: name, shape: shape)
+        case .average:
+            result = average(inputs, name: name, shape: shape)
+        case .unary(let unary):
+            result = try self.unary(unary, inputs[0], node: node, shape: shape)
         case .add(let constant):
             result = elementwise("add", inputs, constant: constant, neutral: 0, name: name, shape: shape)
         case .multiply(let constant):
@@ -106,11 +122,7 @@ struct ProgramLowering {
     private func elementwise(_ op: String, _ inputs: [String], constant: Float, neutral: Float, name: String, shape: [Int]) -> String {
         var terms = inputs
         if constant != neutral || terms.count == 1 { terms.append(program.constant(name + "_constant", .floats([constant]))) }
-        var current = terms[0]
-        for (index, term) in terms.dropFirst().enumerated() {
-            current = program.operation(op, index == terms.count - 2 ? name : "\(name)_\(index)", ["x": current, "y": term], shape: shape)
-        }
-        return current
+        return pairwise(op, terms, name: name, shape: shape)
     }
 
     /// A per-channel (`[C]`), per-position (`[C, H, W]`) or single (`[1]`)

@@ -12,6 +12,9 @@ extension ProgramRaising {
         let name = CArrays.string(first.pointee.name)
         let shape = try outputShape(operation)
         programShapes[name] = shape
+        if type != "const", type != "cast", first.pointee.type?.pointee.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 {
+            computesInFloat16 = true
+        }
         func node(_ op: Op, _ inputs: [String]) {
             nodes.append(Node(name: name, operation: op, inputs: inputs, outputs: [name]))
             values[name] = .tensor(name)
@@ -21,13 +24,15 @@ extension ProgramRaising {
             guard let entry = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes)
                 .first(where: { CArrays.string($0?.pointee.key) == "val" }) ?? nil else { throw fail("const '\(name)' has no value", operation) }
             values[name] = .constant(try constant(entry.pointee.value))
-        case "conv":
+        case "conv", "conv_transpose":
+            // conv's weight is [C_out, C_in / groups, kH, kW], conv_transpose's [C_in, C_out / groups, kH, kW] (the IR's deconvolution's).
             let weights = try constant(operation, "weight")
-            guard let kernel = weights?.floats, let shape4 = weights?.shape, shape4.count == 4 else { throw fail("conv '\(name)' has no 4-D weight", operation) }
+            guard let kernel = weights?.floats, let shape4 = weights?.shape, shape4.count == 4 else { throw fail("\(type) '\(name)' has no 4-D weight", operation) }
             let strides = try ints(operation, "strides"), dilations = try ints(operation, "dilations"), pads = try self.pads(operation)
-            let convolution = Convolution(outputChannels: shape4[0], kernelChannels: shape4[1], groups: try ints(operation, "groups").first ?? 1,
-                                          kernel: Size2(shape4[2], shape4[3]), stride: Size2(strides[0], strides[1]),
-                                          dilation: Size2(dilations[0], dilations[1]), padding: .explicit(pads),
+            let groups = try ints(operation, "groups").first ?? 1, transposed = type == "conv_transpose"
+            let convolution = Convolution(outputChannels: transposed ? shape4[1] * groups : shape4[0], kernelChannels: transposed ? shape4[0] : shape4[1],
+                                          groups: groups, kernel: Size2(shape4[2], shape4[3]), stride: Size2(strides[0], strides[1]),
+                                          dilation: Size2(dilations[0], dilations[1]), padding: .explicit(pads), isDeconvolution: transposed,
                                           weights: kernel, bias: try constant(operation, "bias")?.floats)
             node(.convolution(convolution), [try tensor(operation, "x")])
         case "max_pool", "avg_pool":
@@ -48,9 +53,43 @@ extension ProgramRaising {
         case "reshape":
             try reshape(operation, name: name, shape: shape)
         case "transpose":
-            guard try ints(operation, "perm") == [0, 2, 3, 1] else { throw fail("transpose '\(name)' is not a flatten's", operation) }
-            values[name] = .transposed(try tensor(operation, "x"))
+            // A permute, or the first half of a channel-last flatten (then a permute and a flatten of its output, the same values).
+            let perm = try ints(operation, "perm")
+            guard perm.count == 4, perm[0] == 0, perm.sorted() == [0, 1, 2, 3] else { throw fail("transpose '\(name)' moves the batch axis", operation) }
+            node(.permute(axes: perm), [try tensor(operation, "x")])
+        case "pad":
+            let pads = try ints(operation, "pad"), mode = try constant(operation, "mode")?.strings.first ?? "constant"
+            guard pads.count == 4 else { throw fail("pad '\(name)' does not pad the last two axes", operation) }
+            let kind: Padding.Kind
+            switch mode {
+            case "constant": kind = .constant(try constant(operation, "constant_val") == nil ? 0 : try float(operation, "constant_val"))
+            case "reflect": kind = .reflection
+            case "replicate": kind = .replication
+            default: throw fail("pad '\(name)' has mode '\(mode)'", operation)
+            }
+            node(.padding(Padding(kind: kind, edges: Edges(top: pads[0], bottom: pads[1], left: pads[2], right: pads[3]))), [try tensor(operation, "x")])
+        case "crop":
+            let height = try ints(operation, "crop_height"), width = try ints(operation, "crop_width")
+            guard height.count == 2, width.count == 2 else { throw fail("crop '\(name)' has no [begin, end] amounts", operation) }
+            node(.crop(.edges(Edges(top: height[0], bottom: height[1], left: width[0], right: width[1]))), [try tensor(operation, "x")])
+        case "sqrt", "exp", "abs":
+            node(.unary(Unary(kind: type == "sqrt" ? .sqrt : type == "exp" ? .exp : .abs)), [try tensor(operation, "x")])
+        case "rsqrt", "inverse", "log":
+            let kind: Unary.Kind = type == "rsqrt" ? .rsqrt : type == "inverse" ? .inverse : .log
+            node(.unary(Unary(kind: kind, epsilon: try float(operation, "epsilon"))), [try tensor(operation, "x")])
+        case "pow":
+            node(.unary(Unary(kind: .power, alpha: try float(operation, "y"))), [try tensor(operation, "x")])
+        case "threshold":
+            node(.unary(Unary(kind: .threshold, alpha: try float(operation, "alpha"))), [try tensor(operation, "x")])
+        case "maximum", "minimum":
+            node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
         case "identity":
+            values[name] = .tensor(try tensor(operation, "x"))
+        case "cast":
+            // Between a float32 input or output and float16 compute: the same values.
+            guard let dtype = try constant(operation, "dtype")?.strings.first, dtype == "fp16" || dtype == "fp32" else {
+                throw fail("cast '\(name)' is not to fp16 or fp32", operation)
+            }
             values[name] = .tensor(try tensor(operation, "x"))
         case "batch_norm":
             let mean = try floats(operation, "mean")
@@ -86,6 +125,11 @@ extension ProgramRaising {
             node(.softmax, [try tensor(operation, "x")])
         case "classify":
             try classify(operation)
+        case "upsample_nearest_neighbor", "upsample_bilinear":
+            let scale = Size2(try ints(operation, "scale_factor_height").first ?? 1, try ints(operation, "scale_factor_width").first ?? 1)
+            let upsample = type == "upsample_nearest_neighbor" ? Upsample(scale: scale)
+                : Upsample(scale: scale, mode: .bilinear, alignment: try bool(operation, "align_corners") ? .alignCorners : .halfPixel)
+            node(.upsample(upsample), [try tensor(operation, "x")])
         default:
             guard let activation = try activation(type, operation) else {
                 throw fail("operation '\(name)' is a \(type), which is not read yet (a program this toolkit writes has none)", operation)
@@ -130,14 +174,11 @@ extension ProgramRaising {
         return Edges(top: pads[0], bottom: pads[1], left: pads[2], right: pads[3])
     }
 
-    /// A reshape to another map is a flatten (after a transpose: channel
-    /// last) or a reshape node; any other is a view of the same values.
+    /// A reshape to another map is a flatten or a reshape node; any other
+    /// is a view of the same values.
     mutating func reshape(_ operation: UnsafeMutablePointer<MILOperation>, name: String, shape: [Int]) throws {
         guard let source = try argument(operation, "x")?.first else { throw fail("reshape '\(name)' has no x", operation) }
         switch source {
-        case .transposed(let tensor):
-            nodes.append(Node(name: name, operation: .flatten(.channelLast), inputs: [tensor], outputs: [name]))
-            values[name] = .tensor(name)
         case .tensor(let tensor):
             let from = programShapes[tensor] ?? []
             guard shape.count == 4, shape[0] == 1, from.count == 4, from != shape else {

@@ -3,11 +3,9 @@ import CoreMLSchema
 import Protobuf
 
 /// What a program value is while it is read back: a tensor of the IR (a
-/// map, whatever view of it the program reshapes to), a map transposed to
-/// [1, H, W, C] awaiting its flatten, or a constant.
+/// map, whatever view of it the program reshapes to), or a constant.
 enum ProgramValue {
     case tensor(String)
-    case transposed(String)
     case constant(ProgramConstant)
 }
 
@@ -26,7 +24,7 @@ extension SpecReader {
     /// operations raised back into IR nodes (`raise`), the classifier from
     /// its `classify`, inputs and outputs from the description.
     func program(_ program: UnsafeMutablePointer<MILProgram>, description: UnsafeMutablePointer<MLModelDescription>?,
-                 blobs: BlobReader) throws -> Model {
+                 blobs: BlobReader) throws -> (Model, ProgramFacts) {
         guard let description else { throw fail("the model has no description (inputs and outputs)", at: program) }
         let functions = CArrays.buffer(program.pointee.functions, program.pointee.n_functions)
         guard let entry = functions.first(where: { CArrays.string($0?.pointee.key) == "main" }) ?? nil, let function = entry.pointee.value else {
@@ -39,6 +37,7 @@ extension SpecReader {
         }
         var inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0) }
         var raising = ProgramRaising(reader: self, blobs: blobs)
+        var counts: [String: Int] = [:]
         for input in inputs {
             raising.values[input.name] = .tensor(input.name)
             raising.images[input.name] = input.image
@@ -48,6 +47,7 @@ extension SpecReader {
         }
         for case let operation? in CArrays.buffer(block.pointee.operations, block.pointee.n_operations) {
             try raising.raise(operation)
+            counts[CArrays.string(operation.pointee.type), default: 0] += 1
         }
         for index in inputs.indices {
             if let image = raising.images[inputs[index].name] { inputs[index].kind = .image(image) }
@@ -61,8 +61,12 @@ extension SpecReader {
             guard case .tensor(let tensor)? = raising.values[name] else { throw fail("no operation makes the output '\(name)'", at: feature) }
             raising.rename(tensor, to: name)
         }
-        return Model(inputs: inputs, outputs: outputs, nodes: raising.nodes, classifier: raising.classifier,
-                     metadata: metadata(description.pointee.metadata))
+        var model = Model(inputs: inputs, outputs: outputs, nodes: raising.nodes, classifier: raising.classifier,
+                          metadata: metadata(description.pointee.metadata))
+        model.computesInFloat16 = raising.computesInFloat16
+        let operationCounts = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (type: $0.key, count: $0.value) }
+        return (model, ProgramFacts(opset: opset, operationCounts: operationCounts, computesInFloat16: raising.computesInFloat16,
+                                    weightFileBytes: blobs.file.bytes.count))
     }
 }
 
@@ -75,6 +79,8 @@ struct ProgramRaising {
     var programShapes: [String: [Int]] = [:]
     var nodes: [Node] = []
     var classifier: Classifier?
+    /// Whether an operation computes in float16 (the program was written with float16 compute precision).
+    var computesInFloat16 = false
     /// The image inputs, their preprocessing filled in as it is read.
     var images: [String: ImageInput] = [:]
 
@@ -198,6 +204,15 @@ struct ProgramRaising {
                 result.strings = CArrays.strings(tensor.pointee.strings.pointee.values, tensor.pointee.strings.pointee.n_values)
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS:
                 result.longInts = CArrays.array(tensor.pointee.longints.pointee.values, tensor.pointee.longints.pointee.n_values)
+            case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES:
+                // Float16 values, little-endian (the only type written as bytes yet).
+                guard type.pointee.tensortype.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 else {
+                    throw fail("a constant in bytes that is not float16", tensor)
+                }
+                let bytes = tensor.pointee.bytes.pointee.values
+                let halfs = (0..<bytes.len / 2).map { UInt16(bytes.data[2 * $0]) | UInt16(bytes.data[2 * $0 + 1]) << 8 }
+                result.floats = Weights(halfs.map(HalfRounding.value))
+                result.floats?.storedPrecision = .float16
             default:
                 throw fail("an immediate value of a kind not read yet", tensor)
             }

@@ -42,6 +42,7 @@ typedef struct CoreML__Specification__MILSpec__TensorValue__RepeatedInts CoreML_
 typedef struct CoreML__Specification__MILSpec__TensorValue__RepeatedBools CoreML__Specification__MILSpec__TensorValue__RepeatedBools;
 typedef struct CoreML__Specification__MILSpec__TensorValue__RepeatedStrings CoreML__Specification__MILSpec__TensorValue__RepeatedStrings;
 typedef struct CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts;
+typedef struct CoreML__Specification__MILSpec__TensorValue__RepeatedBytes CoreML__Specification__MILSpec__TensorValue__RepeatedBytes;
 typedef struct CoreML__Specification__MILSpec__ListValue CoreML__Specification__MILSpec__ListValue;
 typedef struct CoreML__Specification__MILSpec__DictionaryValue CoreML__Specification__MILSpec__DictionaryValue;
 typedef struct CoreML__Specification__MILSpec__DictionaryValue__KeyValuePair CoreML__Specification__MILSpec__DictionaryValue__KeyValuePair;
@@ -449,13 +450,27 @@ struct  CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts
     , 0,NULL }
 
 
+/*
+ * Float16 values (and other sub-32-bit types), little-endian, as coremltools writes them.
+ */
+struct  CoreML__Specification__MILSpec__TensorValue__RepeatedBytes
+{
+  ProtobufCMessage base;
+  ProtobufCBinaryData values;
+};
+#define CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__REPEATED_BYTES__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__milspec__tensor_value__repeated_bytes__descriptor) \
+    , {0,NULL} }
+
+
 typedef enum {
   CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE__NOT_SET = 0,
   CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_FLOATS = 1,
   CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_INTS = 2,
   CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BOOLS = 3,
   CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_STRINGS = 4,
-  CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS = 5
+  CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS = 5,
+  CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES = 7
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE__CASE)
 } CoreML__Specification__MILSpec__TensorValue__ValueCase;
 
@@ -472,6 +487,7 @@ struct  CoreML__Specification__MILSpec__TensorValue
     CoreML__Specification__MILSpec__TensorValue__RepeatedBools *bools;
     CoreML__Specification__MILSpec__TensorValue__RepeatedStrings *strings;
     CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts *longints;
+    CoreML__Specification__MILSpec__TensorValue__RepeatedBytes *bytes;
   };
 };
 #define CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__INIT \
@@ -798,6 +814,9 @@ void   core_ml__specification__milspec__tensor_value__repeated_strings__init
 /* CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts methods */
 void   core_ml__specification__milspec__tensor_value__repeated_long_ints__init
                      (CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts         *message);
+/* CoreML__Specification__MILSpec__TensorValue__RepeatedBytes methods */
+void   core_ml__specification__milspec__tensor_value__repeated_bytes__init
+                     (CoreML__Specification__MILSpec__TensorValue__RepeatedBytes         *message);
 /* CoreML__Specification__MILSpec__TensorValue methods */
 void   core_ml__specification__milspec__tensor_value__init
                      (CoreML__Specification__MILSpec__TensorValue         *message);
@@ -938,6 +957,9 @@ typedef void (*CoreML__Specification__MILSpec__TensorValue__RepeatedStrings_Clos
 typedef void (*CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts_Closure)
                  (const CoreML__Specification__MILSpec__TensorValue__RepeatedLongInts *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__MILSpec__TensorValue__RepeatedBytes_Closure)
+                 (const CoreML__Specification__MILSpec__TensorValue__RepeatedBytes *message,
+                  void *closure_data);
 typedef void (*CoreML__Specification__MILSpec__TensorValue_Closure)
                  (const CoreML__Specification__MILSpec__TensorValue *message,
                   void *closure_data);
@@ -984,6 +1006,7 @@ extern const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_
 extern const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_value__repeated_bools__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_value__repeated_strings__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_value__repeated_long_ints__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__milspec__tensor_value__repeated_bytes__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__milspec__list_value__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__milspec__dictionary_value__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__milspec__dictionary_value__key_value_pair__descriptor;

@@ -1,0 +1,37 @@
+/// Float32 constants as coremltools' `FP16ComputePrecision` pass
+/// (passes/defs/quantization.py) casts them for a program computing in
+/// float16 (iOS 15): each value rounded to the nearest float16 (ties to
+/// even); a finite value of 1e38 or more saturated to ±65504
+/// (`_check_overflow_to_inf`); in a constant of fewer than 400 values, a
+/// non-zero value that rounds to zero made the smallest subnormal of its
+/// sign (`_check_underflow_to_zero`). A constant holding a finite value
+/// over 65504 and under 1e38 keeps its operation in float32 in coremltools
+/// (`fp16_overflow`); `ProgramBuilder` refuses it instead.
+enum HalfRounding {
+    static let largest: Float = 65504
+    /// The pass's smallest-subnormal rule holds for constants of fewer values than this.
+    static let underflowRuleLimit = 400
+
+    /// Whether `value` keeps an operation in float32 in coremltools.
+    static func overflows(_ value: Float) -> Bool {
+        abs(value) > largest && abs(value) < 1e38
+    }
+
+    /// The float16 bit pattern `value` is cast to in a constant of `count` values.
+    static func bits(_ value: Float, count: Int) -> UInt16 {
+        if value.isFinite, abs(value) >= 1e38 { return Float16(value.sign == .minus ? -largest : largest).bitPattern }
+        let half = Float16(value)
+        if half == 0, value != 0, count < underflowRuleLimit { return value.sign == .minus ? 0x8001 : 0x0001 }
+        return half.bitPattern
+    }
+
+    /// `values` as `bits(_:count:)` casts them, the constant's size their count.
+    static func bits(_ values: [Float]) -> [UInt16] {
+        values.map { bits($0, count: values.count) }
+    }
+
+    /// The float32 value of a float16 bit pattern.
+    static func value(_ bits: UInt16) -> Float {
+        Float(Float16(bitPattern: bits))
+    }
+}
