@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "FileIO", dependencies: ["CFileIO", "Naming"], path: upstream("FileIO")),
         .target(name: "Protobuf", dependencies: ["CProtobufC", "CProtobufFile", "FileIO", "Threads"], path: upstream("Protobuf")),
         .target(name: "ModelFormat", dependencies: ["Threads", "Naming"], path: upstream("ModelFormat")),
-        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "CoreMLSchema", "CProtobufC", "Threads"],
+        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "CoreMLSchema", "CProtobufC", "Threads", "Naming"],
                 path: upstream("CoreMLBackend")),
         .target(name: "CodeGeneration", dependencies: ["CoreMLBackend", "ModelFormat", "FileIO"], path: upstream("CodeGeneration")),
         .target(name: "Images", path: upstream("Images")),

@@ -23,6 +23,7 @@ extension OptionName {
         case .rowsPerClass: "--rows-per-class"
         case .ignoreTopK: "--ignore-top-k"
         case .convertTo: "--convert-to mlprogram"
+        case .computePrecision: "--compute-precision"
         }
     }
 }

@@ -4,7 +4,7 @@
 /// `inputShapes`, `imageInputNames`); the command-line programs name it by
 /// their flag (`--input-shape`), through `String.namingOptions`.
 public enum OptionName: String, Sendable, CaseIterable {
-    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json, detector, classLabels, rowsPerClass, ignoreTopK, convertTo
+    case inputShape, imageInput, yoloAnchors, addSoftmax, classMap, weightStats, probe, allowNonFinite, confidenceThreshold, genericKernels, weights, json, detector, classLabels, rowsPerClass, ignoreTopK, convertTo, computePrecision
 
     /// How the library's API spells it.
     public var libraryName: String {
@@ -26,6 +26,7 @@ public enum OptionName: String, Sendable, CaseIterable {
         case .rowsPerClass: "detectorRowsPerClass"
         case .ignoreTopK: "ignoresCandidateCap"
         case .convertTo: "MLProgramWriter"
+        case .computePrecision: "computePrecision"
         }
     }
 

@@ -1,5 +1,6 @@
 import CoreMLSchema
 import ModelFormat
+import Naming
 
 /// The Model message of an ML Program: specification version 6 (iOS 15),
 /// the description, and a program of one function `main` in the CoreML5
@@ -46,7 +47,7 @@ extension SpecBuilder {
         for node in model.nodes { try lowering.lower(node) }
         if let constant = program.overflowingConstant {
             throw ModelError("constant '\(constant)': a value beyond float16's range (65504), which keeps its operation in float32 in coremltools; "
-                             + "this version computes a program wholly in one precision: give --compute-precision float32")
+                             + "this version computes a program wholly in one precision: give \(option: .computePrecision) float32")
         }
 
         var blockOutputs: [String] = []
