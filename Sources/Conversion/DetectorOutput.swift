@@ -70,7 +70,8 @@ extension ConversionOptions {
             throw ModelError("\(flag) reads boxes in pixels of the model's one input, an image, and the model's inputs are "
                              + model.inputs.map(\.name).joined(separator: ", "))
         }
-        try takeExporterMetadata(metadata, flag: flag)  // the file's own entries, with the user's (the model's are set last)
+        // The file's own entries, with the user's (the model's metadata is set last).
+        let metadataNames = classLabels == nil ? try Self.exporterNames(metadata, flag: flag) : nil
         let output = model.outputs[0].name
         var shapes = try ShapeInference.shapes(of: model)
         let dimensions = shapes[output]?.dimensions ?? []
@@ -85,11 +86,19 @@ extension ConversionOptions {
         guard classes >= 1 else {
             throw ModelError("\(flag): output '\(output)' \(dimensions) has no class columns after the \(layout.boxColumns) of a box")
         }
-        if classLabels?.count == otherClasses, classLabels?.count != classes {
+        let labelCount = classLabels?.count ?? metadataNames?.count
+        if labelCount == otherClasses, labelCount != classes {
             throw ModelError("\(flag): output '\(output)' \(dimensions) holds \(otherClasses) classes as \(other.rawValue) lays them out, "
                              + "as many as the labels: give \(option: .detector) \(other.rawValue)")
         }
-        if classLabels == nil, rows < columns {
+        if let names = metadataNames {
+            guard names.count == classes else {
+                throw ModelError("\(flag): the model's metadata names \(names.count) classes ('names'), and output '\(output)' "
+                                 + "\(dimensions) holds \(classes): give \(option: .classLabels)")
+            }
+            classLabels = .strings(names)
+        }
+        if labelCount == nil, rows < columns {
             throw ModelError("\(flag): output '\(output)' \(dimensions) would be \(rows) boxes of \(classes) classes, fewer boxes than columns: "
                              + "is it \(other.rawValue)'s layout? Give \(option: .classLabels) to convert it as it is")
         }
@@ -105,18 +114,15 @@ extension ConversionOptions {
 
     /// What Ultralytics' exporter writes into a model's metadata: a `task`
     /// other than detect (pose, segment, obb: more columns than boxes and
-    /// classes) is refused; `names` (a Python dict's or list's text) are
-    /// the class labels unless labels were given.
-    public mutating func takeExporterMetadata(_ metadata: Metadata, flag: String) throws {
+    /// classes) is refused; its `names` (a Python dict's or list's text)
+    /// are returned, to label the classes (nil: none, or not readable).
+    static func exporterNames(_ metadata: Metadata, flag: String) throws -> [String]? {
         let entries = Dictionary(metadata.userDefined.map { ($0.key, $0.value) }) { first, _ in first }
         if let task = entries["task"], task != "detect" {
-            throw ModelError("\(flag): the model's metadata says its task is '\(task)' (an Ultralytics export); its output holds more than "
-                             + "boxes and class scores: convert a detection model (task detect)")
+            throw ModelError("\(flag): the model's metadata says its task is '\(TextEscaping.line(task))' (an Ultralytics export); its output "
+                             + "holds more than boxes and class scores: convert a detection model (task detect)")
         }
-        if classLabels == nil, let text = entries["names"], let names = Self.pythonNames(text), !names.isEmpty {
-            classLabels = .strings(names)
-            classLabelsSource = "the model's metadata 'names'"
-        }
+        return entries["names"].flatMap(pythonNames).flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// The strings of a Python literal as `str()` writes a names table:

@@ -102,7 +102,8 @@ final class DetectorOutputTests: XCTestCase {
         plain.imageInputNames = ["images"]
         let network = try ONNXConverter.convert(model: folder(.yolov8).appendingPathComponent("model.onnx").path, options: plain)
         for (key, value, expected) in [("task", "pose", "the model's metadata says its task is 'pose' (an Ultralytics export)"),
-                                       ("names", "{0: 'cat', 1: 'dog'}", "the model's metadata 'names': 2 class labels, and the yolov8 output 'output0' detects 3 classes")] {
+                                       ("names", "{0: 'cat', 1: 'dog'}", "the model's metadata names 2 classes ('names'), and output 'output0' [1, 7, 84] holds 3: give classLabels"),
+                                       ("task", "detect\n\u{1B}[2J", "its task is 'detect\\n\\u{1B}[2J'")] {
             var model = network
             var options = ConversionOptions()
             options.detectorOutput = .yolov8
