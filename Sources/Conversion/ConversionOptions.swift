@@ -207,33 +207,6 @@ public struct ConversionOptions: Sendable {
         }
     }
 
-    /// With `yoloAnchors`, the model's one output is a YOLOv2 grid: it is
-    /// decoded as layers (`YOLORegion`; C from the labels, else from the
-    /// grid's channels) and the model becomes a detector (thresholds from
-    /// `detectionThresholds`, else Darknet's 0.45 and 0.25; per class),
-    /// the labels its classes'.
-    /// - Throws: `ModelError` when the model has not one [A * (5 + C), H, W]
-    ///   output; `ConversionOptionError` for labels that do not fit.
-    public mutating func applyYOLODecoding(to model: inout Model) throws {
-        guard let anchors = yoloAnchors else {
-            if detectorOutput == nil, detectionThresholds.iou != nil || detectionThresholds.confidence != nil {
-                throw ConversionOptionError("thresholds apply to a detector: give \(option: .yoloAnchors) for a YOLOv2 output")
-            }
-            return
-        }
-        guard model.outputs.count == 1, model.classifier == nil, model.detector == nil else {
-            throw ModelError("\(option: .yoloAnchors) decodes one YOLOv2 output, and the model has \(model.outputs.count): \(model.outputs.map(\.name))")
-        }
-        let grid = model.outputs[0].name
-        var shapes = try ShapeInference.shapes(of: model)
-        let shape = shapes[grid]!
-        let decoding = try YOLORegion(anchorValues: anchors, classes: classLabels?.count, gridChannels: shape.dimensions.count == 3 ? shape.channels : -1)
-        let detector = try takeDetector(classes: decoding.classes, source: "the YOLOv2 output '\(grid)'", defaults: darknetThresholds)
-        _ = try ShapeInference.append(try decoding.nodes(grid: grid, shape: shape), to: &model.nodes, shapes: &shapes)
-        model.outputs = [Output(name: YOLORegion.confidenceName), Output(name: YOLORegion.coordinatesName)]
-        model.detector = detector
-    }
-
     /// Makes `model` a classifier when labels were given: its last layer's
     /// output becomes the probabilities feature (`classLabelProbs`).
     /// - Throws: `LabelFileError` naming the labels file when the label
