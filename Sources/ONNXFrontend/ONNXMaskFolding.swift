@@ -121,9 +121,12 @@ extension ONNXFolding {
                                    ONNXConstant(shape: batchB, values: [Double](repeating: 0, count: batchB.reduce(1, *))), node) { x, _ in x }
         let indexB = try broadcast(ONNXConstant(shape: batchA, values: [Double](repeating: 0, count: batchA.reduce(1, *))),
                                    ONNXConstant(shape: batchB, values: (0..<batchB.reduce(1, *)).map(Double.init)), node) { _, y in y }
-        guard let work = [indexA.count, m, n, k].checkedProduct, work <= 1 << 28 else { throw node.fail("folding \(a.shape) x \(b.shape) is too much work") }
+        // The product's size bounded on its own: with an inner size of 0 the work is none, the output still m x n.
+        guard let count = [indexA.count, m, n].checkedProduct, let work = [count, max(k, 1)].checkedProduct, work <= 1 << 28 else {
+            throw node.fail("folding \(a.shape) x \(b.shape) is too much work")
+        }
         let (va, vb) = (a.values, b.values)
-        var values = [Double](repeating: 0, count: indexA.count * m * n)
+        var values = [Double](repeating: 0, count: count)
         for batch in 0..<indexA.count {
             let (offsetA, offsetB) = (Int(indexA[batch]) * m * k, Int(indexB[batch]) * k * n)
             for row in 0..<m {
