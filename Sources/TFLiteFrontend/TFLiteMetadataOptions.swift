@@ -30,6 +30,7 @@ extension TFLiteMetadata {
                 let what = "\(path): the metadata's normalization of input '\(input.name)'"
                 guard !input.mean.isEmpty, !input.std.isEmpty else { throw TFLiteError("\(what) has \(input.mean.isEmpty ? "no mean" : "no std")") }
                 if let bad = input.std.first(where: { !Normalization.isUsableStd($0 / 255) }) { throw TFLiteError("\(what) has the std \(bad)") }
+                if let bad = input.mean.first(where: { !$0.isFinite }) { throw TFLiteError("\(what) has the mean \(bad)") }
                 options.normalization = Normalization(mean: input.mean.map { $0 / 255 }, std: input.std.map { $0 / 255 })
             }
         }

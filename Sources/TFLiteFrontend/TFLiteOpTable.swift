@@ -145,6 +145,7 @@ enum TFLiteOpTable {
 
     /// Along channels (the last axis).
     static func concatenation(_ b: TFLiteBuilder) throws -> (nodes: [Node], rank: Int) {
+        guard !b.inputs.isEmpty else { throw TFLiteOpError("has no inputs") }
         let inputs = try b.inputs.indices.map { try b.input($0) }
         let rank = b.rank(0)
         guard b.inputRanks.allSatisfy({ $0 == rank }) else { throw TFLiteOpError("its inputs have different ranks") }
