@@ -18,7 +18,9 @@ extension ConversionOptions {
             throw ModelError("\(option: .rowsPerClass): the detector's confidences '\(detector.confidenceTensor)' are not [1, boxes, classes]")
         }
         let (boxes, classes) = (dimensions[1], dimensions[2])
-        guard let values = [boxes, classes, classes].checkedProduct, values <= TensorShape.maximumCount else {
+        // On [C, H, W] maps the spreading is a convolution of C x C x C weights, bounded too.
+        guard let values = [boxes, classes, classes].checkedProduct, values <= TensorShape.maximumCount,
+              model.hasTensorInputs || [classes, classes, classes].checkedProduct.map({ $0 <= TensorShape.maximumCount }) == true else {
             throw ModelError("\(option: .rowsPerClass): \(boxes) boxes of \(classes) classes make \(boxes) x \(classes) rows of \(classes) "
                              + "confidences, more than a tensor holds (\(TensorShape.maximumCount) values)")
         }

@@ -52,7 +52,7 @@ public struct NonMaximumSuppression: Equatable, Sendable {
         for row in candidates.sorted(by: { scores[$0] != scores[$1] ? scores[$0] > scores[$1] : $0 < $1 })
         where !kept.contains(where: { (!perClass || labels[$0] == labels[row]) && overlap($0, row, coordinates) > iouThreshold }) {
             kept.append(row)
-            if kept.count == maximumBoxes { break }
+            if let most = maximumBoxes, kept.count >= most { break }
         }
         return kept.map { ($0, labels[$0]) }
     }
