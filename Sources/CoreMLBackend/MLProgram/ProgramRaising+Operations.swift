@@ -12,7 +12,9 @@ extension ProgramRaising {
         let name = CArrays.string(first.pointee.name)
         let shape = try outputShape(operation)
         programShapes[name] = shape
-        if type != "const", type != "cast", first.pointee.type?.pointee.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 {
+        if type != "const", type != "cast", let valueType = first.pointee.type?.pointee,
+           valueType.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE,
+           valueType.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 {
             computesInFloat16 = true
         }
         func node(_ op: Op, _ inputs: [String]) {
@@ -29,6 +31,7 @@ extension ProgramRaising {
             let weights = try constant(operation, "weight")
             guard let kernel = weights?.floats, let shape4 = weights?.shape, shape4.count == 4 else { throw fail("\(type) '\(name)' has no 4-D weight", operation) }
             let strides = try ints(operation, "strides"), dilations = try ints(operation, "dilations"), pads = try self.pads(operation)
+            guard strides.count == 2, dilations.count == 2 else { throw fail("\(type) '\(name)' is not 2-D (strides \(strides), dilations \(dilations))", operation) }
             let groups = try ints(operation, "groups").first ?? 1, transposed = type == "conv_transpose"
             let convolution = Convolution(outputChannels: transposed ? shape4[1] * groups : shape4[0], kernelChannels: transposed ? shape4[0] : shape4[1],
                                           groups: groups, kernel: Size2(shape4[2], shape4[3]), stride: Size2(strides[0], strides[1]),

@@ -206,7 +206,8 @@ struct ProgramRaising {
                 result.longInts = CArrays.array(tensor.pointee.longints.pointee.values, tensor.pointee.longints.pointee.n_values)
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES:
                 // Float16 values, little-endian (the only type written as bytes yet).
-                guard type.pointee.tensortype.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 else {
+                guard type.pointee.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE,
+                      type.pointee.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 else {
                     throw fail("a constant in bytes that is not float16", tensor)
                 }
                 let bytes = tensor.pointee.bytes.pointee.values
