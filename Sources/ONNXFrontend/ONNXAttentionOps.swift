@@ -17,9 +17,8 @@ extension ONNXOpTable {
             throw b.node.fail("shape \(shape) must hold 1 to 5 sizes, each 1 to \(1 << 31)")
         }
         let rank = max(x.rank, shape.count)
-        let xs = [Int](repeating: 1, count: rank - x.rank) + x.dims, ts = [Int](repeating: 1, count: rank - shape.count) + shape
-        guard zip(xs, ts).allSatisfy({ $0 == $1 || $0 == 1 || $1 == 1 }) else { throw b.node.fail("shape \(shape) does not broadcast \(x.dims)") }
-        let result = zip(xs, ts).map { max($0, $1) }
+        let xs = [Int](repeating: 1, count: rank - x.rank) + x.dims
+        guard let result = try? ShapeInference.broadcast(x.dims, shape) else { throw b.node.fail("shape \(shape) does not broadcast \(x.dims)") }
         guard let count = result.checkedProduct, count <= TensorShape.maximumCount else { throw b.node.fail("expands \(x.dims) to \(result), too many values") }
         if result == x.dims { return ([], .tensor(name: x.name, rank: x.rank)) }
         guard x.isExact else { throw b.needsTensors("an expand") }
