@@ -31,7 +31,7 @@ extension Tensor {
     /// term as float16 hardware may round them.
     mutating func roundToFloat16() {
         values.withUnsafeMutableBufferPointer { buffer in
-            for index in buffer.indices { buffer[index] = Float(Float16(buffer[index])) }
+            for index in buffer.indices { buffer[index] = Float(halfBits: buffer[index].halfBits) }
         }
     }
 }

@@ -19,10 +19,11 @@ enum HalfRounding {
 
     /// The float16 bit pattern `value` is cast to in a constant of `count` values.
     static func bits(_ value: Float, count: Int) -> UInt16 {
-        if value.isFinite, abs(value) >= 1e38 { return Float16(value.sign == .minus ? -largest : largest).bitPattern }
-        let half = Float16(value)
-        if half == 0, value != 0, count < underflowRuleLimit { return value.sign == .minus ? 0x8001 : 0x0001 }
-        return half.bitPattern
+        // ModelFormat's halfBits, not Float16 (which macOS on Intel lacks): ties to even, as the pass casts.
+        if value.isFinite, abs(value) >= 1e38 { return (value.sign == .minus ? -largest : largest).halfBits }
+        let half = value.halfBits
+        if half & 0x7fff == 0, value != 0, count < underflowRuleLimit { return value.sign == .minus ? 0x8001 : 0x0001 }
+        return half
     }
 
     /// `values` as `bits(_:count:)` casts them, the constant's size their count.
@@ -32,6 +33,6 @@ enum HalfRounding {
 
     /// The float32 value of a float16 bit pattern.
     static func value(_ bits: UInt16) -> Float {
-        Float(Float16(bitPattern: bits))
+        Float(halfBits: bits)
     }
 }
