@@ -69,7 +69,7 @@ enum ONNXFolding {
                 b == 0 ? .nan : floored ? a - (a / b).rounded(.down) * b : fmod(a, b)
             }
         case "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Max", "Min", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor":
-            let integer = try input(0, "A").isInteger && input(1, "B").isInteger
+            let integer = try input(0, "A").isInteger && input(1, "B").isInteger, integerBase = try input(0, "A").isInteger
             result = try broadcast(try input(0, "A"), try input(1, "B"), node) { a, b in
                 switch node.op {
                 case "Add": a + b
@@ -77,7 +77,7 @@ enum ONNXFolding {
                 case "Mul": a * b
                 // Integer division truncates (exporters compute sizes this way).
                 case "Div": b == 0 ? .nan : integer ? (a / b).rounded(.towardZero) : a / b
-                case "Pow": pow(a, b)
+                case "Pow": integerBase ? pow(a, b).rounded(.towardZero) : pow(a, b)
                 case "Equal": a == b ? 1 : 0
                 case "Less": a < b ? 1 : 0
                 case "Greater": a > b ? 1 : 0
@@ -123,7 +123,26 @@ enum ONNXFolding {
             result = folded
         }
         guard result.count <= ONNXConstant.maximumMadeCount else { throw node.fail("folds to \(result.count) values") }
-        return result
+        return result.integer(try resultIsInteger(node, inputs, result, graph))
+    }
+
+    /// Whether the folded output has an integer (or bool) type, by ONNX's
+    /// type rules: comparisons, logic and Shape make bool or int64; Constant,
+    /// Cast and ConstantOfShape name their type; every other foldable op
+    /// keeps its data input's type (Where's X). A later Div truncates only
+    /// what is marked here, so a mark lost on the way (an int64 Range halved
+    /// to 0.5) would be a silently wrong shape or index.
+    static func resultIsInteger(_ node: ONNXNode, _ inputs: [ONNXConstant?], _ result: ONNXConstant, _ graph: ONNXGraph) throws -> Bool {
+        switch node.op {
+        case "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor", "Not", "Shape": return true
+        case "Constant", "Cast": return result.isInteger
+        case "ConstantOfShape":
+            guard let value = node.tensor("value") else { return false }
+            return ONNXConstant.integerTypes.contains(value.pointee.data_type)
+        case "Where": return inputs.count > 1 && inputs[1]?.isInteger == true
+        case "Concat": return inputs.allSatisfy { $0?.isInteger == true }
+        default: return inputs.first??.isInteger == true
+        }
     }
 
     /// Range: `start + i * delta` for `i` in `0..<max(0, ceil((limit - start) / delta))`.

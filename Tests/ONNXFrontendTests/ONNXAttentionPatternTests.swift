@@ -82,6 +82,14 @@ extension ONNXOpTests {
         XCTAssertEqual(slice.end.last, 6)
     }
 
+    /// Every fold that keeps its input's type keeps the integer mark
+    /// (Range, Neg, Abs, Where, Mod, Max, ConstantOfShape, Pow), so an int64
+    /// Div after it truncates as onnxruntime does: 1 / 2 is 0, not 0.5
+    /// added to the input.
+    func testIntegerMarkSurvivesEveryFold() throws {
+        _ = try check("integer_folds_opset13")
+    }
+
     /// GatherND of a constant table (rows; single values, one at a
     /// negative index) folds; an index past the table is refused.
     func testGatherNDOfConstantsFolds() throws {
