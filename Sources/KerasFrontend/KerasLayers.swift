@@ -208,11 +208,7 @@ extension KerasLayerTable {
             let inner = "\(output)__elu"
             return [Node(name: inner, operation: .activation(.elu(alpha: 1.6732632423543772)), inputs: [input], outputs: [inner]),
                     Node(name: output, operation: .multiply(constant: 1.0507009873554805), inputs: [inner], outputs: [output])]
-        case "hard_silu", "hard_swish":
-            // x * relu6(x + 3) / 6 (MobileNetV3): Keras 3's hard sigmoid gates x.
-            let gate = "\(output)__hard_sigmoid"
-            return [Node(name: gate, operation: .activation(.sigmoidHard(alpha: 1.0 / 6, beta: 0.5)), inputs: [input], outputs: [gate]),
-                    Node(name: output, operation: .multiply(constant: 1), inputs: [input, gate], outputs: [output])]
+        case "hard_silu", "hard_swish": return GatedActivation.hardSwish(input: input, output: output)
         case "gelu":
             // Keras's default is the exact form (approximate=False).
             return one(.defined(GELU(mode: .exact)))

@@ -337,31 +337,7 @@ enum ONNXFolding {
 
     /// numpy broadcasting of two constants through `combine`.
     static func broadcast(_ a: ONNXConstant, _ b: ONNXConstant, _ node: ONNXNode, _ combine: (Double, Double) -> Double) throws -> ONNXConstant {
-        let rank = max(a.shape.count, b.shape.count)
-        let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape, sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
-        // An Expand's shape input gives one operand's sizes: a negative one is no size.
-        guard (sa + sb).allSatisfy({ $0 >= 0 }) else { throw node.fail("shapes \(a.shape) and \(b.shape) hold a negative size") }
-        var shape: [Int] = []
-        for (x, y) in zip(sa, sb) {
-            guard x == y || x == 1 || y == 1 else { throw node.fail("shapes \(a.shape) and \(b.shape) do not broadcast") }
-            shape.append(x == 1 ? y : x)
-        }
-        guard let total = shape.checkedProduct, total <= ONNXConstant.maximumMadeCount else { throw node.fail("broadcasts to too many values") }
-        let strides = { (s: [Int]) in s.indices.map { s[$0] == 1 ? 0 : s.dropFirst($0 + 1).reduce(1, *) } }
-        let (stridesA, stridesB) = (strides(sa), strides(sb))
-        var values: [Double] = []
-        values.reserveCapacity(total)
-        for flat in 0..<total {
-            var rest = flat, ia = 0, ib = 0
-            for axis in (0..<rank).reversed() {
-                let index = rest % shape[axis]
-                rest /= shape[axis]
-                ia += index * stridesA[axis]
-                ib += index * stridesB[axis]
-            }
-            values.append(combine(a[ia], b[ib]))
-        }
-        return ONNXConstant(shape: shape, values: values)
+        do { return try ONNXConstant.broadcast(a, b, combine) } catch { throw node.fail(error.message) }
     }
 
     static func transpose(_ x: ONNXConstant, _ perm: [Int]?, _ node: ONNXNode) throws -> ONNXConstant {

@@ -57,8 +57,7 @@ enum ONNXOpTable {
     /// x * HardSigmoid(x) with alpha 1/6, beta 1/2 (opset 14).
     static func hardSwish(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
-        let gate = b.emit(.activation(.sigmoidHard(alpha: 1 / 6, beta: 0.5)), [x.name], suffix: "gate")
-        return ([gate, b.emit(.multiply(constant: 1), [x.name, gate.outputs[0]])], .tensor(name: b.name, rank: x.rank))
+        return (GatedActivation.hardSwish(input: x.name, output: b.name, gate: "gate"), .tensor(name: b.name, rank: x.rank))
     }
 
     /// Bounds as attributes before opset 11, as optional inputs after.

@@ -13,11 +13,7 @@ enum TFLiteOpTable {
         "AVERAGE_POOL_2D": { try pooling($0, .average) }, "MAX_POOL_2D": { try pooling($0, .max) },
         "ADD": { try arithmetic($0, .add) }, "MUL": { try arithmetic($0, .multiply) }, "SUB": { try arithmetic($0, .subtract) },
         "RESHAPE": reshape, "SOFTMAX": softmax, "CONCATENATION": concatenation, "PAD": pad, "MEAN": mean,
-        "HARD_SWISH": { b in
-            // x * relu6(x + 3) / 6: the hard sigmoid gates x.
-            let gate = b.node(.activation(.sigmoidHard(alpha: 1.0 / 6, beta: 0.5)), [try b.input(0)], suffix: "hard_sigmoid")
-            return ([gate, b.node(.multiply(constant: 1), [try b.input(0), gate.outputs[0]])], b.rank(0))
-        },
+        "HARD_SWISH": { b in (GatedActivation.hardSwish(input: try b.input(0), output: b.name), b.rank(0)) },
         "LOGISTIC": { try unary($0, .activation(.sigmoid)) }, "TANH": { try unary($0, .activation(.tanh)) },
         "RELU": { try unary($0, .activation(.relu)) }, "RELU6": { try unary($0, .activation(.clip(min: 0, max: 6))) },
         "RELU_N1_TO_1": { try unary($0, .activation(.clip(min: -1, max: 1))) },

@@ -155,64 +155,16 @@ enum ConstantEvaluator {
         return TFConstant(shape: x.shape, values: x.values.map(f))
     }
 
-    /// Element-wise with NumPy broadcasting of two operands.
+    /// Element-wise with NumPy broadcasting of two operands
+    /// (`GraphConstant.broadcast`), within the conversion's budget.
     static func broadcast(_ inputs: [TFConstant], _ node: TFNode, _ budget: Int,
                           _ f: (Double, Double) -> Double) throws -> TFConstant? {
         guard inputs.count == 2 else { return nil }
         let (a, b) = (inputs[0], inputs[1])
-        let rank = max(a.shape.count, b.shape.count)
-        let sa = Array(repeating: 1, count: rank - a.shape.count) + a.shape
-        let sb = Array(repeating: 1, count: rank - b.shape.count) + b.shape
-        let shape: [Int]
-        do { shape = try ShapeInference.broadcast(a.shape, b.shape) } catch { throw node.fail(error.message) }
-        func strides(_ s: [Int]) -> [Int] {
-            var result = [Int](repeating: 0, count: rank), step = 1
-            for axis in stride(from: rank - 1, through: 0, by: -1) {
-                result[axis] = s[axis] == 1 ? 0 : step
-                step *= s[axis]
-            }
-            return result
+        if let shape = try? ShapeInference.broadcast(a.shape, b.shape), let count = shape.checkedProduct, count <= TFConstant.maximumMadeCount {
+            try checkMade(count, node, budget: budget)
         }
-        // Counted before the strides: an empty operand may carry huge sizes.
-        guard let count = shape.checkedProduct, count <= TFConstant.maximumMadeCount,
-              shape.allSatisfy({ $0 <= TFConstant.maximumMadeCount }) else {
-            throw node.fail("folding \(a.shape) with \(b.shape) would make a constant of shape \(shape), "
-                            + "more than \(TFConstant.maximumMadeCount) values")
-        }
-        try checkMade(count, node, budget: budget)
-        let (ta, tb) = (strides(sa), strides(sb))
-        // Row by row along the last axis, operand offsets advanced rather
-        // than recomputed: 2^24 values take a fraction of a second.
-        let (av, bv) = (a.values, b.values)
-        let inner = rank == 0 ? 1 : shape[rank - 1]
-        let (stepA, stepB) = rank == 0 ? (0, 0) : (ta[rank - 1], tb[rank - 1])
-        var values = [Double](repeating: 0, count: count)
-        var index = [Int](repeating: 0, count: max(rank - 1, 0))
-        values.withUnsafeMutableBufferPointer { out in
-            av.withUnsafeBufferPointer { av in
-                bv.withUnsafeBufferPointer { bv in
-                    var flat = 0
-                    while flat < count {
-                        var ia = 0, ib = 0
-                        for axis in index.indices { ia += index[axis] * ta[axis]; ib += index[axis] * tb[axis] }
-                        for _ in 0..<inner {
-                            out[flat] = f(av[ia], bv[ib])
-                            flat += 1
-                            ia += stepA
-                            ib += stepB
-                        }
-                        var axis = index.count - 1
-                        while axis >= 0 {
-                            index[axis] += 1
-                            if index[axis] < shape[axis] { break }
-                            index[axis] = 0
-                            axis -= 1
-                        }
-                    }
-                }
-            }
-        }
-        return TFConstant(shape: shape, values: values)
+        do { return try TFConstant.broadcast(a, b, f) } catch { throw node.fail(error.message) }
     }
 
     /// 1-D strided slices (what shape arithmetic uses), with begin / end /
