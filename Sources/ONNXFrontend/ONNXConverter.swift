@@ -75,7 +75,7 @@ struct ONNXWalk {
     private var skipped: Set<Int> = []
     /// Op type -> the nodes of that type the table cannot take.
     private var unsupported: [String: [String]] = [:]
-    private var made = 0
+    private var made = MadeValues()
 
     init(graph: ONNXGraph, path: String, inputShapes: [String: [Int]], tensorModel: Bool = false) {
         self.graph = graph
@@ -304,8 +304,7 @@ struct ONNXWalk {
         let builder = ONNXBuilder(node: node, inputs: arguments, shapes: shapes, opset: graph.opset)
         let allConstant = arguments.allSatisfy { value in if case .tensor? = value { false } else { true } }
         if allConstant, ONNXFolding.foldable.contains(node.op), let folded = try ONNXFolding.evaluate(node, builder.constants, graph: graph) {
-            made += folded.count
-            guard made <= 1 << 25 else { throw node.fail("the constants folded so far hold \(made) values, too many") }
+            do { try made.add(folded) } catch { throw node.fail(error.message) }
             values[output] = .constant(folded)
             return
         }

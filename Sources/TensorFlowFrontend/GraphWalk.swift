@@ -17,8 +17,8 @@ struct GraphWalk {
     private var nodes: [Node] = []
     private var inputs: [Input] = []
     private var unsupported: [String: [String]] = [:]
-    /// Values held by the constants made so far (`TFConstant.maximumMadeTotal`).
-    private var madeTotal = 0
+    /// Values held by the constants made so far.
+    private var made = MadeValues()
 
     init(graph: TFGraph, path: String, inputShapes: [String: [Int]]) {
         self.graph = graph
@@ -175,7 +175,7 @@ struct GraphWalk {
             return
         }
         let constants = arguments.compactMap { if case .constant(let c) = $0 { c } else { nil } }
-        if constants.count == arguments.count, !arguments.isEmpty, let folded = try ConstantEvaluator.evaluate(node, constants, budget: TFConstant.maximumMadeTotal - madeTotal) {
+        if constants.count == arguments.count, !arguments.isEmpty, let folded = try ConstantEvaluator.evaluate(node, constants, budget: made.remaining) {
             try count(folded, node)
             values[index] = .constant(folded)
             return
@@ -202,10 +202,7 @@ struct GraphWalk {
 
     /// Adds a constant's values to what this conversion holds in memory.
     private mutating func count(_ constant: TFConstant, _ node: TFNode) throws {
-        madeTotal += constant.madeCount
-        guard madeTotal <= TFConstant.maximumMadeTotal else {
-            throw node.fail("the constants made so far hold \(madeTotal) values, more than \(TFConstant.maximumMadeTotal) in all")
-        }
+        do { try made.add(constant) } catch { throw node.fail(error.message) }
     }
 
     private mutating func placeholder(_ node: TFNode) throws -> TFValue {
