@@ -19,6 +19,12 @@ import TFLiteFrontend
 public struct Frontend: Sendable {
     /// What a file of this kind is, for messages: "a TensorFlow graph".
     public let name: String
+    /// The `coreml-convert` subcommand that converts it (weights: with
+    /// their network definition, given first).
+    public let subcommand: String
+    /// Values without a structure (a caffemodel, Darknet weights): they
+    /// convert only beside a definition of the same subcommand.
+    public var isWeights: Bool { !formats.isDisjoint(with: [.caffeModel, .darknetWeights]) }
     /// The detected formats it reads.
     public let formats: Set<DetectedFormat>
     /// Whether a file of one of `formats` is this kind (an HDF5 file is a
@@ -36,43 +42,47 @@ public struct Frontend: Sendable {
         try ModelFiles.kind(of: path).check(expected: formats, what: name)
     }
 
-    public static let coreML = Frontend(name: "a Core ML model", formats: [.coreML], claims: { _ in true },
+    public static let coreML = Frontend(name: "a Core ML model", subcommand: "mlmodel", formats: [.coreML], claims: { _ in true },
                                         inspect: ModelFiles.inspectCoreML)
-    public static let caffe = Frontend(name: "a Caffe deploy definition (prototxt)", formats: [.caffePrototxt], claims: { _ in true },
+    public static let caffe = Frontend(name: "a Caffe deploy definition (prototxt)", subcommand: "caffe", formats: [.caffePrototxt], claims: { _ in true },
                                        inspect: ModelFiles.inspectCaffe)
-    public static let tensorflow = Frontend(name: "a TensorFlow graph", formats: [.tensorflowGraph, .tensorflowText], claims: { _ in true },
+    public static let tensorflow = Frontend(name: "a TensorFlow graph", subcommand: "tensorflow", formats: [.tensorflowGraph, .tensorflowText], claims: { _ in true },
                                             inspect: ModelFiles.inspectTensorFlow)
     /// A Keras `.h5` carries its architecture (`model_config`).
-    public static let keras = Frontend(name: "a Keras model (.h5)", formats: [.hdf5], claims: ModelFiles.isKerasModel,
+    public static let keras = Frontend(name: "a Keras model (.h5)", subcommand: "keras", formats: [.hdf5], claims: ModelFiles.isKerasModel,
                                        inspect: ModelFiles.inspectKeras)
     /// A caffemodel, or HDF5 weights without a Keras architecture (`all`
     /// asks `keras` first).
-    public static let caffeWeights = Frontend(name: "Caffe weights (.caffemodel or .caffemodel.h5)", formats: [.caffeModel, .hdf5],
+    public static let caffeWeights = Frontend(name: "Caffe weights (.caffemodel or .caffemodel.h5)", subcommand: "caffe", formats: [.caffeModel, .hdf5],
                                               claims: { _ in true }, inspect: ModelFiles.inspectCaffeWeights)
 
     /// A Darknet `.cfg`, alone or with its `.weights`.
-    public static let darknet = Frontend(name: "a Darknet network definition (.cfg)", formats: [.darknetConfig], claims: { _ in true },
+    public static let darknet = Frontend(name: "a Darknet network definition (.cfg)", subcommand: "darknet", formats: [.darknetConfig], claims: { _ in true },
                                          inspect: ModelFiles.inspectDarknet)
     /// Darknet weights: values without a structure.
-    public static let darknetWeights = Frontend(name: "Darknet weights (.weights)", formats: [.darknetWeights], claims: { _ in true },
+    public static let darknetWeights = Frontend(name: "Darknet weights (.weights)", subcommand: "darknet", formats: [.darknetWeights], claims: { _ in true },
                                                 inspect: ModelFiles.inspectDarknetWeights)
 
     /// An ONNX model (PyTorch's export format).
-    public static let onnx = Frontend(name: "an ONNX model", formats: [.onnx], claims: { _ in true }, inspect: ModelFiles.inspectONNX)
+    public static let onnx = Frontend(name: "an ONNX model", subcommand: "onnx", formats: [.onnx], claims: { _ in true }, inspect: ModelFiles.inspectONNX)
 
     /// A TFLite / LiteRT model (.tflite).
-    public static let tflite = Frontend(name: "a TFLite model", formats: [.tflite], claims: { _ in true }, inspect: ModelFiles.inspectTFLite)
+    public static let tflite = Frontend(name: "a TFLite model", subcommand: "tflite", formats: [.tflite], claims: { _ in true }, inspect: ModelFiles.inspectTFLite)
 
     /// Every kind, Keras before Caffe weights (both read HDF5 files).
     public static let all: [Frontend] = [coreML, caffe, tensorflow, keras, caffeWeights, darknet, darknetWeights, onnx, tflite]
 
     /// The kind that reads `request`'s file.
-    static func reading(_ request: InspectRequest) -> Frontend {
-        switch request.format {
+    static func reading(_ request: InspectRequest) -> Frontend { claiming(request.path, format: request.format) }
+
+    /// The kind that reads the file at `path`, whose content is `format`
+    /// (`ModelFiles.detect`).
+    public static func claiming(_ path: String, format: DetectedFormat) -> Frontend {
+        switch format {
         case .coreML: coreML
         case .caffePrototxt: caffe
         case .caffeModel: caffeWeights
-        case .hdf5: keras.claims(request.path) ? keras : caffeWeights
+        case .hdf5: keras.claims(path) ? keras : caffeWeights
         case .tensorflowGraph, .tensorflowText: tensorflow
         case .darknetConfig: darknet
         case .darknetWeights: darknetWeights
@@ -227,4 +237,9 @@ extension ModelFiles {
         return InspectedModel(path: path, format: FileFormatInfo(id: request.format == .hdf5 ? "caffe-hdf5" : "caffemodel", name: file.format),
                               name: file.name, content: .weightsOnly(WeightsOnlyFile(layers: layers, hasTopology: file.hasTopology)))
     }
+}
+
+/// Kinds are told apart by their names, which are unique.
+extension Frontend: Equatable {
+    public static func == (a: Frontend, b: Frontend) -> Bool { a.name == b.name }
 }

@@ -45,28 +45,19 @@ enum InferredSubcommand {
             return .refuse(.usageError(message: "\(error); name its format with a subcommand: \(list)", usage: hint))
         }
         let second = arguments.dropFirst().first.flatMap { !$0.hasPrefix("-") && FileSystem.kind(of: $0) == .regularFile ? $0 : nil }
-        let secondFormat = second.flatMap { try? ModelFiles.detect($0) }
+        let definition = second.flatMap { path in (try? ModelFiles.detect(path)).map { Frontend.claiming(path, format: $0) } }
         var rest = Array(arguments)
-        let subcommand: String
-        switch format {
-        case .onnx: subcommand = "onnx"
-        case .tflite: subcommand = "tflite"
-        case .tensorflowGraph, .tensorflowText: subcommand = "tensorflow"
-        case .coreML: subcommand = "mlmodel"
-        case .caffePrototxt: subcommand = "caffe"
-        case .darknetConfig: subcommand = "darknet"
-        case .caffeModel where secondFormat == .caffePrototxt, .hdf5 where secondFormat == .caffePrototxt:
-            subcommand = "caffe"
-            rest.swapAt(0, 1)  // caffe takes the deploy prototxt first
-        case .hdf5: subcommand = "keras"
-        case .darknetWeights where secondFormat == .darknetConfig:
-            subcommand = "darknet"
-            rest.swapAt(0, 1)  // darknet takes the .cfg first
-        case .caffeModel, .darknetWeights:
-            return .refuse(.usageError(
-                message: "\(first): is \(format.noun), weights without their network definition: "
-                    + "give the definition too, or name the format with a subcommand: \(list)", usage: hint))
+        var frontend = Frontend.claiming(first, format: format)
+        if format == .hdf5, definition == .caffe { frontend = .caffeWeights }  // Caffe's HDF5 weights beside their prototxt
+        if frontend.isWeights {
+            guard let definition, !definition.isWeights, definition.subcommand == frontend.subcommand else {
+                return .refuse(.usageError(
+                    message: "\(first): is \(format.noun), weights without their network definition: "
+                        + "give the definition too, or name the format with a subcommand: \(list)", usage: hint))
+            }
+            rest.swapAt(0, 1)  // caffe and darknet take the definition first
         }
+        let subcommand = frontend.subcommand
         let quiet = arguments.prefix { $0 != "--" }.contains { $0 == "--quiet" || $0 == "-q" || $0 == "--json" }
         let files = rest.prefix(2).prefix { !$0.hasPrefix("-") }.joined(separator: " ")
         let note = "note: \(first) is \(format.noun): running coreml-convert \(subcommand) \(files) ..."

@@ -51,6 +51,20 @@ final class InferredSubcommandTests: XCTestCase {
                            explicitFiles: [yolo + "model.cfg", yolo + "model.weights"])
     }
 
+    /// Weights alone, or beside another framework's definition, are
+    /// refused as a usage mistake naming what is missing.
+    func testWeightsWithoutTheirDefinitionAreRefused() throws {
+        let folder = try temporaryFolder()
+        let age = fixtures + "caffe/age_net_v1/", yolo = fixtures + "darknet/tiny_yolo/"
+        for files in [[age + "weights.caffemodel"], [yolo + "model.weights"], [yolo + "model.weights", age + "deploy.prototxt"],
+                      [age + "weights.caffemodel", yolo + "model.cfg"], [yolo + "model.weights", age + "weights.caffemodel"]] {
+            let result = try ProgramRunner.run("coreml-convert", files + ["-o", folder.appendingPathComponent("M.mlmodel").path])
+            XCTAssertEqual(result.status, 64, "\(files): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains("weights without their network definition"), "\(files): \(result.standardError)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("M.mlmodel").path))
+    }
+
     func testTheContentDecidesNotTheName() throws {
         let folder = try temporaryFolder()
         let disguised = folder.appendingPathComponent("model.h5").path
