@@ -39,6 +39,8 @@ public enum AtomicFolder {
             fileio_forget(slot)
         }
         try fill(temporary)
+        // On disk before it takes the target's place: a crash after the swap must not leave an empty or half-written package.
+        try syncTree(temporary, target: path)
         if exists || FileSystem.kind(of: path) == .folder {
             guard isReplaceable(path) else { throw FileError(path: path, message: "appeared while writing and is not a model package; nothing replaced") }
             try replace(path, with: temporary, parent: parent, stem: stem)
@@ -118,6 +120,24 @@ public enum AtomicFolder {
             throw FileError(path: path, errno: code, action: "cannot move the written package into place (the old one is kept)")
         }
         removeTree(aside)
+    }
+
+    /// fsync of every file and folder under `path` (links are not
+    /// followed), folders after their content.
+    static func syncTree(_ path: String, target: String) throws(FileError) {
+        var info = stat()
+        guard PathBytes.withCString(path, { lstat($0, &info) }) == 0 else { throw FileError(path: target, errno: errno, action: "cannot write") }
+        let isFolder = (info.st_mode & S_IFMT) == S_IFDIR
+        guard isFolder || (info.st_mode & S_IFMT) == S_IFREG else { return }
+        if isFolder {
+            for name in try FileSystem.names(inFolder: path) where name != "." && name != ".." {
+                try syncTree(FileSystem.path(of: name, in: path), target: target)
+            }
+        }
+        let descriptor = PathBytes.withCString(path) { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | (isFolder ? O_DIRECTORY : 0)) }
+        guard descriptor >= 0 else { throw FileError(path: target, errno: errno, action: "cannot write") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw FileError(path: target, errno: errno, action: "cannot write") }
     }
 
     /// Removes `path` and everything under it; links are removed, never followed.
