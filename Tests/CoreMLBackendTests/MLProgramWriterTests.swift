@@ -86,9 +86,17 @@ final class MLProgramWriterTests: XCTestCase {
         var overflowing = SampleModel.classifier()
         overflowing.nodes.insert(Node("big", .multiply(constant: 70000), input: "relu1"), at: 2)
         overflowing.nodes[3].inputs = ["big"]
+        // A weight beyond float16's range in a blob (refused as it is cast, while the weight file is written).
+        var heavy = SampleModel.classifier()
+        guard case .convolution(var convolution) = heavy.nodes[0].operation else { return XCTFail("the sample's layers moved") }
+        var weights = convolution.weights.values
+        weights[weights.count - 1] = -70000
+        convolution.weights = Weights(weights)
+        heavy.nodes[0].operation = .convolution(convolution)
         let cases: [(String, Model, Precision, String)] = [
             ("l2Normalize", normalized, .float32, "layer 'norm': MLProgramWriter does not yet write l2Normalize"),
             ("float16 overflow", overflowing, .float16, "constant 'big_constant': a value beyond float16's range (65504)"),
+            ("float16 overflow in a blob", heavy, .float16, "_weight': a value beyond float16's range (65504)"),
             ("quantized", SampleModel.classifier(), .quantized(bits: 8, .linear), "computes in float32 or float16, not 8-bit linear"),
         ]
         for (what, model, precision, fragment) in cases {

@@ -23,14 +23,15 @@ struct BlobFile {
     static let sentinel: UInt32 = 0xDEAD_BEEF
 
     /// The blobs in file order, each with its metadata record's offset.
-    private(set) var blobs: [(offset: Int, weights: Weights, float16: Bool)] = []
+    private(set) var blobs: [(offset: Int, weights: Weights, float16: Bool, name: String)] = []
     private var end = alignment
 
-    /// Adds `weights` as a float32 blob, or float16 (cast as `HalfRounding` casts a constant).
+    /// Adds `weights` as a float32 blob, or float16 (cast as `HalfRounding`
+    /// casts a constant), the constant `name`.
     /// - Returns: the offset of its metadata record.
-    mutating func add(_ weights: Weights, float16: Bool = false) -> Int {
+    mutating func add(_ weights: Weights, float16: Bool = false, name: String = "") -> Int {
         let offset = end
-        blobs.append((offset, weights, float16))
+        blobs.append((offset, weights, float16, name))
         end = Self.aligned(offset + Self.alignment + weights.count * (float16 ? 2 : 4))
         return offset
     }
@@ -40,7 +41,9 @@ struct BlobFile {
     }
 
     /// Writes the file to `path`, streaming each tensor's values in chunks.
-    /// - Throws: `FileError` when it cannot be written.
+    /// - Throws: `FileError` when it cannot be written; `ModelError` for a
+    ///   float16 blob holding a value beyond float16's range
+    ///   (`HalfRounding.overflows`), found as it is cast.
     func write(to path: String) throws {
         guard let stream = fopen(path, "wb") else { throw FileError(path: path, errno: errno, action: "cannot create") }
         var closed = false
@@ -64,6 +67,9 @@ struct BlobFile {
                     if blob.float16 {
                         // Cast in pieces of 64K values, so that no second copy of a large tensor is made.
                         for start in stride(from: 0, to: values.count, by: 65536) {
+                            if values[start..<min(start + 65536, values.count)].contains(where: HalfRounding.overflows) {
+                                throw HalfRounding.overflowError(constant: blob.name)
+                            }
                             let halfs = values[start..<min(start + 65536, values.count)].map { HalfRounding.bits($0, count: blob.weights.count).littleEndian }
                             guard fwrite(halfs, 2, halfs.count, stream) == halfs.count else { throw FileError(path: path, errno: errno, action: "cannot write") }
                         }

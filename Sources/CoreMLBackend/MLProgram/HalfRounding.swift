@@ -1,3 +1,6 @@
+import ModelFormat
+import Naming
+
 /// Float32 constants as coremltools' `FP16ComputePrecision` pass
 /// (passes/defs/quantization.py) casts them for a program computing in
 /// float16 (iOS 15): each value rounded to the nearest float16 (ties to
@@ -15,6 +18,12 @@ enum HalfRounding {
     /// Whether `value` keeps an operation in float32 in coremltools.
     static func overflows(_ value: Float) -> Bool {
         abs(value) > largest && abs(value) < 1e38
+    }
+
+    /// The refusal of a constant holding a value `overflows` accepts.
+    static func overflowError(constant: String) -> ModelError {
+        ModelError("constant '\(constant)': a value beyond float16's range (65504), which keeps its operation in float32 in coremltools; "
+                   + "this version computes a program wholly in one precision: give \(option: .computePrecision) float32")
     }
 
     /// The float16 bit pattern `value` is cast to in a constant of `count` values.

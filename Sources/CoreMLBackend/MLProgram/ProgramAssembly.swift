@@ -45,10 +45,7 @@ extension SpecBuilder {
             }
         }
         for node in model.nodes { try lowering.lower(node) }
-        if let constant = program.overflowingConstant {
-            throw ModelError("constant '\(constant)': a value beyond float16's range (65504), which keeps its operation in float32 in coremltools; "
-                             + "this version computes a program wholly in one precision: give \(option: .computePrecision) float32")
-        }
+        if let constant = program.overflowingConstant { throw HalfRounding.overflowError(constant: constant) }
 
         var blockOutputs: [String] = []
         if let classifier = model.classifier {

@@ -81,14 +81,8 @@ final class ProgramBuilder {
         guard weights.count >= Self.blobThreshold else { return constant(base, .floats(weights.values), shape: shape) }
         spec.retain(weights)
         let name = freshName(base)
-        if float16, overflowingConstant == nil {
-            for chunk in 0..<weights.chunkCount {
-                weights.withChunk(chunk) { _, values in
-                    if values.contains(where: HalfRounding.overflows) { overflowingConstant = name }
-                }
-            }
-        }
-        let value = spec.milBlobValue(shape: shape, offset: blobs.add(weights, float16: float16), float16: float16)
+        // Values beyond float16's range are refused as the blob is written (`BlobFile.write`): the weights are computed once.
+        let value = spec.milBlobValue(shape: shape, offset: blobs.add(weights, float16: float16, name: name), float16: float16)
         append("const", name: name, inputs: [], output: value.pointee.type, attributes: [spec.milEntry("val", value)])
         return name
     }
