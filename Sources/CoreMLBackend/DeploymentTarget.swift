@@ -8,7 +8,14 @@
 /// | 3 | 12 | 10.14 | 12 | 5 |
 /// | 4 | 13 | 10.15 | 13 | 6 |
 /// | 5 | 14 | 11 | 14 | 7 |
+/// | 6 | 15 | 12 | 15 | 8 |
+/// | 7 | 16 | 13 | 16 | 9 |
+/// | 8 | 17 | 14 | 17 | 10 |
+/// | 9 | 18 | 15 | 18 | 11 |
 ///
+/// NeuralNetwork files are written at specification 1 to 5 (as coremltools:
+/// a target from iOS 15 on asks for an ML program, `--convert-to
+/// mlprogram`), ML programs from 6.
 /// Named as coremltools names them (`minimum_deployment_target`,
 /// `ct.target.iOS13`): `iOS13`, `macOS10_15` or `macOS10.15`, `tvOS13`,
 /// `watchOS6`; case is ignored.
@@ -23,14 +30,25 @@ public struct DeploymentTarget: Equatable, Sendable, CustomStringConvertible {
     /// The Core ML specification version it loads.
     public var specificationVersion: Int32
 
-    /// Per specification version 1...5, the OS version of each platform.
+    /// Per specification version 1...9, the OS version of each platform
+    /// (coremltools' `AvailableTarget`).
     static let table: [(Int32, [Platform: String])] = [
         (1, [.iOS: "11", .macOS: "10.13", .tvOS: "11", .watchOS: "4"]),
         (2, [.iOS: "11.2", .macOS: "10.13.2", .tvOS: "11.2", .watchOS: "4.2"]),
         (3, [.iOS: "12", .macOS: "10.14", .tvOS: "12", .watchOS: "5"]),
         (4, [.iOS: "13", .macOS: "10.15", .tvOS: "13", .watchOS: "6"]),
         (5, [.iOS: "14", .macOS: "11", .tvOS: "14", .watchOS: "7"]),
+        (6, [.iOS: "15", .macOS: "12", .tvOS: "15", .watchOS: "8"]),
+        (7, [.iOS: "16", .macOS: "13", .tvOS: "16", .watchOS: "9"]),
+        (8, [.iOS: "17", .macOS: "14", .tvOS: "17", .watchOS: "10"]),
+        (9, [.iOS: "18", .macOS: "15", .tvOS: "18", .watchOS: "11"]),
     ]
+
+    /// The specification versions of NeuralNetwork files (coremltools
+    /// refuses a NeuralNetwork for a target from iOS 15 on).
+    public static let neuralNetworkVersions: ClosedRange<Int32> = 1...5
+    /// The first specification version of ML programs.
+    public static let firstProgramVersion: Int32 = 6
 
     /// Every name this accepts, in the table's order: for messages.
     public static var names: [String] {

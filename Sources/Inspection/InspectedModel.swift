@@ -68,7 +68,7 @@ public struct InspectedModel: Sendable {
         deployment = DeploymentRequirement(model: file.model, specificationVersion: version)
         if file.program != nil, version == 6 {
             // coremltools' iOS15 target: the first systems that run ML Programs (specification 6).
-            deployment?.systems = ["iOS 15", "macOS 12", "tvOS 15", "watchOS 8"]
+            deployment?.systems = DeploymentTarget.oldest(for: Int32(version)).map(\.description)
             deployment?.raisedBy = [DeploymentRequirement.Group(type: "ML Program model", version: version, layers: [])]
         }
     }

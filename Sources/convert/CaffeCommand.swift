@@ -161,9 +161,13 @@ enum ConversionFlags {
         Option("description", valueName: "text", text: true, help: "Metadata: short description.").spec,
         Option("model-version", valueName: "text", text: true,
                help: "Metadata: the model's version string (--version prints the toolkit's own).").spec,
-        Option("minimum-deployment-target", valueName: "target",
-               help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow).").spec,
+        deploymentTargetOption,
     ]
+
+    static let deploymentTargetOption = Option(
+        "minimum-deployment-target", valueName: "target",
+        help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow). "
+            + "iOS15 and later (macOS12, tvOS15, watchOS8) are an ML program's: with --convert-to mlprogram, which writes iOS15.").spec
 
     /// A detector's thresholds (the pipeline's stored values; apps can
     /// override them per prediction through its optional inputs).
@@ -200,9 +204,9 @@ enum ConversionFlags {
         return DetectionThresholds(iou: iou, confidence: confidence)
     }
 
-    /// The Core ML specification version --minimum-deployment-target asks for (1 when absent).
-    static func minimumSpecificationVersion(_ arguments: ParsedArguments) throws -> Int32 {
-        guard let text = arguments.optionalString("minimum-deployment-target") else { return 1 }
+    /// The Core ML specification version --minimum-deployment-target asks for (nil when absent).
+    static func minimumSpecificationVersion(_ arguments: ParsedArguments) throws -> Int32? {
+        guard let text = arguments.optionalString("minimum-deployment-target") else { return nil }
         guard let target = DeploymentTarget(text) else {
             let suggestion = closestMatch(to: text, in: DeploymentTarget.names, maxDistance: 3).map { "; did you mean \($0)?" } ?? ""
             throw UsageError("--minimum-deployment-target \(text) is not one of \(DeploymentTarget.names.joined(separator: ", "))\(suggestion)")

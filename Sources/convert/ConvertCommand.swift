@@ -23,12 +23,13 @@ enum ConvertCommand: Command {
             """,
         subcommands: [CaffeCommand.self, TensorFlowCommand.self, KerasCommand.self, DarknetCommand.self, ONNXCommand.self, TFLiteCommand.self, MLModelCommand.self, SampleCommand.self],
         versionDetails: {
-            let versions = DeploymentTarget.specificationVersions
+            let versions = DeploymentTarget.neuralNetworkVersions
             return """
-                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5, Darknet .cfg + .weights, ONNX (opsets 9 to 21), float TFLite .tflite, Core ML .mlmodel
+                reads Caffe (V1 and current, .caffemodel and HDF5 weights), TensorFlow frozen graphs, Keras .h5, Darknet .cfg + .weights, ONNX (opsets 9 to 21), TFLite .tflite (float, float16 and int8 quantized), Core ML .mlmodel
                 writes Core ML .mlmodel files, specification version \(versions.lowerBound) (\(DeploymentTarget.systems(for: versions.lowerBound))) \
                 to \(versions.upperBound) (\(DeploymentTarget.systems(for: versions.upperBound))): the oldest the model's layers allow, \
-                or --minimum-deployment-target
+                or --minimum-deployment-target; and ML programs (.mlpackage, --convert-to mlprogram), specification \(DeploymentTarget.firstProgramVersion) \
+                (\(DeploymentTarget.systems(for: DeploymentTarget.firstProgramVersion)))
                 """
         }(),
         otherUsages: ["<model file> [<weights file>] <options>   (subcommand told by content)"],
@@ -92,13 +93,11 @@ struct OutputRequest {
 /// than `minimumSpecificationVersion` says (`--minimum-deployment-target`).
 /// `make` gives the model and notes for the summary (what the conversion
 /// changed that the file does not show: a declared batch).
-func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32 = 1,
+func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion asked: Int32? = nil,
              _ make: () throws -> (model: Model, notes: [(label: String, items: [String])])) throws {
+    try checkDeploymentTarget(asked, program: output.program != nil)
+    let minimumSpecificationVersion = asked ?? 1
     if output.program != nil {
-        if minimumSpecificationVersion > 6 {
-            throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's programs (specification 6, opset CoreML5) "
-                             + "only for now")
-        }
         try MLProgramWriter.checkTarget(output.path, inputs: inputs)
     } else {
         try AtomicFile.checkTarget(output.path, inputs: inputs)
@@ -121,6 +120,26 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
         for warning in AppReadiness.warnings(for: model, naming: \.flag) {
             StandardStreams.printError("warning: \(TextEscaping.line(warning))\n")
         }
+    }
+}
+
+/// Refuses a --minimum-deployment-target the kind of model cannot have,
+/// as coremltools refuses it: a NeuralNetwork for iOS 15 or later, an ML
+/// program before iOS 15 (and, for now, after: the writer's opset is iOS 15's).
+func checkDeploymentTarget(_ asked: Int32?, program: Bool) throws {
+    guard let asked else { return }
+    let first = DeploymentTarget.firstProgramVersion
+    if program, asked < first {
+        throw UsageError("--minimum-deployment-target: an ML program (--convert-to mlprogram) loads on \(DeploymentTarget.systems(for: first)) "
+                         + "and later, as coremltools requires; name one of those or leave the option out")
+    }
+    if program, asked > first {
+        throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's programs (specification 6, opset CoreML5) "
+                         + "only for now")
+    }
+    if !program, asked > DeploymentTarget.neuralNetworkVersions.upperBound {
+        throw UsageError("--minimum-deployment-target: from \(DeploymentTarget.systems(for: first)) on, a model is an ML program "
+                         + "(as coremltools requires): add --convert-to mlprogram -o Name.mlpackage, or name an older target")
     }
 }
 

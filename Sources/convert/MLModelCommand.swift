@@ -21,8 +21,7 @@ enum MLModelCommand: Command {
     static let options = Options {
         Positional("model", valueName: "Model.mlmodel", help: "The Core ML model to write again.")
         ConversionFlags.outputOptions()
-        Option("minimum-deployment-target", valueName: "target",
-               help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow).").spec
+        ConversionFlags.deploymentTargetOption
     }
 
     static func run(_ arguments: ParsedArguments) throws {

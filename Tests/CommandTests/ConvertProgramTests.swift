@@ -112,11 +112,30 @@ final class ConvertProgramTests: XCTestCase {
             (["--convert-to", "mlprogram", "--compute-precision", "float32", "--precision", "float16", "-o", package], "an ML program stores its weights as it computes"),
             (["--compute-precision", "float32", "-o", folder.path + "/AgeNet.mlmodel"], "--compute-precision float32 is an ML program's"),
             (["--convert-to", "mlprogramm", "-o", package], "--convert-to takes neuralnetwork or mlprogram, not 'mlprogramm'"),
+            // Targets as coremltools takes them: a program from iOS 15 on, a NeuralNetwork before it.
+            (["--convert-to", "mlprogram", "--minimum-deployment-target", "iOS13", "-o", package],
+             "an ML program (--convert-to mlprogram) loads on iOS 15, macOS 12, tvOS 15, watchOS 8 and later"),
+            (["--convert-to", "mlprogram", "--minimum-deployment-target", "iOS17", "-o", package], "writes iOS 15's programs (specification 6"),
+            (["--minimum-deployment-target", "macOS12", "-o", folder.path + "/AgeNet.mlmodel"],
+             "from iOS 15, macOS 12, tvOS 15, watchOS 8 on, a model is an ML program (as coremltools requires): add --convert-to mlprogram"),
+            (["--minimum-deployment-target", "watchOS11", "-o", folder.path + "/AgeNet.mlmodel"], "a model is an ML program"),
         ]
         for (options, fragment) in cases {
             try ProgramRunner.assertOneError("coreml-convert", ageNet + options, fragment, status: 64)
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+    }
+
+    /// --minimum-deployment-target iOS15 (or tvOS15, ...) is an ML
+    /// program's own target: written at specification 6.
+    func testTheFirstProgramTargetIsAccepted() throws {
+        let folder = try temporaryFolder()
+        for target in ["iOS15", "tvos15", "macOS12"] {
+            let package = folder.appendingPathComponent("\(target).mlpackage").path
+            let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--minimum-deployment-target", target, "-o", package])
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertTrue(result.standardOutput.contains("(ML Program, specification 6, opset CoreML5, float16)"), result.standardOutput)
+        }
     }
 
     func testALayerNotWrittenYetIsNamedAndNothingIsWritten() throws {
