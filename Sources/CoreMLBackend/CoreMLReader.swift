@@ -73,12 +73,15 @@ public struct ModelFileError: Error, CustomStringConvertible, Sendable {
 /// not copied: they stay slices of the memory-mapped file, which lives as
 /// long as any of them.
 public enum CoreMLReader {
-    /// Reads the model at `path`.
+    /// Reads the model at `path`: a `.mlmodel` file, or an ML Program
+    /// package folder (`MLProgramReader`, which maps its weight file
+    /// whatever `structureOnly` says).
     /// - Parameter structureOnly: skip weight payloads (their counts are
     ///   kept); for summaries of large files.
     /// - Throws: `ModelFileError` wrapping a `FileError`, a `DecodeError` or a
     ///   `CoreMLFormatError`, each with its byte offset.
     public static func read(from path: String, structureOnly: Bool = false) throws -> CoreMLFile {
+        if MLProgramWriter.isPackage(path) { return try MLProgramReader.read(from: path) }
         do {
             let file = try MappedFile(path: path)
             defer { file.releaseResidentPages() }

@@ -95,7 +95,7 @@ public struct Frontend: Sendable {
 extension ModelFiles {
     static func inspectCoreML(_ request: InspectRequest, loadWeights: Bool) throws -> InspectedModel {
         let path = request.path
-        let file = MLProgramWriter.isPackage(path) ? try MLProgramReader.read(from: path) : try CoreMLReader.read(from: path, structureOnly: !loadWeights)
+        let file = try CoreMLReader.read(from: path, structureOnly: !loadWeights)
         // Shown, not refused: inspecting a broken file is how one finds out why.
         var notes: [(label: String, items: [String])] = []
         do {

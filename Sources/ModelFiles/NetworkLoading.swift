@@ -32,22 +32,14 @@ public enum ValidatedModel {
     /// - Throws: what `CoreMLReader.read` throws, and `InvalidModelError`
     ///   (`path: ` and the `ModelError`) when the structure does not validate.
     public static func read(path: String) throws -> Model {
-        if MLProgramWriter.isPackage(path) {
-            // An ML Program package (issue 36: what MLProgramWriter writes, raised back into the IR).
-            let model = try MLProgramReader.read(from: path).model
-            do {
-                _ = try model.validate()  // typed throws: ModelError alone
-            } catch {
-                throw InvalidModelError("\(path): \(String(mentioning: error))")
-            }
-            return model
-        }
+        let structure = try CoreMLReader.read(from: path, structureOnly: true)
         do {
-            _ = try CoreMLReader.read(from: path, structureOnly: true).model.validate()
-        } catch let error as ModelError {
+            _ = try structure.model.validate()  // typed throws: ModelError alone
+        } catch {
             throw InvalidModelError("\(path): \(String(mentioning: error))")
         }
-        return try CoreMLReader.read(from: path).model
+        // A program's weights are read already (its blobs, from the mapped weight file).
+        return structure.program != nil ? structure.model : try CoreMLReader.read(from: path).model
     }
 }
 
