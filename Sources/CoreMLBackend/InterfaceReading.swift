@@ -36,10 +36,13 @@ public struct CoreMLInterface: Equatable, Sendable {
 }
 
 extension CoreMLReader {
-    /// The interface of the model at `path`, weights not read.
+    /// The interface of the model at `path` (a `.mlmodel`, or an ML Program
+    /// package), weights not read.
     /// - Throws: as `read(from:)`: a `FileError`, or a `ModelFileError`
     ///   with the byte offset of what is missing or out of range.
     public static func interface(from path: String) throws -> CoreMLInterface {
+        // A package's description is its model.mlmodel's (as Xcode generates the classes of an .mlpackage).
+        let path = MLProgramWriter.isPackage(path) ? MLProgramReader.paths(of: path).model : path
         do {
             let file = try MappedFile(path: path)
             defer { file.releaseResidentPages() }

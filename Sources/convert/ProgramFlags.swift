@@ -51,7 +51,9 @@ enum ProgramFlags {
             case let other?:
                 throw UsageError("--compute-precision takes float32 or float16, not '\(other)'")
             }
-            if arguments.flag("generate-classes") { throw UsageError("--generate-classes: not yet for --convert-to mlprogram") }
+            if arguments.flag("generate-classes") {
+                throw UsageError("--generate-classes: not yet with --convert-to mlprogram; run coreml-generate \(path) FOLDER once it is written")
+            }
             if arguments.flag("json") { throw UsageError("--json: the summary of an ML program is not written yet; drop --json") }
             return computePrecision
         default:

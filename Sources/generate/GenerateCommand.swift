@@ -29,7 +29,7 @@ enum GenerateCommand: Command {
                     "coreml-generate AgeNet.mlmodel Classes --language objc --public --class-name AgeClassifier"),
         ])
     static let options = Options {
-        Positional("model", valueName: "Model.mlmodel", help: "The Core ML model whose classes to write.")
+        Positional("model", valueName: "Model.mlmodel", help: "The Core ML model whose classes to write (an .mlmodel, or an ML Program .mlpackage).")
         Positional("folder", valueName: "OUTDIR", help: "Where to write them (created if missing; its parent must exist).")
         Option("language", valueName: "swift|objc", default: "swift", help: "The classes' language: swift (<Name>.swift) or objc (<Name>.h and <Name>.m).")
         Option("class-name", valueName: "Name", help: "The model class's name (default: the model file's name, sanitized).")

@@ -119,6 +119,7 @@ final class ConvertProgramTests: XCTestCase {
             (["--minimum-deployment-target", "macOS12", "-o", folder.path + "/AgeNet.mlmodel"],
              "from iOS 15, macOS 12, tvOS 15, watchOS 8 on, a model is an ML program (as coremltools requires): add --convert-to mlprogram"),
             (["--minimum-deployment-target", "watchOS11", "-o", folder.path + "/AgeNet.mlmodel"], "a model is an ML program"),
+            (["--convert-to", "mlprogram", "--generate-classes", "-o", package], "not yet with --convert-to mlprogram; run coreml-generate"),
         ]
         for (options, fragment) in cases {
             try ProgramRunner.assertOneError("coreml-convert", ageNet + options, fragment, status: 64)

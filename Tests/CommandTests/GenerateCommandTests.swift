@@ -45,6 +45,27 @@ final class GenerateCommandTests: XCTestCase {
         XCTAssertEqual(FileManager.default.contents(atPath: generated + "/AgeNet.swift"), before)
     }
 
+    /// An ML Program package's classes, as Xcode generates them for an
+    /// .mlpackage: the same features, named after the package, available
+    /// from iOS 15 (the first systems that run programs), not iOS 11 as the
+    /// NeuralNetwork file's.
+    func testGenerateWritesThePackagesClasses() throws {
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("AgeNet.mlpackage").path
+        let converted = try ProgramRunner.run("coreml-convert", ["caffe", deploy, weights, "--image-input", "data", "--is-bgr",
+                                                                 "--class-labels", labels, "--convert-to", "mlprogram", "-o", package])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        let generated = folder.appendingPathComponent("Generated").path
+        let swift = try ProgramRunner.run("coreml-generate", [package, generated])
+        XCTAssertEqual(swift.status, 0, swift.standardError)
+        let text = try String(contentsOfFile: generated + "/AgeNet.swift", encoding: .utf8)
+        for declaration in ["init(data: CVPixelBuffer)", "var classLabel: String {", "@available(macOS 12.0, iOS 15.0, tvOS 15.0, watchOS 8.0, *)",
+                            "bundle.url(forResource: \"AgeNet\", withExtension: \"mlmodelc\")"] {
+            XCTAssertTrue(text.contains(declaration), declaration)
+        }
+        XCTAssertFalse(text.contains("iOS 11.0"))
+    }
+
     func testConvertWritesTheClassesNextToTheModel() throws {
         let folder = try temporaryFolder()
         let (_, result) = try convertAgeNet(into: folder, ["--generate-classes", "--language", "objc"])
