@@ -69,4 +69,28 @@ public enum WindowPadding: Equatable, Sendable {
     /// rounded up, so the last window may run past the padded input.
     /// Pooling only.
     case includeLastPixel(Size2)
+
+    /// Each edge's padding for a window of `kernel` (dilated by `dilation`)
+    /// at `stride` that makes `output` from `input`: explicit amounts as
+    /// they are; `same`'s total need split, the odd pixel top/left when
+    /// `topLeftHeavy`; Caffe's rounded-up pooling as its symmetric pads,
+    /// the bottom and right grown (or shrunk, never below 0) to reach its
+    /// output. The one rule of the runtime and the ML Program writer.
+    public func edges(input: Size2, output: Size2, kernel: Size2, stride: Size2, dilation: Size2) -> Edges {
+        func needed(_ input: Int, _ output: Int, _ kernel: Int, _ stride: Int, _ dilation: Int) -> Int {
+            (output - 1) * stride + (kernel - 1) * dilation + 1 - input
+        }
+        let height = needed(input.height, output.height, kernel.height, stride.height, dilation.height)
+        let width = needed(input.width, output.width, kernel.width, stride.width, dilation.width)
+        switch self {
+        case .explicit(let edges):
+            return edges
+        case .same(let topLeftHeavy):
+            let (h, w) = (max(height, 0), max(width, 0))
+            let (top, left) = topLeftHeavy ? (h - h / 2, w - w / 2) : (h / 2, w / 2)
+            return Edges(top: top, bottom: h - top, left: left, right: w - left)
+        case .includeLastPixel(let symmetric):
+            return Edges(top: symmetric.height, bottom: max(height - symmetric.height, 0), left: symmetric.width, right: max(width - symmetric.width, 0))
+        }
+    }
 }

@@ -89,24 +89,10 @@ extension ProgramLowering {
     /// Caffe's rounded-up pooling as its symmetric pads with the bottom and
     /// right ones grown (or shrunk) to reach its output size.
     func pads(_ padding: WindowPadding, input: [Int], output: [Int], kernel: Size2, stride: Size2, dilation: Size2, node: Node) throws -> [Int] {
-        func split(_ total: Int, topLeftHeavy: Bool) -> (Int, Int) {
-            let first = topLeftHeavy ? total - total / 2 : total / 2
-            return (first, total - first)
-        }
         let extentHeight = (kernel.height - 1) * dilation.height + 1, extentWidth = (kernel.width - 1) * dilation.width + 1
-        let neededHeight = (output[2] - 1) * stride.height + extentHeight - input[2]
-        let neededWidth = (output[3] - 1) * stride.width + extentWidth - input[3]
-        let pads: [Int]
-        switch padding {
-        case .explicit(let edges):
-            pads = [edges.top, edges.bottom, edges.left, edges.right]
-        case .same(let topLeftHeavy):
-            let (top, bottom) = split(max(neededHeight, 0), topLeftHeavy: topLeftHeavy)
-            let (left, right) = split(max(neededWidth, 0), topLeftHeavy: topLeftHeavy)
-            pads = [top, bottom, left, right]
-        case .includeLastPixel(let symmetric):
-            pads = [symmetric.height, max(neededHeight - symmetric.height, 0), symmetric.width, max(neededWidth - symmetric.width, 0)]
-        }
+        let edges = padding.edges(input: Size2(input[2], input[3]), output: Size2(output[2], output[3]),
+                                  kernel: kernel, stride: stride, dilation: dilation)
+        let pads = [edges.top, edges.bottom, edges.left, edges.right]
         // The rule must give the IR's size; a window left past the input (a stride larger than the kernel) is not padding's to fix.
         let height = (input[2] + pads[0] + pads[1] - extentHeight) / stride.height + 1
         let width = (input[3] + pads[2] + pads[3] - extentWidth) / stride.width + 1

@@ -174,19 +174,9 @@ struct Window {
 /// goes bottom/right unless the mode is top-left heavy.
 func leadingPadding(_ padding: WindowPadding, input: TensorShape, output: TensorShape, kernel: Size2,
                     stride: Size2, dilation: Size2) -> (top: Int, left: Int) {
-    switch padding {
-    case .explicit(let edges):
-        return (edges.top, edges.left)
-    case .includeLastPixel(let pads):
-        return (pads.height, pads.width)
-    case .same(let topLeftHeavy):
-        func leading(_ size: Int, _ out: Int, _ k: Int, _ s: Int, _ d: Int) -> Int {
-            let total = max((out - 1) * s + (k - 1) * d + 1 - size, 0)
-            return topLeftHeavy ? total - total / 2 : total / 2
-        }
-        return (leading(input.height, output.height, kernel.height, stride.height, dilation.height),
-                leading(input.width, output.width, kernel.width, stride.width, dilation.width))
-    }
+    let edges = padding.edges(input: Size2(input.height, input.width), output: Size2(output.height, output.width),
+                              kernel: kernel, stride: stride, dilation: dilation)
+    return (edges.top, edges.left)
 }
 
 /// Working memory for the kernels (im2col columns): one grow-only buffer
