@@ -1,0 +1,132 @@
+import Conversion
+import CoreMLBackend
+import Foundation
+import Images
+import ModelFormat
+import Runtime
+import TestSupport
+import TFLiteFrontend
+import XCTest
+
+/// Full-integer models whose graph inputs and outputs are UINT8 or INT8
+/// levels (make_tflite_fixtures.py, write_quantized_interface): the input
+/// an image whose preprocessing is the dequantization, the output
+/// dequantized; run on the pixels LiteRT ran.
+final class TFLiteQuantizedInterfaceTests: XCTestCase {
+    let folder = tfliteFixtures.appendingPathComponent("quantized_interface")
+
+    /// The file's scale and zero point of `kind`'s input or output (quantization.json, LiteRT's reading).
+    func quantization(_ kind: String, _ side: String) throws -> (scale: Float, zero: Float) {
+        let data = try Data(contentsOf: folder.appendingPathComponent("quantization.json"))
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: [String: [Double]]])
+        let pair = try XCTUnwrap(json[kind]?[side])
+        return (Float(pair[0]), Float(pair[1]))
+    }
+
+    /// UINT8 in and out, with tflite-support metadata (labels; mean 127.5,
+    /// std 127.5, the float model's): alone, a classifier whose image gives
+    /// the network scale * (pixel - zero point), the metadata's
+    /// normalization not applied (LiteRT feeds the uint8 pixels as they are).
+    /// LiteRT computes every activation in int8 and rounds its output to
+    /// levels of 1/256; this model computes in float with the same int8
+    /// weights. The bound: what LiteRT's own rounding of activations costs
+    /// (the largest difference between its float model and the quantized
+    /// file on the same pictures, 1.29e-2) plus one output level (3.9e-3):
+    /// 1.68e-2. Measured: 9.5e-3 on the nine pictures, the top-1 class the same.
+    func testUInt8ClassifierTakesPixels() throws {
+        let model = try TFLiteConverter.convert(model: folder.appendingPathComponent("uint8.tflite").path)
+        let (scale, zero) = try quantization("uint8", "input")
+        guard case .image(let image) = model.inputs.first?.kind else { return XCTFail("the input is not an image: \(model.inputs)") }
+        XCTAssertEqual(image.scale, scale)
+        for bias in [image.redBias, image.greenBias, image.blueBias] { XCTAssertEqual(bias, -scale * zero) }
+        XCTAssertFalse(model.nodes.contains { $0.name.hasSuffix("_std") }, "the metadata's std layer was added")
+        XCTAssertEqual(model.classifier?.labels, .strings(try LabelFile.read(path: folder.appendingPathComponent("labels.txt").path)))
+        let notes = model.metadata.userDefined
+        XCTAssertTrue(notes.first { $0.key == "tflite.input" }?.value.contains("the metadata's normalization (mean 127.5, std 127.5) is not applied") ?? false,
+                      "\(notes)")
+        XCTAssertEqual(notes.first { $0.key == "tflite.output" }?.value,
+                       "'StatefulPartitionedCall_1:0' gives UINT8 (scale 0.00390625, zero point 0) levels in the file: dequantized, "
+                       + "the real values 0.00390625 * (q - 0) computed in float (not rounded to the levels)")
+        try compare(model, "uint8")
+    }
+
+    /// INT8 in and out, no metadata: the picture's pixel p is LiteRT's
+    /// level p - 128, so the image gives scale * (p - 128 - zero point);
+    /// the same bound as the uint8 file's (measured: 9.5e-3).
+    func testInt8InputTakesPixelsLess128() throws {
+        let model = try TFLiteConverter.convert(model: folder.appendingPathComponent("int8.tflite").path)
+        let (scale, zero) = try quantization("int8", "input")
+        guard case .image(let image) = model.inputs.first?.kind else { return XCTFail("the input is not an image: \(model.inputs)") }
+        XCTAssertEqual(image.scale, scale)
+        for bias in [image.redBias, image.greenBias, image.blueBias] { XCTAssertEqual(bias, -scale * (zero + 128)) }
+        XCTAssertNil(model.classifier)
+        try compare(model, "int8")
+    }
+
+    /// Preprocessing options replace the dequantization (they give the real values), and the summary says so.
+    func testOptionsReplaceTheDequantization() throws {
+        var options = ConversionOptions()
+        options.normalization = Normalization(mean: [0.5], std: [0.5])
+        let model = try TFLiteConverter.convert(model: folder.appendingPathComponent("uint8.tflite").path, options: options)
+        guard case .image(let image) = model.inputs.first?.kind else { return XCTFail("the input is not an image") }
+        XCTAssertEqual(image.scale, 1 / (255 * 0.5), accuracy: 1e-7)
+        XCTAssertEqual(image.redBias, -1)
+        XCTAssertTrue(model.metadata.userDefined.first { $0.key == "tflite.input" }?.value
+            .contains("the preprocessing given replaces their dequantization") ?? false)
+    }
+
+    /// plain_cnn with its float input made INT8 (scale 0.1, zero point 0):
+    /// an image giving 0.1 * (pixel - 128).
+    func testInt8InputVariant() throws {
+        let model = try TFLiteConverter.convert(model: tfliteFixtures.appendingPathComponent("variants/quantized_input.tflite").path)
+        guard case .image(let image) = model.inputs.first?.kind else { return XCTFail("the input is not an image") }
+        XCTAssertEqual(image.scale, 0.1)
+        XCTAssertEqual(image.redBias, -0.1 * 128)
+    }
+
+    /// Quantized inputs that cannot be what LiteRT takes: refused by name.
+    func testRefusals() throws {
+        let cases = [
+            ("zero_point.tflite", "the input 'serving_default_image:0' has the zero points [300]; one in -128...127 is expected for INT8"),
+            ("scale_zero.tflite", "the input 'serving_default_image:0' has the quantization scale 0.0; a positive normal float is expected"),
+            ("vector_input.tflite", "the input 'serving_default_image:0' is INT8 (scale 0.007843138, zero point -1) of shape [1, 768]: "
+                + "a quantized input is converted as an image [1, H, W, 1 or 3]"),
+        ]
+        for (file, expected) in cases {
+            XCTAssertThrowsError(try TFLiteConverter.convert(model: folder.appendingPathComponent("variants/\(file)").path)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(file): \(error)")
+            }
+        }
+    }
+
+    /// Runs `model` on the nine pictures (pixels.npy, whole values 0-255):
+    /// the largest difference from `kind`'s dequantized LiteRT outputs must
+    /// stay within the largest between LiteRT's float model and that file
+    /// (float_output.npy) plus one output level, with the same top-1 class.
+    func compare(_ model: Model, _ kind: String, line: UInt = #line) throws {
+        let path = checkDirectory.appendingPathComponent("tflite_quantized_interface_\(kind).mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let network = try Network(contentsOf: path)
+        let input = try XCTUnwrap(network.model.inputs.first?.name)
+        let pixels = try NumpyFile.read(path: folder.appendingPathComponent("pixels.npy").path).values
+        let references = try NumpyFile.read(path: folder.appendingPathComponent("\(kind)_output.npy").path).values
+        let size = 16 * 16 * 3
+        XCTAssertEqual(pixels.count, 9 * size, line: line)
+        var difference: Float = 0
+        for index in 0..<9 {
+            let image = Image(width: 16, height: 16, channels: 3, pixels: pixels[size * index..<size * (index + 1)].map { UInt8($0) })
+            let prediction = try network.predict([input: .image(image)])
+            let ours = try prediction.probabilities.map { $0.map(\.probability) }
+                ?? XCTUnwrap(prediction.outputs[try XCTUnwrap(network.model.outputs.first?.name)]?.values)
+            let expected = Array(references[10 * index..<10 * index + 10])
+            for (a, b) in zip(ours, expected) { difference = max(difference, abs(a - b)) }
+            XCTAssertEqual(ours.indices.max { ours[$0] < ours[$1] }, expected.indices.max { expected[$0] < expected[$1] },
+                           "\(kind): picture \(index): the top-1 class differs", line: line)
+        }
+        let float = try NumpyFile.read(path: folder.appendingPathComponent("float_output.npy").path).values
+        let rounding = zip(float, references).map { abs($0 - $1) }.max() ?? .infinity
+        let bound = rounding + (try quantization(kind, "output").scale)
+        XCTAssertLessThanOrEqual(difference, bound, "\(kind): LiteRT's float and quantized files differ by \(rounding)", line: line)
+        print("\(kind): the largest difference from LiteRT is \(difference), the bound \(bound) (LiteRT's float and quantized files: \(rounding))")
+    }
+}
