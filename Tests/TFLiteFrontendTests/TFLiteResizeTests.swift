@@ -1,0 +1,66 @@
+import CoreMLBackend
+import Foundation
+import ModelFormat
+import Runtime
+import TestSupport
+import TFLiteFrontend
+import XCTest
+
+/// RESIZE_BILINEAR (12 x 10 from 6 x 5) and RESIZE_NEAREST_NEIGHBOR (24 x 30
+/// from 12 x 10) between convolutions, Keras's Resizing through
+/// TFLiteConverter (make_tflite_fixtures.py, write_resize), and the same
+/// file with each option combination: each converted, written, run, and
+/// its map within 1e-4 * max(1, |ref|) of LiteRT's.
+final class TFLiteResizeTests: XCTestCase {
+    let folder = tfliteFixtures.appendingPathComponent("resize")
+
+    /// Both operators with half_pixel_centers (TensorFlow 2's resize).
+    func testHalfPixelCenters() throws {
+        let model = try check("model")
+        let upsamples = model.nodes.compactMap { node -> Upsample? in
+            if case .upsample(let upsample) = node.operation { return upsample } else { return nil }
+        }
+        XCTAssertEqual(upsamples, [Upsample(scale: Size2(2, 2), mode: .bilinear, alignment: .halfPixel), Upsample(scale: Size2(2, 3))])
+    }
+
+    /// Bilinear with align_corners, nearest with neither flag.
+    func testAlignCorners() throws { try check("align_corners") }
+
+    /// Neither flag on either (TensorFlow 1's grid).
+    func testLegacyGrid() throws { try check("legacy") }
+
+    /// RESIZE_BILINEAR's deprecated new_height 7: LiteRT's kernel ignores it, and so does the conversion.
+    func testDeprecatedNewHeightIsIgnored() throws { try check("new_height") }
+
+    func testRefusals() throws {
+        let cases = [
+            ("nearest_align_corners", "operator 3 (RESIZE_NEAREST_NEIGHBOR) writing "),
+            ("nearest_align_corners", "align_corners 'true' is not supported"),
+            ("bilinear_both", "operator 1 (RESIZE_BILINEAR) writing "),
+            ("bilinear_both", "align_corners and half_pixel_centers together are not supported"),
+        ]
+        for (name, expected) in cases {
+            XCTAssertThrowsError(try TFLiteConverter.convert(model: folder.appendingPathComponent("\(name).tflite").path)) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(name): \(error)")
+            }
+        }
+    }
+
+    @discardableResult
+    func check(_ name: String, line: UInt = #line) throws -> Model {
+        let model = try TFLiteConverter.convert(model: folder.appendingPathComponent("\(name).tflite").path)
+        let path = checkDirectory.appendingPathComponent("tflite_resize_\(name).mlmodel").path
+        try CoreMLWriter.write(model, to: path)
+        let network = try Network(contentsOf: path)
+        let input = try XCTUnwrap(network.model.inputs.first?.name), output = try XCTUnwrap(network.model.outputs.first?.name)
+        let x = chw(try NumpyFile.read(path: folder.appendingPathComponent("input.npy").path).values, 6, 5, 3)
+        let prediction = try network.predict([input: .array(Tensor(shape: TensorShape([3, 6, 5]), values: x))])
+        let ours = try XCTUnwrap(prediction.outputs[output]?.values, line: line)
+        let reference = chw(try NumpyFile.read(path: folder.appendingPathComponent("\(name)_output.npy").path).values, 24, 30, 2)
+        XCTAssertEqual(ours.count, reference.count, line: line)
+        if let worst = worstMismatch(ours, reference) {
+            XCTFail("\(name): value \(worst.index) is \(worst.ours), LiteRT gives \(worst.reference)", line: line)
+        }
+        return model
+    }
+}
