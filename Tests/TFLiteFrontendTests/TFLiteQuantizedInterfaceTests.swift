@@ -89,6 +89,8 @@ final class TFLiteQuantizedInterfaceTests: XCTestCase {
         let cases = [
             ("zero_point.tflite", "the input 'serving_default_image:0' has the zero points [300]; one in -128...127 is expected for INT8"),
             ("scale_zero.tflite", "the input 'serving_default_image:0' has the quantization scale 0.0; a positive normal float is expected"),
+            ("scale_nan.tflite", "the input 'serving_default_image:0' has the quantization scale nan; a positive normal float is expected"),
+            ("zero_point_huge.tflite", "the input 'serving_default_image:0' has the zero points [9223372036854775807]; one in -128...127 is expected"),
             ("vector_input.tflite", "the input 'serving_default_image:0' is INT8 (scale 0.007843138, zero point -1) of shape [1, 768]: "
                 + "a quantized input is converted as an image [1, H, W, 1 or 3]"),
         ]

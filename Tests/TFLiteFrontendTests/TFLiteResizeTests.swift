@@ -46,6 +46,30 @@ final class TFLiteResizeTests: XCTestCase {
         }
     }
 
+    /// Hostile sizes patched into the bilinear resize's size constant
+    /// (int32 12, 10 in the file): each refused by name, nothing sized by them.
+    func testHostileSizes() throws {
+        let source = folder.appendingPathComponent("model.tflite").path
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
+        let pattern: [UInt8] = [12, 0, 0, 0, 10, 0, 0, 0]
+        // The first: the constant's buffer (byte 1004) precedes the tensor shapes [1, 12, 10, 4] that hold the same bytes;
+        // the error below names the size, so a wrong guess fails.
+        let at = try XCTUnwrap((0...(bytes.count - 8)).first { Array(bytes[$0..<$0 + 8]) == pattern })
+        for (index, size) in [[0, 0], [-1, 10], [12, Int32.max], [Int32.min, 10], [13, 10], [12, 7]].enumerated() {
+            var changed = bytes
+            for (offset, value) in size.enumerated() {
+                withUnsafeBytes(of: Int32(value).littleEndian) { changed.replaceSubrange(at + 4 * offset..<at + 4 * offset + 4, with: $0) }
+            }
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("tflite_resize_\(getpid())_\(index).tflite").path
+            try Data(changed).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            XCTAssertThrowsError(try TFLiteConverter.convert(model: path)) { error in
+                XCTAssertTrue("\(error)".contains("operator 1 (RESIZE_BILINEAR) writing ") && "\(error)".contains("the size \(size) is not a whole "
+                                                    + "multiple of the 6x5 input; resizing to whole multiples is supported"), "\(size): \(error)")
+            }
+        }
+    }
+
     @discardableResult
     func check(_ name: String, line: UInt = #line) throws -> Model {
         let model = try TFLiteConverter.convert(model: folder.appendingPathComponent("\(name).tflite").path)
