@@ -59,7 +59,7 @@ struct TFLiteWalk {
     var keptInt8 = 0
     /// Activations stored quantized (computed in float here), and the
     /// QUANTIZE and DEQUANTIZE operators between them and float ones.
-    var quantizedActivations = 0
+    var quantizedActivations: [String: Int] = [:]
     var droppedQuantizations = 0
     /// Graph inputs and outputs of UINT8 or INT8 levels (`TFLiteQuantizedFeature`).
     var quantizedInputs: [TFLiteQuantizedFeature] = []
@@ -216,7 +216,7 @@ struct TFLiteWalk {
         let builder = try TFLiteBuilder(walk: self, op: op, names: names, output: output)
         var (emitted, rank) = try mapping(builder)
         if name == "QUANTIZE" || name == "DEQUANTIZE" { droppedQuantizations += 1 }
-        if output.isQuantized { quantizedActivations += 1 }
+        if output.isQuantized { quantizedActivations[TFLiteModel.typeName(output.type).lowercased(), default: 0] += 1 }
         if emitted.isEmpty {
             alias[output.index] = alias[builder.inputIndices[0]] ?? builder.inputIndices[0]
             ranks[output.index] = rank

@@ -53,8 +53,10 @@ extension TFLiteWalk {
         if keptInt8 > 0 {
             parts.append("\(keptInt8) int8 kernel\(keptInt8 == 1 ? "" : "s") kept 8-bit (Core ML's linear-symmetric weights, the same levels and scales)")
         }
-        if quantizedActivations > 0 {
-            parts.append("\(quantizedActivations) int8 activation\(quantizedActivations == 1 ? "" : "s") computed in float "
+        if !quantizedActivations.isEmpty {
+            let counts = quantizedActivations.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: " and ")
+            let total = quantizedActivations.values.reduce(0, +)
+            parts.append("\(counts) activation\(total == 1 ? "" : "s") computed in float "
                          + "(\(droppedQuantizations) QUANTIZE/DEQUANTIZE dropped)")
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")

@@ -42,6 +42,8 @@ final class TFLiteQuantizedInterfaceTests: XCTestCase {
         XCTAssertFalse(model.nodes.contains { $0.name.hasSuffix("_std") }, "the metadata's std layer was added")
         XCTAssertEqual(model.classifier?.labels, .strings(try LabelFile.read(path: folder.appendingPathComponent("labels.txt").path)))
         let notes = model.metadata.userDefined
+        XCTAssertTrue(notes.first { $0.key == "tflite.weights" }?.value
+            .hasSuffix("; 9 int8 and 1 uint8 activations computed in float (2 QUANTIZE/DEQUANTIZE dropped)") ?? false, "\(notes)")
         XCTAssertTrue(notes.first { $0.key == "tflite.input" }?.value.contains("the metadata's normalization (mean 127.5, std 127.5) is not applied") ?? false,
                       "\(notes)")
         XCTAssertEqual(notes.first { $0.key == "tflite.output" }?.value,
