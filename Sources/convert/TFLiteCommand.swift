@@ -11,8 +11,8 @@ enum TFLiteCommand: Command {
             Reads the flatbuffer (schema version 3) over the mapped file and converts its first subgraph: the builtin \
             operators of image classifiers (convolutions, depthwise convolutions, fully connected layers, pooling, \
             ADD/MUL/SUB with their fused activations, RESHAPE, SOFTMAX, CONCATENATION, PAD, MEAN, HARD_SWISH, \
-            LOGISTIC, RELU, RELU6, RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR to whole multiples), NHWC tensors as \
-            Core ML's [C, H, W]. float16 weights (behind DEQUANTIZE) are widened \
+            LOGISTIC, RELU, RELU6, RESIZE_BILINEAR (by fractional factors too, with align_corners or half_pixel_centers) \
+            and RESIZE_NEAREST_NEIGHBOR to whole multiples), NHWC tensors as Core ML's [C, H, W]. float16 weights (behind DEQUANTIZE) are widened \
             to float32 (exactly: --precision float16 writes the file's own values); int8 kernels of dynamic-range \
             models stay 8-bit where Core ML's linear-symmetric weights hold the same levels and scales (one per output \
             channel), others are widened; activations are computed in float; the summary's tflite.weights says which. \
