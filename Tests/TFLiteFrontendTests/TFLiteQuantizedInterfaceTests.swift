@@ -119,6 +119,15 @@ final class TFLiteQuantizedInterfaceTests: XCTestCase {
         }
     }
 
+    /// inspect's outline of a file it cannot convert states what the levels of a quantized input and output mean.
+    func testOutlineStatesTheQuantization() throws {
+        let outline = try TFLiteConverter.outline(model: folder.appendingPathComponent("variants/vector_input.tflite").path)
+        let lines = outline.metadata.filter { $0.key == "tflite.quantization" }.map(\.value)
+        XCTAssertEqual(lines, ["input 'serving_default_image:0': INT8 levels q stand for scale * (q - zero point), scales [0.007843138], zero points [-1]",
+                               "output 'StatefulPartitionedCall_1:0': INT8 levels q stand for scale * (q - zero point), scales [0.00390625], "
+                                   + "zero points [-128]"])
+    }
+
     /// Runs `model` on the nine pictures (pixels.npy, whole values 0-255):
     /// the largest difference from `kind`'s dequantized LiteRT outputs must
     /// stay within the largest between LiteRT's float model and that file
