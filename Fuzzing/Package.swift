@@ -33,6 +33,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CProtobufC", path: upstream("CProtobufC"), pkgConfig: "libprotobuf-c"),
         .systemLibrary(name: "CImageCodecs", path: upstream("CImageCodecs"), pkgConfig: "libpng16"),
+        .systemLibrary(name: "CZlib", path: upstream("CZlib"), pkgConfig: "zlib"),
         .target(name: "CLibraryLoading", path: upstream("CLibraryLoading"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "CBLAS", dependencies: ["CLibraryLoading"], path: upstream("CBLAS"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
         .target(name: "CDNNL", dependencies: ["CLibraryLoading"], path: upstream("CDNNL"), linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux])), .linkedLibrary("pthread", .when(platforms: [.linux]))]),
@@ -63,7 +64,7 @@ let package = Package(
         .target(name: "ONNXFrontend", dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "ONNXSchema", "CProtobufC", "Naming"],
                 path: upstream("ONNXFrontend")),
         .target(name: "DarknetFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO"], path: upstream("DarknetFrontend")),
-        .target(name: "TFLiteFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO", "Naming"], path: upstream("TFLiteFrontend")),
+        .target(name: "TFLiteFrontend", dependencies: ["ModelFormat", "Conversion", "FileIO", "Naming", "CZlib"], path: upstream("TFLiteFrontend")),
         .target(name: "TensorFlowFrontend",
                 dependencies: ["ModelFormat", "Conversion", "Protobuf", "FileIO", "TensorFlowSchema", "CProtobufC", "Naming"],
                 path: upstream("TensorFlowFrontend")),

@@ -53,7 +53,7 @@ extension ONNXOpTable {
                     throw b.node.fail("scales \(Array(scales.suffix(2))) do not give whole sizes (\(dims[axis]) x \(Float(scales[axis])) = \(product)); onnxruntime samples at steps of 1 / scale, Core ML's fractional upsample at in / out")
                 }
             }
-            guard let factor = upsampleFactor(input: dims[axis], output: sizes[axis]) else {
+            guard let factor = Upsample.fractionalFactor(input: dims[axis], output: sizes[axis]) else {
                 throw b.node.fail("no float32 factor enlarges \(dims[axis]) to exactly \(sizes[axis]) on axis \(axis)")
             }
             factors.append(factor)
@@ -98,17 +98,4 @@ extension ONNXOpTable {
     }
 
     private static func greatestCommonDivisor(_ a: Int, _ b: Int) -> Int { b == 0 ? a : greatestCommonDivisor(b, a % b) }
-
-    /// A float32 factor whose product with `input` floors to `output` in
-    /// float32 and in double (however Core ML multiplies), at most 65536.
-    private static func upsampleFactor(input: Int, output: Int) -> Float? {
-        var factor = Float(output) / Float(input)
-        for _ in 0..<4 {
-            if factor <= 65536, Int((Float(input) * factor).rounded(.down)) == output, Int((Double(input) * Double(factor)).rounded(.down)) == output {
-                return factor
-            }
-            factor = factor.nextUp
-        }
-        return nil
-    }
 }

@@ -17,11 +17,14 @@
 /// directory lies and where the record says it does (as zip readers do
 /// for self-extracting archives).
 ///
-/// Only stored entries (method 0) are read: tflite-support stores its
-/// files uncompressed; a deflated one is refused by name.
+/// Stored entries (method 0, as tflite-support writes them) and deflated
+/// ones (method 8, as a zip tool or Python's ZIP_DEFLATED writes them,
+/// inflated by `Inflate`, bounded by the stated size) are read, each
+/// checked against its CRC-32 (at 16 of the directory header); other
+/// methods and encrypted entries are refused by name.
 struct AssociatedFiles {
-    /// Each file's name and bytes (a slice of the mapped file).
-    let entries: [(name: String, data: UnsafeRawBufferPointer)]
+    /// Each file's name and bytes, and its size in the zip when it is deflated (nil: stored).
+    let entries: [(name: String, data: [UInt8], deflated: Int?)]
 
     /// An empty archive: the model has no zip appended.
     init() { entries = [] }
@@ -39,7 +42,7 @@ struct AssociatedFiles {
             throw buffer.fail(end, "the associated files' zip directory (\(size) bytes at \(stated)) does not fit before its end record")
         }
         let shift = directory - stated
-        var entries: [(name: String, data: UnsafeRawBufferPointer)] = []
+        var entries: [(name: String, data: [UInt8], deflated: Int?)] = []
         var position = directory
         for index in 0..<count {
             let what = "the zip directory entry \(index) of the associated files"
@@ -50,11 +53,11 @@ struct AssociatedFiles {
             let nameLength = Int(buffer.u16(position + 28)), skip = Int(buffer.u16(position + 30)) + Int(buffer.u16(position + 32))
             try buffer.check(position + 46, nameLength + skip, "the name of \(what)")
             let name = String(decoding: bytes[position + 46..<position + 46 + nameLength], as: UTF8.self)
-            guard method == 0, flags & 1 == 0 else {
-                let how = flags & 1 != 0 ? "encrypted" : method == 8 ? "deflated" : "compressed with method \(method)"
-                throw buffer.fail(position, "associated file '\(name)' is \(how); only stored (uncompressed) files are read, as tflite-support writes them")
+            guard method == 0 || method == 8, flags & 1 == 0 else {
+                let how = flags & 1 != 0 ? "encrypted" : "compressed with method \(method)"
+                throw buffer.fail(position, "associated file '\(name)' is \(how); stored (0) and deflated (8) files are read")
             }
-            guard compressed == uncompressed else {
+            guard method == 8 || compressed == uncompressed else {
                 throw buffer.fail(position, "associated file '\(name)' is stored, yet its sizes differ (\(compressed) bytes stored, \(uncompressed) unpacked)")
             }
             let local = Int(buffer.u32(position + 42)) + shift
@@ -63,7 +66,20 @@ struct AssociatedFiles {
             let start = local + 30 + Int(buffer.u16(local + 26)) + Int(buffer.u16(local + 28))
             try buffer.check(start, compressed, "associated file '\(name)'")
             guard start + compressed <= directory else { throw buffer.fail(start, "associated file '\(name)' runs into the zip directory") }
-            entries.append((name, UnsafeRawBufferPointer(rebasing: bytes[start..<start + compressed])))
+            let stored = UnsafeRawBufferPointer(rebasing: bytes[start..<start + compressed])
+            let data: [UInt8]
+            if method == 8 {
+                do { data = try Inflate.inflate(stored, size: uncompressed) } catch {
+                    throw buffer.fail(start + error.offset, "associated file '\(name)': \(error.message)")
+                }
+            } else {
+                data = Array(stored)
+            }
+            let crc = buffer.u32(position + 16), computed = data.withUnsafeBytes(Inflate.crc32)
+            guard crc == computed else {
+                throw buffer.fail(start, "associated file '\(name)' has the CRC-32 \(Self.hex(computed)), and its directory entry states \(Self.hex(crc))")
+            }
+            entries.append((name, data, method == 8 ? compressed : nil))
             position += 46 + nameLength + skip
         }
         self.entries = entries
@@ -81,7 +97,9 @@ struct AssociatedFiles {
         return nil
     }
 
-    func data(named name: String) -> UnsafeRawBufferPointer? {
+    private static func hex(_ value: UInt32) -> String { "0x" + String(value, radix: 16, uppercase: false) }
+
+    func data(named name: String) -> [UInt8]? {
         entries.first { $0.name == name }?.data
     }
 }

@@ -5,7 +5,8 @@ import ModelFormat
 /// LiteRT) to the model spec: the first subgraph's operators in order, NHWC
 /// tensors as Core ML's [C, H, W] maps and [1, N] tensors as [N] vectors,
 /// kernels moved once to Core ML's layouts (`NHWCLayout`), read from the
-/// mapped file. Quantized tensors are refused by name (not converted yet).
+/// mapped file. Quantized activations are computed in float; UINT8 and
+/// INT8 graph inputs and outputs are dequantized (`TFLiteQuantizedFeature`).
 /// The model's TFLite metadata gives the class labels, the image input's
 /// normalization and the descriptions the options do not (`TFLiteMetadata.apply`).
 public enum TFLiteConverter {
@@ -17,7 +18,9 @@ public enum TFLiteConverter {
         var model = try walk.build()
         var options = options
         if let note = walk.weightNote { options.metadata.userDefined.append(("tflite.weights", note)) }
-        try TFLiteMetadata.read(file)?.apply(to: &options, model: &model, path: path)
+        let metadata = try TFLiteMetadata.read(file)
+        try TFLiteQuantizedFeature.apply(inputs: walk.quantizedInputs, outputs: walk.quantizedOutputs, metadata: metadata, to: &options, path: path)
+        try metadata?.apply(to: &options, model: &model, path: path)
         try options.finish(&model, description: "Converted from TFLite model \(path.split(separator: "/").last ?? "")", source: path)
         return model
     }
@@ -56,8 +59,11 @@ struct TFLiteWalk {
     var keptInt8 = 0
     /// Activations stored quantized (computed in float here), and the
     /// QUANTIZE and DEQUANTIZE operators between them and float ones.
-    var quantizedActivations = 0
+    var quantizedActivations: [String: Int] = [:]
     var droppedQuantizations = 0
+    /// Graph inputs and outputs of UINT8 or INT8 levels (`TFLiteQuantizedFeature`).
+    var quantizedInputs: [TFLiteQuantizedFeature] = []
+    var quantizedOutputs: [TFLiteQuantizedFeature] = []
 
     init(file: TFLiteModel) throws {
         guard let graph = file.subgraphs.first else { throw TFLiteError("\(file.path): the model has no subgraph") }
@@ -124,10 +130,10 @@ struct TFLiteWalk {
         var inputs: [Input] = []
         for index in graph.inputs {
             let tensor = try self.tensor(index, "an input")
-            try refuseQuantizedInterface(tensor, "input")
-            if let refusal = Self.typeRefusal(tensor) { throw fail(refusal) }
             let (dims, rank) = try mapShape(tensor)
             let name = TFLiteConverter.featureName(tensor.name)
+            if let quantized = try quantizedInput(tensor, feature: name, dims: dims, rank: rank) { quantizedInputs.append(quantized) }
+            if let refusal = Self.typeRefusal(tensor) { throw fail(refusal) }
             inputs.append(Input(name: name, kind: .array(shape: dims)))
             shapes[name] = TensorShape(featureShape: dims)
             ranks[tensor.index] = rank
@@ -150,10 +156,10 @@ struct TFLiteWalk {
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
         for index in graph.outputs {
             let tensor = try self.tensor(index, "an output")
-            try refuseQuantizedInterface(tensor, "output")
             let source = alias[tensor.index] ?? tensor.index
             guard ranks[source] != nil else { throw fail("output '\(tensor.name)' is not produced by any operator") }
             let feature = TFLiteConverter.featureName(tensor.name)
+            if let quantized = try quantizedOutput(tensor, feature: feature) { quantizedOutputs.append(quantized) }
             if names[source] != feature && !inputs.contains(where: { $0.name == feature }) { model.renameTensor(names[source], to: feature) }
             model.outputs.append(Output(name: inputs.contains(where: { $0.name == names[source] }) ? names[source] : feature))
         }
@@ -210,7 +216,7 @@ struct TFLiteWalk {
         let builder = try TFLiteBuilder(walk: self, op: op, names: names, output: output)
         var (emitted, rank) = try mapping(builder)
         if name == "QUANTIZE" || name == "DEQUANTIZE" { droppedQuantizations += 1 }
-        if output.isQuantized { quantizedActivations += 1 }
+        if output.isQuantized { quantizedActivations[TFLiteModel.typeName(output.type).lowercased(), default: 0] += 1 }
         if emitted.isEmpty {
             alias[output.index] = alias[builder.inputIndices[0]] ?? builder.inputIndices[0]
             ranks[output.index] = rank

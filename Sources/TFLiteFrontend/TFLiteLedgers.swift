@@ -30,11 +30,14 @@ enum TFLiteOptions {
         9: Table(name: "SoftmaxOptions", fields: [("beta", .float)]),
         10: Table(name: "ConcatenationOptions", fields: [("axis", .int), ("fused_activation_function", .activation)]),
         11: Table(name: "AddOptions", fields: [("fused_activation_function", .activation), ("pot_scale_int16", .bool)]),
+        15: Table(name: "ResizeBilinearOptions", fields: [("new_height", .int), ("new_width", .int), ("align_corners", .bool),
+                                                         ("half_pixel_centers", .bool)]),
         17: Table(name: "ReshapeOptions", fields: [("new_shape", .vector)]),
         21: Table(name: "MulOptions", fields: [("fused_activation_function", .activation)]),
         22: Table(name: "PadOptions", fields: []),
         27: Table(name: "ReducerOptions", fields: [("keep_dims", .bool)]),
         28: Table(name: "SubOptions", fields: [("fused_activation_function", .activation), ("pot_scale_int16", .bool)]),
+        74: Table(name: "ResizeNearestNeighborOptions", fields: [("align_corners", .bool), ("half_pixel_centers", .bool)]),
         91: Table(name: "HardSwishOptions", fields: []),
     ]
 
@@ -86,6 +89,11 @@ enum TFLiteOptions {
         "SUB": AttributeLedger(honours: [fused], inert: ["pot_scale_int16"]),
         "MUL": AttributeLedger(honours: [fused]),
         "RESHAPE": AttributeLedger(honours: ["new_shape"]),
+        // new_height, new_width: deprecated, and LiteRT's kernel ignores them (it reads the size input, as here).
+        // align_corners with half_pixel_centers is refused by the mapping (`TFLiteResize`); nearest's align_corners rounds
+        // i (n - 1) / (n s - 1), other pixels than the repeated ones.
+        "RESIZE_BILINEAR": AttributeLedger(honours: ["align_corners", "half_pixel_centers"], inert: ["new_height", "new_width"]),
+        "RESIZE_NEAREST_NEIGHBOR": AttributeLedger(honours: ["half_pixel_centers"], only: ["align_corners": "false"]),
         "MEAN": AttributeLedger(honours: ["keep_dims"]),
         "PAD": .none, "HARD_SWISH": .none, "LOGISTIC": .none, "RELU": .none, "RELU6": .none, "RELU_N1_TO_1": .none, "TANH": .none,
         "QUANTIZE": .none, "DEQUANTIZE": .none,
@@ -94,7 +102,8 @@ enum TFLiteOptions {
     /// The options table each mapped operator carries (0: none).
     static let expectedTypes: [String: UInt8] = [
         "CONV_2D": 1, "DEPTHWISE_CONV_2D": 2, "AVERAGE_POOL_2D": 5, "MAX_POOL_2D": 5, "FULLY_CONNECTED": 8, "SOFTMAX": 9,
-        "CONCATENATION": 10, "ADD": 11, "RESHAPE": 17, "MUL": 21, "PAD": 22, "MEAN": 27, "SUB": 28, "HARD_SWISH": 91,
+        "CONCATENATION": 10, "ADD": 11, "RESIZE_BILINEAR": 15, "RESHAPE": 17, "MUL": 21, "PAD": 22, "MEAN": 27, "SUB": 28,
+        "RESIZE_NEAREST_NEIGHBOR": 74, "HARD_SWISH": 91,
     ]
 }
 

@@ -97,7 +97,7 @@ struct TFLiteMetadata {
 
     /// The labels of output `index` from its labels file, nil when it has none.
     /// - Throws: `TFLiteError` when the file is named but not in the zip.
-    func labels(output index: Int, path: String) throws(TFLiteError) -> (file: String, data: UnsafeRawBufferPointer)? {
+    func labels(output index: Int, path: String) throws(TFLiteError) -> (file: String, data: [UInt8])? {
         guard index < outputs.count, let name = outputs[index].labelsFile else { return nil }
         guard let data = archive.data(named: name) else {
             throw TFLiteError("\(path): the metadata names the labels file '\(name)', which is not among the associated files zipped onto the model")

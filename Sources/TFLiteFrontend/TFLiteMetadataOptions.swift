@@ -20,7 +20,7 @@ extension TFLiteMetadata {
         if options.classLabels == nil, options.detectorOutput == nil, options.yoloAnchors == nil,
            let (name, data) = try labels(output: 0, path: path) {
             let source = "\(path): associated file \(name)"
-            options.classLabels = .strings(try LabelFile.parse(Array(data)[...], path: source))
+            options.classLabels = .strings(try LabelFile.parse(data[...], path: source))
             options.classLabelsSource = source
         }
         if let input = inputs.first, let feature = model.inputs.first, options.normalization == nil, options.givenPreprocessing.isEmpty,
@@ -69,7 +69,9 @@ extension TFLiteMetadata {
                 lines.append((key, parts.joined(separator: "; ")))
             }
         }
-        for entry in archive.entries { lines.append(("tflite.metadata.file", "\(entry.name) (\(entry.data.count) bytes)")) }
+        for entry in archive.entries {
+            lines.append(("tflite.metadata.file", "\(entry.name) (\(entry.data.count) bytes\(entry.deflated.map { ", deflated to \($0)" } ?? ""))"))
+        }
         return lines
     }
 

@@ -12,6 +12,7 @@ enum TFLiteOpTable {
         "CONV_2D": convolution, "DEPTHWISE_CONV_2D": depthwise, "FULLY_CONNECTED": fullyConnected,
         "AVERAGE_POOL_2D": { try pooling($0, .average) }, "MAX_POOL_2D": { try pooling($0, .max) },
         "ADD": { try arithmetic($0, .add) }, "MUL": { try arithmetic($0, .multiply) }, "SUB": { try arithmetic($0, .subtract) },
+        "RESIZE_BILINEAR": TFLiteResize.bilinear, "RESIZE_NEAREST_NEIGHBOR": TFLiteResize.nearest,
         "RESHAPE": reshape, "SOFTMAX": softmax, "CONCATENATION": concatenation, "PAD": pad, "MEAN": mean,
         "HARD_SWISH": { b in (GatedActivation.hardSwish(input: try b.input(0), output: b.name), b.rank(0)) },
         "LOGISTIC": { try unary($0, .activation(.sigmoid)) }, "TANH": { try unary($0, .activation(.tanh)) },

@@ -60,6 +60,14 @@ extension TFLiteConverter {
         var metadata: [(key: String, value: String)] = [("tflite.version", String(file.version))]
         if !file.description.isEmpty { metadata.append(("tflite.description", file.description)) }
         for entry in file.metadata { metadata.append(("tflite.metadata", entry.name)) }
+        // A quantized graph input or output: the levels' meaning, which the tensor's type alone does not say.
+        for (side, indices) in [("input", graph.inputs), ("output", graph.outputs)] {
+            for index in indices where index >= 0 && Int(index) < graph.tensors.count && graph.tensors[Int(index)].isQuantized {
+                let tensor = graph.tensors[Int(index)]
+                metadata.append(("tflite.quantization", "\(side) '\(tensor.name)': \(TFLiteModel.typeName(tensor.type)) levels q stand for scale * (q - zero point), "
+                                 + "scales \(tensor.scales), zero points \(tensor.zeroPoints)"))
+            }
+        }
         if let read = try? TFLiteMetadata.read(file) { metadata += read.outline }
         return SourceOutline(inputs: graph.inputs.map(tensor), outputs: graph.outputs.map(tensor), nodes: nodes,
                              weightTensors: weightTensors, parameters: parameters, metadata: metadata, obstacles: obstacles)

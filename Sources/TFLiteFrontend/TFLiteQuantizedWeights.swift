@@ -47,24 +47,16 @@ extension TFLiteWalk {
         }
     }
 
-    /// A graph input or output that takes or gives quantized values (a
-    /// model converted with inference_input_type int8 or uint8): refused,
-    /// the Core ML model would take real values where LiteRT takes levels.
-    func refuseQuantizedInterface(_ tensor: TFLiteModel.Tensor, _ what: String) throws {
-        guard tensor.type != 0 || tensor.isQuantized else { return }
-        throw fail("the \(what) '\(tensor.name)' is \(TFLiteModel.typeName(tensor.type))\(tensor.isQuantized ? " with quantization parameters" : ""): "
-                   + "models whose inputs and outputs are FLOAT32 are converted (TFLiteConverter's default inference_input_type and "
-                   + "inference_output_type; a full-integer model's QUANTIZE and DEQUANTIZE then sit inside it)")
-    }
-
     /// What the summary says of the weights, nil for a float32 model.
     var weightNote: String? {
         var parts = widened.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key) tensor\($0.value == 1 ? "" : "s") widened to float32" }
         if keptInt8 > 0 {
             parts.append("\(keptInt8) int8 kernel\(keptInt8 == 1 ? "" : "s") kept 8-bit (Core ML's linear-symmetric weights, the same levels and scales)")
         }
-        if quantizedActivations > 0 {
-            parts.append("\(quantizedActivations) int8 activation\(quantizedActivations == 1 ? "" : "s") computed in float "
+        if !quantizedActivations.isEmpty {
+            let counts = quantizedActivations.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: " and ")
+            let total = quantizedActivations.values.reduce(0, +)
+            parts.append("\(counts) activation\(total == 1 ? "" : "s") computed in float "
                          + "(\(droppedQuantizations) QUANTIZE/DEQUANTIZE dropped)")
         }
         return parts.isEmpty ? nil : parts.joined(separator: "; ")

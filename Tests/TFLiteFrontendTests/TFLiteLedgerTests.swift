@@ -20,7 +20,7 @@ final class TFLiteLedgerTests: XCTestCase {
     func testOperatorNumbers() {
         let numbers = ["ADD": 0, "AVERAGE_POOL_2D": 1, "CONCATENATION": 2, "CONV_2D": 3, "DEPTHWISE_CONV_2D": 4, "FULLY_CONNECTED": 9,
                        "LOGISTIC": 14, "MAX_POOL_2D": 17, "MUL": 18, "RELU": 19, "RELU_N1_TO_1": 20, "RELU6": 21, "RESHAPE": 22,
-                       "SOFTMAX": 25, "TANH": 28, "PAD": 34, "MEAN": 40, "SUB": 41, "HARD_SWISH": 117, "DEQUANTIZE": 6, "QUANTIZE": 114]
+                       "RESIZE_BILINEAR": 23, "SOFTMAX": 25, "TANH": 28, "PAD": 34, "MEAN": 40, "SUB": 41, "RESIZE_NEAREST_NEIGHBOR": 97, "HARD_SWISH": 117, "DEQUANTIZE": 6, "QUANTIZE": 114]
         XCTAssertEqual(Set(numbers.keys), Set(TFLiteOpTable.mappings.keys))
         for (name, number) in numbers { XCTAssertEqual(TFLiteOperators.name(Int32(number)), name) }
     }

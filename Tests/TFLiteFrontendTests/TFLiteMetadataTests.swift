@@ -78,8 +78,21 @@ final class TFLiteMetadataTests: XCTestCase {
         XCTAssertTrue(lines.contains("tflite.metadata.file: labels.txt (78 bytes)"), "\(lines)")
     }
 
-    /// A deflated associated file is refused by name (no inflater here);
-    /// a zip directory or a file that lies outside the model, with the byte.
+    /// metadata_classifier's model with its labels file deflated (Python's
+    /// zipfile, ZIP_DEFLATED, make_tflite_fixtures.py's write_deflated):
+    /// inflated, the same labels; inspect's outline says it was deflated.
+    func testDeflatedLabelsFile() throws {
+        let path = tfliteFixtures.appendingPathComponent("deflated_labels/model.tflite").path
+        let model = try TFLiteConverter.convert(model: path)
+        XCTAssertEqual(model.classifier?.labels, .strings(try LabelFile.read(path: folder.appendingPathComponent("labels.txt").path)))
+        XCTAssertEqual(model.nodes, try TFLiteConverter.convert(model: source).nodes)
+        let lines = try TFLiteConverter.outline(model: path).metadata.map { "\($0.key): \($0.value)" }
+        XCTAssertTrue(lines.contains("tflite.metadata.file: labels.txt (78 bytes, deflated to 65)"), "\(lines)")
+    }
+
+    /// A file compressed other than by deflate is refused by name; stored
+    /// bytes said to be deflated, a wrong CRC-32, a zip directory or a file
+    /// that lies outside the model: each an error with the byte.
     func testMalformedAssociatedFilesFailWithTheByte() throws {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: source)))
         func last(_ signature: UInt32) throws -> Int {
@@ -88,7 +101,9 @@ final class TFLiteMetadataTests: XCTestCase {
         }
         let central = try last(0x0201_4b50), end = try last(0x0605_4b50)
         let cases: [(at: Int, value: [UInt8], expected: String)] = [
-            (central + 10, [8, 0], "associated file 'labels.txt' is deflated; only stored (uncompressed) files are read"),
+            (central + 10, [12, 0], "byte \(central): associated file 'labels.txt' is compressed with method 12; stored (0) and deflated (8) files are read"),
+            (central + 10, [8, 0], ": associated file 'labels.txt': the deflate stream is malformed (zlib: invalid code lengths set)"),
+            (central + 16, [0, 0, 0, 0], ": associated file 'labels.txt' has the CRC-32 0xe6d49a93, and its directory entry states 0x0"),
             (end + 12, [0, 0xFF, 0xFF, 0x7F], "byte \(end): the associated files' zip directory (2147483392 bytes at"),
             (central + 20, [0xFF, 0xFF, 0, 0], "byte \(central): associated file 'labels.txt' is stored, yet its sizes differ (65535 bytes stored, 78 unpacked)"),
             (central + 42, [0xF0, 0xFF, 0xFF, 0x0F], "the local header of associated file 'labels.txt' (30 bytes) runs past the end of the file"),

@@ -58,7 +58,8 @@ final class TFLiteParityTests: XCTestCase {
 
     func testEveryFixtureIsTested() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: tfliteFixtures.path).filter { !$0.hasPrefix(".") }.sorted()
-        XCTAssertEqual(folders, ["any_batch", "constants", "metadata_classifier", "mobilenet_block", "plain_cnn", "quantized", "variants"])
+        XCTAssertEqual(folders, ["any_batch", "constants", "deflated_labels", "metadata_classifier", "mobilenet_block", "plain_cnn", "quantized",
+                                 "quantized_interface", "resize", "variants"])
     }
 
     @discardableResult

@@ -36,6 +36,20 @@ public struct Upsample: Equatable, Sendable {
         guard fractionalScale.count == 2 else { return size * (axis == 0 ? scale.height : scale.width) }
         return Int((Float(size) * fractionalScale[axis]).rounded(.down))
     }
+
+    /// A float32 factor whose product with `input` floors to `output` in
+    /// float32 and in double (however Core ML multiplies), at most 65536;
+    /// nil when none of the four floats from output / input up does.
+    public static func fractionalFactor(input: Int, output: Int) -> Float? {
+        var factor = Float(output) / Float(input)
+        for _ in 0..<4 {
+            if factor <= 65536, Int((Float(input) * factor).rounded(.down)) == output, Int((Double(input) * Double(factor)).rounded(.down)) == output {
+                return factor
+            }
+            factor = factor.nextUp
+        }
+        return nil
+    }
 }
 
 public struct Reduce: Equatable, Sendable {
