@@ -12,14 +12,7 @@ enum ProgramRunner {
     }
 
     /// Where SwiftPM put the executables: beside the test bundle.
-    static let productsDirectory: URL = {
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("coreml-convert").path) { return url }
-        }
-        return repositoryRoot.appendingPathComponent(".build/debug")
-    }()
+    static var productsDirectory: URL { TestSupport.productsDirectory }
 
     /// Runs `program`; with `fileSizeLimit`, under `ulimit -f` of that many
     /// KiB (through /bin/sh, SIGXFSZ ignored: a write past it fails with

@@ -21,6 +21,16 @@ public let checkDirectory: URL = {
     return url
 }()
 
+/// Where SwiftPM put the executables: beside the test bundle.
+public let productsDirectory: URL = {
+    var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    while url.path != "/" {
+        url.deleteLastPathComponent()
+        if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("coreml-convert").path) { return url }
+    }
+    return repositoryRoot.appendingPathComponent(".build/debug")
+}()
+
 /// Every temporary file of one test process lives in this folder, removed
 /// when the process exits, unless `TOOLKIT_KEEP_TEST_FILES` is set
 /// (`scripts/verify/apple_validator.sh` keeps them to validate every model
