@@ -171,7 +171,8 @@ def check(name, kinds, work, bin_dir):
             # Where the quantization's error exceeds the margin, LiteRT's own float and quantized files disagree too.
             agree = int((ref[np.arange(len(ref)), float_ref.argmax(1)] == ref.max(1)).sum())
             row["evidence"] = (f"per picture max error / bound: {', '.join(f'{e:.2g}' for e in diff.max(axis=1) / bound)}; "
-                               f"LiteRT's float file has its {kind} file's top-1 on {agree}/{len(ref)}"
+                               f"LiteRT's float file has its {kind} file's top-1 on {agree}/{len(ref)}; ours differs from LiteRT's "
+                               f"float file by {np.abs(got - float_ref).max():.3g}"
                                + (f"; output step {step:.3g}, error {diff.max() / step:.1f} steps" if step else ""))
         rows.append(row)
         print(format_row(row), flush=True)
