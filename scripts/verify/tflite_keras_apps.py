@@ -158,7 +158,8 @@ def check(name, kinds, work, bin_dir):
                                    f"bound: LiteRT {np.abs(ref - truth).max() / largest:.1e} {outside_truth(ref)}, ours "
                                    f"{np.abs(got - truth).max() / largest:.1e} {outside_truth(got)}, Keras float32 "
                                    f"{np.abs(keras32 - truth).max() / largest:.1e} {outside_truth(keras32)}; within "
-                                   f"1e-4 * max(1, largest abs ref): {'yes' if diff.max() <= 1e-4 * max(1, largest) else 'no'}")
+                                   f"1e-4 * max(1, largest abs ref): {'yes' if diff.max() <= 1e-4 * max(1, largest) else 'no'}; "
+                                   + sensitivity(path, pictures, ref))
         else:
             if float_ref is None:
                 float_file = work / f"{name}_float.tflite"
@@ -178,6 +179,15 @@ def check(name, kinds, work, bin_dir):
         print(format_row(row), flush=True)
     keras.backend.clear_session()
     return rows
+
+
+def sensitivity(path, pictures, ref):
+    """How far LiteRT's own float logits move when every pixel moves by at most half a level: the
+    scale below which no top-1 can be expected to survive an 8-bit model's roundings."""
+    rng = np.random.default_rng(0)
+    noisy = litert(path, [np.clip(p + rng.uniform(-0.5, 0.5, p.shape), 0, 255).astype(np.float32) for p in pictures])[0]
+    return (f"pixels +-0.5 move LiteRT's logits by {np.abs(noisy - ref).max():.3g}, top-1 kept on "
+            f"{int((noisy.argmax(1) == ref.argmax(1)).sum())}/{len(ref)}")
 
 
 def float64_logits(name, model, pictures):
