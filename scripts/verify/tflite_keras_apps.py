@@ -2,7 +2,7 @@
 """keras.applications models through TFLite, converted by `coreml-convert tflite` and compared
 with LiteRT on a few pictures (issue 37). scripts/verify/tflite_keras_apps.sh runs it on the
 release build for the COVERAGE.md table; not part of scripts/test (TensorFlow's converter and
-LiteRT, ~10 minutes).
+LiteRT, 8-20 minutes).
 
   .venv/bin/python scripts/verify/tflite_keras_apps.py WORK [MODEL ...] [--bin DIR]
       [--kind float,int8 | float16 | dynamic_range] [--markdown FILE]
@@ -209,7 +209,7 @@ HEADER = ("| model | kind | pictures | largest abs ref | max error (of largest) 
 def format_row(row):
     return (f"| {row['model']} | {row['kind']} | {row['pictures']} | {row['largest']:.4g} | {row['error']:.3g} "
             f"({row['error'] / row['largest']:.1e}) | {row['bound']} | {row['outside']} | {row['top1']} | {row['margin']:.3g} | "
-            f"{row['seconds']:.2f} | {row['peak']:.0f} | {row['size']:.1f} | {'ok' if row['ok'] else 'FAIL'}; {row['evidence']} |")
+            f"{row['seconds']:.2f} | {row['peak']:.0f} | {row['size']:.1f} | {'ok' if row['ok'] else 'FAIL'}{'; ' + row['evidence'] if 'evidence' in row else ''} |")
 
 
 def main():

@@ -13,7 +13,7 @@
 #          (the bound's derivation: tflite_keras_apps.py), top-1 the same.
 # Seeded weights, batch norms set from their inputs' statistics (see
 # tflite_keras_models.py); nothing is downloaded. Not part of scripts/test:
-# TensorFlow, ~4 GB of memory, ~15 minutes on 2 cores; ~400 MB in WORK.
+# TensorFlow and LiteRT; 8 minutes on 2 quiet cores (20 on loaded ones); 460 MB in WORK.
 # Usage: scripts/verify/tflite_keras_apps.sh [WORK [MODEL ...]]   (after scripts/bootstrap --fixtures)
 #   WORK: an empty or new folder (default: a fresh mktemp folder, kept).
 # Prints the COVERAGE.md table (also in WORK/table.md); exits 1 if any check fails.
