@@ -14,9 +14,11 @@ and head with ReLU6 for swish and no squeeze-and-excite; `padding="same"` convol
 
 The weights (tflite_keras_models.py) are seeded and made to behave like trained ones: every
 batch norm's statistics are the mean and variance of its own input on calibration pictures (so
-each normalized activation has a spread near 1 however deep the net), and the last Dense layer is
-scaled so the largest logit on them is 10. With the raw random weights the deep nets' logits
-reached 1e6 (ResNet50) and float32 rounding alone put LiteRT and Keras 1e-4 apart.
+each normalized activation has a spread near 1 however deep the net), their betas are near 1
+(ReLUs pass most values), and the last weighted layer is scaled so the largest logit on them is
+10. With the raw random weights the deep nets' logits reached 1e6 (ResNet50) and float32
+rounding alone put LiteRT and Keras 1e-4 apart; with betas near 0 half a pixel level of noise
+moved MobileNetV2's logits by 1.37 of 9.4 (COVERAGE.md).
 
 Pictures: Samples/face.png, the age_net fixture's face and three seeded synthetic pictures
 (shapes, a smooth colour field, stripes), 224x224, pixels 0-255 fed as they are (the models
@@ -24,8 +26,10 @@ that rescale do it themselves); the calibration pictures (batch-norm statistics 
 representative dataset) are other seeded ones and the two faces mirrored.
 
 Checks, per model and kind, on every picture, against LiteRT's interpreter (builtin kernels):
-  float, float16:  |ours - ref| <= 1e-4 * max(1, |ref|) for every logit; also Keras in float64
-                   on the same weights, the truth both float32 computations approximate;
+  float, float16:  |ours - ref| <= 1e-4 * max(1, |ref|) for every logit, the same top-1; for
+                   float the notes also compare both with Keras in float64 on the same weights
+                   (the truth both float32 computations approximate) and give how far half a
+                   pixel level of noise moves LiteRT's logits;
   int8, dynamic_range: the same bound and top-1 against LiteRT on the file's float twin
                    (tflite_dequantized.py: the file's own int8 weights and int32 biases
                    dequantized, QUANTIZE / DEQUANTIZE removed, float activations): what the
@@ -33,9 +37,10 @@ Checks, per model and kind, on every picture, against LiteRT's interpreter (buil
                    round every activation to 8 bits, the notes give the largest difference per
                    picture against LiteRT's own distance between the float and quantized files
                    (the weights' rounding and the activations'), and the top-1.
-The margin between LiteRT's top-1 and top-2 logits is printed: top-1 agreement means something
+The margin between the reference's top-1 and top-2 logits is printed: top-1 agreement means something
 only where the error is below it. Top-1 is the same when our top class is one LiteRT ranks first
-(an int8 output is a multiple of its step: two classes can tie; the margin is then 0). Convert seconds and peak memory come from /usr/bin/time -v.
+(an int8 output is a multiple of its step: two classes can tie; the margin is then 0). Convert
+seconds and peak memory come from /usr/bin/time -v.
 """
 import argparse
 import contextlib
