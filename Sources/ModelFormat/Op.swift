@@ -5,8 +5,8 @@
 /// rank-3 [C, H, W] tensors, except the element-wise ones (add, multiply,
 /// maximum, minimum, average, unary, activation), which take any rank.
 /// `defined` holds an operation that needs no case of its own (the rank-N
-/// ones: `MatMul`, `SoftmaxND`, `Transpose`, `GELU`, ...); a new operation
-/// goes there.
+/// ones: `MatMul`, `SoftmaxND`, `Transpose`, `GELU`, `Concat`, ...); a new
+/// operation goes there.
 public enum Op: Equatable, Sendable {
     case convolution(Convolution)
     case pooling(Pooling)
@@ -20,8 +20,6 @@ public enum Op: Equatable, Sendable {
     case lrn(LRN)
     /// Softmax over channels.
     case softmax
-    /// Stacks the inputs along channels.
-    case concat
     /// Element-wise sum of the inputs; with one input, adds `constant`.
     case add(constant: Float)
     /// Element-wise product of the inputs; with one input, multiplies by `constant`.
@@ -67,7 +65,6 @@ extension Op {
         case .bias(let bias): bias
         case .lrn(let lrn): lrn
         case .softmax: ChannelSoftmax()
-        case .concat: Concat()
         case .add(let constant): Elementwise(kind: .add, constant: constant)
         case .multiply(let constant): Elementwise(kind: .multiply, constant: constant)
         case .maximum: Elementwise(kind: .maximum)

@@ -129,7 +129,7 @@ extension ONNXOpTable {
             let last = runs.count == 1 && !reshaped
             nodes.append(b.emit(.defined(SliceND(begin: begin, end: end, strides: strides)), [x.name], suffix: last ? nil : "run\(number)"))
         }
-        if runs.count > 1 { nodes.append(b.emit(.defined(ConcatND(axis: axis)), nodes.map { $0.outputs[0] }, suffix: reshaped ? "joined" : nil)) }
+        if runs.count > 1 { nodes.append(b.emit(.defined(Concat(axis: axis)), nodes.map { $0.outputs[0] }, suffix: reshaped ? "joined" : nil)) }
         guard reshaped else { return (nodes, .tensor(name: b.name, rank: x.rank)) }
         guard !target.isEmpty else { throw b.node.fail("a gather to a scalar is not supported") }
         return (nodes + [b.emit(.defined(ReshapeND(shape: target)), [nodes.last!.outputs[0]])], .tensor(name: b.name, rank: target.count))
@@ -159,7 +159,7 @@ extension ONNXOpTable {
             }
             let joined = [pads[axis] > 0 ? parts[0] : nil, name, pads[axis + x.rank] > 0 ? parts.last : nil].compactMap { $0 }
             let last = number == padded.count - 1
-            let concat = b.emit(.defined(ConcatND(axis: axis)), joined, suffix: last ? nil : "padded\(axis)")
+            let concat = b.emit(.defined(Concat(axis: axis)), joined, suffix: last ? nil : "padded\(axis)")
             nodes.append(concat)
             name = concat.outputs[0]
             dims[axis] += pads[axis] + pads[axis + x.rank]

@@ -53,7 +53,7 @@ extension ONNXOpTable {
             }
         }
         let normalized = axis < 0 ? axis + rank : axis
-        return (nodes + [b.emit(.defined(ConcatND(axis: normalized)), names)], .tensor(name: b.name, rank: rank))
+        return (nodes + [b.emit(.defined(Concat(axis: normalized)), names)], .tensor(name: b.name, rank: rank))
     }
 
     /// One index along an axis of an exact tensor: a slice, then the axis

@@ -252,7 +252,7 @@ final class ShapeInferenceTests: XCTestCase {
 
             Case("concat", .concat, [shape(3, 4, 5), shape(5, 4, 5), shape(1, 4, 5)], [shape(9, 4, 5)]),
             Case("concat of one", .concat, [shape(3, 4, 5)], error: "has 1 inputs, the operation takes at least 2"),
-            Case("concat of different sizes", .concat, [shape(3, 4, 5), shape(3, 4, 6)], error: "concatenates maps of different sizes"),
+            Case("concat of different sizes", .concat, [shape(3, 4, 5), shape(3, 4, 6)], error: "cannot join 3x4x5, 3x4x6 along axis -3"),
 
             Case("add, same shapes", .add(constant: 0), [shape(3, 4, 5), shape(3, 4, 5)], [shape(3, 4, 5)]),
             Case("add, scalar", .add(constant: 0), [shape(3, 4, 5), shape(1, 1, 1)], [shape(3, 4, 5)]),

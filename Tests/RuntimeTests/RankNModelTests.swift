@@ -164,7 +164,7 @@ final class RankNModelTests: XCTestCase {
                       Output(name: "largest", shape: [2, 8, 1]), Output(name: "smallest", shape: [2, 3]),
                       Output(name: "product", shape: [1, 3, 1])],
             nodes: [
-                node("joined", .defined(ConcatND(axis: 1)), ["x", "z"]),
+                node("joined", .defined(Concat(axis: 1)), ["x", "z"]),
                 node("sliced", .defined(SliceND(begin: [0, 1, 1], end: [2, 7, 4], strides: [1, 2, 1])), ["joined"]),
                 node("reshaped", .defined(ReshapeND(shape: [3, 6])), ["sliced"]),
                 node("summed", .defined(ReduceND(mode: .sum, axes: [1])), ["sliced"]),

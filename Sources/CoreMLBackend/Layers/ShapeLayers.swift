@@ -2,23 +2,8 @@ import ModelFormat
 import CoreMLSchema
 import Protobuf
 
-// Concat, split, flatten, reshape, permute, padding, crop, slice,
+// Split, flatten, reshape, permute, padding, crop, slice,
 // reduce, upsample and load-constant.
-
-extension Concat: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT] }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.concat, core_ml__specification__concat_layer_params__init)
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        guard layer.concat.pointee.sequenceconcat == 0 else {
-            throw reader.fail("layer '\(name)': sequence concatenation is not supported", at: layer.concat)
-        }
-        return .concat
-    }
-}
 
 extension Split: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SPLIT] }

@@ -90,7 +90,7 @@ struct ProgramLowering {
             result = elementwise("add", inputs, constant: constant, neutral: 0, name: name, shape: shape)
         case .multiply(let constant):
             result = elementwise("mul", inputs, constant: constant, neutral: 1, name: name, shape: shape)
-        case .concat:
+        case .defined(let op) where (op.definition as? Concat)?.axis == Concat.channelAxis:
             result = program.operation("concat", name, [("values", inputs), ("axis", [program.constant(name + "_axis", .ints([1]))]),
                                                         ("interleave", [program.constant(name + "_interleave", .bools([false]))])], shape: shape)
         case .lrn(let lrn):

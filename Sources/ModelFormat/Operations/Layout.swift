@@ -1,20 +1,3 @@
-/// `Op.concat`: the inputs stacked along channels.
-public struct Concat: OpDefinition, Equatable {
-    public var kindName: String { "concat" }
-    public var takesAnyRank: Bool { false }
-    // Core ML's validator: at least 2 inputs.
-    public var inputCounts: ClosedRange<Int> { 2...Int.max }
-
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        let first = inputs[0]
-        guard inputs.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
-            throw ModelError("concatenates maps of different sizes: \(inputs.map(\.description).joined(separator: ", "))")
-        }
-        let channels = inputs.reduce(0) { $0 + $1.channels }  // at most count * 2^30
-        return [TensorShape(channels: channels, height: first.height, width: first.width)]
-    }
-}
-
 /// `Op.split`: the channels split evenly into one tensor per output.
 public struct Split: OpDefinition, Equatable {
     public var kindName: String { "split" }

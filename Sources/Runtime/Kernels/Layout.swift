@@ -35,21 +35,6 @@ struct CopyKernel: Kernel {
     }
 }
 
-/// Stacks inputs along channels.
-struct ConcatKernel: Kernel {
-    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        var offset = 0
-        outputs[0].values.withUnsafeMutableBufferPointer { y in
-            for input in inputs {
-                input.values.withUnsafeBufferPointer { x in
-                    _ = UnsafeMutableBufferPointer(rebasing: y[offset..<offset + x.count]).update(fromContentsOf: x)
-                }
-                offset += input.values.count
-            }
-        }
-    }
-}
-
 /// Splits channels evenly among the outputs.
 struct SplitKernel: Kernel {
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
@@ -218,12 +203,6 @@ extension Permute: KernelMaking {
     /// The transpose of [C, H, W] it is: axes index [Seq, C, H, W], Seq first.
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         Transpose(axes: axes.dropFirst().map { $0 - 1 }).kernel(inputs: inputs, outputs: outputs)
-    }
-}
-
-extension Concat: KernelMaking {
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        ConcatKernel()
     }
 }
 
