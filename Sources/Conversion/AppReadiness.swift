@@ -51,7 +51,7 @@ public enum AppReadiness {
                 tensor = input
                 continue
             }
-            if ["softmax", "softmaxND"].contains(kind) { return nil }
+            if kind == "softmax" { return nil }
             if case .activation(let activation) = node.operation {
                 switch activation {
                 case .sigmoid, .sigmoidHard: return nil

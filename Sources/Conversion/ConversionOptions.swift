@@ -240,7 +240,7 @@ public struct ConversionOptions: Sendable {
             let tensorModel = model.hasTensorInputs
             let operation: Op
             if tensorModel, let shape, shape.dimensions.last == labels.count {
-                operation = .defined(SoftmaxND(axis: -1))
+                operation = .defined(Softmax(axis: -1))
             } else if !tensorModel, let shape, shape.channels == labels.count {
                 operation = .softmax
             } else {

@@ -108,7 +108,7 @@ public enum SpecificationVersion {
                                  + "(Core ML takes it on [1, C, H, W] tensors there, the model on [C, H, W])")
             }
             if case .defined = node.operation, !model.hasTensorInputs, !coding.keepsShape {
-                throw ModelError(node: node.name, "\(definition.kindName) needs a model with tensor (rank-N) inputs")
+                throw ModelError(node: node.name, "\(coding.layerTypeName) needs a model with tensor (rank-N) inputs")
             }
         }
     }

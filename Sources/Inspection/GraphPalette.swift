@@ -58,7 +58,7 @@ public enum LayerFamily: String, CaseIterable, Sendable {
             self = .tensor
         case "innerproduct", "matmul":
             self = .innerProduct
-        case "softmax", "softmaxnd", "argmax", "detectionoutput":
+        case "softmax", "argmax", "detectionoutput":
             self = .output
         default:
             return nil

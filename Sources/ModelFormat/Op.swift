@@ -5,7 +5,7 @@
 /// rank-3 [C, H, W] tensors, except the element-wise ones (add, multiply,
 /// maximum, minimum, average, unary, activation), which take any rank.
 /// `defined` holds an operation that needs no case of its own (the rank-N
-/// ones: `MatMul`, `SoftmaxND`, `Transpose`, `GELU`, `Concat`, ...); a new
+/// ones: `MatMul`, `Softmax`, `Transpose`, `GELU`, `Concat`, ...); a new
 /// operation goes there.
 public enum Op: Equatable, Sendable {
     case convolution(Convolution)
@@ -18,8 +18,6 @@ public enum Op: Equatable, Sendable {
     /// Adds constants (per channel, or a full shape).
     case bias(Bias)
     case lrn(LRN)
-    /// Softmax over channels.
-    case softmax
     /// Element-wise sum of the inputs; with one input, adds `constant`.
     case add(constant: Float)
     /// Element-wise product of the inputs; with one input, multiplies by `constant`.
@@ -64,7 +62,6 @@ extension Op {
         case .scale(let scale): scale
         case .bias(let bias): bias
         case .lrn(let lrn): lrn
-        case .softmax: ChannelSoftmax()
         case .add(let constant): Elementwise(kind: .add, constant: constant)
         case .multiply(let constant): Elementwise(kind: .multiply, constant: constant)
         case .maximum: Elementwise(kind: .maximum)

@@ -182,6 +182,6 @@ extension ONNXOpTable {
             throw b.node.fail("before opset 13 Softmax flattens its input \(x.dims) from axis \(axis) and normalizes those values together "
                               + "(this model's opset is \(b.opset)); only where that is one axis (the last) is it supported")
         }
-        return b.single(.defined(SoftmaxND(axis: given)), x)
+        return b.single(.defined(Softmax(axis: given)), x)
     }
 }

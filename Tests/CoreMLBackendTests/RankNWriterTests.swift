@@ -27,7 +27,7 @@ final class RankNWriterTests: XCTestCase {
         let tensor = Input(name: "t", kind: .tensor(shape: [2, 3]))
         try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .defined(Transpose(axes: [0, 2, 1])), input: "x")]),
                           "layer 'y': transpose needs a model with tensor (rank-N) inputs")
-        try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .defined(SoftmaxND(axis: -1)), input: "x")]),
+        try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .defined(Softmax(axis: -1)), input: "x")]),
                           "softmaxND needs a model with tensor (rank-N) inputs")
         try assertRefused(Model(inputs: [tensor, Input(name: "i", kind: .image(ImageInput(width: 4, height: 4)))], outputs: [Output(name: "y")],
                                 nodes: [Node("y", .defined(GELU()), input: "t")]),

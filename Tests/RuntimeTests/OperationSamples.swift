@@ -65,7 +65,7 @@ enum OperationSamples {
                           Node(name: "y", operation: .add(constant: 0), inputs: ["x", "c"], outputs: ["y"])]),
             onTensor(MatMul(inputChannels: 4, outputChannels: 5, weights: w(20), bias: w(5))),
             onTensor(MatMul(transposeB: true), inputs: 2),
-            onTensor(SoftmaxND(axis: 1)),
+            onTensor(Softmax(axis: 1)),
             onTensor(Transpose(axes: [2, 0, 1])),
             onTensor(GELU(mode: .tanhApproximation)),
             onTensor(ReshapeND(shape: [6, 4])),

@@ -25,15 +25,11 @@ extension ReshapeND: LayerCoding {
 /// Along channels (axis -3), the classic concat layer of specification 1
 /// (Core ML joins axis -3 of rank-N tensors with it too); along any other
 /// axis, concatND.
-extension Concat: LayerCoding {
+extension Concat: AxisLayerCoding {
     static var layerCases: [LayerCase] {
         [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT_ND]
     }
-    private var isClassic: Bool { axis == Self.channelAxis }
-    var specificationVersion: Int32 { isClassic ? 1 : 4 }
-    var layerTypeName: String { isClassic ? "concat" : "concatND" }
-    // Along channels, the same on a map written with a batch axis.
-    var keepsShape: Bool { isClassic }
+    static var layerTypeNames: (classic: String, rankN: String) { ("concat", "concatND") }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         if isClassic {

@@ -99,7 +99,7 @@ struct ProgramLowering {
                 "alpha": program.constant(name + "_alpha", .floats([lrn.alpha])), "beta": program.constant(name + "_beta", .floats([lrn.beta])),
                 "k": program.constant(name + "_k", .floats([lrn.k])),
             ], shape: shape)
-        case .softmax:
+        case .defined(let op) where (op.definition as? Softmax)?.axis == Softmax.channelAxis:
             result = program.operation("softmax", name, ["x": inputs[0], "axis": program.constant(name + "_axis", .ints([1]))], shape: shape)
         case .flatten(let order):
             var input = inputs[0]
