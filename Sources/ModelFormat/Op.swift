@@ -33,8 +33,6 @@ public enum Op: Equatable, Sendable {
     case flatten(ChannelOrder)
     /// To `targetShape` ([C, H, W]), reading in the given order.
     case reshape(targetShape: [Int], order: ChannelOrder)
-    /// Reorders the axes of [Seq, C, H, W]; `axes` is a permutation of 0...3.
-    case permute(axes: [Int])
     case padding(Padding)
     case crop(Crop)
     case slice(Slice)
@@ -42,8 +40,6 @@ public enum Op: Equatable, Sendable {
     case split
     case reduce(Reduce)
     case upsample(Upsample)
-    /// A constant tensor of `shape` [C, H, W].
-    case constant(shape: [Int], data: Weights)
     /// An operation defined in one place (`OpDefinition`): matmul, softmax
     /// along an axis, transpose, GELU, ...
     case defined(DefinedOp)
@@ -71,14 +67,12 @@ extension Op {
         case .l2Normalize(let epsilon): L2Normalize(epsilon: epsilon)
         case .flatten(let order): Flatten(order: order)
         case .reshape(let target, let order): Reshape(targetShape: target, order: order)
-        case .permute(let axes): Permute(axes: axes)
         case .padding(let padding): padding
         case .crop(let crop): crop
         case .slice(let slice): slice
         case .split: Split()
         case .reduce(let reduce): reduce
         case .upsample(let upsample): upsample
-        case .constant(let shape, let data): ConstantTensor(shape: shape, data: data)
         case .defined(let op): op.definition
         }
     }

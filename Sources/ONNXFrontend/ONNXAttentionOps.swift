@@ -153,7 +153,7 @@ extension ONNXOpTable {
                 var shape = dims
                 shape[axis] = size
                 guard let count = shape.checkedProduct, count <= ONNXConstant.maximumMadeCount else { throw b.node.fail("pads \(pads) make too many values") }
-                let block = b.emit(.defined(ConstantND(shape: shape, data: Weights([Float](repeating: value, count: count)))), [], suffix: "pad\(axis)_\(side)")
+                let block = b.emit(.defined(Constant(shape: shape, data: Weights([Float](repeating: value, count: count)))), [], suffix: "pad\(axis)_\(side)")
                 nodes.append(block)
                 parts.append(block.outputs[0])
             }

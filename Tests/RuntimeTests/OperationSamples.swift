@@ -61,7 +61,7 @@ enum OperationSamples {
                   nodes: [Node(name: "c", operation: .constant(shape: [4, 8, 8], data: w(256)), inputs: [], outputs: ["c"]),
                           Node(name: "y", operation: .add(constant: 0), inputs: ["x", "c"], outputs: ["y"])]),
             Model(inputs: [Input(name: "x", kind: .tensor(shape: [2, 3]))], outputs: [Output(name: "y")],
-                  nodes: [Node(name: "c", operation: .defined(ConstantND(shape: [2, 3], data: w(6))), inputs: [], outputs: ["c"]),
+                  nodes: [Node(name: "c", operation: .defined(Constant(shape: [2, 3], data: w(6))), inputs: [], outputs: ["c"]),
                           Node(name: "y", operation: .add(constant: 0), inputs: ["x", "c"], outputs: ["y"])]),
             onTensor(MatMul(inputChannels: 4, outputChannels: 5, weights: w(20), bias: w(5))),
             onTensor(MatMul(transposeB: true), inputs: 2),
@@ -77,7 +77,7 @@ enum OperationSamples {
             onMap(.defined(LayerNorm(normalizedShape: [4], epsilon: 1e-5, gamma: w(4), beta: w(4), axis: -3))),
             onTensor(Comparison(.greaterOrEqual, alpha: 0.75)),
             Model(inputs: [Input(name: "x", kind: .tensor(shape: [2, 3, 4]))], outputs: [Output(name: "y")],
-                  nodes: [Node(name: "c", operation: .defined(ConstantND(shape: [4], data: w(4))), inputs: [], outputs: ["c"]),
+                  nodes: [Node(name: "c", operation: .defined(Constant(shape: [4], data: w(4))), inputs: [], outputs: ["c"]),
                           Node(name: "y", operation: .defined(Where()), inputs: ["x", "c", "x"], outputs: ["y"])]),
         ] + Comparison.Kind.allCases.map { kind in onTensor(Comparison(kind), inputs: kind == .not ? 1 : 2) }
     }

@@ -60,8 +60,13 @@ extension Softmax: AxisLayerCoding {
     }
 }
 
+/// The transpose layer of specification 4; in a model of maps the writer
+/// makes it the classic permute layer (`MapPermute`), read back as the
+/// transpose it is.
 extension Transpose: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE] }
+    static var layerCases: [LayerCase] {
+        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_PERMUTE]
+    }
     var specificationVersion: Int32 { 4 }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
@@ -71,6 +76,10 @@ extension Transpose: LayerCoding {
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        if layer.layer_case == layerCases[1] {
+            let p = layer.permute.pointee
+            return .permute(axes: try reader.counts(p.axis, p.n_axis, name, allowZero: true))
+        }
         let p = layer.transpose.pointee
         return .defined(Transpose(axes: try reader.counts(p.axes, p.n_axes, name, allowZero: true)))
     }

@@ -76,8 +76,8 @@ struct ProgramLowering {
             result = self.padding(padding, inputs[0], node: node, shape: shape)
         case .crop(let crop):
             result = try self.crop(crop, inputs[0], node: node, shape: shape)
-        case .permute(let axes):
-            result = try permute(axes, inputs[0], node: node, shape: shape)
+        case .defined(let op) where op.definition is Transpose:
+            result = try permute((op.definition as! Transpose).axes, inputs[0], node: node, shape: shape)
         case .maximum:
             result = pairwise("maximum", inputs, name: name, shape: shape)
         case .minimum:

@@ -157,10 +157,12 @@ public struct ReduceND: OpDefinition, Equatable {
     }
 }
 
-/// A constant tensor of any rank (Core ML's load-constant-ND layer,
-/// specification 4): what a rank-N model adds, multiplies or joins
-/// (a transformer's position embedding, a layer norm's scale).
-public struct ConstantND: OpDefinition, Equatable {
+/// A constant tensor of any rank: what a model adds, multiplies or joins
+/// (a transformer's position embedding, a layer norm's scale, a map of
+/// grid offsets). The backend writes a [C, H, W] one in a model of maps
+/// as Core ML's classic load-constant layer, and load-constant-ND
+/// (specification 4) otherwise.
+public struct Constant: OpDefinition, Equatable {
     public var shape: [Int]
     public var data: Weights
 
@@ -169,7 +171,7 @@ public struct ConstantND: OpDefinition, Equatable {
         self.data = data
     }
 
-    public var kindName: String { "constantND" }
+    public var kindName: String { "constant" }
     public var inputCounts: ClosedRange<Int> { 0...0 }
 
     public func checkAttributes() throws(ModelError) {
@@ -188,4 +190,9 @@ public struct ConstantND: OpDefinition, Equatable {
     }
 
     public var attributes: [OpAttribute] { [OpAttribute("shape", .ints(shape), text: "shape \(OpAttribute.dims(shape))")] }
+}
+
+extension Op {
+    /// A constant tensor of `shape` (in a model of maps, [C, H, W]).
+    public static func constant(shape: [Int], data: Weights) -> Op { .defined(Constant(shape: shape, data: data)) }
 }

@@ -1,7 +1,7 @@
 import ModelFormat
 
-/// Kernels that move values without arithmetic: flatten, reshape, permute,
-/// concat, split, slice, crop, padding, upsample, constants.
+/// Kernels that move values without arithmetic: flatten, reshape, split,
+/// slice, crop, padding, upsample, constants.
 struct CopyKernel: Kernel {
     /// Channel-last flatten / reshape reads the input in H, W, C order.
     let input: TensorShape
@@ -199,13 +199,6 @@ extension Reshape: KernelMaking {
     }
 }
 
-extension Permute: KernelMaking {
-    /// The transpose of [C, H, W] it is: axes index [Seq, C, H, W], Seq first.
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        Transpose(axes: axes.dropFirst().map { $0 - 1 }).kernel(inputs: inputs, outputs: outputs)
-    }
-}
-
 extension Split: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         SplitKernel()
@@ -251,5 +244,4 @@ extension ConstantValues {
     }
 }
 
-extension ConstantTensor: ConstantValues {}
-extension ConstantND: ConstantValues {}
+extension Constant: ConstantValues {}
