@@ -47,11 +47,11 @@ public enum AppReadiness {
         for _ in 0..<model.nodes.count {
             guard let node = model.nodes.last(where: { $0.outputs.contains(tensor) }) else { return nil }
             let kind = node.operation.kindName
-            if ["reshape", "reshapeND", "flatten", "permute", "transpose"].contains(kind), let input = node.inputs.first {
+            if ["reshape", "reshapeND", "flatten", "transpose"].contains(kind), let input = node.inputs.first {
                 tensor = input
                 continue
             }
-            if ["softmax", "softmaxND"].contains(kind) { return nil }
+            if kind == "softmax" { return nil }
             if case .activation(let activation) = node.operation {
                 switch activation {
                 case .sigmoid, .sigmoidHard: return nil

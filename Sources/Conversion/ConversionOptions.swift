@@ -201,7 +201,7 @@ public struct ConversionOptions: Sendable {
             var constant = output + "_constant"
             while model.inputs.contains(where: { $0.name == constant }) || model.nodes.contains(where: { $0.outputs.contains(constant) }) { constant += "_" }
             model.nodes.insert(contentsOf: [
-                Node(name: constant, operation: .defined(ConstantND(shape: [1, channels, 1, 1], data: Weights(Array(ordered)))), inputs: [], outputs: [constant]),
+                Node(name: constant, operation: .defined(Constant(shape: [1, channels, 1, 1], data: Weights(Array(ordered)))), inputs: [], outputs: [constant]),
                 Node(name: output, operation: .multiply(constant: 1), inputs: [name, constant], outputs: [output]),
             ], at: 0)
         }
@@ -240,7 +240,7 @@ public struct ConversionOptions: Sendable {
             let tensorModel = model.hasTensorInputs
             let operation: Op
             if tensorModel, let shape, shape.dimensions.last == labels.count {
-                operation = .defined(SoftmaxND(axis: -1))
+                operation = .defined(Softmax(axis: -1))
             } else if !tensorModel, let shape, shape.channels == labels.count {
                 operation = .softmax
             } else {

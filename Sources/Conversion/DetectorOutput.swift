@@ -190,7 +190,7 @@ extension ConversionOptions {
             emit(name, .defined(SliceND(begin: [0, 0, from], end: [1, rows, to])), table)
         }
         let (width, height) = (1 / Float(size.width), 1 / Float(size.height))
-        let perPixel = emit(names.make("\(output)_per_pixel"), .defined(ConstantND(shape: [1, 1, 4], data: Weights([width, height, width, height]))))
+        let perPixel = emit(names.make("\(output)_per_pixel"), .defined(Constant(shape: [1, 1, 4], data: Weights([width, height, width, height]))))
         _ = emit(detector.coordinatesTensor, .multiply(constant: 1), columns(0, 4, names.make("\(output)_boxes")), perPixel)
         let first = layout.boxColumns
         if layout == .yolov5 {

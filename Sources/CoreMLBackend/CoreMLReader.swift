@@ -165,10 +165,14 @@ struct SpecReader {
                        + "(other Core ML model types are not supported)", at: spec)
         }
 
-        var nodes = try self.nodes(CArrays.buffer(layers.1, layers.0))
+        let layerMessages = CArrays.buffer(layers.1, layers.0)
+        var nodes = try self.nodes(layerMessages)
         let inputFeatures = CArrays.buffer(description.pointee.input, description.pointee.n_input)
+        // A permute or load-constant layer is a map's (read as the transpose or constant it is).
+        let mapLayers = Set(layerMessages.compactMap { $0 }.filter { SpecificationVersion.mapLayerCases.contains($0.pointee.layer_case.rawValue) }
+            .map { CArrays.string($0.pointee.name) })
         let mapping: ArrayMapping = !exactArrays ? .rank5
-            : isTensorNetwork(inputFeatures, nodes) ? .exact : .batchAxis
+            : isTensorNetwork(inputFeatures, nodes.filter { !mapLayers.contains($0.name) }) ? .exact : .batchAxis
         var inputs = try inputFeatures.map { try input($0, mapping) }
         try applyPreprocessing(CArrays.buffer(preprocessing.1, preprocessing.0), to: &inputs)
         var outputs: [Output] = []

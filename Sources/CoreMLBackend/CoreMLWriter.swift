@@ -92,6 +92,7 @@ extension CoreMLWriter {
         }
         var model = model
         let shapes = try model.validate()
+        model = SpecificationVersion.mapLayers(model)
         if model.detector != nil {
             // The pipeline states the rows' count (`detectorPipeline`), also for a model built in code without output shapes.
             for index in model.outputs.indices { model.outputs[index].shape = shapes[model.outputs[index].name]?.dimensions ?? [] }

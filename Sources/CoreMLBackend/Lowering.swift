@@ -26,7 +26,7 @@ public enum SpecificationVersion {
 
     /// The lowest version that can hold `model` at all (some layers can be lowered).
     static func requiredVersion(_ model: Model) -> Int32 {
-        let layers = model.nodes.compactMap { ($0.operation.definition as? any LayerCoding)?.lowestSpecificationVersion }
+        let layers = mapLayers(model).nodes.compactMap { ($0.operation.definition as? any LayerCoding)?.lowestSpecificationVersion }
         // A detector is a pipeline with non-maximum suppression: specification 3.
         return (layers + (model.hasTensorInputs ? [4] : []) + (model.detector != nil ? [3] : [])).max() ?? 1
     }
@@ -47,7 +47,7 @@ public enum SpecificationVersion {
     /// of type "non-maximum suppression model" (specification 3).
     public static func layersNeedingNewerVersions(_ model: Model, at version: Int32)
         -> [(layer: String, type: String, version: Int32)] {
-        (model.detector == nil ? [] : [("nonMaximumSuppression", "non-maximum suppression model", 3)]) + model.nodes.flatMap { node -> [(layer: String, type: String, version: Int32)] in
+        (model.detector == nil ? [] : [("nonMaximumSuppression", "non-maximum suppression model", 3)]) + mapLayers(model).nodes.flatMap { node -> [(layer: String, type: String, version: Int32)] in
             var needs: [(layer: String, type: String, version: Int32)] = []
             let precisions = node.operation.weightTensors.map(\.values.storedPrecision)
             if version >= 3, precisions.contains(where: \.isQuantized) {
@@ -108,7 +108,7 @@ public enum SpecificationVersion {
                                  + "(Core ML takes it on [1, C, H, W] tensors there, the model on [C, H, W])")
             }
             if case .defined = node.operation, !model.hasTensorInputs, !coding.keepsShape {
-                throw ModelError(node: node.name, "\(definition.kindName) needs a model with tensor (rank-N) inputs")
+                throw ModelError(node: node.name, "\(coding.layerTypeName) needs a model with tensor (rank-N) inputs")
             }
         }
     }
@@ -119,14 +119,16 @@ public enum SpecificationVersion {
     /// Real zeros Core ML would read as unset are rewritten at every version (`loweredUnsetZeros`).
     public static func lowered(_ model: Model, for version: Int32) -> Model {
         let model = loweredUnsetZeros(model)
+        // As written: a model of maps gets its classic layers (`mapLayers`), which need no lowering.
+        let written = mapLayers(model).nodes
         func needsLowering(_ node: Node) -> Bool {
             (node.operation.definition as? any LayerCoding).map { version < $0.specificationVersion } ?? false
         }
-        guard model.nodes.contains(where: needsLowering) else { return model }
+        guard written.contains(where: needsLowering) else { return model }
         var names = FreshNames(model)
         var result = model
-        result.nodes = model.nodes.flatMap { node -> [Node] in
-            guard needsLowering(node), let coding = node.operation.definition as? any LayerCoding else { return [node] }
+        result.nodes = zip(model.nodes, written).flatMap { node, layer -> [Node] in
+            guard needsLowering(layer), let coding = node.operation.definition as? any LayerCoding else { return [node] }
             return coding.lowered(node, at: version, names: &names)
         }
         return result

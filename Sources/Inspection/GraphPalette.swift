@@ -53,12 +53,12 @@ public enum LayerFamily: String, CaseIterable, Sendable {
             self = .normalization
         case "add", "multiply", "maximum", "minimum", "average", "unary", "scale", "bias", "eltwise", "power", "exp", "log":
             self = .elementwise
-        case "concat", "concatnd", "split", "flatten", "reshape", "reshapend", "permute", "padding", "crop", "slice",
-             "slicend", "transpose", "constant", "constantnd", "priorbox", "reorg", "shufflechannel", "dropout":
+        case "concat", "split", "flatten", "reshape", "reshapend", "padding", "crop", "slice",
+             "slicend", "transpose", "constant", "priorbox", "reorg", "shufflechannel", "dropout":
             self = .tensor
         case "innerproduct", "matmul":
             self = .innerProduct
-        case "softmax", "softmaxnd", "argmax", "detectionoutput":
+        case "softmax", "argmax", "detectionoutput":
             self = .output
         default:
             return nil

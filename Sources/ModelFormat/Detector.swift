@@ -76,7 +76,7 @@ public struct Detector: Equatable, Sendable {
             let pattern = (0..<classes * columns).map { index in Float(!spread || index / columns == index % columns ? 1 : 0) }
             let repeated: String
             if tensors {
-                let constant = emit("\(tensor)_by_class", .defined(ConstantND(shape: [1, 1, classes, columns], data: Weights(pattern))))
+                let constant = emit("\(tensor)_by_class", .defined(Constant(shape: [1, 1, classes, columns], data: Weights(pattern))))
                 let rows = emit("\(tensor)_rows", .defined(ReshapeND(shape: [1, boxes, 1, columns])), tensor)
                 repeated = emit("\(tensor)_repeated", .multiply(constant: 1), rows, constant)
             } else {

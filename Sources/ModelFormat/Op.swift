@@ -5,8 +5,8 @@
 /// rank-3 [C, H, W] tensors, except the element-wise ones (add, multiply,
 /// maximum, minimum, average, unary, activation), which take any rank.
 /// `defined` holds an operation that needs no case of its own (the rank-N
-/// ones: `MatMul`, `SoftmaxND`, `Transpose`, `GELU`, ...); a new operation
-/// goes there.
+/// ones: `MatMul`, `Softmax`, `Transpose`, `GELU`, `Concat`, ...); a new
+/// operation goes there.
 public enum Op: Equatable, Sendable {
     case convolution(Convolution)
     case pooling(Pooling)
@@ -18,10 +18,6 @@ public enum Op: Equatable, Sendable {
     /// Adds constants (per channel, or a full shape).
     case bias(Bias)
     case lrn(LRN)
-    /// Softmax over channels.
-    case softmax
-    /// Stacks the inputs along channels.
-    case concat
     /// Element-wise sum of the inputs; with one input, adds `constant`.
     case add(constant: Float)
     /// Element-wise product of the inputs; with one input, multiplies by `constant`.
@@ -37,8 +33,6 @@ public enum Op: Equatable, Sendable {
     case flatten(ChannelOrder)
     /// To `targetShape` ([C, H, W]), reading in the given order.
     case reshape(targetShape: [Int], order: ChannelOrder)
-    /// Reorders the axes of [Seq, C, H, W]; `axes` is a permutation of 0...3.
-    case permute(axes: [Int])
     case padding(Padding)
     case crop(Crop)
     case slice(Slice)
@@ -46,8 +40,6 @@ public enum Op: Equatable, Sendable {
     case split
     case reduce(Reduce)
     case upsample(Upsample)
-    /// A constant tensor of `shape` [C, H, W].
-    case constant(shape: [Int], data: Weights)
     /// An operation defined in one place (`OpDefinition`): matmul, softmax
     /// along an axis, transpose, GELU, ...
     case defined(DefinedOp)
@@ -66,8 +58,6 @@ extension Op {
         case .scale(let scale): scale
         case .bias(let bias): bias
         case .lrn(let lrn): lrn
-        case .softmax: ChannelSoftmax()
-        case .concat: Concat()
         case .add(let constant): Elementwise(kind: .add, constant: constant)
         case .multiply(let constant): Elementwise(kind: .multiply, constant: constant)
         case .maximum: Elementwise(kind: .maximum)
@@ -77,14 +67,12 @@ extension Op {
         case .l2Normalize(let epsilon): L2Normalize(epsilon: epsilon)
         case .flatten(let order): Flatten(order: order)
         case .reshape(let target, let order): Reshape(targetShape: target, order: order)
-        case .permute(let axes): Permute(axes: axes)
         case .padding(let padding): padding
         case .crop(let crop): crop
         case .slice(let slice): slice
         case .split: Split()
         case .reduce(let reduce): reduce
         case .upsample(let upsample): upsample
-        case .constant(let shape, let data): ConstantTensor(shape: shape, data: data)
         case .defined(let op): op.definition
         }
     }

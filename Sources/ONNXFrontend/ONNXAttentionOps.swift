@@ -129,7 +129,7 @@ extension ONNXOpTable {
             let last = runs.count == 1 && !reshaped
             nodes.append(b.emit(.defined(SliceND(begin: begin, end: end, strides: strides)), [x.name], suffix: last ? nil : "run\(number)"))
         }
-        if runs.count > 1 { nodes.append(b.emit(.defined(ConcatND(axis: axis)), nodes.map { $0.outputs[0] }, suffix: reshaped ? "joined" : nil)) }
+        if runs.count > 1 { nodes.append(b.emit(.defined(Concat(axis: axis)), nodes.map { $0.outputs[0] }, suffix: reshaped ? "joined" : nil)) }
         guard reshaped else { return (nodes, .tensor(name: b.name, rank: x.rank)) }
         guard !target.isEmpty else { throw b.node.fail("a gather to a scalar is not supported") }
         return (nodes + [b.emit(.defined(ReshapeND(shape: target)), [nodes.last!.outputs[0]])], .tensor(name: b.name, rank: target.count))
@@ -153,13 +153,13 @@ extension ONNXOpTable {
                 var shape = dims
                 shape[axis] = size
                 guard let count = shape.checkedProduct, count <= ONNXConstant.maximumMadeCount else { throw b.node.fail("pads \(pads) make too many values") }
-                let block = b.emit(.defined(ConstantND(shape: shape, data: Weights([Float](repeating: value, count: count)))), [], suffix: "pad\(axis)_\(side)")
+                let block = b.emit(.defined(Constant(shape: shape, data: Weights([Float](repeating: value, count: count)))), [], suffix: "pad\(axis)_\(side)")
                 nodes.append(block)
                 parts.append(block.outputs[0])
             }
             let joined = [pads[axis] > 0 ? parts[0] : nil, name, pads[axis + x.rank] > 0 ? parts.last : nil].compactMap { $0 }
             let last = number == padded.count - 1
-            let concat = b.emit(.defined(ConcatND(axis: axis)), joined, suffix: last ? nil : "padded\(axis)")
+            let concat = b.emit(.defined(Concat(axis: axis)), joined, suffix: last ? nil : "padded\(axis)")
             nodes.append(concat)
             name = concat.outputs[0]
             dims[axis] += pads[axis] + pads[axis + x.rank]
@@ -182,6 +182,6 @@ extension ONNXOpTable {
             throw b.node.fail("before opset 13 Softmax flattens its input \(x.dims) from axis \(axis) and normalizes those values together "
                               + "(this model's opset is \(b.opset)); only where that is one axis (the last) is it supported")
         }
-        return b.single(.defined(SoftmaxND(axis: given)), x)
+        return b.single(.defined(Softmax(axis: given)), x)
     }
 }

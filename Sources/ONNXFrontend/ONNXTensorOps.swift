@@ -8,7 +8,7 @@ extension ONNXOpTable {
     /// A constant as a tensor of exactly its shape (load-constant-ND).
     static func constantTensor(_ b: ONNXBuilder, _ c: ONNXConstant, suffix: String) throws -> (nodes: [Node], name: String) {
         guard c.count > 0, c.shape.count <= 5 else { throw b.node.fail("constants of shape \(c.shape) are not supported as tensors") }
-        let load = b.emit(.defined(ConstantND(shape: c.shape.isEmpty ? [1] : c.shape, data: c.weights())), [], suffix: suffix)
+        let load = b.emit(.defined(Constant(shape: c.shape.isEmpty ? [1] : c.shape, data: c.weights())), [], suffix: suffix)
         return ([load], load.outputs[0])
     }
 
@@ -53,7 +53,7 @@ extension ONNXOpTable {
             }
         }
         let normalized = axis < 0 ? axis + rank : axis
-        return (nodes + [b.emit(.defined(ConcatND(axis: normalized)), names)], .tensor(name: b.name, rank: rank))
+        return (nodes + [b.emit(.defined(Concat(axis: normalized)), names)], .tensor(name: b.name, rank: rank))
     }
 
     /// One index along an axis of an exact tensor: a slice, then the axis

@@ -109,7 +109,9 @@ enum EveryLayerModel {
         case .maximum: "max"
         case .minimum: "min"
         case .l2Normalize: "l2normalize"
-        case .constant: "loadConstant"
+        // A map model's constant and transpose: the classic layers.
+        case .defined(let op) where op.definition.kindName == "constant": "loadConstant"
+        case .defined(let op) where op.definition is Transpose: "permute"
         default: operation.kindName
         }
     }

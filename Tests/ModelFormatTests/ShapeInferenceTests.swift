@@ -252,7 +252,7 @@ final class ShapeInferenceTests: XCTestCase {
 
             Case("concat", .concat, [shape(3, 4, 5), shape(5, 4, 5), shape(1, 4, 5)], [shape(9, 4, 5)]),
             Case("concat of one", .concat, [shape(3, 4, 5)], error: "has 1 inputs, the operation takes at least 2"),
-            Case("concat of different sizes", .concat, [shape(3, 4, 5), shape(3, 4, 6)], error: "concatenates maps of different sizes"),
+            Case("concat of different sizes", .concat, [shape(3, 4, 5), shape(3, 4, 6)], error: "cannot join 3x4x5, 3x4x6 along axis -3"),
 
             Case("add, same shapes", .add(constant: 0), [shape(3, 4, 5), shape(3, 4, 5)], [shape(3, 4, 5)]),
             Case("add, scalar", .add(constant: 0), [shape(3, 4, 5), shape(1, 1, 1)], [shape(3, 4, 5)]),
@@ -296,10 +296,10 @@ final class ShapeInferenceTests: XCTestCase {
             Case("permute H and W", .permute(axes: [0, 1, 3, 2]), [shape(2, 3, 4)], [shape(2, 4, 3)]),
             Case("permute to H, W, C", .permute(axes: [0, 2, 3, 1]), [shape(2, 3, 4)], [shape(3, 4, 2)]),
             Case("permute to W, C, H", .permute(axes: [0, 3, 1, 2]), [shape(2, 3, 4)], [shape(4, 2, 3)]),
-            Case("permute moving the sequence axis", .permute(axes: [1, 0, 2, 3]), [shape(2, 3, 4)], error: "permutation [1, 0, 2, 3] is not supported"),
-            Case("permute, repeated axis", .permute(axes: [0, 1, 1, 3]), [shape(2, 3, 4)], error: "is not supported"),
-            Case("permute, three axes", .permute(axes: [0, 1, 2]), [shape(2, 3, 4)], error: "is not supported"),
-            Case("permute, no axes", .permute(axes: []), [shape(2, 3, 4)], error: "is not supported"),
+            Case("permute moving the sequence axis", .permute(axes: [1, 0, 2, 3]), [shape(2, 3, 4)], error: "permutes 4 axes, the input 2x3x4 has 3"),
+            Case("permute, repeated axis", .permute(axes: [0, 1, 1, 3]), [shape(2, 3, 4)], error: "not a permutation"),
+            Case("permute, three axes: a transpose's", .permute(axes: [0, 2, 1]), [shape(2, 3, 4)], [shape(2, 4, 3)]),
+            Case("permute, no axes", .permute(axes: []), [shape(2, 3, 4)], error: "permutes 0 axes"),
 
             Case("padding", .padding(Padding(kind: .constant(0), edges: Edges(top: 1, bottom: 2, left: 3, right: 4))),
                  [shape(3, 4, 5)], [shape(3, 7, 12)]),
@@ -367,11 +367,11 @@ final class ShapeInferenceTests: XCTestCase {
             Case("reduce W", .reduce(Reduce(mode: .argmax, axes: .w)), [shape(3, 4, 5)], [shape(3, 4, 1)]),
 
             Case("constant [C, H, W]", .constant(shape: [2, 3, 4], data: Weights(unloadedCount: 24)), [], [shape(2, 3, 4)]),
-            // Core ML's validator: a load constant layer is 3-D.
-            Case("constant [C]", .constant(shape: [5], data: Weights(unloadedCount: 5)), [], error: "constant shape [5] is not [C, H, W]"),
+            // Any rank (the backend writes a map model's [C, H, W] one as the 3-D load constant layer).
+            Case("constant [C]", .constant(shape: [5], data: Weights(unloadedCount: 5)), [], [TensorShape([5])]),
             Case("constant with an input", .constant(shape: [2, 3, 4], data: Weights(unloadedCount: 24)), [shape(9)],
                  error: "has 1 inputs, the operation takes 0"),
-            Case("constant [C, H]", .constant(shape: [2, 3], data: Weights(unloadedCount: 6)), [], error: "constant shape [2, 3] is not [C, H, W]"),
+            Case("constant [C, H]", .constant(shape: [2, 3], data: Weights(unloadedCount: 6)), [], [TensorShape([2, 3])]),
             Case("no input", .softmax, [], error: "has 0 inputs, the operation takes 1"),
         ])
     }

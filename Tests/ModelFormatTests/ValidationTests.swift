@@ -146,7 +146,7 @@ final class ValidationTests: XCTestCase {
     func testOtherWeightCounts() {
         let input = Input(name: "x", kind: .array(shape: [3, 2, 2]))
         func model(_ operation: Op) -> Model {
-            let inputs = if case .constant = operation { [String]() } else { ["x"] }
+            let inputs = operation.definition.inputCounts == 0...0 ? [String]() : ["x"]
             return Model(inputs: [input], outputs: [Output(name: "layer")],
                          nodes: [Node(name: "layer", operation: operation, inputs: inputs, outputs: ["layer"])])
         }

@@ -105,7 +105,7 @@ enum Snippets {
             outputs: [Output(name: "y")],
             nodes: [
                 Node(name: "scores", operation: .defined(MatMul(transposeB: true)), inputs: ["x", "x"], outputs: ["scores"]),
-                Node("weights", .defined(SoftmaxND(axis: -1)), input: "scores"),
+                Node("weights", .defined(Softmax(axis: -1)), input: "scores"),
                 Node(name: "context", operation: .defined(MatMul()), inputs: ["weights", "x"], outputs: ["context"]),
                 Node("y", .defined(Transpose(axes: [0, 2, 1])), input: "context"),
             ])

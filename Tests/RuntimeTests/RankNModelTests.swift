@@ -31,7 +31,7 @@ final class RankNModelTests: XCTestCase {
                 node("gelu", .defined(GELU(mode: .exact)), ["fc"]),
                 node("residual", .add(constant: 0), ["gelu", "x"]),
                 node("scores", .defined(MatMul(transposeB: true)), ["residual", "residual"]),
-                node("attention", .defined(SoftmaxND(axis: -1)), ["scores"]),
+                node("attention", .defined(Softmax(axis: -1)), ["scores"]),
                 node("context", .defined(MatMul()), ["attention", "residual"]),
                 node("y", .defined(Transpose(axes: [0, 2, 1])), ["context"]),
             ])
@@ -129,7 +129,7 @@ final class RankNModelTests: XCTestCase {
 
         // Softmax along the middle axis of [2, 3, 2].
         let s = (0..<12).map { Float($0) / 4 }
-        let softmax = try run(.defined(SoftmaxND(axis: 1)), [([2, 3, 2], s)])
+        let softmax = try run(.defined(Softmax(axis: 1)), [([2, 3, 2], s)])
         for i in 0..<2 { for k in 0..<2 {
             let column = (0..<3).map { s[(i * 3 + $0) * 2 + k] }
             let total = column.map { exp(Double($0)) }.reduce(0, +)
@@ -164,7 +164,7 @@ final class RankNModelTests: XCTestCase {
                       Output(name: "largest", shape: [2, 8, 1]), Output(name: "smallest", shape: [2, 3]),
                       Output(name: "product", shape: [1, 3, 1])],
             nodes: [
-                node("joined", .defined(ConcatND(axis: 1)), ["x", "z"]),
+                node("joined", .defined(Concat(axis: 1)), ["x", "z"]),
                 node("sliced", .defined(SliceND(begin: [0, 1, 1], end: [2, 7, 4], strides: [1, 2, 1])), ["joined"]),
                 node("reshaped", .defined(ReshapeND(shape: [3, 6])), ["sliced"]),
                 node("summed", .defined(ReduceND(mode: .sum, axes: [1])), ["sliced"]),

@@ -79,11 +79,11 @@ struct Reader {
         // The rank-N operations (OpDefinition).
         case 22: return .defined(MatMul(transposeA: byte() & 1 == 0, transposeB: byte() & 1 == 0))
         case 23: return .defined(MatMul(inputChannels: int(), outputChannels: int(), weights: weights(), bias: byte() & 1 == 0 ? nil : weights()))
-        case 24: return .defined(SoftmaxND(axis: int()))
+        case 24: return .defined(Softmax(axis: int()))
         case 25: return .defined(Transpose(axes: ints()))
         case 26: return .defined(GELU(mode: GELU.Mode.allCases[Int(byte()) % 3]))
         case 27: return .defined(ReshapeND(shape: ints()))
-        case 28: return .defined(ConcatND(axis: int()))
+        case 28: return .defined(Concat(axis: int()))
         case 29: return .defined(SliceND(begin: ints(), end: ints(), strides: ints()))
         default: return .defined(ReduceND(mode: ReduceND.Mode.allCases[Int(byte()) % 5], axes: ints(), keepDimensions: byte() & 1 == 0))
         }

@@ -125,12 +125,3 @@ extension L2Normalize: LayerCoding {
     }
 }
 
-extension ChannelSoftmax: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX] }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.softmax, core_ml__specification__softmax_layer_params__init)
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op { .softmax }
-}

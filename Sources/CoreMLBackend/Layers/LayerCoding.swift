@@ -38,6 +38,26 @@ protocol LayerCoding: OpDefinition {
 
 typealias LayerCase = CoreML__Specification__NeuralNetworkLayer__LayerCase
 
+/// An operation along one axis that Core ML has two layers for: the
+/// classic one of specification 1 along the channels (axis -3, which it
+/// also takes on rank-N tensors) and a rank-N one of specification 4 along
+/// any axis (concat and concatND, softmax and softmaxND): the first of
+/// `layerCases` is the classic layer's, the second the rank-N one's.
+protocol AxisLayerCoding: LayerCoding {
+    var axis: Int { get }
+    /// The two layers' types as messages name them.
+    static var layerTypeNames: (classic: String, rankN: String) { get }
+}
+
+extension AxisLayerCoding {
+    /// Whether the classic layer is written: along the channels.
+    var isClassic: Bool { axis == -3 }
+    var specificationVersion: Int32 { isClassic ? 1 : 4 }
+    var layerTypeName: String { isClassic ? Self.layerTypeNames.classic : Self.layerTypeNames.rankN }
+    // Along channels, the same on a map written with a batch axis.
+    var keepsShape: Bool { isClassic }
+}
+
 extension LayerCoding {
     var specificationVersion: Int32 { 1 }
     var lowestSpecificationVersion: Int32 { specificationVersion }

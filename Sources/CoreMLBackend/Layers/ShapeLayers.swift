@@ -2,23 +2,8 @@ import ModelFormat
 import CoreMLSchema
 import Protobuf
 
-// Concat, split, flatten, reshape, permute, padding, crop, slice,
+// Split, flatten, reshape, padding, crop, slice,
 // reduce, upsample and load-constant.
-
-extension Concat: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT] }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.concat, core_ml__specification__concat_layer_params__init)
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        guard layer.concat.pointee.sequenceconcat == 0 else {
-            throw reader.fail("layer '\(name)': sequence concatenation is not supported", at: layer.concat)
-        }
-        return .concat
-    }
-}
 
 extension Split: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SPLIT] }
@@ -72,21 +57,6 @@ extension Reshape: LayerCoding {
             throw reader.fail("layer '\(name)': reshape target \(target) is not [C, H, W] or [Seq, C, H, W]", at: layer.reshape)
         }
         return .reshape(targetShape: Array(target.suffix(3)), order: try reader.order(p.mode.rawValue, name, at: layer.reshape))
-    }
-}
-
-extension Permute: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_PERMUTE] }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.permute, core_ml__specification__permute_layer_params__init) { p in
-            (p.n_axis, p.axis) = builder.uint64s(axes)
-        }
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        let p = layer.permute.pointee
-        return .permute(axes: try reader.counts(p.axis, p.n_axis, name, allowZero: true))
     }
 }
 
@@ -254,25 +224,15 @@ extension Upsample: LayerCoding {
     }
 }
 
-extension ConstantTensor: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT] }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.loadconstant, core_ml__specification__load_constant_layer_params__init) { p in
-            p.data = builder.shaped(shape, data, "data", &p.n_shape, &p.shape)
-        }
+/// Load-constant-ND of specification 4; in a model of maps the writer
+/// makes a [C, H, W] one the classic load-constant layer (`MapConstant`),
+/// read back as the constant it is.
+extension Constant: LayerCoding {
+    static var layerCases: [LayerCase] {
+        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT_ND, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT]
     }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        let p = layer.loadconstant.pointee
-        let (shape, data) = try reader.shaped(p.shape, p.n_shape, p.data, "data", of: name)
-        return .constant(shape: shape, data: data)
-    }
-}
-
-extension ConstantND: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT_ND] }
     var specificationVersion: Int32 { 4 }
+    var layerTypeName: String { "constantND" }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.loadconstantnd, core_ml__specification__load_constant_ndlayer_params__init) { p in
@@ -281,8 +241,13 @@ extension ConstantND: LayerCoding {
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        if layer.layer_case == layerCases[1] {
+            let p = layer.loadconstant.pointee
+            let (shape, data) = try reader.shaped(p.shape, p.n_shape, p.data, "data", of: name)
+            return .constant(shape: shape, data: data)
+        }
         let p = layer.loadconstantnd.pointee
         let (shape, data) = try reader.shaped(p.shape, p.n_shape, p.data, "data", of: name)
-        return .defined(ConstantND(shape: shape, data: data))
+        return .constant(shape: shape, data: data)
     }
 }

@@ -22,18 +22,33 @@ extension ReshapeND: LayerCoding {
     }
 }
 
-extension ConcatND: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT_ND] }
-    var specificationVersion: Int32 { 4 }
+/// Along channels (axis -3), the classic concat layer of specification 1
+/// (Core ML joins axis -3 of rank-N tensors with it too); along any other
+/// axis, concatND.
+extension Concat: AxisLayerCoding {
+    static var layerCases: [LayerCase] {
+        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CONCAT_ND]
+    }
+    static var layerTypeNames: (classic: String, rankN: String) { ("concat", "concatND") }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.concatnd, core_ml__specification__concat_ndlayer_params__init) { $0.axis = Int64(axis) }
+        if isClassic {
+            builder.set(layer, Self.layerCases[0], \.concat, core_ml__specification__concat_layer_params__init)
+        } else {
+            builder.set(layer, Self.layerCases[1], \.concatnd, core_ml__specification__concat_ndlayer_params__init) { $0.axis = Int64(axis) }
+        }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        if layer.layer_case == layerCases[0] {
+            guard layer.concat.pointee.sequenceconcat == 0 else {
+                throw reader.fail("layer '\(name)': sequence concatenation is not supported", at: layer.concat)
+            }
+            return .concat
+        }
         let p = layer.concatnd.pointee
         guard p.interleave == 0 else { throw reader.fail("layer '\(name)': interleaved concatenation is not supported", at: layer.concatnd) }
-        return .defined(ConcatND(axis: try reader.integers([p.axis], "axis", name)[0]))
+        return .defined(Concat(axis: try reader.integers([p.axis], "axis", name)[0]))
     }
 }
 

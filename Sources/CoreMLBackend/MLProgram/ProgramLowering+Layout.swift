@@ -34,9 +34,11 @@ extension ProgramLowering {
         ], shape: shape)
     }
 
+    /// A transpose of a map: of [1, C, H, W] with the batch axis first.
     func permute(_ axes: [Int], _ input: String, node: Node, shape: [Int]) throws -> String {
-        guard axes.count == 4, axes[0] == 0 else { throw refusal(node, "a permute that moves the batch axis") }
-        return program.operation("transpose", node.name, ["x": input, "perm": program.constant(node.name + "_perm", .ints(axes.map { Int32($0) }), shape: [4])],
+        guard axes.count == 3 else { throw refusal(node, "a transpose of \(axes.count) axes") }
+        let perm = [0] + axes.map { $0 + 1 }
+        return program.operation("transpose", node.name, ["x": input, "perm": program.constant(node.name + "_perm", .ints(perm.map { Int32($0) }), shape: [4])],
                                  shape: shape)
     }
 

@@ -76,8 +76,8 @@ struct ProgramLowering {
             result = self.padding(padding, inputs[0], node: node, shape: shape)
         case .crop(let crop):
             result = try self.crop(crop, inputs[0], node: node, shape: shape)
-        case .permute(let axes):
-            result = try permute(axes, inputs[0], node: node, shape: shape)
+        case .defined(let op) where op.definition is Transpose:
+            result = try permute((op.definition as! Transpose).axes, inputs[0], node: node, shape: shape)
         case .maximum:
             result = pairwise("maximum", inputs, name: name, shape: shape)
         case .minimum:
@@ -90,7 +90,7 @@ struct ProgramLowering {
             result = elementwise("add", inputs, constant: constant, neutral: 0, name: name, shape: shape)
         case .multiply(let constant):
             result = elementwise("mul", inputs, constant: constant, neutral: 1, name: name, shape: shape)
-        case .concat:
+        case .defined(let op) where (op.definition as? Concat)?.axis == Concat.channelAxis:
             result = program.operation("concat", name, [("values", inputs), ("axis", [program.constant(name + "_axis", .ints([1]))]),
                                                         ("interleave", [program.constant(name + "_interleave", .bools([false]))])], shape: shape)
         case .lrn(let lrn):
@@ -99,7 +99,7 @@ struct ProgramLowering {
                 "alpha": program.constant(name + "_alpha", .floats([lrn.alpha])), "beta": program.constant(name + "_beta", .floats([lrn.beta])),
                 "k": program.constant(name + "_k", .floats([lrn.k])),
             ], shape: shape)
-        case .softmax:
+        case .defined(let op) where (op.definition as? Softmax)?.axis == Softmax.channelAxis:
             result = program.operation("softmax", name, ["x": inputs[0], "axis": program.constant(name + "_axis", .ints([1]))], shape: shape)
         case .flatten(let order):
             var input = inputs[0]

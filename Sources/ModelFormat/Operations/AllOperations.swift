@@ -6,9 +6,8 @@
 /// that no conformance in this folder is missing from it.
 public let allOperations: [any OpDefinition.Type] = [
     Convolution.self, Pooling.self, InnerProduct.self, Activation.self, BatchNorm.self, Scale.self, Bias.self,
-    LRN.self, ChannelSoftmax.self, Concat.self, Elementwise.self, Unary.self, L2Normalize.self, Flatten.self,
-    Reshape.self, Permute.self, Padding.self, Crop.self, Slice.self, Split.self, Reduce.self, Upsample.self,
-    ConstantTensor.self,
-    ConstantND.self, MatMul.self, SoftmaxND.self, Transpose.self, GELU.self, ReshapeND.self, ConcatND.self,
+    LRN.self, Elementwise.self, Unary.self, L2Normalize.self, Flatten.self,
+    Reshape.self, Padding.self, Crop.self, Slice.self, Split.self, Reduce.self, Upsample.self,
+    Constant.self, MatMul.self, Softmax.self, Transpose.self, GELU.self, ReshapeND.self, Concat.self,
     SliceND.self, ReduceND.self, LogSoftmax.self, LayerNorm.self, Comparison.self, Where.self,
 ]

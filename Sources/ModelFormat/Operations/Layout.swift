@@ -1,20 +1,3 @@
-/// `Op.concat`: the inputs stacked along channels.
-public struct Concat: OpDefinition, Equatable {
-    public var kindName: String { "concat" }
-    public var takesAnyRank: Bool { false }
-    // Core ML's validator: at least 2 inputs.
-    public var inputCounts: ClosedRange<Int> { 2...Int.max }
-
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        let first = inputs[0]
-        guard inputs.allSatisfy({ $0.height == first.height && $0.width == first.width }) else {
-            throw ModelError("concatenates maps of different sizes: \(inputs.map(\.description).joined(separator: ", "))")
-        }
-        let channels = inputs.reduce(0) { $0 + $1.channels }  // at most count * 2^30
-        return [TensorShape(channels: channels, height: first.height, width: first.width)]
-    }
-}
-
 /// `Op.split`: the channels split evenly into one tensor per output.
 public struct Split: OpDefinition, Equatable {
     public var kindName: String { "split" }
@@ -65,49 +48,4 @@ public struct Reshape: OpDefinition, Equatable {
     public var attributes: [OpAttribute] {
         [OpAttribute("targetShape", .ints(targetShape), text: "to \(OpAttribute.dims(targetShape))"), .order(order)]
     }
-}
-
-/// `Op.permute`: the axes of [Seq, C, H, W] reordered, Seq staying first.
-public struct Permute: OpDefinition, Equatable {
-    public var axes: [Int]
-    public var kindName: String { "permute" }
-    public var takesAnyRank: Bool { false }
-    public var takesBatchedMaps: Bool { false }
-
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        let first = inputs[0]
-        guard axes.sorted() == [0, 1, 2, 3], axes[0] == 0 else { throw ModelError("permutation \(axes) is not supported") }
-        let dims = [1, first.channels, first.height, first.width]
-        return [TensorShape(channels: dims[axes[1]], height: dims[axes[2]], width: dims[axes[3]])]
-    }
-
-    public var attributes: [OpAttribute] { [OpAttribute("axes", .ints(axes), text: "axes \(OpAttribute.dims(axes))")] }
-}
-
-/// `Op.constant`: a [C, H, W] tensor of stored values; no input.
-public struct ConstantTensor: OpDefinition, Equatable {
-    public var shape: [Int]
-    public var data: Weights
-    public var kindName: String { "constant" }
-    public var takesAnyRank: Bool { false }
-    public var takesBatchedMaps: Bool { false }
-    public var inputCounts: ClosedRange<Int> { 0...0 }
-
-    public func checkAttributes() throws(ModelError) {
-        guard shape.count == 3 else { throw ModelError("constant shape \(shape) is not [C, H, W]") }
-        try AttributeBounds.sizes(shape, "constant size")
-    }
-
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        guard let tensor = TensorShape(featureShape: shape) else { throw ModelError("constant shape \(shape) is not [C, H, W]") }
-        return [tensor]
-    }
-
-    public var weightTensors: [NamedWeights] { [NamedWeights("data", shape: shape, data)] }
-
-    public func checkWeights() throws(ModelError) {
-        try AttributeBounds.weights(data, count: shape.checkedProduct, "constant")
-    }
-
-    public var attributes: [OpAttribute] { [OpAttribute("shape", .ints(shape), text: "shape \(OpAttribute.dims(shape))")] }
 }

@@ -108,9 +108,3 @@ public struct L2Normalize: OpDefinition, Equatable {
     }
 }
 
-/// `Op.softmax`: softmax over the channels of a [C, H, W] tensor.
-public struct ChannelSoftmax: OpDefinition, Equatable {
-    public var kindName: String { "softmax" }
-    public var takesAnyRank: Bool { false }
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] { [inputs[0]] }
-}

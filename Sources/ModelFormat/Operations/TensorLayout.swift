@@ -1,5 +1,6 @@
 /// Reshape, concatenation and slicing of tensors of any rank, as numpy
-/// does them: the rank-N forms of `Op.reshape`, `.concat` and `.slice`.
+/// does them (concatenation along the channels of maps included): the
+/// rank-N forms of `Op.reshape` and `.slice`.
 
 /// To exactly `shape`, the values in the same (row-major) order. Frontends
 /// resolve a -1 first (`TensorShape.reshapeTarget`).
@@ -30,15 +31,21 @@ public struct ReshapeND: OpDefinition, Equatable {
 }
 
 /// The inputs joined along `axis` (negative counts from the end); every
-/// other axis must agree.
-public struct ConcatND: OpDefinition, Equatable {
+/// other axis must agree. Along axis -3 of maps, the channels of [C, H, W]
+/// (or [1, C, H, W]): what `Op.concat` makes and Core ML's classic concat
+/// layer does; the backend writes that layer then, and concatND otherwise.
+public struct Concat: OpDefinition, Equatable {
     public var axis: Int
 
     public init(axis: Int) {
         self.axis = axis
     }
 
-    public var kindName: String { "concatND" }
+    /// The axis of channels, counted from the end.
+    public static let channelAxis = -3
+
+    public var kindName: String { "concat" }
+    // Core ML's validators: at least 2 inputs.
     public var inputCounts: ClosedRange<Int> { 2...Int.max }
 
     public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
@@ -55,7 +62,15 @@ public struct ConcatND: OpDefinition, Equatable {
         return [first.replacing(axis: index, with: total)]
     }
 
-    public var attributes: [OpAttribute] { [OpAttribute("axis", .int(axis), text: "axis \(axis)")] }
+    /// Along channels (the default) shows no text.
+    public var attributes: [OpAttribute] {
+        [OpAttribute("axis", .int(axis), text: axis == Self.channelAxis ? nil : "axis \(axis)")]
+    }
+}
+
+extension Op {
+    /// The inputs stacked along channels: `Concat` along axis -3.
+    public static var concat: Op { .defined(Concat(axis: Concat.channelAxis)) }
 }
 
 /// `begin[i]..<end[i]` in steps of `strides[i]` along every axis `i`, with
@@ -142,10 +157,12 @@ public struct ReduceND: OpDefinition, Equatable {
     }
 }
 
-/// A constant tensor of any rank (Core ML's load-constant-ND layer,
-/// specification 4): what a rank-N model adds, multiplies or joins
-/// (a transformer's position embedding, a layer norm's scale).
-public struct ConstantND: OpDefinition, Equatable {
+/// A constant tensor of any rank: what a model adds, multiplies or joins
+/// (a transformer's position embedding, a layer norm's scale, a map of
+/// grid offsets). The backend writes a [C, H, W] one in a model of maps
+/// as Core ML's classic load-constant layer, and load-constant-ND
+/// (specification 4) otherwise.
+public struct Constant: OpDefinition, Equatable {
     public var shape: [Int]
     public var data: Weights
 
@@ -154,7 +171,7 @@ public struct ConstantND: OpDefinition, Equatable {
         self.data = data
     }
 
-    public var kindName: String { "constantND" }
+    public var kindName: String { "constant" }
     public var inputCounts: ClosedRange<Int> { 0...0 }
 
     public func checkAttributes() throws(ModelError) {
@@ -173,4 +190,9 @@ public struct ConstantND: OpDefinition, Equatable {
     }
 
     public var attributes: [OpAttribute] { [OpAttribute("shape", .ints(shape), text: "shape \(OpAttribute.dims(shape))")] }
+}
+
+extension Op {
+    /// A constant tensor of `shape` (in a model of maps, [C, H, W]).
+    public static func constant(shape: [Int], data: Weights) -> Op { .defined(Constant(shape: shape, data: data)) }
 }

@@ -1,7 +1,7 @@
 import ModelFormat
 
-/// Kernels that move values without arithmetic: flatten, reshape, permute,
-/// concat, split, slice, crop, padding, upsample, constants.
+/// Kernels that move values without arithmetic: flatten, reshape, split,
+/// slice, crop, padding, upsample, constants.
 struct CopyKernel: Kernel {
     /// Channel-last flatten / reshape reads the input in H, W, C order.
     let input: TensorShape
@@ -32,21 +32,6 @@ struct CopyKernel: Kernel {
             for p in 0..<s.planeSize { result[c * s.planeSize + p] = x[p * s.channels + c] }
         }
         return result
-    }
-}
-
-/// Stacks inputs along channels.
-struct ConcatKernel: Kernel {
-    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        var offset = 0
-        outputs[0].values.withUnsafeMutableBufferPointer { y in
-            for input in inputs {
-                input.values.withUnsafeBufferPointer { x in
-                    _ = UnsafeMutableBufferPointer(rebasing: y[offset..<offset + x.count]).update(fromContentsOf: x)
-                }
-                offset += input.values.count
-            }
-        }
     }
 }
 
@@ -214,19 +199,6 @@ extension Reshape: KernelMaking {
     }
 }
 
-extension Permute: KernelMaking {
-    /// The transpose of [C, H, W] it is: axes index [Seq, C, H, W], Seq first.
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        Transpose(axes: axes.dropFirst().map { $0 - 1 }).kernel(inputs: inputs, outputs: outputs)
-    }
-}
-
-extension Concat: KernelMaking {
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        ConcatKernel()
-    }
-}
-
 extension Split: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         SplitKernel()
@@ -272,5 +244,4 @@ extension ConstantValues {
     }
 }
 
-extension ConstantTensor: ConstantValues {}
-extension ConstantND: ConstantValues {}
+extension Constant: ConstantValues {}

@@ -48,7 +48,7 @@ struct AxisSoftmaxKernel: Kernel {
     }
 }
 
-extension SoftmaxND: KernelMaking {
+extension Softmax: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         AxisSoftmaxKernel(inputs[0], axis: inputs[0].axisIndex(axis)!)  // checked by shape inference
     }
@@ -144,12 +144,5 @@ struct MatMulKernel: Kernel {
 extension MatMul: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         MatMulKernel(product: self, a: inputs[0], b: inputs.count > 1 ? inputs[1] : nil, output: outputs[0])
-    }
-}
-
-extension ChannelSoftmax: KernelMaking {
-    /// Over the channel axis of [C, H, W].
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        AxisSoftmaxKernel(inputs[0], axis: inputs[0].rank - 3)
     }
 }

@@ -15,10 +15,11 @@ extension ReshapeND: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel { ReshapeKernel() }
 }
 
-/// Each input's block of `size * inner` values per outer index, in turn.
-struct ConcatAxisKernel: Kernel {
+/// Each input's block of values per outer index, in turn (one block each
+/// along the channels of a map: the inputs one after the other).
+struct ConcatKernel: Kernel {
+    /// The product of the sizes before the axis.
     let outer: Int
-    let inner: Int
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
         outputs[0].values.withUnsafeMutableBufferPointer { y in
@@ -27,7 +28,8 @@ struct ConcatAxisKernel: Kernel {
                 for input in inputs {
                     let block = input.values.count / outer
                     input.values.withUnsafeBufferPointer { x in
-                        for i in 0..<block { y[target + i] = x[o * block + i] }
+                        _ = UnsafeMutableBufferPointer(rebasing: y[target..<target + block])
+                            .update(fromContentsOf: UnsafeBufferPointer(rebasing: x[o * block..<(o + 1) * block]))
                     }
                     target += block
                 }
@@ -36,11 +38,10 @@ struct ConcatAxisKernel: Kernel {
     }
 }
 
-extension ConcatND: KernelMaking {
+extension Concat: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         let index = inputs[0].axisIndex(axis)!  // checked by shape inference
-        return ConcatAxisKernel(outer: inputs[0].dimensions[..<index].reduce(1, *),
-                                inner: inputs[0].dimensions[(index + 1)...].reduce(1, *))
+        return ConcatKernel(outer: inputs[0].dimensions[..<index].reduce(1, *))
     }
 }
 
