@@ -1,7 +1,7 @@
 import Conversion
 import ModelFormat
 
-/// Converts a float TFLite model (`.tflite`, TensorFlow's TFLiteConverter or
+/// Converts a TFLite model (`.tflite`: float, float16 or quantized; TensorFlow's TFLiteConverter or
 /// LiteRT) to the model spec: the first subgraph's operators in order, NHWC
 /// tensors as Core ML's [C, H, W] maps and [1, N] tensors as [N] vectors,
 /// kernels moved once to Core ML's layouts (`NHWCLayout`), read from the

@@ -10,10 +10,10 @@ enum InspectCommand: Command {
     static let configuration = CommandConfiguration(
         name: "coreml-inspect", abstract: "Summarize models: inputs, outputs, preprocessing, labels, layers, size.",
         discussion: """
-            Reads Core ML models (.mlmodel); Caffe deploy definitions with their weights \
+            Reads Core ML models (.mlmodel files and ML Program .mlpackage folders); Caffe deploy definitions with their weights \
             (deploy.prototxt W.caffemodel, or --weights W.caffemodel[.h5]) or alone (structure and shapes, no values); \
             Caffe weights files on their own (layers and blob shapes); TensorFlow frozen graphs (.pb, .pbtxt), \
-            Keras .h5 models, ONNX models (.onnx), float TFLite models (.tflite) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options; a model that parses \
+            Keras .h5 models, ONNX models (.onnx), TFLite models (.tflite; float, float16 or quantized) and Darknet networks (N.cfg [N.weights]), as convert would convert them without options; a model that parses \
             but does not convert is shown as the file states it, with a Cannot convert: list of what stands in the way \
             (exit 0). The format is recognised from the content, never the name. For a .mlmodel or a weights file, the summary, --layers, --json and --graph \
             never read weight values, so large files are fast; --weight-stats reads them. A deploy prototxt is converted \
