@@ -84,16 +84,8 @@ final class ONNXHostileTests: XCTestCase {
     static let runAsCommand: Set<String> = ["made_total"]
 
     func assertCommandRefuses(_ path: String, _ message: String) throws {
-        let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("coreml-convert")
-        process.arguments = ["onnx", path, "-o", try temporaryFolder().appendingPathComponent("out.mlmodel").path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, text)
+        let (status, text) = try runConvert(["onnx", path, "-o", try temporaryFolder().appendingPathComponent("out.mlmodel").path])
+        XCTAssertEqual(status, 1, text)
         XCTAssertTrue(text.hasPrefix("error: \(path): ") && text.contains(message), text)
         XCTAssertEqual(text.filter { $0 == "\n" }.count, 1, text)
     }

@@ -59,7 +59,7 @@ final class TFLiteParityTests: XCTestCase {
     func testEveryFixtureIsTested() throws {
         let folders = try FileManager.default.contentsOfDirectory(atPath: tfliteFixtures.path).filter { !$0.hasPrefix(".") }.sorted()
         XCTAssertEqual(folders, ["any_batch", "constants", "deflated_labels", "metadata_classifier", "mobilenet_block", "plain_cnn", "quantized",
-                                 "quantized_interface", "resize", "variants"])
+                                 "quantized_interface", "quantized_metadata", "resize", "variants"])
     }
 
     @discardableResult

@@ -71,3 +71,19 @@ public func temporaryFolder() throws -> URL {
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
 }
+
+/// Runs `coreml-convert` (beside the test bundle) with `arguments` in a
+/// child process, its standard output discarded: its exit status and what
+/// it wrote to standard error.
+public func runConvert(_ arguments: [String]) throws -> (status: Int32, standardError: String) {
+    let process = Process()
+    process.executableURL = productsDirectory.appendingPathComponent("coreml-convert")
+    process.arguments = arguments
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+}
