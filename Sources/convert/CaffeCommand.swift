@@ -209,7 +209,7 @@ enum ConversionFlags {
         guard let text = arguments.optionalString("minimum-deployment-target") else { return nil }
         guard let target = DeploymentTarget(text) else {
             let suggestion = closestMatch(to: text, in: DeploymentTarget.names, maxDistance: 3).map { "; did you mean \($0)?" } ?? ""
-            throw UsageError("--minimum-deployment-target \(text) is not one of \(DeploymentTarget.names.joined(separator: ", "))\(suggestion)")
+            throw UsageError("--minimum-deployment-target '\(text)' is not one of \(DeploymentTarget.names.joined(separator: ", "))\(suggestion)")
         }
         return target.specificationVersion
     }

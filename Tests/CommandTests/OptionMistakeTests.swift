@@ -83,7 +83,8 @@ final class OptionMistakeTests: XCTestCase {
     }
 
     func testAnUnknownDeploymentTargetIsAUsageError() throws {
-        try assertMistake(caffe(["--minimum-deployment-target", "iOS31"]), "--minimum-deployment-target iOS31 is not one of iOS11")
+        try assertMistake(caffe(["--minimum-deployment-target", "iOS31"]), "--minimum-deployment-target 'iOS31' is not one of iOS11")
+        try assertMistake(caffe(["--minimum-deployment-target", ""]), "--minimum-deployment-target '' is not one of iOS11")
         try assertMistake(caffe(["--minimum-deployment-target", "iOS-13"]), "did you mean iOS13?")
     }
 
