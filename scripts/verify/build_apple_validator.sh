@@ -3,7 +3,7 @@
 # own validator (apple/coremltools, mlmodel/src, CoreML::Model::load, which
 # validates) with a small command-line main, from a coremltools source tree
 # you provide (this repository does not carry Apple's code; CI does not run
-# this). Needs cmake, make, g++ and python3 with setuptools (configuring
+# this). Needs cmake (scripts/bootstrap --fixtures installs it), make, g++ and python3 with setuptools (configuring
 # coremltools builds its deps/kmeans1d in the source tree); uses the tree's
 # vendored protobuf (deps/protobuf). About 8 minutes on 2 cores.
 #
