@@ -303,7 +303,7 @@ struct ONNXWalk {
         }
         let builder = ONNXBuilder(node: node, inputs: arguments, shapes: shapes, opset: graph.opset)
         let allConstant = arguments.allSatisfy { value in if case .tensor? = value { false } else { true } }
-        if allConstant, ONNXFolding.foldable.contains(node.op), let folded = try ONNXFolding.evaluate(node, builder.constants, graph: graph) {
+        if allConstant, ONNXFolding.foldable.contains(node.op), let folded = try ONNXFolding.evaluate(node, builder.constants, graph: graph, budget: made.remaining) {
             do { try made.add(folded) } catch { throw node.fail(error.message) }
             values[output] = .constant(folded)
             return

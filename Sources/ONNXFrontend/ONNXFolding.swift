@@ -18,7 +18,11 @@ enum ONNXFolding {
     ]).union(maskFoldable)
 
     /// The node's output 0, or nil when `op` is not foldable.
-    static func evaluate(_ node: ONNXNode, _ inputs: [ONNXConstant?], graph: ONNXGraph) throws -> ONNXConstant? {
+    /// - Parameter budget: what the conversion may still make
+    ///   (`MadeValues.remaining`): a broadcast or Expand past it is refused
+    ///   before it is made.
+    static func evaluate(_ node: ONNXNode, _ inputs: [ONNXConstant?], graph: ONNXGraph,
+                         budget: Int = ONNXConstant.maximumMadeTotal) throws -> ONNXConstant? {
         let opset = graph.opset
         func input(_ index: Int, _ what: String) throws -> ONNXConstant {
             guard index < inputs.count, let value = inputs[index] else { throw node.fail("has no \(what) (input \(index))") }
@@ -70,7 +74,7 @@ enum ONNXFolding {
             }
         case "Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "Max", "Min", "LessOrEqual", "GreaterOrEqual", "And", "Or", "Xor":
             let integer = try input(0, "A").isInteger && input(1, "B").isInteger, integerBase = try input(0, "A").isInteger
-            result = try broadcast(try input(0, "A"), try input(1, "B"), node) { a, b in
+            result = try broadcast(try input(0, "A"), try input(1, "B"), node, limit: budget) { a, b in
                 switch node.op {
                 case "Add": a + b
                 case "Sub": a - b
@@ -116,7 +120,7 @@ enum ONNXFolding {
         case "Range": result = try range(try input(0, "start"), try input(1, "limit"), try input(2, "delta"), node)
         case "Expand":
             let x = try input(0, "input"), shape = try input(1, "shape").ints(node, "the shape")
-            result = try broadcast(x, ONNXConstant(shape: shape, values: [Double](repeating: 0, count: max(0, shape.checkedProduct ?? -1))), node) { a, _ in a }.integer(x.isInteger)
+            do { result = try x.expanded(to: shape, limit: budget) } catch { throw node.fail(error.message) }
         case "Transpose": result = try transpose(try input(0, "input"), node.ints("perm"), node)
         default:
             guard let folded = try evaluateMask(node, inputs, opset: opset) else { return nil }
@@ -336,8 +340,9 @@ enum ONNXFolding {
     }
 
     /// numpy broadcasting of two constants through `combine`.
-    static func broadcast(_ a: ONNXConstant, _ b: ONNXConstant, _ node: ONNXNode, _ combine: (Double, Double) -> Double) throws -> ONNXConstant {
-        do { return try ONNXConstant.broadcast(a, b, combine) } catch { throw node.fail(error.message) }
+    static func broadcast(_ a: ONNXConstant, _ b: ONNXConstant, _ node: ONNXNode, limit: Int = ONNXConstant.maximumMadeTotal,
+                          _ combine: (Double, Double) -> Double) throws -> ONNXConstant {
+        do { return try ONNXConstant.broadcast(a, b, limit: limit, combine) } catch { throw node.fail(error.message) }
     }
 
     static func transpose(_ x: ONNXConstant, _ perm: [Int]?, _ node: ONNXNode) throws -> ONNXConstant {
