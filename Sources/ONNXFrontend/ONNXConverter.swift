@@ -49,8 +49,7 @@ public enum ONNXConverter {
     /// The Core ML feature name of a tensor: characters other than letters,
     /// digits and `_` become `_` (Xcode names properties after features).
     public static func featureName(_ tensor: String) -> String {
-        let name = String(tensor.map { $0.isASCII && ($0.isLetter || $0.isNumber) || $0 == "_" ? $0 : "_" })
-        return name.first?.isNumber == true ? "_" + name : name
+        FeatureName.sanitized(tensor)
     }
 }
 

@@ -29,8 +29,7 @@ public enum TFLiteConverter {
     /// letters, digits and '_' made '_' ("serving_default_image:0" is
     /// "serving_default_image_0").
     public static func featureName(_ tensor: String) -> String {
-        let name = String(tensor.map { $0.isASCII && ($0.isLetter || $0.isNumber) || $0 == "_" ? $0 : "_" })
-        return name.first?.isNumber == true || name.isEmpty ? "_" + name : name
+        FeatureName.sanitized(tensor)
     }
 }
 
