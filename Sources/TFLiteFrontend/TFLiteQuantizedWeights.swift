@@ -25,10 +25,10 @@ extension TFLiteWalk {
     mutating func keepInt8Weights(of nodes: inout [Node], op: String, builder: TFLiteBuilder) throws {
         // Float16 and quantized constants (not the int32 and int64 shapes and axes operators read as integers).
         for tensor in builder.inputs.compactMap({ $0 }) where tensor.type == 1 || tensor.isQuantized {
-            guard ranks[tensor.index] == nil, try file.data(of: tensor) != nil else { continue }
+            guard ranks[tensor.index] == nil, let data = try file.data(of: tensor) else { continue }
             let kind = tensor.isQuantized ? "\(TFLiteModel.typeName(tensor.type).lowercased()) quantized" : TFLiteModel.typeName(tensor.type).lowercased()
             if let axis = Self.kernelOutputAxes[op], builder.inputs.count > 1, builder.inputs[1]?.index == tensor.index,
-               let data = try file.data(of: tensor), TFLiteConstants.fitsLinearSymmetric(tensor, data, outputAxis: axis), !nodes.isEmpty {
+               TFLiteConstants.fitsLinearSymmetric(tensor, data, outputAxis: axis), !nodes.isEmpty {
                 switch nodes[0].operation {
                 case .convolution(var convolution):
                     convolution.weights.storedPrecision = .quantized(bits: 8, .linearSymmetric)
