@@ -20,6 +20,11 @@ public enum ClassFiles {
     @discardableResult
     public static func write(modelAt modelPath: String, to folder: String, language: SourceLanguage,
                              className: String? = nil, isPublic: Bool = false, inputs: [String] = []) throws -> [String] {
+        // A package is a folder: classes written into it would change an input of this run.
+        if MLProgramWriter.isPackage(modelPath), let package = FileSystem.resolved(modelPath), let target = existingAncestor(of: folder),
+           target == package || target.hasPrefix(package + "/") {
+            throw FileError(path: folder, message: "lies in the model package \(modelPath), an input of this run; choose another folder")
+        }
         let files = try generate(modelAt: modelPath, readingFrom: modelPath, language: language, className: className, isPublic: isPublic)
         let paths = files.map { path(of: $0.name, in: folder) }
         let set = try AtomicFileSet(targets: paths, inputs: inputs + [modelPath])
@@ -27,6 +32,18 @@ public enum ClassFiles {
         try write(files, to: paths, in: set)
         try set.commit()
         return paths
+    }
+
+    /// The resolved path of `folder`, or of its nearest existing ancestor
+    /// when it is to be created.
+    private static func existingAncestor(of folder: String) -> String? {
+        var path = folder
+        while true {
+            if let resolved = FileSystem.resolved(path) { return resolved }
+            let parent = FileSystem.folder(of: path)
+            guard parent != path else { return nil }
+            path = parent
+        }
     }
 
     /// The paths of the classes of the model at `modelPath` in `folder`,

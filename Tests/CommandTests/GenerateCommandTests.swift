@@ -64,6 +64,15 @@ final class GenerateCommandTests: XCTestCase {
             XCTAssertTrue(text.contains(declaration), declaration)
         }
         XCTAssertFalse(text.contains("iOS 11.0"))
+        // The package itself, or a folder in it, as the output: an input of the run, left as it is.
+        for inside in [package, package + "/Data", package + "/Data/New"] {
+            let refused = try ProgramRunner.run("coreml-generate", [package, inside])
+            XCTAssertEqual(refused.status, 1, refused.standardError)
+            XCTAssertTrue(refused.standardError.contains("lies in the model package"), refused.standardError)
+            XCTAssertEqual(refused.standardError.filter { $0 == "\n" }.count, 1, refused.standardError)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: package).sorted(), ["Data", "Manifest.json"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: package + "/Data/New"))
     }
 
     func testConvertWritesTheClassesNextToTheModel() throws {
