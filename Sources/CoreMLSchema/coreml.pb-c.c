@@ -3913,6 +3913,51 @@ void   core_ml__specification__subtract_broadcastable_layer_params__free_unpacke
   assert(message->base.descriptor == &core_ml__specification__subtract_broadcastable_layer_params__descriptor);
   protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
 }
+void   core_ml__specification__cum_sum_layer_params__init
+                     (CoreML__Specification__CumSumLayerParams         *message)
+{
+  static const CoreML__Specification__CumSumLayerParams init_value = CORE_ML__SPECIFICATION__CUM_SUM_LAYER_PARAMS__INIT;
+  *message = init_value;
+}
+size_t core_ml__specification__cum_sum_layer_params__get_packed_size
+                     (const CoreML__Specification__CumSumLayerParams *message)
+{
+  assert(message->base.descriptor == &core_ml__specification__cum_sum_layer_params__descriptor);
+  return protobuf_c_message_get_packed_size ((const ProtobufCMessage*)(message));
+}
+size_t core_ml__specification__cum_sum_layer_params__pack
+                     (const CoreML__Specification__CumSumLayerParams *message,
+                      uint8_t       *out)
+{
+  assert(message->base.descriptor == &core_ml__specification__cum_sum_layer_params__descriptor);
+  return protobuf_c_message_pack ((const ProtobufCMessage*)message, out);
+}
+size_t core_ml__specification__cum_sum_layer_params__pack_to_buffer
+                     (const CoreML__Specification__CumSumLayerParams *message,
+                      ProtobufCBuffer *buffer)
+{
+  assert(message->base.descriptor == &core_ml__specification__cum_sum_layer_params__descriptor);
+  return protobuf_c_message_pack_to_buffer ((const ProtobufCMessage*)message, buffer);
+}
+CoreML__Specification__CumSumLayerParams *
+       core_ml__specification__cum_sum_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data)
+{
+  return (CoreML__Specification__CumSumLayerParams *)
+     protobuf_c_message_unpack (&core_ml__specification__cum_sum_layer_params__descriptor,
+                                allocator, len, data);
+}
+void   core_ml__specification__cum_sum_layer_params__free_unpacked
+                     (CoreML__Specification__CumSumLayerParams *message,
+                      ProtobufCAllocator *allocator)
+{
+  if(!message)
+    return;
+  assert(message->base.descriptor == &core_ml__specification__cum_sum_layer_params__descriptor);
+  protobuf_c_message_free_unpacked ((ProtobufCMessage*)message, allocator);
+}
 void   core_ml__specification__softmax_ndlayer_params__init
                      (CoreML__Specification__SoftmaxNDLayerParams         *message)
 {
@@ -6224,7 +6269,7 @@ const ProtobufCMessageDescriptor core_ml__specification__look_up_table_quantizat
   (ProtobufCMessageInit) core_ml__specification__look_up_table_quantization_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[60] =
+static const ProtobufCFieldDescriptor core_ml__specification__neural_network_layer__field_descriptors[61] =
 {
   {
     "name",
@@ -6946,6 +6991,18 @@ static const ProtobufCFieldDescriptor core_ml__specification__neural_network_lay
     0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
     0,NULL,NULL    /* reserved1,reserved2, etc */
   },
+  {
+    "cumSum",
+    1455,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_MESSAGE,
+    offsetof(CoreML__Specification__NeuralNetworkLayer, layer_case),
+    offsetof(CoreML__Specification__NeuralNetworkLayer, cumsum),
+    &core_ml__specification__cum_sum_layer_params__descriptor,
+    NULL,
+    0 | PROTOBUF_C_FIELD_FLAG_ONEOF,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
 };
 static const unsigned core_ml__specification__neural_network_layer__field_indices_by_name[] = {
   5,   /* field[5] = activation */
@@ -6960,6 +7017,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   46,   /* field[46] = concatND */
   3,   /* field[3] = convolution */
   11,   /* field[11] = crop */
+  60,   /* field[60] = cumSum */
   32,   /* field[32] = equal */
   25,   /* field[25] = flatten */
   31,   /* field[31] = gelu */
@@ -7009,7 +7067,7 @@ static const unsigned core_ml__specification__neural_network_layer__field_indice
   13,   /* field[13] = upsample */
   58,   /* field[58] = whereBroadcastable */
 };
-static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[55 + 1] =
+static const ProtobufCIntRange core_ml__specification__neural_network_layer__number_ranges[56 + 1] =
 {
   { 1, 0 },
   { 100, 3 },
@@ -7066,7 +7124,8 @@ static const ProtobufCIntRange core_ml__specification__neural_network_layer__num
   { 1295, 57 },
   { 1330, 58 },
   { 1350, 59 },
-  { 0, 60 }
+  { 1455, 60 },
+  { 0, 61 }
 };
 const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__descriptor =
 {
@@ -7076,10 +7135,10 @@ const ProtobufCMessageDescriptor core_ml__specification__neural_network_layer__d
   "CoreML__Specification__NeuralNetworkLayer",
   "CoreML.Specification",
   sizeof(CoreML__Specification__NeuralNetworkLayer),
-  60,
+  61,
   core_ml__specification__neural_network_layer__field_descriptors,
   core_ml__specification__neural_network_layer__field_indices_by_name,
-  55,  core_ml__specification__neural_network_layer__number_ranges,
+  56,  core_ml__specification__neural_network_layer__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__neural_network_layer__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
@@ -10527,6 +10586,70 @@ const ProtobufCMessageDescriptor core_ml__specification__subtract_broadcastable_
   core_ml__specification__subtract_broadcastable_layer_params__field_indices_by_name,
   0,  core_ml__specification__subtract_broadcastable_layer_params__number_ranges,
   (ProtobufCMessageInit) core_ml__specification__subtract_broadcastable_layer_params__init,
+  NULL,NULL,NULL    /* reserved[123] */
+};
+static const ProtobufCFieldDescriptor core_ml__specification__cum_sum_layer_params__field_descriptors[3] =
+{
+  {
+    "axis",
+    1,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_INT64,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__CumSumLayerParams, axis),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "excludeFinalSum",
+    2,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__CumSumLayerParams, excludefinalsum),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+  {
+    "reverse",
+    3,
+    PROTOBUF_C_LABEL_NONE,
+    PROTOBUF_C_TYPE_BOOL,
+    0,   /* quantifier_offset */
+    offsetof(CoreML__Specification__CumSumLayerParams, reverse),
+    NULL,
+    NULL,
+    0,             /* flags */
+    0,NULL,NULL    /* reserved1,reserved2, etc */
+  },
+};
+static const unsigned core_ml__specification__cum_sum_layer_params__field_indices_by_name[] = {
+  0,   /* field[0] = axis */
+  1,   /* field[1] = excludeFinalSum */
+  2,   /* field[2] = reverse */
+};
+static const ProtobufCIntRange core_ml__specification__cum_sum_layer_params__number_ranges[1 + 1] =
+{
+  { 1, 0 },
+  { 0, 3 }
+};
+const ProtobufCMessageDescriptor core_ml__specification__cum_sum_layer_params__descriptor =
+{
+  PROTOBUF_C__MESSAGE_DESCRIPTOR_MAGIC,
+  "CoreML.Specification.CumSumLayerParams",
+  "CumSumLayerParams",
+  "CoreML__Specification__CumSumLayerParams",
+  "CoreML.Specification",
+  sizeof(CoreML__Specification__CumSumLayerParams),
+  3,
+  core_ml__specification__cum_sum_layer_params__field_descriptors,
+  core_ml__specification__cum_sum_layer_params__field_indices_by_name,
+  1,  core_ml__specification__cum_sum_layer_params__number_ranges,
+  (ProtobufCMessageInit) core_ml__specification__cum_sum_layer_params__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
 static const ProtobufCFieldDescriptor core_ml__specification__softmax_ndlayer_params__field_descriptors[1] =

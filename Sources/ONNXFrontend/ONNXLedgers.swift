@@ -41,6 +41,7 @@ enum ONNXLedgers {
         "Concat": AttributeLedger(honours: ["axis"]),
         "Softmax": AttributeLedger(honours: ["axis"]),
         "LogSoftmax": AttributeLedger(honours: ["axis"]),
+        "CumSum": AttributeLedger(honours: ["exclusive", "reverse"]),
         "ReduceMean": reduction, "ReduceSum": reduction, "ReduceMax": reduction, "ReduceMin": reduction, "ReduceProd": reduction,
         "ReduceL2": reduction, "ReduceSumSquare": reduction, "ReduceLogSumExp": reduction,
         "Split": AttributeLedger(honours: ["axis", "split", "num_outputs"]),

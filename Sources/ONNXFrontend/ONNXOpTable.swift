@@ -27,7 +27,7 @@ enum ONNXOpTable {
         "GlobalAveragePool": { try globalPool($0, .average, keepDimensions: true) },
         "GlobalMaxPool": { try globalPool($0, .max, keepDimensions: true) },
         "Flatten": flatten, "Reshape": reshape, "Squeeze": reshapeOnly, "Unsqueeze": reshapeOnly,
-        "Concat": concat, "Softmax": softmax, "LogSoftmax": logSoftmax, "Pad": pad,
+        "Concat": concat, "Softmax": softmax, "LogSoftmax": logSoftmax, "CumSum": cumSum, "Pad": pad,
         "ConvTranspose": transposedConvolution, "Resize": resize, "Upsample": resize,
         "Sqrt": { try unary($0, Unary(kind: .sqrt)) }, "Exp": { try unary($0, Unary(kind: .exp)) },
         "Log": { try unary($0, Unary(kind: .log)) }, "Abs": { try unary($0, Unary(kind: .abs)) },

@@ -140,20 +140,46 @@ extension ONNXOpTable {
     /// Log-softmax along `axis` (opset 13, default -1). Before opset 13 the
     /// input is flattened from `axis` (default 1) into rows, each
     /// normalized: the same where every size after the axis is 1 (rank 2,
-    /// the last axis), refused elsewhere. A map [1, C, H, W], held as
-    /// [C, H, W], and a vector [1, F], held as [F, 1, 1], take it along an
-    /// axis counted from the end, which Core ML's batch axis leaves as it is.
+    /// the last axis), refused elsewhere.
     static func logSoftmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let given = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
-        guard (-x.rank..<x.rank).contains(given) else { throw b.node.fail("axis \(given) is outside the input \(x.dims.map(String.init).joined(separator: "x"))") }
-        let axis = given < 0 ? given + x.rank : given
-        if b.opset < 13, !x.dims[(axis + 1)...].allSatisfy({ $0 == 1 }) {
-            throw b.node.fail("before opset 13 LogSoftmax flattens its input \(x.dims) from axis \(axis) and normalizes the rows "
+        let axis = try heldAxis(b, x, given, "a log-softmax")
+        let index = given < 0 ? given + x.rank : given
+        if b.opset < 13, !x.dims[(index + 1)...].allSatisfy({ $0 == 1 }) {
+            throw b.node.fail("before opset 13 LogSoftmax flattens its input \(x.dims) from axis \(index) and normalizes the rows "
                               + "(this model's opset is \(b.opset)); only where that is one axis (the last) is it supported")
         }
-        if x.isExact { return b.single(.defined(LogSoftmax(axis: given)), x) }
-        guard axis > 0 else { throw b.node.fail("a log-softmax along the batch axis (0) of a map or vector is not supported") }
-        return b.single(.defined(LogSoftmax(axis: x.isMap ? axis - 4 : -3)), x)
+        return b.single(.defined(LogSoftmax(axis: axis)), x)
+    }
+
+    /// The running sum along the constant axis of input 1 (a scalar or one
+    /// value), `exclusive` and `reverse` as given (0 or 1).
+    static func cumSum(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+        let x = try b.tensor(0)
+        let axes = try b.constant(1, "the axis").values
+        guard axes.count == 1, let given = Int(exactly: axes[0]), given.magnitude <= 1 << 16 else {
+            throw b.node.fail("the axis must be one whole number, not \(axes.prefix(4))")
+        }
+        var flags: [Bool] = []
+        for key in ["exclusive", "reverse"] {
+            let value = b.node.int(key) ?? 0
+            guard value == 0 || value == 1 else { throw b.node.fail("\(key) must be 0 or 1, not \(value)") }
+            flags.append(value == 1)
+        }
+        return b.single(.defined(CumSum(axis: try heldAxis(b, x, given, "a cumulative sum"), exclusive: flags[0], reverse: flags[1])), x)
+    }
+
+    /// ONNX's `given` axis (negative counts from the end) as the IR's: as
+    /// it is on an exact tensor. A map [1, C, H, W], held as [C, H, W], and
+    /// a vector [1, F], held as [F, 1, 1], take it counted from the end,
+    /// which Core ML's batch axis leaves as it is; along their batch axis
+    /// (0), `what` is refused.
+    static func heldAxis(_ b: ONNXBuilder, _ x: ONNXTensor, _ given: Int, _ what: String) throws -> Int {
+        guard (-x.rank..<x.rank).contains(given) else { throw b.node.fail("axis \(given) is outside the input \(x.dims.map(String.init).joined(separator: "x"))") }
+        if x.isExact { return given }
+        let axis = given < 0 ? given + x.rank : given
+        guard axis > 0 else { throw b.node.fail("\(what) along the batch axis (0) of a map or vector is not supported") }
+        return x.isMap ? axis - 4 : -3
     }
 }

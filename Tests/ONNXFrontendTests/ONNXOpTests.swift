@@ -214,6 +214,23 @@ final class ONNXOpTests: XCTestCase {
         }
     }
 
+    /// CumSum as one specification-4 cumSum layer: along tensors' last axis
+    /// and axis 1 (exclusive, reverse), along a map's channels and rows
+    /// (axes counted from the end); along the batch axis, an axis of
+    /// 2^63 - 1 and exclusive=2, refused by name.
+    func testCumSum() throws {
+        for (name, axis) in [("cumsum_last_opset14", -1), ("cumsum_exclusive_reverse_opset14", 1),
+                             ("cumsum_channels_reverse_opset11", -3), ("cumsum_rows_exclusive_opset11", -2)] {
+            let sums = try check(name).nodes.compactMap { $0.operation.definition as? CumSum }
+            XCTAssertEqual(sums.map(\.axis), [axis], name)
+        }
+        for (name, clause) in [("cumsum_batch_axis_opset11", "node 'y' (CumSum): a cumulative sum along the batch axis (0) of a map or vector is not supported"),
+                               ("cumsum_axis_2p63_opset11", "node 'y' (CumSum): the axis must be one whole number, not [9.223372036854776e+18]"),
+                               ("cumsum_exclusive_2_opset11", "node 'y' (CumSum): exclusive must be 0 or 1, not 2")] {
+            XCTAssertThrowsError(try convert(name), name) { error in XCTAssertTrue("\(error)".contains(clause), "\(name): \(error)") }
+        }
+    }
+
     func convert(_ name: String) throws -> Model {
         try ONNXConverter.convert(model: Self.folder.appendingPathComponent("\(name).onnx").path)
     }

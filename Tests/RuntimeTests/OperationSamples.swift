@@ -73,6 +73,7 @@ enum OperationSamples {
             onTensor(SliceND(begin: [0, 1, 0], end: [2, 3, 4], strides: [1, 1, 2])),
             onTensor(ReduceND(mode: .max, axes: [1], keepDimensions: false)),
             onTensor(LogSoftmax(axis: -1)),
+            onTensor(CumSum(axis: 1, exclusive: true, reverse: true)),
             onTensor(LayerNorm(normalizedShape: [4], epsilon: 1e-5, gamma: w(4), beta: w(4))),
             onMap(.defined(LayerNorm(normalizedShape: [4], epsilon: 1e-5, gamma: w(4), beta: w(4), axis: -3))),
             onTensor(Comparison(.greaterOrEqual, alpha: 0.75)),

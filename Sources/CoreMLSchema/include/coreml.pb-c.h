@@ -108,6 +108,7 @@ typedef struct CoreML__Specification__WhereBroadcastableLayerParams CoreML__Spec
 typedef struct CoreML__Specification__AddBroadcastableLayerParams CoreML__Specification__AddBroadcastableLayerParams;
 typedef struct CoreML__Specification__MultiplyBroadcastableLayerParams CoreML__Specification__MultiplyBroadcastableLayerParams;
 typedef struct CoreML__Specification__SubtractBroadcastableLayerParams CoreML__Specification__SubtractBroadcastableLayerParams;
+typedef struct CoreML__Specification__CumSumLayerParams CoreML__Specification__CumSumLayerParams;
 typedef struct CoreML__Specification__SoftmaxNDLayerParams CoreML__Specification__SoftmaxNDLayerParams;
 typedef struct CoreML__Specification__TransposeLayerParams CoreML__Specification__TransposeLayerParams;
 typedef struct CoreML__Specification__BatchedMatMulLayerParams CoreML__Specification__BatchedMatMulLayerParams;
@@ -726,7 +727,8 @@ typedef enum {
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MEAN = 1280,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_LOG_SUM_EXP = 1295,
   CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_WHERE_BROADCASTABLE = 1330,
-  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LAYER_NORMALIZATION = 1350
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LAYER_NORMALIZATION = 1350,
+  CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_CUM_SUM = 1455
     PROTOBUF_C__FORCE_ENUM_TO_BE_INT_SIZE(CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER__CASE)
 } CoreML__Specification__NeuralNetworkLayer__LayerCase;
 
@@ -797,6 +799,7 @@ struct  CoreML__Specification__NeuralNetworkLayer
     CoreML__Specification__ReduceLogSumExpLayerParams *reducelogsumexp;
     CoreML__Specification__WhereBroadcastableLayerParams *wherebroadcastable;
     CoreML__Specification__LayerNormalizationLayerParams *layernormalization;
+    CoreML__Specification__CumSumLayerParams *cumsum;
   };
 };
 #define CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__INIT \
@@ -1611,6 +1614,22 @@ struct  CoreML__Specification__SubtractBroadcastableLayerParams
 #define CORE_ML__SPECIFICATION__SUBTRACT_BROADCASTABLE_LAYER_PARAMS__INIT \
  { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__subtract_broadcastable_layer_params__descriptor) \
      }
+
+
+/*
+ * The running sum along `axis`: with excludeFinalSum the first output is
+ * 0 and each one leaves its own input out; with reverse, from the end.
+ */
+struct  CoreML__Specification__CumSumLayerParams
+{
+  ProtobufCMessage base;
+  int64_t axis;
+  protobuf_c_boolean excludefinalsum;
+  protobuf_c_boolean reverse;
+};
+#define CORE_ML__SPECIFICATION__CUM_SUM_LAYER_PARAMS__INIT \
+ { PROTOBUF_C_MESSAGE_INIT (&core_ml__specification__cum_sum_layer_params__descriptor) \
+    , 0, 0, 0 }
 
 
 struct  CoreML__Specification__SoftmaxNDLayerParams
@@ -3509,6 +3528,25 @@ CoreML__Specification__SubtractBroadcastableLayerParams *
 void   core_ml__specification__subtract_broadcastable_layer_params__free_unpacked
                      (CoreML__Specification__SubtractBroadcastableLayerParams *message,
                       ProtobufCAllocator *allocator);
+/* CoreML__Specification__CumSumLayerParams methods */
+void   core_ml__specification__cum_sum_layer_params__init
+                     (CoreML__Specification__CumSumLayerParams         *message);
+size_t core_ml__specification__cum_sum_layer_params__get_packed_size
+                     (const CoreML__Specification__CumSumLayerParams   *message);
+size_t core_ml__specification__cum_sum_layer_params__pack
+                     (const CoreML__Specification__CumSumLayerParams   *message,
+                      uint8_t             *out);
+size_t core_ml__specification__cum_sum_layer_params__pack_to_buffer
+                     (const CoreML__Specification__CumSumLayerParams   *message,
+                      ProtobufCBuffer     *buffer);
+CoreML__Specification__CumSumLayerParams *
+       core_ml__specification__cum_sum_layer_params__unpack
+                     (ProtobufCAllocator  *allocator,
+                      size_t               len,
+                      const uint8_t       *data);
+void   core_ml__specification__cum_sum_layer_params__free_unpacked
+                     (CoreML__Specification__CumSumLayerParams *message,
+                      ProtobufCAllocator *allocator);
 /* CoreML__Specification__SoftmaxNDLayerParams methods */
 void   core_ml__specification__softmax_ndlayer_params__init
                      (CoreML__Specification__SoftmaxNDLayerParams         *message);
@@ -4056,6 +4094,9 @@ typedef void (*CoreML__Specification__MultiplyBroadcastableLayerParams_Closure)
 typedef void (*CoreML__Specification__SubtractBroadcastableLayerParams_Closure)
                  (const CoreML__Specification__SubtractBroadcastableLayerParams *message,
                   void *closure_data);
+typedef void (*CoreML__Specification__CumSumLayerParams_Closure)
+                 (const CoreML__Specification__CumSumLayerParams *message,
+                  void *closure_data);
 typedef void (*CoreML__Specification__SoftmaxNDLayerParams_Closure)
                  (const CoreML__Specification__SoftmaxNDLayerParams *message,
                   void *closure_data);
@@ -4214,6 +4255,7 @@ extern const ProtobufCMessageDescriptor core_ml__specification__where_broadcasta
 extern const ProtobufCMessageDescriptor core_ml__specification__add_broadcastable_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__multiply_broadcastable_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__subtract_broadcastable_layer_params__descriptor;
+extern const ProtobufCMessageDescriptor core_ml__specification__cum_sum_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__softmax_ndlayer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__transpose_layer_params__descriptor;
 extern const ProtobufCMessageDescriptor core_ml__specification__batched_mat_mul_layer_params__descriptor;
