@@ -20,8 +20,8 @@
 # Pinned (checked, exit 2 otherwise): coremltools 9.0, tensorflow-cpu
 # 2.21.0 with tf-keras 2.21.0 (coremltools 9 converts tf.keras (Keras 2)
 # models, not Keras 3 ones), torch 2.13.0+cpu, torchvision 0.29.2, numpy
-# 2.4.6 (scripts/bootstrap --fixtures). Not part of scripts/test; about half
-# a minute, 200 MB in WORK_DIR.
+# 2.4.6 (scripts/bootstrap --fixtures). Not part of scripts/test; 45-60 s
+# on this busy 2-core machine, 140 MB in WORK_DIR.
 # Usage: scripts/verify/mlprogram_structure.sh [WORK_DIR] [COREML_CONVERT]
 #   WORK_DIR       default /work/vwork/mlstruct
 #   COREML_CONVERT a built coreml-convert (default: swift build -c release's)
