@@ -1,6 +1,7 @@
 import CoreMLSchema
 import ModelFormat
 import Naming
+import Protobuf
 
 /// The Model message of an ML Program: specification version 6 (iOS 15),
 /// the description, and a program of one function `main` in the CoreML5
@@ -136,12 +137,15 @@ extension SpecBuilder {
         return [classifier.probabilitiesName, classifier.predictedFeatureName]
     }
 
-    /// A program's outputs are float32 arrays (a NeuralNetwork's are written as doubles).
+    /// A program's array inputs and outputs are float32 arrays, as its
+    /// function's inputs and outputs are (coremltools writes the same; a
+    /// NeuralNetwork's are written as doubles).
     private func markFloat32(_ description: UnsafeMutablePointer<MLModelDescription>?) {
         guard let description else { return }
-        for index in 0..<description.pointee.n_output {
-            guard let type = description.pointee.output[index]?.pointee.type,
-                  type.pointee.type_case == CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE else { continue }
+        let features = Array(CArrays.buffer(description.pointee.input, description.pointee.n_input))
+            + Array(CArrays.buffer(description.pointee.output, description.pointee.n_output))
+        for case let feature? in features {
+            guard let type = feature.pointee.type, type.pointee.type_case == CORE_ML__SPECIFICATION__FEATURE_TYPE__TYPE_MULTI_ARRAY_TYPE else { continue }
             type.pointee.multiarraytype.pointee.datatype = CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__FLOAT32
         }
     }
