@@ -63,7 +63,7 @@ public enum CaffeConverter {
         } else if options.detectionThresholds.iou != nil || options.detectionThresholds.confidence != nil {
             throw ConversionOptionError("thresholds apply to a detector, and \(deploy) has no DetectionOutput layer")
         }
-        try options.finish(&model, description: "Converted from \(net.format.rawValue) \(deploy.split(separator: "/").last ?? "")", source: deploy)
+        try options.finish(&model, convertedFrom: net.format.rawValue, source: deploy)
         return (model, net, builder.declaredBatches)
     }
 

@@ -74,6 +74,13 @@ public struct ConversionOptions: Sendable {
         }
     }
 
+    /// `finish(_:description:source:)` with the description every frontend
+    /// gives: "Converted from <what> <the source's file name>".
+    /// - Parameter what: the kind of source, "ONNX model".
+    public func finish(_ model: inout Model, convertedFrom what: String, source: String) throws {
+        try finish(&model, description: "Converted from \(what) \(source.split(separator: "/").last ?? "")", source: source)
+    }
+
     func finish(_ model: inout Model, description: String) throws {
         try finishModel(&model, description: description, source: nil)
     }

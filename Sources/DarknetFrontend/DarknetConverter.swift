@@ -43,8 +43,7 @@ public enum DarknetConverter {
             options.imageInputNames = [DarknetWalk.inputName]
             if options.imageScale == nil { options.imageScale = 1.0 / 255 }
         }
-        try options.finish(&model, description: "Converted from Darknet network \(configPath.split(separator: "/").last ?? "")",
-                           source: configPath)
+        try options.finish(&model, convertedFrom: "Darknet network", source: configPath)
         return model
     }
 }

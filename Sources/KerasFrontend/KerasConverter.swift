@@ -27,7 +27,7 @@ public enum KerasConverter {
         }
         var walk = try KerasWalk(file: file, graph: graph)
         var model = try walk.build()
-        try options.finish(&model, description: "Converted from Keras model \(path.split(separator: "/").last ?? "")", source: path)
+        try options.finish(&model, convertedFrom: "Keras model", source: path)
         return model
     }
 }

@@ -42,14 +42,8 @@ public enum ONNXConverter {
                 do { return try walk.build() } catch let needs as ONNXNeedsTensors { throw ONNXError("\(path): \(needs.error.message)") }
             }
         }()
-        try options.finish(&model, description: "Converted from ONNX model \(path.split(separator: "/").last ?? "")", source: path)
+        try options.finish(&model, convertedFrom: "ONNX model", source: path)
         return model
-    }
-
-    /// The Core ML feature name of a tensor: characters other than letters,
-    /// digits and `_` become `_` (Xcode names properties after features).
-    public static func featureName(_ tensor: String) -> String {
-        FeatureName.sanitized(tensor)
     }
 }
 
@@ -121,7 +115,7 @@ struct ONNXWalk {
             guard case .tensor(let tensor, _)? = values[output] else {
                 throw ONNXError("\(path): output '\(output)' is \(values[output] == nil ? "not computed by any node" : "a constant, not computed from an input")")
             }
-            let feature = ONNXConverter.featureName(output)
+            let feature = FeatureName.sanitized(output)
             if tensor != feature && !model.inputs.contains(where: { $0.name == feature }) { model.renameTensor(tensor, to: feature) }
             model.outputs.append(Output(name: feature))
         }
@@ -208,7 +202,7 @@ struct ONNXWalk {
     /// [1, C, H, W] or [1, F] with every size known (a symbolic batch is 1).
     private mutating func addInput(_ input: ONNXInput) throws {
         let shape = try checkedShape(input)
-        let name = ONNXConverter.featureName(input.name)
+        let name = FeatureName.sanitized(input.name)
         if shape.count == 3 || shape.count == 5 || (shape.count == 4 && tensorModel) {
             // A sequence ([1, T, D]) or volume: a tensor input, taken exactly as shaped (Core ML's rank-N layers).
             inputs.append(Input(name: name, kind: .tensor(shape: shape)))

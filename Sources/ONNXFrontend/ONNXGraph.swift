@@ -15,10 +15,8 @@ typealias OnnxAttribute = Onnx__AttributeProto
 typealias OnnxValueInfo = Onnx__ValueInfoProto
 
 /// A problem with an ONNX file or one of its nodes: one line.
-public struct ONNXError: OptionMentioningError, Sendable {
-    public var message: String
-    init(_ message: String) { self.message = message }
-}
+public typealias ONNXError = MessageError<ONNXErrorKind>
+public enum ONNXErrorKind {}
 
 /// One node: op type, inputs and outputs by name ("" for an absent
 /// optional input), attributes by name.

@@ -1,11 +1,9 @@
-import Naming
+import ModelFormat
 
 /// Why a `.tflite` file cannot be read or converted: one sentence that names
 /// the file and, for a malformed flatbuffer, the byte where it fails.
-public struct TFLiteError: OptionMentioningError, Sendable {
-    public var message: String
-    init(_ message: String) { self.message = message }
-}
+public typealias TFLiteError = MessageError<TFLiteErrorKind>
+public enum TFLiteErrorKind {}
 
 /// A read-only view of a flatbuffer (the FlatBuffers binary format TFLite
 /// files use), over bytes someone else keeps alive (a mapped file). Nothing

@@ -21,15 +21,8 @@ public enum TFLiteConverter {
         let metadata = try TFLiteMetadata.read(file)
         try TFLiteQuantizedFeature.apply(inputs: walk.quantizedInputs, outputs: walk.quantizedOutputs, metadata: metadata, to: &options, path: path)
         try metadata?.apply(to: &options, model: &model, path: path)
-        try options.finish(&model, description: "Converted from TFLite model \(path.split(separator: "/").last ?? "")", source: path)
+        try options.finish(&model, convertedFrom: "TFLite model", source: path)
         return model
-    }
-
-    /// A tensor's name as a Core ML feature name: characters other than
-    /// letters, digits and '_' made '_' ("serving_default_image:0" is
-    /// "serving_default_image_0").
-    public static func featureName(_ tensor: String) -> String {
-        FeatureName.sanitized(tensor)
     }
 }
 
@@ -130,7 +123,7 @@ struct TFLiteWalk {
         for index in graph.inputs {
             let tensor = try self.tensor(index, "an input")
             let (dims, rank) = try mapShape(tensor)
-            let name = TFLiteConverter.featureName(tensor.name)
+            let name = FeatureName.sanitized(tensor.name)
             if let quantized = try quantizedInput(tensor, feature: name, dims: dims, rank: rank) { quantizedInputs.append(quantized) }
             if let refusal = Self.typeRefusal(tensor) { throw fail(refusal) }
             inputs.append(Input(name: name, kind: .array(shape: dims)))
@@ -139,7 +132,7 @@ struct TFLiteWalk {
         }
         // Inputs are named as features; other tensors keep their names.
         var names = self.names
-        for index in graph.inputs { names[Int(index)] = TFLiteConverter.featureName(graph.tensors[Int(index)].name) }
+        for index in graph.inputs { names[Int(index)] = FeatureName.sanitized(graph.tensors[Int(index)].name) }
         for op in graph.operators where needed.contains(op.index) {
             let name = TFLiteOperators.name(file.operatorCodes[op.opcodeIndex].builtin)
             let output = op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?"
@@ -157,7 +150,7 @@ struct TFLiteWalk {
             let tensor = try self.tensor(index, "an output")
             let source = alias[tensor.index] ?? tensor.index
             guard ranks[source] != nil else { throw fail("output '\(tensor.name)' is not produced by any operator") }
-            let feature = TFLiteConverter.featureName(tensor.name)
+            let feature = FeatureName.sanitized(tensor.name)
             if let quantized = try quantizedOutput(tensor, feature: feature) { quantizedOutputs.append(quantized) }
             if names[source] != feature && !inputs.contains(where: { $0.name == feature }) { model.renameTensor(names[source], to: feature) }
             model.outputs.append(Output(name: inputs.contains(where: { $0.name == names[source] }) ? names[source] : feature))

@@ -35,7 +35,7 @@ public enum TensorFlowConverter {
                                  inputShapes: Dictionary(inputs.map { (TensorRef($0.name).node, $0.shape) }) { a, _ in a })
             return try walk.build(outputs: outputs.map(TensorRef.init))
         }()
-        try options.finish(&model, description: "Converted from TensorFlow graph \(path.split(separator: "/").last ?? "")", source: path)
+        try options.finish(&model, convertedFrom: "TensorFlow graph", source: path)
         return model
     }
 

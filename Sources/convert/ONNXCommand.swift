@@ -51,7 +51,7 @@ enum ONNXCommand: Command {
         if detector == nil, thresholds.iou != nil || thresholds.confidence != nil {
             throw UsageError("--iou-threshold and --confidence-threshold apply to a detector: give --detector")
         }
-        try ConversionFlags.convertModelFile(arguments, .onnx, featureName: ONNXConverter.featureName) { source, options, shapes in
+        try ConversionFlags.convertModelFile(arguments, .onnx, featureName: FeatureName.sanitized) { source, options, shapes in
             var options = options
             (options.detectorOutput, options.detectionThresholds) = (detector, thresholds)
             ConversionFlags.applyDetectorFlags(arguments, to: &options)

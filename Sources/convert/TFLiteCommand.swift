@@ -44,7 +44,7 @@ enum TFLiteCommand: Command {
         if !(try ConversionFlags.inputShapes(arguments)).isEmpty {
             throw UsageError("--input-shape: a TFLite model states its input shapes; they cannot be changed")
         }
-        try ConversionFlags.convertModelFile(arguments, .tflite, featureName: TFLiteConverter.featureName) { source, options, _ in
+        try ConversionFlags.convertModelFile(arguments, .tflite, featureName: FeatureName.sanitized) { source, options, _ in
             try TFLiteConverter.convert(model: source, options: options)
         }
     }

@@ -56,6 +56,21 @@ extension AxisLayerCoding {
     var layerTypeName: String { isClassic ? Self.layerTypeNames.classic : Self.layerTypeNames.rankN }
     // Along channels, the same on a map written with a batch axis.
     var keepsShape: Bool { isClassic }
+
+    /// Sets the classic layer (`layerCases[0]`, no parameters of its own)
+    /// along the channels, else the rank-N layer (`layerCases[1]`) with
+    /// its `axis` field set to `axis`.
+    func encode<Classic, RankN>(into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder,
+                                classic: WritableKeyPath<MLLayer, UnsafeMutablePointer<Classic>?>,
+                                _ initializeClassic: (UnsafeMutablePointer<Classic>?) -> Void,
+                                rankN: WritableKeyPath<MLLayer, UnsafeMutablePointer<RankN>?>,
+                                _ initializeRankN: (UnsafeMutablePointer<RankN>?) -> Void, axis axisField: WritableKeyPath<RankN, Int64>) {
+        if isClassic {
+            builder.set(layer, Self.layerCases[0], classic, initializeClassic)
+        } else {
+            builder.set(layer, Self.layerCases[1], rankN, initializeRankN) { $0[keyPath: axisField] = Int64(axis) }
+        }
+    }
 }
 
 extension LayerCoding {

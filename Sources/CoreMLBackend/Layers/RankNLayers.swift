@@ -45,11 +45,8 @@ extension Softmax: AxisLayerCoding {
     static var layerTypeNames: (classic: String, rankN: String) { ("softmax", "softmaxND") }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        if isClassic {
-            builder.set(layer, Self.layerCases[0], \.softmax, core_ml__specification__softmax_layer_params__init)
-        } else {
-            builder.set(layer, Self.layerCases[1], \.softmaxnd, core_ml__specification__softmax_ndlayer_params__init) { $0.axis = Int64(axis) }
-        }
+        encode(into: layer, builder, classic: \.softmax, core_ml__specification__softmax_layer_params__init,
+               rankN: \.softmaxnd, core_ml__specification__softmax_ndlayer_params__init, axis: \.axis)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
