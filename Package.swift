@@ -46,7 +46,7 @@ let package = Package(
         // A lock and the core count, for the few things several threads share.
         .target(name: "Threads"),
         // ModelFormat <-> Core ML `.mlmodel` files.
-        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "CoreMLSchema", "CProtobufC", "Threads", "Naming"]),
+        .target(name: "CoreMLBackend", dependencies: ["ModelFormat", "Protobuf", "FileIO", "CoreMLSchema", "CProtobufC", "CProtobufFile", "Threads", "Naming"]),
         // Decoded pixels (`Image`), what image files give and the runtime takes.
         .target(name: "Images"),
         // Executes models on the CPU, to check conversions on Linux; knows no file format.

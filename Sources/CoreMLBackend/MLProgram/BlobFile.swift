@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CProtobufFile
 import FileIO
 import ModelFormat
 
@@ -48,37 +49,39 @@ struct BlobFile {
         guard let stream = fopen(path, "wb") else { throw FileError(path: path, errno: errno, action: "cannot create") }
         var closed = false
         defer { if !closed { fclose(stream) } }
+        var halfs = [UInt16](repeating: 0, count: 65536)
+        let writeback = Writeback()
         var header = [UInt8](repeating: 0, count: Self.alignment)
         Self.put(UInt32(blobs.count), into: &header, at: 0)
         Self.put(UInt32(2), into: &header, at: 4)
-        try put(header, stream, path)
+        try put(header, stream, path, writeback)
         var position = Self.alignment
         for blob in blobs {
-            try put([UInt8](repeating: 0, count: blob.offset - position), stream, path)
+            try put([UInt8](repeating: 0, count: blob.offset - position), stream, path, writeback)
             let size = blob.weights.count * (blob.float16 ? 2 : 4)
             var metadata = [UInt8](repeating: 0, count: Self.alignment)
             Self.put(Self.sentinel, into: &metadata, at: 0)
             Self.put(blob.float16 ? Self.float16Type : Self.float32Type, into: &metadata, at: 4)
             Self.put(UInt64(size), into: &metadata, at: 8)
             Self.put(UInt64(blob.offset + Self.alignment), into: &metadata, at: 16)
-            try put(metadata, stream, path)
+            try put(metadata, stream, path, writeback)
             for chunk in 0..<blob.weights.chunkCount {
                 try blob.weights.withChunk(chunk) { _, values in
                     if blob.float16 {
-                        // Cast in pieces of 64K values, so that no second copy of a large tensor is made.
-                        for start in stride(from: 0, to: values.count, by: 65536) {
-                            if values[start..<min(start + 65536, values.count)].contains(where: HalfRounding.overflows) {
-                                throw HalfRounding.overflowError(constant: blob.name)
+                        // Cast in pieces of 64K values into one buffer, so that no second copy of a large tensor is made.
+                        for start in stride(from: 0, to: values.count, by: halfs.count) {
+                            let piece = min(halfs.count, values.count - start)
+                            for index in 0..<piece {
+                                let value = values[start + index]
+                                if HalfRounding.overflows(value) { throw HalfRounding.overflowError(constant: blob.name) }
+                                halfs[index] = HalfRounding.bits(value, count: blob.weights.count).littleEndian
                             }
-                            let halfs = values[start..<min(start + 65536, values.count)].map { HalfRounding.bits($0, count: blob.weights.count).littleEndian }
-                            guard fwrite(halfs, 2, halfs.count, stream) == halfs.count else { throw FileError(path: path, errno: errno, action: "cannot write") }
+                            try halfs.withUnsafeBufferPointer { try put(UnsafeRawBufferPointer(rebound($0, count: piece)), stream, path, writeback) }
                         }
                         return
                     }
                     // Float's in-memory bytes are little-endian on every platform Swift runs this on.
-                    guard values.isEmpty || fwrite(values.baseAddress!, MemoryLayout<Float>.size, values.count, stream) == values.count else {
-                        throw FileError(path: path, errno: errno, action: "cannot write")
-                    }
+                    try put(UnsafeRawBufferPointer(values), stream, path, writeback)
                 }
             }
             position = blob.offset + Self.alignment + size
@@ -88,10 +91,33 @@ struct BlobFile {
         guard fclose(stream) == 0 else { throw FileError(path: path, errno: errno, action: "cannot write") }
     }
 
-    private func put(_ bytes: [UInt8], _ stream: UnsafeMutablePointer<FILE>, _ path: String) throws {
-        guard bytes.isEmpty || fwrite(bytes, 1, bytes.count, stream) == bytes.count else {
+    private func put(_ bytes: [UInt8], _ stream: UnsafeMutablePointer<FILE>, _ path: String, _ writeback: Writeback) throws {
+        try bytes.withUnsafeBytes { try put($0, stream, path, writeback) }
+    }
+
+    /// Writes `bytes`; every `PROTO_WRITEBACK_STRIDE` bytes the disk is
+    /// started on what was written, so that the package's final fsync
+    /// waits for the last stretch only (as the NeuralNetwork writer does).
+    private func put(_ bytes: UnsafeRawBufferPointer, _ stream: UnsafeMutablePointer<FILE>, _ path: String, _ writeback: Writeback) throws {
+        guard bytes.isEmpty || fwrite(bytes.baseAddress!, 1, bytes.count, stream) == bytes.count else {
             throw FileError(path: path, errno: errno, action: "cannot write")
         }
+        writeback.written += Int64(bytes.count)
+        if writeback.written - writeback.started >= PROTO_WRITEBACK_STRIDE {
+            guard fflush(stream) == 0 else { throw FileError(path: path, errno: errno, action: "cannot write") }
+            proto_start_writeback(fileno(stream), writeback.started, writeback.written - writeback.started)
+            writeback.started = writeback.written
+        }
+    }
+
+    /// How far the file is written, and from where the disk has not been started on it.
+    private final class Writeback {
+        var written: Int64 = 0
+        var started: Int64 = 0
+    }
+
+    private func rebound(_ buffer: UnsafeBufferPointer<UInt16>, count: Int) -> UnsafeBufferPointer<UInt16> {
+        UnsafeBufferPointer(rebasing: buffer[..<count])
     }
 
     private static func put<T: FixedWidthInteger>(_ value: T, into bytes: inout [UInt8], at offset: Int) {
