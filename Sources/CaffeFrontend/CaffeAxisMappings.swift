@@ -109,21 +109,21 @@ extension CaffeLayerTable {
         let p = b.layer.params.argMax?.pointee
         guard (p?.top_k ?? 1) == 1 else { throw b.fail("top_k \(p?.top_k ?? 1) is not supported (only 1)") }
         guard (p?.out_max_val ?? 0) == 0 else { throw b.fail("out_max_val is not supported (Core ML's argmax gives the index only)") }
-        let axes: Reduce.Axes
+        let axis: Int  // of [C, H, W], counted from the end
         if let p, p.has_axis != 0 {
             switch try b.axis(Int(p.axis)) {
-            case 1: axes = .c
-            case 2: axes = .h
-            case 3: axes = .w
+            case 1: axis = -3
+            case 2: axis = -2
+            case 3: axis = -1
             default: throw b.fail("an argmax over the batch axis is not supported")
             }
         } else {
             guard b.inputShape.height == 1, b.inputShape.width == 1 else {
                 throw b.fail("an argmax over C, H and W at once is not supported; give argmax_param's axis")
             }
-            axes = .c
+            axis = -3
         }
-        return [b.node(.reduce(Reduce(mode: .argmax, axes: axes)), inputs: [b.input], output: b.output)]
+        return [b.node(.reduce(Reduce(mode: .argmax, axes: [axis])), inputs: [b.input], output: b.output)]
     }
 
     /// The rank, as Caffe counts it, of the layer's tops.

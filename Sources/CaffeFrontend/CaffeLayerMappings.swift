@@ -106,7 +106,7 @@ extension CaffeLayerTable {
             let squared = b.temporary("square"), sum = b.temporary("sum"), inverse = b.temporary("rsqrt")
             nodes = [
                 b.node(.multiply(constant: 1), inputs: [b.input, b.input], output: squared, suffix: "square"),
-                b.node(.reduce(Reduce(mode: .sum, axes: .c)), inputs: [squared], output: sum, suffix: "sum"),
+                b.node(.reduce(Reduce(mode: .sum, axes: [-3])), inputs: [squared], output: sum, suffix: "sum"),
                 b.node(.unary(Unary(kind: .rsqrt, epsilon: eps)), inputs: [sum], output: inverse, suffix: "rsqrt"),
                 b.node(.multiply(constant: 1), inputs: [b.input, inverse], output: normalized, suffix: "normalize"),
             ]

@@ -54,7 +54,7 @@ extension ConversionOptions {
                                      (key: Self.previewParametersKey, value: String(decoding: parameters, as: UTF8.self))]
             classLabels = nil
         }
-        model.nodes.append(Node(name: Self.classMapName, operation: .reduce(Reduce(mode: .argmax, axes: .c)), inputs: [scores],
+        model.nodes.append(Node(name: Self.classMapName, operation: .reduce(Reduce(mode: .argmax, axes: [-3])), inputs: [scores],
                                 outputs: [Self.classMapName]))
         model.outputs = [Output(name: Self.classMapName, description: "Each pixel's class: the index of the largest of its \(classes) class scores")]
     }

@@ -95,6 +95,12 @@ public enum SpecificationVersion {
                 guard model.hasTensorInputs, Set(node.inputs.map { shapes[$0] }).count > 1 else { break }
                 throw ModelError(node: node.name, "Core ML cannot broadcast a \(node.operation.kindName) of tensors: "
                                  + "its inputs must have one shape, not \(node.inputs.compactMap { shapes[$0]?.description })")
+            case .defined(let op) where op.definition is Reduce && (op.definition as! Reduce).rankNLayerTypeName == nil:
+                // Not made the classic layer by `mapLayers`: over other axes, or dropping them.
+                let reduce = op.definition as! Reduce
+                throw ModelError(node: node.name, "Core ML has no rank-N layer for a reduction of mode \(reduce.mode.rawValue): its reduce layer "
+                                 + "takes one over C, H, W, HW or CHW of a [C, H, W] map or [1, C, H, W] tensor, keeping them, "
+                                 + "not axes \(reduce.axes)\(reduce.keepDimensions ? "" : " dropped")")
             default:
                 break
             }

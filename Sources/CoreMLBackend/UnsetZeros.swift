@@ -86,9 +86,15 @@ extension SpecificationVersion {
                 node.operation = .batchNorm(norm)
             case .l2Normalize(let epsilon) where epsilon == 0:
                 node.operation = .l2Normalize(epsilon: UnsetZero.least)
-            case .reduce(var reduce) where reduce.epsilon == 0 && reduce.mode == .logSum:
-                reduce.epsilon = UnsetZero.least
-                node.operation = .reduce(reduce)
+            case .defined(let op) where (op.definition as? Reduce)?.mode == .logSum || (op.definition as? MapReduce)?.reduce.mode == .logSum:
+                // LOGSUM is the classic reduce layer's only (`MapReduce`), as written or still to be chosen.
+                if var map = op.definition as? MapReduce, map.reduce.epsilon == 0 {
+                    map.reduce.epsilon = UnsetZero.least
+                    node.operation = .defined(map)
+                } else if var reduce = op.definition as? Reduce, reduce.epsilon == 0 {
+                    reduce.epsilon = UnsetZero.least
+                    node.operation = .reduce(reduce)
+                }
             default:
                 break
             }

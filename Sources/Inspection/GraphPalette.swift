@@ -44,7 +44,7 @@ public enum LayerFamily: String, CaseIterable, Sendable {
         switch kind.lowercased() {
         case "convolution", "deconvolution", "depthwiseconvolution", "convolutiondepthwise":
             self = .convolution
-        case "pooling", "reduce", "reducend", "upsample", "interp", "resize":
+        case "pooling", "reduce", "upsample", "interp", "resize":
             self = .pooling
         case "activation", "gelu", "relu", "relu6", "prelu", "leakyrelu", "sigmoid", "tanh", "elu", "selu", "bnll",
              "absval", "threshold", "swish", "clip", "softplus", "hardsigmoid", "hardswish", "mish":

@@ -241,11 +241,11 @@ extension KerasLayerTable {
             // z - log(sum(exp(z))) with z = x - max(x) over channels: the sum is at least 1, no log of 0.
             let max = "\(output)__max", negatedMax = "\(output)__negated_max", shifted = "\(output)__shifted",
                 exp = "\(output)__exp", sum = "\(output)__sum", log = "\(output)__log", negatedLog = "\(output)__negated_log"
-            return [Node(name: max, operation: .reduce(Reduce(mode: .max, axes: .c)), inputs: [input], outputs: [max]),
+            return [Node(name: max, operation: .reduce(Reduce(mode: .max, axes: [-3])), inputs: [input], outputs: [max]),
                     Node(name: negatedMax, operation: .multiply(constant: -1), inputs: [max], outputs: [negatedMax]),
                     Node(name: shifted, operation: .add(constant: 0), inputs: [input, negatedMax], outputs: [shifted]),
                     Node(name: exp, operation: .unary(Unary(kind: .exp)), inputs: [shifted], outputs: [exp]),
-                    Node(name: sum, operation: .reduce(Reduce(mode: .sum, axes: .c)), inputs: [exp], outputs: [sum]),
+                    Node(name: sum, operation: .reduce(Reduce(mode: .sum, axes: [-3])), inputs: [exp], outputs: [sum]),
                     Node(name: log, operation: .unary(Unary(kind: .log)), inputs: [sum], outputs: [log]),
                     Node(name: negatedLog, operation: .multiply(constant: -1), inputs: [log], outputs: [negatedLog]),
                     Node(name: output, operation: .add(constant: 0), inputs: [shifted, negatedLog], outputs: [output])]

@@ -38,7 +38,6 @@ public enum Op: Equatable, Sendable {
     case slice(Slice)
     /// Splits channels evenly into one tensor per output.
     case split
-    case reduce(Reduce)
     case upsample(Upsample)
     /// An operation defined in one place (`OpDefinition`): matmul, softmax
     /// along an axis, transpose, GELU, ...
@@ -71,7 +70,6 @@ extension Op {
         case .crop(let crop): crop
         case .slice(let slice): slice
         case .split: Split()
-        case .reduce(let reduce): reduce
         case .upsample(let upsample): upsample
         case .defined(let op): op.definition
         }

@@ -67,8 +67,9 @@ extension ONNXOpTable {
 }
 
 extension ONNXOpTable {
-    /// What a reduction computes, as Core ML's map reduce and the rank-N
-    /// ReduceND (with the element-wise steps before and after) take it.
+    /// What a reduction computes, as the reduction of a map (Core ML's
+    /// reduce layer) and of a tensor (its rank-N reduce layers, with the
+    /// element-wise steps before and after) take it.
     enum Reduction {
         case sum, mean, max, min, product, l2, sumSquare, logSumExp
 
@@ -84,10 +85,10 @@ extension ONNXOpTable {
             }
         }
 
-        var tensorMode: ReduceND.Mode {
+        var tensorMode: Reduce.Mode {
             switch self {
             case .sum, .l2, .sumSquare, .logSumExp: .sum
-            case .mean: .mean
+            case .mean: .average
             case .max: .max
             case .min: .min
             case .product: .product
@@ -107,7 +108,7 @@ extension ONNXOpTable {
     /// noop_with_empty_axes, which would make the node an identity, is
     /// refused by the ledger. Maps reduce over C, H, W, HW or CHW with
     /// Core ML's reduce layer; anything else (and any LogSumExp) is a
-    /// tensor's ReduceND.
+    /// tensor's reduction (its rank-N reduce layers).
     static func reduce(_ b: ONNXBuilder, _ reduction: Reduction) throws -> (nodes: [Node], value: ONNXValue) {
         let x = try b.tensor(0)
         let axesAsInput = b.opset >= (b.node.op == "ReduceSum" ? 13 : 18)
@@ -128,36 +129,32 @@ extension ONNXOpTable {
             let rank = keep ? x.rank : max(1, x.rank - axes.count)
             if reduction == .logSumExp { return (logSumExp(b, x, axes: axes.sorted(), keep: keep), .tensor(name: b.name, rank: rank)) }
             if reduction == .l2 || reduction == .sumSquare { step(.multiply(constant: 1), [x.name, x.name], "square") }
-            step(.defined(ReduceND(mode: reduction.tensorMode, axes: axes.sorted(), keepDimensions: keep)), [source], reduction == .l2 ? "reduce" : nil)
+            step(.reduce(Reduce(mode: reduction.tensorMode, axes: axes.sorted(), keepDimensions: keep)), [source], reduction == .l2 ? "reduce" : nil)
             if reduction == .l2 { step(.unary(Unary(kind: .sqrt)), [source], nil) }
             return (nodes, .tensor(name: b.name, rank: rank))
         }
         // exp of a map's values overflows from 89 on; the tensors' reduction subtracts the maximum first.
         guard reduction != .logSumExp else { throw b.needsTensors("a log-sum-exp") }
-        let over: Reduce.Axes
-        switch Set(axes) {
-        case [1]: over = .c
-        case [2]: over = .h
-        case [3]: over = .w
-        case [2, 3]: over = .hw
-        case [1, 2, 3]: over = .chw
-        default: throw b.needsTensors("a reduction over axes \(given)")
+        // Axes 1, 2, 3 of [1, C, H, W]: a map's C, H, W (-3, -2, -1 of [C, H, W]).
+        let over = axes.sorted().map { $0 - 4 }
+        guard axes.allSatisfy({ $0 >= 1 }), Reduce.mapAxes.contains(where: { $0.axes == over }) else {
+            throw b.needsTensors("a reduction over axes \(given)")
         }
-        guard x.isMap || over == .c else { throw b.needsTensors("a reduction over axes \(given)") }
+        guard x.isMap || over == [-3] else { throw b.needsTensors("a reduction over axes \(given)") }
         // Kept as a map, or H and W dropped from a map: a vector [1, C].
-        guard keep || (x.isMap && over == .hw) else { throw b.needsTensors("a reduction over axes \(given) with keepdims 0") }
-        if reduction == .mean, over == .hw { return try globalPool(b, .average, keepDimensions: keep) }
+        guard keep || (x.isMap && over == [-2, -1]) else { throw b.needsTensors("a reduction over axes \(given) with keepdims 0") }
+        if reduction == .mean, over == [-2, -1] { return try globalPool(b, .average, keepDimensions: keep) }
         return ([b.emit(.reduce(Reduce(mode: reduction.mapMode, axes: over)), [x.name])], .tensor(name: b.name, rank: keep ? x.rank : 2))
     }
 
     /// log(sum(exp(x))) as onnxruntime computes it, finite where exp(x) is
     /// not: m + log(sum(exp(x - m))), m the maximum over the axes.
     static func logSumExp(_ b: ONNXBuilder, _ x: ONNXTensor, axes: [Int], keep: Bool) -> [Node] {
-        let top = b.emit(.defined(ReduceND(mode: .max, axes: axes, keepDimensions: true)), [x.name], suffix: "max")
+        let top = b.emit(.reduce(Reduce(mode: .max, axes: axes)), [x.name], suffix: "max")
         let negated = b.emit(.multiply(constant: -1), top.outputs, suffix: "negated")
         let shifted = b.emit(.add(constant: 0), [x.name, negated.outputs[0]], suffix: "shifted")
         let exp = b.emit(.unary(Unary(kind: .exp)), shifted.outputs, suffix: "exp")
-        let sum = b.emit(.defined(ReduceND(mode: .sum, axes: axes, keepDimensions: true)), exp.outputs, suffix: "sum")
+        let sum = b.emit(.reduce(Reduce(mode: .sum, axes: axes)), exp.outputs, suffix: "sum")
         let log = b.emit(.unary(Unary(kind: .log)), sum.outputs, suffix: "log")
         let total = b.emit(.add(constant: 0), [log.outputs[0], top.outputs[0]], suffix: keep ? nil : "kept")
         let nodes = [top, negated, shifted, exp, sum, log, total]

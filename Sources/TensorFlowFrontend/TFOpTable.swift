@@ -220,7 +220,7 @@ enum TFOpTable {
         let what = b.node.op.lowercased()
         if axes == [x.rank - 1] {
             guard keep else { throw b.node.fail("keep_dims false over the last axis is not supported (only true)") }
-            return ([b.emit(.reduce(Reduce(mode: mode, axes: .c)), [x.name])], .tensor(name: b.name, rank: x.rank))
+            return ([b.emit(.reduce(Reduce(mode: mode, axes: [-3])), [x.name])], .tensor(name: b.name, rank: x.rank))
         }
         guard x.rank == 4, axes == [1, 2], listed.count == 2 else {
             throw b.node.fail("a \(what) over axis \(listed) of a rank-\(x.rank) tensor is not supported (only over H and W, axis [1, 2], or the last axis)")
@@ -228,7 +228,7 @@ enum TFOpTable {
         switch mode {
         case .average: return globalPool(b, x.name, .average)
         case .max: return globalPool(b, x.name, .max)
-        default: return ([b.emit(.reduce(Reduce(mode: mode, axes: .hw)), [x.name])], .tensor(name: b.name, rank: keep ? 4 : 2))
+        default: return ([b.emit(.reduce(Reduce(mode: mode, axes: [-2, -1])), [x.name])], .tensor(name: b.name, rank: keep ? 4 : 2))
         }
     }
 

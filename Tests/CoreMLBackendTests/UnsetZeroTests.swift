@@ -26,7 +26,7 @@ final class UnsetZeroTests: XCTestCase {
             node("bn", .batchNorm(BatchNorm(channels: 2, epsilon: 0, gamma: w(2, 1), beta: w(2, 2), mean: w(2, 3),
                                             variance: Weights([0.5, 2])))),
             node("l2", .l2Normalize(epsilon: 0)),
-            node("logsum", .reduce(Reduce(mode: .logSum, axes: .w, epsilon: 0))),
+            node("logsum", .reduce(Reduce(mode: .logSum, axes: [-1], epsilon: 0))),
         ]
         return Model(inputs: [Input(name: "x", kind: .array(shape: [2, 3, 3]))],
                      outputs: nodes.map { Output(name: $0.name) }, nodes: nodes)
@@ -68,7 +68,7 @@ final class UnsetZeroTests: XCTestCase {
             .unary(Unary(kind: .inverse, epsilon: tiny)), .unary(Unary(kind: .rsqrt, epsilon: tiny)), .unary(Unary(kind: .log, epsilon: tiny)),
             .batchNorm(BatchNorm(channels: 2, epsilon: tiny, gamma: randomWeights(2, seed: 1), beta: randomWeights(2, seed: 2),
                                  mean: randomWeights(2, seed: 3), variance: Weights([0.5, 2]))),
-            .l2Normalize(epsilon: tiny), .reduce(Reduce(mode: .logSum, axes: .w, epsilon: tiny)),
+            .l2Normalize(epsilon: tiny), .reduce(Reduce(mode: .logSum, axes: [-1], epsilon: tiny)),
         ])
     }
 
@@ -110,7 +110,7 @@ final class UnsetZeroTests: XCTestCase {
         XCTAssertEqual(norm.epsilon, 1e-5)
         XCTAssertEqual(try op("lrn"), .lrn(LRN(alpha: 1e-4, beta: 0.75, localSize: 3, k: 1)))
         XCTAssertEqual(try op("l2"), .l2Normalize(epsilon: 1e-6))
-        XCTAssertEqual(try op("logsum"), .reduce(Reduce(mode: .logSum, axes: .w, epsilon: 1e-6)))
+        XCTAssertEqual(try op("logsum"), .reduce(Reduce(mode: .logSum, axes: [-1], epsilon: 1e-6)))
         XCTAssertEqual(model.inputs.first { $0.name == "image" }?.image?.scale, 1, "a channelScale of 0")
         XCTAssertEqual(model.inputs.first { $0.name == "image" }?.image?.redBias, 0.5)
     }

@@ -52,7 +52,7 @@ final class ExtremeAttributeTests: XCTestCase {
         ("maximum", 0, { _, _ in .maximum }),
         ("split", 0, { _, _ in .split }),
         ("flatten", 0, { _, _ in .flatten(.channelLast) }),
-        ("reduce", 0, { _, f in .reduce(Reduce(mode: .logSum, axes: .hw, epsilon: f)) }),
+        ("reduce", 0, { _, f in .reduce(Reduce(mode: .logSum, axes: [-2, -1], epsilon: f)) }),
         ("log softmax", 1, { v, _ in .defined(LogSoftmax(axis: v[0])) }),
         ("layer norm", 2, { v, f in .defined(LayerNorm(normalizedShape: [v[0], v[1]], epsilon: f, gamma: Weights([f]), beta: Weights([f]))) }),
     ]

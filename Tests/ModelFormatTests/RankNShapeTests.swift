@@ -85,12 +85,12 @@ extension ShapeInferenceTests {
             Case("reshape", .defined(ReshapeND(shape: [3, 6])), [t([2, 3, 3])], [t([3, 6])]),
             Case("reshape count", .defined(ReshapeND(shape: [3, 5])), [t([2, 3, 3])], error: "cannot reshape 2x3x3 (18 values) to [3, 5]"),
             Case("reshape -1", .defined(ReshapeND(shape: [-1, 6])), [t([2, 3, 3])], error: "reshape size -1 is out of range"),
-            Case("reduce keeping", .defined(ReduceND(mode: .sum, axes: [1])), [t([2, 3, 4])], [t([2, 1, 4])]),
-            Case("reduce dropping", .defined(ReduceND(mode: .mean, axes: [0, -1], keepDimensions: false)), [t([2, 3, 4])], [t([3])]),
-            Case("reduce everything", .defined(ReduceND(mode: .max, axes: [0, 1], keepDimensions: false)), [t([2, 3])], [t([1])]),
-            Case("reduce repeated axis", .defined(ReduceND(mode: .sum, axes: [1, -1])), [t([2, 3])], error: "are not distinct axes"),
-            Case("reduce no axis", .defined(ReduceND(mode: .sum, axes: [])), [t([2, 3])], error: "are not distinct axes"),
-            Case("reduce axis outside", .defined(ReduceND(mode: .sum, axes: [Int.min])), [t([2, 3])], error: "are not distinct axes"),
+            Case("reduce keeping", .reduce(Reduce(mode: .sum, axes: [1])), [t([2, 3, 4])], [t([2, 1, 4])]),
+            Case("reduce dropping", .reduce(Reduce(mode: .average, axes: [0, -1], keepDimensions: false)), [t([2, 3, 4])], [t([3])]),
+            Case("reduce everything", .reduce(Reduce(mode: .max, axes: [0, 1], keepDimensions: false)), [t([2, 3])], [t([1])]),
+            Case("reduce repeated axis", .reduce(Reduce(mode: .sum, axes: [1, -1])), [t([2, 3])], error: "are not distinct axes"),
+            Case("reduce no axis", .reduce(Reduce(mode: .sum, axes: [])), [t([2, 3])], error: "are not distinct axes"),
+            Case("reduce axis outside", .reduce(Reduce(mode: .sum, axes: [Int.min])), [t([2, 3])], error: "are not distinct axes"),
         ])
     }
 

@@ -89,11 +89,11 @@ extension ShapeInferenceTests {
             Case("split unevenly", .split, [shape(6, 2, 2)], outputs: 4, error: "cannot split 6 channels into 4 equal parts"),
             Case("split into nothing", .split, [shape(6, 2, 2)], outputs: 0, error: "a split needs at least 2 outputs, has 0"),
 
-            Case("reduce CHW", .reduce(Reduce(mode: .sum, axes: .chw)), [shape(3, 4, 5)], [shape(1)]),
-            Case("reduce HW", .reduce(Reduce(mode: .average, axes: .hw)), [shape(3, 4, 5)], [shape(3)]),
-            Case("reduce C", .reduce(Reduce(mode: .max, axes: .c)), [shape(3, 4, 5)], [shape(1, 4, 5)]),
-            Case("reduce H", .reduce(Reduce(mode: .l2, axes: .h)), [shape(3, 4, 5)], [shape(3, 1, 5)]),
-            Case("reduce W", .reduce(Reduce(mode: .argmax, axes: .w)), [shape(3, 4, 5)], [shape(3, 4, 1)]),
+            Case("reduce CHW", .reduce(Reduce(mode: .sum, axes: [-3, -2, -1])), [shape(3, 4, 5)], [shape(1)]),
+            Case("reduce HW", .reduce(Reduce(mode: .average, axes: [-2, -1])), [shape(3, 4, 5)], [shape(3)]),
+            Case("reduce C", .reduce(Reduce(mode: .max, axes: [-3])), [shape(3, 4, 5)], [shape(1, 4, 5)]),
+            Case("reduce H", .reduce(Reduce(mode: .l2, axes: [-2])), [shape(3, 4, 5)], [shape(3, 1, 5)]),
+            Case("reduce W", .reduce(Reduce(mode: .argmax, axes: [-1])), [shape(3, 4, 5)], [shape(3, 4, 1)]),
 
             Case("constant [C, H, W]", .constant(shape: [2, 3, 4], data: Weights(unloadedCount: 24)), [], [shape(2, 3, 4)]),
             // Any rank (the backend writes a map model's [C, H, W] one as the 3-D load constant layer).

@@ -167,11 +167,11 @@ final class RankNModelTests: XCTestCase {
                 node("joined", .defined(Concat(axis: 1)), ["x", "z"]),
                 node("sliced", .defined(SliceND(begin: [0, 1, 1], end: [2, 7, 4], strides: [1, 2, 1])), ["joined"]),
                 node("reshaped", .defined(ReshapeND(shape: [3, 6])), ["sliced"]),
-                node("summed", .defined(ReduceND(mode: .sum, axes: [1])), ["sliced"]),
-                node("mean", .defined(ReduceND(mode: .mean, axes: [0, 2], keepDimensions: false)), ["sliced"]),
-                node("largest", .defined(ReduceND(mode: .max, axes: [-1])), ["joined"]),
-                node("smallest", .defined(ReduceND(mode: .min, axes: [-1], keepDimensions: false)), ["sliced"]),
-                node("product", .defined(ReduceND(mode: .product, axes: [0, 2])), ["sliced"]),
+                node("summed", .reduce(Reduce(mode: .sum, axes: [1])), ["sliced"]),
+                node("mean", .reduce(Reduce(mode: .average, axes: [0, 2], keepDimensions: false)), ["sliced"]),
+                node("largest", .reduce(Reduce(mode: .max, axes: [-1])), ["joined"]),
+                node("smallest", .reduce(Reduce(mode: .min, axes: [-1], keepDimensions: false)), ["sliced"]),
+                node("product", .reduce(Reduce(mode: .product, axes: [0, 2])), ["sliced"]),
             ])
         let theirs = try CoreMLReader.read(from: folder.appendingPathComponent("model.mlmodel").path).model
         XCTAssertEqual(theirs.nodes, built.nodes)

@@ -70,7 +70,7 @@ struct Reader {
         case 13: return .slice(Slice(axis: [.channel, .height, .width][Int(byte()) % 3], start: int(), end: int(), stride: int()))
         case 14: return .upsample(Upsample(scale: size2(), mode: byte() & 1 == 0 ? .nearest : .bilinear))
         case 15: return .constant(shape: (0..<Int(byte()) % 5).map { _ in int() }, data: weights())
-        case 16: return .reduce(Reduce(mode: .sum, axes: [.chw, .hw, .c, .h, .w][Int(byte()) % 5], epsilon: float()))
+        case 16: return .reduce(Reduce(mode: .sum, axes: Reduce.mapAxes[Int(byte()) % 5].axes, epsilon: float()))
         case 17: return .unary(Unary(kind: .power, alpha: float(), epsilon: float(), shift: float(), scale: float()))
         case 18: return .concat
         case 19: return [.add(constant: float()), .multiply(constant: float()), .maximum, .minimum, .average][Int(byte()) % 5]
@@ -85,7 +85,7 @@ struct Reader {
         case 27: return .defined(ReshapeND(shape: ints()))
         case 28: return .defined(Concat(axis: int()))
         case 29: return .defined(SliceND(begin: ints(), end: ints(), strides: ints()))
-        default: return .defined(ReduceND(mode: ReduceND.Mode.allCases[Int(byte()) % 5], axes: ints(), keepDimensions: byte() & 1 == 0))
+        default: return .reduce(Reduce(mode: Reduce.Mode.allCases[Int(byte()) % 10], axes: ints(), keepDimensions: byte() & 1 == 0))
         }
     }
 }

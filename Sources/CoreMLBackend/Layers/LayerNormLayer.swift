@@ -36,7 +36,7 @@ extension LayerNorm: CompositeLayerCoding {
     func layers(of node: Node, _ builder: SpecBuilder) -> [UnsafeMutablePointer<MLLayer>] {
         guard axis == -1 else {
             let names = Self.channelSuffixes.map { builder.names.make(node.name + "__" + $0) }
-            return channelNodes(node, names).map { builder.layer($0) }
+            return channelNodes(node, names).map { builder.layer(MapReduce.node($0, mapModel: true)) }  // the classic reduce layers
         }
         let layer = builder.layer(name: node.name, inputs: node.inputs, outputs: node.outputs)
         let count = normalizedShape.checkedProduct ?? 0  // bounded by the input's size: shapes are inferred before writing
@@ -54,11 +54,11 @@ extension LayerNorm: CompositeLayerCoding {
         let c = normalizedShape[0], x = node.inputs
         let gamma = gamma ?? Weights([Float](repeating: 1, count: c)), beta = beta ?? Weights([Float](repeating: 0, count: c))
         let operations: [(Op, [String])] = [
-            (.reduce(Reduce(mode: .average, axes: .c)), x),
+            (.reduce(Reduce(mode: .average, axes: [-3])), x),
             (.multiply(constant: -1), [names[0]]),
             (.add(constant: 0), x + [names[1]]),
             (.multiply(constant: 1), [names[2], names[2]]),
-            (.reduce(Reduce(mode: .average, axes: .c)), [names[3]]),
+            (.reduce(Reduce(mode: .average, axes: [-3])), [names[3]]),
             (.unary(Unary(kind: .rsqrt, epsilon: epsilon == 0 ? UnsetZero.least : epsilon)), [names[4]]),
             (.multiply(constant: 1), [names[2], names[5]]),
             (.scale(Scale(shape: [c], scale: gamma, biasShape: [c], bias: beta)), [names[6]]),

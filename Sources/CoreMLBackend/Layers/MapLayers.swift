@@ -3,10 +3,12 @@ import CoreMLSchema
 
 // The classic layers of specification 1 that a model of maps (no tensor
 // inputs) gets for operations Core ML otherwise writes as rank-N layers:
-// a transpose as a permute, a [C, H, W] constant as a load-constant
+// a transpose as a permute, a [C, H, W] constant as a load-constant, a
+// reduction over a map's axes as the reduce layer (`MapReduce`, which a
+// model of tensors gets too for the modes no rank-N layer has)
 // (`SpecificationVersion.mapLayers`). Only the writer makes these; the
 // reader reads those layers as the operations they are (`Transpose`,
-// `Constant`).
+// `Constant`, `Reduce`).
 
 /// A `Transpose` of a [C, H, W] map as the permute layer, whose axes
 /// reorder [Seq, C, H, W] with Seq staying first.
@@ -59,15 +61,18 @@ struct MapConstant: LayerCoding, Equatable {
 }
 
 extension SpecificationVersion {
-    /// The layer cases of `MapPermute` and `MapConstant`: a network's
-    /// layers of these are a map's.
-    static let mapLayerCases: Set<UInt32> = [MapPermute.layerCases[0].rawValue, MapConstant.layerCases[0].rawValue]
+    /// The layer cases of `MapPermute`, `MapConstant` and `MapReduce`: a
+    /// network's layers of these are a map's.
+    static let mapLayerCases: Set<UInt32> = [MapPermute.layerCases[0].rawValue, MapConstant.layerCases[0].rawValue,
+                                             MapReduce.layerCases[0].rawValue]
 
     /// `model` with the classic layers of a model of maps (`MapPermute`,
-    /// `MapConstant`); a model of tensor inputs as it is.
+    /// `MapConstant`, `MapReduce`); a model of tensor inputs with the
+    /// reductions only the classic layer computes (`MapReduce.node`).
     static func mapLayers(_ model: Model) -> Model {
-        guard !model.hasTensorInputs else { return model }
         var result = model
+        result.nodes = model.nodes.map { MapReduce.node($0, mapModel: !model.hasTensorInputs) }
+        guard !model.hasTensorInputs else { return result }
         for index in result.nodes.indices {
             guard case .defined(let op) = result.nodes[index].operation else { continue }
             if let transpose = op.definition as? Transpose, transpose.axes.count == 3 {

@@ -3,7 +3,7 @@ import CoreMLSchema
 import Protobuf
 
 // Split, flatten, reshape, padding, crop, slice,
-// reduce, upsample and load-constant.
+// upsample and load-constant.
 
 extension Split: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SPLIT] }
@@ -138,34 +138,6 @@ extension Slice: LayerCoding {
         let bounds = try reader.integers([p.startindex, p.endindex], "slice start and end", name)
         return .slice(Slice(axis: axis, start: bounds[0], end: bounds[1],
                             stride: p.stride == 0 ? 1 : try reader.count(p.stride, "stride", name)))
-    }
-}
-
-extension Reduce: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE] }
-    /// ReduceLayerParams' ReduceOperation and ReduceAxis, each in the order
-    /// of its numbers (SUM = 0 ... ARGMAX = 9; CHW = 0 ... W = 4): one table
-    /// for writing and reading.
-    static let modes: [Mode] = [.sum, .average, .product, .logSum, .sumSquare, .l1, .l2, .max, .min, .argmax]
-    static let axesCases: [Axes] = [.chw, .hw, .c, .h, .w]
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.reduce, core_ml__specification__reduce_layer_params__init) { p in
-            p.mode = .init(UInt32(Self.modes.firstIndex(of: mode)!))
-            p.axis = .init(UInt32(Self.axesCases.firstIndex(of: axes)!))
-            p.epsilon = epsilon  // Core ML reads 0 as 1e-6 (LOGSUM adds it): a real 0 was rewritten (`loweredUnsetZeros`)
-        }
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        let params = layer.reduce!
-        let p = params.pointee
-        let (modes, axes) = (Self.modes, Self.axesCases)
-        guard Int(p.mode.rawValue) < modes.count, Int(p.axis.rawValue) < axes.count else {
-            throw reader.fail("layer '\(name)' has the unknown reduction \(p.mode.rawValue) over axes \(p.axis.rawValue)", at: params)
-        }
-        return .reduce(Reduce(mode: modes[Int(p.mode.rawValue)], axes: axes[Int(p.axis.rawValue)],
-                              epsilon: modes[Int(p.mode.rawValue)] == .logSum ? UnsetZero.read(p.epsilon, default: 1e-6) : p.epsilon))
     }
 }
 

@@ -2,9 +2,8 @@ import ModelFormat
 import CoreMLSchema
 import Protobuf
 
-// The rank-N layout layers of specification 4: reshapeStatic, concatND,
-// sliceStatic, and the reductions reduceSum, reduceMean, reduceMax,
-// reduceMin and reduceProd.
+// The rank-N layout layers of specification 4: reshapeStatic, concatND
+// and sliceStatic.
 
 extension ReshapeND: LayerCoding {
     static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE_STATIC] }
@@ -80,69 +79,5 @@ extension SliceND: LayerCoding {
         return .defined(SliceND(begin: try reader.integers(p.beginids, p.n_beginids, "beginIds", name),
                                 end: try reader.integers(p.endids, p.n_endids, "endIds", name),
                                 strides: try reader.integers(p.strides, p.n_strides, "strides", name)))
-    }
-}
-
-/// The five reduction messages share their fields.
-protocol ReduceLayerParams {
-    var n_axes: Int { get set }
-    /// `axes` (which C imports with a type a protocol cannot state).
-    var axesArray: UnsafeMutablePointer<Int64>? { get set }
-    var keepdims: protobuf_c_boolean { get set }
-    var reduceall: protobuf_c_boolean { get set }
-}
-
-extension CoreML__Specification__ReduceSumLayerParams: ReduceLayerParams {
-    var axesArray: UnsafeMutablePointer<Int64>? { get { axes } set { axes = newValue } }
-}
-extension CoreML__Specification__ReduceMeanLayerParams: ReduceLayerParams {
-    var axesArray: UnsafeMutablePointer<Int64>? { get { axes } set { axes = newValue } }
-}
-extension CoreML__Specification__ReduceMaxLayerParams: ReduceLayerParams {
-    var axesArray: UnsafeMutablePointer<Int64>? { get { axes } set { axes = newValue } }
-}
-extension CoreML__Specification__ReduceMinLayerParams: ReduceLayerParams {
-    var axesArray: UnsafeMutablePointer<Int64>? { get { axes } set { axes = newValue } }
-}
-extension CoreML__Specification__ReduceProdLayerParams: ReduceLayerParams {
-    var axesArray: UnsafeMutablePointer<Int64>? { get { axes } set { axes = newValue } }
-}
-
-extension ReduceND: LayerCoding {
-    /// In the order of `Mode.allCases`: sum, mean, max, min, product.
-    static var layerCases: [LayerCase] {
-        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_SUM, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MEAN,
-         CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MAX, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MIN,
-         CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_PROD]
-    }
-    var specificationVersion: Int32 { 4 }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        func fill(_ p: inout some ReduceLayerParams) {
-            (p.n_axes, p.axesArray) = builder.int64s(axes)
-            p.keepdims = keepDimensions ? 1 : 0
-        }
-        let layerCase = Self.layerCases[Mode.allCases.firstIndex(of: mode)!]
-        switch mode {
-        case .sum: builder.set(layer, layerCase, \.reducesum, core_ml__specification__reduce_sum_layer_params__init) { fill(&$0) }
-        case .mean: builder.set(layer, layerCase, \.reducemean, core_ml__specification__reduce_mean_layer_params__init) { fill(&$0) }
-        case .max: builder.set(layer, layerCase, \.reducemax, core_ml__specification__reduce_max_layer_params__init) { fill(&$0) }
-        case .min: builder.set(layer, layerCase, \.reducemin, core_ml__specification__reduce_min_layer_params__init) { fill(&$0) }
-        case .product: builder.set(layer, layerCase, \.reduceprod, core_ml__specification__reduce_prod_layer_params__init) { fill(&$0) }
-        }
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        let params: any ReduceLayerParams = switch layer.layer_case {
-        case layerCases[0]: layer.reducesum.pointee
-        case layerCases[1]: layer.reducemean.pointee
-        case layerCases[2]: layer.reducemax.pointee
-        case layerCases[3]: layer.reducemin.pointee
-        default: layer.reduceprod.pointee
-        }
-        guard params.reduceall == 0 else { throw reader.fail("layer '\(name)': reduceAll is not supported: name the axes", at: nil) }
-        let mode = Mode.allCases[layerCases.firstIndex(of: layer.layer_case)!]
-        return .defined(ReduceND(mode: mode, axes: try reader.integers(params.axesArray, params.n_axes, "axes", name),
-                                 keepDimensions: params.keepdims != 0))
     }
 }

@@ -52,20 +52,6 @@ public struct Upsample: Equatable, Sendable {
     }
 }
 
-public struct Reduce: Equatable, Sendable {
-    public enum Mode: Equatable, Sendable { case sum, average, product, logSum, sumSquare, l1, l2, max, min, argmax }
-    public enum Axes: Equatable, Sendable { case chw, hw, c, h, w }
-    public var mode: Mode
-    public var axes: Axes
-    public var epsilon: Float
-
-    public init(mode: Mode, axes: Axes, epsilon: Float = 1e-6) {
-        self.mode = mode
-        self.axes = axes
-        self.epsilon = epsilon
-    }
-}
-
 extension Upsample: OpDefinition {
     public var kindName: String { "upsample" }
     public var takesAnyRank: Bool { false }
@@ -100,24 +86,3 @@ extension Upsample: OpDefinition {
     }
 }
 
-extension Reduce: OpDefinition {
-    public var kindName: String { "reduce" }
-    public var takesAnyRank: Bool { false }
-
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        let first = inputs[0]
-        return switch axes {
-        case .chw: [TensorShape(channels: 1)]
-        case .hw: [TensorShape(channels: first.channels)]
-        case .c: [TensorShape(channels: 1, height: first.height, width: first.width)]
-        case .h: [TensorShape(channels: first.channels, height: 1, width: first.width)]
-        case .w: [TensorShape(channels: first.channels, height: first.height, width: 1)]
-        }
-    }
-
-    public var attributes: [OpAttribute] {
-        [OpAttribute("mode", .string("\(mode)"), text: "\(mode)"),
-         OpAttribute("axes", .string("\(axes)".uppercased()), text: "over \("\(axes)".uppercased())"),
-         OpAttribute("epsilon", .float(epsilon), text: epsilon == 1e-6 ? nil : "epsilon \(epsilon)")]
-    }
-}

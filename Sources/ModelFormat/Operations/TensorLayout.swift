@@ -116,47 +116,6 @@ public struct SliceND: OpDefinition, Equatable {
     }
 }
 
-/// Sum, mean, maximum, minimum or product over some axes (negative count
-/// from the end), which stay as size 1 (`keepDimensions`) or go; reducing
-/// every axis away leaves [1].
-public struct ReduceND: OpDefinition, Equatable {
-    public enum Mode: String, Sendable, CaseIterable { case sum, mean, max, min, product }
-    public var mode: Mode
-    public var axes: [Int]
-    public var keepDimensions: Bool
-
-    public init(mode: Mode, axes: [Int], keepDimensions: Bool = true) {
-        self.mode = mode
-        self.axes = axes
-        self.keepDimensions = keepDimensions
-    }
-
-    public var kindName: String { "reduceND" }
-
-    /// The axes as indices of `shape`, sorted; nil when one is outside or repeated.
-    public func axisIndices(of shape: TensorShape) -> [Int]? {
-        let indices = axes.compactMap { shape.axisIndex($0) }
-        guard indices.count == axes.count, Set(indices).count == indices.count, !indices.isEmpty else { return nil }
-        return indices.sorted()
-    }
-
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        guard let reduced = axisIndices(of: inputs[0]) else {
-            throw ModelError("axes \(axes) are not distinct axes of the input \(inputs[0])")
-        }
-        let dims = inputs[0].dimensions.indices.compactMap { axis in
-            reduced.contains(axis) ? (keepDimensions ? 1 : nil) : inputs[0].dimensions[axis]
-        }
-        return [TensorShape(dims.isEmpty ? [1] : dims)]
-    }
-
-    public var attributes: [OpAttribute] {
-        [OpAttribute("mode", .string(mode.rawValue), text: mode.rawValue),
-         OpAttribute("axes", .ints(axes), text: "axes \(OpAttribute.dims(axes))"),
-         OpAttribute("keepDimensions", .bool(keepDimensions), text: keepDimensions ? nil : "dropping them")]
-    }
-}
-
 /// A constant tensor of any rank: what a model adds, multiplies or joins
 /// (a transformer's position embedding, a layer norm's scale, a map of
 /// grid offsets). The backend writes a [C, H, W] one in a model of maps

@@ -57,57 +57,6 @@ struct L2NormalizeKernel: Kernel {
     }
 }
 
-/// Reductions over channels, height, width or combinations of them.
-struct ReduceKernel: Kernel {
-    let reduce: Reduce
-    let input: TensorShape
-
-    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        let (C, H, W) = (input.channels, input.height, input.width)
-        let x = inputs[0].values
-        // For each output element, the input indices it reduces.
-        let (overC, overH, overW): (Bool, Bool, Bool) = switch reduce.axes {
-        case .chw: (true, true, true)
-        case .hw: (false, true, true)
-        case .c: (true, false, false)
-        case .h: (false, true, false)
-        case .w: (false, false, true)
-        }
-        var index = 0
-        outputs[0].values.withUnsafeMutableBufferPointer { y in
-            for c in 0..<(overC ? 1 : C) {
-                for h in 0..<(overH ? 1 : H) {
-                    for w in 0..<(overW ? 1 : W) {
-                        var values: [Float] = []
-                        for cc in overC ? 0..<C : c..<c + 1 {
-                            for hh in overH ? 0..<H : h..<h + 1 {
-                                for ww in overW ? 0..<W : w..<w + 1 { values.append(x[(cc * H + hh) * W + ww]) }
-                            }
-                        }
-                        y[index] = combine(values)
-                        index += 1
-                    }
-                }
-            }
-        }
-    }
-
-    func combine(_ values: [Float]) -> Float {
-        switch reduce.mode {
-        case .sum: return values.reduce(0, +)
-        case .average: return values.reduce(0, +) / Float(values.count)
-        case .product: return values.reduce(1, *)
-        case .logSum: return values.reduce(0) { $0 + log($1 + reduce.epsilon) }  // sum of logs (NeuralNetwork.proto)
-        case .sumSquare: return values.reduce(0) { $0 + $1 * $1 }
-        case .l1: return values.reduce(0) { $0 + abs($1) }
-        case .l2: return values.reduce(0) { $0 + $1 * $1 }.squareRoot()
-        case .max: return values.max() ?? 0
-        case .min: return values.min() ?? 0
-        case .argmax: return Float(values.indices.max { values[$0] < values[$1] } ?? 0)
-        }
-    }
-}
-
 extension LRN: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         LRNKernel(lrn: self, shape: inputs[0])
@@ -117,11 +66,5 @@ extension LRN: KernelMaking {
 extension L2Normalize: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         L2NormalizeKernel(epsilon: epsilon)
-    }
-}
-
-extension Reduce: KernelMaking {
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        ReduceKernel(reduce: self, input: inputs[0])
     }
 }

@@ -1,6 +1,6 @@
 import ModelFormat
 
-// Kernels of the rank-N reshape, concatenation, slice and reductions.
+// Kernels of the rank-N reshape, concatenation and slice.
 
 /// The values as they are: a reshape only renames the shape.
 struct ReshapeKernel: Kernel {
@@ -67,53 +67,5 @@ extension SliceND: KernelMaking {
         }
         return SliceKernel(output: outputs[0], start: zip(begin, inputStrides).reduce(0) { $0 + $1.0 * $1.1 },
                            strides: zip(inputStrides, strides).map { $0 * $1 })
-    }
-}
-
-/// Every input value folded into the output value it reduces to (the
-/// output's strides with 0 on the reduced axes), then means divided.
-struct ReduceAxesKernel: Kernel {
-    let mode: ReduceND.Mode
-    let input: TensorShape
-    /// The output offset each input axis moves (0 along a reduced axis).
-    let strides: [Int]
-
-    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        inputs[0].values.withUnsafeBufferPointer { x in
-            outputs[0].values.withUnsafeMutableBufferPointer { y in
-                let start: Float = switch mode {
-                case .sum, .mean: 0
-                case .product: 1
-                case .max: -.infinity
-                case .min: .infinity
-                }
-                y.update(repeating: start)
-                forEachOffset(input.dimensions, strides: strides) { i, to in
-                    switch mode {
-                    case .sum, .mean: y[to] += x[i]
-                    case .product: y[to] *= x[i]
-                    case .max: y[to] = max(y[to], x[i])
-                    case .min: y[to] = min(y[to], x[i])
-                    }
-                }
-                if mode == .mean {
-                    let scale = Float(y.count) / Float(x.count)
-                    for i in y.indices { y[i] *= scale }
-                }
-            }
-        }
-    }
-}
-
-extension ReduceND: KernelMaking {
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        let input = inputs[0], reduced = axisIndices(of: input)!  // checked by shape inference
-        var strides = Array(repeating: 0, count: input.rank)
-        var step = 1
-        for axis in (0..<input.rank).reversed() where !reduced.contains(axis) {
-            strides[axis] = step
-            step *= input.dimensions[axis]
-        }
-        return ReduceAxesKernel(mode: mode, input: input, strides: strides)
     }
 }
