@@ -3,10 +3,11 @@ import CoreMLSchema
 
 // The classic layers of specification 1 that a model of maps (no tensor
 // inputs) gets for operations Core ML otherwise writes as rank-N layers:
-// a transpose as a permute, a [C, H, W] constant as a load-constant
+// a transpose as a permute, a [C, H, W] constant as a load-constant, a
+// reshape to [C, H, W] as the classic reshape
 // (`SpecificationVersion.mapLayers`). Only the writer makes these; the
 // reader reads those layers as the operations they are (`Transpose`,
-// `Constant`).
+// `Constant`, `Reshape`).
 
 /// A `Transpose` of a [C, H, W] map as the permute layer, whose axes
 /// reorder [Seq, C, H, W] with Seq staying first.
@@ -58,13 +59,41 @@ struct MapConstant: LayerCoding, Equatable {
     }
 }
 
+/// A `Reshape` of a map to [C, H, W] as the classic reshape layer, in
+/// channel-first or channel-last order.
+struct MapReshape: LayerCoding, Equatable {
+    let reshape: Reshape
+
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE] }
+    var kindName: String { "reshape" }
+    var keepsShape: Bool { true }
+
+    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+        try reshape.outputShapes(inputs, outputCount: outputCount)
+    }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        builder.set(layer, Self.layerCases[0], \.reshape, core_ml__specification__reshape_layer_params__init) { p in
+            (p.n_targetshape, p.targetshape) = builder.int64s(reshape.targetShape)
+            p.mode = reshape.order == .channelFirst
+                ? CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_FIRST
+                : CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_LAST
+        }
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        try Reshape.decode(layer, name: name, reader)
+    }
+}
+
 extension SpecificationVersion {
-    /// The layer cases of `MapPermute` and `MapConstant`: a network's
-    /// layers of these are a map's.
-    static let mapLayerCases: Set<UInt32> = [MapPermute.layerCases[0].rawValue, MapConstant.layerCases[0].rawValue]
+    /// The layer cases of `MapPermute`, `MapConstant` and `MapReshape`: a
+    /// network's layers of these are a map's.
+    static let mapLayerCases: Set<UInt32> = [MapPermute.layerCases[0].rawValue, MapConstant.layerCases[0].rawValue,
+                                             MapReshape.layerCases[0].rawValue]
 
     /// `model` with the classic layers of a model of maps (`MapPermute`,
-    /// `MapConstant`); a model of tensor inputs as it is.
+    /// `MapConstant`, `MapReshape`); a model of tensor inputs as it is.
     static func mapLayers(_ model: Model) -> Model {
         guard !model.hasTensorInputs else { return model }
         var result = model
@@ -74,6 +103,8 @@ extension SpecificationVersion {
                 result.nodes[index].operation = .defined(MapPermute(transpose: transpose))
             } else if let constant = op.definition as? Constant, constant.shape.count == 3 {
                 result.nodes[index].operation = .defined(MapConstant(constant: constant))
+            } else if let reshape = op.definition as? Reshape, reshape.targetShape.count == 3 {
+                result.nodes[index].operation = .defined(MapReshape(reshape: reshape))
             }
         }
         return result
