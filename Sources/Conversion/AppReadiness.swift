@@ -47,7 +47,7 @@ public enum AppReadiness {
         for _ in 0..<model.nodes.count {
             guard let node = model.nodes.last(where: { $0.outputs.contains(tensor) }) else { return nil }
             let kind = node.operation.kindName
-            if ["reshape", "reshapeND", "flatten", "transpose"].contains(kind), let input = node.inputs.first {
+            if ["reshape", "flatten", "transpose"].contains(kind), let input = node.inputs.first {
                 tensor = input
                 continue
             }

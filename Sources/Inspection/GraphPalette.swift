@@ -37,7 +37,7 @@ public enum LayerFamily: String, CaseIterable, Sendable {
     }
 
     /// The family of a layer kind: an operation's `kindName`
-    /// (`convolution`, `reshapeND`, ...) or a Caffe layer type as a weights
+    /// (`convolution`, `concat`, ...) or a Caffe layer type as a weights
     /// file records it (`Convolution`, `ReLU`, `Eltwise`, ...); nil for a
     /// kind outside the palette (drawn white).
     public init?(kind: String) {
@@ -53,7 +53,7 @@ public enum LayerFamily: String, CaseIterable, Sendable {
             self = .normalization
         case "add", "multiply", "maximum", "minimum", "average", "unary", "scale", "bias", "eltwise", "power", "exp", "log":
             self = .elementwise
-        case "concat", "split", "flatten", "reshape", "reshapend", "padding", "crop", "slice",
+        case "concat", "split", "flatten", "reshape", "padding", "crop", "slice",
              "slicend", "transpose", "constant", "priorbox", "reorg", "shufflechannel", "dropout":
             self = .tensor
         case "innerproduct", "matmul":

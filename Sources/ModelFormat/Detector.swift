@@ -77,7 +77,7 @@ public struct Detector: Equatable, Sendable {
             let repeated: String
             if tensors {
                 let constant = emit("\(tensor)_by_class", .defined(Constant(shape: [1, 1, classes, columns], data: Weights(pattern))))
-                let rows = emit("\(tensor)_rows", .defined(ReshapeND(shape: [1, boxes, 1, columns])), tensor)
+                let rows = emit("\(tensor)_rows", .reshape(targetShape: [1, boxes, 1, columns]), tensor)
                 repeated = emit("\(tensor)_repeated", .multiply(constant: 1), rows, constant)
             } else {
                 // Output channel (c, k) reads input channel k, weighted by the pattern.
@@ -89,8 +89,7 @@ public struct Detector: Equatable, Sendable {
                 repeated = emit("\(tensor)_repeated", .permute(axes: [0, 3, 1, 2]), grouped)
             }
             let shape = [1, boxes * classes, columns]
-            outputs.append(emit("\(tensor)_per_class", tensors ? .defined(ReshapeND(shape: shape)) : .reshape(targetShape: shape, order: .channelFirst),
-                                repeated))
+            outputs.append(emit("\(tensor)_per_class", .reshape(targetShape: shape), repeated))
         }
         return (nodes, outputs[0], outputs[1])
     }

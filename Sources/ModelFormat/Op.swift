@@ -5,8 +5,8 @@
 /// rank-3 [C, H, W] tensors, except the element-wise ones (add, multiply,
 /// maximum, minimum, average, unary, activation), which take any rank.
 /// `defined` holds an operation that needs no case of its own (the rank-N
-/// ones: `MatMul`, `Softmax`, `Transpose`, `GELU`, `Concat`, ...); a new
-/// operation goes there.
+/// ones: `MatMul`, `Softmax`, `Transpose`, `GELU`, `Concat`, `Reshape`,
+/// ...); a new operation goes there.
 public enum Op: Equatable, Sendable {
     case convolution(Convolution)
     case pooling(Pooling)
@@ -31,8 +31,6 @@ public enum Op: Equatable, Sendable {
     case l2Normalize(epsilon: Float)
     /// [C, H, W] -> [C*H*W, 1, 1], reading in C, H, W order (or H, W, C for `.channelLast`).
     case flatten(ChannelOrder)
-    /// To `targetShape` ([C, H, W]), reading in the given order.
-    case reshape(targetShape: [Int], order: ChannelOrder)
     case padding(Padding)
     case crop(Crop)
     case slice(Slice)
@@ -65,7 +63,6 @@ extension Op {
         case .unary(let unary): unary
         case .l2Normalize(let epsilon): L2Normalize(epsilon: epsilon)
         case .flatten(let order): Flatten(order: order)
-        case .reshape(let target, let order): Reshape(targetShape: target, order: order)
         case .padding(let padding): padding
         case .crop(let crop): crop
         case .slice(let slice): slice

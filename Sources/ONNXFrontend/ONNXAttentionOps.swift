@@ -132,7 +132,7 @@ extension ONNXOpTable {
         if runs.count > 1 { nodes.append(b.emit(.defined(Concat(axis: axis)), nodes.map { $0.outputs[0] }, suffix: reshaped ? "joined" : nil)) }
         guard reshaped else { return (nodes, .tensor(name: b.name, rank: x.rank)) }
         guard !target.isEmpty else { throw b.node.fail("a gather to a scalar is not supported") }
-        return (nodes + [b.emit(.defined(ReshapeND(shape: target)), [nodes.last!.outputs[0]])], .tensor(name: b.name, rank: target.count))
+        return (nodes + [b.emit(.reshape(targetShape: target), [nodes.last!.outputs[0]])], .tensor(name: b.name, rank: target.count))
     }
 }
 

@@ -160,7 +160,7 @@ extension ONNXOpTable {
         let nodes = [top, negated, shifted, exp, sum, log, total]
         guard !keep else { return nodes }
         let dropped = x.dims.enumerated().filter { !axes.contains($0.offset) }.map(\.element)
-        return nodes + [b.emit(.defined(ReshapeND(shape: dropped.isEmpty ? [1] : dropped)), total.outputs)]
+        return nodes + [b.emit(.reshape(targetShape: dropped.isEmpty ? [1] : dropped), total.outputs)]
     }
 
     /// Sum and Mean of any number of inputs, broadcast as Add broadcasts:
@@ -230,9 +230,9 @@ extension ONNXOpTable {
             (split, perm) = ([c, h / block, block, w / block, block], [2, 4, 0, 1, 3])
             target = [1, c * block * block, h / block, w / block]
         }
-        let nodes = [b.emit(.defined(ReshapeND(shape: split)), [x.name], suffix: "blocks"),
+        let nodes = [b.emit(.reshape(targetShape: split), [x.name], suffix: "blocks"),
                      b.emit(.defined(Transpose(axes: perm)), ["\(b.name)__blocks"], suffix: "moved"),
-                     b.emit(.defined(ReshapeND(shape: target)), ["\(b.name)__moved"])]
+                     b.emit(.reshape(targetShape: target), ["\(b.name)__moved"])]
         return (nodes, .tensor(name: b.name, rank: 4))
     }
 }

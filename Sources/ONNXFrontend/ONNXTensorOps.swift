@@ -27,7 +27,7 @@ extension ONNXOpTable {
     static func reshapeExactly(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: ONNXValue) {
         guard x.isExact else { throw b.needsTensors("a reshape to \(target)") }
         if x.shape.dimensions == target { return ([], .tensor(name: x.name, rank: target.count)) }
-        return ([b.emit(.defined(ReshapeND(shape: target)), [x.name])], .tensor(name: b.name, rank: target.count))
+        return ([b.emit(.reshape(targetShape: target), [x.name])], .tensor(name: b.name, rank: target.count))
     }
 
     static func transpose(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
@@ -77,7 +77,7 @@ extension ONNXOpTable {
         guard indices.shape.isEmpty else { return ([slice], .tensor(name: b.name, rank: x.rank)) }
         var kept = dims
         kept.remove(at: axis)
-        return ([slice, b.emit(.defined(ReshapeND(shape: kept)), slice.outputs)], .tensor(name: b.name, rank: kept.count))
+        return ([slice, b.emit(.reshape(targetShape: kept), slice.outputs)], .tensor(name: b.name, rank: kept.count))
     }
 
     /// Ranges of a tensor in forward steps (a channel split written as

@@ -25,7 +25,7 @@ final class RankNWriterTests: XCTestCase {
     func testWhatCoreMLCannotHoldIsRefused() throws {
         let array = Input(name: "x", kind: .array(shape: [3, 4, 5]))
         let tensor = Input(name: "t", kind: .tensor(shape: [2, 3]))
-        try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .defined(ReshapeND(shape: [60])), input: "x")]),
+        try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .reshape(targetShape: [60]), input: "x")]),
                           "layer 'y': reshapeND needs a model with tensor (rank-N) inputs")
         // Core ML's validator: "Load constant layer 'k' must be a 3D constant"; in a model of maps only [C, H, W] ones are written.
         try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")],
@@ -47,6 +47,10 @@ final class RankNWriterTests: XCTestCase {
         try assertRefused(Model(inputs: [Input(name: "t", kind: .tensor(shape: [2, 3, 3]))], outputs: [Output(name: "y")],
                                 nodes: [Node("y", conv, input: "t")]),
                           "layer 'y': a convolution on tensor inputs is not written yet")
+        // Channel-last order is the classic reshape layer's (reshapeStatic has none), which only a model of maps gets.
+        try assertRefused(Model(inputs: [Input(name: "t", kind: .tensor(shape: [2, 3, 4]))], outputs: [Output(name: "y")],
+                                nodes: [Node("y", .reshape(targetShape: [4, 3, 2], order: .channelLast), input: "t")]),
+                          "layer 'y': a reshape on tensor inputs is not written yet")
     }
 
     /// GELU only maps values, so a model of [C, H, W] arrays can hold it:

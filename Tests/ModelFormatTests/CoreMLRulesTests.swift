@@ -101,7 +101,7 @@ final class CoreMLRulesTests: XCTestCase {
             ("crop offset", Node(name: "relu", operation: .crop(.like(offset: [0])), inputs: ["conv", "conv"], outputs: ["relu"]),
              "layer 'relu': crop offset [0] is not [top, left]"),
             // "Reshape layer 'rs' target shape must be 3D or 4D."
-            ("reshape rank", Node("relu", .reshape(targetShape: [256], order: .channelFirst), input: "conv"),
+            ("reshape rank", Node("relu", .reshape(targetShape: [256], order: .channelLast), input: "conv"),
              "layer 'relu': reshape target [256] is not [C, H, W]"),
             // "The shape vector for the scale layer 's' is 2 dimensional but should be 1D or 3D."
             ("scale rank", Node("relu", .scale(Scale(shape: [4, 1], scale: Weights([1, 2, 3, 4]))), input: "conv"),

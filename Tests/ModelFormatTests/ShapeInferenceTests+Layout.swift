@@ -16,7 +16,9 @@ extension ShapeInferenceTests {
             Case("reshape a vector to a map", .reshape(targetShape: [1, 4, 6], order: .channelFirst), [shape(24)], [shape(1, 4, 6)]),
             Case("reshape, wrong count", .reshape(targetShape: [5, 1, 1], order: .channelFirst), [shape(2, 3, 4)],
                  error: "cannot reshape 2x3x4 (24 values) to [5, 1, 1]"),
-            Case("reshape to 2 dimensions", .reshape(targetShape: [2, 12], order: .channelFirst), [shape(2, 3, 4)], error: "is not [C, H, W]"),
+            // In channel-first order, to any shape (a model of maps writes only [C, H, W] ones).
+            Case("reshape to 2 dimensions", .reshape(targetShape: [2, 12], order: .channelFirst), [shape(2, 3, 4)], [TensorShape([2, 12])]),
+            Case("reshape to 2 dimensions, channel last", .reshape(targetShape: [2, 12], order: .channelLast), [shape(2, 3, 4)], error: "is not [C, H, W]"),
 
             // dims = [1, C, H, W] = [1, 2, 3, 4]; output = dims[axes[1]], dims[axes[2]], dims[axes[3]]
             Case("permute, identity", .permute(axes: [0, 1, 2, 3]), [shape(2, 3, 4)], [shape(2, 3, 4)]),

@@ -68,7 +68,7 @@ enum OperationSamples {
             onTensor(Softmax(axis: 1)),
             onTensor(Transpose(axes: [2, 0, 1])),
             onTensor(GELU(mode: .tanhApproximation)),
-            onTensor(ReshapeND(shape: [6, 4])),
+            onTensor(Reshape(targetShape: [6, 4])),
             onTensor(Concat(axis: -1), inputs: 2),
             onTensor(SliceND(begin: [0, 1, 0], end: [2, 3, 4], strides: [1, 1, 2])),
             onTensor(Reduce(mode: .max, axes: [1], keepDimensions: false)),

@@ -166,7 +166,7 @@ final class RankNModelTests: XCTestCase {
             nodes: [
                 node("joined", .defined(Concat(axis: 1)), ["x", "z"]),
                 node("sliced", .defined(SliceND(begin: [0, 1, 1], end: [2, 7, 4], strides: [1, 2, 1])), ["joined"]),
-                node("reshaped", .defined(ReshapeND(shape: [3, 6])), ["sliced"]),
+                node("reshaped", .reshape(targetShape: [3, 6]), ["sliced"]),
                 node("summed", .reduce(Reduce(mode: .sum, axes: [1])), ["sliced"]),
                 node("mean", .reduce(Reduce(mode: .average, axes: [0, 2], keepDimensions: false)), ["sliced"]),
                 node("largest", .reduce(Reduce(mode: .max, axes: [-1])), ["joined"]),

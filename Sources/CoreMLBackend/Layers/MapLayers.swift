@@ -5,10 +5,10 @@ import CoreMLSchema
 // inputs) gets for operations Core ML otherwise writes as rank-N layers:
 // a transpose as a permute, a [C, H, W] constant as a load-constant, a
 // reduction over a map's axes as the reduce layer (`MapReduce`, which a
-// model of tensors gets too for the modes no rank-N layer has)
-// (`SpecificationVersion.mapLayers`). Only the writer makes these; the
-// reader reads those layers as the operations they are (`Transpose`,
-// `Constant`, `Reduce`).
+// model of tensors gets too for the modes no rank-N layer has), a reshape
+// to [C, H, W] as the classic reshape (`SpecificationVersion.mapLayers`).
+// Only the writer makes these; the reader reads those layers as the
+// operations they are (`Transpose`, `Constant`, `Reduce`, `Reshape`).
 
 /// A `Transpose` of a [C, H, W] map as the permute layer, whose axes
 /// reorder [Seq, C, H, W] with Seq staying first.
@@ -60,15 +60,42 @@ struct MapConstant: LayerCoding, Equatable {
     }
 }
 
+/// A `Reshape` of a map to [C, H, W] as the classic reshape layer, in
+/// channel-first or channel-last order.
+struct MapReshape: LayerCoding, Equatable {
+    let reshape: Reshape
+
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE] }
+    var kindName: String { "reshape" }
+    var keepsShape: Bool { true }
+
+    func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
+        try reshape.outputShapes(inputs, outputCount: outputCount)
+    }
+
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        builder.set(layer, Self.layerCases[0], \.reshape, core_ml__specification__reshape_layer_params__init) { p in
+            (p.n_targetshape, p.targetshape) = builder.int64s(reshape.targetShape)
+            p.mode = reshape.order == .channelFirst
+                ? CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_FIRST
+                : CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_LAST
+        }
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        try Reshape.decode(layer, name: name, reader)
+    }
+}
+
 extension SpecificationVersion {
-    /// The layer cases of `MapPermute`, `MapConstant` and `MapReduce`: a
-    /// network's layers of these are a map's.
+    /// The layer cases of `MapPermute`, `MapConstant`, `MapReduce` and
+    /// `MapReshape`: a network's layers of these are a map's.
     static let mapLayerCases: Set<UInt32> = [MapPermute.layerCases[0].rawValue, MapConstant.layerCases[0].rawValue,
-                                             MapReduce.layerCases[0].rawValue]
+                                             MapReduce.layerCases[0].rawValue, MapReshape.layerCases[0].rawValue]
 
     /// `model` with the classic layers of a model of maps (`MapPermute`,
-    /// `MapConstant`, `MapReduce`); a model of tensor inputs with the
-    /// reductions only the classic layer computes (`MapReduce.node`).
+    /// `MapConstant`, `MapReduce`, `MapReshape`); a model of tensor inputs
+    /// with the reductions only the classic layer computes (`MapReduce.node`).
     static func mapLayers(_ model: Model) -> Model {
         var result = model
         result.nodes = model.nodes.map { MapReduce.node($0, mapModel: !model.hasTensorInputs) }
@@ -79,6 +106,8 @@ extension SpecificationVersion {
                 result.nodes[index].operation = .defined(MapPermute(transpose: transpose))
             } else if let constant = op.definition as? Constant, constant.shape.count == 3 {
                 result.nodes[index].operation = .defined(MapConstant(constant: constant))
+            } else if let reshape = op.definition as? Reshape, reshape.targetShape.count == 3 {
+                result.nodes[index].operation = .defined(MapReshape(reshape: reshape))
             }
         }
         return result

@@ -2,7 +2,7 @@ import ModelFormat
 import CoreMLSchema
 import Protobuf
 
-// Split, flatten, reshape, padding, crop, slice,
+// Split, flatten, padding, crop, slice,
 // upsample and load-constant.
 
 extension Split: LayerCoding {
@@ -35,28 +35,6 @@ extension Flatten: LayerCoding {
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
         .flatten(try reader.order(layer.flatten.pointee.mode.rawValue, name, at: layer.flatten))
-    }
-}
-
-extension Reshape: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE] }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.reshape, core_ml__specification__reshape_layer_params__init) { p in
-            (p.n_targetshape, p.targetshape) = builder.int64s(targetShape)
-            p.mode = order == .channelFirst
-                ? CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_FIRST
-                : CORE_ML__SPECIFICATION__RESHAPE_LAYER_PARAMS__RESHAPE_ORDER__CHANNEL_LAST
-        }
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        let p = layer.reshape.pointee
-        let target = CArrays.array(p.targetshape, p.n_targetshape).map { Int($0) }
-        guard target.count == 3 || target.count == 4, target.allSatisfy({ $0 > 0 && $0 <= 1 << 31 }) else {
-            throw reader.fail("layer '\(name)': reshape target \(target) is not [C, H, W] or [Seq, C, H, W]", at: layer.reshape)
-        }
-        return .reshape(targetShape: Array(target.suffix(3)), order: try reader.order(p.mode.rawValue, name, at: layer.reshape))
     }
 }
 

@@ -5,19 +5,33 @@ import Protobuf
 // The rank-N layout layers of specification 4: reshapeStatic, concatND
 // and sliceStatic.
 
-extension ReshapeND: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE_STATIC] }
+/// reshapeStatic of specification 4; in a model of maps the writer makes a
+/// reshape to [C, H, W] the classic reshape layer (`MapReshape`), read back
+/// as the reshape it is ([Seq, C, H, W] targets as [C, H, W]).
+extension Reshape: LayerCoding {
+    static var layerCases: [LayerCase] {
+        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE_STATIC, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_RESHAPE]
+    }
     var specificationVersion: Int32 { 4 }
+    var layerTypeName: String { "reshapeND" }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.reshapestatic, core_ml__specification__reshape_static_layer_params__init) { p in
-            (p.n_targetshape, p.targetshape) = builder.int64s(shape)
+            (p.n_targetshape, p.targetshape) = builder.int64s(targetShape)
         }
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        if layer.layer_case == layerCases[1] {
+            let p = layer.reshape.pointee
+            let target = CArrays.array(p.targetshape, p.n_targetshape).map { Int($0) }
+            guard target.count == 3 || target.count == 4, target.allSatisfy({ $0 > 0 && $0 <= 1 << 31 }) else {
+                throw reader.fail("layer '\(name)': reshape target \(target) is not [C, H, W] or [Seq, C, H, W]", at: layer.reshape)
+            }
+            return .reshape(targetShape: Array(target.suffix(3)), order: try reader.order(p.mode.rawValue, name, at: layer.reshape))
+        }
         let p = layer.reshapestatic.pointee
-        return .defined(ReshapeND(shape: try reader.integers(p.targetshape, p.n_targetshape, "targetShape", name)))
+        return .reshape(targetShape: try reader.integers(p.targetshape, p.n_targetshape, "targetShape", name))
     }
 }
 

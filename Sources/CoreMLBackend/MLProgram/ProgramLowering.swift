@@ -109,8 +109,8 @@ struct ProgramLowering {
                                           shape: [1, source[2], source[3], source[1]])
             }
             result = program.operation("reshape", name, ["x": input, "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
-        case .reshape(_, let order):
-            guard order == .channelFirst else { throw refusal(node, "reshape in channel-last order") }
+        case .defined(let op) where (op.definition as? Reshape)?.targetShape.count == 3:
+            guard (op.definition as! Reshape).order == .channelFirst else { throw refusal(node, "reshape in channel-last order") }
             result = program.operation("reshape", name, ["x": inputs[0], "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
         default:
             throw refusal(node, node.operation.definition.kindName)

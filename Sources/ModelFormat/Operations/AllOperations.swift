@@ -8,6 +8,6 @@ public let allOperations: [any OpDefinition.Type] = [
     Convolution.self, Pooling.self, InnerProduct.self, Activation.self, BatchNorm.self, Scale.self, Bias.self,
     LRN.self, Elementwise.self, Unary.self, L2Normalize.self, Flatten.self,
     Reshape.self, Padding.self, Crop.self, Slice.self, Split.self, Upsample.self,
-    Constant.self, MatMul.self, Softmax.self, Transpose.self, GELU.self, ReshapeND.self, Concat.self,
+    Constant.self, MatMul.self, Softmax.self, Transpose.self, GELU.self, Concat.self,
     SliceND.self, Reduce.self, LogSoftmax.self, LayerNorm.self, Comparison.self, Where.self, CumSum.self,
 ]

@@ -24,28 +24,3 @@ public struct Flatten: OpDefinition, Equatable {
     }
     public var attributes: [OpAttribute] { [.order(order)] }
 }
-
-/// `Op.reshape`: to a [C, H, W] target.
-public struct Reshape: OpDefinition, Equatable {
-    public var targetShape: [Int]
-    public var order: ChannelOrder
-    public var kindName: String { "reshape" }
-    public var takesAnyRank: Bool { false }
-    public var takesBatchedMaps: Bool { false }
-
-    public func checkAttributes() throws(ModelError) {
-        guard targetShape.count == 3 else { throw ModelError("reshape target \(targetShape) is not [C, H, W]") }
-        try AttributeBounds.sizes(targetShape, "reshape size")
-    }
-
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        guard let shape = TensorShape(featureShape: targetShape), shape.count == inputs[0].count else {
-            throw ModelError("cannot reshape \(inputs[0]) (\(inputs[0].count) values) to \(targetShape)")
-        }
-        return [shape]
-    }
-
-    public var attributes: [OpAttribute] {
-        [OpAttribute("targetShape", .ints(targetShape), text: "to \(OpAttribute.dims(targetShape))"), .order(order)]
-    }
-}

@@ -1,32 +1,51 @@
 /// Reshape, concatenation and slicing of tensors of any rank, as numpy
-/// does them (concatenation along the channels of maps included): the
-/// rank-N forms of `Op.reshape` and `.slice`.
+/// does them (reshapes of maps and concatenation along their channels
+/// included): the rank-N form of `.slice`.
 
-/// To exactly `shape`, the values in the same (row-major) order. Frontends
-/// resolve a -1 first (`TensorShape.reshapeTarget`).
-public struct ReshapeND: OpDefinition, Equatable {
-    public var shape: [Int]
+/// To exactly `targetShape`, the values in the same (row-major) order;
+/// with `.channelLast`, a [C, H, W] map to a [C, H, W] map, reading and
+/// writing both in H, W, C order (what Core ML's classic reshape layer
+/// does in that mode). Frontends resolve a -1 first
+/// (`TensorShape.reshapeTarget`). The backend writes Core ML's classic
+/// reshape layer for a [C, H, W] target in a model of maps, and
+/// reshapeStatic (specification 4) otherwise.
+public struct Reshape: OpDefinition, Equatable {
+    public var targetShape: [Int]
+    public var order: ChannelOrder
 
-    public init(shape: [Int]) {
-        self.shape = shape
+    public init(targetShape: [Int], order: ChannelOrder = .channelFirst) {
+        self.targetShape = targetShape
+        self.order = order
     }
 
-    public var kindName: String { "reshapeND" }
+    public var kindName: String { "reshape" }
+    // In H, W, C order, only maps (Core ML reads the classic layer's input at rank 5 only).
+    public var takesAnyRank: Bool { order == .channelFirst }
+    public var takesBatchedMaps: Bool { false }
 
     public func checkAttributes() throws(ModelError) {
-        guard !shape.isEmpty else { throw ModelError("reshape target is empty") }
-        try AttributeBounds.sizes(shape, "reshape size")
+        guard !targetShape.isEmpty else { throw ModelError("reshape target is empty") }
+        guard order == .channelFirst || targetShape.count == 3 else { throw ModelError("reshape target \(targetShape) is not [C, H, W]") }
+        try AttributeBounds.sizes(targetShape, "reshape size")
     }
 
     public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        guard shape.checkedProduct == inputs[0].count else {
-            throw ModelError("cannot reshape \(inputs[0]) (\(inputs[0].count) values) to \(shape)")
+        guard targetShape.checkedProduct == inputs[0].count else {
+            throw ModelError("cannot reshape \(inputs[0]) (\(inputs[0].count) values) to \(targetShape)")
         }
-        return [TensorShape(shape)]
+        return [TensorShape(targetShape)]
     }
 
     public var attributes: [OpAttribute] {
-        [OpAttribute("shape", .ints(shape), text: "to \(OpAttribute.dims(shape))")]
+        [OpAttribute("targetShape", .ints(targetShape), text: "to \(OpAttribute.dims(targetShape))"), .order(order)]
+    }
+}
+
+extension Op {
+    /// To `targetShape`, reading in `order` (channel last: a [C, H, W] map
+    /// to a [C, H, W] map, in H, W, C order).
+    public static func reshape(targetShape: [Int], order: ChannelOrder = .channelFirst) -> Op {
+        .defined(Reshape(targetShape: targetShape, order: order))
     }
 }
 

@@ -193,12 +193,6 @@ extension Flatten: KernelMaking {
     }
 }
 
-extension Reshape: KernelMaking {
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        CopyKernel(input: inputs[0], output: outputs[0], channelLast: order == .channelLast)
-    }
-}
-
 extension Split: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         SplitKernel()

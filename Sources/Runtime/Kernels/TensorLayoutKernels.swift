@@ -2,17 +2,12 @@ import ModelFormat
 
 // Kernels of the rank-N reshape, concatenation and slice.
 
-/// The values as they are: a reshape only renames the shape.
-struct ReshapeKernel: Kernel {
-    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        outputs[0].values.withUnsafeMutableBufferPointer { y in
-            inputs[0].values.withUnsafeBufferPointer { _ = y.update(fromContentsOf: $0) }
-        }
+/// The values as they are (a reshape only renames the shape), or in
+/// channel-last order re-read in H, W, C order (`CopyKernel`).
+extension Reshape: KernelMaking {
+    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
+        CopyKernel(input: inputs[0], output: outputs[0], channelLast: order == .channelLast)
     }
-}
-
-extension ReshapeND: KernelMaking {
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel { ReshapeKernel() }
 }
 
 /// Each input's block of values per outer index, in turn (one block each
