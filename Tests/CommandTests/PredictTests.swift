@@ -90,9 +90,9 @@ final class PredictTests: XCTestCase {
         let classifier = fixtures.appendingPathComponent("classifier/model.mlmodel").path
         let notAnImage = folder.appendingPathComponent("photo.jpg")
         try Data("not an image".utf8).write(to: notAnImage)
-        // A layer whose type (cumSum, field 1455) the toolkit does not know.
+        // A layer whose type (oneHot, field 1450) the toolkit does not know.
         let unknownLayer = folder.appendingPathComponent("unknown.mlmodel")
-        let layer: [UInt8] = [0x0A, 0x01, 0x6C] + [0x12, 0x01, 0x78] + [0x1A, 0x01, 0x79] + [0xFA, 0x5A, 0x00]
+        let layer: [UInt8] = [0x0A, 0x01, 0x6C] + [0x12, 0x01, 0x78] + [0x1A, 0x01, 0x79] + [0xD2, 0x5A, 0x00]
         let image: [UInt8] = [0x22, 0x06, 0x08, 0x04, 0x10, 0x04, 0x18, 0x14]
         let input: [UInt8] = [0x0A, 0x01, 0x78, 0x1A, UInt8(image.count)] + image
         let description: [UInt8] = [0x12, UInt8(input.count + 2), 0x0A, UInt8(input.count)] + input

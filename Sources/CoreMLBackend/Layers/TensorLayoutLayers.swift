@@ -45,11 +45,8 @@ extension Concat: AxisLayerCoding {
     static var layerTypeNames: (classic: String, rankN: String) { ("concat", "concatND") }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        if isClassic {
-            builder.set(layer, Self.layerCases[0], \.concat, core_ml__specification__concat_layer_params__init)
-        } else {
-            builder.set(layer, Self.layerCases[1], \.concatnd, core_ml__specification__concat_ndlayer_params__init) { $0.axis = Int64(axis) }
-        }
+        encode(into: layer, builder, classic: \.concat, core_ml__specification__concat_layer_params__init,
+               rankN: \.concatnd, core_ml__specification__concat_ndlayer_params__init, axis: \.axis)
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
