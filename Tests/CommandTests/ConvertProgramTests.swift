@@ -103,6 +103,20 @@ final class ConvertProgramTests: XCTestCase {
         }
     }
 
+    /// Array inputs and outputs are float32 in a package's description, as
+    /// the program's function takes and gives them (and as coremltools
+    /// writes them); a NeuralNetwork's are doubles.
+    func testAPackagesArraysAreFloat32() throws {
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("AgeNet.mlpackage").path
+        let converted = try ProgramRunner.run("coreml-convert", Array(ageNet[0...2]) + ["--convert-to", "mlprogram", "-q", "-o", package])
+        XCTAssertEqual(converted.status, 0, converted.standardError)
+        let text = try ProgramRunner.run("coreml-inspect", [package]).standardOutput
+        XCTAssertTrue(text.contains("data: multiarray<float32,[3,227,227]>"), text)
+        XCTAssertTrue(text.contains("prob: multiarray<float32,[8]>"), text)
+        XCTAssertFalse(text.contains("double"), text)
+    }
+
     func testWhatMustGoWithItIsAUsageError() throws {
         let folder = try temporaryFolder()
         let package = folder.path + "/AgeNet.mlpackage"
