@@ -35,7 +35,6 @@ public enum MLProgramWriter {
             throw ModelError("\(option: .convertTo) computes in float32 or float16, not \(computePrecision.name)")
         }
         guard model.detector == nil else { throw ModelError("\(option: .convertTo) does not yet write a detector's pipeline") }
-        guard !model.hasTensorInputs else { throw ModelError("\(option: .convertTo) does not yet write rank-N tensor models") }
         let shapes = try model.validate()
         let builder = SpecBuilder()
         let (spec, blobs) = try builder.mlProgram(model, shapes: shapes, float16: computePrecision == .float16)

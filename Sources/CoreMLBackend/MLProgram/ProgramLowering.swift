@@ -15,6 +15,9 @@ struct ProgramLowering {
     let shapes: [String: TensorShape]
     /// IR tensor name -> the program's value name.
     var values: [String: String] = [:]
+    /// A model with tensor inputs: every value has its exact shape, not a map's `[1, C, H, W]` view
+    /// (`ProgramLowering+Tensors` writes its rank-N operations).
+    var tensorModel = false
 
     /// A map's shape in the program.
     static func programShape(_ shape: TensorShape) -> [Int] {
@@ -22,7 +25,8 @@ struct ProgramLowering {
     }
 
     func shape(of tensor: String) -> [Int] {
-        Self.programShape(shapes[tensor] ?? TensorShape([1]))
+        let shape = shapes[tensor] ?? TensorShape([1])
+        return tensorModel ? shape.dimensions : Self.programShape(shape)
     }
 
     /// A node's operations; its outputs' values are recorded.
@@ -32,6 +36,15 @@ struct ProgramLowering {
         let output = node.outputs[0]
         let shape = shape(of: output)
         let name = node.name
+        if tensorModel {
+            if try lowerTensor(node, inputs, shape: shape) { return }
+            // A map operation takes a [1, C, H, W] tensor as it is.
+            let definition = node.operation.definition
+            let source = node.inputs.first.map { self.shape(of: $0) } ?? []
+            guard definition.takesAnyRank || (definition.takesBatchedMaps && source.count == 4 && source[0] == 1) else {
+                throw refusal(node, "a \(definition.kindName) of a tensor shaped \(source)")
+            }
+        }
         let result: String
         switch node.operation {
         case .convolution(let convolution):
