@@ -8,28 +8,16 @@ import ModelFormat
 /// (begin, end, stride), `reduce_sum`/`mean`/`prod`/`max`/`min` (axes,
 /// keep_dims), `matmul` (of two tensors with their transposes, or by a
 /// constant [N, K] matrix with `transpose_y`, then `add` of the bias),
-/// `layer_norm` (axes, gamma, beta, epsilon), `gelu` (mode), constants as
-/// `const`, and `split` of channels (num_splits, axis).
+/// `layer_norm` (axes, gamma, beta, epsilon), `gelu` (mode), and constants
+/// as `const`. (The channel split `Op.split` is not written: no frontend
+/// makes it in a tensor model, whose splits are `SliceND`s.)
 extension ProgramLowering {
     /// Lowers `node` when it is one of the rank-N operations above (its
     /// outputs' values recorded); false for any other.
     /// - Throws: `ModelError` naming a form not written yet.
     mutating func lowerTensor(_ node: Node, _ inputs: [String], shape: [Int]) throws -> Bool {
         let name = node.name
-        guard case .defined(let op) = node.operation else {
-            guard case .split = node.operation else { return false }
-            let source = self.shape(of: node.inputs[0])
-            guard source.count == 4, source[0] == 1 else { throw refusal(node, "a split of a \(source.count)-axis tensor") }
-            let type = program.spec.milTensorType(program.computeType, shape)
-            let outputs = node.outputs.map { program.freshName($0) }
-            program.append("split", name: outputs[0], inputs: [
-                ("x", [program.binding(inputs[0])]),
-                ("num_splits", [program.binding(program.constant(name + "_num_splits", .ints([Int32(node.outputs.count)])))]),
-                ("axis", [program.binding(program.constant(name + "_axis", .ints([1])))]),
-            ], outputs: outputs.map { program.spec.milNamed($0, type) })
-            for (tensor, value) in zip(node.outputs, outputs) { values[tensor] = value }
-            return true
-        }
+        guard case .defined(let op) = node.operation else { return false }
         let source = node.inputs.first.map { self.shape(of: $0) } ?? []
         let result: String
         switch op.definition {

@@ -72,13 +72,6 @@ extension ProgramRaising {
             let modes: [String: GELU.Mode] = ["EXACT": .exact, "TANH_APPROXIMATION": .tanhApproximation, "SIGMOID_APPROXIMATION": .sigmoidApproximation]
             guard let mode = modes[try constant(operation, "mode")?.strings.first ?? "EXACT"] else { throw fail("gelu '\(name)' has an unknown mode", operation) }
             node(.defined(GELU(mode: mode)), [try tensor(operation, "x")])
-        case "split":
-            let outputs = CArrays.buffer(operation.pointee.outputs, operation.pointee.n_outputs).map { CArrays.string($0?.pointee.name) }
-            guard try ints(operation, "axis") == [1], try ints(operation, "num_splits") == [outputs.count] else {
-                throw fail("split '\(name)' is not into its outputs along channels", operation)
-            }
-            nodes.append(Node(name: name, operation: .split, inputs: [try tensor(operation, "x")], outputs: outputs))
-            for output in outputs { values[output] = .tensor(output) }
         case "add", "mul":
             let pair = [try argument(operation, "x")?.first, try argument(operation, "y")?.first]
             if case .constant(let scalar)? = pair[1], scalar.shape.isEmpty, let value = scalar.floats, value.count == 1 {
