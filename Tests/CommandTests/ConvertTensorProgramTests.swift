@@ -25,6 +25,8 @@ final class ConvertTensorProgramTests: XCTestCase {
         ("ops/reducemax_channels_keepdims0_opset18.onnx", "x", [("y.npy", "ops/reducemax_channels_keepdims0_opset18_output.npy")]),
         ("ops/layernorm_opset17.onnx", "x", [("y.npy", "ops/layernorm_opset17_output.npy")]),
         ("ops/softmax_vector_opset13.onnx", "x", [("y.npy", "ops/softmax_vector_opset13_output.npy")]),
+        // GELU (exact, then its tanh approximation) on a map.
+        ("ops/gelu_opset20.onnx", "x", [("y.npy", "ops/gelu_opset20_output.npy")]),
     ]
 
     func testTensorModelsArePredictedAsOnnxruntimeComputesThem() throws {

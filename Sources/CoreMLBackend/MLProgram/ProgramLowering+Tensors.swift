@@ -49,12 +49,7 @@ extension ProgramLowering {
             arguments.append(("epsilon", [program.constant(name + "_epsilon", .floats([norm.epsilon]))]))
             result = program.operation("layer_norm", name, arguments, shape: shape)
         case let gelu as GELU:
-            let mode = switch gelu.mode {
-            case .exact: "EXACT"
-            case .tanhApproximation: "TANH_APPROXIMATION"
-            case .sigmoidApproximation: "SIGMOID_APPROXIMATION"
-            }
-            result = program.operation("gelu", name, ["x": inputs[0], "mode": program.constant(name + "_mode", .strings([mode]))], shape: shape)
+            result = self.gelu(gelu, inputs[0], name: name, shape: shape)
         case let constant as Constant:
             result = program.constant(name, constant.data, shape: constant.shape)
         default:
@@ -62,6 +57,16 @@ extension ProgramLowering {
         }
         values[node.outputs[0]] = result
         return true
+    }
+
+    /// GELU (element-wise: of a map or a tensor) by its mode's name.
+    func gelu(_ gelu: GELU, _ input: String, name: String, shape: [Int]) -> String {
+        let mode = switch gelu.mode {
+        case .exact: "EXACT"
+        case .tanhApproximation: "TANH_APPROXIMATION"
+        case .sigmoidApproximation: "SIGMOID_APPROXIMATION"
+        }
+        return program.operation("gelu", name, ["x": input, "mode": program.constant(name + "_mode", .strings([mode]))], shape: shape)
     }
 
     /// An int32 vector constant.

@@ -125,6 +125,8 @@ struct ProgramLowering {
         case .defined(let op) where (op.definition as? Reshape)?.targetShape.count == 3:
             guard (op.definition as! Reshape).order == .channelFirst else { throw refusal(node, "reshape in channel-last order") }
             result = program.operation("reshape", name, ["x": inputs[0], "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
+        case .defined(let op) where op.definition is GELU:
+            result = gelu(op.definition as! GELU, inputs[0], name: name, shape: shape)
         default:
             throw refusal(node, node.operation.definition.kindName)
         }
