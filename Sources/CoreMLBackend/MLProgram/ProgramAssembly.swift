@@ -27,6 +27,8 @@ extension SpecBuilder {
         }
         var lowering = ProgramLowering(program: program, shapes: shapes)
         lowering.tensorModel = model.hasTensorInputs
+        // The reader tells a map model by its inputs' `<input>_map` reshapes: no operation of a tensor model takes that name.
+        if model.hasTensorInputs { for input in model.inputs { program.reserve(input.name + "_map") } }
         let functionInputs = try model.inputs.map { input in
             let float32 = CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32
             switch input.kind {

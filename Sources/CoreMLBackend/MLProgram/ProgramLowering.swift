@@ -5,7 +5,9 @@ import ModelFormat
 /// Every map `[C, H, W]` is the tensor `[1, C, H, W]` in the program (a
 /// vector `[F]` is `[1, F, 1, 1]`), so that convolution, pooling and
 /// normalization take it as they are and broadcasting is numpy's, as
-/// Core ML's NeuralNetwork layers broadcast maps.
+/// Core ML's NeuralNetwork layers broadcast maps. In a model with tensor
+/// inputs every value has its exact shape instead, and the map operations
+/// take its [1, C, H, W] tensors as they are.
 ///
 /// This is the first slice of issue 36: an operation not lowered here is
 /// refused by name, never written approximately.

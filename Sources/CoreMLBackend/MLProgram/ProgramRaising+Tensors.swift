@@ -58,7 +58,8 @@ extension ProgramRaising {
             let x = try tensor(operation, "x")
             let rank = programShapes[x]?.count ?? 0, axes = try ints(operation, "axes")
             let axis: Int
-            if !axes.isEmpty, axes == Array((rank - axes.count)..<rank) {
+            guard !axes.isEmpty, axes.count <= rank else { throw fail("layer_norm '\(name)' normalizes axes \(axes) of a rank-\(rank) tensor", operation) }
+            if axes == Array((rank - axes.count)..<rank) {
                 axis = -1
             } else if axes.count == 1, axes[0] == rank - 3 {
                 axis = -3
