@@ -15,8 +15,9 @@ import ModelFormat
 ///     M.mlpackage/Data/com.apple.CoreML/weights/weight.bin  MIL blob storage (`BlobFile`)
 ///
 /// The first slice of issue 36: float32 or float16 compute, image inputs, the map
-/// operations `ProgramLowering` writes, and classifiers; anything else is
-/// refused by name.
+/// operations `ProgramLowering` writes, classifiers, and models with tensor
+/// inputs (their rank-N operations: `ProgramLowering+Tensors`); anything
+/// else is refused by name.
 public enum MLProgramWriter {
     /// The package's file names, and the manifest's descriptions of them, as coremltools writes them.
     static let dataFolder = "Data", coreMLFolder = "com.apple.CoreML"
@@ -35,7 +36,6 @@ public enum MLProgramWriter {
             throw ModelError("\(option: .convertTo) computes in float32 or float16, not \(computePrecision.name)")
         }
         guard model.detector == nil else { throw ModelError("\(option: .convertTo) does not yet write a detector's pipeline") }
-        guard !model.hasTensorInputs else { throw ModelError("\(option: .convertTo) does not yet write rank-N tensor models") }
         let shapes = try model.validate()
         let builder = SpecBuilder()
         let (spec, blobs) = try builder.mlProgram(model, shapes: shapes, float16: computePrecision == .float16)

@@ -26,16 +26,25 @@ extension SpecBuilder {
             program.reserve(name)
         }
         var lowering = ProgramLowering(program: program, shapes: shapes)
+        lowering.tensorModel = model.hasTensorInputs
+        // The reader tells a map model by its inputs' `<input>_map` reshapes: no operation of a tensor model takes that name.
+        if model.hasTensorInputs { for input in model.inputs { program.reserve(input.name + "_map") } }
         let functionInputs = try model.inputs.map { input in
             let float32 = CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32
             switch input.kind {
             case .image(let image):
+                guard !image.asTensor else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write an image input of a tensor model") }
                 guard image.meanImage == nil else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write a mean image") }
                 let shape = [1, image.channels, image.height, image.width]
                 let value = float16 ? program.cast(input.name, toFloat16: true, base: input.name + "_to_fp16", shape: shape) : input.name
                 lowering.values[input.name] = preprocess(input.name, value, image, shape: shape, program)
                 return milNamed(input.name, milTensorType(float32, shape))
-            case .array(let shape), .tensor(let shape):
+            case .tensor(let shape):
+                // The tensor as it is: the program's shapes are the model's.
+                lowering.values[input.name] = float16 ? program.cast(input.name, toFloat16: true, base: input.name + "_to_fp16", shape: shape) : input.name
+                return milNamed(input.name, milTensorType(float32, shape))
+            case .array(let shape):
+                guard !model.hasTensorInputs else { throw ModelError("input '\(input.name)': a model with tensor inputs takes only tensor inputs") }
                 // The array as the NeuralNetwork file takes it ([C] or [C, H, W]), made a map for the program.
                 let map = lowering.shape(of: input.name)
                 let value = float16 ? program.cast(input.name, toFloat16: true, base: input.name + "_to_fp16", shape: shape) : input.name
@@ -55,10 +64,22 @@ extension SpecBuilder {
         }
         var described = model
         for (index, output) in model.outputs.enumerated() {
-            // Each output as the NeuralNetwork file gives it: [F] or [C, H, W].
-            let shape = (shapes[output.name] ?? TensorShape([1])).featureShape
+            // Each output as the NeuralNetwork file gives it: [F] or [C, H, W], a tensor model's as it is.
+            let tensor = shapes[output.name] ?? TensorShape([1])
+            let shape = model.hasTensorInputs ? tensor.dimensions : tensor.featureShape
             described.outputs[index].shape = shape
             let source = lowering.values[output.name] ?? output.name
+            if model.hasTensorInputs {
+                // Named as the output: a cast to float32, or the same values.
+                if float16 {
+                    program.cast(source, toFloat16: false, base: output.name, exactName: true, shape: shape)
+                } else {
+                    program.append("identity", name: output.name, inputs: [("x", [program.binding(source)])],
+                                   output: milTensorType(CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape))
+                }
+                blockOutputs.append(output.name)
+                continue
+            }
             let shapeConstant = program.constant(output.name + "_shape", .ints(shape.map { Int32($0) }), shape: [shape.count])
             if float16 {
                 let reshaped = program.operation("reshape", output.name + "_fp16", ["x": source, "shape": shapeConstant], shape: shape)

@@ -5,7 +5,9 @@ import ModelFormat
 /// Every map `[C, H, W]` is the tensor `[1, C, H, W]` in the program (a
 /// vector `[F]` is `[1, F, 1, 1]`), so that convolution, pooling and
 /// normalization take it as they are and broadcasting is numpy's, as
-/// Core ML's NeuralNetwork layers broadcast maps.
+/// Core ML's NeuralNetwork layers broadcast maps. In a model with tensor
+/// inputs every value has its exact shape instead, and the map operations
+/// take its [1, C, H, W] tensors as they are.
 ///
 /// This is the first slice of issue 36: an operation not lowered here is
 /// refused by name, never written approximately.
@@ -15,6 +17,9 @@ struct ProgramLowering {
     let shapes: [String: TensorShape]
     /// IR tensor name -> the program's value name.
     var values: [String: String] = [:]
+    /// A model with tensor inputs: every value has its exact shape, not a map's `[1, C, H, W]` view
+    /// (`ProgramLowering+Tensors` writes its rank-N operations).
+    var tensorModel = false
 
     /// A map's shape in the program.
     static func programShape(_ shape: TensorShape) -> [Int] {
@@ -22,7 +27,8 @@ struct ProgramLowering {
     }
 
     func shape(of tensor: String) -> [Int] {
-        Self.programShape(shapes[tensor] ?? TensorShape([1]))
+        let shape = shapes[tensor] ?? TensorShape([1])
+        return tensorModel ? shape.dimensions : Self.programShape(shape)
     }
 
     /// A node's operations; its outputs' values are recorded.
@@ -32,6 +38,15 @@ struct ProgramLowering {
         let output = node.outputs[0]
         let shape = shape(of: output)
         let name = node.name
+        if tensorModel {
+            if try lowerTensor(node, inputs, shape: shape) { return }
+            // A map operation takes a [1, C, H, W] tensor as it is.
+            let definition = node.operation.definition
+            let source = node.inputs.first.map { self.shape(of: $0) } ?? []
+            guard definition.takesAnyRank || (definition.takesBatchedMaps && source.count == 4 && source[0] == 1) else {
+                throw refusal(node, "a \(definition.kindName) of a tensor shaped \(source)")
+            }
+        }
         let result: String
         switch node.operation {
         case .convolution(let convolution):
@@ -112,6 +127,8 @@ struct ProgramLowering {
         case .defined(let op) where (op.definition as? Reshape)?.targetShape.count == 3:
             guard (op.definition as! Reshape).order == .channelFirst else { throw refusal(node, "reshape in channel-last order") }
             result = program.operation("reshape", name, ["x": inputs[0], "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
+        case .defined(let op) where op.definition is GELU:
+            result = gelu(op.definition as! GELU, inputs[0], name: name, shape: shape)
         default:
             throw refusal(node, node.operation.definition.kindName)
         }

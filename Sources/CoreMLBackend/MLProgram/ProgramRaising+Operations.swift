@@ -21,6 +21,7 @@ extension ProgramRaising {
             nodes.append(Node(name: name, operation: op, inputs: inputs, outputs: [name]))
             values[name] = .tensor(name)
         }
+        if tensorModel || type == "gelu", try raiseTensor(operation, type: type, name: name, shape: shape) { return }
         switch type {
         case "const":
             guard let entry = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes)

@@ -36,7 +36,11 @@ extension SpecReader {
             throw fail("function 'main' has no block for its opset '\(opset)'", at: function)
         }
         var inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0) }
+        let operations = Array(CArrays.buffer(block.pointee.operations, block.pointee.n_operations))
+        let tensorModel = ProgramRaising.isTensorProgram(inputs: inputs, operations: operations)
+        if tensorModel { inputs = try CArrays.buffer(description.pointee.input, description.pointee.n_input).map { try input($0, .exact) } }
         var raising = ProgramRaising(reader: self, blobs: blobs)
+        raising.tensorModel = tensorModel
         var counts: [String: Int] = [:]
         for input in inputs {
             raising.values[input.name] = .tensor(input.name)
@@ -45,7 +49,7 @@ extension SpecReader {
         for case let input? in CArrays.buffer(function.pointee.inputs, function.pointee.n_inputs) {
             if let type = input.pointee.type { raising.programShapes[CArrays.string(input.pointee.name)] = try raising.shape(of: type) }
         }
-        for case let operation? in CArrays.buffer(block.pointee.operations, block.pointee.n_operations) {
+        for case let operation? in operations {
             try raising.raise(operation)
             counts[CArrays.string(operation.pointee.type), default: 0] += 1
         }
@@ -57,7 +61,7 @@ extension SpecReader {
         for case let feature? in CArrays.buffer(description.pointee.output, description.pointee.n_output) {
             let name = CArrays.string(feature.pointee.name)
             if raising.classifier != nil, name == raising.classifier?.predictedFeatureName || name == probabilitiesName { continue }
-            outputs.append(try output(feature))
+            outputs.append(try output(feature, tensorModel ? .exact : .rank5))
             guard case .tensor(let tensor)? = raising.values[name] else { throw fail("no operation makes the output '\(name)'", at: feature) }
             raising.rename(tensor, to: name)
         }
@@ -79,6 +83,10 @@ struct ProgramRaising {
     var programShapes: [String: [Int]] = [:]
     var nodes: [Node] = []
     var classifier: Classifier?
+    /// A program of tensor inputs (`raiseTensor` reads its rank-N operations).
+    var tensorModel = false
+    /// The constants made `Constant` nodes (`operands`).
+    var constantNodes: Set<String> = []
     /// Whether an operation computes in float16 (the program was written with float16 compute precision).
     var computesInFloat16 = false
     /// The image inputs, their preprocessing filled in as it is read.

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Issue 36, models with tensor (rank-N) inputs: torchvision's shufflenet_v2, convnext and a ViT as exported by
+# make_onnx_torchvision.py, converted with
+#   coreml-convert onnx model.onnx --convert-to mlprogram --compute-precision float32 -o M.mlpackage
+# and each package checked as mlprogram.sh checks one: check_mlprogram.py (coremltools 9 opens it, its MIL-proto loader
+# builds every operation with type inference, Core ML's MIL blob reader reads every weight back identical), Apple's
+# validator (given a VALIDATOR), and coreml-predict's output (the package read back into the IR) against onnxruntime's
+# output.npy at 1e-4 * max(1, |ref|) (compare_outputs.py).
+# Not part of scripts/test: it needs the torchvision exports (make_onnx_torchvision.py) and a coremltools source checkout.
+# Usage: scripts/verify/mlprogram_tensors.sh [TORCHVISION_DIR] [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR]
+#   TORCHVISION_DIR  folders <name>/{model.onnx,input.npy,output.npy} (default /work/vwork/w-onnx_torchvision)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+models="${1:-/work/vwork/w-onnx_torchvision}"
+source_dir="${2:-/tmp/cmt}"
+validator="${3:-/tmp/validator/bin/validate-mlmodel}"
+work="${4:-/tmp/mlprogram_tensors}"
+python="$root/.venv/bin/python"
+cd "$root"
+mkdir -p "$work"
+milblob="$source_dir/mlmodel/src"
+[ -f "$milblob/MILBlob/Blob/StorageReader.cpp" ] || { echo "mlprogram_tensors: no MILBlob sources in $milblob" >&2; exit 2; }
+g++ -std=c++17 -O1 -I"$milblob" -I"$source_dir/deps/FP16/include" -o "$work/milblob_dump" scripts/verify/milblob_dump.cpp \
+  "$milblob/MILBlob/Blob/StorageReader.cpp" "$milblob/MILBlob/Blob/MMapFileReader.cpp" "$milblob/MILBlob/Blob/MMapFileReaderFactory.cpp" \
+  "$milblob/MILBlob/Fp16.cpp" "$milblob/MILBlob/Fp8.cpp" "$milblob/MILBlob/SubByteTypes.cpp"
+swift build >/dev/null
+bin="$(swift build --show-bin-path)"
+quiet() { grep -v -E "^(I0000|WARNING|Failed to load|Running MIL)|has not been tested|scikit-learn version" || true; }
+failures=0
+for name in shufflenet_v2_x0_5_opset13 shufflenet_v2_x0_5_opset17 convnext_tiny_opset13 convnext_tiny_opset17 vit_small_opset14 vit_small_opset17; do
+  folder="$models/$name"
+  [ -f "$folder/model.onnx" ] || { echo "== $name: missing"; failures=$((failures + 1)); continue; }
+  echo "== $name"
+  package="$work/$name.mlpackage"
+  if ! "$bin/coreml-convert" onnx "$folder/model.onnx" --convert-to mlprogram --compute-precision float32 -q -o "$package"; then
+    failures=$((failures + 1)); continue
+  fi
+  "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$work/$name.blobs"
+  "$python" scripts/verify/check_mlprogram.py "$package" "$work/$name.blobs" > "$work/$name.check" 2>&1 || failures=$((failures + 1))
+  quiet < "$work/$name.check"
+  if [ -x "$validator" ]; then
+    verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
+    case "$verdict" in
+      "OK "*) echo "Apple's validator: OK" ;;
+      *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
+    esac
+  fi
+  rm -rf "$work/$name.out"
+  "$bin/coreml-predict" "$package" --input "input=$folder/input.npy" --output-npy "$work/$name.out" >/dev/null
+  "$python" scripts/verify/compare_outputs.py "$work/$name.out/output.npy=$folder/output.npy" || failures=$((failures + 1))
+done
+echo "mlprogram_tensors: $failures failure(s)"
+[ "$failures" = 0 ]
