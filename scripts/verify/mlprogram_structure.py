@@ -288,7 +288,7 @@ def compare_weights(theirs, ours):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("work", nargs="?", type=Path, default=Path("/work/vwork/mlstruct"))
+    parser.add_argument("work", nargs="?", type=Path, default=Path("/tmp/mlprogram_structure"))
     parser.add_argument("--convert", default=str(ROOT / ".build" / "release" / "coreml-convert"))
     parser.add_argument("--reuse", action="store_true", help="keep sources and coremltools' packages already in WORK")
     parser.add_argument("--models", nargs="+", default=["keras_cnn", "keras_mobilenet", "torch_resnet18"])

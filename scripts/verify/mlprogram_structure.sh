@@ -23,11 +23,11 @@
 # 2.4.6 (scripts/bootstrap --fixtures). Not part of scripts/test; 45-60 s
 # on this busy 2-core machine, 140 MB in WORK_DIR.
 # Usage: scripts/verify/mlprogram_structure.sh [WORK_DIR] [COREML_CONVERT]
-#   WORK_DIR       default /work/vwork/mlstruct
+#   WORK_DIR       default /tmp/mlprogram_structure
 #   COREML_CONVERT a built coreml-convert (default: swift build -c release's)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-work="${1:-/work/vwork/mlstruct}"
+work="${1:-/tmp/mlprogram_structure}"
 convert="${2:-}"
 cd "$root"
 if [ -z "$convert" ]; then

@@ -8,10 +8,10 @@
 # output.npy at 1e-4 * max(1, |ref|) (compare_outputs.py).
 # Not part of scripts/test: it needs the torchvision exports (make_onnx_torchvision.py) and a coremltools source checkout.
 # Usage: scripts/verify/mlprogram_tensors.sh [TORCHVISION_DIR] [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR]
-#   TORCHVISION_DIR  folders <name>/{model.onnx,input.npy,output.npy} (default /work/vwork/w-onnx_torchvision)
+#   TORCHVISION_DIR  folders <name>/{model.onnx,input.npy,output.npy} (default /tmp/onnx_torchvision, where scripts/verify/onnx_torchvision.sh makes them)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-models="${1:-/work/vwork/w-onnx_torchvision}"
+models="${1:-/tmp/onnx_torchvision}"
 source_dir="${2:-/tmp/cmt}"
 validator="${3:-/tmp/validator/bin/validate-mlmodel}"
 work="${4:-/tmp/mlprogram_tensors}"
