@@ -184,7 +184,8 @@ extension ProgramRaising {
         guard let source = try argument(operation, "x")?.first else { throw fail("reshape '\(name)' has no x", operation) }
         switch source {
         case .tensor(let tensor):
-            let from = programShapes[tensor] ?? []
+            // The shape of the value the program reshapes (an input's [1, C, H, W] view is an alias of the input, whose own shape is [C, H, W]).
+            let from = boundName(operation, "x").flatMap { programShapes[$0] } ?? programShapes[tensor] ?? []
             guard shape.count == 4, shape[0] == 1, from.count == 4, from != shape else {
                 // [1, K] before a linear or classify and back, an input's or output's [F] or [C, H, W]: the same map.
                 values[name] = .tensor(tensor)

@@ -125,6 +125,17 @@ struct ProgramRaising {
         return nil
     }
 
+    /// The program value name input `key` of `operation` is bound to (nil:
+    /// not given, or bound to a literal).
+    func boundName(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) -> String? {
+        for case let entry? in CArrays.buffer(operation.pointee.inputs, operation.pointee.n_inputs) where CArrays.string(entry.pointee.key) == key {
+            guard let argument = entry.pointee.value, argument.pointee.n_arguments == 1, let binding = argument.pointee.arguments[0],
+                  binding.pointee.binding_case == CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME else { return nil }
+            return CArrays.string(binding.pointee.name)
+        }
+        return nil
+    }
+
     func tensor(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> String {
         guard case .tensor(let name)? = try argument(operation, key)?.first else { throw fail("input '\(key)' is not a tensor", operation) }
         return name
