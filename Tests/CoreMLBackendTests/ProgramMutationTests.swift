@@ -1,0 +1,50 @@
+import CoreMLBackend
+import Foundation
+import ModelFormat
+import TestSupport
+import XCTest
+
+/// Hostile packages: a program written by `MLProgramWriter` (a tensor
+/// model and a model of maps), its model.mlmodel corrupted byte by byte
+/// with a fixed seed, read back and validated as `coreml-predict` and
+/// `coreml-inspect` read a package. Each must be read or refused with an
+/// error; a trap or crash ends the test process and fails the suite.
+/// (fuzz-mlmodel reads bytes as a NeuralNetwork only; this reaches the
+/// program reader, ProgramRaising.)
+final class ProgramMutationTests: XCTestCase {
+    func testCorruptedProgramsAreReadOrRefused() throws {
+        let tensor = Model(inputs: [Input(name: "x", kind: .tensor(shape: [1, 4, 6]))], outputs: [Output(name: "y")], nodes: [
+            Node(name: "t", operation: .defined(Transpose(axes: [0, 2, 1])), inputs: ["x"], outputs: ["t"]),
+            Node(name: "r", operation: .reshape(targetShape: [1, 3, 8]), inputs: ["t"], outputs: ["r"]),
+            Node(name: "s", operation: .defined(SliceND(begin: [0, 1, 0], end: [1, 3, 8], strides: [1, 1, 2])), inputs: ["r"], outputs: ["s"]),
+            Node(name: "m", operation: .reduce(Reduce(mode: .average, axes: [-1])), inputs: ["s"], outputs: ["m"]),
+            Node(name: "y", operation: .defined(Softmax(axis: 1)), inputs: ["m"], outputs: ["y"]),
+        ])
+        var rng = SplitMix64(seed: 36)
+        var outcomes = (read: 0, refused: 0)
+        for (name, model) in [("tensor", tensor), ("maps", SampleModel.classifier())] {
+            let package = try temporaryFolder().appendingPathComponent("\(name).mlpackage").path
+            try MLProgramWriter.write(model, to: package)
+            let programPath = package + "/Data/com.apple.CoreML/model.mlmodel"
+            let original = try Data(contentsOf: URL(fileURLWithPath: programPath))
+            for _ in 0..<400 {
+                var bytes = [UInt8](original)
+                for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                    let at = Int.random(in: 0..<bytes.count, using: &rng)
+                    bytes[at] = [0x00, 0xFF, 0x7F, 0x80, UInt8.random(in: 0...255, using: &rng)][Int.random(in: 0..<5, using: &rng)]
+                }
+                try Data(bytes).write(to: URL(fileURLWithPath: programPath))
+                do {
+                    let file = try CoreMLReader.read(from: package)
+                    _ = try file.model.validate()
+                    outcomes.read += 1
+                } catch {
+                    outcomes.refused += 1
+                }
+            }
+        }
+        // Both kinds of outcome happen: the corruption reaches past the decoder.
+        XCTAssertGreaterThan(outcomes.read, 0)
+        XCTAssertGreaterThan(outcomes.refused, 0)
+    }
+}
