@@ -27,6 +27,8 @@ final class ConvertTensorProgramTests: XCTestCase {
         ("ops/softmax_vector_opset13.onnx", "x", [("y.npy", "ops/softmax_vector_opset13_output.npy")]),
         // GELU (exact, then its tanh approximation) on a map.
         ("ops/gelu_opset20.onnx", "x", [("y.npy", "ops/gelu_opset20_output.npy")]),
+        ("ops/cumsum_last_opset14.onnx", "x", [("y.npy", "ops/cumsum_last_opset14_output.npy")]),
+        ("ops/cumsum_exclusive_reverse_opset14.onnx", "x", [("y.npy", "ops/cumsum_exclusive_reverse_opset14_output.npy")]),
         // A map model whose flatten reads the input's [1, C, H, W] view: it was read back without the flatten.
         ("ops/flatten_by_shape_opset13.onnx", "x", [("y.npy", "ops/flatten_by_shape_opset13_output.npy")]),
     ]

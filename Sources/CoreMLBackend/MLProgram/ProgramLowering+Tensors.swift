@@ -8,8 +8,8 @@ import ModelFormat
 /// (begin, end, stride), `reduce_sum`/`mean`/`prod`/`max`/`min` (axes,
 /// keep_dims), `matmul` (of two tensors with their transposes, or by a
 /// constant [N, K] matrix with `transpose_y`, then `add` of the bias),
-/// `layer_norm` (axes, gamma, beta, epsilon), `gelu` (mode), and constants
-/// as `const`. (The channel split `Op.split` is not written: no frontend
+/// `layer_norm` (axes, gamma, beta, epsilon), `gelu` (mode), `cumsum` (axis,
+/// exclusive, reverse), and constants as `const`. (The channel split `Op.split` is not written: no frontend
 /// makes it in a tensor model, whose splits are `SliceND`s.)
 extension ProgramLowering {
     /// Lowers `node` when it is one of the rank-N operations above (its
@@ -52,6 +52,11 @@ extension ProgramLowering {
             result = self.gelu(gelu, inputs[0], name: name, shape: shape)
         case let constant as Constant:
             result = program.constant(name, constant.data, shape: constant.shape)
+        case let sum as CumSum:
+            result = program.operation("cumsum", name, [
+                "x": inputs[0], "axis": axis(name, sum.axis, rank: source.count),
+                "exclusive": program.constant(name + "_exclusive", .bools([sum.exclusive])), "reverse": program.constant(name + "_reverse", .bools([sum.reverse])),
+            ], shape: shape)
         default:
             return false
         }

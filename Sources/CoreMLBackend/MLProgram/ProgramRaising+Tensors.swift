@@ -73,6 +73,9 @@ extension ProgramRaising {
             let modes: [String: GELU.Mode] = ["EXACT": .exact, "TANH_APPROXIMATION": .tanhApproximation, "SIGMOID_APPROXIMATION": .sigmoidApproximation]
             guard let mode = modes[try constant(operation, "mode")?.strings.first ?? "EXACT"] else { throw fail("gelu '\(name)' has an unknown mode", operation) }
             node(.defined(GELU(mode: mode)), [try tensor(operation, "x")])
+        case "cumsum":
+            let axis = try constant(operation, "axis")?.ints.first ?? 0  // MIL's default
+            node(.defined(CumSum(axis: axis, exclusive: try bool(operation, "exclusive"), reverse: try bool(operation, "reverse"))), [try tensor(operation, "x")])
         case "add", "mul":
             let pair = [try argument(operation, "x")?.first, try argument(operation, "y")?.first]
             if case .constant(let scalar)? = pair[1], scalar.shape.isEmpty, let value = scalar.floats, value.count == 1 {
