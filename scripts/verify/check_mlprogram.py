@@ -199,11 +199,18 @@ def cast_fp16(values):
     return half
 
 
+def mil_identifier(name):
+    """A layer's name as the writer names its constants in the program: a MIL identifier ([A-Za-z_][A-Za-z0-9_]*),
+    every other character made '_' and a leading digit given a '_' before it (ProgramBuilder.freshName)."""
+    cleaned = "".join(c if (c.isascii() and (c.isalnum() or c == "_")) else "_" for c in name)
+    return "_" + cleaned if not cleaned or cleaned[0].isdigit() else cleaned
+
+
 def compare_with_reference(path, block, inferred):
     weights = reference_weights(path)
     compared, halves = 0, 0
     for (layer, field), expected in weights.items():
-        name = f"{layer}_{field}"
+        name = mil_identifier(f"{layer}_{field}")
         var = inferred.get(name)
         if var is None or var.val is None:
             fail(f"the reference's {layer}.{field} has no constant {name} in the program")
