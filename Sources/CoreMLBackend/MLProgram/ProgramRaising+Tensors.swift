@@ -91,29 +91,26 @@ extension ProgramRaising {
 
     /// The tensors bound to `key`, a float constant made a `Constant` node (once) named as it.
     mutating func operands(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> [String] {
-        for case let entry? in CArrays.buffer(operation.pointee.inputs, operation.pointee.n_inputs) where CArrays.string(entry.pointee.key) == key {
-            guard let argument = entry.pointee.value else { break }
-            return try CArrays.buffer(argument.pointee.arguments, argument.pointee.n_arguments).map { binding in
-                guard let binding, binding.pointee.binding_case == CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME else {
-                    throw fail("'\(key)' is not bound to a named value", operation)
+        guard let bindings = bindings(operation, key), !bindings.isEmpty else { throw fail("input '\(key)' is missing", operation) }
+        return try bindings.map { binding in
+            guard let binding, binding.pointee.binding_case == CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME else {
+                throw fail("'\(key)' is not bound to a named value", operation)
+            }
+            let name = CArrays.string(binding.pointee.name)
+            switch values[name] {
+            case .tensor(let tensor)?:
+                return tensor
+            case .constant(let constant)?:
+                guard let data = constant.floats else { throw fail("'\(key)' names '\(name)', a constant that is not float", binding) }
+                if !constantNodes.contains(name) {
+                    constantNodes.insert(name)
+                    nodes.append(Node(name: name, operation: .constant(shape: constant.shape.isEmpty ? [1] : constant.shape, data: data),
+                                      inputs: [], outputs: [name]))
                 }
-                let name = CArrays.string(binding.pointee.name)
-                switch values[name] {
-                case .tensor(let tensor)?:
-                    return tensor
-                case .constant(let constant)?:
-                    guard let data = constant.floats else { throw fail("'\(key)' names '\(name)', a constant that is not float", binding) }
-                    if !constantNodes.contains(name) {
-                        constantNodes.insert(name)
-                        nodes.append(Node(name: name, operation: .constant(shape: constant.shape.isEmpty ? [1] : constant.shape, data: data),
-                                          inputs: [], outputs: [name]))
-                    }
-                    return name
-                case nil:
-                    throw fail("'\(key)' names '\(name)', which no earlier operation makes", binding)
-                }
+                return name
+            case nil:
+                throw fail("'\(key)' names '\(name)', which no earlier operation makes", binding)
             }
         }
-        throw fail("input '\(key)' is missing", operation)
     }
 }

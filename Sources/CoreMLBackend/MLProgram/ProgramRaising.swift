@@ -104,36 +104,38 @@ struct ProgramRaising {
         }
     }
 
-    /// The value bound to input `key` of `operation` (nil: not given).
-    func argument(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> [ProgramValue]? {
+    /// The bindings of input `key` of `operation` (nil: not given; empty: given no value).
+    func bindings(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) -> UnsafeBufferPointer<UnsafeMutablePointer<MILBinding>?>? {
         for case let entry? in CArrays.buffer(operation.pointee.inputs, operation.pointee.n_inputs) where CArrays.string(entry.pointee.key) == key {
-            guard let argument = entry.pointee.value else { return [] }
-            return try CArrays.buffer(argument.pointee.arguments, argument.pointee.n_arguments).map { binding in
-                guard let binding else { throw fail("an empty binding of '\(key)'", operation) }
-                switch binding.pointee.binding_case {
-                case CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME:
-                    let name = CArrays.string(binding.pointee.name)
-                    guard let value = values[name] else { throw fail("'\(key)' names '\(name)', which no earlier operation makes", binding) }
-                    return value
-                case CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_VALUE:
-                    return .constant(try constant(binding.pointee.value))
-                default:
-                    throw fail("'\(key)' is bound to nothing", binding)
-                }
-            }
+            guard let argument = entry.pointee.value else { return UnsafeBufferPointer(start: nil, count: 0) }
+            return CArrays.buffer(argument.pointee.arguments, argument.pointee.n_arguments)
         }
         return nil
+    }
+
+    /// The value bound to input `key` of `operation` (nil: not given).
+    func argument(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> [ProgramValue]? {
+        try bindings(operation, key)?.map { binding in
+            guard let binding else { throw fail("an empty binding of '\(key)'", operation) }
+            switch binding.pointee.binding_case {
+            case CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME:
+                let name = CArrays.string(binding.pointee.name)
+                guard let value = values[name] else { throw fail("'\(key)' names '\(name)', which no earlier operation makes", binding) }
+                return value
+            case CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_VALUE:
+                return .constant(try constant(binding.pointee.value))
+            default:
+                throw fail("'\(key)' is bound to nothing", binding)
+            }
+        }
     }
 
     /// The program value name input `key` of `operation` is bound to (nil:
     /// not given, or bound to a literal).
     func boundName(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) -> String? {
-        for case let entry? in CArrays.buffer(operation.pointee.inputs, operation.pointee.n_inputs) where CArrays.string(entry.pointee.key) == key {
-            guard let argument = entry.pointee.value, argument.pointee.n_arguments == 1, let binding = argument.pointee.arguments[0],
-                  binding.pointee.binding_case == CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME else { return nil }
-            return CArrays.string(binding.pointee.name)
-        }
-        return nil
+        guard let bindings = bindings(operation, key), bindings.count == 1, let binding = bindings[0],
+              binding.pointee.binding_case == CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME else { return nil }
+        return CArrays.string(binding.pointee.name)
     }
 
     func tensor(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> String {
