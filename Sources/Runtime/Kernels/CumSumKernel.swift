@@ -36,8 +36,7 @@ struct CumSumKernel: Kernel {
 
 extension CumSum: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        let dimensions = inputs[0].dimensions, index = inputs[0].axisIndex(axis)!  // checked by shape inference
-        return CumSumKernel(outer: dimensions[..<index].reduce(1, *), size: dimensions[index],
-                            inner: dimensions[(index + 1)...].reduce(1, *), exclusive: exclusive, reverse: reverse)
+        let (outer, size, inner) = AxisView.of(inputs[0], axis: inputs[0].axisIndex(axis)!)  // checked by shape inference
+        return CumSumKernel(outer: outer, size: size, inner: inner, exclusive: exclusive, reverse: reverse)
     }
 }

@@ -1,6 +1,14 @@
 import Foundation
 import ModelFormat
 
+/// A tensor seen along axis `axis` (counted from the front) as [outer,
+/// size, inner]: the values of a line lie `inner` apart.
+enum AxisView {
+    static func of(_ shape: TensorShape, axis: Int) -> (outer: Int, size: Int, inner: Int) {
+        (shape.dimensions[..<axis].reduce(1, *), shape.dimensions[axis], shape.dimensions[(axis + 1)...].reduce(1, *))
+    }
+}
+
 /// Softmax along one axis: the tensor seen as [outer, size, inner], each
 /// of the outer x inner lines of `size` values normalized on its own
 /// (`exp(x - max) / sum(exp(x - max))`). The [C, H, W] softmax is the
@@ -11,9 +19,7 @@ struct AxisSoftmaxKernel: Kernel {
     let inner: Int
 
     init(_ shape: TensorShape, axis: Int) {
-        outer = shape.dimensions[..<axis].reduce(1, *)
-        size = shape.dimensions[axis]
-        inner = shape.dimensions[(axis + 1)...].reduce(1, *)
+        (outer, size, inner) = AxisView.of(shape, axis: axis)
     }
 
     func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
