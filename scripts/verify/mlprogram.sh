@@ -33,11 +33,7 @@ fixtures="$root/Tests/Fixtures"
 cd "$root"
 mkdir -p "$work"
 
-milblob="$source_dir/mlmodel/src"
-[ -f "$milblob/MILBlob/Blob/StorageReader.cpp" ] || { echo "mlprogram: no MILBlob sources in $milblob" >&2; exit 2; }
-g++ -std=c++17 -O1 -I"$milblob" -I"$source_dir/deps/FP16/include" -o "$work/milblob_dump" scripts/verify/milblob_dump.cpp \
-  "$milblob/MILBlob/Blob/StorageReader.cpp" "$milblob/MILBlob/Blob/MMapFileReader.cpp" "$milblob/MILBlob/Blob/MMapFileReaderFactory.cpp" \
-  "$milblob/MILBlob/Fp16.cpp" "$milblob/MILBlob/Fp8.cpp" "$milblob/MILBlob/SubByteTypes.cpp"
+scripts/verify/build_milblob_dump.sh "$source_dir" "$work/milblob_dump"
 swift build >/dev/null
 bin="$(swift build --show-bin-path)"
 [ -f "$work/agefull/output_prob.npy" ] || "$python" scripts/fixtures/make_caffe_fixtures.py --full-size "$work/agefull" >/dev/null

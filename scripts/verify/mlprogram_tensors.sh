@@ -18,11 +18,7 @@ work="${4:-/tmp/mlprogram_tensors}"
 python="$root/.venv/bin/python"
 cd "$root"
 mkdir -p "$work"
-milblob="$source_dir/mlmodel/src"
-[ -f "$milblob/MILBlob/Blob/StorageReader.cpp" ] || { echo "mlprogram_tensors: no MILBlob sources in $milblob" >&2; exit 2; }
-g++ -std=c++17 -O1 -I"$milblob" -I"$source_dir/deps/FP16/include" -o "$work/milblob_dump" scripts/verify/milblob_dump.cpp \
-  "$milblob/MILBlob/Blob/StorageReader.cpp" "$milblob/MILBlob/Blob/MMapFileReader.cpp" "$milblob/MILBlob/Blob/MMapFileReaderFactory.cpp" \
-  "$milblob/MILBlob/Fp16.cpp" "$milblob/MILBlob/Fp8.cpp" "$milblob/MILBlob/SubByteTypes.cpp"
+scripts/verify/build_milblob_dump.sh "$source_dir" "$work/milblob_dump"
 swift build >/dev/null
 bin="$(swift build --show-bin-path)"
 quiet() { grep -v -E "^(I0000|WARNING|Failed to load|Running MIL)|has not been tested|scikit-learn version" || true; }
