@@ -19,13 +19,21 @@ import Naming
 /// aside, so that the target is, for an instant, absent, but never half
 /// replaced. A signal (SIGINT, SIGTERM, SIGHUP) during the write removes
 /// the temporary folder (`fileio_remember_tree`).
+///
+/// As `AtomicFile` does for a file: when a package is replaced, every file
+/// and folder of the new one is synced to disk before the swap, so that not
+/// even a power cut can leave the old package replaced by a partial new
+/// one; a new package is left to the system's write-back (waiting for the
+/// disk there would protect nothing that existed).
 public enum AtomicFolder {
     /// Creates the folder `path` with what `fill` writes into the
-    /// temporary folder it is given.
+    /// temporary folder it is given; `fill` also gets how the folder is to
+    /// be committed (a writer of a large file can start the disk early when
+    /// it is to be synced).
     /// - Throws: `FileError` for a target that may not be replaced and for
     ///   file-system failures, or what `fill` throws.
     public static func write(to path: String, inputs: [String] = [], isReplaceable: (String) -> Bool,
-                             _ fill: (_ folder: String) throws -> Void) throws {
+                             _ fill: (_ folder: String, _ commit: AtomicFile.Commit) throws -> Void) throws {
         let path = withoutTrailingSlashes(path)
         let exists = try checkTarget(path, inputs: inputs, isReplaceable: isReplaceable)
         let parent = FileSystem.folder(of: path)
@@ -38,11 +46,12 @@ public enum AtomicFolder {
             if !committed { removeTree(temporary) }
             fileio_forget(slot)
         }
-        try fill(temporary)
-        // On disk before it takes the target's place: a crash after the swap must not leave an empty or half-written package.
-        try syncTree(temporary, target: path)
-        if exists || FileSystem.kind(of: path) == .folder {
+        try fill(temporary, exists ? .synced : .cached)
+        let replacing = exists || FileSystem.kind(of: path) == .folder
+        if replacing {
             guard isReplaceable(path) else { throw FileError(path: path, message: "appeared while writing and is not a model package; nothing replaced") }
+            // On disk before it takes the old package's place: a crash after the swap must not leave an empty or half-written package.
+            try syncTree(temporary, target: path)
             try replace(path, with: temporary, parent: parent, stem: stem)
         } else {
             guard PathBytes.withCString(temporary, { from in PathBytes.withCString(path) { rename(from, $0) } }) == 0 else {

@@ -4,9 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CProtobufC
-import Dispatch
 import CProtobufFile
-import Threads
 
 /// Arrays of a message being written that are produced while it is written
 /// rather than before: weights computed from a source file go straight into
@@ -21,10 +19,9 @@ import Threads
 /// waits for another between arrays, and each piece is written by the core
 /// that computed it, while it is still in that core's cache.
 public final class StreamedFields {
-    /// Computes piece `index` of an array and writes its bytes through
-    /// `write`, at their offset in the array. Called from any thread, for
-    /// several pieces at once; the pieces together must cover the array.
-    public typealias PieceWriter = @Sendable (_ index: Int, _ write: (_ bytes: UnsafeRawBufferPointer, _ offset: Int) throws -> Void) throws -> Void
+    /// Computes piece `index` of an array and writes its bytes at their
+    /// offset in the array (`FileStretch.PieceWriter`).
+    public typealias PieceWriter = FileStretch.PieceWriter
 
     private struct Array {
         let length: Int
@@ -97,114 +94,12 @@ public final class StreamedFields {
         return written
     }
 
-    /// Every pending piece, taken in file order from one queue by one
-    /// thread per core. False when a write failed (errno is set).
+    /// Every pending piece, filled by one thread per core (`StretchFill`).
+    /// False when a write failed (errno is set).
     private func fillPending(descriptor: Int32, startingWriteback: Bool) throws -> Bool {
-        let jobs = pending
+        let stretches = pending.map { FileStretch(offset: $0.offset, length: $0.array.length, pieces: $0.array.pieces,
+                                                   finished: $0.array.finished, writePiece: $0.array.writePiece) }
         pending = []
-        let pieces = jobs.indices.flatMap { job in (0..<jobs[job].array.pieces).map { (job: job, index: $0) } }
-        guard !pieces.isEmpty else { return true }
-        let progress = FillProgress(pieces: pieces.count, arrays: jobs.count,
-                                    writebackFrom: startingWriteback ? jobs[0].offset : nil)
-        // On a terminal, after a second: "writing weights: 120/550 MB".
-        let megabytes = jobs.reduce(0) { $0 + $1.array.length } >> 20
-        defer { WorkProgress.finished() }
-        WorkProgress.report("writing weights", done: 0, total: megabytes, unit: "MB")
-        DispatchQueue.concurrentPerform(iterations: min(pieces.count, ProcessorCount.online)) { _ in
-            while let next = progress.next() {
-                let (number, job) = (pieces[next].job, jobs[pieces[next].job])
-                do {
-                    try job.array.writePiece(pieces[next].index) { bytes, offset in
-                        guard offset >= 0, offset + bytes.count <= job.array.length else {
-                            throw StreamedFieldError(message: "a piece at \(offset) of \(bytes.count) bytes overruns a streamed array of \(job.array.length)")
-                        }
-                        guard proto_write_at(descriptor, bytes.baseAddress, bytes.count, job.offset + Int64(offset)) == 0 else {
-                            throw WriteFailed(code: errno)
-                        }
-                        let (total, writeback) = progress.wrote(bytes.count, toArray: number, endingAt: job.offset + Int64(offset + bytes.count))
-                        WorkProgress.report("writing weights", done: progress.allWritten >> 20, total: megabytes, unit: "MB")
-                        if total == job.array.length { job.array.finished?() }
-                        if let (start, length) = writeback { proto_start_writeback(descriptor, start, length) }
-                    }
-                } catch {
-                    progress.fail(error)
-                }
-            }
-        }
-        if let failure = progress.failure {
-            guard let write = failure as? WriteFailed else { throw failure }
-            errno = write.code
-            return false
-        }
-        for (job, total) in zip(jobs, progress.totals) where total != job.array.length {
-            throw StreamedFieldError(message: "a streamed array of \(job.array.length) bytes got \(total)")
-        }
-        return true
-    }
-}
-
-/// A streamed array whose producer did not keep to its length.
-public struct StreamedFieldError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
-}
-
-/// A write failed with errno `code` (errno is per thread: the pack reports
-/// it on its own).
-private struct WriteFailed: Error {
-    let code: Int32
-}
-
-/// What the threads filling the pieces share, under one lock: the next
-/// piece to take (pieces 0..<count once each, until one fails), the first
-/// error, the bytes each array got, and, when the disk is to be started
-/// early, how far it was: every `PROTO_WRITEBACK_STRIDE` bytes of progress
-/// (pieces go out in file order, give or take the one another thread is
-/// writing), as the sink does for what it writes itself.
-private final class FillProgress: @unchecked Sendable {
-    private let lock = Lock()
-    private let pieces: Int
-    private var taken = 0
-    private var firstFailure: (any Error)?
-    private var written: [Int]
-    private var writebackStart: Int64?
-
-    init(pieces: Int, arrays: Int, writebackFrom offset: Int64?) {
-        self.pieces = pieces
-        written = [Int](repeating: 0, count: arrays)
-        writebackStart = offset
-    }
-
-    func next() -> Int? {
-        lock.locked {
-            guard firstFailure == nil, taken < pieces else { return nil }
-            taken += 1
-            return taken - 1
-        }
-    }
-
-    func fail(_ error: any Error) {
-        lock.locked { if firstFailure == nil { firstFailure = error } }
-    }
-
-    var failure: (any Error)? { lock.locked { firstFailure } }
-    var totals: [Int] { lock.locked { written } }
-    /// The bytes written to all the arrays so far.
-    var allWritten: Int { lock.locked { everything } }
-    private var everything = 0
-
-    /// Records `bytes` written to array `array`, ending at file offset
-    /// `end`: the array's total so far, and the stretch to start the disk
-    /// on, if that is wanted and a stride's worth has built up.
-    func wrote(_ bytes: Int, toArray array: Int, endingAt end: Int64) -> (total: Int, writeback: (Int64, Int64)?) {
-        lock.locked {
-            written[array] += bytes
-            everything += bytes
-            guard let start = writebackStart, end - start >= Int64(PROTO_WRITEBACK_STRIDE) else {
-                return (written[array], nil)
-            }
-            writebackStart = end
-            return (written[array], (start, end - start))
-        }
+        return try StretchFill.fill(stretches, descriptor: descriptor, startingWriteback: startingWriteback)
     }
 }

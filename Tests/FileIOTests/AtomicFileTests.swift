@@ -240,6 +240,22 @@ final class AtomicFileTests: ScratchFolderTestCase {
         }
     }
 
+    /// A new package is left to the system's write-back, a replaced one is
+    /// synced before the swap (as `AtomicFile` commits files): the writer is
+    /// told which, so that it starts the disk early only when it will wait for it.
+    func testAFolderIsSyncedOnlyWhenItReplacesOne() throws {
+        let target = folder + "/commit.mlpackage"
+        var commits: [AtomicFile.Commit] = []
+        for _ in 0..<2 {
+            try AtomicFolder.write(to: target, isReplaceable: { _ in true }) { temporary, commit in
+                commits.append(commit)
+                FileManager.default.createFile(atPath: temporary + "/Manifest.json", contents: Data("{}".utf8))
+            }
+        }
+        XCTAssertEqual(commits, [.cached, .synced])
+        XCTAssertEqual(try String(contentsOfFile: target + "/Manifest.json", encoding: .utf8), "{}")
+    }
+
     /// The same for a package folder (`AtomicFolder`): the temporary folder
     /// goes with everything in it, three levels down (`fileio_remember_tree`).
     func testASignalDuringAFolderWriteRemovesTheTemporaryFolder() throws {
@@ -272,7 +288,7 @@ final class AtomicFileTests: ScratchFolderTestCase {
 final class SignalChild: XCTestCase {
     func testWriteFolderUntilSignalled() throws {
         guard let target = ProcessInfo.processInfo.environment["ATOMIC_FILE_SIGNAL_CHILD"] else { return }
-        try AtomicFolder.write(to: target, isReplaceable: { _ in false }) { temporary in
+        try AtomicFolder.write(to: target, isReplaceable: { _ in false }) { temporary, _ in
             let weights = temporary + "/Data/com.apple.CoreML/weights"
             try FileManager.default.createDirectory(atPath: weights, withIntermediateDirectories: true)
             for (path, text) in [(temporary + "/Manifest.json", "{}"), (weights + "/weight.bin", "weights"), (temporary + "/Data/ready", "")] {

@@ -6,6 +6,8 @@ import Darwin
 import CProtobufFile
 import FileIO
 import ModelFormat
+import Naming
+import Protobuf
 
 /// The package's weight file in MIL blob storage (version 2), as Core ML's
 /// `MILBlob::Blob::StorageWriter` lays it out: a 64-byte header (blob count,
@@ -41,83 +43,72 @@ struct BlobFile {
         (offset + alignment - 1) / alignment * alignment
     }
 
-    /// Writes the file to `path`, streaming each tensor's values in chunks.
+    /// Writes the file to `path`: the header and the metadata records, then
+    /// every blob's values in pieces, computed (and cast to float16) and
+    /// written by one thread per core (`StretchFill`), as the
+    /// NeuralNetwork writer streams its arrays. `startingWriteback`: start
+    /// the disk every `PROTO_WRITEBACK_STRIDE` bytes (a file about to be synced).
     /// - Throws: `FileError` when it cannot be written; `ModelError` for a
     ///   float16 blob holding a value beyond float16's range
-    ///   (`HalfRounding.overflows`), found as it is cast.
-    func write(to path: String) throws {
-        guard let stream = fopen(path, "wb") else { throw FileError(path: path, errno: errno, action: "cannot create") }
-        var closed = false
-        defer { if !closed { fclose(stream) } }
-        var halfs = [UInt16](repeating: 0, count: 65536)
-        let writeback = Writeback()
+    ///   (`HalfRounding.overflows`), found as it is cast (the first such
+    ///   blob in the file).
+    func write(to path: String, startingWriteback: Bool = false) throws {
+        let descriptor = PathBytes.withCString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666) }
+        guard descriptor >= 0 else { throw FileError(path: path, errno: errno, action: "cannot create") }
+        defer { close(descriptor) }
+        let failed = { FileError(path: path, errno: errno, action: "cannot write") }
+        // The file ends with the last blob's data (StorageWriter aligns each record's start only); the gaps read as zeros.
+        guard ftruncate(descriptor, off_t(blobs.last.map { $0.offset + Self.alignment + size(of: $0) } ?? Self.alignment)) == 0 else {
+            throw failed()
+        }
         var header = [UInt8](repeating: 0, count: Self.alignment)
         Self.put(UInt32(blobs.count), into: &header, at: 0)
         Self.put(UInt32(2), into: &header, at: 4)
-        try put(header, stream, path, writeback)
-        var position = Self.alignment
+        guard proto_write_at(descriptor, header, header.count, 0) == 0 else { throw failed() }
         for blob in blobs {
-            try put([UInt8](repeating: 0, count: blob.offset - position), stream, path, writeback)
-            let size = blob.weights.count * (blob.float16 ? 2 : 4)
             var metadata = [UInt8](repeating: 0, count: Self.alignment)
             Self.put(Self.sentinel, into: &metadata, at: 0)
             Self.put(blob.float16 ? Self.float16Type : Self.float32Type, into: &metadata, at: 4)
-            Self.put(UInt64(size), into: &metadata, at: 8)
+            Self.put(UInt64(size(of: blob)), into: &metadata, at: 8)
             Self.put(UInt64(blob.offset + Self.alignment), into: &metadata, at: 16)
-            try put(metadata, stream, path, writeback)
-            for chunk in 0..<blob.weights.chunkCount {
-                try blob.weights.withChunk(chunk) { _, values in
-                    if blob.float16 {
-                        // Cast in pieces of 64K values into one buffer, so that no second copy of a large tensor is made.
-                        for start in stride(from: 0, to: values.count, by: halfs.count) {
-                            let piece = min(halfs.count, values.count - start)
-                            for index in 0..<piece {
-                                let value = values[start + index]
-                                if HalfRounding.overflows(value) { throw HalfRounding.overflowError(constant: blob.name) }
-                                halfs[index] = HalfRounding.bits(value, count: blob.weights.count).littleEndian
-                            }
-                            try halfs.withUnsafeBufferPointer { try put(UnsafeRawBufferPointer(rebound($0, count: piece)), stream, path, writeback) }
-                        }
-                        return
-                    }
+            guard proto_write_at(descriptor, metadata, metadata.count, Int64(blob.offset)) == 0 else { throw failed() }
+        }
+        guard try StretchFill.fill(blobs.map(Self.stretch), descriptor: descriptor, startingWriteback: startingWriteback) else {
+            throw failed()
+        }
+    }
+
+    private func size(of blob: (offset: Int, weights: Weights, float16: Bool, name: String)) -> Int {
+        blob.weights.count * (blob.float16 ? 2 : 4)
+    }
+
+    /// Values per piece of weights in memory (computed weights come in their producer's chunks).
+    static let piece = 1 << 16
+
+    /// A blob's data as a stretch of the file: its values in pieces, cast
+    /// as `HalfRounding` casts a constant for a float16 blob.
+    private static func stretch(_ blob: (offset: Int, weights: Weights, float16: Bool, name: String)) -> FileStretch {
+        let weights = blob.weights, float16 = blob.float16, name = blob.name
+        let inMemory = !weights.isComputed
+        let pieces = inMemory ? (weights.count + piece - 1) / piece : weights.chunkCount
+        return FileStretch(offset: Int64(blob.offset + alignment), length: weights.count * (float16 ? 2 : 4), pieces: pieces,
+                           finished: weights.releaseSource) { index, write in
+            try weights.withChunk(inMemory ? 0 : index) { start, values in
+                let first = inMemory ? index * piece : start
+                let part = inMemory ? UnsafeBufferPointer(rebasing: values[first..<min(first + piece, values.count)]) : values
+                guard float16 else {
                     // Float's in-memory bytes are little-endian on every platform Swift runs this on.
-                    try put(UnsafeRawBufferPointer(values), stream, path, writeback)
+                    return try write(UnsafeRawBufferPointer(part), 4 * first)
                 }
+                var halfs = [UInt16](repeating: 0, count: part.count)
+                for (offset, value) in part.enumerated() {
+                    let half = HalfRounding.bits(value, count: weights.count)
+                    if HalfRounding.mayOverflow(half), HalfRounding.overflows(value) { throw HalfRounding.overflowError(constant: name) }
+                    halfs[offset] = half.littleEndian
+                }
+                try halfs.withUnsafeBytes { try write($0, 2 * first) }
             }
-            position = blob.offset + Self.alignment + size
         }
-        // No padding after the last blob: StorageWriter aligns each record's start only.
-        closed = true
-        guard fclose(stream) == 0 else { throw FileError(path: path, errno: errno, action: "cannot write") }
-    }
-
-    private func put(_ bytes: [UInt8], _ stream: UnsafeMutablePointer<FILE>, _ path: String, _ writeback: Writeback) throws {
-        try bytes.withUnsafeBytes { try put($0, stream, path, writeback) }
-    }
-
-    /// Writes `bytes`; every `PROTO_WRITEBACK_STRIDE` bytes the disk is
-    /// started on what was written, so that the package's final fsync
-    /// waits for the last stretch only (as the NeuralNetwork writer does).
-    private func put(_ bytes: UnsafeRawBufferPointer, _ stream: UnsafeMutablePointer<FILE>, _ path: String, _ writeback: Writeback) throws {
-        guard bytes.isEmpty || fwrite(bytes.baseAddress!, 1, bytes.count, stream) == bytes.count else {
-            throw FileError(path: path, errno: errno, action: "cannot write")
-        }
-        writeback.written += Int64(bytes.count)
-        if writeback.written - writeback.started >= PROTO_WRITEBACK_STRIDE {
-            guard fflush(stream) == 0 else { throw FileError(path: path, errno: errno, action: "cannot write") }
-            proto_start_writeback(fileno(stream), writeback.started, writeback.written - writeback.started)
-            writeback.started = writeback.written
-        }
-    }
-
-    /// How far the file is written, and from where the disk has not been started on it.
-    private final class Writeback {
-        var written: Int64 = 0
-        var started: Int64 = 0
-    }
-
-    private func rebound(_ buffer: UnsafeBufferPointer<UInt16>, count: Int) -> UnsafeBufferPointer<UInt16> {
-        UnsafeBufferPointer(rebasing: buffer[..<count])
     }
 
     private static func put<T: FixedWidthInteger>(_ value: T, into bytes: inout [UInt8], at offset: Int) {

@@ -47,13 +47,13 @@ public enum MLProgramWriter {
                 }
             }
         }
-        try AtomicFolder.write(to: path, inputs: inputs, isReplaceable: isPackage) { folder in
+        try AtomicFolder.write(to: path, inputs: inputs, isReplaceable: isPackage) { folder, commit in
             let data = FileSystem.path(of: dataFolder, in: folder)
             let coreML = FileSystem.path(of: coreMLFolder, in: data)
             let weights = FileSystem.path(of: weightsFolderName, in: coreML)
             try FileSystem.makeFolder(weights, intermediate: true)
             try writeFile(bytes, to: FileSystem.path(of: modelName, in: coreML))
-            try withExtendedLifetime(builder) { try blobs.write(to: FileSystem.path(of: weightsFileName, in: weights)) }
+            try withExtendedLifetime(builder) { try blobs.write(to: FileSystem.path(of: weightsFileName, in: weights), startingWriteback: commit == .synced) }
             try writeFile(Array(manifest().utf8), to: FileSystem.path(of: "Manifest.json", in: folder))
         }
     }
