@@ -20,6 +20,13 @@ enum HalfRounding {
         abs(value) > largest && abs(value) < 1e38
     }
 
+    /// Whether a value whose `halfBits` are `half` may be one that
+    /// `overflows`: only one that is cast to the largest half (65504 to
+    /// 65520), to infinity or to NaN.
+    static func mayOverflow(_ half: UInt16) -> Bool {
+        half & 0x7fff >= 0x7bff
+    }
+
     /// The refusal of a constant holding a value `overflows` accepts.
     static func overflowError(constant: String) -> ModelError {
         ModelError("constant '\(constant)': a value beyond float16's range (65504), which keeps its operation in float32 in coremltools; "
@@ -29,8 +36,10 @@ enum HalfRounding {
     /// The float16 bit pattern `value` is cast to in a constant of `count` values.
     static func bits(_ value: Float, count: Int) -> UInt16 {
         // ModelFormat's halfBits, not Float16 (which macOS on Intel lacks): ties to even, as the pass casts.
-        if value.isFinite, abs(value) >= 1e38 { return (value.sign == .minus ? -largest : largest).halfBits }
         let half = value.halfBits
+        // Most values: a non-zero half below the largest, which no rule of the pass touches.
+        if !mayOverflow(half), half & 0x7fff != 0 { return half }
+        if value.isFinite, abs(value) >= 1e38 { return (value.sign == .minus ? -largest : largest).halfBits }
         if half & 0x7fff == 0, value != 0, count < underflowRuleLimit { return value.sign == .minus ? 0x8001 : 0x0001 }
         return half
     }
