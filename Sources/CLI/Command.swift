@@ -46,21 +46,12 @@ public struct CommandConfiguration: Sendable {
     }
 }
 
-/// One entry of a command's EXAMPLES: what it does, and the command line
-/// as a user types it (words separated by single spaces, none quoted).
+/// One entry of a command's EXAMPLES: what it does, one line ("An image
+/// classifier with its labels"), and the full command line as a user types
+/// it, program name first (words separated by single spaces, none quoted).
 /// Help prints `# task` and then the command, wrapped with `\`
 /// continuations so that it can be pasted into a shell.
-public struct Example: Sendable, Equatable {
-    /// What the command does, one line: "An image classifier with its labels".
-    public var task: String
-    /// The full command line, program name first.
-    public var command: String
-
-    public init(_ task: String, _ command: String) {
-        self.task = task
-        self.command = command
-    }
-}
+public typealias Example = (task: String, command: String)
 
 /// A command-line command: a static declaration of its inputs plus a `run` function.
 ///

@@ -135,7 +135,7 @@ public struct YOLORegion: Sendable {
                 return emit(prefix + "\(name)_scaled", .activation(.linear(alpha: scale, beta: 0)), grown)
             }
             let box = [centre(0, "x", gridX, width), centre(1, "y", gridY, height),
-                       extent(2, "w", anchor.width, width, yolo?.inputWidth), extent(3, "h", anchor.height, height, yolo?.inputHeight)]
+                       extent(2, "w", anchor.width, width, yolo?.input.width), extent(3, "h", anchor.height, height, yolo?.input.height)]
             nodes.append(Node(name: prefix + "box", operation: .concat, inputs: box, outputs: [prefix + "box"]))
             boxes.append(prefix + "box")
             let objectness = squash ? emit(prefix + "objectness_sigmoid", .activation(.sigmoid), channel(4, "objectness")) : channel(4, "objectness")
@@ -168,23 +168,21 @@ public struct YOLORegion: Sendable {
 /// anchor and cell,
 ///
 ///     x = (sigmoid(tx) * scaleXY - (scaleXY - 1) / 2 + cx) / W   (y alike)
-///     w = exp(tw) * anchor_w / inputWidth                      (h alike)
+///     w = exp(tw) * anchor_w / input.width                     (h alike)
 ///     confidence = sigmoid(class channels) * sigmoid(to)
 ///
 /// and with `newCoords` (the grid already through a logistic activation)
-/// no sigmoid, and w = tw² * 4 * anchor_w / inputWidth.
+/// no sigmoid, and w = tw² * 4 * anchor_w / input.width.
 public struct YOLOHead: Sendable, Equatable {
     public var scaleXY: Float
     public var newCoords: Bool
-    /// The network's input, in pixels: the anchors' unit.
-    public var inputWidth: Int
-    public var inputHeight: Int
+    /// The network's input size, in pixels: the anchors' unit.
+    public var input: Size2
 
-    public init(scaleXY: Float, newCoords: Bool, inputWidth: Int, inputHeight: Int) {
+    public init(scaleXY: Float, newCoords: Bool, input: Size2) {
         self.scaleXY = scaleXY
         self.newCoords = newCoords
-        self.inputWidth = inputWidth
-        self.inputHeight = inputHeight
+        self.input = input
     }
 }
 

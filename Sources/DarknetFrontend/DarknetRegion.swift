@@ -51,7 +51,7 @@ extension DarknetWalk {
             for head in heads where !grids.contains(head.grid) { grids.append(head.grid) }
             return grids
         }
-        let input = (width: try net.int("width"), height: try net.int("height"))
+        let input = Size2(try net.int("height"), try net.int("width"))
         var decoded: [(decoding: YOLORegion, grid: String, shape: TensorShape)] = []
         for head in heads {
             let section = head.section
@@ -76,7 +76,7 @@ extension DarknetWalk {
                 throw section.error("reads \(shape.dimensions) and expects \(mask.count) anchors x (5 + \(classes) classes) = \(mask.count * (5 + classes)) channels")
             }
             let anchors = mask.map { (values[2 * $0], values[2 * $0 + 1]) }
-            let style = YOLOHead(scaleXY: scale, newCoords: newCoords == 1, inputWidth: input.width, inputHeight: input.height)
+            let style = YOLOHead(scaleXY: scale, newCoords: newCoords == 1, input: input)
             decoded.append((YOLORegion(anchors: anchors, classes: classes, yolo: style, prefix: "yolo_\(head.index)_"), head.grid, shape))
         }
         do {

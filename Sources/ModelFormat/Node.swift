@@ -20,7 +20,8 @@ public struct Node: Equatable, Sendable {
     }
 }
 
-/// Height and width of a 2-D window (kernel, stride, dilation).
+/// Height and width: of a 2-D window (kernel, stride, dilation), or of an
+/// image in pixels.
 public struct Size2: Equatable, Sendable {
     public var height: Int
     public var width: Int

@@ -25,10 +25,10 @@ enum CaffeCommand: Command {
             and `coordinates`; --class-labels names the classes (with or without the background's label).
             """,
         examples: [
-            Example("A classifier Vision reads: BGR image input, the mean subtracted, labels", "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --is-bgr --blue-bias -78.4 --green-bias -87.8 --red-bias -114.9 --class-labels age_labels.txt -o AgeNet.mlmodel"),
-            Example("The weights stored in 8 bits, and the typed Swift class beside the model",
-                    "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --quantize-weights 8 "
-                        + "--generate-classes -o AgeNet.mlmodel"),
+            ("A classifier Vision reads: BGR image input, the mean subtracted, labels", "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --is-bgr --blue-bias -78.4 --green-bias -87.8 --red-bias -114.9 --class-labels age_labels.txt -o AgeNet.mlmodel"),
+            ("The weights stored in 8 bits, and the typed Swift class beside the model",
+             "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --quantize-weights 8 "
+                 + "--generate-classes -o AgeNet.mlmodel"),
         ])
     static let options = Options {
         Positional("prototxt", valueName: "deploy.prototxt", help: "The deploy net definition.")

@@ -34,12 +34,12 @@ enum ConvertCommand: Command {
         }(),
         otherUsages: ["<model file> [<weights file>] <options>   (subcommand told by content)"],
         examples: [
-            Example("The format told by the content: an ONNX classifier taking images",
-                    "coreml-convert resnet18.onnx --image-input input -o ResNet18.mlmodel"),
-            Example("A Caffe classifier as Vision reads it: BGR, mean subtracted, labels",
-                    "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --is-bgr --blue-bias -78.4 --green-bias -87.8 --red-bias -114.9 --class-labels age_labels.txt -o AgeNet.mlmodel"),
-            Example("The same model with float16 weights, half the size",
-                    "coreml-convert mlmodel AgeNet.mlmodel --precision float16 -o AgeNet16.mlmodel"),
+            ("The format told by the content: an ONNX classifier taking images",
+             "coreml-convert resnet18.onnx --image-input input -o ResNet18.mlmodel"),
+            ("A Caffe classifier as Vision reads it: BGR, mean subtracted, labels",
+             "coreml-convert caffe deploy_age.prototxt age_net.caffemodel --image-input data --is-bgr --blue-bias -78.4 --green-bias -87.8 --red-bias -114.9 --class-labels age_labels.txt -o AgeNet.mlmodel"),
+            ("The same model with float16 weights, half the size",
+             "coreml-convert mlmodel AgeNet.mlmodel --precision float16 -o AgeNet16.mlmodel"),
         ])
 }
 
@@ -49,8 +49,8 @@ enum SampleCommand: Command {
         name: "sample", abstract: "Write the built-in sample classifier (227x227 BGR image in, 8 age labels out).",
         discussion: "The model is built in code with generated weights; it exercises the whole writer and is the subject of the README's first command.",
         examples: [
-            Example("Write Sample.mlmodel", "coreml-convert sample"),
-            Example("And its Swift class, as coreml-generate writes it", "coreml-convert sample -o Sample.mlmodel --generate-classes"),
+            ("Write Sample.mlmodel", "coreml-convert sample"),
+            ("And its Swift class, as coreml-generate writes it", "coreml-convert sample -o Sample.mlmodel --generate-classes"),
         ])
     static let options = Options {
         ConversionFlags.outputOptions(default: "Sample.mlmodel")

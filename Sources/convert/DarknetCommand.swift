@@ -19,9 +19,9 @@ enum DarknetCommand: Command {
             they are told apart by content.
             """,
         examples: [
-            Example("A YOLOv2 network as an object detector Vision reads",
-                    "coreml-convert darknet yolo.cfg yolo.weights --confidence-threshold 0.3 -o YOLO.mlmodel"),
-            Example("Only the network, its raw output grid", "coreml-convert darknet yolo.cfg yolo.weights --region-output grid -o Grid.mlmodel"),
+            ("A YOLOv2 network as an object detector Vision reads",
+             "coreml-convert darknet yolo.cfg yolo.weights --confidence-threshold 0.3 -o YOLO.mlmodel"),
+            ("Only the network, its raw output grid", "coreml-convert darknet yolo.cfg yolo.weights --region-output grid -o Grid.mlmodel"),
         ])
     static let options = Options {
         Positional("config", valueName: "network.cfg", help: "The network definition.")

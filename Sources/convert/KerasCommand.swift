@@ -14,10 +14,10 @@ enum KerasCommand: Command {
             them from --input-shape name=1,H,W,C. Lambda layers hold Python code: they are refused, never run or decoded.
             """,
         examples: [
-            Example("A model saved with unknown sizes, (None, None, 3), taking images",
-                    "coreml-convert keras model.h5 --input-shape image=1,12,10,3 --image-input image -o Model.mlmodel"),
-            Example("A classifier and its Objective-C classes",
-                    "coreml-convert keras classifier.h5 --image-input image --generate-classes --language objc -o Classifier.mlmodel"),
+            ("A model saved with unknown sizes, (None, None, 3), taking images",
+             "coreml-convert keras model.h5 --input-shape image=1,12,10,3 --image-input image -o Model.mlmodel"),
+            ("A classifier and its Objective-C classes",
+             "coreml-convert keras classifier.h5 --image-input image --generate-classes --language objc -o Classifier.mlmodel"),
         ])
     static let options = Options(ConversionFlags.modelFileOptions("model.h5", "The Keras model.", layout: "1,H,W,C")
                                  + ConversionFlags.normalizationOptions)

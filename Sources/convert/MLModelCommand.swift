@@ -14,9 +14,9 @@ enum MLModelCommand: Command {
             values. The output must be another file.
             """,
         examples: [
-            Example("float16 weights: half the size", "coreml-convert mlmodel AgeNet.mlmodel --precision float16 -o AgeNet16.mlmodel"),
-            Example("4-bit weights by k-means, and how far its outputs move",
-                    "coreml-convert mlmodel AgeNet.mlmodel --quantize-weights 4 --quantization kmeans-lut --probe face.png -o AgeNet4.mlmodel"),
+            ("float16 weights: half the size", "coreml-convert mlmodel AgeNet.mlmodel --precision float16 -o AgeNet16.mlmodel"),
+            ("4-bit weights by k-means, and how far its outputs move",
+             "coreml-convert mlmodel AgeNet.mlmodel --quantize-weights 4 --quantization kmeans-lut --probe face.png -o AgeNet4.mlmodel"),
         ])
     static let options = Options {
         Positional("model", valueName: "Model.mlmodel", help: "The Core ML model to write again.")

@@ -16,13 +16,13 @@ enum ONNXCommand: Command {
             converter cannot map is reported with every other one in one error: op type, count and node names.
             """,
         examples: [
-            Example("A torchvision classifier, app-ready: normalized, labelled, probabilities",
-                    "coreml-convert onnx resnet18.onnx --image-input input --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 "
-                        + "--class-labels labels.txt --add-softmax -o ResNet18.mlmodel"),
-            Example("A model exported with symbolic sizes: give them, batch first",
-                    "coreml-convert onnx model.onnx --input-shape input=1,3,32,32 --image-input input -o Model.mlmodel"),
-            Example("A YOLOv8 or YOLO11 detector (Ultralytics' export) for Vision",
-                    "coreml-convert onnx yolov8n.onnx --detector yolov8 --class-labels coco.txt -o YOLOv8n.mlmodel"),
+            ("A torchvision classifier, app-ready: normalized, labelled, probabilities",
+             "coreml-convert onnx resnet18.onnx --image-input input --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 "
+                 + "--class-labels labels.txt --add-softmax -o ResNet18.mlmodel"),
+            ("A model exported with symbolic sizes: give them, batch first",
+             "coreml-convert onnx model.onnx --input-shape input=1,3,32,32 --image-input input -o Model.mlmodel"),
+            ("A YOLOv8 or YOLO11 detector (Ultralytics' export) for Vision",
+             "coreml-convert onnx yolov8n.onnx --detector yolov8 --class-labels coco.txt -o YOLOv8n.mlmodel"),
         ])
     static let options = Options(ConversionFlags.modelFileOptions("model.onnx", "The ONNX model.", layout: "1,C,H,W")
                                  + ConversionFlags.normalizationOptions + detectorOptions)

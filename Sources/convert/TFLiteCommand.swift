@@ -30,12 +30,12 @@ enum TFLiteCommand: Command {
             --class-labels, --image-input and the preprocessing options override it.
             """,
         examples: [
-            Example("A classifier with TFLite metadata: labels and preprocessing from the file", "coreml-convert tflite labelled.tflite -o Classifier.mlmodel"),
-            Example("A classifier without metadata, app-ready: pixels to [-1, 1], labelled",
-                    "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --mean 0.5,0.5,0.5 "
-                        + "--std 0.5,0.5,0.5 --class-labels labels.txt -o Classifier.mlmodel"),
-            Example("The same taking images as they are, with its Swift classes",
-                    "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --generate-classes -o Classifier.mlmodel"),
+            ("A classifier with TFLite metadata: labels and preprocessing from the file", "coreml-convert tflite labelled.tflite -o Classifier.mlmodel"),
+            ("A classifier without metadata, app-ready: pixels to [-1, 1], labelled",
+             "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --mean 0.5,0.5,0.5 "
+                 + "--std 0.5,0.5,0.5 --class-labels labels.txt -o Classifier.mlmodel"),
+            ("The same taking images as they are, with its Swift classes",
+             "coreml-convert tflite classifier.tflite --image-input serving_default_image_0 --generate-classes -o Classifier.mlmodel"),
         ])
     static let options = Options(ConversionFlags.modelFileOptions("model.tflite", "The TFLite model.", layout: "1,H,W,C")
                                  + ConversionFlags.normalizationOptions)

@@ -20,12 +20,12 @@ enum TensorFlowCommand: Command {
             --class-labels names the classes).
             """,
         examples: [
-            Example("A frozen classifier: its input's size, its output, image input and labels",
-                    "coreml-convert tensorflow graph.pb --input-shape input:0=1,32,32,3 --output-feature-name Identity:0 "
-                        + "--image-input input:0 --image-scale 1/255 --class-labels labels.txt -o Classifier.mlmodel"),
-            Example("Its outputs as the graph gives them, float16 weights",
-                    "coreml-convert tensorflow graph.pb --input-shape input:0=1,32,32,3 --image-input input:0 --precision float16 "
-                        + "-o Graph.mlmodel"),
+            ("A frozen classifier: its input's size, its output, image input and labels",
+             "coreml-convert tensorflow graph.pb --input-shape input:0=1,32,32,3 --output-feature-name Identity:0 "
+                 + "--image-input input:0 --image-scale 1/255 --class-labels labels.txt -o Classifier.mlmodel"),
+            ("Its outputs as the graph gives them, float16 weights",
+             "coreml-convert tensorflow graph.pb --input-shape input:0=1,32,32,3 --image-input input:0 --precision float16 "
+                 + "-o Graph.mlmodel"),
         ])
     static let options = Options {
         Positional("graph", valueName: "frozen.pb", help: "The frozen GraphDef (binary .pb, or text .pbtxt).")

@@ -24,9 +24,9 @@ enum GenerateCommand: Command {
             """,
         versionDetails: "reads Core ML .mlmodel files of any specification version; writes Swift (language modes 5 and 6) or Objective-C (ARC)",
         examples: [
-            Example("AgeNet.swift into the folder Classes", "coreml-generate AgeNet.mlmodel Classes"),
-            Example("Objective-C classes for a framework, under another name",
-                    "coreml-generate AgeNet.mlmodel Classes --language objc --public --class-name AgeClassifier"),
+            ("AgeNet.swift into the folder Classes", "coreml-generate AgeNet.mlmodel Classes"),
+            ("Objective-C classes for a framework, under another name",
+             "coreml-generate AgeNet.mlmodel Classes --language objc --public --class-name AgeClassifier"),
         ])
     static let options = Options {
         Positional("model", valueName: "Model.mlmodel", help: "The Core ML model whose classes to write (an .mlmodel, or an ML Program .mlpackage).")

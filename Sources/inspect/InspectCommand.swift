@@ -26,10 +26,10 @@ enum InspectCommand: Command {
             weights, TensorFlow frozen graphs, Keras .h5, ONNX .onnx, TFLite .tflite, Darknet .cfg with or without .weights
             """,
         examples: [
-            Example("What a model takes and gives, and the systems it loads on", "coreml-inspect AgeNet.mlmodel"),
-            Example("A Caffe model before converting it, every layer listed", "coreml-inspect deploy_age.prototxt age_net.caffemodel --layers"),
-            Example("Every weight tensor's statistics, as JSON", "coreml-inspect AgeNet.mlmodel --weight-stats --json"),
-            Example("The graph as a picture next to the model (AgeNet.svg)", "coreml-inspect AgeNet.mlmodel --graph svg"),
+            ("What a model takes and gives, and the systems it loads on", "coreml-inspect AgeNet.mlmodel"),
+            ("A Caffe model before converting it, every layer listed", "coreml-inspect deploy_age.prototxt age_net.caffemodel --layers"),
+            ("Every weight tensor's statistics, as JSON", "coreml-inspect AgeNet.mlmodel --weight-stats --json"),
+            ("The graph as a picture next to the model (AgeNet.svg)", "coreml-inspect AgeNet.mlmodel --graph svg"),
         ])
     static let options = Options {
         Positional("file", valueName: "file", repeatable: true,

@@ -27,10 +27,10 @@ enum PredictCommand: Command {
             \(kernelLines())
             """,
         examples: [
-            Example("The three most probable labels of a picture", "coreml-predict AgeNet.mlmodel face.png --max-results 3"),
-            Example("Every picture of a folder, as JSON", "coreml-predict AgeNet.mlmodel photos --json"),
-            Example("An array in, every output saved as .npy", "coreml-predict Model.mlmodel --input x=x.npy --output-npy outputs"),
-            Example("How fast: the median of 20 predictions", "coreml-predict AgeNet.mlmodel face.png --benchmark 20"),
+            ("The three most probable labels of a picture", "coreml-predict AgeNet.mlmodel face.png --max-results 3"),
+            ("Every picture of a folder, as JSON", "coreml-predict AgeNet.mlmodel photos --json"),
+            ("An array in, every output saved as .npy", "coreml-predict Model.mlmodel --input x=x.npy --output-npy outputs"),
+            ("How fast: the median of 20 predictions", "coreml-predict AgeNet.mlmodel face.png --benchmark 20"),
         ])
     }
     static let options = Options {

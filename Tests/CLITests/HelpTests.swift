@@ -98,9 +98,9 @@ final class HelpTests: XCTestCase {
     /// wider than the help, never between an option and its value.
     func testExamplesWrapAsShellLines() {
         let text = HelpFormatter.examples([
-            Example("Short", "convert caffe a.prototxt b.caffemodel -o M.mlmodel"),
-            Example("Long", "convert caffe deploy.prototxt weights.caffemodel --image-input data --is-bgr --red-bias -123.68 "
-                        + "--green-bias -116.78 --blue-bias -103.94 -o Model.mlmodel"),
+            ("Short", "convert caffe a.prototxt b.caffemodel -o M.mlmodel"),
+            ("Long", "convert caffe deploy.prototxt weights.caffemodel --image-input data --is-bgr --red-bias -123.68 "
+                 + "--green-bias -116.78 --blue-bias -103.94 -o Model.mlmodel"),
         ])
         XCTAssertEqual(text, """
             EXAMPLES:
