@@ -4,12 +4,17 @@ import Naming
 /// Float32 constants as coremltools' `FP16ComputePrecision` pass
 /// (passes/defs/quantization.py) casts them for a program computing in
 /// float16 (iOS 15): each value rounded to the nearest float16 (ties to
-/// even); a finite value of 1e38 or more saturated to ±65504
-/// (`_check_overflow_to_inf`); in a constant of fewer than 400 values, a
-/// non-zero value that rounds to zero made the smallest subnormal of its
-/// sign (`_check_underflow_to_zero`). A constant holding a finite value
-/// over 65504 and under 1e38 keeps its operation in float32 in coremltools
-/// (`fp16_overflow`); `ProgramBuilder` refuses it instead.
+/// even); in a constant of fewer than 400 values, a value that rounds to
+/// zero but is not itself within float32's smallest subnormal of zero made
+/// the smallest float16 subnormal of its sign (`_check_underflow_to_zero`,
+/// whose `np.isclose` takes ±1.4e-45 for zero). A finite value of 1e38 or
+/// more is saturated to ±65504, as coremltools' main branch does
+/// (`_check_overflow_to_inf`, after 9.0: an attention mask's float32 minimum
+/// made -infinity gave NaN in softmax); coremltools 9.0 writes infinity
+/// there (Tests/Fixtures/coreml/half_rounding.json, made by 9.0, records
+/// both). A constant holding a finite value over 65504 and under 1e38 keeps
+/// its operation in float32 in coremltools (`fp16_overflow`);
+/// `ProgramBuilder` refuses it instead.
 enum HalfRounding {
     static let largest: Float = 65504
     /// The pass's smallest-subnormal rule holds for constants of fewer values than this.
@@ -40,7 +45,7 @@ enum HalfRounding {
         // Most values: a non-zero half below the largest, which no rule of the pass touches.
         if !mayOverflow(half), half & 0x7fff != 0 { return half }
         if value.isFinite, abs(value) >= 1e38 { return (value.sign == .minus ? -largest : largest).halfBits }
-        if half & 0x7fff == 0, value != 0, count < underflowRuleLimit { return value.sign == .minus ? 0x8001 : 0x0001 }
+        if half & 0x7fff == 0, abs(value) > .leastNonzeroMagnitude, count < underflowRuleLimit { return value.sign == .minus ? 0x8001 : 0x0001 }
         return half
     }
 
