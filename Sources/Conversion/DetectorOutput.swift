@@ -187,7 +187,7 @@ extension ConversionOptions {
         }
         let table = layout == .yolov8 ? emit(names.make("\(output)_rows"), .defined(Transpose(axes: [0, 2, 1])), output) : output
         func columns(_ from: Int, _ to: Int, _ name: String) -> String {
-            emit(name, .defined(SliceND(begin: [0, 0, from], end: [1, rows, to])), table)
+            emit(name, .slice(Slice(begin: [0, 0, from], end: [1, rows, to])), table)
         }
         let (width, height) = (1 / Float(size.width), 1 / Float(size.height))
         let perPixel = emit(names.make("\(output)_per_pixel"), .defined(Constant(shape: [1, 1, 4], data: Weights([width, height, width, height]))))

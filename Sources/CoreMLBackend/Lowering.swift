@@ -71,7 +71,8 @@ public enum SpecificationVersion {
 
     /// Refuses what the backend cannot write: an operation without a
     /// Core ML layer, a rank-N operation on [C, H, W] maps (only tensor
-    /// inputs give it the shapes the IR gave it), tensor inputs mixed
+    /// inputs give it the shapes the IR gave it), a slice no layer takes
+    /// as it is (`checkSlice`), tensor inputs mixed
     /// with arrays or with images not taken as tensors, and on tensors a maximum, minimum or average
     /// of differently shaped inputs (those layers have no broadcasting
     /// form for rank N; add and multiply do); an image scale of 0
@@ -101,6 +102,8 @@ public enum SpecificationVersion {
                 throw ModelError(node: node.name, "Core ML has no rank-N layer for a reduction of mode \(reduce.mode.rawValue): its reduce layer "
                                  + "takes one over C, H, W, HW or CHW of a [C, H, W] map or [1, C, H, W] tensor, keeping them, "
                                  + "not axes \(reduce.axes)\(reduce.keepDimensions ? "" : " dropped")")
+            case .defined(let op) where op.definition is Slice:
+                try checkSlice(op.definition as! Slice, node, input: node.inputs.first.flatMap { shapes[$0] }, tensorModel: model.hasTensorInputs)
             default:
                 break
             }

@@ -54,7 +54,7 @@ public enum LayerFamily: String, CaseIterable, Sendable {
         case "add", "multiply", "maximum", "minimum", "average", "unary", "scale", "bias", "eltwise", "power", "exp", "log":
             self = .elementwise
         case "concat", "split", "flatten", "reshape", "padding", "crop", "slice",
-             "slicend", "transpose", "constant", "priorbox", "reorg", "shufflechannel", "dropout":
+             "transpose", "constant", "priorbox", "reorg", "shufflechannel", "dropout":
             self = .tensor
         case "innerproduct", "matmul":
             self = .innerProduct

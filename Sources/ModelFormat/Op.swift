@@ -6,7 +6,7 @@
 /// maximum, minimum, average, unary, activation), which take any rank.
 /// `defined` holds an operation that needs no case of its own (the rank-N
 /// ones: `MatMul`, `Softmax`, `Transpose`, `GELU`, `Concat`, `Reshape`,
-/// ...); a new operation goes there.
+/// `Slice`, ...); a new operation goes there.
 public enum Op: Equatable, Sendable {
     case convolution(Convolution)
     case pooling(Pooling)
@@ -33,7 +33,6 @@ public enum Op: Equatable, Sendable {
     case flatten(ChannelOrder)
     case padding(Padding)
     case crop(Crop)
-    case slice(Slice)
     /// Splits channels evenly into one tensor per output.
     case split
     case upsample(Upsample)
@@ -65,7 +64,6 @@ extension Op {
         case .flatten(let order): Flatten(order: order)
         case .padding(let padding): padding
         case .crop(let crop): crop
-        case .slice(let slice): slice
         case .split: Split()
         case .upsample(let upsample): upsample
         case .defined(let op): op.definition

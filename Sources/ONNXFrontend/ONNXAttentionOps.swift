@@ -127,7 +127,7 @@ extension ONNXOpTable {
             var begin = [Int](repeating: 0, count: x.rank), end = dims, strides = [Int](repeating: 1, count: x.rank)
             (begin[axis], end[axis], strides[axis]) = (run.first, run.first + run.step * (run.count - 1) + 1, run.step)
             let last = runs.count == 1 && !reshaped
-            nodes.append(b.emit(.defined(SliceND(begin: begin, end: end, strides: strides)), [x.name], suffix: last ? nil : "run\(number)"))
+            nodes.append(b.emit(.slice(Slice(begin: begin, end: end, strides: strides)), [x.name], suffix: last ? nil : "run\(number)"))
         }
         if runs.count > 1 { nodes.append(b.emit(.defined(Concat(axis: axis)), nodes.map { $0.outputs[0] }, suffix: reshaped ? "joined" : nil)) }
         guard reshaped else { return (nodes, .tensor(name: b.name, rank: x.rank)) }

@@ -57,7 +57,7 @@ extension ONNXOpTable {
             } else {
                 var begin = [Int](repeating: 0, count: x.rank), end = dims
                 (begin[axis], end[axis]) = (start, start + part)
-                op = .defined(SliceND(begin: begin, end: end))
+                op = .slice(Slice(begin: begin, end: end))
             }
             nodes.append(Node(name: output, operation: op, inputs: [x.name], outputs: [output]))
             values.append(.tensor(name: output, rank: x.rank))

@@ -73,7 +73,7 @@ extension ONNXOpTable {
         guard index >= 0, index < dims[axis] else { throw b.node.fail("index \(index) is out of range 0..<\(dims[axis])") }
         var begin = [Int](repeating: 0, count: x.rank), end = dims
         (begin[axis], end[axis]) = (index, index + 1)
-        let slice = b.emit(.defined(SliceND(begin: begin, end: end)), [x.name], suffix: indices.shape.isEmpty ? "slice" : nil)
+        let slice = b.emit(.slice(Slice(begin: begin, end: end)), [x.name], suffix: indices.shape.isEmpty ? "slice" : nil)
         guard indices.shape.isEmpty else { return ([slice], .tensor(name: b.name, rank: x.rank)) }
         var kept = dims
         kept.remove(at: axis)
@@ -91,7 +91,7 @@ extension ONNXOpTable {
         if ranges.map(\.start).allSatisfy({ $0 == 0 }), ranges.map(\.end) == x.dims, ranges.allSatisfy({ $0.step == 1 }) {
             return ([], .tensor(name: x.name, rank: x.rank))
         }
-        return b.single(.defined(SliceND(begin: ranges.map(\.start), end: ranges.map(\.end), strides: ranges.map(\.step))), x)
+        return b.single(.slice(Slice(begin: ranges.map(\.start), end: ranges.map(\.end), strides: ranges.map(\.step))), x)
     }
 
     /// Over the last axis: (x - mean) / sqrt(variance + epsilon) * scale + bias,

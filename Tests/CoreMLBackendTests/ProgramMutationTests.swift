@@ -16,7 +16,7 @@ final class ProgramMutationTests: XCTestCase {
         let tensor = Model(inputs: [Input(name: "x", kind: .tensor(shape: [1, 4, 6]))], outputs: [Output(name: "y")], nodes: [
             Node(name: "t", operation: .defined(Transpose(axes: [0, 2, 1])), inputs: ["x"], outputs: ["t"]),
             Node(name: "r", operation: .reshape(targetShape: [1, 3, 8]), inputs: ["t"], outputs: ["r"]),
-            Node(name: "s", operation: .defined(SliceND(begin: [0, 1, 0], end: [1, 3, 8], strides: [1, 1, 2])), inputs: ["r"], outputs: ["s"]),
+            Node(name: "s", operation: .slice(Slice(begin: [0, 1, 0], end: [1, 3, 8], strides: [1, 1, 2])), inputs: ["r"], outputs: ["s"]),
             Node(name: "m", operation: .reduce(Reduce(mode: .average, axes: [-1])), inputs: ["s"], outputs: ["m"]),
             Node(name: "y", operation: .defined(Softmax(axis: 1)), inputs: ["m"], outputs: ["y"]),
         ])

@@ -119,8 +119,9 @@ final class RoundTripTests: XCTestCase {
                 entry["params"] = ["leakyReLU.alpha": alpha]
             case .activation(.clip(let low, let high)):
                 entry["params"] = ["minVal": low, "maxVal": high]
-            case .slice(let s):
-                entry["params"] = ["startIndex": s.start, "endIndex": s.end, "stride": s.stride]
+            case .defined(let op) where (op.definition as? Slice)?.mapAxis != nil:
+                let s = op.definition as! Slice
+                entry["params"] = ["startIndex": s.begin[0], "endIndex": s.end[0], "stride": s.strides[0]]
             case .padding(let p):
                 entry["params"] = ["paddingAmounts.borderAmounts": [
                     ["startEdgeSize": p.edges.top, "endEdgeSize": p.edges.bottom],

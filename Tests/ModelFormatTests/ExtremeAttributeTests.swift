@@ -44,6 +44,7 @@ final class ExtremeAttributeTests: XCTestCase {
         ("crop edges", 4, { v, _ in .crop(.edges(Edges(top: v[0], bottom: v[1], left: v[2], right: v[3]))) }),
         ("crop like", 2, { v, _ in .crop(.like(offset: [v[0], v[1]])) }),
         ("slice", 3, { v, _ in .slice(Slice(axis: .height, start: v[0], end: v[1], stride: v[2])) }),
+        ("slice of listed axes", 4, { v, _ in .slice(Slice(axes: [v[0]], begin: [v[1]], end: [v[2]], strides: [v[3]])) }),
         ("upsample", 2, { v, _ in .upsample(Upsample(scale: Size2(v[0], v[1]))) }),
         ("constant", 3, { v, f in .constant(shape: [v[0], v[1], v[2]], data: Weights([f])) }),
         ("unary", 0, { _, f in .unary(Unary(kind: .power, alpha: f, epsilon: f, shift: f, scale: f)) }),

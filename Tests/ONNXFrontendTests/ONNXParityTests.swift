@@ -71,7 +71,7 @@ final class ONNXParityTests: XCTestCase {
     func testChannelSplitBySlicesOfATensor() throws {
         try checkParity("shuffle", input: [1, 3, 16, 16])
         let model = try ONNXConverter.convert(model: onnxFixtures.appendingPathComponent("shuffle_opset17/model.onnx").path)
-        let slices = model.nodes.compactMap { node in (node.operation.definition as? SliceND) }
+        let slices = model.nodes.compactMap { node in (node.operation.definition as? Slice) }
         XCTAssertEqual(slices.count, 4, "the two halves; then rows in steps of 2 and columns from 1, torch exports one Slice each")
         XCTAssertTrue(slices.contains { $0.strides == [1, 1, 2, 1] }, "\(slices)")
     }
@@ -80,7 +80,7 @@ final class ONNXParityTests: XCTestCase {
     func testSegmentationScores() throws { try checkParity("segmenter", input: [1, 3, 24, 32]) }
 
     /// Swin's cyclic shift: torch.roll of a [1, H, W, C] tensor along H and
-    /// W, exported as two Slices and a Concat per axis (sliceND, concatND).
+    /// W, exported as two Slices and a Concat per axis (sliceStatic, concatND).
     func testRollAsSlicesAndConcat() throws {
         try checkParity("roll", input: [1, 6, 5, 4])
         let model = try ONNXConverter.convert(model: onnxFixtures.appendingPathComponent("roll_opset17/model.onnx").path)

@@ -70,7 +70,7 @@ enum OperationSamples {
             onTensor(GELU(mode: .tanhApproximation)),
             onTensor(Reshape(targetShape: [6, 4])),
             onTensor(Concat(axis: -1), inputs: 2),
-            onTensor(SliceND(begin: [0, 1, 0], end: [2, 3, 4], strides: [1, 1, 2])),
+            onTensor(Slice(begin: [0, 1, 0], end: [2, 3, 4], strides: [1, 1, 2])),
             onTensor(Reduce(mode: .max, axes: [1], keepDimensions: false)),
             onTensor(LogSoftmax(axis: -1)),
             onTensor(CumSum(axis: 1, exclusive: true, reverse: true)),

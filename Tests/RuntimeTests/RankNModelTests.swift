@@ -165,7 +165,7 @@ final class RankNModelTests: XCTestCase {
                       Output(name: "product", shape: [1, 3, 1])],
             nodes: [
                 node("joined", .defined(Concat(axis: 1)), ["x", "z"]),
-                node("sliced", .defined(SliceND(begin: [0, 1, 1], end: [2, 7, 4], strides: [1, 2, 1])), ["joined"]),
+                node("sliced", .slice(Slice(begin: [0, 1, 1], end: [2, 7, 4], strides: [1, 2, 1])), ["joined"]),
                 node("reshaped", .reshape(targetShape: [3, 6]), ["sliced"]),
                 node("summed", .reduce(Reduce(mode: .sum, axes: [1])), ["sliced"]),
                 node("mean", .reduce(Reduce(mode: .average, axes: [0, 2], keepDimensions: false)), ["sliced"]),

@@ -84,7 +84,7 @@ struct Reader {
         case 26: return .defined(GELU(mode: GELU.Mode.allCases[Int(byte()) % 3]))
         case 27: return .reshape(targetShape: ints())
         case 28: return .defined(Concat(axis: int()))
-        case 29: return .defined(SliceND(begin: ints(), end: ints(), strides: ints()))
+        case 29: return .slice(Slice(axes: ints(), begin: ints(), end: ints(), strides: ints()))
         default: return .reduce(Reduce(mode: Reduce.Mode.allCases[Int(byte()) % 10], axes: ints(), keepDimensions: byte() & 1 == 0))
         }
     }

@@ -2,7 +2,7 @@ import ModelFormat
 import CoreMLSchema
 import Protobuf
 
-// Split, flatten, padding, crop, slice,
+// Split, flatten, padding, crop,
 // upsample and load-constant.
 
 extension Split: LayerCoding {
@@ -91,31 +91,6 @@ extension Crop: LayerCoding {
         let p = layer.crop.pointee
         if layer.n_input == 2 { return .crop(.like(offset: try reader.counts(p.offset, p.n_offset, name, allowZero: true))) }
         return .crop(.edges(try reader.edges(p.cropamounts, name)))
-    }
-}
-
-extension Slice: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE] }
-    /// SliceLayerParams' SliceAxis in the order of its numbers (CHANNEL_AXIS
-    /// = 0, HEIGHT_AXIS, WIDTH_AXIS): one table for writing and reading.
-    static let axes: [Axis] = [.channel, .height, .width]
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.slice, core_ml__specification__slice_layer_params__init) { p in
-            p.startindex = Int64(start)
-            p.endindex = Int64(end)
-            p.stride = UInt64(stride)
-            p.axis = .init(UInt32(Self.axes.firstIndex(of: axis)!))
-        }
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        let params = layer.slice!
-        let p = params.pointee
-        let axis = try reader.enumCase(axes, p.axis.rawValue, "slice axis", of: name, at: params)
-        let bounds = try reader.integers([p.startindex, p.endindex], "slice start and end", name)
-        return .slice(Slice(axis: axis, start: bounds[0], end: bounds[1],
-                            stride: p.stride == 0 ? 1 : try reader.count(p.stride, "stride", name)))
     }
 }
 

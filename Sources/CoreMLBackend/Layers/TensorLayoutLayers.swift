@@ -2,8 +2,8 @@ import ModelFormat
 import CoreMLSchema
 import Protobuf
 
-// The rank-N layout layers of specification 4: reshapeStatic, concatND
-// and sliceStatic.
+// The rank-N layout layers of specification 4: reshapeStatic and
+// concatND (sliceStatic: SliceLayer.swift).
 
 /// reshapeStatic of specification 4; in a model of maps the writer makes a
 /// reshape to [C, H, W] the classic reshape layer (`MapReshape`), read back
@@ -59,36 +59,5 @@ extension Concat: AxisLayerCoding {
         let p = layer.concatnd.pointee
         guard p.interleave == 0 else { throw reader.fail("layer '\(name)': interleaved concatenation is not supported", at: layer.concatnd) }
         return .defined(Concat(axis: try reader.integers([p.axis], "axis", name)[0]))
-    }
-}
-
-/// Written with explicit bounds on every axis: no masks, no squeezed axes.
-extension SliceND: LayerCoding {
-    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SLICE_STATIC] }
-    var specificationVersion: Int32 { 4 }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        builder.set(layer, Self.layerCases[0], \.slicestatic, core_ml__specification__slice_static_layer_params__init) { p in
-            (p.n_beginids, p.beginids) = builder.int64s(begin)
-            (p.n_endids, p.endids) = builder.int64s(end)
-            (p.n_strides, p.strides) = builder.int64s(strides)
-            let none = Array(repeating: false, count: begin.count)
-            (p.n_beginmasks, p.beginmasks) = builder.bools(none)
-            (p.n_endmasks, p.endmasks) = builder.bools(none)
-            (p.n_squeezemasks, p.squeezemasks) = builder.bools(none)
-        }
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        let params = layer.slicestatic!
-        let p = params.pointee
-        let masks = CArrays.array(p.beginmasks, p.n_beginmasks) + CArrays.array(p.endmasks, p.n_endmasks)
-            + CArrays.array(p.squeezemasks, p.n_squeezemasks)
-        guard masks.allSatisfy({ $0 == 0 }) else {
-            throw reader.fail("layer '\(name)': slices with begin, end or squeeze masks are not supported", at: params)
-        }
-        return .defined(SliceND(begin: try reader.integers(p.beginids, p.n_beginids, "beginIds", name),
-                                end: try reader.integers(p.endids, p.n_endids, "endIds", name),
-                                strides: try reader.integers(p.strides, p.n_strides, "strides", name)))
     }
 }

@@ -10,7 +10,7 @@ import ModelFormat
 /// constant [N, K] matrix with `transpose_y`, then `add` of the bias),
 /// `layer_norm` (axes, gamma, beta, epsilon), `gelu` (mode), `cumsum` (axis,
 /// exclusive, reverse), and constants as `const`. (The channel split `Op.split` is not written: no frontend
-/// makes it in a tensor model, whose splits are `SliceND`s.)
+/// makes it in a tensor model, whose splits are `Slice`s.)
 extension ProgramLowering {
     /// Lowers `node` when it is one of the rank-N operations above (its
     /// outputs' values recorded); false for any other.
@@ -31,10 +31,18 @@ extension ProgramLowering {
                                                         ("interleave", [program.constant(name + "_interleave", .bools([false]))])], shape: shape)
         case let softmax as Softmax:
             result = program.operation("softmax", name, ["x": inputs[0], "axis": axis(name, softmax.axis, rank: source.count)], shape: shape)
-        case let slice as SliceND:
+        case let slice as Slice:
+            // Every axis, in order, with the bounds resolved.
+            var (begin, end, strides) = ([Int](repeating: 0, count: source.count), source, [Int](repeating: 1, count: source.count))
+            for (listed, index) in slice.axisIndices(rank: source.count).enumerated() {
+                guard let index else { continue }  // checked by shape inference
+                let stop = slice.end[listed]
+                (begin[index], end[index], strides[index]) = (slice.range(listed, of: source[index]).first, stop < 0 ? stop + source[index] : stop,
+                                                              slice.strides[listed])
+            }
             result = program.operation("slice_by_index", name, [
-                "x": inputs[0], "begin": ints(name + "_begin", slice.begin), "end": ints(name + "_end", slice.end),
-                "stride": ints(name + "_stride", slice.strides),
+                "x": inputs[0], "begin": ints(name + "_begin", begin), "end": ints(name + "_end", end),
+                "stride": ints(name + "_stride", strides),
             ], shape: shape)
         case let reduce as Reduce:
             result = try self.reduce(reduce, inputs[0], node: node, source: source, shape: shape)

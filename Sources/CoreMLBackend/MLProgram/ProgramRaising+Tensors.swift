@@ -42,7 +42,7 @@ extension ProgramRaising {
             }
             let begin = try ints(operation, "begin")
             let stride = try constant(operation, "stride")?.ints ?? Array(repeating: 1, count: begin.count)
-            node(.defined(SliceND(begin: begin, end: try ints(operation, "end"), strides: stride)), [try tensor(operation, "x")])
+            node(.slice(Slice(begin: begin, end: try ints(operation, "end"), strides: stride)), [try tensor(operation, "x")])
         case "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min":
             let modes: [String: Reduce.Mode] = ["reduce_sum": .sum, "reduce_mean": .average, "reduce_prod": .product, "reduce_max": .max, "reduce_min": .min]
             node(.reduce(Reduce(mode: modes[type]!, axes: try ints(operation, "axes"), keepDimensions: try bool(operation, "keep_dims"))),

@@ -9,5 +9,5 @@ public let allOperations: [any OpDefinition.Type] = [
     LRN.self, Elementwise.self, Unary.self, L2Normalize.self, Flatten.self,
     Reshape.self, Padding.self, Crop.self, Slice.self, Split.self, Upsample.self,
     Constant.self, MatMul.self, Softmax.self, Transpose.self, GELU.self, Concat.self,
-    SliceND.self, Reduce.self, LogSoftmax.self, LayerNorm.self, Comparison.self, Where.self, CumSum.self,
+    Reduce.self, LogSoftmax.self, LayerNorm.self, Comparison.self, Where.self, CumSum.self,
 ]

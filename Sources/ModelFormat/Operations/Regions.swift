@@ -21,26 +21,6 @@ public enum Crop: Equatable, Sendable {
     case like(offset: [Int])
 }
 
-/// Takes `start..<end` with `stride` along one axis. Negative indices count
-/// from the axis' end as in Python: `end: -1` stops before the last element
-/// (Core ML's SliceLayerParams: "-1 denotes N-1"). Where Core ML computes
-/// otherwise, the model is refused (`Slice.outputShapes`): a
-/// positive end past the axis, a negative start before a positive end.
-public struct Slice: Equatable, Sendable {
-    public enum Axis: Equatable, Sendable { case channel, height, width }
-    public var axis: Axis
-    public var start: Int
-    public var end: Int
-    public var stride: Int
-
-    public init(axis: Axis, start: Int, end: Int, stride: Int = 1) {
-        self.axis = axis
-        self.start = start
-        self.end = end
-        self.stride = stride
-    }
-}
-
 extension Padding: OpDefinition {
     public var kindName: String { "padding" }
     public var takesAnyRank: Bool { false }
@@ -105,52 +85,5 @@ extension Crop: OpDefinition {
         case .edges(let e): [.edges("crop", e, hideZero: false)]
         case .like(let offset): [OpAttribute("offset", .ints(offset), text: "like input 2, offset \(OpAttribute.dims(offset))")]
         }
-    }
-}
-
-extension Slice: OpDefinition {
-    public var kindName: String { "slice" }
-    public var takesAnyRank: Bool { false }
-
-    public func checkAttributes() throws(ModelError) {
-        try AttributeBounds.size(stride, "slice stride")
-        guard start.magnitude <= UInt(ShapeInference.maximumSize), end.magnitude <= UInt(ShapeInference.maximumSize) else {
-            throw ModelError("slice bounds \(start)..<\(end) are out of range")
-        }
-    }
-
-    /// Core ML's slice reads `start..<end` of an axis only where it agrees
-    /// with the Python semantics the model spec states: a positive end
-    /// within the axis (Core ML does not clamp it), and no negative start
-    /// before a positive end (Core ML computes that length differently).
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        let first = inputs[0]
-        let index = switch axis {
-        case .channel: first.rank - 3
-        case .height: first.rank - 2
-        case .width: first.rank - 1
-        }
-        let size = first.dimensions[index]
-        if end > size { throw ModelError("slice end \(end) is past the axis' \(size) elements") }
-        if start < 0 && end > 0 { throw ModelError("slice \(start)..<\(end) mixes a negative start with a positive end") }
-        return [first.replacing(axis: index, with: length(of: size))]
-    }
-
-    /// Elements taken from an axis of `size`.
-    public func length(of size: Int) -> Int {
-        let first = max(start < 0 ? size + start : start, 0)
-        // Python-style: -1 is the last index, and the end is exclusive
-        // (NeuralNetwork.proto: "-1 denotes N-1"); ends past N are clamped.
-        let last = end < 0 ? size + end : min(end, size)
-        guard stride > 0, last > first else { return 0 }
-        return (last - first + stride - 1) / stride
-    }
-
-    public var attributes: [OpAttribute] {
-        let axisText = "\(axis)"
-        return [OpAttribute("axis", .string(axisText), text: "axis \(axisText)"),
-                OpAttribute("start", .int(start), text: "start \(start)"),
-                OpAttribute("end", .int(end), text: "end \(end)"),
-                OpAttribute("stride", .int(stride), text: stride == 1 ? nil : "stride \(stride)")]
     }
 }

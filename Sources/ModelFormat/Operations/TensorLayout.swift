@@ -1,6 +1,6 @@
-/// Reshape, concatenation and slicing of tensors of any rank, as numpy
-/// does them (reshapes of maps and concatenation along their channels
-/// included): the rank-N form of `.slice`.
+/// Reshape and concatenation of tensors of any rank, as numpy does them
+/// (reshapes of maps and concatenation along their channels included),
+/// and constants.
 
 /// To exactly `targetShape`, the values in the same (row-major) order;
 /// with `.channelLast`, a [C, H, W] map to a [C, H, W] map, reading and
@@ -90,49 +90,6 @@ public struct Concat: OpDefinition, Equatable {
 extension Op {
     /// The inputs stacked along channels: `Concat` along axis -3.
     public static var concat: Op { .defined(Concat(axis: Concat.channelAxis)) }
-}
-
-/// `begin[i]..<end[i]` in steps of `strides[i]` along every axis `i`, with
-/// 0 <= begin <= end <= size (frontends resolve negative and open bounds).
-public struct SliceND: OpDefinition, Equatable {
-    public var begin: [Int]
-    public var end: [Int]
-    public var strides: [Int]
-
-    public init(begin: [Int], end: [Int], strides: [Int]? = nil) {
-        self.begin = begin
-        self.end = end
-        self.strides = strides ?? Array(repeating: 1, count: begin.count)
-    }
-
-    public var kindName: String { "sliceND" }
-
-    public func checkAttributes() throws(ModelError) {
-        guard begin.count == end.count, begin.count == strides.count, !begin.isEmpty else {
-            throw ModelError("slice bounds \(begin), \(end) and strides \(strides) do not have one entry per axis")
-        }
-        try AttributeBounds.sizes(begin + end, "slice bound", minimum: 0)
-        try AttributeBounds.sizes(strides, "slice stride")
-    }
-
-    public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] {
-        let input = inputs[0]
-        guard begin.count == input.rank else { throw ModelError("slices \(begin.count) axes, the input \(input) has \(input.rank)") }
-        var sizes: [Int] = []
-        for axis in 0..<input.rank {
-            guard begin[axis] <= end[axis], end[axis] <= input.dimensions[axis] else {
-                throw ModelError("slice \(begin[axis])..<\(end[axis]) of axis \(axis) is outside its \(input.dimensions[axis]) elements")
-            }
-            sizes.append((end[axis] - begin[axis] + strides[axis] - 1) / strides[axis])
-        }
-        return [TensorShape(sizes)]
-    }
-
-    public var attributes: [OpAttribute] {
-        [OpAttribute("begin", .ints(begin), text: "from \(OpAttribute.dims(begin))"),
-         OpAttribute("end", .ints(end), text: "to \(OpAttribute.dims(end))"),
-         OpAttribute("strides", .ints(strides), text: strides.allSatisfy { $0 == 1 } ? nil : "strides \(OpAttribute.dims(strides))")]
-    }
 }
 
 /// A constant tensor of any rank: what a model adds, multiplies or joins

@@ -1,7 +1,7 @@
 import ModelFormat
 
 /// Kernels that move values without arithmetic: flatten, reshape, split,
-/// slice, crop, padding, upsample, constants.
+/// crop, padding, upsample, constants (slice: SliceKernel.swift).
 struct CopyKernel: Kernel {
     /// Channel-last flatten / reshape reads the input in H, W, C order.
     let input: TensorShape
@@ -43,40 +43,6 @@ struct SplitKernel: Kernel {
             let count = outputs[index].values.count
             outputs[index].values = Array(inputs[0].values[offset..<offset + count])
             offset += count
-        }
-    }
-}
-
-/// Takes a window [top..., left...] of the output's size from the input,
-/// with a stride per axis: slice and both kinds of crop.
-struct WindowKernel: Kernel {
-    let input: TensorShape
-    let output: TensorShape
-    let start: (c: Int, h: Int, w: Int)
-    let stride: (c: Int, h: Int, w: Int)
-
-    func run(_ inputs: [Tensor], _ outputs: inout [Tensor]) {
-        let x = inputs[0].values
-        var index = 0
-        outputs[0].values.withUnsafeMutableBufferPointer { y in
-            for c in 0..<output.channels {
-                for h in 0..<output.height {
-                    let row = ((start.c + c * stride.c) * input.height + start.h + h * stride.h) * input.width
-                    for w in 0..<output.width {
-                        y[index] = x[row + start.w + w * stride.w]
-                        index += 1
-                    }
-                }
-            }
-        }
-    }
-
-    static func slice(_ slice: Slice, input: TensorShape, output: TensorShape) -> WindowKernel {
-        func first(_ size: Int) -> Int { max(slice.start < 0 ? size + slice.start : slice.start, 0) }
-        switch slice.axis {
-        case .channel: return WindowKernel(input: input, output: output, start: (first(input.channels), 0, 0), stride: (slice.stride, 1, 1))
-        case .height: return WindowKernel(input: input, output: output, start: (0, first(input.height), 0), stride: (1, slice.stride, 1))
-        case .width: return WindowKernel(input: input, output: output, start: (0, 0, first(input.width)), stride: (1, 1, slice.stride))
         }
     }
 }
@@ -205,19 +171,16 @@ extension Padding: KernelMaking {
     }
 }
 
+/// The window of H and W the crop keeps: a slice of those axes.
 extension Crop: KernelMaking {
     func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
         let (top, left) = switch self {
         case .edges(let edges): (edges.top, edges.left)
         case .like(let offset): offset.count == 2 ? (offset[0], offset[1]) : (0, 0)
         }
-        return WindowKernel(input: inputs[0], output: outputs[0], start: (0, top, left), stride: (1, 1, 1))
-    }
-}
-
-extension Slice: KernelMaking {
-    func kernel(inputs: [TensorShape], outputs: [TensorShape]) -> any Kernel {
-        WindowKernel.slice(self, input: inputs[0], output: outputs[0])
+        var first = Array(repeating: 0, count: inputs[0].rank)
+        (first[first.count - 2], first[first.count - 1]) = (top, left)
+        return SliceKernel(input: inputs[0], output: outputs[0], first: first, strides: Array(repeating: 1, count: first.count))
     }
 }
 
