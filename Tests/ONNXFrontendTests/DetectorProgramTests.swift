@@ -16,17 +16,19 @@ import XCTest
 /// (`DetectorProgramCheck`).
 final class DetectorProgramTests: XCTestCase {
     func testExportsAsProgramsPredictAsTheirNeuralNetworkFiles() throws {
-        for layout in DetectorOutputLayout.allCases {
+        for (layout, rowsPerClass) in DetectorOutputLayout.allCases.flatMap({ layout in [(layout, false), (layout, true)] }) {
             let folder = onnxFixtures.appendingPathComponent("\(layout.rawValue)_detector")
             var options = ConversionOptions()
             options.detectorOutput = layout
             options.classLabels = .strings(["cat", "dog", "bird"])
+            // Rows once per class: the tensor form (a constant [1, 1, C, K] multiplied in).
+            options.detectorRowsPerClass = rowsPerClass
             let model = try ONNXConverter.convert(model: folder.appendingPathComponent("model.onnx").path, options: options)
             XCTAssertTrue(model.hasTensorInputs || model.inputs.first?.image?.asTensor == true, "\(layout): a tensor model")
             let pixels = try NumpyFile.read(path: folder.appendingPathComponent("pixels.npy").path)
             let picture = Image(width: 64, height: 64, channels: 3, pixels: pixels.values.map { UInt8($0) })
-            let measured = try DetectorProgramCheck.check(model, inputs: [[model.inputs[0].name: .image(picture)]], name: "onnx_\(layout.rawValue)")
-            print("DetectorProgramTests \(layout): float32 within \(measured.float32), float16 \(measured.float16) (bound \(measured.float16Bound)), \(measured.overflowed) values beyond float16's range")
+            let measured = try DetectorProgramCheck.check(model, inputs: [[model.inputs[0].name: .image(picture)]], name: "onnx_\(layout.rawValue)\(rowsPerClass ? "_per_class" : "")")
+            print("DetectorProgramTests \(layout) rowsPerClass \(rowsPerClass): float32 within \(measured.float32), float16 \(measured.float16) (bound \(measured.float16Bound)), \(measured.overflowed) values beyond float16's range")
         }
     }
 }
