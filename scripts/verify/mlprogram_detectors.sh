@@ -34,11 +34,10 @@ fixtures="$root/Tests/Fixtures"
 cd "$root"
 mkdir -p "$work"
 
-scripts/verify/build_milblob_dump.sh "$source_dir" "$work/milblob_dump"
+source scripts/verify/mlprogram_checks.sh
+prepare_package_checks "$source_dir"
 swift build >/dev/null
 bin="$(swift build --show-bin-path)"
-
-quiet() { grep -v -E "^(I0000|WARNING|Failed to load|Running MIL)|has not been tested|rebuild TensorFlow|To enable the following|scikit-learn version" || true; }
 failures=0
 # check NAME INPUT ROWS_FOLDER KEPT_PREFIX -- CONVERT ARGUMENTS...
 #   INPUT: a PNG, or a [C, H, W] .npy of the image input's pixels (or an array input's values);
@@ -58,18 +57,7 @@ check() {
     local stem="$work/$name.$precision" package="$work/$name.$precision.mlpackage"
     echo "-- --compute-precision $precision"
     "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision "$precision" -q -o "$package"
-    "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$stem.blobs"
-    "$python" scripts/verify/check_mlprogram.py "$package" "$stem.blobs" "$work/$name.mlmodel" > "$stem.check" 2>&1 \
-      || failures=$((failures + 1))
-    quiet < "$stem.check"
-    if [ -x "$validator" ]; then
-      local verdict
-      verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
-      case "$verdict" in
-        "OK "*) echo "Apple's validator: OK" ;;
-        *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
-      esac
-    fi
+    check_package "$package" "$stem" "$work/$name.mlmodel"
     if [ -n "$rows" ]; then
       local row
       for row in confidence coordinates; do
