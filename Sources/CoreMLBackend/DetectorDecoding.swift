@@ -3,23 +3,30 @@ import CoreMLSchema
 import Protobuf
 
 /// Reads a detector pipeline as `DetectorEncoding` writes it (and as
-/// coremltools' examples and other tools build it): a neural network whose
-/// two outputs feed a NonMaximumSuppression model (PickTop) whose outputs
-/// are `confidence` and `coordinates`. Other pipelines are refused.
+/// coremltools' examples and other tools build it): a neural network (in
+/// an ML Program package, a program: `programDetector`) whose two outputs
+/// feed a NonMaximumSuppression model (PickTop) whose outputs are
+/// `confidence` and `coordinates`. Other pipelines are refused.
 extension SpecReader {
     func detector(_ spec: UnsafeMutablePointer<MLModel>) throws -> CoreMLFile {
+        try detector(spec, networkType: CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK, kind: "a neural network") { try network($0) }
+    }
+
+    /// The detector pipeline `spec` whose first model is of `networkType`
+    /// (`kind` in messages), read by `readNetwork`.
+    func detector(_ spec: UnsafeMutablePointer<MLModel>, networkType: CoreML__Specification__Model__TypeCase, kind: String,
+                  readNetwork: (UnsafeMutablePointer<MLModel>) throws -> Model) throws -> CoreMLFile {
         guard let description = spec.pointee.description else {
             throw fail("the pipeline has no description (inputs and outputs)", at: spec)
         }
         let pipeline = spec.pointee.pipeline!
         let models = CArrays.buffer(pipeline.pointee.models, pipeline.pointee.n_models)
-        guard models.count == 2, let first = models[0], let second = models[1],
-              first.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_NEURAL_NETWORK,
+        guard models.count == 2, let first = models[0], let second = models[1], first.pointee.type_case == networkType,
               second.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_NON_MAXIMUM_SUPPRESSION else {
-            throw fail("the pipeline is not a detector (a neural network, then non-maximum suppression): "
+            throw fail("the pipeline is not a detector (\(kind), then non-maximum suppression): "
                        + "other pipelines are not supported", at: pipeline)
         }
-        var model = try network(first)
+        var model = try readNetwork(first)
         let nms = second.pointee.nonmaximumsuppression!
         guard nms.pointee.suppression_method_case == CORE_ML__SPECIFICATION__NON_MAXIMUM_SUPPRESSION__SUPPRESSION_METHOD_PICK_TOP,
               let pickTop = nms.pointee.picktop else {

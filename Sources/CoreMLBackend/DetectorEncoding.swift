@@ -7,7 +7,9 @@ import CoreMLSchema
 /// 1. the neural network, whose two outputs are the candidate rows,
 ///    N x C confidences and N x 4 boxes, typed as double arrays (the
 ///    non-maximum suppression model takes doubles only before
-///    specification 5);
+///    specification 5), or an ML program (`programDetector`), whose rows
+///    are float32 arrays as its function gives them (the suppression's
+///    inputs and outputs share one element type: Core ML's validator);
 /// 2. a NonMaximumSuppression model (PickTop) reading them, with the class
 ///    labels and thresholds, whose outputs `confidence` and `coordinates`
 ///    have a flexible row count (0 or more rows of C and of 4; at most
@@ -22,10 +24,14 @@ import CoreMLSchema
 /// examples write it: a model other than a network or pipeline may not
 /// take optional inputs).
 extension SpecBuilder {
-    func detectorPipeline(_ detector: Detector, network: UnsafeMutablePointer<MLModel>, model: Model) -> UnsafeMutablePointer<MLModel> {
+    func detectorPipeline(_ detector: Detector, network: UnsafeMutablePointer<MLModel>, model: Model,
+                          float32Rows: Bool = false) -> UnsafeMutablePointer<MLModel> {
         let shapes = Dictionary(uniqueKeysWithValues: model.outputs.map { ($0.name, $0.shape) })
         let boxes = shapes[detector.confidenceTensor]?.dropLast().last ?? 0
         let classes = detector.labels.count
+        func rowsType(rows: Int?, most: Int? = nil, columns: Int) -> UnsafeMutablePointer<MLFeatureType> {
+            self.rowsType(rows: rows, most: most, columns: columns, float32: float32Rows)
+        }
         let rawConfidence = feature(detector.confidenceTensor, "Class confidences of every candidate box", rowsType(rows: boxes, columns: classes))
         let rawCoordinates = feature(detector.coordinatesTensor, "Every candidate box: centre x, centre y, width, height (fractions of the image)",
                                      rowsType(rows: boxes, columns: 4))
@@ -78,12 +84,13 @@ extension SpecBuilder {
     /// The suppression's metadata key saying the rows come once per class.
     static let rowsPerClassKey = "rowsPerClass"
 
-    /// Rows of `columns` doubles: `rows` of them, or (nil) 0 to `most`
-    /// (nil: any number) as a shape range.
-    func rowsType(rows: Int?, most: Int? = nil, columns: Int) -> UnsafeMutablePointer<MLFeatureType> {
+    /// Rows of `columns` doubles (or float32s): `rows` of them, or (nil)
+    /// 0 to `most` (nil: any number) as a shape range.
+    func rowsType(rows: Int?, most: Int? = nil, columns: Int, float32: Bool = false) -> UnsafeMutablePointer<MLFeatureType> {
         let type: UnsafeMutablePointer<MLFeatureType> = new(core_ml__specification__feature_type__init)
         let arrayType: UnsafeMutablePointer<MLArrayType> = new(core_ml__specification__array_feature_type__init)
-        arrayType.pointee.datatype = CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__DOUBLE
+        arrayType.pointee.datatype = float32 ? CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__FLOAT32
+            : CORE_ML__SPECIFICATION__ARRAY_FEATURE_TYPE__ARRAY_DATA_TYPE__DOUBLE
         if let rows {
             (arrayType.pointee.n_shape, arrayType.pointee.shape) = int64s([rows, columns])
         } else {

@@ -52,7 +52,8 @@ public enum SummaryText {
         switch inspected.content {
         case .network(let model):
             let statistics = ModelStatistics(model)
-            line("Kind", model.detector != nil ? "object detector (pipeline: neural network, then non-maximum suppression)"
+            let network = inspected.format.id == "mlprogram" ? "ML program" : "neural network"
+            line("Kind", model.detector != nil ? "object detector (pipeline: \(network), then non-maximum suppression)"
                  : model.classifier == nil ? "neural network" : "neural network classifier")
             let meta = model.metadata
             for (label, value) in [("Description", meta.shortDescription), ("Author", meta.author),

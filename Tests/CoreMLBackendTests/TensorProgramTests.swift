@@ -44,8 +44,25 @@ final class TensorProgramTests: XCTestCase {
         assertRefused(model(.reduce(Reduce(mode: .sum, axes: [0, 1, 2, 3], keepDimensions: false))), "layer 'n': MLProgramWriter does not yet write a reduction dropping every axis")
         assertRefused(model(.reduce(Reduce(mode: .l2, axes: [1]))), "does not yet write a reduction of mode l2")
         assertRefused(model(.split, outputs: ["a", "b"]), "layer 'n': MLProgramWriter does not yet write split")
-        var image = model(.activation(.relu))
-        image.inputs = [Input(name: "x", kind: .image(ImageInput(width: 3, height: 3, asTensor: true)))]
-        assertRefused(image, "input 'x': MLProgramWriter does not yet write an image input of a tensor model")
+    }
+
+    /// An image input of a tensor model (an ONNX export's `images`): its
+    /// preprocessing back into the input, the model a tensor model again
+    /// (told by the `<input>_tensor` identity), at both precisions.
+    func testAnImageInputOfATensorModelReadsBackAsOne() throws {
+        let image = ImageInput(width: 3, height: 2, colorSpace: .bgr, scale: 0.5, blueBias: 1, asTensor: true)
+        let model = Model(inputs: [Input(name: "x", kind: .image(image))], outputs: [Output(name: "y")], nodes: [
+            Node(name: "t", operation: .defined(Transpose(axes: [0, 1, 3, 2])), inputs: ["x"], outputs: ["t"]),
+            Node(name: "y", operation: .defined(Softmax(axis: -1)), inputs: ["t"], outputs: ["y"]),
+        ])
+        for precision in [Precision.float32, .float16] {
+            let path = try temporaryFolder().appendingPathComponent("Image.mlpackage").path
+            try MLProgramWriter.write(model, to: path, computePrecision: precision)
+            let read = try MLProgramReader.read(from: path).model
+            XCTAssertEqual(read.inputs.first?.image, image, precision.name)
+            XCTAssertTrue(read.hasTensorInputs, precision.name)
+            XCTAssertEqual(read.nodes.map(\.operation), [.defined(Transpose(axes: [0, 1, 3, 2])), .defined(Softmax(axis: 3))], precision.name)
+            XCTAssertNoThrow(try read.validate())
+        }
     }
 }

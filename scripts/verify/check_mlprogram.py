@@ -4,6 +4,10 @@ Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel]
 
 1. coremltools 9 opens the package (MLModel(path, skip_model_load=True)):
    its manifest, the Model message (specification version >= 6, mlProgram).
+   A detector's root model is a pipeline: the program, then non-maximum
+   suppression, every model at specification 6 or later and the rows the
+   suppression reads float32 arrays (`detector_program`); the checks below
+   then take the program's Model.
 2. coremltools' MIL-proto loader (frontend/milproto/load.py, `load`) builds
    its own program from the Model: every operation is made by its op
    definition, so its input types are checked and its type inference runs.
@@ -55,11 +59,38 @@ def declared_outputs(spec):
 MIL_DTYPES = {10: types.fp16, 11: types.fp32, 23: types.int32, 2: types.str, 1: types.bool, 24: types.int64, 12: types.fp64}
 
 
+def detector_program(package, spec):
+    """A detector's pipeline (the program, then non-maximum suppression): its structure as the
+    NeuralNetwork file's, every model at specification 6 or later, the rows float32 arrays the
+    suppression takes as the program gives them. Returns the program's Model."""
+    models = spec.pipeline.models
+    kinds = [m.WhichOneof("Type") for m in models]
+    if kinds != ["mlProgram", "nonMaximumSuppression"]:
+        fail(f"{package}: a pipeline of {kinds}, not a detector's [mlProgram, nonMaximumSuppression]")
+    versions = [spec.specificationVersion] + [m.specificationVersion for m in models]
+    if min(versions) < 6:
+        fail(f"{package}: specification versions {versions} (pipeline, program, suppression); a program needs 6")
+    program, nms = models
+    rows = [f.name for f in program.description.output]
+    nms_inputs = [f.name for f in nms.description.input]
+    if rows != nms_inputs or [nms.nonMaximumSuppression.confidenceInputFeatureName, nms.nonMaximumSuppression.coordinatesInputFeatureName] != rows:
+        fail(f"{package}: the program's outputs {rows} are not the suppression's inputs {nms_inputs}")
+    for feature in list(program.description.output) + list(nms.description.input) + list(nms.description.output) + list(spec.description.output):
+        if feature.type.multiArrayType.dataType != ct.proto.FeatureTypes_pb2.ArrayFeatureType.FLOAT32:
+            fail(f"{package}: {feature.name} is not a float32 array")
+    optional = [f.name for f in spec.description.input if f.type.isOptional]
+    print(f"coremltools {ct.__version__} opened {package}: a pipeline of {kinds} at specification {versions}, "
+          f"rows {rows} float32, optional inputs {optional}, {len(nms.nonMaximumSuppression.stringClassLabels.vector) or len(nms.nonMaximumSuppression.int64ClassLabels.vector)} labels")
+    return program
+
+
 def main():
     package, dump_path = sys.argv[1], sys.argv[2]
     reference = sys.argv[3] if len(sys.argv) > 3 else None
     model = ct.models.MLModel(package, skip_model_load=True)
     spec = model.get_spec()
+    if spec.WhichOneof("Type") == "pipeline":
+        spec = detector_program(package, spec)
     if spec.WhichOneof("Type") != "mlProgram" or spec.specificationVersion < 6:
         fail(f"{package}: not an ML program of specification 6 or later ({spec.WhichOneof('Type')}, {spec.specificationVersion})")
     print(f"coremltools {ct.__version__} opened {package}: specification {spec.specificationVersion}, mlProgram")
@@ -160,6 +191,8 @@ def same_bytes_as_coremltools(package, weights_dir, referenced):
 def reference_weights(path):
     """(layer name, field) -> float32 values of the NeuralNetwork file's weights."""
     spec = ct.utils.load_spec(path)
+    if spec.WhichOneof("Type") == "pipeline":
+        spec = spec.pipeline.models[0]
     network = getattr(spec, spec.WhichOneof("Type"))
     weights = {}
 

@@ -33,12 +33,12 @@ fixtures="$root/Tests/Fixtures"
 cd "$root"
 mkdir -p "$work"
 
-scripts/verify/build_milblob_dump.sh "$source_dir" "$work/milblob_dump"
+source scripts/verify/mlprogram_checks.sh
+prepare_package_checks "$source_dir"
 swift build >/dev/null
 bin="$(swift build --show-bin-path)"
 [ -f "$work/agefull/output_prob.npy" ] || "$python" scripts/fixtures/make_caffe_fixtures.py --full-size "$work/agefull" >/dev/null
 
-quiet() { grep -v -E "^(I0000|WARNING|Failed to load|Running MIL)|has not been tested|rebuild TensorFlow|To enable the following|scikit-learn version" || true; }
 failures=0
 # check NAME INPUT REFERENCE [--bgr] -- CONVERT ARGUMENTS...
 check() {
@@ -74,19 +74,8 @@ PY
     local package="$stem.mlpackage"
     echo "-- --compute-precision $precision"
     "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision "$precision" -q -o "$package"
-    "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$stem.blobs"
     # (A failed check is counted, and the next ones still run.)
-    "$python" scripts/verify/check_mlprogram.py "$package" "$stem.blobs" "$work/$name.mlmodel" > "$stem.check" 2>&1 \
-      || failures=$((failures + 1))
-    quiet < "$stem.check"
-    if [ -x "$validator" ]; then
-      local verdict
-      verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
-      case "$verdict" in
-        "OK "*) echo "Apple's validator: OK" ;;
-        *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
-      esac
-    fi
+    check_package "$package" "$stem" "$work/$name.mlmodel"
     "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$reference" $bgr > "$stem.torch" 2>&1 \
       || failures=$((failures + 1))
     quiet < "$stem.torch"

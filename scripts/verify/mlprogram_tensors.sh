@@ -18,10 +18,10 @@ work="${4:-/tmp/mlprogram_tensors}"
 python="$root/.venv/bin/python"
 cd "$root"
 mkdir -p "$work"
-scripts/verify/build_milblob_dump.sh "$source_dir" "$work/milblob_dump"
+source scripts/verify/mlprogram_checks.sh
+prepare_package_checks "$source_dir"
 swift build >/dev/null
 bin="$(swift build --show-bin-path)"
-quiet() { grep -v -E "^(I0000|WARNING|Failed to load|Running MIL)|has not been tested|scikit-learn version" || true; }
 failures=0
 for name in shufflenet_v2_x0_5_opset13 shufflenet_v2_x0_5_opset17 convnext_tiny_opset13 convnext_tiny_opset17 vit_small_opset14 vit_small_opset17; do
   folder="$models/$name"
@@ -31,16 +31,7 @@ for name in shufflenet_v2_x0_5_opset13 shufflenet_v2_x0_5_opset17 convnext_tiny_
   if ! "$bin/coreml-convert" onnx "$folder/model.onnx" --convert-to mlprogram --compute-precision float32 -q -o "$package"; then
     failures=$((failures + 1)); continue
   fi
-  "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$work/$name.blobs"
-  "$python" scripts/verify/check_mlprogram.py "$package" "$work/$name.blobs" > "$work/$name.check" 2>&1 || failures=$((failures + 1))
-  quiet < "$work/$name.check"
-  if [ -x "$validator" ]; then
-    verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
-    case "$verdict" in
-      "OK "*) echo "Apple's validator: OK" ;;
-      *) echo "Apple's validator: $verdict"; failures=$((failures + 1)) ;;
-    esac
-  fi
+  check_package "$package" "$work/$name"
   rm -rf "$work/$name.out"
   "$bin/coreml-predict" "$package" --input "input=$folder/input.npy" --output-npy "$work/$name.out" >/dev/null
   "$python" scripts/verify/compare_outputs.py "$work/$name.out/output.npy=$folder/output.npy" || failures=$((failures + 1))

@@ -1,6 +1,6 @@
 """Runs an ML Program package on PyTorch, as coremltools reads it, and compares with a reference output.
 
-Usage: run_mlprogram_torch.py PACKAGE INPUT REFERENCE.npy [--bgr]
+Usage: run_mlprogram_torch.py PACKAGE INPUT REFERENCE.npy [--bgr] [--output NAME]
 
 Core ML does not run on Linux, and this toolkit's runtime does not read
 programs yet (issue 36). This is the independent check of what the program
@@ -28,7 +28,9 @@ with the absolute error of the large terms.
 INPUT: a PNG (read in RGB, or BGR with --bgr: the program's image input
 takes the pixels in its color space's order) or a .npy in HWC (Keras
 fixtures) or CHW layout. A classifier's probabilities are compared (the
-classify operation's input); otherwise the program's single output.
+classify operation's input); otherwise the program's output NAME, or its
+single one. A detector's package holds a pipeline: its program (the
+first model) is run, and NAME picks one of its two rows.
 """
 import sys
 
@@ -118,6 +120,14 @@ def run(op, env):
         return a("x") * a("y")
     if t == "identity":
         return a("x")
+    if t == "slice_by_index":
+        for mask in ("begin_mask", "end_mask", "squeeze_mask"):
+            assert a(mask) is None or not bool(torch.as_tensor(a(mask)).any()), mask
+        begin, end = value(a("begin")), value(a("end"))
+        stride = value(a("stride")) if a("stride") is not None else [1] * len(begin)
+        return a("x")[tuple(slice(int(b), int(e), int(s)) for b, e, s in zip(begin, end, stride))]
+    if t == "exp":
+        return torch.exp(a("x"))
     if t == "upsample_nearest_neighbor":
         return F.interpolate(a("x"), scale_factor=(int(value(a("scale_factor_height"))), int(value(a("scale_factor_width")))), mode="nearest")
     if t == "upsample_bilinear":
@@ -190,9 +200,13 @@ def load_input(path, shape, bgr):
 
 def main():
     package, input_path, reference_path = sys.argv[1:4]
-    bgr = "--bgr" in sys.argv[4:]
+    options = sys.argv[4:]
+    bgr = "--bgr" in options
+    output = options[options.index("--output") + 1] if "--output" in options else None
     model = ct.models.MLModel(package, skip_model_load=True)
     spec = model.get_spec()
+    if spec.WhichOneof("Type") == "pipeline":
+        spec = spec.pipeline.models[0]  # a detector: the program, then non-maximum suppression
     function = milproto_to_pymil(spec, spec.specificationVersion, model.weights_dir).functions["main"]
     (name, var), = function.inputs.items()
     env = {name: load_input(input_path, var.shape, bgr)}
@@ -207,7 +221,9 @@ def main():
             if op.op_type != "const" and op.outputs[0].dtype == types.fp16:
                 result, rounding = result.half(), rounding + 1
             env[op.outputs[0].name] = result
-    if compared is None:
+    if output is not None:
+        compared = env[output]
+    elif compared is None:
         compared = env[function.outputs[0].name]
     ours = compared.float().numpy().reshape(-1).astype(np.float64)
     reference = np.load(reference_path).reshape(-1).astype(np.float64)

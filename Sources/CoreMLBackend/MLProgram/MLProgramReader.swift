@@ -26,8 +26,11 @@ public enum MLProgramReader {
                                                    options: DecodeOptions())
             let reader = SpecReader(decoded: decoded)
             let spec = decoded.root
+            if spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_PIPELINE {
+                return try reader.programDetector(spec, blobs: BlobReader(file: weights))
+            }
             guard spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_ML_PROGRAM, let program = spec.pointee.mlprogram else {
-                throw reader.fail("the package's model is not an ML program", at: spec)
+                throw reader.fail("the package's model is not an ML program or a detector pipeline holding one", at: spec)
             }
             let (model, facts) = try reader.program(program, description: spec.pointee.description, blobs: BlobReader(file: weights))
             return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model,

@@ -15,9 +15,10 @@ import ModelFormat
 ///     M.mlpackage/Data/com.apple.CoreML/weights/weight.bin  MIL blob storage (`BlobFile`)
 ///
 /// The first slice of issue 36: float32 or float16 compute, image inputs, the map
-/// operations `ProgramLowering` writes, classifiers, and models with tensor
-/// inputs (their rank-N operations: `ProgramLowering+Tensors`); anything
-/// else is refused by name.
+/// operations `ProgramLowering` writes, classifiers, detectors (the root
+/// model a pipeline holding the program: `programDetector`), and models
+/// with tensor inputs (their rank-N operations: `ProgramLowering+Tensors`);
+/// anything else is refused by name.
 public enum MLProgramWriter {
     /// The package's file names, and the manifest's descriptions of them, as coremltools writes them.
     static let dataFolder = "Data", coreMLFolder = "com.apple.CoreML"
@@ -35,10 +36,11 @@ public enum MLProgramWriter {
         guard computePrecision == .float32 || computePrecision == .float16 else {
             throw ModelError("\(option: .convertTo) computes in float32 or float16, not \(computePrecision.name)")
         }
-        guard model.detector == nil else { throw ModelError("\(option: .convertTo) does not yet write a detector's pipeline") }
         let shapes = try model.validate()
         let builder = SpecBuilder()
-        let (spec, blobs) = try builder.mlProgram(model, shapes: shapes, float16: computePrecision == .float16)
+        let float16 = computePrecision == .float16
+        let (spec, blobs) = try model.detector.map { try builder.programDetector(model, $0, shapes: shapes, float16: float16) }
+            ?? builder.mlProgram(model, shapes: shapes, float16: float16)
         let bytes: [UInt8] = withExtendedLifetime(builder) {
             spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) { message in
                 let size = protobuf_c_message_get_packed_size(message)

@@ -29,14 +29,21 @@ extension SpecBuilder {
         lowering.tensorModel = model.hasTensorInputs
         // The reader tells a map model by its inputs' `<input>_map` reshapes: no operation of a tensor model takes that name.
         if model.hasTensorInputs { for input in model.inputs { program.reserve(input.name + "_map") } }
+        for input in model.inputs { program.reserve(input.name + "_tensor") }
         let functionInputs = try model.inputs.map { input in
             let float32 = CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32
             switch input.kind {
             case .image(let image):
-                guard !image.asTensor else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write an image input of a tensor model") }
                 guard image.meanImage == nil else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write a mean image") }
                 let shape = [1, image.channels, image.height, image.width]
-                let value = float16 ? program.cast(input.name, toFloat16: true, base: input.name + "_to_fp16", shape: shape) : input.name
+                var value = input.name
+                if image.asTensor {
+                    // The reader tells a tensor model whose inputs are images by this `<input>_tensor` identity (ProgramRaising.isTensorProgram).
+                    value = input.name + "_tensor"
+                    program.append("identity", name: value, inputs: [("x", [program.binding(input.name)])],
+                                   output: milTensorType(float32, shape))
+                }
+                if float16 { value = program.cast(value, toFloat16: true, base: input.name + "_to_fp16", shape: shape) }
                 lowering.values[input.name] = preprocess(input.name, value, image, shape: shape, program)
                 return milNamed(input.name, milTensorType(float32, shape))
             case .tensor(let shape):
@@ -64,12 +71,14 @@ extension SpecBuilder {
         }
         var described = model
         for (index, output) in model.outputs.enumerated() {
-            // Each output as the NeuralNetwork file gives it: [F] or [C, H, W], a tensor model's as it is.
+            // Each output as the NeuralNetwork file gives it: [F] or [C, H, W], a tensor model's as it is; a detector's
+            // [1, N, C] rows as the suppression reads them, [N, C] (`programDetector`).
             let tensor = shapes[output.name] ?? TensorShape([1])
-            let shape = model.hasTensorInputs ? tensor.dimensions : tensor.featureShape
+            let rows = model.detector != nil
+            let shape = rows ? Array(tensor.dimensions.dropFirst()) : model.hasTensorInputs ? tensor.dimensions : tensor.featureShape
             described.outputs[index].shape = shape
             let source = lowering.values[output.name] ?? output.name
-            if model.hasTensorInputs {
+            if model.hasTensorInputs && !rows {
                 // Named as the output: a cast to float32, or the same values.
                 if float16 {
                     program.cast(source, toFloat16: false, base: output.name, exactName: true, shape: shape)

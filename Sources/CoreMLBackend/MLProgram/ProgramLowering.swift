@@ -129,6 +129,10 @@ struct ProgramLowering {
             result = program.operation("reshape", name, ["x": inputs[0], "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
         case .defined(let op) where op.definition is GELU:
             result = gelu(op.definition as! GELU, inputs[0], name: name, shape: shape)
+        case .slice(let slice):
+            result = try self.slice(slice, inputs[0], node: node, shape: shape)
+        case .defined(let op) where op.definition is Constant:
+            result = try mapConstant(op.definition as! Constant, node: node, shape: shape)
         default:
             throw refusal(node, node.operation.definition.kindName)
         }

@@ -87,6 +87,8 @@ extension ProgramRaising {
             node(.unary(Unary(kind: .threshold, alpha: try float(operation, "alpha"))), [try tensor(operation, "x")])
         case "maximum", "minimum":
             node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
+        case "slice_by_index":
+            node(try mapSlice(operation, name: name), [try tensor(operation, "x")])
         case "identity":
             values[name] = .tensor(try tensor(operation, "x"))
         case "cast":

@@ -8,15 +8,21 @@ import Protobuf
 /// `Constant` node named as the `const`.
 extension ProgramRaising {
     /// Whether a program of tensor inputs was written: an array input the
-    /// program takes as it is, not reshaped to a map (`<input>_map`).
+    /// program takes as it is, not reshaped to a map (`<input>_map`), or
+    /// an image input taken by the `identity` `<input>_tensor`.
     static func isTensorProgram(inputs: [Input], operations: [UnsafeMutablePointer<MILOperation>?]) -> Bool {
+        func names(_ type: String) -> Set<String> {
+            Set(operations.compactMap { operation -> String? in
+                guard let operation, CArrays.string(operation.pointee.type) == type, operation.pointee.n_outputs > 0 else { return nil }
+                return CArrays.string(operation.pointee.outputs[0]?.pointee.name)
+            })
+        }
         let arrays = inputs.filter { if case .array = $0.kind { true } else { false } }.map(\.name)
+        let images = inputs.filter { $0.image != nil }.map(\.name)
+        if !images.isEmpty, case let identities = names("identity"), images.contains(where: { identities.contains($0 + "_tensor") }) { return true }
         guard !arrays.isEmpty else { return false }
-        let names = Set(operations.compactMap { operation -> String? in
-            guard let operation, CArrays.string(operation.pointee.type) == "reshape", operation.pointee.n_outputs > 0 else { return nil }
-            return CArrays.string(operation.pointee.outputs[0]?.pointee.name)
-        })
-        return !arrays.contains { names.contains($0 + "_map") }
+        let reshapes = names("reshape")
+        return !arrays.contains { reshapes.contains($0 + "_map") }
     }
 
     /// Raises `operation` when it is a rank-N one of a tensor program; false for any other.
@@ -78,6 +84,9 @@ extension ProgramRaising {
             node(.defined(CumSum(axis: axis, exclusive: try bool(operation, "exclusive"), reverse: try bool(operation, "reverse"))), [try tensor(operation, "x")])
         case "add", "mul":
             let pair = [try argument(operation, "x")?.first, try argument(operation, "y")?.first]
+            // An image input's preprocessing (`<input>_scaled`, `<input>_biased`): back into the input.
+            if case .tensor(let x)? = pair[0], case .constant(let constant)? = pair[1], let values = constant.floats,
+               preprocess(type, name: name, x, values) { return true }
             if case .constant(let scalar)? = pair[1], scalar.shape.isEmpty, let value = scalar.floats, value.count == 1 {
                 node(type == "add" ? .add(constant: value.values[0]) : .multiply(constant: value.values[0]), [try tensor(operation, "x")])
             } else {
