@@ -1,0 +1,76 @@
+import ModelFormat
+
+/// The rank-N operations the frontends use on maps (Keras's
+/// LayerNormalization, Reshape, log_softmax and glu), on the program's
+/// `[1, C, H, W]` view of a `[C, H, W]` map, as coremltools' iOS15 op
+/// definitions state them: `layer_norm` over axis 1 (axes, gamma and beta
+/// of the channels' shape, epsilon); a reshape in H, W, C order as
+/// `transpose` to `[1, H, W, C]`, `reshape`, and `transpose` back;
+/// `reduce_*` over the map's axes (keep_dims true); `slice_by_index`
+/// (begin, end, stride) along one axis of the four.
+extension ProgramLowering {
+    /// A map's axes, counted from the end of its `[C, H, W]`, as indices of the program's `[1, C, H, W]`.
+    /// - Throws: `ModelError` for a value that is not a `[C, H, W]` map.
+    func mapAxes(_ axes: [Int], of tensor: String, node: Node, _ what: String) throws -> [Int] {
+        let rank = shapes[tensor]?.rank ?? 0
+        guard rank == 3, axes.allSatisfy({ (-3..<3).contains($0) }) else { throw refusal(node, "\(what) of a rank-\(rank) value in a model of maps") }
+        return axes.map { ($0 < 0 ? $0 + 3 : $0) + 1 }
+    }
+
+    func mapLayerNorm(_ norm: LayerNorm, _ input: String, node: Node, shape: [Int]) throws -> String {
+        let name = node.name
+        let end = 3 + 1 + norm.axis
+        let axes = try mapAxes(Array((end - norm.normalizedShape.count)..<end), of: node.inputs[0], node: node, "a layer normalization")
+        var arguments: [(String, [String])] = [("x", [input]), ("axes", [program.constant(name + "_axes", .ints(axes.map { Int32($0) }), shape: [axes.count])])]
+        if let gamma = norm.gamma { arguments.append(("gamma", [program.constant(name + "_gamma", gamma, shape: norm.normalizedShape)])) }
+        if let beta = norm.beta { arguments.append(("beta", [program.constant(name + "_beta", beta, shape: norm.normalizedShape)])) }
+        arguments.append(("epsilon", [program.constant(name + "_epsilon", .floats([norm.epsilon]))]))
+        return program.operation("layer_norm", name, arguments, shape: shape)
+    }
+
+    /// A `[C, H, W]` map reshaped in H, W, C order (Keras's Reshape): to
+    /// `[1, H, W, C]`, to the target's `[1, H', W', C']`, back to `[1, C', H', W']`.
+    func channelLastReshape(_ input: String, node: Node, shape: [Int]) -> String {
+        let name = node.name, source = self.shape(of: node.inputs[0])
+        func perm(_ suffix: String, _ values: [Int32]) -> String { program.constant(name + suffix, .ints(values), shape: [4]) }
+        let hwc = program.operation("transpose", name + "_hwc", ["x": input, "perm": perm("_hwc_perm", [0, 2, 3, 1])],
+                                    shape: [1, source[2], source[3], source[1]])
+        let target = [1, shape[2], shape[3], shape[1]]
+        let reshaped = program.operation("reshape", name + "_hwc_reshaped", [
+            "x": hwc, "shape": program.constant(name + "_hwc_shape", .ints(target.map { Int32($0) }), shape: [4]),
+        ], shape: target)
+        return program.operation("transpose", name, ["x": reshaped, "perm": perm("_perm", [0, 3, 1, 2])], shape: shape)
+    }
+
+    func mapReduce(_ reduce: Reduce, _ input: String, node: Node, shape: [Int]) throws -> String {
+        let modes: [Reduce.Mode: String] = [.sum: "reduce_sum", .average: "reduce_mean", .product: "reduce_prod", .max: "reduce_max", .min: "reduce_min"]
+        guard let type = modes[reduce.mode] else { throw refusal(node, "a reduction of mode \(reduce.mode.rawValue)") }
+        // Dropped axes would leave a value the map view does not hold.
+        guard reduce.keepDimensions else { throw refusal(node, "a reduction of a map dropping its axes") }
+        let axes = try mapAxes(reduce.axes, of: node.inputs[0], node: node, "a reduction")
+        return program.operation(type, node.name, [
+            "x": input, "axes": program.constant(node.name + "_axes", .ints(axes.map { Int32($0) }), shape: [axes.count]),
+            "keep_dims": program.constant(node.name + "_keep_dims", .bools([true])),
+        ], shape: shape)
+    }
+
+    /// A slice of one axis of a map: begin and end along it as the IR's
+    /// Python-style bounds resolve them (`Slice.length`), the other axes whole.
+    func mapSlice(_ slice: Slice, _ input: String, node: Node, shape: [Int]) -> String {
+        let name = node.name, source = self.shape(of: node.inputs[0])
+        let axis = switch slice.axis {
+        case .channel: 1
+        case .height: 2
+        case .width: 3
+        }
+        let size = source[axis]
+        var begin = [Int32](repeating: 0, count: 4), end = source.map { Int32($0) }, stride = [Int32](repeating: 1, count: 4)
+        begin[axis] = Int32(max(slice.start < 0 ? size + slice.start : slice.start, 0))
+        end[axis] = Int32(slice.end < 0 ? size + slice.end : min(slice.end, size))
+        stride[axis] = Int32(slice.stride)
+        return program.operation("slice_by_index", name, [
+            "x": input, "begin": program.constant(name + "_begin", .ints(begin), shape: [4]),
+            "end": program.constant(name + "_end", .ints(end), shape: [4]), "stride": program.constant(name + "_stride", .ints(stride), shape: [4]),
+        ], shape: shape)
+    }
+}
