@@ -18,11 +18,19 @@ extension ProgramLowering {
     }
 
     func mapLayerNorm(_ norm: LayerNorm, _ input: String, node: Node, shape: [Int]) throws -> String {
-        let name = node.name
         let end = 3 + 1 + norm.axis
         let axes = try mapAxes(Array((end - norm.normalizedShape.count)..<end), of: node.inputs[0], node: node, "a layer normalization")
+        return layerNorm(norm, input, axes: axes, name: node.name, shape: shape)
+    }
+
+    /// `layer_norm` over `axes` of the program's value. A beta without a gamma is given a gamma of ones (the same
+    /// values): coremltools' iOS15 type inference reads gamma's shape whenever beta is given.
+    func layerNorm(_ norm: LayerNorm, _ input: String, axes: [Int], name: String, shape: [Int]) -> String {
         var arguments: [(String, [String])] = [("x", [input]), ("axes", [program.constant(name + "_axes", .ints(axes.map { Int32($0) }), shape: [axes.count])])]
-        if let gamma = norm.gamma { arguments.append(("gamma", [program.constant(name + "_gamma", gamma, shape: norm.normalizedShape)])) }
+        let count = norm.normalizedShape.reduce(1, *)
+        if let gamma = norm.gamma ?? (norm.beta == nil ? nil : Weights(Array(repeating: 1, count: count))) {
+            arguments.append(("gamma", [program.constant(name + "_gamma", gamma, shape: norm.normalizedShape)]))
+        }
         if let beta = norm.beta { arguments.append(("beta", [program.constant(name + "_beta", beta, shape: norm.normalizedShape)])) }
         arguments.append(("epsilon", [program.constant(name + "_epsilon", .floats([norm.epsilon]))]))
         return program.operation("layer_norm", name, arguments, shape: shape)

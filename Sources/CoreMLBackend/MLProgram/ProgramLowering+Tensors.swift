@@ -42,12 +42,7 @@ extension ProgramLowering {
             result = matmul(product, inputs, name: name, shape: shape)
         case let norm as LayerNorm:
             let end = source.count + 1 + norm.axis
-            let axes = Array((end - norm.normalizedShape.count)..<end)
-            var arguments: [(String, [String])] = [("x", [inputs[0]]), ("axes", [ints(name + "_axes", axes)])]
-            if let gamma = norm.gamma { arguments.append(("gamma", [program.constant(name + "_gamma", gamma, shape: norm.normalizedShape)])) }
-            if let beta = norm.beta { arguments.append(("beta", [program.constant(name + "_beta", beta, shape: norm.normalizedShape)])) }
-            arguments.append(("epsilon", [program.constant(name + "_epsilon", .floats([norm.epsilon]))]))
-            result = program.operation("layer_norm", name, arguments, shape: shape)
+            result = layerNorm(norm, inputs[0], axes: Array((end - norm.normalizedShape.count)..<end), name: name, shape: shape)
         case let gelu as GELU:
             result = self.gelu(gelu, inputs[0], name: name, shape: shape)
         case let constant as Constant:
