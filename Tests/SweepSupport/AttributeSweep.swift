@@ -49,6 +49,18 @@ struct SweepManifest: Decodable {
     let cases: [SweepCase]
 }
 
+/// The file a case's model is written to and read back from before it runs.
+public enum SweepFormat: Sendable {
+    /// A NeuralNetwork `.mlmodel` (`CoreMLWriter`).
+    case neuralNetwork
+    /// An ML Program `.mlpackage` (`MLProgramWriter`, `--convert-to mlprogram`) computing in float32 (compared at
+    /// 1e-4 * max(1, |ref|) as the other) or float16: then norm-wise, max |ours - ref| <= k * 2^-11 * max(1, max |ref|),
+    /// k the program's operations other than `const` (at least those with float16 outputs, each rounding its
+    /// result to float16, whose unit roundoff is 2^-11; run_mlprogram_torch.py states the bound). The writer's
+    /// refusal (an operation it does not write yet, a constant beyond float16's range) is a refusal.
+    case program(float16: Bool)
+}
+
 /// How one case ended.
 public enum SweepOutcome: Sendable {
     /// Converted; the largest |ours - ref| relative to max(1, |ref|).
@@ -79,7 +91,7 @@ public struct SweepResult: Sendable {
 /// - Parameter convert: the frontend's conversion of a case's files (the
 ///   folder holds them).
 @discardableResult
-public func runAttributeSweep(_ frontend: String, file: StaticString = #filePath, line: UInt = #line,
+public func runAttributeSweep(_ frontend: String, format: SweepFormat = .neuralNetwork, file: StaticString = #filePath, line: UInt = #line,
                               convert: (_ folder: URL, _ testCase: SweepCase) throws -> Model) throws -> [SweepResult] {
     let folder = repositoryRoot.appendingPathComponent("Tests/Fixtures/sweep/\(frontend)")
     let manifest = try JSONDecoder().decode(SweepManifest.self, from: Data(contentsOf: folder.appendingPathComponent("cases.json")))
@@ -88,14 +100,18 @@ public func runAttributeSweep(_ frontend: String, file: StaticString = #filePath
     let scratch = try temporaryFolder()
     var results: [SweepResult] = []
     for testCase in manifest.cases {
-        let outcome = sweepOutcome(testCase, folder: folder, scratch: scratch, convert: convert)
+        let outcome = sweepOutcome(testCase, folder: folder, scratch: scratch, format: format, convert: convert)
         if case .wrong(let why) = outcome {
             XCTFail("\(frontend) sweep, \(testCase.name) (\(testCase.op) \(testCase.attribute) = \(testCase.value)): \(why)", file: file, line: line)
         }
         results.append(SweepResult(testCase: testCase, outcome: outcome))
     }
     let count = { (word: String) in results.filter { $0.outcome.word == word }.count }
-    print("attribute sweep \(frontend) (\(manifest.framework)): \(results.count) cases, \(count("honoured")) honoured, "
+    let written = switch format {
+    case .neuralNetwork: ""
+    case .program(let float16): float16 ? " as float16 programs" : " as float32 programs"
+    }
+    print("attribute sweep \(frontend)\(written) (\(manifest.framework)): \(results.count) cases, \(count("honoured")) honoured, "
           + "\(count("refused")) refused, \(count("WRONG")) wrong")
     if let report = ProcessInfo.processInfo.environment["ATTRIBUTE_SWEEP_REPORT"], !report.isEmpty {
         try writeSweepTable(results, frontend: frontend, framework: manifest.framework,
@@ -104,7 +120,7 @@ public func runAttributeSweep(_ frontend: String, file: StaticString = #filePath
     return results
 }
 
-func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL,
+func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL, format: SweepFormat = .neuralNetwork,
                   convert: (URL, SweepCase) throws -> Model) -> SweepOutcome {
     let model: Model
     do {
@@ -119,9 +135,24 @@ func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL,
         return .refused(message)
     }
     do {
-        let path = scratch.appendingPathComponent("\(testCase.name).mlmodel").path
-        try CoreMLWriter.write(model, to: path)
-        let network = try Network(CoreMLReader.read(from: path).model)
+        var float16Operations: Int?
+        let file: CoreMLFile
+        switch format {
+        case .neuralNetwork:
+            let path = scratch.appendingPathComponent("\(testCase.name).mlmodel").path
+            try CoreMLWriter.write(model, to: path)
+            file = try CoreMLReader.read(from: path)
+        case .program(let float16):
+            let path = scratch.appendingPathComponent("\(testCase.name)\(float16 ? "16" : "32").mlpackage").path
+            do {
+                try MLProgramWriter.write(model, to: path, computePrecision: float16 ? .float16 : .float32)
+            } catch let error as ModelError {
+                return .refused("\(error)")
+            }
+            file = try CoreMLReader.read(from: path)
+            if float16 { float16Operations = file.program?.operationCounts.filter { $0.type != "const" }.reduce(0) { $0 + $1.count } }
+        }
+        let network = try Network(file.model)
         let nhwc = testCase.layout == "nhwc"
         var feeds: [String: InputValue] = [:]
         for input in network.model.inputs {
@@ -156,7 +187,11 @@ func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL,
             guard ours.values.count == reference.count else {
                 return .wrong("output '\(name)' has \(ours.values.count) values, the framework's \(reference.count) (\(shape))")
             }
-            if let worst = worstMismatch(ours.values, reference) {
+            if let operations = float16Operations {
+                let bound = Float(operations) * 0x1p-11 * max(1, reference.map(abs).max() ?? 0)
+                let worst = zip(ours.values, reference).map { abs($0 - $1) }.max() ?? 0
+                guard worst <= bound else { return .wrong("output '\(name)' is up to \(worst) from the framework's, past \(bound) (k = \(operations))") }
+            } else if let worst = worstMismatch(ours.values, reference) {
                 return .wrong("output '\(name)' value \(worst.index) is \(worst.ours), the framework gives \(worst.reference)")
             }
             for (a, b) in zip(ours.values, reference) { largest = max(largest, abs(a - b) / max(1, abs(b))) }

@@ -32,30 +32,14 @@ extension ProgramLowering {
         case let softmax as Softmax:
             result = program.operation("softmax", name, ["x": inputs[0], "axis": axis(name, softmax.axis, rank: source.count)], shape: shape)
         case let slice as Slice:
-            // Every axis, in order, with the bounds resolved.
-            var (begin, end, strides) = ([Int](repeating: 0, count: source.count), source, [Int](repeating: 1, count: source.count))
-            for (listed, index) in slice.axisIndices(rank: source.count).enumerated() {
-                guard let index else { continue }  // checked by shape inference
-                let stop = slice.end[listed]
-                (begin[index], end[index], strides[index]) = (slice.range(listed, of: source[index]).first, stop < 0 ? stop + source[index] : stop,
-                                                              slice.strides[listed])
-            }
-            result = program.operation("slice_by_index", name, [
-                "x": inputs[0], "begin": ints(name + "_begin", begin), "end": ints(name + "_end", end),
-                "stride": ints(name + "_stride", strides),
-            ], shape: shape)
+            result = sliceByIndex(slice, inputs[0], source: source, name: name, shape: shape)
         case let reduce as Reduce:
             result = try self.reduce(reduce, inputs[0], node: node, source: source, shape: shape)
         case let product as MatMul:
             result = matmul(product, inputs, name: name, shape: shape)
         case let norm as LayerNorm:
             let end = source.count + 1 + norm.axis
-            let axes = Array((end - norm.normalizedShape.count)..<end)
-            var arguments: [(String, [String])] = [("x", [inputs[0]]), ("axes", [ints(name + "_axes", axes)])]
-            if let gamma = norm.gamma { arguments.append(("gamma", [program.constant(name + "_gamma", gamma, shape: norm.normalizedShape)])) }
-            if let beta = norm.beta { arguments.append(("beta", [program.constant(name + "_beta", beta, shape: norm.normalizedShape)])) }
-            arguments.append(("epsilon", [program.constant(name + "_epsilon", .floats([norm.epsilon]))]))
-            result = program.operation("layer_norm", name, arguments, shape: shape)
+            result = layerNorm(norm, inputs[0], axes: Array((end - norm.normalizedShape.count)..<end), name: name, shape: shape)
         case let gelu as GELU:
             result = self.gelu(gelu, inputs[0], name: name, shape: shape)
         case let constant as Constant:
@@ -126,5 +110,25 @@ extension ProgramLowering {
         ], shape: shape)
         guard let bias = product.bias else { return multiplied }
         return program.operation("add", name, ["x": multiplied, "y": program.constant(name + "_bias", bias, shape: [product.outputChannels])], shape: shape)
+    }
+}
+
+extension ProgramLowering {
+    /// A slice as `slice_by_index` over every axis of `source` (a tensor's
+    /// shape, or a map's [1, C, H, W]: a map axis -3, -2, -1 counted from
+    /// the end), its bounds resolved to absolute ones (a negative index
+    /// counts from the axis' end; shape inference refused what Core ML
+    /// computes otherwise).
+    func sliceByIndex(_ slice: Slice, _ input: String, source: [Int], name: String, shape: [Int]) -> String {
+        var (begin, end, strides) = ([Int](repeating: 0, count: source.count), source, [Int](repeating: 1, count: source.count))
+        for (listed, index) in slice.axisIndices(rank: source.count).enumerated() {
+            guard let index else { continue }  // checked by shape inference
+            let stop = slice.end[listed]
+            (begin[index], end[index], strides[index]) = (slice.range(listed, of: source[index]).first, stop < 0 ? stop + source[index] : stop,
+                                                          slice.strides[listed])
+        }
+        return program.operation("slice_by_index", name, [
+            "x": input, "begin": ints(name + "_begin", begin), "end": ints(name + "_end", end), "stride": ints(name + "_stride", strides),
+        ], shape: shape)
     }
 }

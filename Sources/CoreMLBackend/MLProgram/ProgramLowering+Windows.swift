@@ -7,9 +7,16 @@ extension ProgramLowering {
     func convolution(_ convolution: Convolution, _ input: String, node: Node, shape: [Int]) throws -> String {
         let name = node.name
         let source = self.shape(of: node.inputs[0])
-        let pads = convolution.isDeconvolution ? try deconvolutionPads(convolution, input: source, output: shape, node: node)
+        let deconvolution = convolution.isDeconvolution ? try deconvolutionPads(convolution, input: source, output: shape, node: node) : []
+        let pads = convolution.isDeconvolution ? deconvolution.map { max($0, 0) }
             : try self.pads(convolution.padding, input: source, output: shape, kernel: convolution.kernel,
                             stride: convolution.stride, dilation: convolution.dilation, node: node)
+        // An output past the full one (Keras's output_padding, a stride beyond the kernel): the rows and columns past it hold
+        // the bias alone, so conv_transpose without it, zeros padded, then the bias added.
+        let past = deconvolution.map { max(-$0, 0) }
+        let grown = past.contains { $0 > 0 }
+        let bias = grown ? nil : convolution.bias
+        let transposedShape = grown ? [shape[0], shape[1], shape[2] - past[0] - past[1], shape[3] - past[2] - past[3]] : shape
         let weightShape = convolution.isDeconvolution
             ? [convolution.kernelChannels, convolution.outputChannels / convolution.groups, convolution.kernel.height, convolution.kernel.width]
             : [convolution.outputChannels, convolution.kernelChannels, convolution.kernel.height, convolution.kernel.width]
@@ -17,7 +24,7 @@ extension ProgramLowering {
             ("x", [input]),
             ("weight", [program.constant(name + "_weight", convolution.weights, shape: weightShape)]),
         ]
-        if let bias = convolution.bias { arguments.append(("bias", [program.constant(name + "_bias", bias, shape: [convolution.outputChannels])])) }
+        if let bias { arguments.append(("bias", [program.constant(name + "_bias", bias, shape: [convolution.outputChannels])])) }
         arguments += [
             ("strides", [program.constant(name + "_strides", .ints([Int32(convolution.stride.height), Int32(convolution.stride.width)]), shape: [2])]),
             ("pad_type", [program.constant(name + "_pad_type", .strings(["custom"]))]),
@@ -25,7 +32,15 @@ extension ProgramLowering {
             ("dilations", [program.constant(name + "_dilations", .ints([Int32(convolution.dilation.height), Int32(convolution.dilation.width)]), shape: [2])]),
             ("groups", [program.constant(name + "_groups", .ints([Int32(convolution.groups)]))]),
         ]
-        return program.operation(convolution.isDeconvolution ? "conv_transpose" : "conv", name, arguments, shape: shape)
+        guard grown else { return program.operation(convolution.isDeconvolution ? "conv_transpose" : "conv", name, arguments, shape: shape) }
+        let transposed = program.operation("conv_transpose", name + "_full", arguments, shape: transposedShape)
+        let padded = program.operation("pad", convolution.bias == nil ? name : name + "_padded", [
+            "x": transposed, "pad": program.constant(name + "_past", .ints(past.map { Int32($0) }), shape: [4]),
+            "mode": program.constant(name + "_mode", .strings(["constant"])), "constant_val": program.constant(name + "_constant_val", .floats([0])),
+        ], shape: shape)
+        guard let bias = convolution.bias else { return padded }
+        return program.operation("add", name, ["x": padded, "y": program.constant(name + "_bias", bias, shape: [1, convolution.outputChannels, 1, 1])],
+                                 shape: shape)
     }
 
     /// A deconvolution's `[top, bottom, left, right]` for conv_transpose's
@@ -33,17 +48,14 @@ extension ProgramLowering {
     /// (kernel - 1) * dilation + 1, less the pads: the top and left ones
     /// where the IR's output starts in the full one (the forward
     /// convolution's padding, as the runtime takes it), the bottom and
-    /// right ones what is left past the IR's output.
+    /// right ones what is left past the IR's output; negative where the
+    /// IR's output runs past the full one.
     func deconvolutionPads(_ convolution: Convolution, input: [Int], output: [Int], node: Node) throws -> [Int] {
         let forward = try pads(convolution.padding, input: output, output: input, kernel: convolution.kernel,
                                stride: convolution.stride, dilation: convolution.dilation, node: node)
         let fullHeight = (input[2] - 1) * convolution.stride.height + (convolution.kernel.height - 1) * convolution.dilation.height + 1
         let fullWidth = (input[3] - 1) * convolution.stride.width + (convolution.kernel.width - 1) * convolution.dilation.width + 1
-        let pads = [forward[0], fullHeight - output[2] - forward[0], forward[2], fullWidth - output[3] - forward[2]]
-        guard pads.allSatisfy({ $0 >= 0 }) else {
-            throw refusal(node, "a deconvolution whose output (\(output[2])x\(output[3])) runs past its full \(fullHeight)x\(fullWidth)")
-        }
-        return pads
+        return [forward[0], fullHeight - output[2] - forward[0], forward[2], fullWidth - output[3] - forward[2]]
     }
 
     func pooling(_ pooling: Pooling, _ input: String, node: Node, shape: [Int]) throws -> String {

@@ -125,14 +125,21 @@ struct ProgramLowering {
             }
             result = program.operation("reshape", name, ["x": input, "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
         case .defined(let op) where (op.definition as? Reshape)?.targetShape.count == 3:
-            guard (op.definition as! Reshape).order == .channelFirst else { throw refusal(node, "reshape in channel-last order") }
+            guard (op.definition as! Reshape).order == .channelFirst else {
+                result = channelLastReshape(inputs[0], node: node, shape: shape)
+                break
+            }
             result = program.operation("reshape", name, ["x": inputs[0], "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
         case .defined(let op) where op.definition is GELU:
             result = gelu(op.definition as! GELU, inputs[0], name: name, shape: shape)
-        case .slice(let slice):
-            result = try self.slice(slice, inputs[0], node: node, shape: shape)
+        case .defined(let op) where op.definition is Slice:
+            result = sliceByIndex(op.definition as! Slice, inputs[0], source: self.shape(of: node.inputs[0]), name: name, shape: shape)
         case .defined(let op) where op.definition is Constant:
             result = try mapConstant(op.definition as! Constant, node: node, shape: shape)
+        case .defined(let op) where op.definition is LayerNorm:
+            result = try mapLayerNorm(op.definition as! LayerNorm, inputs[0], node: node, shape: shape)
+        case .defined(let op) where op.definition is Reduce:
+            result = try mapReduce(op.definition as! Reduce, inputs[0], node: node, shape: shape)
         default:
             throw refusal(node, node.operation.definition.kindName)
         }

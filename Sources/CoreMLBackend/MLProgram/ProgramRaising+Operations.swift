@@ -17,11 +17,9 @@ extension ProgramRaising {
            valueType.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 {
             computesInFloat16 = true
         }
-        func node(_ op: Op, _ inputs: [String]) {
-            nodes.append(Node(name: name, operation: op, inputs: inputs, outputs: [name]))
-            values[name] = .tensor(name)
-        }
+        func node(_ op: Op, _ inputs: [String]) { append(name, op, inputs) }
         if tensorModel || type == "gelu", try raiseTensor(operation, type: type, name: name, shape: shape) { return }
+        if !tensorModel, try raiseMap(operation, type: type, name: name, shape: shape) { return }
         switch type {
         case "const":
             guard let entry = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes)
@@ -87,8 +85,6 @@ extension ProgramRaising {
             node(.unary(Unary(kind: .threshold, alpha: try float(operation, "alpha"))), [try tensor(operation, "x")])
         case "maximum", "minimum":
             node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
-        case "slice_by_index":
-            node(try mapSlice(operation, name: name), [try tensor(operation, "x")])
         case "identity":
             values[name] = .tensor(try tensor(operation, "x"))
         case "cast":
@@ -186,14 +182,14 @@ extension ProgramRaising {
         guard let source = try argument(operation, "x")?.first else { throw fail("reshape '\(name)' has no x", operation) }
         switch source {
         case .tensor(let tensor):
-            // The shape of the value the program reshapes (an input's [1, C, H, W] view is an alias of the input, whose own shape is [C, H, W]).
-            let from = boundName(operation, "x").flatMap { programShapes[$0] } ?? programShapes[tensor] ?? []
+            let from = sourceShape(operation, tensor: tensor)
             guard shape.count == 4, shape[0] == 1, from.count == 4, from != shape else {
                 // [1, K] before a linear or classify and back, an input's or output's [F] or [C, H, W]: the same map.
                 values[name] = .tensor(tensor)
                 return
             }
-            let flat = shape[2] == 1 && shape[3] == 1
+            // (The middle of a reshape in H, W, C order, `ProgramLowering.channelLastReshape`, is a reshape of its [H, W, C] view.)
+            let flat = shape[2] == 1 && shape[3] == 1 && !name.hasSuffix("_hwc_reshaped")
             let op: Op = flat ? .flatten(.channelFirst) : .reshape(targetShape: Array(shape.dropFirst()), order: .channelFirst)
             nodes.append(Node(name: name, operation: op, inputs: [tensor], outputs: [name]))
             values[name] = .tensor(name)

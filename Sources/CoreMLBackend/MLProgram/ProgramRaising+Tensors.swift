@@ -27,10 +27,7 @@ extension ProgramRaising {
 
     /// Raises `operation` when it is a rank-N one of a tensor program; false for any other.
     mutating func raiseTensor(_ operation: UnsafeMutablePointer<MILOperation>, type: String, name: String, shape: [Int]) throws -> Bool {
-        func node(_ op: Op, _ inputs: [String]) {
-            nodes.append(Node(name: name, operation: op, inputs: inputs, outputs: [name]))
-            values[name] = .tensor(name)
-        }
+        func node(_ op: Op, _ inputs: [String]) { append(name, op, inputs) }
         switch type {
         case "reshape":
             node(.reshape(targetShape: shape), [try tensor(operation, "x")])
@@ -62,7 +59,8 @@ extension ProgramRaising {
             }
         case "layer_norm":
             let x = try tensor(operation, "x")
-            let rank = programShapes[x]?.count ?? 0, axes = try ints(operation, "axes")
+            let dims = sourceShape(operation, tensor: x)
+            let rank = dims.count, axes = try ints(operation, "axes")
             let axis: Int
             guard !axes.isEmpty, axes.count <= rank else { throw fail("layer_norm '\(name)' normalizes axes \(axes) of a rank-\(rank) tensor", operation) }
             if axes == Array((rank - axes.count)..<rank) {
@@ -72,7 +70,6 @@ extension ProgramRaising {
             } else {
                 throw fail("layer_norm '\(name)' normalizes axes \(axes) of a rank-\(rank) tensor", operation)
             }
-            let dims = programShapes[x] ?? []
             node(.defined(LayerNorm(normalizedShape: axes.map { dims[$0] }, epsilon: try float(operation, "epsilon"), gamma: try constant(operation, "gamma")?.floats,
                                     beta: try constant(operation, "beta")?.floats, axis: axis)), [x])
         case "gelu":

@@ -138,6 +138,12 @@ struct ProgramRaising {
         return CArrays.string(binding.pointee.name)
     }
 
+    /// The shape the program declares for the value bound to `x`, whose IR tensor is `tensor` (an input's
+    /// `[1, C, H, W]` view is an alias of the input, whose own shape is `[C, H, W]`).
+    func sourceShape(_ operation: UnsafeMutablePointer<MILOperation>, tensor: String) -> [Int] {
+        boundName(operation, "x").flatMap { programShapes[$0] } ?? programShapes[tensor] ?? []
+    }
+
     func tensor(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> String {
         guard case .tensor(let name)? = try argument(operation, key)?.first else { throw fail("input '\(key)' is not a tensor", operation) }
         return name
