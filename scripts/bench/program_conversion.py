@@ -4,7 +4,7 @@ against the NeuralNetwork conversion (.mlmodel) of the same model, at float32
 and at float16 weights (issue 36: within 2x the time, peak memory under 1.5x
 the weight bytes).
 
-  swift build -c release --static-swift-stdlib
+  swift build -c release
   .venv/bin/python scripts/bench/program_conversion.py --convert .build/release/coreml-convert
 
 Model: Inception-ResNet-v2's frozen graph from make_inception_resnet_v2.py
@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import RELEASE_BUILD, git_revision, machine, mib, write_block
+from benchlib import git_revision, machine, mib, write_block
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -119,7 +119,8 @@ def main():
 
 Measured {stamp} on {host} (a shared, noisy VM: the ratios, from
 alternating runs in one run, say more than the times), the repository at
-{git_revision()}, built with `{RELEASE_BUILD}`. Inception-ResNet-v2's frozen
+{git_revision()}, `{Path(args.convert).name}` a release build (`swift build -c release`; both kinds of
+conversion are the same binary). Inception-ResNet-v2's frozen
 graph ({weight_bytes / 1e6:.1f} MB of weights), {args.runs} rounds after an untimed one, each
 converting to a new output: NeuralNetwork float32, ML Program float32,
 NeuralNetwork float16, ML Program float16 (a new output is left to the
