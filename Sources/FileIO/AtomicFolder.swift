@@ -69,7 +69,10 @@ public enum AtomicFolder {
             if FileSystem.exists(path) { throw FileError(path: path, message: "is a broken link; choose another output folder") }
             return false
         }
-        guard kind == .folder, isLink(path) == false else {
+        guard !isLink(path) else {
+            throw FileError(path: path, message: "is a symbolic link, which is not followed: the output must be a new package or a package to replace")
+        }
+        guard kind == .folder else {
             throw FileError(path: path, message: "exists and is not a folder: the output must be a new package or a package to replace")
         }
         guard isReplaceable(path) else {

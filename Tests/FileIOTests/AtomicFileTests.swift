@@ -256,6 +256,20 @@ final class AtomicFileTests: ScratchFolderTestCase {
         XCTAssertEqual(try String(contentsOfFile: target + "/Manifest.json", encoding: .utf8), "{}")
     }
 
+    /// A link to a package is never followed: refused by what it is (it was
+    /// "exists and is not a folder", while it led to one), the package intact.
+    func testALinkToAPackageIsRefusedAsALink() throws {
+        let package = folder + "/real.mlpackage", link = folder + "/link.mlpackage"
+        try AtomicFolder.write(to: package, isReplaceable: { _ in true }) { temporary, _ in
+            FileManager.default.createFile(atPath: temporary + "/Manifest.json", contents: Data("old".utf8))
+        }
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: package)
+        XCTAssertThrowsError(try AtomicFolder.write(to: link, isReplaceable: { _ in true }) { _, _ in XCTFail("written through a link") }) { error in
+            XCTAssertTrue("\(error)".contains("is a symbolic link, which is not followed"), "\(error)")
+        }
+        XCTAssertEqual(try String(contentsOfFile: package + "/Manifest.json", encoding: .utf8), "old")
+    }
+
     /// The same for a package folder (`AtomicFolder`): the temporary folder
     /// goes with everything in it, three levels down (`fileio_remember_tree`).
     func testASignalDuringAFolderWriteRemovesTheTemporaryFolder() throws {
