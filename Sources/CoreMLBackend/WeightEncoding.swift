@@ -85,13 +85,9 @@ extension SpecBuilder {
     /// naming the layer, the field `what` and the value's place in it.
     private func halfPlaceholder(_ weights: Weights, _ what: String) -> UnsafeMutablePointer<UInt8> {
         let layer = layerName
-        // Computed weights come in their producer's chunks; weights in memory are cut into pieces here.
-        let inMemory = !weights.isComputed
-        let pieces = inMemory ? (weights.count + Self.halfPiece - 1) / Self.halfPiece : weights.chunkCount
-        let placeholder = streamed.placeholder(length: 2 * weights.count, pieces: pieces, finished: weights.releaseSource) { index, write in
-            try weights.withChunk(inMemory ? 0 : index) { start, values in
-                let first = inMemory ? index * Self.halfPiece : start
-                let part = inMemory ? UnsafeBufferPointer(rebasing: values[first..<min(first + Self.halfPiece, values.count)]) : values
+        let placeholder = streamed.placeholder(length: 2 * weights.count, pieces: weights.pieceCount(size: Self.halfPiece),
+                                               finished: weights.releaseSource) { index, write in
+            try weights.withPiece(index, size: Self.halfPiece) { first, part in
                 var halves = [UInt16](repeating: 0, count: part.count)
                 for (offset, value) in part.enumerated() {
                     let bits = value.halfBits

@@ -114,6 +114,23 @@ public struct Weights: @unchecked Sendable {
         return try withUnsafeBufferPointer { try body(0, $0) }
     }
 
+    /// Number of pieces `withPiece` hands the values out in: the producer's
+    /// chunks, or pieces of `size` values of weights in memory (so that a
+    /// writer can spread a large tensor in memory over the cores too).
+    public func pieceCount(size: Int) -> Int {
+        isComputed ? chunkCount : (count + size - 1) / size
+    }
+
+    /// Calls `body` with piece `index` of `pieceCount(size:)` and the index
+    /// of its first value; any thread may call it.
+    public func withPiece<R>(_ index: Int, size: Int, _ body: (_ start: Int, _ values: UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        if isComputed { return try withChunk(index, body) }
+        return try withUnsafeBufferPointer { all in
+            let first = index * size
+            return try body(first, UnsafeBufferPointer(rebasing: all[first..<min(first + size, all.count)]))
+        }
+    }
+
     /// Rewrites the values with `body`, which works on any range of them
     /// (`start` is the first one's index), so that it need not run now:
     /// values these weights alone own are rewritten in place at once;

@@ -135,4 +135,16 @@ final class WeightsUpdateTests: XCTestCase {
         let weights = Weights(count: 1 << 20) { _ in }
         XCTAssertTrue(weights.values.allSatisfy { $0 == 0 })
     }
+
+    /// Weights in memory come in pieces of the size asked, the last one
+    /// short, each with its first value's index (the writers spread them
+    /// over the cores so).
+    func testWeightsInMemoryComeInPiecesOfTheSizeAsked() {
+        let weights = Weights([1, 2, 3, 4, 5])
+        XCTAssertEqual(weights.pieceCount(size: 2), 3)
+        let pieces = (0..<3).map { index in weights.withPiece(index, size: 2) { start, values in (start, Array(values)) } }
+        XCTAssertEqual(pieces.map(\.0), [0, 2, 4])
+        XCTAssertEqual(pieces.map(\.1), [[1, 2], [3, 4], [5]])
+        XCTAssertEqual(Weights([Float]()).pieceCount(size: 2), 0)
+    }
 }

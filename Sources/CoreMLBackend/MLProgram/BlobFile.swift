@@ -25,8 +25,10 @@ struct BlobFile {
     static let float32Type: UInt32 = 2, float16Type: UInt32 = 1
     static let sentinel: UInt32 = 0xDEAD_BEEF
 
-    /// The blobs in file order, each with its metadata record's offset.
-    private(set) var blobs: [(offset: Int, weights: Weights, float16: Bool, name: String)] = []
+    /// A blob: its metadata record's offset, its values, whether they are stored as float16, its constant's name.
+    typealias Blob = (offset: Int, weights: Weights, float16: Bool, name: String)
+    /// The blobs in file order.
+    private(set) var blobs: [Blob] = []
     private var end = alignment
 
     /// Adds `weights` as a float32 blob, or float16 (cast as `HalfRounding`
@@ -78,7 +80,7 @@ struct BlobFile {
         }
     }
 
-    private func size(of blob: (offset: Int, weights: Weights, float16: Bool, name: String)) -> Int {
+    private func size(of blob: Blob) -> Int {
         blob.weights.count * (blob.float16 ? 2 : 4)
     }
 
@@ -87,15 +89,11 @@ struct BlobFile {
 
     /// A blob's data as a stretch of the file: its values in pieces, cast
     /// as `HalfRounding` casts a constant for a float16 blob.
-    private static func stretch(_ blob: (offset: Int, weights: Weights, float16: Bool, name: String)) -> FileStretch {
+    private static func stretch(_ blob: Blob) -> FileStretch {
         let weights = blob.weights, float16 = blob.float16, name = blob.name
-        let inMemory = !weights.isComputed
-        let pieces = inMemory ? (weights.count + piece - 1) / piece : weights.chunkCount
-        return FileStretch(offset: Int64(blob.offset + alignment), length: weights.count * (float16 ? 2 : 4), pieces: pieces,
-                           finished: weights.releaseSource) { index, write in
-            try weights.withChunk(inMemory ? 0 : index) { start, values in
-                let first = inMemory ? index * piece : start
-                let part = inMemory ? UnsafeBufferPointer(rebasing: values[first..<min(first + piece, values.count)]) : values
+        return FileStretch(offset: Int64(blob.offset + alignment), length: weights.count * (float16 ? 2 : 4),
+                           pieces: weights.pieceCount(size: piece), finished: weights.releaseSource) { index, write in
+            try weights.withPiece(index, size: piece) { first, part in
                 guard float16 else {
                     // Float's in-memory bytes are little-endian on every platform Swift runs this on.
                     return try write(UnsafeRawBufferPointer(part), 4 * first)
