@@ -26,12 +26,12 @@ final class RankNWriterTests: XCTestCase {
         let array = Input(name: "x", kind: .array(shape: [3, 4, 5]))
         let tensor = Input(name: "t", kind: .tensor(shape: [2, 3]))
         try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .reshape(targetShape: [60]), input: "x")]),
-                          "layer 'y': reshapeND needs a model with tensor (rank-N) inputs")
+                          "layer 'y': reshapeStatic needs a model with tensor (rank-N) inputs")
         // Core ML's validator: "Load constant layer 'k' must be a 3D constant"; in a model of maps only [C, H, W] ones are written.
         try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")],
                                 nodes: [Node(name: "k", operation: .constant(shape: [5], data: Weights([1, 2, 3, 4, 5])), inputs: [], outputs: ["k"]),
                                         Node(name: "y", operation: .add(constant: 0), inputs: ["x", "k"], outputs: ["y"])]),
-                          "layer 'k': constantND needs a model with tensor (rank-N) inputs")
+                          "layer 'k': loadConstantND needs a model with tensor (rank-N) inputs")
         try assertRefused(Model(inputs: [array], outputs: [Output(name: "y")], nodes: [Node("y", .defined(Softmax(axis: -1)), input: "x")]),
                           "softmaxND needs a model with tensor (rank-N) inputs")
         try assertRefused(Model(inputs: [tensor, Input(name: "i", kind: .image(ImageInput(width: 4, height: 4)))], outputs: [Output(name: "y")],

@@ -44,32 +44,66 @@ typealias LayerCase = CoreML__Specification__NeuralNetworkLayer__LayerCase
 /// any axis (concat and concatND, softmax and softmaxND): the first of
 /// `layerCases` is the classic layer's, the second the rank-N one's.
 protocol AxisLayerCoding: LayerCoding {
+    associatedtype ClassicParams
+    associatedtype RankNParams
     var axis: Int { get }
-    /// The two layers' types as messages name them.
-    static var layerTypeNames: (classic: String, rankN: String) { get }
+    init(axis: Int)
+    /// The axis the classic layer works along: the channels, -3.
+    static var channelAxis: Int { get }
+    static var layers: AxisLayers<ClassicParams, RankNParams> { get }
+    /// What a read layer asks of the operation that it does not do (a
+    /// sequence concatenation, say), named for the error; nil by default.
+    static func unsupported(classic: ClassicParams) -> String?
+    static func unsupported(rankN: RankNParams) -> String?
+}
+
+/// The two layers of an `AxisLayerCoding`: each one's `layer` case, type
+/// name, and parameters in the layer message with their initializer; the
+/// rank-N one's axis field.
+struct AxisLayers<Classic, RankN> {
+    typealias Field<Params> = WritableKeyPath<MLLayer, UnsafeMutablePointer<Params>?>
+    typealias Initializer<Params> = (UnsafeMutablePointer<Params>?) -> Void
+    var classic: (layerCase: LayerCase, name: String, field: Field<Classic>, initialize: Initializer<Classic>)
+    var rankN: (layerCase: LayerCase, name: String, field: Field<RankN>, initialize: Initializer<RankN>,
+                axis: WritableKeyPath<RankN, Int64>)
 }
 
 extension AxisLayerCoding {
+    static var layerCases: [LayerCase] { [layers.classic.layerCase, layers.rankN.layerCase] }
     /// Whether the classic layer is written: along the channels.
-    var isClassic: Bool { axis == -3 }
+    var isClassic: Bool { axis == Self.channelAxis }
     var specificationVersion: Int32 { isClassic ? 1 : 4 }
-    var layerTypeName: String { isClassic ? Self.layerTypeNames.classic : Self.layerTypeNames.rankN }
+    var layerTypeName: String { isClassic ? Self.layers.classic.name : Self.layers.rankN.name }
     // Along channels, the same on a map written with a batch axis.
     var keepsShape: Bool { isClassic }
 
-    /// Sets the classic layer (`layerCases[0]`, no parameters of its own)
-    /// along the channels, else the rank-N layer (`layerCases[1]`) with
-    /// its `axis` field set to `axis`.
-    func encode<Classic, RankN>(into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder,
-                                classic: WritableKeyPath<MLLayer, UnsafeMutablePointer<Classic>?>,
-                                _ initializeClassic: (UnsafeMutablePointer<Classic>?) -> Void,
-                                rankN: WritableKeyPath<MLLayer, UnsafeMutablePointer<RankN>?>,
-                                _ initializeRankN: (UnsafeMutablePointer<RankN>?) -> Void, axis axisField: WritableKeyPath<RankN, Int64>) {
+    static func unsupported(classic: ClassicParams) -> String? { nil }
+    static func unsupported(rankN: RankNParams) -> String? { nil }
+
+    /// Sets the classic layer (no parameters of its own) along the
+    /// channels, else the rank-N layer with its axis field set to `axis`.
+    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
+        let (classic, rankN) = (Self.layers.classic, Self.layers.rankN)
         if isClassic {
-            builder.set(layer, Self.layerCases[0], classic, initializeClassic)
+            builder.set(layer, classic.layerCase, classic.field, classic.initialize)
         } else {
-            builder.set(layer, Self.layerCases[1], rankN, initializeRankN) { $0[keyPath: axisField] = Int64(axis) }
+            builder.set(layer, rankN.layerCase, rankN.field, rankN.initialize) { $0[keyPath: rankN.axis] = Int64(axis) }
         }
+    }
+
+    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
+        if layer.layer_case == layers.classic.layerCase {
+            let p = layer[keyPath: layers.classic.field]
+            if let what = unsupported(classic: p!.pointee) { throw reader.fail("layer '\(name)': \(what) is not supported", at: p) }
+            return .defined(Self(axis: channelAxis))
+        }
+        let p = layer[keyPath: layers.rankN.field]
+        if let what = unsupported(rankN: p!.pointee) { throw reader.fail("layer '\(name)': \(what) is not supported", at: p) }
+        let axis = p!.pointee[keyPath: layers.rankN.axis]
+        guard axis.magnitude <= 1 << 16 else {
+            throw reader.fail("layer '\(name)': \(layers.classic.name) axis \(axis) is out of range", at: p)
+        }
+        return .defined(Self(axis: Int(axis)))
     }
 }
 
@@ -120,11 +154,13 @@ extension CompositeLayerCoding {
     }
 }
 
-/// Every operation the backend writes and reads: `allOperations`, in its
-/// order (a composite whose first layer's case another coding reads comes
-/// after that coding). One with no coding is left out here and fails
-/// `AllOperationsTests`.
-let layerCodings: [any LayerCoding.Type] = allOperations.compactMap { $0 as? any LayerCoding.Type }
+/// Every operation the backend writes and reads: the classic layers of a
+/// model of maps (`SpecificationVersion.mapLayerCodings`), then
+/// `allOperations` in its order (a composite whose first layer's case
+/// another coding reads comes after that coding). An operation with no
+/// coding is left out here and fails `AllOperationsTests`.
+let layerCodings: [any LayerCoding.Type] =
+    SpecificationVersion.mapLayerCodings + allOperations.compactMap { $0 as? any LayerCoding.Type }
 
 /// How a network's array features map to Core ML's tensors.
 enum ArrayMapping {

@@ -1,5 +1,6 @@
 import ModelFormat
 import CoreMLSchema
+import Protobuf
 
 // The classic layers of specification 1 that a model of maps (no tensor
 // inputs) gets for operations Core ML otherwise writes as rank-N layers:
@@ -7,8 +8,9 @@ import CoreMLSchema
 // reduction over a map's axes as the reduce layer (`MapReduce`, which a
 // model of tensors gets too for the modes no rank-N layer has), a reshape
 // to [C, H, W] as the classic reshape (`SpecificationVersion.mapLayers`).
-// Only the writer makes these; the reader reads those layers as the
-// operations they are (`Transpose`, `Constant`, `Reduce`, `Reshape`).
+// Only the writer makes these; each reads its layer back as the operation
+// it is (`Transpose`, `Constant`, `Reduce`, `Reshape`): they join
+// `layerCodings` before `allOperations` (`mapLayerCodings`).
 
 /// A `Transpose` of a [C, H, W] map as the permute layer, whose axes
 /// reorder [Seq, C, H, W] with Seq staying first.
@@ -30,7 +32,8 @@ struct MapPermute: LayerCoding, Equatable {
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        try Transpose.decode(layer, name: name, reader)
+        let p = layer.permute.pointee
+        return .permute(axes: try reader.counts(p.axis, p.n_axis, name, allowZero: true))
     }
 }
 
@@ -56,7 +59,9 @@ struct MapConstant: LayerCoding, Equatable {
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        try Constant.decode(layer, name: name, reader)
+        let p = layer.loadconstant.pointee
+        let (shape, data) = try reader.shaped(p.shape, p.n_shape, p.data, "data", of: name)
+        return .constant(shape: shape, data: data)
     }
 }
 
@@ -82,12 +87,21 @@ struct MapReshape: LayerCoding, Equatable {
         }
     }
 
+    /// [Seq, C, H, W] targets are read as [C, H, W].
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        try Reshape.decode(layer, name: name, reader)
+        let p = layer.reshape.pointee
+        let target = CArrays.array(p.targetshape, p.n_targetshape).map { Int($0) }
+        guard target.count == 3 || target.count == 4, target.allSatisfy({ $0 > 0 && $0 <= 1 << 31 }) else {
+            throw reader.fail("layer '\(name)': reshape target \(target) is not [C, H, W] or [Seq, C, H, W]", at: layer.reshape)
+        }
+        return .reshape(targetShape: Array(target.suffix(3)), order: try reader.order(p.mode.rawValue, name, at: layer.reshape))
     }
 }
 
 extension SpecificationVersion {
+    /// The codings of the classic layers a model of maps gets.
+    static let mapLayerCodings: [any LayerCoding.Type] = [MapPermute.self, MapConstant.self, MapReduce.self, MapReshape.self]
+
     /// The layer cases of `MapPermute`, `MapConstant`, `MapReduce` and
     /// `MapReshape`: a network's layers of these are a map's.
     static let mapLayerCases: Set<UInt32> = [MapPermute.layerCases[0].rawValue, MapConstant.layerCases[0].rawValue,

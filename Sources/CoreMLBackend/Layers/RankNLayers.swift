@@ -39,31 +39,18 @@ extension MatMul: LayerCoding {
 /// (Core ML takes axis -3 of rank-N tensors with it too); along any other
 /// axis, softmaxND.
 extension Softmax: AxisLayerCoding {
-    static var layerCases: [LayerCase] {
-        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX_ND]
-    }
-    static var layerTypeNames: (classic: String, rankN: String) { ("softmax", "softmaxND") }
-
-    func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
-        encode(into: layer, builder, classic: \.softmax, core_ml__specification__softmax_layer_params__init,
-               rankN: \.softmaxnd, core_ml__specification__softmax_ndlayer_params__init, axis: \.axis)
-    }
-
-    static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        if layer.layer_case == layerCases[0] { return .softmax }
-        let axis = layer.softmaxnd.pointee.axis
-        guard axis.magnitude <= 1 << 16 else { throw reader.fail("layer '\(name)': softmax axis \(axis) is out of range", at: layer.softmaxnd) }
-        return .defined(Softmax(axis: Int(axis)))
+    static var layers: AxisLayers<CoreML__Specification__SoftmaxLayerParams, CoreML__Specification__SoftmaxNDLayerParams> {
+        AxisLayers(classic: (CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX, "softmax", \.softmax,
+                             core_ml__specification__softmax_layer_params__init),
+                   rankN: (CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_SOFTMAX_ND, "softmaxND", \.softmaxnd,
+                           core_ml__specification__softmax_ndlayer_params__init, \.axis))
     }
 }
 
 /// The transpose layer of specification 4; in a model of maps the writer
-/// makes it the classic permute layer (`MapPermute`), read back as the
-/// transpose it is.
+/// makes it the classic permute layer (`MapPermute`).
 extension Transpose: LayerCoding {
-    static var layerCases: [LayerCase] {
-        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_PERMUTE]
-    }
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_TRANSPOSE] }
     var specificationVersion: Int32 { 4 }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
@@ -73,10 +60,6 @@ extension Transpose: LayerCoding {
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        if layer.layer_case == layerCases[1] {
-            let p = layer.permute.pointee
-            return .permute(axes: try reader.counts(p.axis, p.n_axis, name, allowZero: true))
-        }
         let p = layer.transpose.pointee
         return .defined(Transpose(axes: try reader.counts(p.axes, p.n_axes, name, allowZero: true)))
     }

@@ -5,15 +5,15 @@ import Protobuf
 /// The rank-N reductions of specification 4 (reduceSum, reduceMean,
 /// reduceMax, reduceMin, reduceProd) over any axes; in a model of maps the
 /// writer makes a reduction over a map's C, H, W, HW or CHW, kept, the
-/// classic reduce layer (`MapReduce`), read back as the reduction it is.
+/// classic reduce layer (`MapReduce`).
 /// The other modes (logSum, sumSquare, l1, l2, argmax) are written as
 /// that classic layer only (`rankNLayerTypeName` nil).
 extension Reduce: LayerCoding {
-    /// The rank-N layers in the order of `rankNModes`, then the classic one.
+    /// The rank-N layers in the order of `rankNModes`.
     static var layerCases: [LayerCase] {
         [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_SUM, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MEAN,
          CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MAX, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_MIN,
-         CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_PROD, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE]
+         CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_REDUCE_PROD]
     }
     /// The modes a rank-N layer computes, with that layer's type.
     static let rankNModes: [(mode: Mode, layer: String)] = [
@@ -43,7 +43,6 @@ extension Reduce: LayerCoding {
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        if layer.layer_case == layerCases[5] { return try MapReduce.decode(layer, name: name, reader) }
         let params: any ReduceLayerParams = switch layer.layer_case {
         case layerCases[0]: layer.reducesum.pointee
         case layerCases[1]: layer.reducemean.pointee

@@ -150,14 +150,11 @@ extension Upsample: LayerCoding {
 }
 
 /// Load-constant-ND of specification 4; in a model of maps the writer
-/// makes a [C, H, W] one the classic load-constant layer (`MapConstant`),
-/// read back as the constant it is.
+/// makes a [C, H, W] one the classic load-constant layer (`MapConstant`).
 extension Constant: LayerCoding {
-    static var layerCases: [LayerCase] {
-        [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT_ND, CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT]
-    }
+    static var layerCases: [LayerCase] { [CORE_ML__SPECIFICATION__NEURAL_NETWORK_LAYER__LAYER_LOAD_CONSTANT_ND] }
     var specificationVersion: Int32 { 4 }
-    var layerTypeName: String { "constantND" }
+    var layerTypeName: String { "loadConstantND" }
 
     func encode(_ node: Node, into layer: UnsafeMutablePointer<MLLayer>, _ builder: SpecBuilder) {
         builder.set(layer, Self.layerCases[0], \.loadconstantnd, core_ml__specification__load_constant_ndlayer_params__init) { p in
@@ -166,11 +163,6 @@ extension Constant: LayerCoding {
     }
 
     static func decode(_ layer: MLLayer, name: String, _ reader: SpecReader) throws -> Op {
-        if layer.layer_case == layerCases[1] {
-            let p = layer.loadconstant.pointee
-            let (shape, data) = try reader.shaped(p.shape, p.n_shape, p.data, "data", of: name)
-            return .constant(shape: shape, data: data)
-        }
         let p = layer.loadconstantnd.pointee
         let (shape, data) = try reader.shaped(p.shape, p.n_shape, p.data, "data", of: name)
         return .constant(shape: shape, data: data)
