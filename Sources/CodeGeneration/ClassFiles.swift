@@ -73,7 +73,7 @@ public enum ClassFiles {
         let interface = try CoreMLReader.interface(from: file)
         let resource = resourceName(of: modelPath)
         let generator = try ClassGenerator(interface: interface, className: className ?? ClassGenerator.className(forModelNamed: resource),
-                                           resourceName: resource, isPublic: isPublic)
+                                           resourceName: resource, modelFileName: FileSystem.name(of: modelPath), isPublic: isPublic)
         return generator.files(in: language)
     }
 
