@@ -76,7 +76,7 @@ final class TFLiteReaderTests: XCTestCase {
 
     func testNotATFLiteFile() throws {
         let path = try temporaryFolder().appendingPathComponent("model.tflite").path
-        FileManager.default.createFile(atPath: path, contents: Data([8, 0, 0, 0, 0x54, 0x46, 0x4C, 0x32, 0, 0, 0, 0]))
+        _ = FileManager.default.createFile(atPath: path, contents: Data([8, 0, 0, 0, 0x54, 0x46, 0x4C, 0x32, 0, 0, 0, 0]))
         XCTAssertEqual(failure(path), "\(path): not a TFLite model: the file identifier at bytes 4-8 is not \"TFL3\"")
     }
 
