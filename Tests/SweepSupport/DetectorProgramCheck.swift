@@ -25,7 +25,7 @@ public enum DetectorProgramCheck {
     /// Writes `model` as a `.mlmodel` and as packages computing in float32
     /// and float16, and runs each read back on every one of `inputs`:
     /// - the packages hold the same detector (labels, thresholds, tensors)
-    ///   at specification 6;
+    ///   at specification 6, with as many weights as the file;
     /// - float32: the raw rows (`confidenceTensor`, `coordinatesTensor`)
     ///   and the kept `confidence` and `coordinates` equal the file's
     ///   within 1e-4 * max(1, |ref|), as many boxes kept;
@@ -44,7 +44,9 @@ public enum DetectorProgramCheck {
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("\(name).mlmodel").path
         try CoreMLWriter.write(model, to: path)
-        let network = try Network(CoreMLReader.read(from: path).model)
+        let fileModel = try CoreMLReader.read(from: path).model
+        let network = try Network(fileModel)
+        func weightCount(_ model: Model) -> Int { model.nodes.flatMap(\.operation.weightTensors).reduce(0) { $0 + $1.values.count } }
         var programs: [(Network, Int)] = []
         for precision in [Precision.float32, .float16] {
             let package = folder.appendingPathComponent("\(name)_\(precision.name).mlpackage").path
@@ -52,6 +54,8 @@ public enum DetectorProgramCheck {
             let read = try CoreMLReader.read(from: package)
             XCTAssertEqual(read.model.detector, detector, "\(name) \(precision.name)", file: file, line: line)
             XCTAssertEqual(read.specificationVersion, 6, "\(name) \(precision.name)", file: file, line: line)
+            // The same weights read back, a constant several operations read once (inspect's Parameters).
+            XCTAssertEqual(weightCount(read.model), weightCount(fileModel), "\(name) \(precision.name): weights", file: file, line: line)
             let facts = try XCTUnwrap(read.program, "\(name): no program read", file: file, line: line)
             XCTAssertEqual(facts.computesInFloat16, precision == .float16, "\(name)", file: file, line: line)
             programs.append((try Network(read.model), facts.operationCounts.filter { $0.type != "const" }.reduce(0) { $0 + $1.count }))

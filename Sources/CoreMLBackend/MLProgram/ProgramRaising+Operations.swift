@@ -107,6 +107,14 @@ extension ProgramRaising {
                 guard let values = c.floats else { throw fail("\(type) '\(name)' has a constant that is not float", operation) }
                 if preprocess(type, name: name, x, values) { return }
                 let affine = Self.mapShape(c.shape)
+                // A constant other operations read too was a `Constant` node of its own (a YOLO region's grid).
+                var constantKey = "y"
+                if case .constant? = pair[0] { constantKey = "x" }
+                if let shared = boundName(operation, constantKey), readers[shared, default: 0] > 1 {
+                    constantNode(shared, shape: affine, values)
+                    node(type == "add" ? .add(constant: 0) : .multiply(constant: 1), constantKey == "x" ? [shared, x] : [x, shared])
+                    return
+                }
                 node(type == "add" ? .bias(Bias(shape: affine, bias: values)) : .scale(Scale(shape: affine, scale: values)), [x])
             default:
                 throw fail("\(type) '\(name)' does not take a tensor", operation)

@@ -95,6 +95,12 @@ extension ProgramRaising {
         return true
     }
 
+    /// A `Constant` node named `name`, made once however many operations read it.
+    mutating func constantNode(_ name: String, shape: [Int], _ data: Weights) {
+        guard constantNodes.insert(name).inserted else { return }
+        nodes.append(Node(name: name, operation: .constant(shape: shape, data: data), inputs: [], outputs: [name]))
+    }
+
     /// The tensors bound to `key`, a float constant made a `Constant` node (once) named as it.
     mutating func operands(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> [String] {
         guard let bindings = bindings(operation, key), !bindings.isEmpty else { throw fail("input '\(key)' is missing", operation) }
@@ -108,11 +114,7 @@ extension ProgramRaising {
                 return tensor
             case .constant(let constant)?:
                 guard let data = constant.floats else { throw fail("'\(key)' names '\(name)', a constant that is not float", binding) }
-                if !constantNodes.contains(name) {
-                    constantNodes.insert(name)
-                    nodes.append(Node(name: name, operation: .constant(shape: constant.shape.isEmpty ? [1] : constant.shape, data: data),
-                                      inputs: [], outputs: [name]))
-                }
+                constantNode(name, shape: constant.shape.isEmpty ? [1] : constant.shape, data)
                 return name
             case nil:
                 throw fail("'\(key)' names '\(name)', which no earlier operation makes", binding)

@@ -50,6 +50,15 @@ extension SpecReader {
             if let type = input.pointee.type { raising.programShapes[CArrays.string(input.pointee.name)] = try raising.shape(of: type) }
         }
         for case let operation? in operations {
+            for case let entry? in CArrays.buffer(operation.pointee.inputs, operation.pointee.n_inputs) {
+                guard let argument = entry.pointee.value else { continue }
+                for case let binding? in CArrays.buffer(argument.pointee.arguments, argument.pointee.n_arguments)
+                where binding.pointee.binding_case == CORE_ML__SPECIFICATION__MILSPEC__ARGUMENT__BINDING__BINDING_NAME {
+                    raising.readers[CArrays.string(binding.pointee.name), default: 0] += 1
+                }
+            }
+        }
+        for case let operation? in operations {
             try raising.raise(operation)
             counts[CArrays.string(operation.pointee.type), default: 0] += 1
         }
@@ -85,8 +94,10 @@ struct ProgramRaising {
     var classifier: Classifier?
     /// A program of tensor inputs (`raiseTensor` reads its rank-N operations).
     var tensorModel = false
-    /// The constants made `Constant` nodes (`operands`).
+    /// The constants made `Constant` nodes (`operands`, `constantNode`).
     var constantNodes: Set<String> = []
+    /// How many operations read each named value.
+    var readers: [String: Int] = [:]
     /// Whether an operation computes in float16 (the program was written with float16 compute precision).
     var computesInFloat16 = false
     /// The image inputs, their preprocessing filled in as it is read.
