@@ -25,6 +25,8 @@ public struct InspectedModel: Sendable {
     public var notes: [(label: String, items: [String])]
     /// For a Core ML file: the oldest systems that load it, and why.
     public var deployment: DeploymentRequirement?
+    /// For an ML Program package: its opset, compute precision, operations and weight file.
+    public var program: ProgramFacts?
     /// For a model file that parses but does not convert: what the file
     /// states and every obstacle (`init(outline:)`); nil otherwise.
     public var outline: SourceOutline?
@@ -66,6 +68,7 @@ public struct InspectedModel: Sendable {
         self.init(path: path, format: format, content: .network(file.model), featureTypes: file.featureTypes.compactMapValues(SummaryText.typeText),
                   notes: notes)
         deployment = DeploymentRequirement(model: file.model, specificationVersion: version)
+        program = file.program
         if file.program != nil, version == 6 {
             // coremltools' iOS15 target: the first systems that run ML Programs (specification 6).
             deployment?.systems = DeploymentTarget.oldest(for: Int32(version)).map(\.description)

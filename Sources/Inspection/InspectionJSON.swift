@@ -1,4 +1,5 @@
 import Naming
+import CoreMLBackend
 import ModelFormat
 
 /// The machine-readable form of everything `inspect` shows, for `--json`
@@ -15,6 +16,17 @@ public enum InspectionJSON {
             "raisedBy": .array(requirement.raisedBy.map { group in
                 .object(["type": .string(group.type), "version": .int(group.version), "layers": .strings(group.layers)])
             }),
+        ])
+    }
+
+    /// `{opset, computePrecision, operationCount, operationCounts: [{type, count}], weightFileBytes}`.
+    static func program(_ facts: ProgramFacts) -> JSON {
+        .object([
+            "opset": .string(facts.opset),
+            "computePrecision": .string(facts.computesInFloat16 ? "float16" : "float32"),
+            "operationCount": .int(facts.operationCounts.reduce(0) { $0 + $1.count }),
+            "operationCounts": .array(facts.operationCounts.map { .object(["type": .string($0.type), "count": .int($0.count)]) }),
+            "weightFileBytes": .int(facts.weightFileBytes),
         ])
     }
 
@@ -51,6 +63,7 @@ public enum InspectionJSON {
             })))
             members.append(.init("parameters", parameters(inspected)))
             members.append(.init("multiplyAccumulates", .int(statistics.multiplyAccumulates)))
+            members.append(.init("program", inspected.program.map(program) ?? .null))
             members.append(.init("notes", notes(inspected)))
             let byLayer = Dictionary(grouping: tensors.filter(\.isParameter), by: \.layer)
             members.append(.init("layers", .array(model.nodes.enumerated().map { index, node in
