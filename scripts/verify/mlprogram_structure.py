@@ -37,9 +37,13 @@ The conv and linear operations are also paired in order and their weights
 and biases compared (as coremltools' MIL-proto loader reads them from each
 weight file): both tools fold batch norms into the convolutions, so they
 must agree to float32 rounding, |theirs - ours| <= 1e-5 * max(1, |theirs|).
+And coremltools' package is predicted by coreml-predict (beside --convert)
+on a seeded random input against the framework (tf_keras for the Keras
+models, onnxruntime on the torch model's ONNX export): this toolkit reading
+and running a program it did not write, |ours - ref| <= 1e-4 * max(1, |ref|).
 
-Proves nothing about computed values (scripts/verify/mlprogram.sh does, for ours):
-it is the structure comparison issue 36's done-when asks for. Both tools
+Proves nothing about the values our programs compute (scripts/verify/mlprogram.sh
+does): it is the structure comparison issue 36's done-when asks for. Both tools
 write the program they choose; the differences are explained in the note.
 
 Pinned versions (checked at start, exit 2 if others): coremltools 9.0,
@@ -286,6 +290,41 @@ def compare_weights(theirs, ours):
                   f"max |theirs - ours| / max(1, |theirs|) = {worst:.3g}{'' if good else ' (over 1e-5)'}")
 
 
+def predict_theirs(name, folder, predict):
+    """coreml-predict on coremltools' package (this toolkit reading a program it did not write) against the
+    framework on the same seeded random input: tf_keras for the Keras models (model.h5), onnxruntime for the torch
+    one (its model.onnx export). Returns (good, line): |ours - ref| <= 1e-4 * max(1, |ref|)."""
+    import json
+    import numpy as np
+    theirs = folder / "theirs.mlpackage"
+    described = json.loads(subprocess.run([str(Path(predict).parent / "coreml-inspect"), str(theirs), "--json"], check=True,
+                                          capture_output=True, text=True).stdout)
+    input_name, output_name = described["inputs"][0]["name"], described["outputs"][0]["name"]
+    shape = described["inputs"][0]["shape"]
+    x = np.random.default_rng(5).random(shape, dtype=np.float32)
+    if name.startswith("torch"):
+        import onnxruntime
+        session = onnxruntime.InferenceSession(str(folder / "model.onnx"))
+        reference = session.run(None, {session.get_inputs()[0].name: x})[0]
+    else:
+        import tf_keras
+        reference = tf_keras.models.load_model(folder / "model.h5", compile=False).predict(x, verbose=0)
+    np.save(folder / "theirs_input.npy", x)
+    done = subprocess.run([predict, str(theirs), "--input", f"{input_name}={folder / 'theirs_input.npy'}", "--output-npy",
+                           str(folder / "theirs_predicted")], capture_output=True, text=True)
+    if done.returncode != 0:
+        return False, f"coreml-predict on theirs: exit {done.returncode}: {done.stderr.strip()}"
+    ours = np.load(folder / "theirs_predicted" / f"{output_name}.npy").reshape(-1)
+    reference = reference.reshape(-1)
+    if ours.shape != reference.shape:
+        return False, f"coreml-predict on theirs: {ours.shape[0]} values, the framework {reference.shape[0]}"
+    worst = float((np.abs(ours - reference) / np.maximum(1, np.abs(reference))).max())
+    good = worst <= 1e-4
+    framework = "onnxruntime (model.onnx)" if name.startswith("torch") else "tf_keras"
+    return good, f"theirs predicted by coreml-predict vs {framework}: max |ours - ref| / max(1, |ref|) = {worst:.3g}" + (
+        "" if good else " (over 1e-4)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("work", nargs="?", type=Path, default=Path("/tmp/mlprogram_structure"))
@@ -334,7 +373,9 @@ def main():
               flush=True)
         weights_agree, line = compare_weights(theirs, ours)
         print(line, flush=True)
-        failures += not same or not weights_agree
+        predicted, line = predict_theirs(name, folder, str(Path(args.convert).parent / "coreml-predict"))
+        print(line, flush=True)
+        failures += not same or not weights_agree or not predicted
     sys.exit(1 if failures else 0)
 
 

@@ -15,8 +15,9 @@
 # side by side with their totals, weight bytes, inputs and outputs; it exits
 # 1 if the outputs differ in shape once sizes of 1 are dropped. Each
 # program's operations are listed in WORK_DIR/NAME/{theirs,ours}_ops.txt.
-# It proves no values (scripts/verify/mlprogram.sh does for ours): the
-# structure only, as the done-when asks.
+# Of ours it proves no values (scripts/verify/mlprogram.sh does); theirs is
+# predicted by coreml-predict against the framework (tf_keras, onnxruntime on
+# the torch model's export), 1e-4 * max(1, |ref|): a program it did not write.
 # Pinned (checked, exit 2 otherwise): coremltools 9.0, tensorflow-cpu
 # 2.21.0 with tf-keras 2.21.0 (coremltools 9 converts tf.keras (Keras 2)
 # models, not Keras 3 ones), torch 2.13.0+cpu, torchvision 0.29.2, numpy

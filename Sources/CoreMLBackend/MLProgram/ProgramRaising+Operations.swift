@@ -34,17 +34,19 @@ extension ProgramRaising {
             let groups = try ints(operation, "groups").first ?? 1, transposed = type == "conv_transpose"
             let convolution = Convolution(outputChannels: transposed ? shape4[1] * groups : shape4[0], kernelChannels: transposed ? shape4[0] : shape4[1],
                                           groups: groups, kernel: Size2(shape4[2], shape4[3]), stride: Size2(strides[0], strides[1]),
-                                          dilation: Size2(dilations[0], dilations[1]), padding: .explicit(pads), isDeconvolution: transposed,
+                                          dilation: Size2(dilations[0], dilations[1]), padding: pads, isDeconvolution: transposed,
                                           weights: kernel, bias: try constant(operation, "bias")?.floats)
             node(.convolution(convolution), [try tensor(operation, "x")])
         case "max_pool", "avg_pool":
             let kernel = try ints(operation, "kernel_sizes"), strides = try ints(operation, "strides")
             guard kernel.count == 2, strides.count == 2, try !bool(operation, "ceil_mode") else { throw fail("\(type) '\(name)' is not 2-D", operation) }
             let pooling = Pooling(kind: type == "max_pool" ? .max : .average, kernel: Size2(kernel[0], kernel[1]), stride: Size2(strides[0], strides[1]),
-                                  padding: .explicit(try pads(operation)), excludePaddingFromAverage: try bool(operation, "exclude_padding_from_average"))
+                                  padding: try pads(operation), excludePaddingFromAverage: try bool(operation, "exclude_padding_from_average"))
             node(.pooling(pooling), [try tensor(operation, "x")])
         case "reduce_mean", "reduce_max":
-            guard try ints(operation, "axes") == [2, 3], try bool(operation, "keep_dims") else { throw fail("\(type) '\(name)' is not a global pooling", operation) }
+            // Over H and W: a global pooling (its [1, C] form when the axes are not kept, as coremltools writes a
+            // torch model's, is the same map to what follows: a linear or a reshape).
+            guard [[2, 3], [-2, -1]].contains(try ints(operation, "axes")) else { throw fail("\(type) '\(name)' is not a global pooling", operation) }
             node(.pooling(Pooling(kind: type == "reduce_max" ? .max : .average, kernel: Size2(1, 1), stride: Size2(1, 1), global: true)),
                  [try tensor(operation, "x")])
         case "linear":
@@ -60,8 +62,12 @@ extension ProgramRaising {
             guard perm.count == 4, perm[0] == 0, perm.sorted() == [0, 1, 2, 3] else { throw fail("transpose '\(name)' moves the batch axis", operation) }
             node(.permute(axes: perm), [try tensor(operation, "x")])
         case "pad":
-            let pads = try ints(operation, "pad"), mode = try constant(operation, "mode")?.strings.first ?? "constant"
-            guard pads.count == 4 else { throw fail("pad '\(name)' does not pad the last two axes", operation) }
+            // [before, after] per padded axis, the last ones: coremltools gives every axis, the leading ones zero.
+            let given = try ints(operation, "pad"), mode = try constant(operation, "mode")?.strings.first ?? "constant"
+            guard given.count >= 4, given.count % 2 == 0, given.dropLast(4).allSatisfy({ $0 == 0 }) else {
+                throw fail("pad '\(name)' does not pad the last two axes", operation)
+            }
+            let pads = Array(given.suffix(4))
             let kind: Padding.Kind
             switch mode {
             case "constant": kind = .constant(try constant(operation, "constant_val") == nil ? 0 : try float(operation, "constant_val"))
@@ -131,8 +137,10 @@ extension ProgramRaising {
             node(.lrn(LRN(alpha: try float(operation, "alpha"), beta: try float(operation, "beta"), localSize: size, k: try float(operation, "k"))),
                  [try tensor(operation, "x")])
         case "softmax":
-            guard try ints(operation, "axis") == [1] else { throw fail("softmax '\(name)' is not over channels", operation) }
-            node(.softmax, [try tensor(operation, "x")])
+            // Axis 1 of [1, C, H, W] or of [1, C] (axis -1 there, as coremltools writes a torch classifier's).
+            let x = try tensor(operation, "x"), axis = try ints(operation, "axis"), rank = sourceShape(operation, tensor: x).count
+            guard axis.count == 1, axis[0] == 1 || axis[0] == 1 - rank else { throw fail("softmax '\(name)' is not over channels", operation) }
+            node(.softmax, [x])
         case "classify":
             try classify(operation)
         case "upsample_nearest_neighbor", "upsample_bilinear":
@@ -177,11 +185,21 @@ extension ProgramRaising {
         return [shape.reduce(1, *)]
     }
 
-    func pads(_ operation: UnsafeMutablePointer<MILOperation>) throws -> Edges {
-        guard try constant(operation, "pad_type")?.strings == ["custom"] else { throw fail("a window's pad_type is not custom", operation) }
-        let pads = try ints(operation, "pad")
-        guard pads.count == 4 else { throw fail("a window's pad is not [top, bottom, left, right]", operation) }
-        return Edges(top: pads[0], bottom: pads[1], left: pads[2], right: pads[3])
+    /// A window's padding: `custom` amounts (what this toolkit writes), or
+    /// `valid` (none), `same` and `same_lower` (the odd pixel after or
+    /// before), as coremltools writes them.
+    func pads(_ operation: UnsafeMutablePointer<MILOperation>) throws -> WindowPadding {
+        let padType = try constant(operation, "pad_type")?.strings.first ?? "valid"  // MIL's default
+        switch padType {
+        case "custom":
+            let pads = try ints(operation, "pad")
+            guard pads.count == 4 else { throw fail("a window's pad is not [top, bottom, left, right]", operation) }
+            return .explicit(Edges(top: pads[0], bottom: pads[1], left: pads[2], right: pads[3]))
+        case "valid": return .explicit(.zero)
+        case "same": return .same(topLeftHeavy: false)
+        case "same_lower": return .same(topLeftHeavy: true)
+        default: throw fail("a window's pad_type is '\(padType)', not custom, valid, same or same_lower", operation)
+        }
     }
 
     /// A reshape to another map is a flatten or a reshape node; any other
@@ -220,6 +238,7 @@ extension ProgramRaising {
         case "sigmoid_hard": .sigmoidHard(alpha: try float(operation, "alpha"), beta: try float(operation, "beta"))
         case "linear_activation": .linear(alpha: try float(operation, "alpha"), beta: try float(operation, "beta"))
         case "clip": .clip(min: try float(operation, "alpha"), max: try float(operation, "beta"))
+        case "relu6": .clip(min: 0, max: 6)  // coremltools writes it; this toolkit writes clip
         case "prelu": .prelu(alpha: try floats(operation, "alpha"))
         case "softplus_parametric": .parametricSoftplus(alpha: try floats(operation, "alpha"), beta: try floats(operation, "beta"))
         default: nil

@@ -57,6 +57,13 @@ extension ProgramRaising {
             } else {
                 node(.defined(MatMul(transposeA: transposeX, transposeB: transposeY)), try operands(operation, "x") + operands(operation, "y"))
             }
+        case "linear":
+            // coremltools' form of a fully connected layer on [..., K]: weight [N, K], as MatMul stores it.
+            guard let weight = try constant(operation, "weight"), let matrix = weight.floats, weight.shape.count == 2 else {
+                throw fail("linear '\(name)' has no 2-D constant weight", operation)
+            }
+            node(.defined(MatMul(inputChannels: weight.shape[1], outputChannels: weight.shape[0], weights: matrix,
+                                 bias: try constant(operation, "bias")?.floats)), [try tensor(operation, "x")])
         case "layer_norm":
             let x = try tensor(operation, "x")
             let dims = sourceShape(operation, tensor: x)

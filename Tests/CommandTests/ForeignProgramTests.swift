@@ -1,0 +1,68 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// ML Program packages written by coremltools 9.0 from torch and tf_keras
+/// models (Tests/Fixtures/coreml/coremltools_programs, made by
+/// scripts/fixtures/make_coremltools_programs.py), not by this toolkit:
+/// inspected without a warning and predicted by coreml-predict, against the
+/// framework's output in the fixture. float32 packages within
+/// 1e-4 * max(1, |ref|); float16 ones within k * 2^-11 * max(1, max |ref|),
+/// k the program's operations other than const (each rounds its result to
+/// float16 at most once; the bound DetectorProgramCheck states). They hold
+/// the forms coremltools writes and this toolkit's writer does not:
+/// pad_type valid and same, relu6, linear on [1, K], a pad of every axis,
+/// a mean over H and W not kept, softmax along the last axis of [1, K], an
+/// image's scale and biases as program operations.
+final class ForeignProgramTests: XCTestCase {
+    static let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/coreml/coremltools_programs")
+
+    func testPackagesOfCoremltoolsArePredictedAsTheirFrameworksComputeThem() throws {
+        let folder = try temporaryFolder()
+        for name in ["torch_classifier", "torch_residual", "keras_cnn"] {
+            let source = Self.fixtures.appendingPathComponent(name)
+            let meta = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: source.appendingPathComponent("meta.json"))) as? [String: Any])
+            let reference = try readFloat32Npy(source.appendingPathComponent("output.npy"))
+            for precision in ["float32", "float16"] {
+                let package = source.appendingPathComponent("\(precision).mlpackage").path
+                let what = "\(name) \(precision)"
+                let inspected = try ProgramRunner.run("coreml-inspect", [package, "--json"])
+                XCTAssertEqual(inspected.status, 0, "\(what): \(inspected.standardError)")
+                let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(inspected.standardOutput.utf8)) as? [String: Any], what)
+                let notes = (document["notes"] as? [[String: Any]] ?? []).compactMap { $0["label"] as? String }
+                XCTAssertFalse(notes.contains("Warning"), "\(what): \(inspected.standardOutput)")
+                let program = try XCTUnwrap(document["program"] as? [String: Any], what)
+                XCTAssertEqual(program["computePrecision"] as? String, precision, what)
+                let counts = try XCTUnwrap(program["operationCounts"] as? [[String: Any]], what)
+                let operations = counts.filter { $0["type"] as? String != "const" }.compactMap { $0["count"] as? Int }.reduce(0, +)
+                let ours = try predict(package, meta: meta, source: source, into: folder.appendingPathComponent("\(name)_\(precision)"))
+                XCTAssertEqual(ours.count, reference.count, what)
+                let scale = max(1, reference.map(abs).max() ?? 0)
+                let worst = zip(ours, reference).map { abs($0 - $1) / (precision == "float32" ? max(1, abs($1)) : scale) }.max() ?? .nan
+                let bound = precision == "float32" ? 1e-4 : Float(operations) * Float(pow(2.0, -11.0))
+                XCTAssertLessThanOrEqual(worst, bound, "\(what): worst \(worst), bound \(bound) (\(operations) operations)")
+            }
+        }
+    }
+
+    /// The package's one output for the fixture's input: a classifier's
+    /// probabilities in label order, or the output named in meta.json.
+    private func predict(_ package: String, meta: [String: Any], source: URL, into out: URL) throws -> [Float] {
+        let input = try XCTUnwrap(meta["input"] as? String)
+        if let image = meta["image"] as? String, let labels = meta["labels"] as? [String] {
+            let result = try ProgramRunner.run("coreml-predict", [package, source.appendingPathComponent(image).path, "--json"])
+            XCTAssertEqual(result.status, 0, result.standardError)
+            let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+            let results = try XCTUnwrap(document.first?["results"] as? [[String: Any]])
+            let probabilities = Dictionary(uniqueKeysWithValues: results.compactMap { entry in
+                (entry["label"] as? String).map { ($0, (entry["probability"] as? Double).map(Float.init) ?? .nan) }
+            })
+            return labels.map { probabilities[$0] ?? .nan }
+        }
+        let output = try XCTUnwrap(meta["output"] as? String)
+        let result = try ProgramRunner.run("coreml-predict", [package, "--input", "\(input)=\(source.appendingPathComponent("input.npy").path)",
+                                                              "--output-npy", out.path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        return try readFloat32Npy(out.appendingPathComponent("\(output).npy"))
+    }
+}
