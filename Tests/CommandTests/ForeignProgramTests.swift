@@ -11,9 +11,10 @@ import XCTest
 /// k the program's operations other than const (each rounds its result to
 /// float16 at most once; the bound DetectorProgramCheck states). They hold
 /// the forms coremltools writes and this toolkit's writer does not:
-/// pad_type valid and same, relu6, linear on [1, K], a pad of every axis,
-/// a mean over H and W not kept, softmax along the last axis of [1, K], an
-/// image's scale and biases as program operations.
+/// pad_type valid and same, relu6, silu, linear on [1, K], a pad of every
+/// axis, a mean over H and W not kept, softmax along the last axis of
+/// [1, K], max pooling with ceil_mode, a concat of one value, layer_norm
+/// over axis -1, an image's scale and biases as program operations.
 final class ForeignProgramTests: XCTestCase {
     static let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/coreml/coremltools_programs")
 

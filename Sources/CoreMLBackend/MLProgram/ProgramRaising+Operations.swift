@@ -39,9 +39,18 @@ extension ProgramRaising {
             node(.convolution(convolution), [try tensor(operation, "x")])
         case "max_pool", "avg_pool":
             let kernel = try ints(operation, "kernel_sizes"), strides = try ints(operation, "strides")
-            guard kernel.count == 2, strides.count == 2, try !bool(operation, "ceil_mode") else { throw fail("\(type) '\(name)' is not 2-D", operation) }
+            guard kernel.count == 2, strides.count == 2 else { throw fail("\(type) '\(name)' is not 2-D", operation) }
+            var padding = try pads(operation)
+            if try bool(operation, "ceil_mode") {
+                // The output size rounded up (torch's ceil_mode, as coremltools writes it): Caffe's pooling, with its
+                // rule that no window starts in the bottom or right padding; the average's divisor is not that rule's.
+                guard type == "max_pool", case .explicit(let edges) = padding, edges.top == edges.bottom, edges.left == edges.right else {
+                    throw fail("\(type) '\(name)' rounds its output size up with asymmetric padding or averaging", operation)
+                }
+                padding = .includeLastPixel(Size2(edges.top, edges.left))
+            }
             let pooling = Pooling(kind: type == "max_pool" ? .max : .average, kernel: Size2(kernel[0], kernel[1]), stride: Size2(strides[0], strides[1]),
-                                  padding: try pads(operation), excludePaddingFromAverage: try bool(operation, "exclude_padding_from_average"))
+                                  padding: padding, excludePaddingFromAverage: try bool(operation, "exclude_padding_from_average"))
             node(.pooling(pooling), [try tensor(operation, "x")])
         case "reduce_mean", "reduce_max":
             // Over H and W: a global pooling (its [1, C] form when the axes are not kept, as coremltools writes a
@@ -131,7 +140,7 @@ extension ProgramRaising {
                 guard case .tensor(let tensor) = value else { throw fail("concat '\(name)' takes a value that is not a tensor", operation) }
                 return tensor
             }
-            node(.concat, parts)
+            if parts.count == 1 { values[name] = .tensor(parts[0]) } else { node(.concat, parts) }  // one value: itself
         case "local_response_norm":
             let size = try ints(operation, "size").first ?? 0
             node(.lrn(LRN(alpha: try float(operation, "alpha"), beta: try float(operation, "beta"), localSize: size, k: try float(operation, "k"))),
@@ -148,6 +157,11 @@ extension ProgramRaising {
             let upsample = type == "upsample_nearest_neighbor" ? Upsample(scale: scale)
                 : Upsample(scale: scale, mode: .bilinear, alignment: try bool(operation, "align_corners") ? .alignCorners : .halfPixel)
             node(.upsample(upsample), [try tensor(operation, "x")])
+        case "silu":
+            // x * sigmoid(x), as the frontends write swish.
+            let x = try tensor(operation, "x")
+            append(name + "_sigmoid", .activation(.sigmoid), [x])
+            node(.multiply(constant: 1), [x, name + "_sigmoid"])
         default:
             guard let activation = try activation(type, operation) else {
                 throw fail("operation '\(name)' is a \(type), which is not read yet (a program this toolkit writes has none)", operation)

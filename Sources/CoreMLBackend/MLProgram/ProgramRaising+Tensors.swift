@@ -35,7 +35,9 @@ extension ProgramRaising {
             node(.defined(Transpose(axes: try ints(operation, "perm"))), [try tensor(operation, "x")])
         case "concat":
             guard try !bool(operation, "interleave"), let axis = try ints(operation, "axis").first else { throw fail("concat '\(name)' interleaves", operation) }
-            node(.defined(Concat(axis: axis)), try operands(operation, "values"))
+            let parts = try operands(operation, "values")
+            // One value (coremltools writes a dense block's first concatenation so): the value itself.
+            if parts.count == 1 { values[name] = .tensor(parts[0]) } else { node(.defined(Concat(axis: axis)), parts) }
         case "softmax":
             guard let axis = try ints(operation, "axis").first else { throw fail("softmax '\(name)' has no axis", operation) }
             node(.defined(Softmax(axis: axis)), [try tensor(operation, "x")])
@@ -67,7 +69,7 @@ extension ProgramRaising {
         case "layer_norm":
             let x = try tensor(operation, "x")
             let dims = sourceShape(operation, tensor: x)
-            let rank = dims.count, axes = try ints(operation, "axes")
+            let rank = dims.count, axes = try ints(operation, "axes").map { $0 < 0 ? $0 + rank : $0 }  // coremltools writes [-1]
             let axis: Int
             guard !axes.isEmpty, axes.count <= rank else { throw fail("layer_norm '\(name)' normalizes axes \(axes) of a rank-\(rank) tensor", operation) }
             if axes == Array((rank - axes.count)..<rank) {
