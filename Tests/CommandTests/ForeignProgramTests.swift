@@ -46,6 +46,27 @@ final class ForeignProgramTests: XCTestCase {
         }
     }
 
+    /// A pad type MIL does not have (the Keras package's "same" made "sane"
+    /// in place: the same bytes otherwise) is one error naming it.
+    func testAnUnknownPadTypeIsNamed() throws {
+        let folder = try temporaryFolder()
+        let package = folder.appendingPathComponent("sane.mlpackage")
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("keras_cnn/float32.mlpackage"), to: package)
+        let spec = package.appendingPathComponent("Data/com.apple.CoreML/model.mlmodel")
+        var bytes = [UInt8](try Data(contentsOf: spec))
+        let same = Array("same".utf8)
+        let places = (0...(bytes.count - same.count)).filter { Array(bytes[$0..<$0 + same.count]) == same }
+        XCTAssertFalse(places.isEmpty, "the fixture's pad_type same")
+        for place in places { bytes[place + 2] = UInt8(ascii: "n") }
+        try Data(bytes).write(to: spec)
+        for program in ["coreml-inspect", "coreml-predict"] {
+            let result = try ProgramRunner.run(program, [package.path])
+            XCTAssertEqual(result.status, 1, "\(program): \(result.standardError)")
+            XCTAssertTrue(result.standardError.contains("pad_type is 'sane', not custom, valid, same or same_lower"), result.standardError)
+            XCTAssertEqual(result.standardError.filter { $0 == "\n" }.count, 1, result.standardError)
+        }
+    }
+
     /// The package's one output for the fixture's input: a classifier's
     /// probabilities in label order, or the output named in meta.json.
     private func predict(_ package: String, meta: [String: Any], source: URL, into out: URL) throws -> [Float] {

@@ -203,7 +203,8 @@ extension ProgramRaising {
     /// `valid` (none), `same` and `same_lower` (the odd pixel after or
     /// before), as coremltools writes them.
     func pads(_ operation: UnsafeMutablePointer<MILOperation>) throws -> WindowPadding {
-        let padType = try constant(operation, "pad_type")?.strings.first ?? "valid"  // MIL's default
+        let given = try constant(operation, "pad_type")
+        guard let padType = given == nil ? "valid" : given?.strings.first else { throw fail("a window's pad_type is not a string", operation) }
         switch padType {
         case "custom":
             let pads = try ints(operation, "pad")
