@@ -38,25 +38,6 @@ import torch  # noqa: E402
 import coremltools as ct  # noqa: E402
 
 
-def build(name, index):
-    """The model, input and torch output make_onnx_torchvision.py exports (the same seeds and scaling)."""
-    make, size = source.MODELS[name]
-    torch.manual_seed(index)
-    model = make().eval()
-    source.randomize(model, index)
-    x = torch.from_numpy(np.random.default_rng(index).standard_normal((1, 3, size, size)).astype(np.float32))
-    with torch.no_grad():
-        reference = model(x)
-        reference = (reference["out"] if isinstance(reference, dict) else reference).numpy()
-        last = [module for module in model.modules() if isinstance(module, torch.nn.Linear)][-1:]
-        if np.abs(reference).max() > 100 and last:
-            factor = 10 / np.abs(reference).max()
-            last[0].weight.mul_(factor)
-            last[0].bias.mul_(factor)
-            reference = model(x).numpy()
-    return model, x, reference
-
-
 class Unwrapped(torch.nn.Module):
     """A segmentation model's output dictionary's "out", which torch.jit.trace cannot return."""
 
@@ -104,7 +85,7 @@ def main():
             continue
         folder = args.work / name
         folder.mkdir(parents=True, exist_ok=True)
-        model, x, reference = build(name, index)
+        model, x, reference = source.build(name, index)
         traced = torch.jit.trace(Unwrapped(model), x, check_trace=False)
         for precision in ("float32", "float16"):
             package = folder / f"theirs_{precision}.mlpackage"

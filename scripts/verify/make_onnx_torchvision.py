@@ -81,26 +81,32 @@ MODELS = {
 }
 
 
+def build(name, index):
+    """Model NAME in evaluation mode with its seeded random weights, the seeded input x, and torch's output."""
+    make, size = MODELS[name]
+    torch.manual_seed(index)
+    model = make().eval()
+    randomize(model, index)
+    x = torch.from_numpy(np.random.default_rng(index).standard_normal((1, 3, size, size)).astype(np.float32))
+    with torch.no_grad():
+        reference = model(x)
+        reference = (reference["out"] if isinstance(reference, dict) else reference).numpy()
+        # Logits far above 10 (shufflenet's ~700 with these weights) put float32's rounding of the
+        # sums alone past 1e-4 of the smaller ones: the last linear layer scaled down to keep them near 10.
+        last = [module for module in model.modules() if isinstance(module, torch.nn.Linear)][-1:]
+        if np.abs(reference).max() > 100 and last:
+            factor = 10 / np.abs(reference).max()
+            last[0].weight.mul_(factor)
+            last[0].bias.mul_(factor)
+            reference = model(x).numpy()
+    return model, x, reference
+
+
 def main():
     out = Path(sys.argv[1])
     names = sys.argv[2:] or list(MODELS)
     for index, name in enumerate(names):
-        build, size = MODELS[name]
-        torch.manual_seed(index)
-        model = build().eval()
-        randomize(model, index)
-        x = torch.from_numpy(np.random.default_rng(index).standard_normal((1, 3, size, size)).astype(np.float32))
-        with torch.no_grad():
-            reference = model(x)
-            reference = (reference["out"] if isinstance(reference, dict) else reference).numpy()
-            # Logits far above 10 (shufflenet's ~700 with these weights) put float32's rounding of the
-            # sums alone past 1e-4 of the smaller ones: the last linear layer scaled down to keep them near 10.
-            last = [module for module in model.modules() if isinstance(module, torch.nn.Linear)][-1:]
-            if np.abs(reference).max() > 100 and last:
-                factor = 10 / np.abs(reference).max()
-                last[0].weight.mul_(factor)
-                last[0].bias.mul_(factor)
-                reference = model(x).numpy()
+        model, x, reference = build(name, index)
         # ViT's attention exports from opset 14 (scaled_dot_product_attention).
         exports = [(opset, False) for opset in ((14, 17) if name.startswith("vit") else (13, 17))] + ([(18, True)] if name == "resnet18" else [])
         for opset, dynamo in exports:
