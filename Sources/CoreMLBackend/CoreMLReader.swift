@@ -24,12 +24,17 @@ public struct ProgramFacts: Equatable, Sendable {
     public var opset: String
     public var operationCounts: [(type: String, count: Int)]
     public var computesInFloat16: Bool
-    public var weightFileBytes: Int
+    /// The weight files the program reads (`weight.bin`; coremltools'
+    /// pipelines name theirs `0-weight.bin`, ...) and their sizes.
+    public var weightFiles: [(name: String, bytes: Int)]
+    /// Their bytes together.
+    public var weightFileBytes: Int { weightFiles.reduce(0) { $0 + $1.bytes } }
 
     public static func == (a: ProgramFacts, b: ProgramFacts) -> Bool {
         a.opset == b.opset && a.operationCounts.map(\.type) == b.operationCounts.map(\.type)
             && a.operationCounts.map(\.count) == b.operationCounts.map(\.count)
-            && a.computesInFloat16 == b.computesInFloat16 && a.weightFileBytes == b.weightFileBytes
+            && a.computesInFloat16 == b.computesInFloat16 && a.weightFiles.map(\.name) == b.weightFiles.map(\.name)
+            && a.weightFiles.map(\.bytes) == b.weightFiles.map(\.bytes)
     }
 }
 

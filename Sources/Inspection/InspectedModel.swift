@@ -62,7 +62,8 @@ public struct InspectedModel: Sendable {
             notes.insert(("Program", [
                 program.computesInFloat16 ? "computes in float16 (float32 inputs and outputs)" : "computes in float32",
                 "\(program.operationCounts.reduce(0) { $0 + $1.count }) operations: \(operations)",
-                "weights/weight.bin: \(SummaryText.grouped(program.weightFileBytes)) bytes",
+                program.weightFiles.isEmpty ? "no weight file (every weight inline)"
+                    : program.weightFiles.map { "weights/\($0.name): \(SummaryText.grouped($0.bytes)) bytes" }.joined(separator: ", "),
             ]), at: 0)
         }
         self.init(path: path, format: format, content: .network(file.model), featureTypes: file.featureTypes.compactMapValues(SummaryText.typeText),

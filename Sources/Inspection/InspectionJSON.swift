@@ -19,14 +19,14 @@ public enum InspectionJSON {
         ])
     }
 
-    /// `{opset, computePrecision, operationCount, operationCounts: [{type, count}], weightFileBytes}`.
+    /// `{opset, computePrecision, operationCount, operationCounts: [{type, count}], weightFiles: [{name, bytes}]}`.
     static func program(_ facts: ProgramFacts) -> JSON {
         .object([
             "opset": .string(facts.opset),
             "computePrecision": .string(facts.computesInFloat16 ? "float16" : "float32"),
             "operationCount": .int(facts.operationCounts.reduce(0) { $0 + $1.count }),
             "operationCounts": .array(facts.operationCounts.map { .object(["type": .string($0.type), "count": .int($0.count)]) }),
-            "weightFileBytes": .int(facts.weightFileBytes),
+            "weightFiles": .array(facts.weightFiles.map { .object(["name": .string($0.name), "bytes": .int($0.bytes)]) }),
         ])
     }
 

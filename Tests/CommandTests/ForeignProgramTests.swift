@@ -67,6 +67,54 @@ final class ForeignProgramTests: XCTestCase {
         }
     }
 
+    /// Each blob names its weight file: a package whose blobs name
+    /// `wXight.bin` (the file renamed so, the reference patched in place)
+    /// predicts as before; one naming a file outside the weights folder
+    /// (`../eig.bin`), or a file that is not there, is one error.
+    func testBlobsAreReadFromTheFileTheyName() throws {
+        let folder = try temporaryFolder()
+        let source = Self.fixtures.appendingPathComponent("torch_residual/float32.mlpackage")
+        let input = Self.fixtures.appendingPathComponent("torch_residual/input.npy").path
+        func predicted(_ package: URL) throws -> (ProgramRunner.Result, [Float]?) {
+            let out = folder.appendingPathComponent(package.lastPathComponent + ".out")
+            let result = try ProgramRunner.run("coreml-predict", [package.path, "--input", "input=\(input)", "--output-npy", out.path])
+            return (result, result.status == 0 ? try readFloat32Npy(out.appendingPathComponent("logits.npy")) : nil)
+        }
+        let (original, expected) = try predicted(source)
+        XCTAssertEqual(original.status, 0, original.standardError)
+        for (name, renamed, error) in [("wXight.bin", true, nil), ("../eig.bin", false, "is not a file of the package's weights folder"),
+                                       ("wYight.bin", false, "wYight.bin: cannot open")] {
+            let package = folder.appendingPathComponent("\(renamed ? "renamed" : "broken")\(name.hashValue).mlpackage")
+            try FileManager.default.copyItem(at: source, to: package)
+            let weights = package.appendingPathComponent("Data/com.apple.CoreML/weights")
+            if renamed {
+                try FileManager.default.moveItem(at: weights.appendingPathComponent("weight.bin"), to: weights.appendingPathComponent(name))
+            }
+            let spec = package.appendingPathComponent("Data/com.apple.CoreML/model.mlmodel")
+            let text = try Data(contentsOf: spec)
+            let from = Data("@model_path/weights/weight.bin".utf8), to = Data("@model_path/weights/\(name)".utf8)
+            XCTAssertEqual(from.count, to.count)
+            var patched = Data(), rest = text[...]
+            while let found = rest.range(of: from) {
+                patched += rest[rest.startIndex..<found.lowerBound] + to
+                rest = rest[found.upperBound...]
+            }
+            XCTAssertNotEqual(patched.count, 0, "the fixture's blobs name weight.bin")
+            try (patched + rest).write(to: spec)
+            let (result, values) = try predicted(package)
+            if let error {
+                XCTAssertEqual(result.status, 1, "\(name): \(result.standardError)")
+                XCTAssertTrue(result.standardError.contains(error), "\(name): \(result.standardError)")
+                XCTAssertEqual(result.standardError.filter { $0 == "\n" }.count, 1, result.standardError)
+            } else {
+                XCTAssertEqual(result.status, 0, "\(name): \(result.standardError)")
+                XCTAssertEqual(values, expected, name)
+                let inspected = try ProgramRunner.run("coreml-inspect", [package.path])
+                XCTAssertTrue(inspected.standardOutput.contains("weights/\(name): "), inspected.standardOutput)
+            }
+        }
+    }
+
     /// The package's one output for the fixture's input: a classifier's
     /// probabilities in label order, or the output named in meta.json.
     private func predict(_ package: String, meta: [String: Any], source: URL, into out: URL) throws -> [Float] {

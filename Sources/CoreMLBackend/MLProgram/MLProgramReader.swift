@@ -5,14 +5,15 @@ import Protobuf
 
 /// Reads an ML Program package back into a `Model`: the inverse of
 /// `MLProgramWriter` for its slice (`ProgramRaising`), so that the runtime
-/// can run what the package computes. A program holding an operation or
-/// form the writer does not write is refused by name; reading packages from
-/// other tools is issue 36's next step.
+/// can run what the package computes; it also reads the forms coremltools
+/// writes for torch and Keras classifiers (`ForeignProgramTests`). A program
+/// holding an operation or form it does not know is refused by name, as is
+/// a pipeline other than a detector's.
 public enum MLProgramReader {
-    /// The package's Model message, and where its weight file is.
+    /// The package's Model message, and its weights folder.
     static func paths(of package: String) -> (model: String, weights: String) {
         let data = FileSystem.path(of: "com.apple.CoreML", in: FileSystem.path(of: "Data", in: package))
-        return (FileSystem.path(of: "model.mlmodel", in: data), FileSystem.path(of: "weight.bin", in: FileSystem.path(of: "weights", in: data)))
+        return (FileSystem.path(of: "model.mlmodel", in: data), FileSystem.path(of: "weights", in: data))
     }
 
     /// Reads the package folder at `path`.
@@ -21,18 +22,18 @@ public enum MLProgramReader {
         let (modelPath, weightsPath) = paths(of: path)
         do {
             let file = try MappedFile(path: modelPath)
-            let weights = try MappedFile(path: weightsPath)
+            let weights = BlobReader(folder: weightsPath)
             let decoded = try BinaryDecoder.decode(MLModel.self, descriptor: CoreMLReader.descriptorOfModel, bytes: file.bytes, owner: file,
                                                    options: DecodeOptions())
             let reader = SpecReader(decoded: decoded)
             let spec = decoded.root
             if spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_PIPELINE {
-                return try reader.programDetector(spec, blobs: BlobReader(file: weights))
+                return try reader.programDetector(spec, blobs: weights)
             }
             guard spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_ML_PROGRAM, let program = spec.pointee.mlprogram else {
                 throw reader.fail("the package's model is not an ML program or a detector pipeline holding one", at: spec)
             }
-            let (model, facts) = try reader.program(program, description: spec.pointee.description, blobs: BlobReader(file: weights))
+            let (model, facts) = try reader.program(program, description: spec.pointee.description, blobs: weights)
             return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model,
                               featureTypes: reader.featureTypes(spec.pointee.description!), program: facts)
         } catch let error as FileError {
@@ -41,23 +42,46 @@ public enum MLProgramReader {
             throw ModelFileError(path: modelPath, underlying: error)
         } catch let error as CoreMLFormatError {
             throw ModelFileError(path: modelPath, underlying: error)
-        } catch let error as BlobReader.Failure {
-            throw ModelFileError(path: weightsPath, underlying: error)
         }
     }
 }
 
-/// The float32 and float16 blobs of a weight file (MIL blob storage, `BlobFile`),
-/// borrowed from the mapped file, every record checked against its bounds.
-struct BlobReader {
+/// The float32 and float16 blobs of a package's weight files (MIL blob
+/// storage, `BlobFile`), borrowed from the mapped files, every record
+/// checked against its bounds. A blob names its file
+/// (`@model_path/weights/weight.bin`, coremltools' pipelines
+/// `0-weight.bin`, ...): each is opened when first named, and only a file
+/// of the package's weights folder is.
+final class BlobReader {
     struct Failure: Error, CustomStringConvertible, Sendable {
         var description: String
     }
 
-    let file: MappedFile
+    static let prefix = "@model_path/weights/"
+    let folder: String
+    /// The files opened, by their names in the weights folder, in the order first named.
+    private(set) var files: [(name: String, file: MappedFile)] = []
 
-    /// The `count` values whose metadata record is at `offset` (float16 ones made float32).
-    func floats(at offset: UInt64, count: Int) throws -> Weights {
+    init(folder: String) {
+        self.folder = folder
+    }
+
+    /// The weight file `reference` (a blob's file name) names, mapped.
+    func file(_ reference: String) throws -> MappedFile {
+        let name = reference.hasPrefix(Self.prefix) ? String(reference.dropFirst(Self.prefix.count)) : ""
+        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
+            throw Failure(description: "the blob file '\(reference)' is not a file of the package's weights folder (\(Self.prefix)NAME)")
+        }
+        if let opened = files.first(where: { $0.name == name }) { return opened.file }
+        let file = try MappedFile(path: FileSystem.path(of: name, in: folder))
+        files.append((name, file))
+        return file
+    }
+
+    /// The `count` values whose metadata record is at `offset` of the weight
+    /// file `reference` names (float16 ones made float32).
+    func floats(in reference: String, at offset: UInt64, count: Int) throws -> Weights {
+        let file = try self.file(reference)
         let bytes = file.bytes
         func u32(_ at: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }
         func u64(_ at: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian }

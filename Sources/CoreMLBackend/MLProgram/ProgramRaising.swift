@@ -79,7 +79,7 @@ extension SpecReader {
         model.computesInFloat16 = raising.computesInFloat16
         let operationCounts = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (type: $0.key, count: $0.value) }
         return (model, ProgramFacts(opset: opset, operationCounts: operationCounts, computesInFloat16: raising.computesInFloat16,
-                                    weightFileBytes: blobs.file.bytes.count))
+                                    weightFiles: blobs.files.map { ($0.name, $0.file.bytes.count) }))
     }
 }
 
@@ -223,10 +223,12 @@ struct ProgramRaising {
         guard count <= TensorShape.maximumCount else { throw fail("a constant of \(shape) values", value) }
         switch value.pointee.value_case {
         case CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_BLOB_FILE_VALUE:
+            let blob = value.pointee.blobfilevalue.pointee
+            let reference = CArrays.string(blob.filename)
             do {
-                return ProgramConstant(shape: shape, floats: try blobs.floats(at: value.pointee.blobfilevalue.pointee.offset, count: count))
+                return ProgramConstant(shape: shape, floats: try blobs.floats(in: reference, at: blob.offset, count: count))
             } catch let error as BlobReader.Failure {
-                throw fail("weight.bin: \(error.description)", value)
+                throw fail("\(reference.hasPrefix(BlobReader.prefix) ? String(reference.dropFirst(BlobReader.prefix.count)) : "weights"): \(error.description)", value)
             }
         case CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_IMMEDIATE_VALUE:
             guard let tensor = value.pointee.immediatevalue.pointee.tensor else { throw fail("an immediate value holds no tensor", value) }
