@@ -29,12 +29,14 @@ public struct ProgramFacts: Equatable, Sendable {
     public var weightFiles: [(name: String, bytes: Int)]
     /// Their bytes together.
     public var weightFileBytes: Int { weightFiles.reduce(0) { $0 + $1.bytes } }
+    /// How many programs: more than one in a pipeline of programs (`programChain`).
+    public var programCount = 1
 
     public static func == (a: ProgramFacts, b: ProgramFacts) -> Bool {
         a.opset == b.opset && a.operationCounts.map(\.type) == b.operationCounts.map(\.type)
             && a.operationCounts.map(\.count) == b.operationCounts.map(\.count)
             && a.computesInFloat16 == b.computesInFloat16 && a.weightFiles.map(\.name) == b.weightFiles.map(\.name)
-            && a.weightFiles.map(\.bytes) == b.weightFiles.map(\.bytes)
+            && a.weightFiles.map(\.bytes) == b.weightFiles.map(\.bytes) && a.programCount == b.programCount
     }
 }
 

@@ -19,10 +19,11 @@ public enum InspectionJSON {
         ])
     }
 
-    /// `{opset, computePrecision, operationCount, operationCounts: [{type, count}], weightFiles: [{name, bytes}]}`.
+    /// `{opset, programCount, computePrecision, operationCount, operationCounts: [{type, count}], weightFiles: [{name, bytes}]}`.
     static func program(_ facts: ProgramFacts) -> JSON {
         .object([
             "opset": .string(facts.opset),
+            "programCount": .int(facts.programCount),
             "computePrecision": .string(facts.computesInFloat16 ? "float16" : "float32"),
             "operationCount": .int(facts.operationCounts.reduce(0) { $0 + $1.count }),
             "operationCounts": .array(facts.operationCounts.map { .object(["type": .string($0.type), "count": .int($0.count)]) }),

@@ -14,13 +14,15 @@ import XCTest
 /// pad_type valid and same, relu6, silu, linear on [1, K], a pad of every
 /// axis, a mean over H and W not kept, softmax along the last axis of
 /// [1, K], max pooling with ceil_mode, a concat of one value, layer_norm
-/// over axis -1, an image's scale and biases as program operations.
+/// over axis -1, an image's scale and biases as program operations; and a
+/// pipeline of two programs (ct.utils.make_pipeline: weights in
+/// 0-weight.bin and 1-weight.bin, values named alike in both).
 final class ForeignProgramTests: XCTestCase {
     static let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/coreml/coremltools_programs")
 
     func testPackagesOfCoremltoolsArePredictedAsTheirFrameworksComputeThem() throws {
         let folder = try temporaryFolder()
-        for name in ["torch_classifier", "torch_residual", "keras_cnn"] {
+        for name in ["torch_classifier", "torch_residual", "torch_pipeline", "keras_cnn"] {
             let source = Self.fixtures.appendingPathComponent(name)
             let meta = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: source.appendingPathComponent("meta.json"))) as? [String: Any])
             let reference = try readFloat32Npy(source.appendingPathComponent("output.npy"))

@@ -27,8 +27,12 @@ public enum MLProgramReader {
                                                    options: DecodeOptions())
             let reader = SpecReader(decoded: decoded)
             let spec = decoded.root
-            if spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_PIPELINE {
-                return try reader.programDetector(spec, blobs: weights)
+            if spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_PIPELINE, let pipeline = spec.pointee.pipeline {
+                let stages = CArrays.buffer(pipeline.pointee.models, pipeline.pointee.n_models)
+                if stages.last??.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_NON_MAXIMUM_SUPPRESSION {
+                    return try reader.programDetector(spec, blobs: weights)
+                }
+                return try reader.programChain(spec, blobs: weights)
             }
             guard spec.pointee.type_case == CORE_ML__SPECIFICATION__MODEL__TYPE_ML_PROGRAM, let program = spec.pointee.mlprogram else {
                 throw reader.fail("the package's model is not an ML program or a detector pipeline holding one", at: spec)
