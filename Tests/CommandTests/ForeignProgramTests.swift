@@ -117,6 +117,24 @@ final class ForeignProgramTests: XCTestCase {
         }
     }
 
+    /// torch_pipeline's package with one field changed (hostile/, made by the
+    /// fixture script): each refused by inspect and predict in one line
+    /// saying what is wrong (hostile/manifest.json), nothing read outside
+    /// the package.
+    func testBrokenPipelinesAreOneErrorEach() throws {
+        let folder = Self.fixtures.appendingPathComponent("hostile")
+        let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("manifest.json"))) as? [String: String])
+        XCTAssertEqual(manifest.count, 6)
+        for (name, message) in manifest.sorted(by: { $0.key < $1.key }) {
+            for program in ["coreml-inspect", "coreml-predict"] {
+                let result = try ProgramRunner.run(program, [folder.appendingPathComponent("\(name).mlpackage").path])
+                XCTAssertEqual(result.status, 1, "\(name) \(program): \(result.standardError)")
+                XCTAssertTrue(result.standardError.contains(message), "\(name) \(program): \(result.standardError)")
+                XCTAssertEqual(result.standardError.filter { $0 == "\n" }.count, 1, "\(name) \(program): \(result.standardError)")
+            }
+        }
+    }
+
     /// The package's one output for the fixture's input: a classifier's
     /// probabilities in label order, or the output named in meta.json.
     private func predict(_ package: String, meta: [String: Any], source: URL, into out: URL) throws -> [Float] {

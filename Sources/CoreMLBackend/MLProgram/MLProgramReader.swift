@@ -70,10 +70,16 @@ final class BlobReader {
         self.folder = folder
     }
 
+    /// The name in the weights folder of the file `reference` (a blob's
+    /// file name) names; nil for one that names no file there.
+    static func fileName(_ reference: String) -> String? {
+        let name = reference.hasPrefix(prefix) ? String(reference.dropFirst(prefix.count)) : ""
+        return name.isEmpty || name == "." || name == ".." || name.contains("/") || name.contains("\0") ? nil : name
+    }
+
     /// The weight file `reference` (a blob's file name) names, mapped.
     func file(_ reference: String) throws -> MappedFile {
-        let name = reference.hasPrefix(Self.prefix) ? String(reference.dropFirst(Self.prefix.count)) : ""
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0") else {
+        guard let name = Self.fileName(reference) else {
             throw Failure(description: "the blob file '\(reference)' is not a file of the package's weights folder (\(Self.prefix)NAME)")
         }
         if let opened = files.first(where: { $0.name == name }) { return opened.file }

@@ -228,7 +228,7 @@ struct ProgramRaising {
             do {
                 return ProgramConstant(shape: shape, floats: try blobs.floats(in: reference, at: blob.offset, count: count))
             } catch let error as BlobReader.Failure {
-                throw fail("\(reference.hasPrefix(BlobReader.prefix) ? String(reference.dropFirst(BlobReader.prefix.count)) : "weights"): \(error.description)", value)
+                throw fail(BlobReader.fileName(reference).map { "\($0): \(error.description)" } ?? error.description, value)
             }
         case CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_IMMEDIATE_VALUE:
             guard let tensor = value.pointee.immediatevalue.pointee.tensor else { throw fail("an immediate value holds no tensor", value) }
