@@ -13,7 +13,8 @@ let tfliteFixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/tflit
 /// the LiteRT interpreter's outputs on the same files
 /// (scripts/fixtures/make_tflite_fixtures.py): each converted, written (and
 /// left for check_mlmodels), read back by the runtime and run:
-/// |ours - LiteRT| <= 1e-4 * max(1, |ref|).
+/// |ours - LiteRT| <= 1e-4 * max(1, |ref|); and written as ML Program
+/// packages at float32 (the same bound) and float16 (`checkPrograms`).
 final class TFLiteParityTests: XCTestCase {
     /// Strided convolution, HARD_SWISH, a depthwise convolution with
     /// multiplier 2 and a fused RELU6, MEAN kept as a map, 1x1 convolutions
@@ -82,6 +83,32 @@ final class TFLiteParityTests: XCTestCase {
         if let worst = worstMismatch(ours, reference) {
             XCTFail("\(name): value \(worst.index) is \(worst.ours), LiteRT gives \(worst.reference)", file: source, line: line)
         }
+        try checkPrograms(model, name, input: [input.name: .array(Tensor(shape: TensorShape(shape), values: values))], output: output,
+                          reference: reference, file: source, line: line)
         return model
+    }
+
+    /// The same model as ML Program packages (issue 36), read back and run
+    /// on the same input against LiteRT: float32 within 1e-4 * max(1, |ref|);
+    /// float16 within k * 2^-11 * max(1, max |ref|), k the program's
+    /// operations other than const (DetectorProgramCheck's bound).
+    func checkPrograms(_ model: Model, _ name: String, input: [String: InputValue], output: String, reference: [Float],
+                       file source: StaticString, line: UInt) throws {
+        let folder = try temporaryFolder()
+        for precision in [Precision.float32, .float16] {
+            let package = folder.appendingPathComponent("\(name)_\(precision.name).mlpackage").path
+            try MLProgramWriter.write(model, to: package, computePrecision: precision)
+            let read = try CoreMLReader.read(from: package)
+            let operations = try XCTUnwrap(read.program, name).operationCounts.filter { $0.type != "const" }.reduce(0) { $0 + $1.count }
+            let ours = try XCTUnwrap(try Network(read.model).predict(input).outputs[output]?.values, "\(name) \(precision.name)", file: source, line: line)
+            XCTAssertEqual(ours.count, reference.count, name, file: source, line: line)
+            if precision == .float32, let worst = worstMismatch(ours, reference) {
+                XCTFail("\(name) float32 package: value \(worst.index) is \(worst.ours), LiteRT gives \(worst.reference)", file: source, line: line)
+            } else if precision == .float16 {
+                let scale = max(1, reference.map(abs).max() ?? 0), worst = zip(ours, reference).map { abs($0 - $1) }.max() ?? .nan
+                XCTAssertLessThanOrEqual(worst, Float(operations) * Float(pow(2.0, -11.0)) * scale, "\(name) float16 package",
+                                         file: source, line: line)
+            }
+        }
     }
 }
