@@ -20,7 +20,10 @@ existing file is reused):
                scripts/bench/make_inception_resnet_v2.py (--irv2-dir, default
                /tmp/tfx/irv2)
 
-For each model, in one run: one untimed round first (page cache warm for
+Each model's files are copied with `cp` into the work folder first and
+converted from there (benchlib.plain_copy: a file just written can sit in the
+page cache in large folios, which the mapping then counts whole in the peak
+RSS). For each model, in one run: one untimed round first (page cache warm for
 all), then --runs timed rounds, each: `convert` to a new file, `convert` again
 over that file, `cp` to a new file, durable copy over that copy (the
 destination of the first and the third is deleted, untimed, before the run).
@@ -51,7 +54,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import RELEASE_BUILD, git_revision, machine, mib, write_block
+from benchlib import RELEASE_BUILD, git_revision, machine, mib, plain_copy, write_block
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -339,6 +342,7 @@ def main():
             print(f"writing full-size age_net to {folder} ...", flush=True)
             subprocess.run([python, str(ROOT / "scripts/fixtures/make_caffe_fixtures.py"), "--full-size",
                             str(folder)], check=True, stdout=subprocess.DEVNULL)
+        folder = plain_copy(folder, work / "age_net_copy", ["deploy_age.prototxt", "age_net.caffemodel", "age_labels.txt"])
         weights = folder / "age_net.caffemodel"
         command = [convert, "caffe", str(folder / "deploy_age.prototxt"), str(weights), "--image-input", "data",
                    "--is-bgr", *AGE_BIASES, "--class-labels", str(folder / "age_labels.txt"),
@@ -356,6 +360,7 @@ def main():
             start = time.perf_counter()
             subprocess.run([python, __file__, "--write-vgg", str(folder)], check=True)
             print(f"  {time.perf_counter() - start:.1f} s", flush=True)
+        folder = plain_copy(folder, work / "vgg16_copy", ["deploy.prototxt", "weights.caffemodel", "labels.txt"])
         weights = folder / "weights.caffemodel"
         command = [convert, "caffe", str(folder / "deploy.prototxt"), str(weights), "--image-input", "data",
                    "--is-bgr", "--red-bias", "-123.68", "--green-bias", "-116.779", "--blue-bias", "-103.939",
@@ -376,6 +381,7 @@ def main():
             subprocess.run([python, str(HERE / "make_inception_resnet_v2.py"), str(folder)], check=True,
                            stdout=subprocess.DEVNULL)
         meta = json.loads(meta_path.read_text())
+        folder = plain_copy(folder, work / "irv2_copy", [meta["graph"], "meta.json", meta["options"].get("classLabels") or "meta.json"])
         options = meta["options"]
         graph = folder / meta["graph"]
         command = irv2_command(convert, folder, work / "InceptionResNetV2.mlmodel")

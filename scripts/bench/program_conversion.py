@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import git_revision, machine, mib, write_block
+from benchlib import git_revision, machine, mib, plain_copy, write_block
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -77,9 +77,7 @@ def main():
     host = machine(load=True)
     with tempfile.TemporaryDirectory(prefix="program_conversion.") as folder:
         work = Path(folder)
-        for name in ["inception_resnet_v2.pb", "meta.json", "imagenet_slim_labels.txt"]:
-            if (source / name).exists():
-                subprocess.run(["cp", str(source / name), str(work / name)], check=True)
+        plain_copy(source, work, ["inception_resnet_v2.pb", "meta.json", "imagenet_slim_labels.txt"])
         weight_bytes = (work / "inception_resnet_v2.pb").stat().st_size
         commands = {}
         for label, options, suffix in KINDS:
