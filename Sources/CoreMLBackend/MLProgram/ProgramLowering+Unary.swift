@@ -8,11 +8,11 @@ import ModelFormat
 extension ProgramLowering {
     func unary(_ unary: Unary, _ input: String, node: Node, shape: [Int]) throws -> String {
         let name = node.name
-        // The kinds checked against a framework: TensorFlow's Sqrt, Rsqrt, Abs (mlprogram.sh); ONNX's Reciprocal, the inverse of
-        // torchvision's convnext and vit (mlprogram_tensors.sh); exp, the box sizes of the Darknet and Caffe SSD detectors
-        // (DetectorProgramTests, against OpenCV's and numpy's decoding); Keras's exponential and log_softmax's exp and log
-        // (ProgramSweepTests). The others are not written until checked.
-        guard [.sqrt, .rsqrt, .abs, .inverse, .exp, .log].contains(unary.kind) else { throw refusal(node, "the unary function \(unary.kind)") }
+        // Every kind is checked against a framework: TensorFlow's Sqrt, Rsqrt, Abs (mlprogram.sh); ONNX's Reciprocal, the inverse
+        // of torchvision's convnext and vit (mlprogram_tensors.sh); exp, the box sizes of the Darknet and Caffe SSD detectors
+        // (DetectorProgramTests, against OpenCV's and numpy's decoding); Keras's exponential and log_softmax's exp and log;
+        // power (Caffe's Power, TensorFlow's and ONNX's Pow) and threshold (ONNX's ThresholdedRelu's and Caffe's) in the
+        // frontends' attribute sweeps as programs (each frontend's ProgramSweepTests).
         var x = input
         if unary.scale != 1 {
             x = program.operation("mul", name + "_scaled", ["x": x, "y": program.constant(name + "_scale", .floats([unary.scale]))], shape: shape)
