@@ -67,41 +67,14 @@ final class AttributeSweepTests: XCTestCase {
     }
 }
 
-/// The same sweep written as ML Program packages (issue 36), read back and
-/// run: at float32 within 1e-4 * max(1, |ref|), at float16 within the
-/// norm-wise bound (`SweepFormat.program`); none computes something else.
-/// The cases the NeuralNetwork sweep honours that the program writer does
-/// not write yet (refused by it, naming what) are counted: 82 of them on
-/// 2026-12-07, 592 cases honoured; a change that writes more updates both.
+/// The same sweep written as ML Program packages (issue 36), at float32
+/// and float16, against the same references (`checkProgramSweep`): on
+/// 2026-12-07 592 cases computed as the framework does, 82 of those the
+/// NeuralNetwork sweep honours refused by the program writer naming what.
 final class ProgramSweepTests: XCTestCase {
-    static let (honouredCount, notYetWrittenCount) = (592, 82)
-
-    func sweep(float16: Bool) throws -> (honoured: Int, refused: [String]) {
-        let results = try runAttributeSweep("onnx", format: .program(float16: float16)) { folder, testCase in
+    func testSweepAsPrograms() throws {
+        try checkProgramSweep("onnx", honoured: 592, notYetWritten: 82) { folder, testCase in
             try ONNXConverter.convert(model: folder.appendingPathComponent(testCase.files[0]).path)
         }
-        var honoured = 0, refused: [String] = []
-        for result in results {
-            switch result.outcome {
-            case .honoured: honoured += 1
-            case .refused(let message): refused.append("\(result.testCase.name): \(message)")
-            case .wrong: break  // runAttributeSweep failed the test
-            }
-        }
-        return (honoured, refused)
-    }
-
-    func check(_ result: (honoured: Int, refused: [String])) {
-        XCTAssertEqual(result.honoured, Self.honouredCount)
-        XCTAssertEqual(result.refused.filter { $0.contains("MLProgramWriter does not yet write") }.count, Self.notYetWrittenCount,
-                       result.refused.filter { $0.contains("MLProgramWriter") }.joined(separator: "\n"))
-    }
-
-    func testSweepAsFloat32Programs() throws {
-        try check(sweep(float16: false))
-    }
-
-    func testSweepAsFloat16Programs() throws {
-        try check(sweep(float16: true))
     }
 }
