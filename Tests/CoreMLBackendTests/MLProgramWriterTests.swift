@@ -197,9 +197,10 @@ final class MLProgramWriterTests: XCTestCase {
     }
 
     /// abs, sqrt and rsqrt of scale * x + shift: a mul and an add (read
-    /// back as scale and bias nodes), then the function; the kinds not
-    /// checked against a framework yet are refused by name.
-    func testUnaryFunctionsReadBackAndTheUncheckedOnesAreRefused() throws {
+    /// back as scale and bias nodes), then the function; power and
+    /// threshold (checked against the frameworks by the program sweeps)
+    /// read back as written.
+    func testUnaryFunctionsReadBack() throws {
         var model = SampleModel.classifier()
         model.nodes += [
             Node("abs", .unary(Unary(kind: .abs)), input: "relu1"),
@@ -216,9 +217,11 @@ final class MLProgramWriterTests: XCTestCase {
         ])
         XCTAssertNoThrow(try read.validate())
 
-        model.nodes[model.nodes.count - 1].operation = .unary(Unary(kind: .power, alpha: 3))
-        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
-            XCTAssertTrue("\(error)".contains("layer 'rsqrt': MLProgramWriter does not yet write the unary function power"), "\(error)")
+        for unary in [Unary(kind: .power, alpha: 3), Unary(kind: .threshold, alpha: 0.5)] {
+            model.nodes[model.nodes.count - 1].operation = .unary(unary)
+            let again = try temporaryFolder().appendingPathComponent("Unary.mlpackage").path
+            try MLProgramWriter.write(model, to: again)
+            XCTAssertEqual(try MLProgramReader.read(from: again).model.nodes.last?.operation, .unary(unary))
         }
     }
 
