@@ -32,6 +32,20 @@ public struct ProgramFacts: Equatable, Sendable {
     /// How many programs: more than one in a pipeline of programs (`programChain`).
     public var programCount = 1
 
+    /// Operations counted by type (`counts`), most first.
+    init(opset: String, counts: [String: Int], computesInFloat16: Bool, weightFiles: [(name: String, bytes: Int)], programCount: Int = 1) {
+        self.opset = opset
+        operationCounts = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (type: $0.key, count: $0.value) }
+        self.computesInFloat16 = computesInFloat16
+        self.weightFiles = weightFiles
+        self.programCount = programCount
+    }
+
+    /// Every operation, `const` included.
+    public var operationCount: Int { operationCounts.reduce(0) { $0 + $1.count } }
+    /// The operations that compute (all but `const`): each rounds its result once at float16.
+    public var computingOperationCount: Int { operationCounts.filter { $0.type != "const" }.reduce(0) { $0 + $1.count } }
+
     public static func == (a: ProgramFacts, b: ProgramFacts) -> Bool {
         a.opset == b.opset && a.operationCounts.map(\.type) == b.operationCounts.map(\.type)
             && a.operationCounts.map(\.count) == b.operationCounts.map(\.count)

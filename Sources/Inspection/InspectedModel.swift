@@ -62,7 +62,7 @@ public struct InspectedModel: Sendable {
             notes.insert(("Program", [
                 (program.programCount > 1 ? "\(program.programCount) programs in a pipeline, each reading the outputs before it; " : "")
                     + (program.computesInFloat16 ? "computes in float16 (float32 inputs and outputs)" : "computes in float32"),
-                "\(program.operationCounts.reduce(0) { $0 + $1.count }) operations: \(operations)",
+                "\(program.operationCount) operations: \(operations)",
                 program.weightFiles.isEmpty ? "no weight file (every weight inline)"
                     : program.weightFiles.map { "weights/\($0.name): \(SummaryText.grouped($0.bytes)) bytes" }.joined(separator: ", "),
             ]), at: 0)

@@ -25,7 +25,7 @@ public enum InspectionJSON {
             "opset": .string(facts.opset),
             "programCount": .int(facts.programCount),
             "computePrecision": .string(facts.computesInFloat16 ? "float16" : "float32"),
-            "operationCount": .int(facts.operationCounts.reduce(0) { $0 + $1.count }),
+            "operationCount": .int(facts.operationCount),
             "operationCounts": .array(facts.operationCounts.map { .object(["type": .string($0.type), "count": .int($0.count)]) }),
             "weightFiles": .array(facts.weightFiles.map { .object(["name": .string($0.name), "bytes": .int($0.bytes)]) }),
         ])

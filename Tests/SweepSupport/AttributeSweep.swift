@@ -150,7 +150,7 @@ func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL, format: Swee
                 return .refused("\(error)")
             }
             file = try CoreMLReader.read(from: path)
-            if float16 { float16Operations = file.program?.operationCounts.filter { $0.type != "const" }.reduce(0) { $0 + $1.count } }
+            if float16 { float16Operations = file.program?.computingOperationCount }
         }
         let network = try Network(file.model)
         let nhwc = testCase.layout == "nhwc"

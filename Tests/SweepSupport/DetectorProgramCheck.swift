@@ -58,7 +58,7 @@ public enum DetectorProgramCheck {
             XCTAssertEqual(weightCount(read.model), weightCount(fileModel), "\(name) \(precision.name): weights", file: file, line: line)
             let facts = try XCTUnwrap(read.program, "\(name): no program read", file: file, line: line)
             XCTAssertEqual(facts.computesInFloat16, precision == .float16, "\(name)", file: file, line: line)
-            programs.append((try Network(read.model), facts.operationCounts.filter { $0.type != "const" }.reduce(0) { $0 + $1.count }))
+            programs.append((try Network(read.model), facts.computingOperationCount))
         }
         var measured = Measured(float32: 0, float16: 0, float16Bound: Float(programs[1].1) * Float(pow(2.0, -11.0)))
         let rows = [detector.confidenceTensor, detector.coordinatesTensor]

@@ -24,8 +24,7 @@ extension SpecReader {
         let pipelineOutputs = CArrays.buffer(description.pointee.output, description.pointee.n_output).map { CArrays.string($0?.pointee.name) }
         var model = Model(inputs: [], outputs: [], nodes: [])
         var available = Set<String>(), used = Set<String>()
-        var counts: [String: Int] = [:]
-        var facts: ProgramFacts?
+        var counts: [String: Int] = [:], opsets: [String] = []
         for (index, stage) in stages.enumerated() {
             guard let stage, let program = stage.pointee.mlprogram else { throw fail("the pipeline's program \(index) holds no program", at: pipeline) }
             var (part, partFacts) = try self.program(program, description: stage.pointee.description, blobs: blobs)
@@ -54,8 +53,7 @@ extension SpecReader {
             model.computesInFloat16 = model.computesInFloat16 || part.computesInFloat16
             if index == stages.count - 1 { model.classifier = part.classifier }
             for (type, count) in partFacts.operationCounts { counts[type, default: 0] += count }
-            facts = ProgramFacts(opset: facts.map { $0.opset == partFacts.opset ? $0.opset : "\($0.opset), \(partFacts.opset)" } ?? partFacts.opset,
-                                 operationCounts: [], computesInFloat16: model.computesInFloat16, weightFiles: [])
+            if !opsets.contains(partFacts.opset) { opsets.append(partFacts.opset) }
         }
         model.outputs = try pipelineOutputs.filter { !(model.classifier.map { [$0.predictedFeatureName, $0.probabilitiesName] } ?? []).contains($0) }
             .map { name in
@@ -65,9 +63,8 @@ extension SpecReader {
                 return output
             }
         model.metadata = metadata(description.pointee.metadata)
-        facts?.operationCounts = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (type: $0.key, count: $0.value) }
-        facts?.weightFiles = blobs.files.map { ($0.name, $0.file.bytes.count) }
-        facts?.programCount = stages.count
+        let facts = ProgramFacts(opset: opsets.joined(separator: ", "), counts: counts, computesInFloat16: model.computesInFloat16,
+                                 weightFiles: blobs.files.map { ($0.name, $0.file.bytes.count) }, programCount: stages.count)
         return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model,
                           featureTypes: featureTypes(description), program: facts)
     }

@@ -77,8 +77,7 @@ extension SpecReader {
         var model = Model(inputs: inputs, outputs: outputs, nodes: raising.nodes, classifier: raising.classifier,
                           metadata: metadata(description.pointee.metadata))
         model.computesInFloat16 = raising.computesInFloat16
-        let operationCounts = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { (type: $0.key, count: $0.value) }
-        return (model, ProgramFacts(opset: opset, operationCounts: operationCounts, computesInFloat16: raising.computesInFloat16,
+        return (model, ProgramFacts(opset: opset, counts: counts, computesInFloat16: raising.computesInFloat16,
                                     weightFiles: blobs.files.map { ($0.name, $0.file.bytes.count) }))
     }
 }
