@@ -220,6 +220,7 @@ extension ProgramRaising {
     /// A reshape to another map is a flatten or a reshape node; any other
     /// is a view of the same values.
     mutating func reshape(_ operation: UnsafeMutablePointer<MILOperation>, name: String, shape: [Int]) throws {
+        try checkReshape(operation, name: name, declared: shape)
         guard let source = try argument(operation, "x")?.first else { throw fail("reshape '\(name)' has no x", operation) }
         switch source {
         case .tensor(let tensor):

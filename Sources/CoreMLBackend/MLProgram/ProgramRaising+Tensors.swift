@@ -30,14 +30,21 @@ extension ProgramRaising {
         func node(_ op: Op, _ inputs: [String]) { append(name, op, inputs) }
         switch type {
         case "reshape":
+            try checkReshape(operation, name: name, declared: shape)
             node(.reshape(targetShape: shape), [try tensor(operation, "x")])
         case "transpose":
             node(.defined(Transpose(axes: try ints(operation, "perm"))), [try tensor(operation, "x")])
         case "concat":
             guard try !bool(operation, "interleave"), let axis = try ints(operation, "axis").first else { throw fail("concat '\(name)' interleaves", operation) }
             let parts = try operands(operation, "values")
-            // One value (coremltools writes a dense block's first concatenation so): the value itself.
-            if parts.count == 1 { values[name] = .tensor(parts[0]) } else { node(.defined(Concat(axis: axis)), parts) }
+            // One value (coremltools writes a dense block's first concatenation so): the value itself, its axis one of its own.
+            if parts.count == 1 {
+                let rank = shape.count
+                guard (-rank..<rank).contains(axis) else { throw fail("concat '\(name)' joins along axis \(axis) of a rank-\(rank) value", operation) }
+                values[name] = .tensor(parts[0])
+            } else {
+                node(.defined(Concat(axis: axis)), parts)
+            }
         case "softmax":
             guard let axis = try ints(operation, "axis").first else { throw fail("softmax '\(name)' has no axis", operation) }
             node(.defined(Softmax(axis: axis)), [try tensor(operation, "x")])

@@ -154,6 +154,17 @@ struct ProgramRaising {
         boundName(operation, "x").flatMap { programShapes[$0] } ?? programShapes[tensor] ?? []
     }
 
+    /// Refuses a reshape whose `shape` is not the output shape the program
+    /// declares for it (which the reader takes): each size that size, -1
+    /// (at most once) or 0 (the input's size there, which must be it).
+    func checkReshape(_ operation: UnsafeMutablePointer<MILOperation>, name: String, declared: [Int]) throws {
+        guard let given = try constant(operation, "shape") else { throw fail("reshape '\(name)' has no constant shape", operation) }
+        let shape = given.ints, source = sourceShape(operation, tensor: try tensor(operation, "x"))
+        let agrees = shape.count == declared.count && shape.filter({ $0 == -1 }).count <= 1
+            && shape.indices.allSatisfy { shape[$0] == declared[$0] || shape[$0] == -1 || (shape[$0] == 0 && source.count > $0 && source[$0] == declared[$0]) }
+        guard agrees else { throw fail("reshape '\(name)' has the shape \(shape), not its declared output \(declared)", operation) }
+    }
+
     func tensor(_ operation: UnsafeMutablePointer<MILOperation>, _ key: String) throws -> String {
         guard case .tensor(let name)? = try argument(operation, key)?.first else { throw fail("input '\(key)' is not a tensor", operation) }
         return name
