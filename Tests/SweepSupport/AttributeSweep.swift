@@ -87,7 +87,9 @@ public struct SweepResult: Sendable {
 /// Runs every case of `Tests/Fixtures/sweep/<frontend>` through `convert`,
 /// fails the calling test for each wrong ending, prints one summary line,
 /// and, when `ATTRIBUTE_SWEEP_REPORT` names a folder, writes
-/// `<frontend>.md` there (the rows of COVERAGE.md's sweep table).
+/// `<frontend>.md` there (the rows of COVERAGE.md's sweep table); when
+/// `ATTRIBUTE_SWEEP_PACKAGES` names one, the files the cases write stay in
+/// its `<frontend>` folder.
 /// - Parameter convert: the frontend's conversion of a case's files (the
 ///   folder holds them).
 @discardableResult
@@ -97,7 +99,12 @@ public func runAttributeSweep(_ frontend: String, format: SweepFormat = .neuralN
     let manifest = try JSONDecoder().decode(SweepManifest.self, from: Data(contentsOf: folder.appendingPathComponent("cases.json")))
     XCTAssertFalse(manifest.cases.isEmpty, "\(frontend): the sweep has no cases", file: file, line: line)
     XCTAssertEqual(Set(manifest.cases.map(\.name)).count, manifest.cases.count, "\(frontend): case names repeat", file: file, line: line)
-    let scratch = try temporaryFolder()
+    // ATTRIBUTE_SWEEP_PACKAGES keeps what the cases write, a folder a frontend (scripts/verify/mlprogram_sweep.sh checks them).
+    var scratch = try temporaryFolder()
+    if let kept = ProcessInfo.processInfo.environment["ATTRIBUTE_SWEEP_PACKAGES"], !kept.isEmpty {
+        scratch = URL(fileURLWithPath: kept).appendingPathComponent(frontend)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
     var results: [SweepResult] = []
     for testCase in manifest.cases {
         let outcome = sweepOutcome(testCase, folder: folder, scratch: scratch, format: format, convert: convert)

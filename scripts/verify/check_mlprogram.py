@@ -1,6 +1,8 @@
 """Checks an ML Program package this toolkit wrote, with readers that are not ours.
 
 Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel]
+       check_mlprogram.py --each LIST   (each line of LIST: PACKAGE BLOB_DUMP; coremltools loaded once,
+                                         one line per package, exit 1 when any failed)
 
 1. coremltools 9 opens the package (MLModel(path, skip_model_load=True)):
    its manifest, the Model message (specification version >= 6, mlProgram).
@@ -38,9 +40,12 @@ from coremltools.converters.mil.frontend.milproto.load import load as milproto_t
 from coremltools.converters.mil.mil import types
 
 
+class CheckFailed(Exception):
+    pass
+
+
 def fail(message):
-    print(f"check_mlprogram: FAIL {message}")
-    sys.exit(1)
+    raise CheckFailed(message)
 
 
 def declared_outputs(spec):
@@ -85,8 +90,37 @@ def detector_program(package, spec):
 
 
 def main():
-    package, dump_path = sys.argv[1], sys.argv[2]
-    reference = sys.argv[3] if len(sys.argv) > 3 else None
+    if sys.argv[1] == "--each":
+        return check_each(sys.argv[2])
+    try:
+        check(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    except CheckFailed as failure:
+        print(f"check_mlprogram: FAIL {failure}")
+        sys.exit(1)
+
+
+def check_each(list_path):
+    """Every package of the list, its lines (what check prints) kept quiet unless it fails."""
+    import contextlib
+    import io
+    failed = 0
+    with open(list_path) as listing:
+        pairs = [line.split() for line in listing if line.strip()]
+    for package, dump_path in pairs:
+        printed = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(printed):
+                check(package, dump_path, None)
+            operations = next((line for line in printed.getvalue().splitlines() if line.startswith("milproto loader")), "")
+            print(f"ok {package}: {operations.split('; ')[0].replace('milproto loader: ', '')}")
+        except Exception as failure:  # a crash of coremltools' loader counts as a failure of the package
+            failed += 1
+            print(f"FAIL {package}: {type(failure).__name__}: {failure}")
+    print(f"check_mlprogram: {len(pairs) - failed} of {len(pairs)} packages passed")
+    sys.exit(1 if failed else 0)
+
+
+def check(package, dump_path, reference):
     model = ct.models.MLModel(package, skip_model_load=True)
     spec = model.get_spec()
     if spec.WhichOneof("Type") == "pipeline":
