@@ -153,13 +153,26 @@ final class ConvertProgramTests: XCTestCase {
         }
     }
 
+    /// An argmax over 3,000 channels computing in float16 (its indices above 2,048 would round) is refused by name and
+    /// nothing is written; at float32 it is written. (What it computes: the Caffe sweep's argmax case, as programs.)
     func testALayerNotWrittenYetIsNamedAndNothingIsWritten() throws {
-        let folder = try temporaryFolder()
-        let layers = root + "Tests/Fixtures/caffe/layers_v2/"
-        try ProgramRunner.assertOneError("coreml-convert", ["caffe", layers + "deploy.prototxt", layers + "weights.caffemodel",
-                                                            "--convert-to", "mlprogram", "--compute-precision", "float32",
-                                                            "-o", folder.path + "/Layers.mlpackage"],
-                                         "--convert-to mlprogram does not yet write")
+        let sources = try temporaryFolder(), folder = try temporaryFolder()
+        let deploy = sources.appendingPathComponent("deploy.prototxt"), weights = sources.appendingPathComponent("weights.caffemodel")
+        try Data("""
+            layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 1 dim: 3000 dim: 1 dim: 1 } } }
+            layer { name: "best" type: "ArgMax" bottom: "data" top: "best" argmax_param { axis: 1 } }
+            """.utf8).write(to: deploy)
+        // A NetParameter holding one layer named "best" (field 100, its name field 1): the weights of a net that has none.
+        try Data([0xA2, 0x06, 0x06, 0x0A, 0x04] + Array("best".utf8)).write(to: weights)
+        try ProgramRunner.assertOneError("coreml-convert", ["caffe", deploy.path, weights.path, "--convert-to", "mlprogram", "-o", folder.path + "/Wide.mlpackage"],
+                                         "layer 'best': --convert-to mlprogram does not yet write an argmax over 3000 values at float16 compute precision")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path), [])
+
+        let package = folder.appendingPathComponent("Wide32.mlpackage").path
+        let result = try ProgramRunner.run("coreml-convert", ["caffe", deploy.path, weights.path, "--convert-to", "mlprogram",
+                                                              "--compute-precision", "float32", "-o", package])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let inspected = try ProgramRunner.run("coreml-inspect", [package])
+        XCTAssertTrue(inspected.standardOutput.contains("reduce_argmax 1"), inspected.standardOutput)
     }
 }

@@ -81,7 +81,7 @@ final class MLProgramWriterTests: XCTestCase {
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("Refused.mlpackage").path
         var normalized = SampleModel.classifier()
-        normalized.nodes.insert(Node("norm", .l2Normalize(epsilon: 1e-6), input: "relu1"), at: 2)
+        normalized.nodes.insert(Node("norm", .pooling(Pooling(kind: .l2, kernel: Size2(square: 1), stride: Size2(square: 1))), input: "relu1"), at: 2)
         normalized.nodes[3].inputs = ["norm"]
         var overflowing = SampleModel.classifier()
         overflowing.nodes.insert(Node("big", .multiply(constant: 70000), input: "relu1"), at: 2)
@@ -94,7 +94,7 @@ final class MLProgramWriterTests: XCTestCase {
         convolution.weights = Weights(weights)
         heavy.nodes[0].operation = .convolution(convolution)
         let cases: [(String, Model, Precision, String)] = [
-            ("l2Normalize", normalized, .float32, "layer 'norm': MLProgramWriter does not yet write l2Normalize"),
+            ("L2 pooling", normalized, .float32, "layer 'norm': MLProgramWriter does not yet write L2 pooling"),
             ("float16 overflow", overflowing, .float16, "constant 'big_constant': a value beyond float16's range (65504)"),
             ("float16 overflow in a blob", heavy, .float16, "_weight': a value beyond float16's range (65504)"),
             ("quantized", SampleModel.classifier(), .quantized(bits: 8, .linear), "computes in float32 or float16, not 8-bit linear"),
@@ -131,9 +131,10 @@ final class MLProgramWriterTests: XCTestCase {
 
     /// Upsampling as iOS15's upsample_nearest_neighbor and
     /// upsample_bilinear (align_corners: the IR's alignCorners, else
-    /// half-pixel centers) reads back as the same nodes; Core ML's legacy
-    /// alignment (i / s), which neither op samples at, is refused.
-    func testUpsamplingReadsBackAndTheLegacyAlignmentIsRefused() throws {
+    /// half-pixel centers), and as resize_bilinear to the output's size
+    /// (Core ML's legacy alignment, i / s, which neither of those samples
+    /// at, and fractional factors) reads back as the same nodes.
+    func testUpsamplingReadsBack() throws {
         var model = SampleModel.classifier()
         model.nodes += [
             Node("up_nearest", .upsample(Upsample(scale: Size2(2, 3))), input: "relu1"),
@@ -154,16 +155,22 @@ final class MLProgramWriterTests: XCTestCase {
         })
         XCTAssertNoThrow(try read.validate())
 
-        model.nodes[model.nodes.count - 1].operation = .upsample(Upsample(scale: Size2(2, 2), mode: .bilinear, alignment: .legacy))
-        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
-            XCTAssertTrue("\(error)".contains("layer 'up_half': MLProgramWriter does not yet write bilinear upsampling sampling at i / s"), "\(error)")
+        let resized = [Upsample(scale: Size2(2, 3), mode: .bilinear, alignment: .legacy),
+                       Upsample(scale: Size2(1, 1), mode: .bilinear, alignment: .alignCorners, fractionalScale: [1.5, 2.25]),
+                       Upsample(scale: Size2(1, 1), mode: .bilinear, alignment: .halfPixel, fractionalScale: [1.25, 3])]
+        for upsample in resized {
+            model.nodes[model.nodes.count - 1].operation = .upsample(upsample)
+            try MLProgramWriter.write(model, to: path)
+            let file = try MLProgramReader.read(from: path)
+            XCTAssertEqual(file.program?.operationCounts.first { $0.type == "resize_bilinear" }?.count, 1, "\(upsample)")
+            XCTAssertEqual(file.model.nodes.last?.operation, .upsample(upsample))
         }
     }
 
     /// pad, crop, transpose, maximum, minimum and a deconvolution (its
     /// explicit pads as conv_transpose's custom ones) read back as the nodes
     /// they were written from; the average as the sum times 1/n; a crop
-    /// to another input's size is refused.
+    /// to another input's size as the fixed edges it leaves.
     func testLayoutAndElementwiseOperationsReadBack() throws {
         var model = SampleModel.classifier()
         let reflect = Padding(kind: .reflection, edges: Edges(top: 1, bottom: 2, left: 2, right: 1))
@@ -189,11 +196,12 @@ final class MLProgramWriterTests: XCTestCase {
                                .convolution(deconvolution)])
         XCTAssertNoThrow(try read.validate())
 
-        model.nodes[model.nodes.count - 6].operation = .crop(.like(offset: [0, 0]))
+        // To relu1's size from pad's (3 rows and columns more): the edges that leaves past the offset.
+        model.nodes[model.nodes.count - 6].operation = .crop(.like(offset: [1, 2]))
         model.nodes[model.nodes.count - 6].inputs = ["pad", "relu1"]
-        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path)) { error in
-            XCTAssertTrue("\(error)".contains("layer 'crop': MLProgramWriter does not yet write a crop to another input's size"), "\(error)")
-        }
+        try MLProgramWriter.write(model, to: path)
+        XCTAssertEqual(try MLProgramReader.read(from: path).model.nodes.first { $0.name == "crop" }?.operation,
+                       .crop(.edges(Edges(top: 1, bottom: 2, left: 2, right: 1))))
     }
 
     /// abs, sqrt and rsqrt of scale * x + shift: a mul and an add (read

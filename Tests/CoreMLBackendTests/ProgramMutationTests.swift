@@ -47,4 +47,27 @@ final class ProgramMutationTests: XCTestCase {
         XCTAssertGreaterThan(outcomes.read, 0)
         XCTAssertGreaterThan(outcomes.refused, 0)
     }
+
+    /// A log-softmax is four operations in the program (max, offset, log-sum-exp, difference): read back as the one
+    /// node, and refused by name when they are not that (a minimum where the maximum was: no sub but a log-softmax's).
+    func testALogSoftmaxReadsBackOnlyWhole() throws {
+        let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: [1, 4, 6]))], outputs: [Output(name: "y")], nodes: [
+            Node(name: "y", operation: .defined(LogSoftmax(axis: -1)), inputs: ["x"], outputs: ["y"]),
+        ])
+        let package = try temporaryFolder().appendingPathComponent("log_softmax.mlpackage").path
+        try MLProgramWriter.write(model, to: package)
+        let read = try CoreMLReader.read(from: package)
+        XCTAssertEqual(read.model.nodes.map(\.operation), [.defined(LogSoftmax(axis: 2))])
+        let counts = Dictionary(uniqueKeysWithValues: (read.program?.operationCounts ?? []).map { ($0.type, $0.count) })
+        XCTAssertEqual([counts["reduce_max"], counts["sub"], counts["reduce_log_sum_exp"]], [1, 2, 1])
+
+        let programPath = package + "/Data/com.apple.CoreML/model.mlmodel"
+        let original = try Data(contentsOf: URL(fileURLWithPath: programPath))
+        let swapped = try XCTUnwrap(String(data: original, encoding: .isoLatin1)?.replacingOccurrences(of: "reduce_max", with: "reduce_min"))
+        try XCTUnwrap(swapped.data(using: .isoLatin1)).write(to: URL(fileURLWithPath: programPath))
+        XCTAssertThrowsError(try CoreMLReader.read(from: package)) { error in
+            XCTAssertTrue("\(error)".contains("sub 'y_offset' is not part of a log-softmax"), "\(error)")
+            XCTAssertFalse("\(error)".contains("\n"), "\(error)")
+        }
+    }
 }

@@ -95,11 +95,12 @@ final class ProgramBuilder {
         operation(type, base, inputs.map { ($0.key, [$0.value]) }, shape: shape)
     }
 
-    /// As `operation(_:_:_:shape:)`, an input bound to several values (concat's `values`).
+    /// As `operation(_:_:_:shape:)`, an input bound to several values (concat's `values`), the output of
+    /// `dataType` (nil: `computeType`).
     @discardableResult
-    func operation(_ type: String, _ base: String, _ inputs: [(String, [String])], shape: [Int]) -> String {
+    func operation(_ type: String, _ base: String, _ inputs: [(String, [String])], shape: [Int], dataType: MILDataType? = nil) -> String {
         let name = freshName(base)
-        append(type, name: name, inputs: inputs.map { ($0.0, $0.1.map(binding)) }, output: spec.milTensorType(computeType, shape))
+        append(type, name: name, inputs: inputs.map { ($0.0, $0.1.map(binding)) }, output: spec.milTensorType(dataType ?? computeType, shape))
         return name
     }
 

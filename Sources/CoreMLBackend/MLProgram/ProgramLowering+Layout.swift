@@ -4,7 +4,8 @@ import ModelFormat
 /// average, as coremltools' iOS15 op definitions state them: `pad` with
 /// `[top, bottom, left, right]` for the last two axes and mode constant,
 /// reflect or replicate; `crop` with `crop_height` [top, bottom] and
-/// `crop_width` [left, right]; `transpose` by the IR's axes (over the map's
+/// `crop_width` [left, right] (also a crop to another input's size: the edges
+/// it leaves); `transpose` by the IR's axes (over the map's
 /// `[1, C, H, W]`); `maximum` and `minimum` over pairs; the average as the
 /// sum times 1/n.
 extension ProgramLowering {
@@ -25,7 +26,14 @@ extension ProgramLowering {
     }
 
     func crop(_ crop: Crop, _ input: String, node: Node, shape: [Int]) throws -> String {
-        guard case .edges(let edges) = crop else { throw refusal(node, "a crop to another input's size") }
+        let edges: Edges
+        switch crop {
+        case .edges(let given): edges = given
+        case .like(let offset):
+            // To the second input's H and W (the output's): the same fixed edges, that input not read.
+            let source = self.shape(of: node.inputs[0]), (top, left) = offset.count == 2 ? (offset[0], offset[1]) : (0, 0)
+            edges = Edges(top: top, bottom: source[2] - shape[2] - top, left: left, right: source[3] - shape[3] - left)
+        }
         let name = node.name
         return program.operation("crop", name, [
             "x": input,

@@ -5,8 +5,8 @@ import ModelFormat
 /// `[1, C, H, W]` view of a `[C, H, W]` map, as coremltools' iOS15 op
 /// definitions state them: `layer_norm` over axis 1 (axes, gamma and beta
 /// of the channels' shape, epsilon); a reshape in H, W, C order as
-/// `transpose` to `[1, H, W, C]`, `reshape`, and `transpose` back;
-/// `reduce_*` over the map's axes (keep_dims true); a constant (the box
+/// `transpose` to `[1, H, W, C]`, `reshape`, and `transpose` back
+/// (reductions: `ProgramLowering+Reductions`); a constant (the box
 /// decodings' grid offsets, anchors and priors) as `const` of the map's
 /// shape. (A slice is `sliceByIndex`'s, as in a tensor model, over the
 /// four axes.)
@@ -50,18 +50,6 @@ extension ProgramLowering {
             "x": hwc, "shape": program.constant(name + "_hwc_shape", .ints(target.map { Int32($0) }), shape: [4]),
         ], shape: target)
         return program.operation("transpose", name, ["x": reshaped, "perm": perm("_perm", [0, 3, 1, 2])], shape: shape)
-    }
-
-    func mapReduce(_ reduce: Reduce, _ input: String, node: Node, shape: [Int]) throws -> String {
-        let modes: [Reduce.Mode: String] = [.sum: "reduce_sum", .average: "reduce_mean", .product: "reduce_prod", .max: "reduce_max", .min: "reduce_min"]
-        guard let type = modes[reduce.mode] else { throw refusal(node, "a reduction of mode \(reduce.mode.rawValue)") }
-        // Dropped axes would leave a value the map view does not hold.
-        guard reduce.keepDimensions else { throw refusal(node, "a reduction of a map dropping its axes") }
-        let axes = try mapAxes(reduce.axes, of: node.inputs[0], node: node, "a reduction")
-        return program.operation(type, node.name, [
-            "x": input, "axes": program.constant(node.name + "_axes", .ints(axes.map { Int32($0) }), shape: [axes.count]),
-            "keep_dims": program.constant(node.name + "_keep_dims", .bools([true])),
-        ], shape: shape)
     }
 
     /// The constant's values as the map `shape` ([1, C, H, W]) they are in the IR.

@@ -5,11 +5,27 @@ import ModelFormat
 /// float16, so a float16 program keeps them exact); bilinear sampling with
 /// `align_corners` true at i (n - 1) / (out - 1), false at half-pixel
 /// centers (i + 0.5) / s - 0.5 clamped to 0...n - 1, the IR's two
-/// alignments of those names.
+/// alignments of those names. Fractional factors and Core ML's legacy grid
+/// are `resize_bilinear` to the output's size (int32, exact), whose
+/// sampling modes space the grid by the sizes: STRICT_ALIGN_CORNERS
+/// i (n - 1) / (out - 1), UNALIGN_CORNERS (i + 0.5) n / out - 0.5, and
+/// DEFAULT i (n - n / out) / (out - 1), which is i / s for out = n s.
 extension ProgramLowering {
     func upsample(_ upsample: Upsample, _ input: String, node: Node, shape: [Int]) throws -> String {
         let name = node.name
-        guard upsample.fractionalScale.isEmpty else { throw refusal(node, "upsampling by a fractional factor") }
+        if upsample.mode == .bilinear, !upsample.fractionalScale.isEmpty || upsample.alignment == .legacy {
+            let mode = switch upsample.alignment {
+            case .legacy: "DEFAULT"
+            case .alignCorners: "STRICT_ALIGN_CORNERS"
+            case .halfPixel: "UNALIGN_CORNERS"
+            }
+            return program.operation("resize_bilinear", name, [
+                "x": input, "target_size_height": program.constant(name + "_target_size_height", .ints([Int32(shape[2])])),
+                "target_size_width": program.constant(name + "_target_size_width", .ints([Int32(shape[3])])),
+                "sampling_mode": program.constant(name + "_sampling_mode", .strings([mode])),
+            ], shape: shape)
+        }
+        guard upsample.fractionalScale.isEmpty else { throw refusal(node, "nearest-neighbour upsampling by a fractional factor") }
         var arguments: [(String, [String])] = [
             ("x", [input]),
             ("scale_factor_height", [program.constant(name + "_scale_factor_height", .ints([Int32(upsample.scale.height)]))]),
@@ -19,7 +35,6 @@ extension ProgramLowering {
         case .nearest:
             return program.operation("upsample_nearest_neighbor", name, arguments, shape: shape)
         case .bilinear:
-            guard upsample.alignment != .legacy else { throw refusal(node, "bilinear upsampling sampling at i / s (Core ML's legacy alignment)") }
             arguments.append(("align_corners", [program.constant(name + "_align_corners", .bools([upsample.alignment == .alignCorners]))]))
             return program.operation("upsample_bilinear", name, arguments, shape: shape)
         }

@@ -5,8 +5,7 @@ import ModelFormat
 /// exact shape in the program, and axes are written as indices of it
 /// (counted from the front). `reshape` (int32 shape), `transpose` (perm),
 /// `concat` (axis, interleave false), `softmax` (axis), `slice_by_index`
-/// (begin, end, stride), `reduce_sum`/`mean`/`prod`/`max`/`min` (axes,
-/// keep_dims), `matmul` (of two tensors with their transposes, or by a
+/// (begin, end, stride), reductions (`ProgramLowering+Reductions`), `matmul` (of two tensors with their transposes, or by a
 /// constant [N, K] matrix with `transpose_y`, then `add` of the bias),
 /// `layer_norm` (axes, gamma, beta, epsilon), `gelu` (mode), `cumsum` (axis,
 /// exclusive, reverse), and constants as `const`. (The channel split `Op.split` is not written: no frontend
@@ -34,7 +33,7 @@ extension ProgramLowering {
         case let slice as Slice:
             result = sliceByIndex(slice, inputs[0], source: source, name: name, shape: shape)
         case let reduce as Reduce:
-            result = try self.reduce(reduce, inputs[0], node: node, source: source, shape: shape)
+            result = try tensorReduce(reduce, inputs[0], node: node, source: source, shape: shape)
         case let product as MatMul:
             result = matmul(product, inputs, name: name, shape: shape)
         case let norm as LayerNorm:
@@ -45,10 +44,7 @@ extension ProgramLowering {
         case let constant as Constant:
             result = program.constant(name, constant.data, shape: constant.shape)
         case let sum as CumSum:
-            result = program.operation("cumsum", name, [
-                "x": inputs[0], "axis": axis(name, sum.axis, rank: source.count),
-                "exclusive": program.constant(name + "_exclusive", .bools([sum.exclusive])), "reverse": program.constant(name + "_reverse", .bools([sum.reverse])),
-            ], shape: shape)
+            result = cumSum(sum, inputs[0], axis: sum.axis < 0 ? sum.axis + source.count : sum.axis, name: name, shape: shape)
         default:
             return false
         }
@@ -66,6 +62,14 @@ extension ProgramLowering {
         return program.operation("gelu", name, ["x": input, "mode": program.constant(name + "_mode", .strings([mode]))], shape: shape)
     }
 
+    /// `cumsum` along `axis` of the program's value (counted from the front).
+    func cumSum(_ sum: CumSum, _ input: String, axis: Int, name: String, shape: [Int]) -> String {
+        program.operation("cumsum", name, [
+            "x": input, "axis": program.constant(name + "_axis", .ints([Int32(axis)])),
+            "exclusive": program.constant(name + "_exclusive", .bools([sum.exclusive])), "reverse": program.constant(name + "_reverse", .bools([sum.reverse])),
+        ], shape: shape)
+    }
+
     /// An int32 vector constant.
     private func ints(_ base: String, _ values: [Int]) -> String {
         program.constant(base, .ints(values.map { Int32($0) }), shape: [values.count])
@@ -74,24 +78,6 @@ extension ProgramLowering {
     /// An axis as an int32 scalar, counted from the front.
     private func axis(_ name: String, _ axis: Int, rank: Int) -> String {
         program.constant(name + "_axis", .ints([Int32(axis < 0 ? axis + rank : axis)]))
-    }
-
-    private func reduce(_ reduce: Reduce, _ input: String, node: Node, source: [Int], shape: [Int]) throws -> String {
-        let type: String
-        switch reduce.mode {
-        case .sum: type = "reduce_sum"
-        case .average: type = "reduce_mean"
-        case .product: type = "reduce_prod"
-        case .max: type = "reduce_max"
-        case .min: type = "reduce_min"
-        default: throw refusal(node, "a reduction of mode \(reduce.mode.rawValue)")
-        }
-        guard let axes = reduce.axisIndices(of: TensorShape(source)) else { throw refusal(node, "a reduction over axes \(reduce.axes)") }
-        // Every axis dropped leaves MIL a scalar, where the IR keeps [1].
-        guard reduce.keepDimensions || axes.count < source.count else { throw refusal(node, "a reduction dropping every axis") }
-        return program.operation(type, node.name, [
-            "x": input, "axes": ints(node.name + "_axes", axes), "keep_dims": program.constant(node.name + "_keep_dims", .bools([reduce.keepDimensions])),
-        ], shape: shape)
     }
 
     /// A product of two tensors, or by the constant matrix stored [N, K]

@@ -74,12 +74,19 @@ extension ProgramLowering {
             ], shape: shape)
         }
         let source = self.shape(of: node.inputs[0])
-        let pads = try self.pads(pooling.padding, input: source, output: shape, kernel: pooling.kernel,
+        var pads = try self.pads(pooling.padding, input: source, output: shape, kernel: pooling.kernel,
                                  stride: pooling.stride, dilation: Size2(1, 1), node: node)
-        if kind == "avg", case .includeLastPixel(let symmetric) = pooling.padding,
-           pads != [symmetric.height, symmetric.height, symmetric.width, symmetric.width] {
-            // Caffe's last window past the padded input: which cells its average counts is not MIL's rule.
-            throw refusal(node, "average pooling whose last window runs past the padded input (Caffe's rounded-up output)")
+        var (input, excludePadding) = (input, pooling.excludePaddingFromAverage)
+        if kind == "avg", !excludePadding, case .includeLastPixel = pooling.padding, pads[1] != pads[0] || pads[3] != pads[2] {
+            // Caffe's average divides by the window's cells inside the input padded by the symmetric amounts, not by the
+            // kernel (MIL's rule, which would count the bottom and right pads grown to reach its output size): those amounts
+            // made zeros by a `pad` (no more than the window needs), and only the growth excluded from the average.
+            let padded = [pads[0], min(pads[0], pads[1]), pads[2], min(pads[2], pads[3])]
+            var padNode = node
+            padNode.name = node.name + "_padded"
+            input = self.padding(Padding(kind: .constant(0), edges: Edges(top: padded[0], bottom: padded[1], left: padded[2], right: padded[3])), input, node: padNode,
+                                 shape: [source[0], source[1], source[2] + padded[0] + padded[1], source[3] + padded[2] + padded[3]])
+            (pads, excludePadding) = ([0, max(0, pads[1] - pads[0]), 0, max(0, pads[3] - pads[2])], true)
         }
         var arguments: [(String, [String])] = [
             ("x", [input]),
@@ -89,7 +96,7 @@ extension ProgramLowering {
             ("pad", [program.constant(name + "_pad", .ints(pads.map { Int32($0) }), shape: [4])]),
         ]
         if kind == "avg" {
-            arguments.append(("exclude_padding_from_average", [program.constant(name + "_exclude_padding", .bools([pooling.excludePaddingFromAverage]))]))
+            arguments.append(("exclude_padding_from_average", [program.constant(name + "_exclude_padding", .bools([excludePadding]))]))
         }
         arguments.append(("ceil_mode", [program.constant(name + "_ceil_mode", .bools([false]))]))
         return program.operation(kind + "_pool", name, arguments, shape: shape)

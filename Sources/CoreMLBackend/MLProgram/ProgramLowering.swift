@@ -61,10 +61,15 @@ struct ProgramLowering {
             let linear = program.operation("linear", name + "_linear", arguments, shape: [1, product.outputChannels])
             result = program.operation("reshape", name, ["x": linear, "shape": program.constant(name + "_shape", .ints(shape.map { Int32($0) }), shape: [4])], shape: shape)
         case .batchNorm(let norm):
-            guard !norm.computeMeanVar, !norm.instanceNormalization else {
-                throw refusal(node, "batchNorm computing its mean and variance (instance normalization)")
-            }
             let channels = [norm.channels]
+            guard !norm.computeMeanVar else {
+                // Each channel's own mean and variance over H and W (the runtime's, with or without instanceNormalization: one image).
+                result = program.operation("instance_norm", name, [
+                    "x": inputs[0], "gamma": program.constant(name + "_gamma", norm.gamma, shape: channels),
+                    "beta": program.constant(name + "_beta", norm.beta, shape: channels), "epsilon": program.constant(name + "_epsilon", .floats([norm.epsilon])),
+                ], shape: shape)
+                break
+            }
             result = program.operation("batch_norm", name, [
                 "x": inputs[0],
                 "mean": program.constant(name + "_mean", norm.mean, shape: channels),
@@ -116,6 +121,8 @@ struct ProgramLowering {
             ], shape: shape)
         case .defined(let op) where (op.definition as? Softmax)?.axis == Softmax.channelAxis:
             result = program.operation("softmax", name, ["x": inputs[0], "axis": program.constant(name + "_axis", .ints([1]))], shape: shape)
+        case .l2Normalize(let epsilon):
+            result = program.operation("l2_norm", name, ["x": inputs[0], "epsilon": program.constant(name + "_epsilon", .floats([epsilon]))], shape: shape)
         case .flatten(let order):
             var input = inputs[0]
             if order == .channelLast {
@@ -140,6 +147,11 @@ struct ProgramLowering {
             result = try mapLayerNorm(op.definition as! LayerNorm, inputs[0], node: node, shape: shape)
         case .defined(let op) where op.definition is Reduce:
             result = try mapReduce(op.definition as! Reduce, inputs[0], node: node, shape: shape)
+        case .defined(let op) where op.definition is CumSum:
+            let sum = op.definition as! CumSum
+            result = cumSum(sum, inputs[0], axis: try mapAxes([sum.axis], of: node.inputs[0], node: node, "a running sum")[0], name: name, shape: shape)
+        case .defined(let op) where op.definition is LogSoftmax:
+            result = try logSoftmax(op.definition as! LogSoftmax, inputs[0], node: node, shape: shape)
         default:
             throw refusal(node, node.operation.definition.kindName)
         }

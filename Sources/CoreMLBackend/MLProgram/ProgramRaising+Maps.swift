@@ -6,7 +6,7 @@ import Protobuf
 /// view, back as the IR's: `layer_norm` over axis 1 (read as a tensor
 /// program's, `raiseTensor`: a layer norm over the channels, axis -3), a
 /// reduction over axes of the map other than a global pooling (axes counted
-/// from the end of its `[C, H, W]`), `slice_by_index` along one axis. (A
+/// from the end of its `[C, H, W]`), `cumsum` along one of its axes, `slice_by_index` along one axis. (A
 /// reshape in H, W, C order reads back as its transpose, reshape and
 /// transpose: the same values.)
 extension ProgramRaising {
@@ -15,15 +15,23 @@ extension ProgramRaising {
         switch type {
         case "layer_norm":
             return try raiseTensor(operation, type: type, name: name, shape: shape)
-        case "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min":
+        case let type where Self.reductionModes[type] != nil:
             let axes = try ints(operation, "axes")
             // A global pooling (`ProgramLowering.pooling`) is read by `raise`.
             guard axes != [2, 3] || (type != "reduce_mean" && type != "reduce_max") else { return false }
             guard try bool(operation, "keep_dims"), !axes.isEmpty, axes.allSatisfy({ (1...3).contains($0) }) else {
                 throw fail("\(type) '\(name)' does not reduce a map's axes keeping them", operation)
             }
-            let modes: [String: Reduce.Mode] = ["reduce_sum": .sum, "reduce_mean": .average, "reduce_prod": .product, "reduce_max": .max, "reduce_min": .min]
-            append(name, .reduce(Reduce(mode: modes[type]!, axes: axes.map { $0 - 4 })), [try tensor(operation, "x")])
+            append(name, .reduce(Reduce(mode: Self.reductionModes[type]!, axes: axes.map { $0 - 4 })), [try tensor(operation, "x")])
+        case "reduce_argmax":
+            guard let axis = try constant(operation, "axis")?.ints.first, (1...3).contains(axis), try bool(operation, "keep_dims") else {
+                throw fail("reduce_argmax '\(name)' does not reduce one of a map's axes keeping it", operation)
+            }
+            append(name, .reduce(Reduce(mode: .argmax, axes: [axis - 4])), [try tensor(operation, "x")])
+        case "cumsum":
+            guard let axis = try constant(operation, "axis")?.ints.first, (1...3).contains(axis) else { throw fail("cumsum '\(name)' is not along an axis of a map", operation) }
+            append(name, .defined(CumSum(axis: axis - 4, exclusive: try bool(operation, "exclusive"), reverse: try bool(operation, "reverse"))),
+                   [try tensor(operation, "x")])
         case "slice_by_index":
             let begin = try ints(operation, "begin"), end = try ints(operation, "end")
             let stride = try constant(operation, "stride")?.ints ?? [1, 1, 1, 1]
@@ -45,6 +53,9 @@ extension ProgramRaising {
         }
         return true
     }
+
+    /// Each reduction `ProgramLowering` writes, by its MIL type.
+    static let reductionModes = Dictionary(uniqueKeysWithValues: ProgramLowering.reductions.map { ($1, $0) })
 
     /// A node making the value `name`.
     mutating func append(_ name: String, _ op: Op, _ inputs: [String]) {

@@ -100,6 +100,8 @@ extension ProgramRaising {
             node(.unary(Unary(kind: .threshold, alpha: try float(operation, "alpha"))), [try tensor(operation, "x")])
         case "maximum", "minimum":
             node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
+        case "sub", "reduce_log_sum_exp":
+            try raiseLogSoftmaxPart(operation, type: type, name: name)
         case "identity":
             values[name] = .tensor(try tensor(operation, "x"))
         case "cast":
@@ -112,6 +114,15 @@ extension ProgramRaising {
             let mean = try floats(operation, "mean")
             node(.batchNorm(BatchNorm(channels: mean.count, epsilon: try float(operation, "epsilon"), gamma: try floats(operation, "gamma"),
                                       beta: try floats(operation, "beta"), mean: mean, variance: try floats(operation, "variance"))),
+                 [try tensor(operation, "x")])
+        case "l2_norm":
+            // Over a map's C, H and W (a [1, C, H, W] value's last three axes): the whole value, as the IR's.
+            guard (3...4).contains(sourceShape(operation, tensor: try tensor(operation, "x")).count) else { throw fail("l2_norm '\(name)' does not normalize a map", operation) }
+            node(.l2Normalize(epsilon: try constant(operation, "epsilon") == nil ? 1e-6 : try float(operation, "epsilon")), [try tensor(operation, "x")])
+        case "instance_norm":
+            let gamma = try floats(operation, "gamma"), ones = Weights(Array(repeating: 1, count: gamma.count))
+            node(.batchNorm(BatchNorm(channels: gamma.count, epsilon: try float(operation, "epsilon"), gamma: gamma, beta: try floats(operation, "beta"),
+                                      mean: Weights(Array(repeating: 0, count: gamma.count)), variance: ones, computeMeanVar: true, instanceNormalization: true)),
                  [try tensor(operation, "x")])
         case "mul", "add":
             let pair = [try argument(operation, "x")?.first, try argument(operation, "y")?.first]
@@ -157,6 +168,8 @@ extension ProgramRaising {
             let upsample = type == "upsample_nearest_neighbor" ? Upsample(scale: scale)
                 : Upsample(scale: scale, mode: .bilinear, alignment: try bool(operation, "align_corners") ? .alignCorners : .halfPixel)
             node(.upsample(upsample), [try tensor(operation, "x")])
+        case "resize_bilinear":
+            node(.upsample(try resizeBilinear(operation, name: name, shape: shape)), [try tensor(operation, "x")])
         case "silu":
             // x * sigmoid(x), as the frontends write swish.
             let x = try tensor(operation, "x")

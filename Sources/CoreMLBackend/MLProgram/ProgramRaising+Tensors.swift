@@ -55,10 +55,12 @@ extension ProgramRaising {
             let begin = try ints(operation, "begin")
             let stride = try constant(operation, "stride")?.ints ?? Array(repeating: 1, count: begin.count)
             node(.slice(Slice(begin: begin, end: try ints(operation, "end"), strides: stride)), [try tensor(operation, "x")])
-        case "reduce_sum", "reduce_mean", "reduce_prod", "reduce_max", "reduce_min":
-            let modes: [String: Reduce.Mode] = ["reduce_sum": .sum, "reduce_mean": .average, "reduce_prod": .product, "reduce_max": .max, "reduce_min": .min]
-            node(.reduce(Reduce(mode: modes[type]!, axes: try ints(operation, "axes"), keepDimensions: try bool(operation, "keep_dims"))),
+        case let type where Self.reductionModes[type] != nil:
+            node(.reduce(Reduce(mode: Self.reductionModes[type]!, axes: try ints(operation, "axes"), keepDimensions: try bool(operation, "keep_dims"))),
                  [try tensor(operation, "x")])
+        case "reduce_argmax":
+            guard let axis = try constant(operation, "axis")?.ints.first else { throw fail("reduce_argmax '\(name)' has no axis", operation) }
+            node(.reduce(Reduce(mode: .argmax, axes: [axis], keepDimensions: try bool(operation, "keep_dims"))), [try tensor(operation, "x")])
         case "matmul":
             let transposeX = try bool(operation, "transpose_x"), transposeY = try bool(operation, "transpose_y")
             if case .constant(let matrix)? = try argument(operation, "y")?.first, let weights = matrix.floats, matrix.shape.count == 2, transposeY, !transposeX {

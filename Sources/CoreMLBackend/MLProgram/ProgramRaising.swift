@@ -99,6 +99,8 @@ struct ProgramRaising {
     var readers: [String: Int] = [:]
     /// Whether an operation computes in float16 (the program was written with float16 compute precision).
     var computesInFloat16 = false
+    /// A log-softmax's operations read so far (`raiseLogSoftmaxPart`).
+    var logSoftmaxParts = LogSoftmaxParts()
     /// The image inputs, their preprocessing filled in as it is read.
     var images: [String: ImageInput] = [:]
 
