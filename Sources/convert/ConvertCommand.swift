@@ -146,16 +146,10 @@ func checkDeploymentTarget(_ asked: Int32?, program: Bool) throws {
 private func write(_ model: Model, to output: OutputRequest, inputs: [String], minimumSpecificationVersion: Int32,
                    notes: [(label: String, items: [String])]) throws {
     let path = output.path
-    if let computePrecision = output.program {
-        try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: computePrecision)
-        if output.report == .text {
-            print("Wrote \(TextEscaping.line(path)) (ML Program, specification 6, opset CoreML5, \(computePrecision.name))")
-        }
-        return
-    }
     let compressed = output.precision.map { $0 != .float32 } ?? false
     let probe = compressed && output.report != .quiet ? try FidelityReport.probe(for: model, output.probes) : nil
     var inspected: InspectedModel?
+    // The file (or package) as written, before it is renamed into place: the summary shows what is in it.
     let readBack = { (written: String) throws in
         let file: CoreMLFile
         do {
@@ -168,7 +162,9 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
         inspected = InspectedModel(coreMLFile: file, path: path, notes: notes)
     }
     var classFiles: [String] = []
-    if let language = output.classes {
+    if let computePrecision = output.program {
+        try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: computePrecision, beforeCommit: readBack)
+    } else if let language = output.classes {
         // The model and its classes, all or nothing: a full disk while writing the classes keeps the old model too.
         let set = try AtomicFileSet(targets: [path] + ClassFiles.paths(forModelAt: path, in: output.folder, language: language),
                                     inputs: inputs)
@@ -192,7 +188,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
     case .quiet:
         break
     case .text:
-        print("Wrote \(TextEscaping.line(path))")
+        print("Wrote \(TextEscaping.line(path))" + (output.program.map { " (ML Program, specification 6, opset CoreML5, \($0.name))" } ?? ""))
         print(SummaryText.render(inspected, featureDescriptions: false), terminator: "")
         if let fidelity { print(fidelity.text, terminator: "") }
         for file in classFiles { print("Wrote \(TextEscaping.line(file))") }

@@ -9,9 +9,9 @@ enum ProgramFlags {
         "convert-to", valueName: "neuralnetwork|mlprogram", default: "neuralnetwork",
         help: "The kind of model, as coremltools' convert_to: neuralnetwork (default; a single .mlmodel file) or mlprogram "
             + "(an ML Program, iOS 15: an .mlpackage folder given to -o), computing in float16 as coremltools does by default, "
-            + "or float32 (--compute-precision); image and array inputs, classifiers and the classic layers (convolution, deconvolution, pooling, inner product, batch norm, scale, bias, ReLU, "
-            + "leaky ReLU, sigmoid, tanh, add, multiply, concat, LRN, softmax, flatten, reshape, upsample, padding, crop, permute, maximum, minimum, average, abs, sqrt, rsqrt, exp, slice, constant); "
-            + "a detector is the pipeline a .mlmodel holds, the network an ML program in it; any other layer is refused by name.").spec
+            + "or float32 (--compute-precision); image and array inputs, classifiers, the classic layers and the rank-N tensor operations; "
+            + "a detector is the pipeline a .mlmodel holds, the network an "
+            + "ML program in it; a layer the program writer does not write yet is refused by name.").spec
     static let precisionOption = Option(
         "compute-precision", valueName: "float32|float16",
         help: "The precision an ML program (--convert-to mlprogram) computes and stores its weights in, as coremltools' "
@@ -54,7 +54,6 @@ enum ProgramFlags {
             if arguments.flag("generate-classes") {
                 throw UsageError("--generate-classes: not yet with --convert-to mlprogram; run coreml-generate \(path) FOLDER once it is written")
             }
-            if arguments.flag("json") { throw UsageError("--json: the summary of an ML program is not written yet; drop --json") }
             return computePrecision
         default:
             throw UsageError("--convert-to takes neuralnetwork or mlprogram, not '\(kind)'")

@@ -18,10 +18,23 @@ final class ConvertProgramTests: XCTestCase {
         let package = folder.appendingPathComponent("AgeNet.mlpackage").path
         let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "-o", package])
         XCTAssertEqual(result.status, 0, result.standardError)
-        XCTAssertEqual(result.standardOutput, "Wrote \(package) (ML Program, specification 6, opset CoreML5, float16)\n", "float16: coremltools' default")
+        // float16: coremltools' default; then the summary of the package as written, read back before it was renamed into place.
+        XCTAssertTrue(result.standardOutput.hasPrefix("Wrote \(package) (ML Program, specification 6, opset CoreML5, float16)\nFormat:       ML Program"),
+                      result.standardOutput)
+        for fragment in ["Program:      computes in float16 (float32 inputs and outputs)\n", "Labels:       8 (0-2, 4-6, 8-13, 15-20, 25-32, 38-43, 48-53, 60)\n"] {
+            XCTAssertTrue(result.standardOutput.contains(fragment), fragment + " not in:\n" + result.standardOutput)
+        }
         for file in ["Manifest.json", "Data/com.apple.CoreML/model.mlmodel", "Data/com.apple.CoreML/weights/weight.bin"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: package + "/" + file), file)
         }
+
+        // --json: inspect --json's document of the package.
+        let json = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--json", "-o", package])
+        XCTAssertEqual(json.status, 0, json.standardError)
+        let document = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
+        XCTAssertEqual((document?["format"] as? [String: Any])?["id"] as? String, "mlprogram")
+        XCTAssertEqual(document?["file"] as? String, package)
+        XCTAssertEqual((document?["program"] as? [String: Any])?["computePrecision"] as? String, "float16")
     }
 
     /// age_net in Caffe's V1 format (ceil-rounded max pooling, LRN, BGR

@@ -32,7 +32,10 @@ public enum MLProgramWriter {
     /// - Throws: `ModelError` for a model that does not hold together or
     ///   that this slice cannot write (naming the operation), `FileError`
     ///   when the package cannot be written.
-    public static func write(_ model: Model, to path: String, inputs: [String] = [], computePrecision: Precision = .float32) throws {
+    /// - Parameter beforeCommit: called with the complete package's temporary folder before it is renamed into
+    ///   place (to read it back); what it throws leaves nothing behind.
+    public static func write(_ model: Model, to path: String, inputs: [String] = [], computePrecision: Precision = .float32,
+                             beforeCommit: ((String) throws -> Void)? = nil) throws {
         guard computePrecision == .float32 || computePrecision == .float16 else {
             throw ModelError("\(option: .convertTo) computes in float32 or float16, not \(computePrecision.name)")
         }
@@ -57,6 +60,7 @@ public enum MLProgramWriter {
             try writeFile(bytes, to: FileSystem.path(of: modelName, in: coreML))
             try withExtendedLifetime(builder) { try blobs.write(to: FileSystem.path(of: weightsFileName, in: weights), startingWriteback: commit == .synced) }
             try writeFile(Array(manifest().utf8), to: FileSystem.path(of: "Manifest.json", in: folder))
+            try beforeCommit?(folder)
         }
     }
 
