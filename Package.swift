@@ -107,7 +107,7 @@ let package = Package(
         .testTarget(name: "ProtobufTests", dependencies: ["TestSupport", "Protobuf", "FileIO", "CoreMLSchema", "CProtobufFile", "CProtobufC", "Threads"]),
         .testTarget(name: "ModelFormatTests", dependencies: ["TestSupport", "ModelFormat"]),
         .testTarget(name: "ConversionTests", dependencies: ["TestSupport", "Conversion", "ModelFormat", "FileIO"]),
-        .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "CoreMLSchema"]),
+        .testTarget(name: "CoreMLBackendTests", dependencies: ["TestSupport", "CoreMLBackend", "ModelFormat", "Protobuf", "FileIO", "CoreMLSchema", "Runtime"]),
         .testTarget(name: "InspectionTests", dependencies: ["Inspection", "ModelFiles", "ModelFormat", "HDF5"]),
         .testTarget(name: "CLITests", dependencies: ["CLI", "Conversion", "ModelFormat", "Naming"]),
         .testTarget(name: "NamingTests", dependencies: ["Naming"]),

@@ -81,8 +81,8 @@ final class MLProgramWriterTests: XCTestCase {
         let folder = try temporaryFolder()
         let path = folder.appendingPathComponent("Refused.mlpackage").path
         var normalized = SampleModel.classifier()
-        normalized.nodes.insert(Node("norm", .pooling(Pooling(kind: .l2, kernel: Size2(square: 1), stride: Size2(square: 1))), input: "relu1"), at: 2)
-        normalized.nodes[3].inputs = ["norm"]
+        normalized.nodes.append(Node("norm", .reduce(Reduce(mode: .argmax, axes: [-2, -1])), input: "relu1"))
+        normalized.outputs = [Output(name: "norm")]
         var overflowing = SampleModel.classifier()
         overflowing.nodes.insert(Node("big", .multiply(constant: 70000), input: "relu1"), at: 2)
         overflowing.nodes[3].inputs = ["big"]
@@ -94,7 +94,7 @@ final class MLProgramWriterTests: XCTestCase {
         convolution.weights = Weights(weights)
         heavy.nodes[0].operation = .convolution(convolution)
         let cases: [(String, Model, Precision, String)] = [
-            ("L2 pooling", normalized, .float32, "layer 'norm': MLProgramWriter does not yet write L2 pooling"),
+            ("argmax over two axes", normalized, .float32, "layer 'norm': MLProgramWriter does not yet write an argmax over 2 axes"),
             ("float16 overflow", overflowing, .float16, "constant 'big_constant': a value beyond float16's range (65504)"),
             ("float16 overflow in a blob", heavy, .float16, "_weight': a value beyond float16's range (65504)"),
             ("quantized", SampleModel.classifier(), .quantized(bits: 8, .linear), "computes in float32 or float16, not 8-bit linear"),

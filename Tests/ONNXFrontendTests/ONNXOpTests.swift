@@ -8,7 +8,9 @@ import XCTest
 
 /// One small graph per opset-dependent behaviour (built node by node by
 /// scripts/fixtures/make_onnx_op_fixtures.py, with onnxruntime's output):
-/// converted, written, run, compared with 1e-4 * max(1, |ref|).
+/// converted, written, run, compared with 1e-4 * max(1, |ref|); each also
+/// as an ML Program package (float32 compute), read back and held to the
+/// same references (issue 36).
 final class ONNXOpTests: XCTestCase {
     static let folder = onnxFixtures.appendingPathComponent("ops")
 
@@ -244,7 +246,16 @@ final class ONNXOpTests: XCTestCase {
         let model = try convert(name)
         let path = checkDirectory.appendingPathComponent("onnx_op_\(name).mlmodel").path
         try CoreMLWriter.write(model, to: path)
-        let network = try Network(contentsOf: path)
+        try compare(name, try Network(contentsOf: path), others: others, file: file, line: line)
+        let package = try temporaryFolder().appendingPathComponent("\(name).mlpackage").path
+        try MLProgramWriter.write(model, to: package)
+        try compare(name + " as a program", try Network(try CoreMLReader.read(from: package).model), fixture: name, others: others, file: file, line: line)
+        return model
+    }
+
+    /// `network`'s outputs for the fixture's input against onnxruntime's.
+    func compare(_ name: String, _ network: Network, fixture: String? = nil, others: [String], file: StaticString, line: UInt) throws {
+        let fixture = fixture ?? name
         let input = try XCTUnwrap(network.model.inputs.first)
         let expected: TensorShape
         switch input.kind {
@@ -252,11 +263,11 @@ final class ONNXOpTests: XCTestCase {
         case .tensor(let shape): expected = TensorShape(shape)
         default: throw XCTSkip("input is not an array or tensor")
         }
-        let value = try NumpyFile.tensor(path: Self.folder.appendingPathComponent("\(name)_input.npy").path, fitting: expected, input: input.name)
+        let value = try NumpyFile.tensor(path: Self.folder.appendingPathComponent("\(fixture)_input.npy").path, fitting: expected, input: input.name)
         let prediction = try network.predict([input.name: .array(value)])
         // Output y, and the `others` a node with several outputs gives (NAME_output_OTHER.npy).
         for output in ["y"] + others {
-            let stored = output == "y" ? "\(name)_output.npy" : "\(name)_output_\(output).npy"
+            let stored = output == "y" ? "\(fixture)_output.npy" : "\(fixture)_output_\(output).npy"
             let reference = try NumpyFile.read(path: Self.folder.appendingPathComponent(stored).path).values
             let ours = try XCTUnwrap(prediction.outputs[output]?.values, "\(name): no output \(output)", file: file, line: line)
             XCTAssertEqual(ours.count, reference.count, "\(name) \(output)", file: file, line: line)
@@ -264,6 +275,5 @@ final class ONNXOpTests: XCTestCase {
                 XCTFail("\(name) \(output): value \(worst.index) is \(worst.ours), onnxruntime gives \(worst.reference)", file: file, line: line)
             }
         }
-        return model
     }
 }

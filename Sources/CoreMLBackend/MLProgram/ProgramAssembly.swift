@@ -34,7 +34,6 @@ extension SpecBuilder {
             let float32 = CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32
             switch input.kind {
             case .image(let image):
-                guard image.meanImage == nil else { throw ModelError("input '\(input.name)': \(option: .convertTo) does not yet write a mean image") }
                 let shape = [1, image.channels, image.height, image.width]
                 var value = input.name
                 if image.asTensor {
@@ -136,6 +135,12 @@ extension SpecBuilder {
         if biases.contains(where: { $0 != 0 }) {
             value = program.operation("add", name + "_biased", ["x": value, "y": program.constant(name + "_bias", .floats(biases), shape: [1, biases.count, 1, 1])],
                                       shape: shape)
+        }
+        if let mean = image.meanImage {
+            // y -= mean, as an add of its negation (exact): the reader takes `add`s of an image input as its preprocessing.
+            value = program.operation("add", name + "_mean_subtracted", [
+                "x": value, "y": program.constant(name + "_mean", Weights(mean.values.map { -$0 }), shape: shape),
+            ], shape: shape)
         }
         return value
     }

@@ -91,8 +91,8 @@ final class ProgramBuilder {
     /// with one float32 output of `shape`.
     /// - Returns: the output's name.
     @discardableResult
-    func operation(_ type: String, _ base: String, _ inputs: KeyValuePairs<String, String>, shape: [Int]) -> String {
-        operation(type, base, inputs.map { ($0.key, [$0.value]) }, shape: shape)
+    func operation(_ type: String, _ base: String, _ inputs: KeyValuePairs<String, String>, shape: [Int], dataType: MILDataType? = nil) -> String {
+        operation(type, base, inputs.map { ($0.key, [$0.value]) }, shape: shape, dataType: dataType)
     }
 
     /// As `operation(_:_:_:shape:)`, an input bound to several values (concat's `values`), the output of
@@ -102,6 +102,15 @@ final class ProgramBuilder {
         let name = freshName(base)
         append(type, name: name, inputs: inputs.map { ($0.0, $0.1.map(binding)) }, output: spec.milTensorType(dataType ?? computeType, shape))
         return name
+    }
+
+    /// An operation of `type` with one output of the compute type for each of `shapes`, named fresh from `bases`.
+    /// - Returns: the outputs' names.
+    func operation(_ type: String, outputs bases: [String], _ inputs: KeyValuePairs<String, String>, shapes: [[Int]]) -> [String] {
+        let names = bases.map(freshName)
+        append(type, name: names[0], inputs: inputs.map { ($0.key, [binding($0.value)]) },
+               outputs: zip(names, shapes).map { spec.milNamed($0, spec.milTensorType(computeType, $1)) })
+        return names
     }
 
     /// A `cast` of `x` to float16 or float32, named `name` as it is (a

@@ -7,8 +7,8 @@ import CoreMLSchema
 /// coremltools' TensorFlow frontend writes it, `x - max` then that less
 /// `reduce_log_sum_exp` of it (every term finite, as the IR's).
 extension ProgramLowering {
-    /// MIL's reduction for each mode written but argmax (`argmax`). Not yet: logSum (NeuralNetwork's
-    /// sum of logarithms, not MIL's logarithm of a sum).
+    /// MIL's reduction for each mode but argmax (`argmax`) and logSum (NeuralNetwork's sum of
+    /// logarithms, not MIL's reduce_log_sum, the logarithm of a sum: `log`, then `reduce_sum`).
     static let reductions: [Reduce.Mode: String] = [
         .sum: "reduce_sum", .average: "reduce_mean", .product: "reduce_prod", .max: "reduce_max", .min: "reduce_min",
         .sumSquare: "reduce_sum_square", .l1: "reduce_l1_norm", .l2: "reduce_l2_norm",
@@ -36,7 +36,14 @@ extension ProgramLowering {
 
     private func reduction(_ reduce: Reduce, _ input: String, axes: [Int], keep: Bool, node: Node, name: String, shape: [Int]) throws -> String {
         if reduce.mode == .argmax { return try argmax(input, axes: axes, keep: keep, node: node, name: name, shape: shape) }
-        guard let type = Self.reductions[reduce.mode] else { throw refusal(node, "a reduction of mode \(reduce.mode.rawValue)") }
+        var (input, type) = (input, Self.reductions[reduce.mode])
+        if reduce.mode == .logSum {
+            // NeuralNetwork's LOGSUM, a sum of logarithms: MIL's log (of x + epsilon), then reduce_sum.
+            input = program.operation("log", name + "_log", ["x": input, "epsilon": program.constant(name + "_epsilon", .floats([reduce.epsilon]))],
+                                      shape: self.shape(of: node.inputs[0]))
+            type = "reduce_sum"
+        }
+        guard let type else { throw refusal(node, "a reduction of mode \(reduce.mode.rawValue)") }
         return program.operation(type, name, [
             "x": input, "axes": program.constant(name + "_axes", .ints(axes.map { Int32($0) }), shape: [axes.count]),
             "keep_dims": program.constant(name + "_keep_dims", .bools([keep])),

@@ -64,11 +64,12 @@ extension ProgramLowering {
         switch pooling.kind {
         case .max: kind = "max"
         case .average: kind = "avg"
-        case .l2: throw refusal(node, "L2 pooling")
+        case .l2: kind = "l2"
         }
         if pooling.global {
-            // coremltools writes a global pooling as a reduction over H and W.
-            return program.operation(kind == "max" ? "reduce_max" : "reduce_mean", name, [
+            // coremltools writes a global pooling as a reduction over H and W (an L2 one is the L2 norm's).
+            let reductions = ["max": "reduce_max", "avg": "reduce_mean", "l2": "reduce_l2_norm"]
+            return program.operation(reductions[kind]!, name, [
                 "x": input, "axes": program.constant(name + "_axes", .ints([2, 3]), shape: [2]),
                 "keep_dims": program.constant(name + "_keep_dims", .bools([true])),
             ], shape: shape)

@@ -49,6 +49,14 @@ struct ProgramLowering {
         }
         let result: String
         switch node.operation {
+        case .split:
+            // Equal parts along the channels: one output each.
+            let parts = program.operation("split", outputs: node.outputs.map { name + "_" + $0 }, [
+                "x": inputs[0], "num_splits": program.constant(name + "_num_splits", .ints([Int32(node.outputs.count)])),
+                "axis": program.constant(name + "_axis", .ints([1])),
+            ], shapes: node.outputs.map { self.shape(of: $0) })
+            for (output, part) in zip(node.outputs, parts) { values[output] = part }
+            return
         case .convolution(let convolution):
             result = try self.convolution(convolution, inputs[0], node: node, shape: shape)
         case .pooling(let pooling):
@@ -150,6 +158,10 @@ struct ProgramLowering {
         case .defined(let op) where op.definition is CumSum:
             let sum = op.definition as! CumSum
             result = cumSum(sum, inputs[0], axis: try mapAxes([sum.axis], of: node.inputs[0], node: node, "a running sum")[0], name: name, shape: shape)
+        case .defined(let op) where op.definition is Comparison:
+            result = comparison(op.definition as! Comparison, inputs, node: node, shape: shape)
+        case .defined(let op) where op.definition is Where:
+            result = select(inputs, node: node, shape: shape)
         case .defined(let op) where op.definition is LogSoftmax:
             result = try logSoftmax(op.definition as! LogSoftmax, inputs[0], node: node, shape: shape)
         default:

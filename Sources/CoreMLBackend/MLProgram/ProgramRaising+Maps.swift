@@ -6,7 +6,8 @@ import Protobuf
 /// view, back as the IR's: `layer_norm` over axis 1 (read as a tensor
 /// program's, `raiseTensor`: a layer norm over the channels, axis -3), a
 /// reduction over axes of the map other than a global pooling (axes counted
-/// from the end of its `[C, H, W]`), `cumsum` along one of its axes, `slice_by_index` along one axis. (A
+/// from the end of its `[C, H, W]`), `cumsum` along one of its axes, `slice_by_index` along one axis,
+/// `split` into equal parts along the channels. (A
 /// reshape in H, W, C order reads back as its transpose, reshape and
 /// transpose: the same values.)
 extension ProgramRaising {
@@ -23,6 +24,21 @@ extension ProgramRaising {
                 throw fail("\(type) '\(name)' does not reduce a map's axes keeping them", operation)
             }
             append(name, .reduce(Reduce(mode: Self.reductionModes[type]!, axes: axes.map { $0 - 4 })), [try tensor(operation, "x")])
+        case "split":
+            // Equal parts along the channels, as `ProgramLowering` writes a Split (each output its own value).
+            let outputs = CArrays.buffer(operation.pointee.outputs, operation.pointee.n_outputs)
+            guard try ints(operation, "axis") == [1], outputs.count >= 2, try constant(operation, "split_sizes") == nil,
+                  try ints(operation, "num_splits") == [outputs.count] else {
+                throw fail("split '\(name)' is not into equal parts along the channels, one output each", operation)
+            }
+            var names: [String] = []
+            for case let output? in outputs {
+                let part = CArrays.string(output.pointee.name)
+                if let type = output.pointee.type { programShapes[part] = try self.shape(of: type) }
+                values[part] = .tensor(part)
+                names.append(part)
+            }
+            nodes.append(Node(name: name, operation: .split, inputs: [try tensor(operation, "x")], outputs: names))
         case "reduce_argmax":
             guard let axis = try constant(operation, "axis")?.ints.first, (1...3).contains(axis), try bool(operation, "keep_dims") else {
                 throw fail("reduce_argmax '\(name)' does not reduce one of a map's axes keeping it", operation)

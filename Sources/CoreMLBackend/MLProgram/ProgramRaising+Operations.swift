@@ -37,7 +37,7 @@ extension ProgramRaising {
                                           dilation: Size2(dilations[0], dilations[1]), padding: pads, isDeconvolution: transposed,
                                           weights: kernel, bias: try constant(operation, "bias")?.floats)
             node(.convolution(convolution), [try tensor(operation, "x")])
-        case "max_pool", "avg_pool":
+        case "max_pool", "avg_pool", "l2_pool":
             let kernel = try ints(operation, "kernel_sizes"), strides = try ints(operation, "strides")
             guard kernel.count == 2, strides.count == 2 else { throw fail("\(type) '\(name)' is not 2-D", operation) }
             var padding = try pads(operation)
@@ -49,7 +49,8 @@ extension ProgramRaising {
                 }
                 padding = .includeLastPixel(Size2(edges.top, edges.left))
             }
-            let pooling = Pooling(kind: type == "max_pool" ? .max : .average, kernel: Size2(kernel[0], kernel[1]), stride: Size2(strides[0], strides[1]),
+            let kinds: [String: Pooling.Kind] = ["max_pool": .max, "avg_pool": .average, "l2_pool": .l2]
+            let pooling = Pooling(kind: kinds[type]!, kernel: Size2(kernel[0], kernel[1]), stride: Size2(strides[0], strides[1]),
                                   padding: padding, excludePaddingFromAverage: try bool(operation, "exclude_padding_from_average"))
             node(.pooling(pooling), [try tensor(operation, "x")])
         case "reduce_mean", "reduce_max":
@@ -100,6 +101,8 @@ extension ProgramRaising {
             node(.unary(Unary(kind: .threshold, alpha: try float(operation, "alpha"))), [try tensor(operation, "x")])
         case "maximum", "minimum":
             node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
+        case "select", _ where Self.comparisonKinds[type] != nil:
+            try raiseLogic(operation, type: type, name: name)
         case "sub", "reduce_log_sum_exp":
             try raiseLogSoftmaxPart(operation, type: type, name: name)
         case "identity":
@@ -183,13 +186,18 @@ extension ProgramRaising {
         }
     }
 
-    /// An image input's scale (`mul` named `<input>_scaled`) or biases
-    /// (`add` named `<input>_biased`), as `MLProgramWriter` writes them,
+    /// An image input's scale (`mul` named `<input>_scaled`), biases
+    /// (`add` named `<input>_biased`) or mean image (`add` of its negation
+    /// named `<input>_mean_subtracted`), as `MLProgramWriter` writes them,
     /// back into the input (not nodes: `--input` values skip them).
     mutating func preprocess(_ type: String, name: String, _ x: String, _ constant: Weights) -> Bool {
-        guard let input = images.keys.first(where: { x == $0 && (name == $0 + "_scaled" || name == $0 + "_biased") }),
+        let names = ["_scaled", "_biased", "_mean_subtracted"]
+        guard let input = images.keys.first(where: { input in x == input && names.contains { name == input + $0 } }),
               var image = images[input] else { return false }
-        if type == "mul", constant.count == 1, image.scale == 1 {
+        if name == input + "_mean_subtracted" {
+            guard type == "add", image.meanImage == nil, constant.count == image.channels * image.height * image.width else { return false }
+            image.meanImage = Weights(constant.values.map { -$0 })
+        } else if type == "mul", constant.count == 1, image.scale == 1 {
             image.scale = constant.values[0]
         } else if type == "add", constant.count == image.channels, image.channelBiases.allSatisfy({ $0 == 0 }) {
             let biases = constant.values
