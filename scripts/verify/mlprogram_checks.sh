@@ -28,3 +28,26 @@ check_package() {
     esac
   fi
 }
+
+# check_packages LIST PACKAGE...: each package's weight file read by milblob_dump, Apple's validator (when $validator
+# is a program) on each, and check_mlprogram.py --each over all of them (coremltools loaded once); LIST is the file
+# it writes. Prints the validator's count and each failure; a failure of any counts one.
+check_packages() {
+  local list="$1" package stem verdict validated=0
+  shift
+  : > "$list"
+  for package in "$@"; do
+    stem="${package%.mlpackage}"
+    "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$stem.blobs"
+    echo "$package $stem.blobs" >> "$list"
+    if [ -x "$validator" ]; then
+      verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
+      case "$verdict" in
+        "OK "*) validated=$((validated + 1)) ;;
+        *) echo "Apple's validator on $package: $verdict"; failures=$((failures + 1)) ;;
+      esac
+    fi
+  done
+  [ -x "$validator" ] && echo "Apple's validator: $validated of $(wc -l < "$list") packages OK"
+  "$python" "$root/scripts/verify/check_mlprogram.py" --each "$list" 2>&1 | quiet | grep -v "^ok " || failures=$((failures + 1))
+}

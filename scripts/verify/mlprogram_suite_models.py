@@ -93,7 +93,8 @@ def compare(ours, reference, k):
         if (np.isnan(got) != np.isnan(ref)).any() or (np.isinf(ref) & ~same).any():
             index = int(np.argmax((np.isnan(got) != np.isnan(ref)) | (np.isinf(ref) & ~same)))
             return f"{name}: value {index} is {got.ravel()[index]}, the .mlmodel gives {ref.ravel()[index]}", ""
-        difference = np.where(same, 0, np.abs(got - ref))
+        with np.errstate(invalid="ignore"):  # inf - inf where both are the same infinity: `same` covers it
+            difference = np.where(same, 0, np.abs(got - ref))
         finite = np.abs(np.where(np.isfinite(ref), ref, 0))
         if k is None:
             excess = difference - 1e-4 * np.maximum(1, finite)

@@ -23,21 +23,6 @@ swift build --build-tests >/dev/null
 ATTRIBUTE_SWEEP_PACKAGES="$work/packages" swift test --skip-build --disable-swift-testing --filter ProgramSweepTests 2>&1 \
   | grep -E "^attribute sweep|error:|Executed .* tests" || true
 failures=0
-validated=0
-: > "$work/list"
-for package in "$work"/packages/*/*.mlpackage; do
-  stem="${package%.mlpackage}"
-  "$work/milblob_dump" "$package/Data/com.apple.CoreML/weights/weight.bin" > "$stem.blobs"
-  echo "$package $stem.blobs" >> "$work/list"
-  if [ -x "$validator" ]; then
-    verdict="$("$validator" "$package/Data/com.apple.CoreML/model.mlmodel" 2>&1 || true)"
-    case "$verdict" in
-      "OK "*) validated=$((validated + 1)) ;;
-      *) echo "Apple's validator on $package: $verdict"; failures=$((failures + 1)) ;;
-    esac
-  fi
-done
-echo "Apple's validator: $validated of $(wc -l < "$work/list") packages OK"
-"$python" scripts/verify/check_mlprogram.py --each "$work/list" 2>&1 | quiet | grep -v "^ok " || failures=$((failures + 1))
+check_packages "$work/list" "$work"/packages/*/*.mlpackage
 echo "mlprogram_sweep: $failures failure(s)"
 [ "$failures" = 0 ]

@@ -29,10 +29,20 @@ extension ProgramLowering {
         return program.cast(result, toFloat16: program.float16, base: name, shape: shape)
     }
 
-    /// `condition ? x : y`: `select` of the condition's truth.
+    /// `condition ? x : y`: `select` of the condition's truth. coremltools
+    /// infers select's type from `a` and `b` alone, so when they do not
+    /// broadcast to the output (the condition is larger), `a` is first
+    /// multiplied by ones of the output's shape (exact: NaN, infinities and
+    /// -0 stay).
     func select(_ inputs: [String], node: Node, shape: [Int]) -> String {
         let condition = truth(inputs[0], name: node.name + "_truth", shape: self.shape(of: node.inputs[0]))
-        return program.operation("select", node.name, ["cond": condition, "a": inputs[1], "b": inputs[2]], shape: shape)
+        var a = inputs[1]
+        let (left, right) = (self.shape(of: node.inputs[1]), self.shape(of: node.inputs[2]))
+        if ShapeInference.broadcast([TensorShape(left), TensorShape(right)])?.dimensions != shape {
+            let ones = program.constant(node.name + "_ones", Weights(Array(repeating: 1, count: shape.reduce(1, *))), shape: shape)
+            a = program.operation("mul", node.name + "_a_broadcast", ["x": a, "y": ones], shape: shape)
+        }
+        return program.operation("select", node.name, ["cond": condition, "a": a, "b": inputs[2]], shape: shape)
     }
 
     /// Whether each value is not 0, as bools.
