@@ -163,7 +163,21 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
     }
     var classFiles: [String] = []
     if let computePrecision = output.program {
-        try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: computePrecision, beforeCommit: readBack)
+        // The classes are written from the complete package before it is renamed into place, and renamed into place
+        // right after it: none is in place before all are complete.
+        let set = try output.classes.map { try AtomicFileSet(targets: ClassFiles.paths(forModelAt: path, in: output.folder, language: $0), inputs: inputs) }
+        do {
+            try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: computePrecision) { written in
+                try readBack(written)
+                if let language = output.classes, let set {
+                    classFiles = try ClassFiles.write(modelAt: path, readingFrom: written, to: output.folder, language: language, in: set)
+                }
+            }
+            try set?.commit()
+        } catch {
+            set?.discard()
+            throw error
+        }
     } else if let language = output.classes {
         // The model and its classes, all or nothing: a full disk while writing the classes keeps the old model too.
         let set = try AtomicFileSet(targets: [path] + ClassFiles.paths(forModelAt: path, in: output.folder, language: language),

@@ -20,8 +20,7 @@ enum ProgramFlags {
 
     /// The compute precision of the ML Program the options ask for (nil:
     /// a NeuralNetwork), after checking what must go with it: an
-    /// `.mlpackage` output, and none of the options the program writer
-    /// does not take yet.
+    /// `.mlpackage` output, and no NeuralNetwork weight options.
     static func programPrecision(_ arguments: ParsedArguments, path: String, extension dot: String?, precision: Precision?) throws -> Precision? {
         let compute = arguments.optionalString("compute-precision")
         let kind = try arguments.string("convert-to").lowercased().replacingOccurrences(of: "_", with: "")
@@ -50,9 +49,6 @@ enum ProgramFlags {
             case "float16", nil: computePrecision = .float16
             case let other?:
                 throw UsageError("--compute-precision takes float32 or float16, not '\(other)'")
-            }
-            if arguments.flag("generate-classes") {
-                throw UsageError("--generate-classes: not yet with --convert-to mlprogram; run coreml-generate \(path) FOLDER once it is written")
             }
             return computePrecision
         default:

@@ -7,8 +7,9 @@
 # validator (given a VALIDATOR), and coreml-predict's output (the package read back into the IR) against onnxruntime's
 # output.npy at 1e-4 * max(1, |ref|) (compare_outputs.py).
 # Not part of scripts/test: it needs the torchvision exports (make_onnx_torchvision.py) and a coremltools source checkout.
-# Usage: scripts/verify/mlprogram_tensors.sh [TORCHVISION_DIR] [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR]
+# Usage: scripts/verify/mlprogram_tensors.sh [TORCHVISION_DIR] [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR] [all]
 #   TORCHVISION_DIR  folders <name>/{model.onnx,input.npy,output.npy} (default /tmp/onnx_torchvision, where scripts/verify/onnx_torchvision.sh makes them)
+#   all              every folder of TORCHVISION_DIR (all 19 of onnx_torchvision.sh's files), not only the six tensor models
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 models="${1:-/tmp/onnx_torchvision}"
@@ -23,7 +24,9 @@ prepare_package_checks "$source_dir"
 swift build >/dev/null
 bin="$(swift build --show-bin-path)"
 failures=0
-for name in shufflenet_v2_x0_5_opset13 shufflenet_v2_x0_5_opset17 convnext_tiny_opset13 convnext_tiny_opset17 vit_small_opset14 vit_small_opset17; do
+names="shufflenet_v2_x0_5_opset13 shufflenet_v2_x0_5_opset17 convnext_tiny_opset13 convnext_tiny_opset17 vit_small_opset14 vit_small_opset17"
+if [ "${5:-}" = all ]; then names="$(cd "$models" && ls -d *_opset* | tr '\n' ' ')"; fi
+for name in $names; do
   folder="$models/$name"
   [ -f "$folder/model.onnx" ] || { echo "== $name: missing"; failures=$((failures + 1)); continue; }
   echo "== $name"
