@@ -111,9 +111,16 @@ final class BlobReader {
             throw Failure(description: "byte \(offset): the blob's \(size) bytes at \(data) are not the \(count) values its constant declares within the file")
         }
         if type == BlobFile.float16Type {
-            var weights = Weights(count: count) { values in
-                for index in 0..<count { values[index] = HalfRounding.value(u16(Int(data) + 2 * index)) }
+            // Widened when the values are first needed (a summary needs none: a float16 package's weights are not
+            // doubled in memory to be inspected or read back after writing).
+            let address = UInt(bitPattern: bytes.baseAddress!.advanced(by: Int(data)))  // within `file`, which the producer keeps
+            let producer = WeightProducer(count: count, rowLength: 1) { [file] start, target in
+                withExtendedLifetime(file) {
+                    let halfs = UnsafePointer<UInt16>(bitPattern: address)!
+                    for index in target.indices { target[index] = HalfRounding.value(UInt16(littleEndian: halfs[start + index])) }
+                }
             }
+            var weights = Weights(producer: producer)
             weights.storedPrecision = .float16
             return weights
         }

@@ -101,7 +101,7 @@ extension ProgramRaising {
             node(.unary(Unary(kind: .threshold, alpha: try float(operation, "alpha"))), [try tensor(operation, "x")])
         case "maximum", "minimum":
             node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
-        case "select", _ where Self.comparisonKinds[type] != nil:
+        case _ where type == "select" || Self.comparisonKinds[type] != nil:
             try raiseLogic(operation, type: type, name: name)
         case "sub", "reduce_log_sum_exp":
             try raiseLogSoftmaxPart(operation, type: type, name: name)
