@@ -15,16 +15,10 @@ struct LogSoftmaxParts {
 }
 
 extension ProgramRaising {
-    /// The IR's axis of a reduction over one axis of the program's value (a map's counted from the end of its [C, H, W]).
-    private func irAxis(_ axes: [Int]) -> Int? {
-        guard axes.count == 1 else { return nil }
-        return tensorModel ? axes[0] : axes[0] - 4
-    }
-
     mutating func raiseLogSoftmaxPart(_ operation: UnsafeMutablePointer<MILOperation>, type: String, name: String) throws {
         let x = try tensor(operation, "x")
         if type == "reduce_log_sum_exp" {
-            guard let offset = logSoftmaxParts.offsets[x], try bool(operation, "keep_dims"), irAxis(try ints(operation, "axes")) == offset.axis,
+            guard let offset = logSoftmaxParts.offsets[x], try bool(operation, "keep_dims"), try ints(operation, "axes").count == 1, irAxis(try ints(operation, "axes")[0]) == offset.axis,
                   readers[name, default: 0] == 1 else {
                 throw fail("reduce_log_sum_exp '\(name)' is not part of a log-softmax (of x less its maximum along the same axis)", operation)
             }

@@ -6,7 +6,7 @@ import Protobuf
 /// view, back as the IR's: `layer_norm` over axis 1 (read as a tensor
 /// program's, `raiseTensor`: a layer norm over the channels, axis -3), a
 /// reduction over axes of the map other than a global pooling (axes counted
-/// from the end of its `[C, H, W]`), `cumsum` along one of its axes, `slice_by_index` along one axis,
+/// from the end of its `[C, H, W]`), `slice_by_index` along one axis,
 /// `split` into equal parts along the channels. (A
 /// reshape in H, W, C order reads back as its transpose, reshape and
 /// transpose: the same values.)
@@ -39,15 +39,6 @@ extension ProgramRaising {
                 names.append(part)
             }
             nodes.append(Node(name: name, operation: .split, inputs: [try tensor(operation, "x")], outputs: names))
-        case "reduce_argmax":
-            guard let axis = try constant(operation, "axis")?.ints.first, (1...3).contains(axis), try bool(operation, "keep_dims") else {
-                throw fail("reduce_argmax '\(name)' does not reduce one of a map's axes keeping it", operation)
-            }
-            append(name, .reduce(Reduce(mode: .argmax, axes: [axis - 4])), [try tensor(operation, "x")])
-        case "cumsum":
-            guard let axis = try constant(operation, "axis")?.ints.first, (1...3).contains(axis) else { throw fail("cumsum '\(name)' is not along an axis of a map", operation) }
-            append(name, .defined(CumSum(axis: axis - 4, exclusive: try bool(operation, "exclusive"), reverse: try bool(operation, "reverse"))),
-                   [try tensor(operation, "x")])
         case "slice_by_index":
             let begin = try ints(operation, "begin"), end = try ints(operation, "end")
             let stride = try constant(operation, "stride")?.ints ?? [1, 1, 1, 1]

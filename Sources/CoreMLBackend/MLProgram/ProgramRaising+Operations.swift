@@ -103,6 +103,19 @@ extension ProgramRaising {
             node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
         case _ where type == "select" || Self.comparisonKinds[type] != nil:
             try raiseLogic(operation, type: type, name: name)
+        case "cumsum", "reduce_argmax":
+            // Along one axis of a tensor, or of a map (kept: as ProgramLowering writes them).
+            let given = try constant(operation, "axis")?.ints.first ?? 0  // MIL's default
+            let keeps = try type == "cumsum" || bool(operation, "keep_dims")
+            guard let axis = irAxis(given), tensorModel || keeps else {
+                throw fail("\(type) '\(name)' is not along an axis of a map (axis \(given))", operation)
+            }
+            let x = try tensor(operation, "x")
+            if type == "cumsum" {
+                node(.defined(CumSum(axis: axis, exclusive: try bool(operation, "exclusive"), reverse: try bool(operation, "reverse"))), [x])
+            } else {
+                node(.reduce(Reduce(mode: .argmax, axes: [axis], keepDimensions: try bool(operation, "keep_dims"))), [x])
+            }
         case "sub", "reduce_log_sum_exp":
             try raiseLogSoftmaxPart(operation, type: type, name: name)
         case "identity":

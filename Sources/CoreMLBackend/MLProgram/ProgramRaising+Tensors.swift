@@ -58,9 +58,6 @@ extension ProgramRaising {
         case let type where Self.reductionModes[type] != nil:
             node(.reduce(Reduce(mode: Self.reductionModes[type]!, axes: try ints(operation, "axes"), keepDimensions: try bool(operation, "keep_dims"))),
                  [try tensor(operation, "x")])
-        case "reduce_argmax":
-            guard let axis = try constant(operation, "axis")?.ints.first else { throw fail("reduce_argmax '\(name)' has no axis", operation) }
-            node(.reduce(Reduce(mode: .argmax, axes: [axis], keepDimensions: try bool(operation, "keep_dims"))), [try tensor(operation, "x")])
         case "matmul":
             let transposeX = try bool(operation, "transpose_x"), transposeY = try bool(operation, "transpose_y")
             if case .constant(let matrix)? = try argument(operation, "y")?.first, let weights = matrix.floats, matrix.shape.count == 2, transposeY, !transposeX {
@@ -94,9 +91,6 @@ extension ProgramRaising {
             let modes: [String: GELU.Mode] = ["EXACT": .exact, "TANH_APPROXIMATION": .tanhApproximation, "SIGMOID_APPROXIMATION": .sigmoidApproximation]
             guard let mode = modes[try constant(operation, "mode")?.strings.first ?? "EXACT"] else { throw fail("gelu '\(name)' has an unknown mode", operation) }
             node(.defined(GELU(mode: mode)), [try tensor(operation, "x")])
-        case "cumsum":
-            let axis = try constant(operation, "axis")?.ints.first ?? 0  // MIL's default
-            node(.defined(CumSum(axis: axis, exclusive: try bool(operation, "exclusive"), reverse: try bool(operation, "reverse"))), [try tensor(operation, "x")])
         case "add", "mul":
             let pair = [try argument(operation, "x")?.first, try argument(operation, "y")?.first]
             // An image input's preprocessing (`<input>_scaled`, `<input>_biased`): back into the input.

@@ -108,6 +108,12 @@ struct ProgramRaising {
         reader.fail(message, at: at)
     }
 
+    /// The IR's axis of an axis of the program's value: a tensor model's as written, a map's `[1, C, H, W]` axis 1...3
+    /// counted from the end of its `[C, H, W]` (nil: the batch axis or past the map).
+    func irAxis(_ axis: Int) -> Int? {
+        tensorModel ? axis : (1...3).contains(axis) ? axis - 4 : nil
+    }
+
     /// Every reference to tensor `old` named `new` instead.
     mutating func rename(_ old: String, to new: String) {
         for index in nodes.indices {
