@@ -62,4 +62,26 @@ final class ProgramFormsTests: XCTestCase {
         let expected = [0, 3].map { start in (start..<start + 3).map { log(values[$0] + 0.5) }.reduce(0, +) }
         XCTAssertNil(worstMismatch(y, expected), "\(y) vs \(expected)")
     }
+
+    /// An l2_norm's epsilon the file sets to NaN or -1 (its float bytes swapped in the program) is refused on reading,
+    /// by name, as batch norm's is.
+    func testAHostileL2NormEpsilonIsRefused() throws {
+        var model = SampleModel.classifier()
+        model.nodes.append(Node("norm", .l2Normalize(epsilon: 0.125), input: "relu1"))
+        model.outputs = [Output(name: "norm")]
+        let path = try temporaryFolder().appendingPathComponent("Norm.mlpackage").path
+        try MLProgramWriter.write(model, to: path)
+        let program = path + "/Data/com.apple.CoreML/model.mlmodel"
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: program)))
+        let written: [UInt8] = [0x00, 0x00, 0x00, 0x3E]  // 0.125, little-endian
+        let at = try XCTUnwrap((0...(original.count - 4)).first { Array(original[$0..<$0 + 4]) == written })
+        for hostile: [UInt8] in [[0x00, 0x00, 0xC0, 0x7F], [0x00, 0x00, 0x80, 0xBF]] {  // NaN, -1
+            var bytes = original
+            bytes.replaceSubrange(at..<at + 4, with: hostile)
+            try Data(bytes).write(to: URL(fileURLWithPath: program))
+            XCTAssertThrowsError(try CoreMLReader.read(from: path).model.validate()) { error in
+                XCTAssertTrue("\(error)".contains("epsilon"), "\(error)")
+            }
+        }
+    }
 }

@@ -102,6 +102,11 @@ public struct L2Normalize: OpDefinition, Equatable {
     public var epsilon: Float
     public var kindName: String { "l2Normalize" }
     public var takesAnyRank: Bool { false }
+    /// As batch norm's: a finite epsilon of 0 or more (a negative one takes the root of a negative sum).
+    public func checkAttributes() throws(ModelError) {
+        try AttributeBounds.finite([epsilon], "epsilon")
+        guard epsilon >= 0 else { throw ModelError("epsilon \(epsilon) is negative") }
+    }
     public func outputShapes(_ inputs: [TensorShape], outputCount: Int) throws(ModelError) -> [TensorShape] { [inputs[0]] }
     public var attributes: [OpAttribute] {
         [OpAttribute("epsilon", .float(epsilon), text: epsilon == 1e-6 ? nil : "epsilon \(epsilon)")]
