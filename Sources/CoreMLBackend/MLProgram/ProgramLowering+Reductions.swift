@@ -69,7 +69,8 @@ extension ProgramLowering {
 
     /// `x - reduce_max(x)`, less `reduce_log_sum_exp` of that, along the axis (keeping it).
     func logSoftmax(_ softmax: LogSoftmax, _ input: String, node: Node, shape: [Int]) throws -> String {
-        let axis = tensorModel ? (softmax.axis < 0 ? softmax.axis + shape.count : softmax.axis)
+        // A tensor's axis (shape inference checked it), or a map's on its [1, C, H, W] view.
+        let axis = tensorModel ? TensorShape(shape).axisIndex(softmax.axis)!
                                : try mapAxes([softmax.axis], of: node.inputs[0], node: node, "a log-softmax")[0]
         let name = node.name
         var reduced = shape

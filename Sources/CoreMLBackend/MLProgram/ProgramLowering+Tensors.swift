@@ -44,7 +44,7 @@ extension ProgramLowering {
         case let constant as Constant:
             result = program.constant(name, constant.data, shape: constant.shape)
         case let sum as CumSum:
-            result = cumSum(sum, inputs[0], axis: sum.axis < 0 ? sum.axis + source.count : sum.axis, name: name, shape: shape)
+            result = cumSum(sum, inputs[0], axis: TensorShape(source).axisIndex(sum.axis)!, name: name, shape: shape)  // checked by shape inference
         default:
             return false
         }
