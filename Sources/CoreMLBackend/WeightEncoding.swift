@@ -179,7 +179,7 @@ struct PendingQuantization: @unchecked Sendable {
         let packed = UnsafeMutableRawBufferPointer(start: params.pointee.rawvalue.data, count: params.pointee.rawvalue.len)
         let mapping: QuantizationMapping
         do {
-            mapping = try withValues { values throws(Quantizer.Failure) in
+            mapping = try weights.withValuesOnce { values throws(Quantizer.Failure) in
                 try Quantizer.quantize(values, bits: bits, mode: mode, layout: channels, into: packed)
             }
         } catch {
@@ -196,16 +196,20 @@ struct PendingQuantization: @unchecked Sendable {
         return nil
     }
 
+}
+
+extension Weights {
     /// Calls `body` with the values: in memory, or computed chunk by chunk
-    /// into a buffer that goes away after.
-    private func withValues<R>(_ body: (UnsafeBufferPointer<Float>) throws(Quantizer.Failure) -> R) throws(Quantizer.Failure) -> R {
-        guard weights.isComputed else { return try body(weights.unsafeBuffer) }
-        let values = UnsafeMutableBufferPointer<Float>.allocate(capacity: weights.count)
+    /// into a buffer that goes away after (computed values are not kept, as
+    /// `withUnsafeBufferPointer` keeps them: a writer reads each tensor once).
+    func withValuesOnce<R>(_ body: (UnsafeBufferPointer<Float>) throws(Quantizer.Failure) -> R) throws(Quantizer.Failure) -> R {
+        guard isComputed else { return try body(unsafeBuffer) }
+        let values = UnsafeMutableBufferPointer<Float>.allocate(capacity: count)
         defer { values.deallocate() }
-        for chunk in 0..<weights.chunkCount {
-            weights.withChunk(chunk) { start, part in _ = UnsafeMutableBufferPointer(rebasing: values[start..<start + part.count]).initialize(from: part) }
+        for chunk in 0..<chunkCount {
+            withChunk(chunk) { start, part in _ = UnsafeMutableBufferPointer(rebasing: values[start..<start + part.count]).initialize(from: part) }
         }
-        weights.releaseSource()
+        releaseSource()
         return try body(UnsafeBufferPointer(values))
     }
 }

@@ -2506,7 +2506,7 @@ const ProtobufCMessageDescriptor core_ml__specification__milspec__dictionary_val
   (ProtobufCMessageInit) core_ml__specification__milspec__dictionary_value__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue core_ml__specification__milspec__data_type__enum_values_by_number[11] =
+static const ProtobufCEnumValue core_ml__specification__milspec__data_type__enum_values_by_number[13] =
 {
   { "UNUSED_TYPE", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UNUSED_TYPE", 0 },
   { "BOOL", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__BOOL", 1 },
@@ -2519,11 +2519,13 @@ static const ProtobufCEnumValue core_ml__specification__milspec__data_type__enum
   { "INT32", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT32", 23 },
   { "INT64", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT64", 24 },
   { "UINT8", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8", 31 },
+  { "UINT16", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT16", 32 },
+  { "UINT32", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32", 33 },
 };
 static const ProtobufCIntRange core_ml__specification__milspec__data_type__value_ranges[] = {
-{0, 0},{10, 3},{21, 6},{31, 10},{0, 11}
+{0, 0},{10, 3},{21, 6},{31, 10},{0, 13}
 };
-static const ProtobufCEnumValueIndex core_ml__specification__milspec__data_type__enum_values_by_name[11] =
+static const ProtobufCEnumValueIndex core_ml__specification__milspec__data_type__enum_values_by_name[13] =
 {
   { "BOOL", 1 },
   { "FLOAT16", 3 },
@@ -2534,6 +2536,8 @@ static const ProtobufCEnumValueIndex core_ml__specification__milspec__data_type_
   { "INT64", 9 },
   { "INT8", 6 },
   { "STRING", 2 },
+  { "UINT16", 11 },
+  { "UINT32", 12 },
   { "UINT8", 10 },
   { "UNUSED_TYPE", 0 },
 };
@@ -2544,9 +2548,9 @@ const ProtobufCEnumDescriptor core_ml__specification__milspec__data_type__descri
   "DataType",
   "CoreML__Specification__MILSpec__DataType",
   "CoreML.Specification.MILSpec",
-  11,
+  13,
   core_ml__specification__milspec__data_type__enum_values_by_number,
-  11,
+  13,
   core_ml__specification__milspec__data_type__enum_values_by_name,
   4,
   core_ml__specification__milspec__data_type__value_ranges,

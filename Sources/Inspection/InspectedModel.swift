@@ -71,10 +71,14 @@ public struct InspectedModel: Sendable {
                   notes: notes)
         deployment = DeploymentRequirement(model: file.model, specificationVersion: version)
         program = file.program
-        if file.program != nil, version == 6 {
-            // coremltools' iOS15 target: the first systems that run ML Programs (specification 6).
+        if let program = file.program {
+            // coremltools' iOS15 target: the first systems that run ML Programs (specification 6); iOS 16's opset
+            // CoreML6 (specification 7) holds compressed weights.
             deployment?.systems = DeploymentTarget.oldest(for: Int32(version)).map(\.description)
-            deployment?.raisedBy = [DeploymentRequirement.Group(type: "ML Program model", version: version, layers: [])]
+            let compressed = program.operationCounts.contains { $0.type.hasPrefix("constexpr_") }
+            let reason = version == 6 ? "ML Program model"
+                : compressed ? "compressed weights (constexpr operations) in an ML Program model" : "ML Program model in opset \(program.opset)"
+            deployment?.raisedBy = [DeploymentRequirement.Group(type: reason + (reason.hasSuffix(" model") ? "" : " model"), version: version, layers: [])]
         }
     }
 

@@ -55,8 +55,15 @@ public struct FidelityReport: Sendable {
     /// the two are never in memory together.
     /// - Throws: `RuntimeError` when a model cannot run.
     public static func measure(float model: Model, compressed path: String, precision: Precision, probe: Probe) throws -> FidelityReport {
-        let (descriptor, compressedBytes) = try ReadableFile.open(path)  // the file as written
-        close(descriptor)
+        // The file as written; a package's model and weight file (its float size, as a NeuralNetwork's: the weights' bytes dominate both).
+        let compressedBytes: Int
+        if MLProgramWriter.isPackage(path) {
+            compressedBytes = try MLProgramReader.byteCount(of: path)
+        } else {
+            let (descriptor, size) = try ReadableFile.open(path)
+            close(descriptor)
+            compressedBytes = size
+        }
         // Progress on a terminal: the layers run, of the compressed and then the float network.
         var done = 0
         defer { WorkProgress.finished() }

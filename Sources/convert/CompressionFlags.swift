@@ -11,7 +11,8 @@ enum CompressionFlags {
                    + "float32 for Caffe, TensorFlow and Keras).").spec,
         Option("quantize-weights", valueName: "bits", otherSpellings: ["nbits"],
                help: "Store convolution, inner-product, batch-norm, scale, bias and constant weights in 1 to 8 bits (specification 3); "
-                   + "other layers stay float.").spec,
+                   + "other layers stay float. In an ML program (--convert-to mlprogram): every constant of 2048 values or more, as "
+                   + "iOS 16's constexpr operations (8-bit linear; lookup tables of 1, 2, 4, 6 or 8 bits).").spec,
         Option("quantization", valueName: "mode", otherSpellings: ["quantization-mode"],
                help: "How --quantize-weights maps levels to values, as coremltools' quantize_weights: linear (default; per output channel), "
                    + "linear-symmetric (8 bits), linear-lut, kmeans-lut.").spec,

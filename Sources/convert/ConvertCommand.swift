@@ -95,7 +95,7 @@ struct OutputRequest {
 /// changed that the file does not show: a declared batch).
 func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion asked: Int32? = nil,
              _ make: () throws -> (model: Model, notes: [(label: String, items: [String])])) throws {
-    try checkDeploymentTarget(asked, program: output.program != nil)
+    try checkDeploymentTarget(asked, program: output.program != nil, compressed: output.precision?.isQuantized ?? false)
     let minimumSpecificationVersion = asked ?? 1
     if output.program != nil {
         try MLProgramWriter.checkTarget(output.path, inputs: inputs)
@@ -125,17 +125,22 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
 
 /// Refuses a --minimum-deployment-target the kind of model cannot have,
 /// as coremltools refuses it: a NeuralNetwork for iOS 15 or later, an ML
-/// program before iOS 15 (and, for now, after: the writer's opset is iOS 15's).
-func checkDeploymentTarget(_ asked: Int32?, program: Bool) throws {
+/// program before iOS 15 (and, for now, after iOS 16: the writer's opsets
+/// are iOS 15's and 16's), a compressed program (`compressed`) before iOS 16.
+func checkDeploymentTarget(_ asked: Int32?, program: Bool, compressed: Bool = false) throws {
     guard let asked else { return }
     let first = DeploymentTarget.firstProgramVersion
     if program, asked < first {
         throw UsageError("--minimum-deployment-target: an ML program (--convert-to mlprogram) loads on \(DeploymentTarget.systems(for: first)) "
                          + "and later, as coremltools requires; name one of those or leave the option out")
     }
-    if program, asked > first {
-        throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's programs (specification 6, opset CoreML5) "
-                         + "only for now")
+    if program, asked > first + 1 {
+        throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's and iOS 16's programs (specifications 6 and 7, "
+                         + "opsets CoreML5 and CoreML6) only for now")
+    }
+    if program, compressed, asked < first + 1 {
+        throw UsageError("--minimum-deployment-target: a program's compressed weights (--quantize-weights) are iOS 16's constexpr operations: "
+                         + "name \(DeploymentTarget.systems(for: first + 1)) or later, or leave the option out")
     }
     if !program, asked > DeploymentTarget.neuralNetworkVersions.upperBound {
         throw UsageError("--minimum-deployment-target: from \(DeploymentTarget.systems(for: first)) on, a model is an ML program "
@@ -167,7 +172,8 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
         // right after it: none is in place before all are complete.
         let set = try output.classes.map { try AtomicFileSet(targets: ClassFiles.paths(forModelAt: path, in: output.folder, language: $0), inputs: inputs) }
         do {
-            try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: computePrecision) { written in
+            try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: computePrecision, compression: output.precision,
+                                      minimumSpecificationVersion: max(minimumSpecificationVersion, DeploymentTarget.firstProgramVersion)) { written in
                 try readBack(written)
                 if let language = output.classes, let set {
                     classFiles = try ClassFiles.write(modelAt: path, readingFrom: written, to: output.folder, language: language, in: set)
@@ -202,7 +208,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
     case .quiet:
         break
     case .text:
-        print("Wrote \(TextEscaping.line(path))" + (output.program.map { " (ML Program, specification 6, opset CoreML5, \($0.name))" } ?? ""))
+        print("Wrote \(TextEscaping.line(path))" + (output.program.map { " (ML Program computing in \($0.name))" } ?? ""))
         print(SummaryText.render(inspected, featureDescriptions: false), terminator: "")
         if let fidelity { print(fidelity.text, terminator: "") }
         for file in classFiles { print("Wrote \(TextEscaping.line(file))") }

@@ -1,4 +1,5 @@
 import CLI
+import CoreMLBackend
 import ModelFormat
 
 /// `--convert-to`: coremltools' convert_to, the kind of model written: a
@@ -11,7 +12,9 @@ enum ProgramFlags {
             + "(an ML Program, iOS 15: an .mlpackage folder given to -o), computing in float16 as coremltools does by default, "
             + "or float32 (--compute-precision); image and array inputs, classifiers, the classic layers and the rank-N tensor operations; "
             + "a detector is the pipeline a .mlmodel holds, the network an "
-            + "ML program in it; a layer the program writer does not write yet is refused by name.").spec
+            + "ML program in it; a layer the program writer does not write yet is refused by name. With --quantize-weights, "
+            + "constants of 2048 values or more are compressed as coremltools' constexpr operations (iOS 16): 8-bit linear "
+            + "(constexpr_affine_dequantize) or a lookup table of 1, 2, 4, 6 or 8 bits (constexpr_lut_to_dense).").spec
     static let precisionOption = Option(
         "compute-precision", valueName: "float32|float16",
         help: "The precision an ML program (--convert-to mlprogram) computes and stores its weights in, as coremltools' "
@@ -39,9 +42,11 @@ enum ProgramFlags {
             guard dot == "mlpackage" else {
                 throw UsageError("--output \(path): --convert-to mlprogram writes an .mlpackage folder: give -o Name.mlpackage")
             }
-            if precision != nil {
-                throw UsageError("--precision and --quantize-weights are a NeuralNetwork's: an ML program stores its weights as it "
-                                 + "computes, --compute-precision")
+            if let precision, !precision.isQuantized {
+                throw UsageError("--precision is a NeuralNetwork's: an ML program stores its weights as it computes, --compute-precision")
+            }
+            if let precision, let refusal = MLProgramWriter.refusal(compressing: precision) {
+                throw UsageError("--quantize-weights with --convert-to mlprogram: \(refusal)")
             }
             let computePrecision: Precision
             switch compute?.lowercased() {

@@ -17,7 +17,7 @@ final class ConvertDetectorProgramTests: XCTestCase {
         let package = work.appendingPathComponent("Detector.mlpackage").path, file = work.appendingPathComponent("Detector.mlmodel").path
         let converted = try ProgramRunner.run("coreml-convert", sources + ["--convert-to", "mlprogram", "--compute-precision", "float32", "-o", package])
         XCTAssertEqual(converted.status, 0, converted.standardError)
-        XCTAssertTrue(converted.standardOutput.hasPrefix("Wrote \(package) (ML Program, specification 6, opset CoreML5, float32)\n"), converted.standardOutput)
+        XCTAssertTrue(converted.standardOutput.hasPrefix("Wrote \(package) (ML Program computing in float32)\n"), converted.standardOutput)
         XCTAssertEqual(try ProgramRunner.run("coreml-convert", sources + ["-q", "-o", file]).status, 0)
         let text = try ProgramRunner.run("coreml-inspect", [package]).standardOutput
         for fragment in ["Kind:         object detector (pipeline: ML program, then non-maximum suppression)\n",

@@ -13,13 +13,38 @@ final class ConvertProgramTests: XCTestCase {
          "--class-labels", root + "Samples/age_labels.txt"]
     }
 
+    /// --quantize-weights with --convert-to mlprogram: iOS 16's constexpr operations (specification 7), the
+    /// fidelity report on the package; what a program cannot hold refused before any work.
+    func testQuantizedWeightsBecomeConstexprOperations() throws {
+        let package = try temporaryFolder().appendingPathComponent("AgeNet.mlpackage").path
+        let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--quantize-weights", "4",
+                                                                       "--quantization", "kmeans-lut", "-o", package])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        for fragment in ["Format:       ML Program, specification version 7, opset CoreML6\n", "constexpr_lut_to_dense 3",
+                         "(specification 7 for its compressed weights (constexpr operations)", "4-bit lookup table: 30,592",
+                         "Fidelity:     float32 -> 4-bit lookup table"] {
+            XCTAssertTrue(result.standardOutput.contains(fragment), fragment + " not in:\n" + result.standardOutput)
+        }
+        for (arguments, message) in [
+            (["--quantize-weights", "4"], "a program holds linear quantization in 8 bits (constexpr_affine_dequantize), not 4"),
+            (["--quantize-weights", "3", "--quantization", "linear-lut"], "holds 1, 2, 4, 6 or 8 bits, not 3"),
+            (["--quantize-weights", "8", "--minimum-deployment-target", "iOS15"], "compressed weights (--quantize-weights) are iOS 16's"),
+            (["--precision", "float16"], "--precision is a NeuralNetwork's"),
+            (["--minimum-deployment-target", "iOS17"], "writes iOS 15's and iOS 16's programs"),
+        ] {
+            let refused = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "-o", package] + arguments)
+            XCTAssertEqual(refused.status, 64, refused.standardError)
+            XCTAssertTrue(refused.standardError.hasPrefix("error: ") && refused.standardError.contains(message), refused.standardError)
+        }
+    }
+
     func testReadmesFirstModelBecomesAPackage() throws {
         let folder = try temporaryFolder()
         let package = folder.appendingPathComponent("AgeNet.mlpackage").path
         let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "-o", package])
         XCTAssertEqual(result.status, 0, result.standardError)
         // float16: coremltools' default; then the summary of the package as written, read back before it was renamed into place.
-        XCTAssertTrue(result.standardOutput.hasPrefix("Wrote \(package) (ML Program, specification 6, opset CoreML5, float16)\nFormat:       ML Program"),
+        XCTAssertTrue(result.standardOutput.hasPrefix("Wrote \(package) (ML Program computing in float16)\nFormat:       ML Program"),
                       result.standardOutput)
         for fragment in ["Program:      computes in float16 (float32 inputs and outputs)\n", "Labels:       8 (0-2, 4-6, 8-13, 15-20, 25-32, 38-43, 48-53, 60)\n"] {
             XCTAssertTrue(result.standardOutput.contains(fragment), fragment + " not in:\n" + result.standardOutput)
@@ -142,7 +167,7 @@ final class ConvertProgramTests: XCTestCase {
             // Targets as coremltools takes them: a program from iOS 15 on, a NeuralNetwork before it.
             (["--convert-to", "mlprogram", "--minimum-deployment-target", "iOS13", "-o", package],
              "an ML program (--convert-to mlprogram) loads on iOS 15, macOS 12, tvOS 15, watchOS 8 and later"),
-            (["--convert-to", "mlprogram", "--minimum-deployment-target", "iOS17", "-o", package], "writes iOS 15's programs (specification 6"),
+            (["--convert-to", "mlprogram", "--minimum-deployment-target", "iOS17", "-o", package], "writes iOS 15's and iOS 16's programs (specifications 6 and 7"),
             (["--minimum-deployment-target", "macOS12", "-o", folder.path + "/AgeNet.mlmodel"],
              "from iOS 15, macOS 12, tvOS 15, watchOS 8 on, a model is an ML program (as coremltools requires): add --convert-to mlprogram"),
             (["--minimum-deployment-target", "watchOS11", "-o", folder.path + "/AgeNet.mlmodel"], "a model is an ML program"),
@@ -182,7 +207,7 @@ final class ConvertProgramTests: XCTestCase {
             let package = folder.appendingPathComponent("\(target).mlpackage").path
             let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--minimum-deployment-target", target, "-o", package])
             XCTAssertEqual(result.status, 0, result.standardError)
-            XCTAssertTrue(result.standardOutput.contains("(ML Program, specification 6, opset CoreML5, float16)"), result.standardOutput)
+            XCTAssertTrue(result.standardOutput.contains("(ML Program computing in float16)"), result.standardOutput)
         }
     }
 

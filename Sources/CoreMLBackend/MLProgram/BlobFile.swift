@@ -21,12 +21,13 @@ struct BlobFile {
     /// The name a program's constants use for the file.
     static let referenceName = "@model_path/weights/weight.bin"
     static let alignment = 64
-    /// `BlobDataType::Float32` and `Float16`.
-    static let float32Type: UInt32 = 2, float16Type: UInt32 = 1
+    /// `BlobDataType::Float32`, `Float16`, `UInt8` and `Int8`.
+    static let float32Type: UInt32 = 2, float16Type: UInt32 = 1, uint8Type: UInt32 = 3, int8Type: UInt32 = 4
     static let sentinel: UInt32 = 0xDEAD_BEEF
 
-    /// A blob: its metadata record's offset, its values, whether they are stored as float16, its constant's name.
-    typealias Blob = (offset: Int, weights: Weights, float16: Bool, name: String)
+    /// A blob: its metadata record's offset, its values, whether they are stored as float16, its constant's name;
+    /// or (`bytes` given) uint8 values: a compressed constant's levels.
+    typealias Blob = (offset: Int, weights: Weights, float16: Bool, name: String, bytes: [UInt8]?)
     /// The blobs in file order.
     private(set) var blobs: [Blob] = []
     private var end = alignment
@@ -36,8 +37,17 @@ struct BlobFile {
     /// - Returns: the offset of its metadata record.
     mutating func add(_ weights: Weights, float16: Bool = false, name: String = "") -> Int {
         let offset = end
-        blobs.append((offset, weights, float16, name))
+        blobs.append((offset, weights, float16, name, nil))
         end = Self.aligned(offset + Self.alignment + weights.count * (float16 ? 2 : 4))
+        return offset
+    }
+
+    /// Adds `bytes` as a uint8 blob.
+    /// - Returns: the offset of its metadata record.
+    mutating func add(bytes: [UInt8]) -> Int {
+        let offset = end
+        blobs.append((offset, Weights([]), false, "", bytes))
+        end = Self.aligned(offset + Self.alignment + bytes.count)
         return offset
     }
 
@@ -70,7 +80,7 @@ struct BlobFile {
         for blob in blobs {
             var metadata = [UInt8](repeating: 0, count: Self.alignment)
             Self.put(Self.sentinel, into: &metadata, at: 0)
-            Self.put(blob.float16 ? Self.float16Type : Self.float32Type, into: &metadata, at: 4)
+            Self.put(blob.bytes != nil ? Self.uint8Type : blob.float16 ? Self.float16Type : Self.float32Type, into: &metadata, at: 4)
             Self.put(UInt64(size(of: blob)), into: &metadata, at: 8)
             Self.put(UInt64(blob.offset + Self.alignment), into: &metadata, at: 16)
             guard proto_write_at(descriptor, metadata, metadata.count, Int64(blob.offset)) == 0 else { throw failed() }
@@ -81,7 +91,7 @@ struct BlobFile {
     }
 
     private func size(of blob: Blob) -> Int {
-        blob.weights.count * (blob.float16 ? 2 : 4)
+        blob.bytes?.count ?? blob.weights.count * (blob.float16 ? 2 : 4)
     }
 
     /// Values per piece of weights in memory (computed weights come in their producer's chunks).
@@ -90,6 +100,11 @@ struct BlobFile {
     /// A blob's data as a stretch of the file: its values in pieces, cast
     /// as `HalfRounding` casts a constant for a float16 blob.
     private static func stretch(_ blob: Blob) -> FileStretch {
+        if let bytes = blob.bytes {
+            return FileStretch(offset: Int64(blob.offset + alignment), length: bytes.count, pieces: 1) { _, write in
+                try bytes.withUnsafeBytes { try write($0, 0) }
+            }
+        }
         let weights = blob.weights, float16 = blob.float16, name = blob.name
         return FileStretch(offset: Int64(blob.offset + alignment), length: weights.count * (float16 ? 2 : 4),
                            pieces: weights.pieceCount(size: piece), finished: weights.releaseSource) { index, write in

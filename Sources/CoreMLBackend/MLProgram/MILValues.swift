@@ -42,6 +42,9 @@ enum MILData {
     case longInts([Int64])
     /// Float16 values as bit patterns (`HalfRounding`), written little-endian in `bytes` as coremltools writes them.
     case halfs([UInt16])
+    /// Written in `bytes` too, as coremltools writes uint8 and uint32 immediates (little-endian).
+    case uint8s([UInt8])
+    case uint32s([UInt32])
 
     var dataType: MILDataType {
         switch self {
@@ -51,6 +54,8 @@ enum MILData {
         case .strings: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__STRING
         case .longInts: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT64
         case .halfs: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16
+        case .uint8s: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8
+        case .uint32s: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32
         }
     }
 }
@@ -129,10 +134,11 @@ extension SpecBuilder {
             (repeated.pointee.n_values, repeated.pointee.values) = (values.count, arena.copy(values))
             (tensor.pointee.value_case, tensor.pointee.longints) = (CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS, repeated)
         case .halfs(let values):
-            let repeated: UnsafeMutablePointer<MILBytes> = new(core_ml__specification__milspec__tensor_value__repeated_bytes__init)
-            let bytes = values.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
-            repeated.pointee.values = ProtobufCBinaryData(len: bytes.count, data: arena.copy(bytes))
-            (tensor.pointee.value_case, tensor.pointee.bytes) = (CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES, repeated)
+            setBytes(tensor, values.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
+        case .uint8s(let values):
+            setBytes(tensor, values)
+        case .uint32s(let values):
+            setBytes(tensor, values.flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } })
         }
         let immediate: UnsafeMutablePointer<MILImmediate> = new(core_ml__specification__milspec__value__immediate_value__init)
         (immediate.pointee.value_case, immediate.pointee.tensor) = (CORE_ML__SPECIFICATION__MILSPEC__VALUE__IMMEDIATE_VALUE__VALUE_TENSOR, tensor)
@@ -142,13 +148,25 @@ extension SpecBuilder {
         return value
     }
 
+    private func setBytes(_ tensor: UnsafeMutablePointer<MILTensorValue>, _ bytes: [UInt8]) {
+        let repeated: UnsafeMutablePointer<MILBytes> = new(core_ml__specification__milspec__tensor_value__repeated_bytes__init)
+        repeated.pointee.values = ProtobufCBinaryData(len: bytes.count, data: arena.copy(bytes))
+        (tensor.pointee.value_case, tensor.pointee.bytes) = (CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES, repeated)
+    }
+
     /// A float32 (or float16) tensor stored in the weight file, its metadata record at `offset`.
     func milBlobValue(shape: [Int], offset: Int, float16: Bool = false) -> UnsafeMutablePointer<MILValue> {
+        milBlobValue(shape: shape, offset: offset,
+                     dataType: float16 ? CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 : CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32)
+    }
+
+    /// A tensor of `dataType` stored in the weight file, its metadata record at `offset`.
+    func milBlobValue(shape: [Int], offset: Int, dataType: MILDataType) -> UnsafeMutablePointer<MILValue> {
         let blob: UnsafeMutablePointer<MILBlobFileValue> = new(core_ml__specification__milspec__value__blob_file_value__init)
         blob.pointee.filename = string(BlobFile.referenceName)
         blob.pointee.offset = UInt64(offset)
         let value: UnsafeMutablePointer<MILValue> = new(core_ml__specification__milspec__value__init)
-        value.pointee.type = milTensorType(float16 ? CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 : CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, shape)
+        value.pointee.type = milTensorType(dataType, shape)
         (value.pointee.value_case, value.pointee.blobfilevalue) = (CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_BLOB_FILE_VALUE, blob)
         return value
     }

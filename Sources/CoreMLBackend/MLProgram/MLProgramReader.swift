@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import FileIO
 import ModelFormat
 import CoreMLSchema
@@ -14,6 +19,17 @@ public enum MLProgramReader {
     static func paths(of package: String) -> (model: String, weights: String) {
         let data = FileSystem.path(of: "com.apple.CoreML", in: FileSystem.path(of: "Data", in: package))
         return (FileSystem.path(of: "model.mlmodel", in: data), FileSystem.path(of: "weights", in: data))
+    }
+
+    /// The bytes of the package at `path`: its Model message and weight file.
+    /// - Throws: `FileError` when either cannot be opened.
+    public static func byteCount(of path: String) throws -> Int {
+        let (model, weights) = paths(of: path)
+        return try [model, FileSystem.path(of: MLProgramWriter.weightsFileName, in: weights)].reduce(0) { total, file in
+            let (descriptor, size) = try ReadableFile.open(file)
+            close(descriptor)
+            return total + size
+        }
     }
 
     /// Reads the package folder at `path`.
@@ -50,7 +66,7 @@ public enum MLProgramReader {
     }
 }
 
-/// The float32 and float16 blobs of a package's weight files (MIL blob
+/// The float32, float16, uint8 and int8 blobs of a package's weight files (MIL blob
 /// storage, `BlobFile`), borrowed from the mapped files, every record
 /// checked against its bounds. A blob names its file
 /// (`@model_path/weights/weight.bin`, coremltools' pipelines
@@ -88,32 +104,46 @@ final class BlobReader {
         return file
     }
 
-    /// The `count` values whose metadata record is at `offset` of the weight
-    /// file `reference` names (float16 ones made float32).
-    func floats(in reference: String, at offset: UInt64, count: Int) throws -> Weights {
+    /// The blob whose metadata record is at `offset` of the weight file
+    /// `reference` names, of one of `types` (MILBlob's data type numbers,
+    /// with their widths) and holding `count` values, checked against the file.
+    private func blob(in reference: String, at offset: UInt64, count: Int, types: [UInt32: UInt64])
+        throws -> (file: MappedFile, type: UInt32, data: Int) {
         let file = try self.file(reference)
         let bytes = file.bytes
         func u32(_ at: Int) -> UInt32 { bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian }
         func u64(_ at: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self).littleEndian }
-        func u16(_ at: Int) -> UInt16 { bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self).littleEndian }
         guard bytes.count >= BlobFile.alignment, u32(4) == 2 else { throw Failure(description: "not MIL blob storage version 2") }
         guard let record = Int(exactly: offset), record % BlobFile.alignment == 0, record <= bytes.count - BlobFile.alignment else {
             throw Failure(description: "byte \(offset): no blob record there")
         }
         guard u32(record) == BlobFile.sentinel else { throw Failure(description: "byte \(offset): the blob record's sentinel is wrong") }
         let type = u32(record + 4)
-        guard type == BlobFile.float32Type || type == BlobFile.float16Type else {
-            throw Failure(description: "byte \(offset): the blob is of data type \(type), not float32 or float16 (the only ones read yet)")
+        guard let width = types[type] else {
+            throw Failure(description: "byte \(offset): the blob is of data type \(type), not the constant's (\(types.keys.sorted()))")
         }
-        let width: UInt64 = type == BlobFile.float16Type ? 2 : 4
         let size = u64(record + 8), data = u64(record + 16)
         guard size == UInt64(count) * width, data % width == 0, data <= UInt64(bytes.count), size <= UInt64(bytes.count) - data else {
             throw Failure(description: "byte \(offset): the blob's \(size) bytes at \(data) are not the \(count) values its constant declares within the file")
         }
+        return (file, type, Int(data))
+    }
+
+    /// The `count` uint8 (or int8) values whose metadata record is at `offset` of the weight file `reference` names.
+    func bytes(in reference: String, at offset: UInt64, count: Int) throws -> [UInt8] {
+        let (file, _, data) = try blob(in: reference, at: offset, count: count, types: [BlobFile.uint8Type: 1, BlobFile.int8Type: 1])
+        return Array(UnsafeRawBufferPointer(rebasing: file.bytes[data..<data + count]))
+    }
+
+    /// The `count` values whose metadata record is at `offset` of the weight
+    /// file `reference` names (float16 ones made float32).
+    func floats(in reference: String, at offset: UInt64, count: Int) throws -> Weights {
+        let (file, type, data) = try blob(in: reference, at: offset, count: count, types: [BlobFile.float32Type: 4, BlobFile.float16Type: 2])
+        let bytes = file.bytes
         if type == BlobFile.float16Type {
             // Widened when the values are first needed (a summary needs none: a float16 package's weights are not
             // doubled in memory to be inspected or read back after writing).
-            let address = UInt(bitPattern: bytes.baseAddress!.advanced(by: Int(data)))  // within `file`, which the producer keeps
+            let address = UInt(bitPattern: bytes.baseAddress!.advanced(by: data))  // within `file`, which the producer keeps
             let producer = WeightProducer(count: count, rowLength: 1) { [file] start, target in
                 withExtendedLifetime(file) {
                     let halfs = UnsafePointer<UInt16>(bitPattern: address)!
@@ -124,7 +154,7 @@ final class BlobReader {
             weights.storedPrecision = .float16
             return weights
         }
-        let start = bytes.baseAddress!.advanced(by: Int(data)).assumingMemoryBound(to: Float.self)
+        let start = bytes.baseAddress!.advanced(by: data).assumingMemoryBound(to: Float.self)
         return Weights(borrowing: UnsafeBufferPointer(start: start, count: count), owner: file)
     }
 }

@@ -34,16 +34,25 @@ public enum MLProgramWriter {
     ///   when the package cannot be written.
     /// - Parameter beforeCommit: called with the complete package's temporary folder before it is renamed into
     ///   place (to read it back); what it throws leaves nothing behind.
+    /// - Parameter compression: a quantized precision for the constants of 2048 values or more
+    ///   (`ProgramBuilder+Compression`; needs iOS 16: the program is written at specification 7).
+    /// - Parameter minimumSpecificationVersion: 6 (iOS 15, the default) or 7 (iOS 16).
     public static func write(_ model: Model, to path: String, inputs: [String] = [], computePrecision: Precision = .float32,
+                             compression: Precision? = nil, minimumSpecificationVersion: Int32 = 6,
                              beforeCommit: ((String) throws -> Void)? = nil) throws {
         guard computePrecision == .float32 || computePrecision == .float16 else {
             throw ModelError("\(option: .convertTo) computes in float32 or float16, not \(computePrecision.name)")
         }
+        if let compression, let refusal = ProgramOptions.refusal(compressing: compression) { throw ModelError(refusal) }
+        let version = max(minimumSpecificationVersion, compression == nil ? ProgramOptions.versions.lowerBound : 7)
+        guard ProgramOptions.versions.contains(version) else {
+            throw ModelError("an ML program of specification \(version): this version writes specifications 6 (iOS 15) and 7 (iOS 16)")
+        }
+        let options = ProgramOptions(float16: computePrecision == .float16, specificationVersion: version, compression: compression)
         let shapes = try model.validate()
         let builder = SpecBuilder()
-        let float16 = computePrecision == .float16
-        let (spec, blobs) = try model.detector.map { try builder.programDetector(model, $0, shapes: shapes, float16: float16) }
-            ?? builder.mlProgram(model, shapes: shapes, float16: float16)
+        let (spec, blobs) = try model.detector.map { try builder.programDetector(model, $0, shapes: shapes, options: options) }
+            ?? builder.mlProgram(model, shapes: shapes, options: options)
         let bytes: [UInt8] = withExtendedLifetime(builder) {
             spec.withMemoryRebound(to: ProtobufCMessage.self, capacity: 1) { message in
                 let size = protobuf_c_message_get_packed_size(message)
@@ -62,6 +71,11 @@ public enum MLProgramWriter {
             try writeFile(Array(manifest().utf8), to: FileSystem.path(of: "Manifest.json", in: folder))
             try beforeCommit?(folder)
         }
+    }
+
+    /// Why `precision` cannot compress a program's constants (nil: it can).
+    public static func refusal(compressing precision: Precision) -> String? {
+        ProgramOptions.refusal(compressing: precision)
     }
 
     /// Checks that `path` may be written: absent, or a package none of

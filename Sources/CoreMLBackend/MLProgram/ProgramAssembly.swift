@@ -3,20 +3,18 @@ import ModelFormat
 import Naming
 import Protobuf
 
-/// The Model message of an ML Program: specification version 6 (iOS 15),
-/// the description, and a program of one function `main` in the CoreML5
-/// opset: image preprocessing, the lowered nodes, and for a classifier
+/// The Model message of an ML Program: specification version 6 (iOS 15)
+/// or 7 (iOS 16, `ProgramOptions`), the description, and a program of one
+/// function `main` in the CoreML5 (or CoreML6) opset: image preprocessing, the lowered nodes, and for a classifier
 /// coremltools' `classify` operation making the two classifier features.
 /// Computing in float16, the inputs and outputs stay float32 as
 /// coremltools writes them for iOS 15: a `cast` to float16 follows each
 /// input, and one to float32 makes each output and `classify`'s
 /// probabilities (which its definition takes in float32 only).
 extension SpecBuilder {
-    static let programOpset = "CoreML5"
-    static let programSpecificationVersion: Int32 = 6
-
-    func mlProgram(_ model: Model, shapes: [String: TensorShape], float16: Bool = false) throws -> (UnsafeMutablePointer<MLModel>, BlobFile) {
-        let program = ProgramBuilder(spec: self, float16: float16)
+    func mlProgram(_ model: Model, shapes: [String: TensorShape], options: ProgramOptions) throws -> (UnsafeMutablePointer<MLModel>, BlobFile) {
+        let program = ProgramBuilder(spec: self, options: options)
+        let float16 = options.float16
         var interface = model.inputs.map(\.name) + model.outputs.map(\.name)
         if let classifier = model.classifier { interface += [classifier.predictedFeatureName, classifier.probabilitiesName] }
         for name in interface {
@@ -62,6 +60,7 @@ extension SpecBuilder {
         }
         for node in model.nodes { try lowering.lower(node) }
         if let constant = program.overflowingConstant { throw HalfRounding.overflowError(constant: constant) }
+        if let failure = program.compressionFailure { throw ModelError(failure) }
 
         var blockOutputs: [String] = []
         if let classifier = model.classifier {
@@ -103,10 +102,10 @@ extension SpecBuilder {
         (block.pointee.n_outputs, block.pointee.outputs) = strings(blockOutputs)
         (block.pointee.n_operations, block.pointee.operations) = array(program.operations)
         let blockEntry: UnsafeMutablePointer<MILBlockEntry> = new(core_ml__specification__milspec__function__block_entry__init)
-        (blockEntry.pointee.key, blockEntry.pointee.value) = (string(Self.programOpset), block)
+        (blockEntry.pointee.key, blockEntry.pointee.value) = (string(options.opset), block)
         let function: UnsafeMutablePointer<MILFunction> = new(core_ml__specification__milspec__function__init)
         (function.pointee.n_inputs, function.pointee.inputs) = array(functionInputs)
-        function.pointee.opset = string(Self.programOpset)
+        function.pointee.opset = string(options.opset)
         (function.pointee.n_block_specializations, function.pointee.block_specializations) = array([blockEntry])
         let functionEntry: UnsafeMutablePointer<MILFunctionEntry> = new(core_ml__specification__milspec__program__functions_entry__init)
         (functionEntry.pointee.key, functionEntry.pointee.value) = (string("main"), function)
@@ -115,7 +114,7 @@ extension SpecBuilder {
         (milProgram.pointee.n_functions, milProgram.pointee.functions) = array([functionEntry])
 
         let spec: UnsafeMutablePointer<MLModel> = new(core_ml__specification__model__init)
-        spec.pointee.specificationversion = Self.programSpecificationVersion
+        spec.pointee.specificationversion = options.specificationVersion
         spec.pointee.description = modelDescription(described)
         markFloat32(spec.pointee.description)
         spec.pointee.type_case = CORE_ML__SPECIFICATION__MODEL__TYPE_ML_PROGRAM

@@ -14,16 +14,19 @@ final class ProgramBuilder {
     static let blobThreshold = 10
 
     let spec: SpecBuilder
-    let float16: Bool
+    let options: ProgramOptions
+    var float16: Bool { options.float16 }
     /// The first constant holding a value beyond float16's range (`HalfRounding.overflows`), when `float16`.
     private(set) var overflowingConstant: String?
+    /// The first constant that cannot be compressed, and why (`compressedConstant`).
+    var compressionFailure: String?
     private(set) var operations: [UnsafeMutablePointer<MILOperation>] = []
-    private(set) var blobs = BlobFile()
+    var blobs = BlobFile()
     private var usedNames: Set<String> = []
 
-    init(spec: SpecBuilder, float16: Bool = false) {
+    init(spec: SpecBuilder, options: ProgramOptions = ProgramOptions()) {
         self.spec = spec
-        self.float16 = float16
+        self.options = options
     }
 
     /// The data type of the values operations compute.
@@ -79,6 +82,9 @@ final class ProgramBuilder {
     /// when it holds `blobThreshold` values or more.
     func constant(_ base: String, _ weights: Weights, shape: [Int]) -> String {
         guard weights.count >= Self.blobThreshold else { return constant(base, .floats(weights.values), shape: shape) }
+        if case .quantized(let bits, let mode)? = options.compression, weights.count >= Self.compressionThreshold {
+            return compressedConstant(base, weights, shape: shape, bits: bits, mode: mode)
+        }
         spec.retain(weights)
         let name = freshName(base)
         // Values beyond float16's range are refused as the blob is written (`BlobFile.write`): the weights are computed once.

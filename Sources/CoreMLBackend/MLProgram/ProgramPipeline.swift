@@ -21,13 +21,13 @@ import Protobuf
 /// operations, where the NeuralNetwork file has it as layers.
 extension SpecBuilder {
     func programDetector(_ model: Model, _ detector: Detector, shapes: [String: TensorShape],
-                         float16: Bool) throws -> (UnsafeMutablePointer<MLModel>, BlobFile) {
-        let (program, blobs) = try mlProgram(model, shapes: shapes, float16: float16)
+                         options: ProgramOptions) throws -> (UnsafeMutablePointer<MLModel>, BlobFile) {
+        let (program, blobs) = try mlProgram(model, shapes: shapes, options: options)
         // The pipeline states the rows' count from the outputs' [1, N, C] shapes.
         var described = model
         for index in described.outputs.indices { described.outputs[index].shape = shapes[described.outputs[index].name]?.dimensions ?? [] }
         let pipeline = detectorPipeline(detector, network: program, model: described, float32Rows: true)
-        setVersion(Self.programSpecificationVersion, of: pipeline)
+        setVersion(options.specificationVersion, of: pipeline)
         return (pipeline, blobs)
     }
 }

@@ -12,7 +12,7 @@ extension ProgramRaising {
         let name = CArrays.string(first.pointee.name)
         let shape = try outputShape(operation)
         programShapes[name] = shape
-        if type != "const", type != "cast", let valueType = first.pointee.type?.pointee,
+        if type != "const", type != "cast", !type.hasPrefix("constexpr_"), let valueType = first.pointee.type?.pointee,
            valueType.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE,
            valueType.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 {
             computesInFloat16 = true
@@ -25,6 +25,8 @@ extension ProgramRaising {
             guard let entry = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes)
                 .first(where: { CArrays.string($0?.pointee.key) == "val" }) ?? nil else { throw fail("const '\(name)' has no value", operation) }
             values[name] = .constant(try constant(entry.pointee.value))
+        case "constexpr_affine_dequantize", "constexpr_lut_to_dense":
+            values[name] = .constant(try decompressed(operation, type: type, name: name, shape: shape))
         case "conv", "conv_transpose":
             // conv's weight is [C_out, C_in / groups, kH, kW], conv_transpose's [C_in, C_out / groups, kH, kW] (the IR's deconvolution's).
             let weights = try constant(operation, "weight")

@@ -17,6 +17,9 @@ struct ProgramConstant {
     var bools: [Bool] = []
     var strings: [String] = []
     var longInts: [Int64] = []
+    /// A uint8 or int8 tensor's bytes (a compressed constant's levels), `signed` for int8.
+    var bytes: [UInt8] = []
+    var signed = false
 }
 
 extension SpecReader {
@@ -244,6 +247,11 @@ struct ProgramRaising {
             let blob = value.pointee.blobfilevalue.pointee
             let reference = CArrays.string(blob.filename)
             do {
+                let dataType = type.pointee.tensortype?.pointee.datatype
+                if dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8 || dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8 {
+                    return ProgramConstant(shape: shape, bytes: try blobs.bytes(in: reference, at: blob.offset, count: count),
+                                           signed: dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8)
+                }
                 return ProgramConstant(shape: shape, floats: try blobs.floats(in: reference, at: blob.offset, count: count))
             } catch let error as BlobReader.Failure {
                 throw fail(BlobReader.fileName(reference).map { "\($0): \(error.description)" } ?? error.description, value)
@@ -263,19 +271,27 @@ struct ProgramRaising {
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS:
                 result.longInts = CArrays.array(tensor.pointee.longints.pointee.values, tensor.pointee.longints.pointee.n_values)
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES:
-                // Float16 values, little-endian (the only type written as bytes yet).
-                guard type.pointee.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE,
-                      type.pointee.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 else {
-                    throw fail("a constant in bytes that is not float16", tensor)
+                // Float16, uint8, int8 or uint32 values, little-endian, as coremltools writes them.
+                let raw = tensor.pointee.bytes.pointee.values
+                let bytes = raw.len > 0 ? Array(UnsafeBufferPointer(start: raw.data, count: raw.len)) : []
+                switch type.pointee.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE ? type.pointee.tensortype?.pointee.datatype : nil {
+                case CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16:
+                    let halfs = (0..<bytes.count / 2).map { UInt16(bytes[2 * $0]) | UInt16(bytes[2 * $0 + 1]) << 8 }
+                    result.floats = Weights(halfs.map(HalfRounding.value))
+                    result.floats?.storedPrecision = .float16
+                case CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8, CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8:
+                    result.bytes = bytes
+                    result.signed = type.pointee.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8
+                case CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32:
+                    result.ints = (0..<bytes.count / 4).map { index in (0..<4).reduce(0) { $0 | Int(bytes[4 * index + $1]) << (8 * $1) } }
+                default:
+                    throw fail("a constant in bytes that is not float16, uint8, int8 or uint32", tensor)
                 }
-                let bytes = tensor.pointee.bytes.pointee.values
-                let halfs = (0..<bytes.len / 2).map { UInt16(bytes.data[2 * $0]) | UInt16(bytes.data[2 * $0 + 1]) << 8 }
-                result.floats = Weights(halfs.map(HalfRounding.value))
-                result.floats?.storedPrecision = .float16
             default:
                 throw fail("an immediate value of a kind not read yet", tensor)
             }
-            let held = max(result.floats?.count ?? 0, result.ints.count, result.bools.count, result.strings.count, result.longInts.count)
+            let held = max(result.floats?.count ?? 0, result.ints.count, result.bools.count, result.strings.count, result.longInts.count,
+                           result.bytes.count)
             guard held == count else { throw fail("a constant declares \(count) values and holds \(held)", value) }
             return result
         default:

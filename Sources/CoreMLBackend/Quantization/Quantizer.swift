@@ -56,7 +56,7 @@ enum Quantizer {
     }
 
     /// Each value's level into `levels`, and the mapping back.
-    private static func mapLevels(_ values: UnsafeBufferPointer<Float>, bits: Int, mode: QuantizationMode, layout: ChannelLayout,
+    static func mapLevels(_ values: UnsafeBufferPointer<Float>, bits: Int, mode: QuantizationMode, layout: ChannelLayout,
                                   into levels: UnsafeMutableBufferPointer<UInt8>) -> QuantizationMapping {
         let mapping: QuantizationMapping
         switch mode {

@@ -1,0 +1,116 @@
+@testable import CoreMLBackend
+import Foundation
+import ModelFormat
+import Runtime
+import TestSupport
+import XCTest
+
+/// Compressed constants in a program (iOS 16's constexpr operations): the
+/// bit order coremltools' definition states, what a compressed package
+/// reads back as, and what is refused. (Against coremltools' own
+/// decompression and Apple's validator: scripts/verify/mlprogram_compressed.sh.)
+final class ProgramCompressionTests: XCTestCase {
+    /// constexpr_lut_to_dense's docstring example: 2-bit indices 0, 3, 2, 1, 3
+    /// are bytes `01 10 11 00` and `xx xx xx 11` (least significant bits first).
+    func testIndicesArePackedLeastSignificantBitFirst() {
+        XCTAssertEqual(Quantizer.packLeastSignificantFirst([0, 3, 2, 1, 3], bits: 2), [0b0110_1100, 0b0000_0011])
+        // 6 bits: the second level's low two bits at the top of byte 0, its high four at the bottom of byte 1.
+        let levels: [UInt8] = [0b10_1011, 0b11_0110, 0b00_0001, 0b11_1111]
+        let packed = Quantizer.packLeastSignificantFirst(levels, bits: 6)
+        XCTAssertEqual(packed, [0b1010_1011, 0b0001_1101, 0b1111_1100])
+        packed.withUnsafeBytes { raw in
+            XCTAssertEqual((0..<4).map { UInt8(Quantizer.levelLeastSignificantFirst(raw, bits: 6, at: $0)) }, levels)
+        }
+    }
+
+    /// Each mode at both compute precisions: the inner product's 50,176
+    /// weights (2048 or more) compressed, the convolution's 1,176 not; read
+    /// back as the levels allow (a table's 2^bits values; 8-bit linear within
+    /// half a step of each value), at specification 7, opset CoreML6.
+    func testCompressedConstantsReadBackAsTheirLevels() throws {
+        let model = SampleModel.classifier()
+        guard case .innerProduct(let product) = model.nodes[4].operation, case .convolution(let conv) = model.nodes[0].operation else {
+            return XCTFail("the sample's layers moved")
+        }
+        let original = product.weights.values
+        let folder = try temporaryFolder()
+        for (bits, mode) in [(8, QuantizationMode.linear), (8, .linearSymmetric), (4, .kmeansLookupTable), (2, .linearLookupTable),
+                             (6, .kmeansLookupTable), (1, .linearLookupTable)] {
+            for computePrecision in [Precision.float32, .float16] {
+                let what = "\(bits)-bit \(mode) at \(computePrecision.name)"
+                let path = folder.appendingPathComponent("C\(bits)\(mode)\(computePrecision.name).mlpackage").path
+                try MLProgramWriter.write(model, to: path, computePrecision: computePrecision, compression: .quantized(bits: bits, mode))
+                let file = try MLProgramReader.read(from: path)
+                XCTAssertEqual(file.specificationVersion, 7, what)
+                XCTAssertEqual(file.program?.opset, "CoreML6", what)
+                let counts = Dictionary(uniqueKeysWithValues: (file.program?.operationCounts ?? []).map { ($0.type, $0.count) })
+                XCTAssertEqual(counts[mode.usesLookupTable ? "constexpr_lut_to_dense" : "constexpr_affine_dequantize"], 1, what)
+                let operations = file.model.nodes.map(\.operation)
+                guard let read = operations.lazy.compactMap({ if case .innerProduct(let p) = $0 { p } else { nil } }).first,
+                      let readConv = operations.lazy.compactMap({ if case .convolution(let c) = $0 { c } else { nil } }).first else {
+                    return XCTFail("\(what): the layers were not read back")
+                }
+                XCTAssertEqual(read.weights.storedPrecision, .quantized(bits: bits, mode.usesLookupTable ? .kmeansLookupTable : .linear), what)
+                XCTAssertEqual(readConv.weights.storedPrecision, computePrecision == .float16 ? .float16 : .float32, what)
+                XCTAssertEqual(readConv.weights.count, conv.weights.count)
+                let values = read.weights.values
+                XCTAssertEqual(values.count, original.count, what)
+                if mode.usesLookupTable {
+                    let table = Set(values).sorted()
+                    XCTAssertLessThanOrEqual(table.count, 1 << bits, what)
+                    if computePrecision == .float32 {
+                        // Each value the entry nearest its original (a level read from the wrong bits would not be).
+                        let misplaced = zip(values, original).filter { value, x in table.contains { abs($0 - x) < abs(value - x) } }.count
+                        XCTAssertEqual(misplaced, 0, what)
+                    }
+                } else {
+                    // One output channel's step: its range over 255 (the range holds 0, or is symmetric around it).
+                    let inner = product.inputChannels
+                    for channel in 0..<product.outputChannels {
+                        let run = original[channel * inner..<(channel + 1) * inner]
+                        let step = mode == .linear ? (max(0, run.max()!) - min(0, run.min()!)) / 255 : run.map(abs).max()! / 127
+                        let worst = zip(values[channel * inner..<(channel + 1) * inner], run).map { abs($0 - $1) }.max()!
+                        XCTAssertLessThanOrEqual(worst, step * 0.5 * 1.01 + (computePrecision == .float16 ? abs(run.max()!) / 1024 : 0),
+                                                 "\(what), channel \(channel)")
+                    }
+                }
+                // The program runs, and classifies as the float model does on a gentle input (a coarse check; the
+                // fidelity report measures the difference).
+                XCTAssertNoThrow(try Network(file.model).predict(["data": .array(Tensor(shape: TensorShape([3, 227, 227]),
+                                                                                         values: [Float](repeating: 128, count: 3 * 227 * 227)))]),
+                                 what)
+            }
+        }
+    }
+
+    /// What a program cannot hold is refused by name before anything is
+    /// written, and values no level holds name their constant.
+    func testWhatCannotBeCompressedIsRefused() throws {
+        let model = SampleModel.classifier()
+        let path = try temporaryFolder().appendingPathComponent("Refused.mlpackage").path
+        for (bits, mode, fragment) in [(4, QuantizationMode.linear, "constexpr_affine_dequantize"), (3, .kmeansLookupTable, "1, 2, 4, 6 or 8 bits"),
+                                       (7, .linearLookupTable, "not 7")] {
+            XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, compression: .quantized(bits: bits, mode))) { error in
+                XCTAssertTrue("\(error)".contains(fragment), "\(error)")
+            }
+        }
+        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, minimumSpecificationVersion: 8)) { error in
+            XCTAssertTrue("\(error)".contains("specification 8"), "\(error)")
+        }
+        var poisoned = model
+        guard case .innerProduct(var product) = poisoned.nodes[4].operation else { return XCTFail("the sample's layers moved") }
+        var values = product.weights.values
+        values[4321] = .nan
+        product.weights = Weights(values)
+        poisoned.nodes[4].operation = .innerProduct(product)
+        XCTAssertThrowsError(try MLProgramWriter.write(poisoned, to: path, compression: .quantized(bits: 8, .linear))) { error in
+            XCTAssertTrue("\(error)".contains("constant 'fc8_weight': cannot be quantized: value 4322 of 50176 is nan"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        // Uncompressed at iOS 16: the same operations, opset CoreML6.
+        try MLProgramWriter.write(model, to: path, minimumSpecificationVersion: 7)
+        let file = try MLProgramReader.read(from: path)
+        XCTAssertEqual(file.program?.opset, "CoreML6")
+        XCTAssertFalse(file.program?.operationCounts.contains { $0.type.hasPrefix("constexpr_") } ?? true)
+    }
+}
