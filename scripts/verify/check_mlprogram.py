@@ -1,6 +1,6 @@
 """Checks an ML Program package this toolkit wrote, with readers that are not ours.
 
-Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel]
+Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel] [--weight-stats STATS.json]
        check_mlprogram.py --each LIST   (each line of LIST: PACKAGE BLOB_DUMP; coremltools loaded once,
                                          one line per package, exit 1 when any failed)
 
@@ -30,6 +30,13 @@ Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel]
    constant (numpy's float16 rounding; finite values of 1e38 or more
    saturated to +-65504; in constants of fewer than 400 values a non-zero
    value rounding to zero made the smallest subnormal of its sign).
+5. With --weight-stats (coreml-inspect PACKAGE --weight-stats --json), each
+   compressed constant (iOS 16's constexpr_affine_dequantize,
+   constexpr_lut_to_dense) decompressed by coremltools' op definition must be
+   what this toolkit's reader read: count, min and max exactly, mean and
+   standard deviation to 1e-6 of the largest magnitude. (These do not see a
+   permutation of the values, such as a wrong bit order of packed indices:
+   run_mlprogram_torch.py's run of the decompressed program does.)
 Prints one line per check; exits 1 on the first failure.
 """
 import sys
@@ -92,8 +99,14 @@ def detector_program(package, spec):
 def main():
     if sys.argv[1] == "--each":
         return check_each(sys.argv[2])
+    arguments = sys.argv[1:]
+    stats = None
+    if "--weight-stats" in arguments:
+        at = arguments.index("--weight-stats")
+        stats = arguments[at + 1]
+        del arguments[at:at + 2]
     try:
-        check(sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+        check(arguments[0], arguments[1], arguments[2] if len(arguments) > 2 else None, stats)
     except CheckFailed as failure:
         print(f"check_mlprogram: FAIL {failure}")
         sys.exit(1)
@@ -120,7 +133,7 @@ def check_each(list_path):
     sys.exit(1 if failed else 0)
 
 
-def check(package, dump_path, reference):
+def check(package, dump_path, reference, weight_stats=None):
     model = ct.models.MLModel(package, skip_model_load=True)
     spec = model.get_spec()
     if spec.WhichOneof("Type") == "pipeline":
@@ -164,34 +177,48 @@ def check(package, dump_path, reference):
         for line in dump:
             fields = line.split()
             offset, dtype, _, size = (int(f) for f in fields[:4])
-            width = np.uint16 if dtype == 1 else np.uint32
-            values = np.array([int(v, 16) for v in fields[4:]], dtype=width).view(np.float16 if dtype == 1 else np.float32)
+            if dtype == 3:
+                values = np.array([int(v, 16) for v in fields[4:]], dtype=np.uint8)
+            else:
+                width = np.uint16 if dtype == 1 else np.uint32
+                values = np.array([int(v, 16) for v in fields[4:]], dtype=width).view(np.float16 if dtype == 1 else np.float32)
             blobs[offset] = (dtype, size, values)
-    referenced = {}
+    referenced, offsets = {}, {}
+    pymil_ops = {op.outputs[0].name: op for op in main_function.operations}
     for op in block.operations:
-        if op.type != "const":
+        if op.type != "const" and not op.type.startswith("constexpr_"):
             continue
-        value = op.attributes["val"]
-        if value.WhichOneof("value") != "blobFileValue":
-            continue
-        name = op.outputs[0].name
-        offset = value.blobFileValue.offset
-        if offset not in blobs:
-            fail(f"{name}: no blob at offset {offset} for Core ML's blob reader")
-        dtype, size, values = blobs[offset]
-        half = inferred[name].dtype == types.fp16
-        loaded = np.asarray(inferred[name].val, dtype=np.float16 if half else np.float32).ravel()
-        if dtype != (1 if half else 2) or size != loaded.nbytes:
-            fail(f"{name}: blob at {offset} has type {dtype} and {size} bytes, expected {loaded.dtype} and {loaded.nbytes}")
-        if values.tobytes() != loaded.tobytes():
-            fail(f"{name}: the values Core ML's blob reader reads differ from coremltools'")
-        referenced[name] = values
+        for key, value in op.attributes.items():
+            if value.WhichOneof("value") != "blobFileValue":
+                continue
+            name = op.outputs[0].name
+            # A const's value is its output; a compressed constant's parameters (iOS 16: its attributes) are its inputs.
+            var = inferred[name] if op.type == "const" else pymil_ops[name].inputs[key]
+            if op.type != "const":
+                name = f"{name}.{key}"
+            offset = value.blobFileValue.offset
+            if offset not in blobs:
+                fail(f"{name}: no blob at offset {offset} for Core ML's blob reader")
+            dtype, size, values = blobs[offset]
+            kind = {types.fp16: (1, np.float16), types.fp32: (2, np.float32), types.uint8: (3, np.uint8)}.get(var.dtype)
+            if kind is None:
+                fail(f"{name}: a blob of {types.builtin_to_string(var.dtype)}, not float16, float32 or uint8")
+            loaded = np.asarray(var.val, dtype=kind[1]).ravel()
+            if dtype != kind[0] or size != loaded.nbytes:
+                fail(f"{name}: blob at {offset} has type {dtype} and {size} bytes, expected {loaded.dtype} and {loaded.nbytes}")
+            if values.tobytes() != loaded.tobytes():
+                fail(f"{name}: the values Core ML's blob reader reads differ from coremltools'")
+            referenced[name] = values
+            offsets[name] = offset
+    referenced = dict(sorted(referenced.items(), key=lambda item: offsets[item[0]]))  # in file order, for the writer
     if len(referenced) != len(blobs):
         fail(f"weight.bin holds {len(blobs)} blobs, the program refers to {len(referenced)}")
     kinds = sorted({str(v.dtype) for v in referenced.values()})
     print(f"MILBlob reader: {len(blobs)} {'/'.join(kinds)} blobs, each read back identical to the program's constant "
           f"({sum(v.size for v in referenced.values())} values)")
     same_bytes_as_coremltools(package, model.weights_dir, referenced)
+    if weight_stats:
+        compare_decompressed(weight_stats, main_function)
 
     if reference:
         compare_with_reference(reference, block, inferred)
@@ -209,7 +236,9 @@ def same_bytes_as_coremltools(package, weights_dir, referenced):
         theirs_path = os.path.join(folder, "weight.bin")
         writer = _BlobStorageWriter(theirs_path)
         for values in referenced.values():
-            if values.dtype == np.float16:
+            if values.dtype == np.uint8:
+                writer.write_uint8_data(np.ascontiguousarray(values))
+            elif values.dtype == np.float16:
                 writer.write_fp16_data(np.ascontiguousarray(values).view(np.uint16))
             else:
                 writer.write_float_data(np.ascontiguousarray(values, dtype=np.float32))
@@ -220,6 +249,32 @@ def same_bytes_as_coremltools(package, weights_dir, referenced):
         first = next((i for i, (a, b) in enumerate(zip(ours_bytes, theirs_bytes)) if a != b), min(len(ours_bytes), len(theirs_bytes)))
         fail(f"{ours_path} ({len(ours_bytes)} bytes) differs from coremltools' writer's ({len(theirs_bytes)} bytes) at byte {first}")
     print(f"coremltools' blob writer, given the same arrays, writes the same {len(ours_bytes)} bytes as weight.bin")
+
+
+def compare_decompressed(stats_path, function):
+    """Each compressed constant as coremltools decompresses it (its op definition's materialized_val_inference) against
+    what this toolkit's reader decompressed it to: coreml-inspect --weight-stats --json's count, min and max exactly,
+    mean and standard deviation to 1e-6 of the largest magnitude. Matched by count, min and max (the statistics name
+    layers, the program its constants)."""
+    import json
+    with open(stats_path) as file:
+        ours = [w for w in json.load(file)["weights"] if "bit" in w["precision"]]
+    compressed = [op for op in function.operations if op.op_type.startswith("constexpr_")]
+    if len(compressed) != len(ours):
+        fail(f"{len(compressed)} compressed constants in the program, the reader reports {len(ours)} quantized weights")
+    for op in compressed:
+        values = np.asarray(op.materialized_val_inference(), dtype=np.float64).ravel()
+        low, high = np.float32(values.min()), np.float32(values.max())
+        # The statistics print each float32 in its shortest round-trip text: read back as float32, exactly.
+        match = next((w for w in ours if w["count"] == values.size and np.float32(w["min"]) == low and np.float32(w["max"]) == high), None)
+        if match is None:
+            fail(f"{op.outputs[0].name} ({op.op_type}): no weight the reader decompressed has its {values.size} values from {low} to {high}")
+        ours.remove(match)
+        scale = max(1e-30, abs(float(low)), abs(float(high)))
+        if abs(match["mean"] - values.mean()) > 1e-6 * scale or abs(match["std"] - values.std()) > 1e-6 * scale:
+            fail(f"{op.outputs[0].name}: mean {match['mean']} and std {match['std']} as read, coremltools' {values.mean()} and {values.std()}")
+    print(f"decompressed: {len(compressed)} compressed constants read as coremltools decompresses them "
+          f"({', '.join(sorted({op.op_type for op in compressed}))})")
 
 
 def reference_weights(path):

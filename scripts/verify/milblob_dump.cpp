@@ -2,7 +2,7 @@
 // built from a coremltools checkout by scripts/verify/mlprogram.sh; not part of this
 // repository) and prints, per blob the file lists: the metadata offset, the data type
 // number, the data offset and size, and the values as float32 in hexadecimal bit
-// patterns (float32 blobs) or float16 ones (float16 blobs), one blob a line.
+// patterns (float32 blobs) or float16 ones (float16 blobs), or the bytes of uint8 blobs, one blob a line.
 #include "MILBlob/Blob/StorageReader.hpp"
 #include "MILBlob/Fp16.hpp"
 #include <cinttypes>
@@ -26,6 +26,11 @@ int main(int argc, char **argv) {
                     uint32_t bits;
                     std::memcpy(&bits, &values[i], 4);
                     std::printf(" %08x", bits);
+                }
+            } else if (type == MILBlob::Blob::BlobDataType::UInt8) {
+                auto values = reader.GetDataView<uint8_t>(offset);
+                for (size_t i = 0; i < values.Size(); ++i) {
+                    std::printf(" %02x", static_cast<unsigned>(values[i]));
                 }
             } else if (type == MILBlob::Blob::BlobDataType::Float16) {
                 auto values = reader.GetDataView<MILBlob::Fp16>(offset);

@@ -31,6 +31,12 @@ fixtures) or CHW layout. A classifier's probabilities are compared (the
 classify operation's input); otherwise the program's output NAME, or its
 single one. A detector's package holds a pipeline: its program (the
 first model) is run, and NAME picks one of its two rows.
+
+Compressed constants (iOS 16's constexpr_affine_dequantize and
+constexpr_lut_to_dense) are the values coremltools' op definitions
+decompress them to (`materialized_val_inference`): REFERENCE may then be
+coreml-predict's output of the same package (mlprogram_compressed.sh), so
+that the decompression and every operation after it are checked together.
 """
 import sys
 
@@ -70,6 +76,9 @@ def padded(x, pad, fill=0.0):
 
 def run(op, env):
     t, a = op.op_type, (lambda name: arg(op, name, env))
+    if t.startswith("constexpr_"):
+        # A compressed constant, decompressed by coremltools' own op definition (defs/iOS16/constexpr_ops.py).
+        return torch.tensor(np.asarray(op.materialized_val_inference()))
     if t == "const":
         val = np.asarray(op.outputs[0].val)
         return torch.tensor(val) if val.dtype.kind in "fiub" else op.outputs[0].val  # strings (pad_type, classes) as they are
@@ -218,7 +227,7 @@ def main():
                 compared = env[op.inputs["probabilities"].name]
                 continue
             result = run(op, env)
-            if op.op_type != "const" and op.outputs[0].dtype == types.fp16:
+            if op.op_type != "const" and not op.op_type.startswith("constexpr_") and op.outputs[0].dtype == types.fp16:
                 result, rounding = result.half(), rounding + 1
             env[op.outputs[0].name] = result
     if output is not None:

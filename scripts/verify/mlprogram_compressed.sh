@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Compressed ML Programs (issue 36), checked by readers that are not ours:
+#   coreml-convert ... --convert-to mlprogram --quantize-weights BITS --quantization MODE
+# writes the constants of 2048 values or more as iOS 16's constexpr_affine_dequantize (8-bit linear,
+# linear-symmetric) or constexpr_lut_to_dense (linear-lut, kmeans-lut: 1, 2, 4, 6, 8 bits), specification 7,
+# opset CoreML6. For each model, mode and compute precision:
+#   1. check_package: Apple's validator; coremltools 9's MIL-proto loader with every op's type inference (the
+#      iOS16 constexpr definitions included); Core ML's MIL blob reader (uint8 levels, float tables and scales)
+#      and coremltools' blob writer (same bytes); check_mlprogram.py --weight-stats: each compressed constant as
+#      coremltools decompresses it has the count, range, mean and deviation our reader read;
+#   2. run_mlprogram_torch.py: the program as coremltools loads it, its constants decompressed by coremltools'
+#      op definitions and every operation run on PyTorch, against coreml-predict's output of the same package
+#      (1e-4 * max(1, |ref|) at float32; the float16 bound run_mlprogram_torch.py states at float16).
+# The fidelity to the float model is the converter's own report (printed without -q); not judged here.
+# Not part of scripts/test: it needs a coremltools source checkout (MILBlob), g++ and torch. A few minutes.
+# Usage: scripts/verify/mlprogram_compressed.sh [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+source_dir="${1:-/tmp/cmt}"
+validator="${2:-/tmp/validator/bin/validate-mlmodel}"
+work="${3:-/tmp/mlprogram_compressed}"
+python="$root/.venv/bin/python"
+fixtures="$root/Tests/Fixtures"
+cd "$root"
+mkdir -p "$work"
+
+source scripts/verify/mlprogram_checks.sh
+prepare_package_checks "$source_dir"
+swift build >/dev/null
+bin="$(swift build --show-bin-path)"
+[ -f "$work/agefull/output_prob.npy" ] || "$python" scripts/fixtures/make_caffe_fixtures.py --full-size "$work/agefull" >/dev/null
+
+failures=0
+packages=0
+# check NAME INPUT [--bgr] -- CONVERT ARGUMENTS...: every mode at both precisions.
+check() {
+  local name="$1" input="$2" bgr=""
+  shift 2
+  [ "$1" = "--bgr" ] && { bgr="--bgr"; shift; }
+  shift  # --
+  local mode bits precision
+  for mode in linear:8 linear-symmetric:8 kmeans-lut:4 linear-lut:2 kmeans-lut:6 linear-lut:1 kmeans-lut:8; do
+    bits="${mode#*:}" mode="${mode%:*}"
+    for precision in float32 float16; do
+      local stem="$work/$name.$mode$bits.$precision"
+      local package="$stem.mlpackage"
+      echo "== $name --quantize-weights $bits --quantization $mode --compute-precision $precision"
+      rm -rf "$package"
+      "$bin/coreml-convert" "$@" --convert-to mlprogram --compute-precision "$precision" --quantize-weights "$bits" \
+        --quantization "$mode" -q -o "$package"
+      packages=$((packages + 1))
+      "$bin/coreml-inspect" "$package" --weight-stats --json > "$stem.stats.json"
+      check_package "$package" "$stem" --weight-stats "$stem.stats.json"
+      rm -rf "$stem.out"
+      "$bin/coreml-predict" "$package" "$input" --output-npy "$stem.out" >/dev/null
+      local output
+      output="$(cd "$stem.out" && ls *.npy | head -1)"
+      "$python" scripts/verify/run_mlprogram_torch.py "$package" "$input" "$stem.out/$output" $bgr > "$stem.torch" 2>&1 \
+        || failures=$((failures + 1))
+      quiet < "$stem.torch"
+    done
+  done
+}
+
+age_biases=(--red-bias -114.895847746 --green-bias -87.7689143744 --blue-bias -78.4263377603)
+check age_net_full "$work/agefull/face.png" --bgr -- \
+  caffe "$work/agefull/deploy_age.prototxt" "$work/agefull/age_net.caffemodel" --image-input data --is-bgr "${age_biases[@]}" \
+  --class-labels "$work/agefull/age_labels.txt"
+age="$fixtures/caffe/age_net_v1"
+check age_net_v1 "$age/input.png" --bgr -- \
+  caffe "$age/deploy.prototxt" "$age/weights.caffemodel" --image-input data --is-bgr "${age_biases[@]}" --class-labels "$age/labels.txt"
+
+echo "mlprogram_compressed: $packages packages, $failures failures"
+[ "$failures" -eq 0 ]
