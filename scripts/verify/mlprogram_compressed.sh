@@ -42,6 +42,9 @@ check() {
   for mode in linear:8 linear-symmetric:8 kmeans-lut:4 linear-lut:2 kmeans-lut:6 linear-lut:1 kmeans-lut:8; do
     bits="${mode#*:}" mode="${mode%:*}"
     for precision in float32 float16; do
+      # age_net's 1-bit palette (every weight +-its tensor's largest) overflows float16 activations: NaN in coreml-predict
+      # and on PyTorch alike (seen 2026-12-07), nothing to compare.
+      [ "$mode$bits.$precision" = "linear-lut1.float16" ] && continue
       local stem="$work/$name.$mode$bits.$precision"
       local package="$stem.mlpackage"
       echo "== $name --quantize-weights $bits --quantization $mode --compute-precision $precision"
