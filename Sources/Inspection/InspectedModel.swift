@@ -78,7 +78,7 @@ public struct InspectedModel: Sendable {
             let compressed = program.operationCounts.contains { $0.type.hasPrefix("constexpr_") }
             let reason = version == 6 ? "ML Program model"
                 : compressed ? "compressed weights (constexpr operations) in an ML Program model" : "ML Program model in opset \(program.opset)"
-            deployment?.raisedBy = [DeploymentRequirement.Group(type: reason + (reason.hasSuffix(" model") ? "" : " model"), version: version, layers: [])]
+            deployment?.raisedBy = [DeploymentRequirement.Group(type: reason, version: version, layers: [])]
         }
     }
 

@@ -129,18 +129,18 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
 /// are iOS 15's and 16's), a compressed program (`compressed`) before iOS 16.
 func checkDeploymentTarget(_ asked: Int32?, program: Bool, compressed: Bool = false) throws {
     guard let asked else { return }
-    let first = DeploymentTarget.firstProgramVersion
+    let first = DeploymentTarget.firstProgramVersion, compressedVersion = MLProgramWriter.compressedSpecificationVersion
     if program, asked < first {
         throw UsageError("--minimum-deployment-target: an ML program (--convert-to mlprogram) loads on \(DeploymentTarget.systems(for: first)) "
                          + "and later, as coremltools requires; name one of those or leave the option out")
     }
-    if program, asked > first + 1 {
+    if program, asked > MLProgramWriter.specificationVersions.upperBound {
         throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's and iOS 16's programs (specifications 6 and 7, "
                          + "opsets CoreML5 and CoreML6) only for now")
     }
-    if program, compressed, asked < first + 1 {
+    if program, compressed, asked < compressedVersion {
         throw UsageError("--minimum-deployment-target: a program's compressed weights (--quantize-weights) are iOS 16's constexpr operations: "
-                         + "name \(DeploymentTarget.systems(for: first + 1)) or later, or leave the option out")
+                         + "name \(DeploymentTarget.systems(for: compressedVersion)) or later, or leave the option out")
     }
     if !program, asked > DeploymentTarget.neuralNetworkVersions.upperBound {
         throw UsageError("--minimum-deployment-target: from \(DeploymentTarget.systems(for: first)) on, a model is an ML program "

@@ -13,13 +13,20 @@ final class ProgramCompressionTests: XCTestCase {
     /// constexpr_lut_to_dense's docstring example: 2-bit indices 0, 3, 2, 1, 3
     /// are bytes `01 10 11 00` and `xx xx xx 11` (least significant bits first).
     func testIndicesArePackedLeastSignificantBitFirst() {
-        XCTAssertEqual(Quantizer.packLeastSignificantFirst([0, 3, 2, 1, 3], bits: 2), [0b0110_1100, 0b0000_0011])
+        func packed(_ levels: [UInt8], bits: Int) -> [UInt8] {
+            var packed = [UInt8](repeating: 0, count: (levels.count * bits + 7) / 8)
+            levels.withUnsafeBufferPointer { levels in
+                packed.withUnsafeMutableBytes { Quantizer.pack(levels, bits: bits, into: $0, order: .leastSignificantFirst) }
+            }
+            return packed
+        }
+        XCTAssertEqual(packed([0, 3, 2, 1, 3], bits: 2), [0b0110_1100, 0b0000_0011])
         // 6 bits: the second level's low two bits at the top of byte 0, its high four at the bottom of byte 1.
         let levels: [UInt8] = [0b10_1011, 0b11_0110, 0b00_0001, 0b11_1111]
-        let packed = Quantizer.packLeastSignificantFirst(levels, bits: 6)
-        XCTAssertEqual(packed, [0b1010_1011, 0b0001_1101, 0b1111_1100])
-        packed.withUnsafeBytes { raw in
-            XCTAssertEqual((0..<4).map { UInt8(Quantizer.levelLeastSignificantFirst(raw, bits: 6, at: $0)) }, levels)
+        let six = packed(levels, bits: 6)
+        XCTAssertEqual(six, [0b1010_1011, 0b0001_1101, 0b1111_1100])
+        six.withUnsafeBytes { raw in
+            XCTAssertEqual((0..<4).map { UInt8(Quantizer.level(raw, bits: 6, at: $0, order: .leastSignificantFirst)) }, levels)
         }
     }
 
@@ -107,6 +114,26 @@ final class ProgramCompressionTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("constant 'fc8_weight': cannot be quantized: value 4322 of 50176 is nan"), "\(error)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        // A weight float16 cannot hold: its scale neither, in a float16 program (a float32 one holds it, its range in double).
+        values[4321] = 0
+        values[7] = 1e6
+        product.weights = Weights(values)
+        poisoned.nodes[4].operation = .innerProduct(product)
+        XCTAssertThrowsError(try MLProgramWriter.write(poisoned, to: path, computePrecision: .float16, compression: .quantized(bits: 8, .linear))) { error in
+            XCTAssertTrue("\(error)".contains("constant 'fc8_weight': cannot be quantized: value 8 of 50176 is 1000000.0, beyond float16's range (65504)"), "\(error)")
+        }
+        values[7] = 3e38
+        values[8] = -3e38
+        product.weights = Weights(values)
+        poisoned.nodes[4].operation = .innerProduct(product)
+        try MLProgramWriter.write(poisoned, to: path, compression: .quantized(bits: 8, .linear))
+        guard case .innerProduct(let read)? = try MLProgramReader.read(from: path).model.nodes.lazy.map(\.operation).first(where: {
+            if case .innerProduct = $0 { true } else { false }
+        }) else { return XCTFail("no inner product read back") }
+        let extremes = Array(read.weights.values[7...8])
+        XCTAssertEqual(extremes[0], 3e38, accuracy: 6e38 / 255)  // within a step of the range
+        XCTAssertEqual(extremes[1], -3e38, accuracy: 6e38 / 255)
+        try FileManager.default.removeItem(atPath: path)
         // Uncompressed at iOS 16: the same operations, opset CoreML6.
         try MLProgramWriter.write(model, to: path, minimumSpecificationVersion: 7)
         let file = try MLProgramReader.read(from: path)

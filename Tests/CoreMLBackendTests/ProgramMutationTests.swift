@@ -5,7 +5,7 @@ import TestSupport
 import XCTest
 
 /// Hostile packages: a program written by `MLProgramWriter` (a tensor
-/// model and a model of maps), its model.mlmodel corrupted byte by byte
+/// model, a model of maps, and one with a compressed constant), its model.mlmodel corrupted byte by byte
 /// with a fixed seed, read back and validated as `coreml-predict` and
 /// `coreml-inspect` read a package. Each must be read or refused with an
 /// error; a trap or crash ends the test process and fails the suite.
@@ -22,9 +22,11 @@ final class ProgramMutationTests: XCTestCase {
         ])
         var rng = SplitMix64(seed: 36)
         var outcomes = (read: 0, refused: 0)
-        for (name, model) in [("tensor", tensor), ("maps", SampleModel.classifier())] {
+        // The third: its inner product's weights compressed (constexpr_lut_to_dense), for the decompression's reading.
+        for (name, model, compression) in [("tensor", tensor, nil), ("maps", SampleModel.classifier(), nil),
+                                           ("compressed", SampleModel.classifier(), Precision.quantized(bits: 4, .kmeansLookupTable))] {
             let package = try temporaryFolder().appendingPathComponent("\(name).mlpackage").path
-            try MLProgramWriter.write(model, to: package)
+            try MLProgramWriter.write(model, to: package, compression: compression)
             let programPath = package + "/Data/com.apple.CoreML/model.mlmodel"
             let original = try Data(contentsOf: URL(fileURLWithPath: programPath))
             for _ in 0..<400 {
@@ -37,6 +39,8 @@ final class ProgramMutationTests: XCTestCase {
                 do {
                     let file = try CoreMLReader.read(from: package)
                     _ = try file.model.validate()
+                    // Every weight computed (a compressed constant is decompressed only when its values are needed).
+                    for node in file.model.nodes { for tensor in node.operation.weightTensors { _ = tensor.values.values } }
                     outcomes.read += 1
                 } catch {
                     outcomes.refused += 1

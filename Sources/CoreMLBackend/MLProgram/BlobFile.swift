@@ -25,9 +25,15 @@ struct BlobFile {
     static let float32Type: UInt32 = 2, float16Type: UInt32 = 1, uint8Type: UInt32 = 3, int8Type: UInt32 = 4
     static let sentinel: UInt32 = 0xDEAD_BEEF
 
-    /// A blob: its metadata record's offset, its values, whether they are stored as float16, its constant's name;
-    /// or (`bytes` given) uint8 values: a compressed constant's levels.
-    typealias Blob = (offset: Int, weights: Weights, float16: Bool, name: String, bytes: [UInt8]?)
+    /// A blob's values: floats stored as float32 or float16 (cast as `HalfRounding` casts a constant, `name`
+    /// its constant's), or uint8s (a compressed constant's levels).
+    enum Content {
+        case floats(Weights, float16: Bool, name: String)
+        case uint8s([UInt8])
+    }
+
+    /// A blob: its metadata record's offset and its values.
+    typealias Blob = (offset: Int, content: Content)
     /// The blobs in file order.
     private(set) var blobs: [Blob] = []
     private var end = alignment
@@ -36,18 +42,19 @@ struct BlobFile {
     /// casts a constant), the constant `name`.
     /// - Returns: the offset of its metadata record.
     mutating func add(_ weights: Weights, float16: Bool = false, name: String = "") -> Int {
-        let offset = end
-        blobs.append((offset, weights, float16, name, nil))
-        end = Self.aligned(offset + Self.alignment + weights.count * (float16 ? 2 : 4))
-        return offset
+        add(.floats(weights, float16: float16, name: name))
     }
 
     /// Adds `bytes` as a uint8 blob.
     /// - Returns: the offset of its metadata record.
     mutating func add(bytes: [UInt8]) -> Int {
+        add(.uint8s(bytes))
+    }
+
+    private mutating func add(_ content: Content) -> Int {
         let offset = end
-        blobs.append((offset, Weights([]), false, "", bytes))
-        end = Self.aligned(offset + Self.alignment + bytes.count)
+        blobs.append((offset, content))
+        end = Self.aligned(offset + Self.alignment + Self.size(of: content))
         return offset
     }
 
@@ -70,7 +77,7 @@ struct BlobFile {
         defer { close(descriptor) }
         let failed = { FileError(path: path, errno: errno, action: "cannot write") }
         // The file ends with the last blob's data (StorageWriter aligns each record's start only); the gaps read as zeros.
-        guard ftruncate(descriptor, off_t(blobs.last.map { $0.offset + Self.alignment + size(of: $0) } ?? Self.alignment)) == 0 else {
+        guard ftruncate(descriptor, off_t(blobs.last.map { $0.offset + Self.alignment + Self.size(of: $0.content) } ?? Self.alignment)) == 0 else {
             throw failed()
         }
         var header = [UInt8](repeating: 0, count: Self.alignment)
@@ -80,8 +87,12 @@ struct BlobFile {
         for blob in blobs {
             var metadata = [UInt8](repeating: 0, count: Self.alignment)
             Self.put(Self.sentinel, into: &metadata, at: 0)
-            Self.put(blob.bytes != nil ? Self.uint8Type : blob.float16 ? Self.float16Type : Self.float32Type, into: &metadata, at: 4)
-            Self.put(UInt64(size(of: blob)), into: &metadata, at: 8)
+            let type = switch blob.content {
+            case .floats(_, let float16, _): float16 ? Self.float16Type : Self.float32Type
+            case .uint8s: Self.uint8Type
+            }
+            Self.put(type, into: &metadata, at: 4)
+            Self.put(UInt64(Self.size(of: blob.content)), into: &metadata, at: 8)
             Self.put(UInt64(blob.offset + Self.alignment), into: &metadata, at: 16)
             guard proto_write_at(descriptor, metadata, metadata.count, Int64(blob.offset)) == 0 else { throw failed() }
         }
@@ -90,8 +101,11 @@ struct BlobFile {
         }
     }
 
-    private func size(of blob: Blob) -> Int {
-        blob.bytes?.count ?? blob.weights.count * (blob.float16 ? 2 : 4)
+    private static func size(of content: Content) -> Int {
+        switch content {
+        case .floats(let weights, let float16, _): weights.count * (float16 ? 2 : 4)
+        case .uint8s(let bytes): bytes.count
+        }
     }
 
     /// Values per piece of weights in memory (computed weights come in their producer's chunks).
@@ -100,12 +114,15 @@ struct BlobFile {
     /// A blob's data as a stretch of the file: its values in pieces, cast
     /// as `HalfRounding` casts a constant for a float16 blob.
     private static func stretch(_ blob: Blob) -> FileStretch {
-        if let bytes = blob.bytes {
+        let (weights, float16, name): (Weights, Bool, String)
+        switch blob.content {
+        case .uint8s(let bytes):
             return FileStretch(offset: Int64(blob.offset + alignment), length: bytes.count, pieces: 1) { _, write in
                 try bytes.withUnsafeBytes { try write($0, 0) }
             }
+        case .floats(let values, let half, let constant):
+            (weights, float16, name) = (values, half, constant)
         }
-        let weights = blob.weights, float16 = blob.float16, name = blob.name
         return FileStretch(offset: Int64(blob.offset + alignment), length: weights.count * (float16 ? 2 : 4),
                            pieces: weights.pieceCount(size: piece), finished: weights.releaseSource) { index, write in
             try weights.withPiece(index, size: piece) { first, part in

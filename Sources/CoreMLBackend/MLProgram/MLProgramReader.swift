@@ -129,10 +129,11 @@ final class BlobReader {
         return (file, type, Int(data))
     }
 
-    /// The `count` uint8 (or int8) values whose metadata record is at `offset` of the weight file `reference` names.
-    func bytes(in reference: String, at offset: UInt64, count: Int) throws -> [UInt8] {
-        let (file, _, data) = try blob(in: reference, at: offset, count: count, types: [BlobFile.uint8Type: 1, BlobFile.int8Type: 1])
-        return Array(UnsafeRawBufferPointer(rebasing: file.bytes[data..<data + count]))
+    /// The `count` uint8 (or `signed`: int8) values whose metadata record is at `offset` of the weight file
+    /// `reference` names, borrowed from the mapped file.
+    func bytes(in reference: String, at offset: UInt64, count: Int, signed: Bool) throws -> ConstantBytes {
+        let (file, _, data) = try blob(in: reference, at: offset, count: count, types: [signed ? BlobFile.int8Type : BlobFile.uint8Type: 1])
+        return ConstantBytes(borrowing: UnsafeRawBufferPointer(rebasing: file.bytes[data..<data + count]), owner: file, signed: signed)
     }
 
     /// The `count` values whose metadata record is at `offset` of the weight

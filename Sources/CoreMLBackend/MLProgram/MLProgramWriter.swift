@@ -44,7 +44,7 @@ public enum MLProgramWriter {
             throw ModelError("\(option: .convertTo) computes in float32 or float16, not \(computePrecision.name)")
         }
         if let compression, let refusal = ProgramOptions.refusal(compressing: compression) { throw ModelError(refusal) }
-        let version = max(minimumSpecificationVersion, compression == nil ? ProgramOptions.versions.lowerBound : 7)
+        let version = max(minimumSpecificationVersion, compression == nil ? ProgramOptions.versions.lowerBound : compressedSpecificationVersion)
         guard ProgramOptions.versions.contains(version) else {
             throw ModelError("an ML program of specification \(version): this version writes specifications 6 (iOS 15) and 7 (iOS 16)")
         }
@@ -72,6 +72,11 @@ public enum MLProgramWriter {
             try beforeCommit?(folder)
         }
     }
+
+    /// The specification versions programs are written at: 6 (iOS 15, opset CoreML5) and 7 (iOS 16, CoreML6; compressed
+    /// constants need it).
+    public static let specificationVersions = ProgramOptions.versions
+    public static let compressedSpecificationVersion: Int32 = 7
 
     /// Why `precision` cannot compress a program's constants (nil: it can).
     public static func refusal(compressing precision: Precision) -> String? {

@@ -12,9 +12,8 @@ extension ProgramRaising {
         let name = CArrays.string(first.pointee.name)
         let shape = try outputShape(operation)
         programShapes[name] = shape
-        if type != "const", type != "cast", !type.hasPrefix("constexpr_"), let valueType = first.pointee.type?.pointee,
-           valueType.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE,
-           valueType.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 {
+        if type != "const", type != "cast", !type.hasPrefix("constexpr_"),
+           Self.dataType(of: first.pointee.type) == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16 {
             computesInFloat16 = true
         }
         func node(_ op: Op, _ inputs: [String]) { append(name, op, inputs) }

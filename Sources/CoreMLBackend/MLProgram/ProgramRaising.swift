@@ -17,9 +17,45 @@ struct ProgramConstant {
     var bools: [Bool] = []
     var strings: [String] = []
     var longInts: [Int64] = []
-    /// A uint8 or int8 tensor's bytes (a compressed constant's levels), `signed` for int8.
-    var bytes: [UInt8] = []
-    var signed = false
+    /// A uint8 or int8 tensor's values (a compressed constant's levels).
+    var bytes: ConstantBytes?
+}
+
+/// A uint8 or int8 tensor's values: borrowed from the mapped weight file
+/// (a compressed package's levels are not copied to be read), or a copy of
+/// a program's immediate bytes.
+struct ConstantBytes: @unchecked Sendable {
+    // Sendable: `buffer` is immutable memory that `owner` (a mapped file, or `ByteCopy`) keeps alive.
+    private let owner: any AnyObject & Sendable
+    let buffer: UnsafeRawBufferPointer
+    /// int8 (else uint8).
+    let signed: Bool
+
+    init(borrowing buffer: UnsafeRawBufferPointer, owner: any AnyObject & Sendable, signed: Bool) {
+        (self.buffer, self.owner, self.signed) = (buffer, owner, signed)
+    }
+
+    init(copying bytes: UnsafeRawBufferPointer, signed: Bool) {
+        let copy = ByteCopy(bytes)
+        self.init(borrowing: UnsafeRawBufferPointer(copy.memory), owner: copy, signed: signed)
+    }
+
+    /// Value `index` as a number.
+    @inline(__always)
+    func value(_ index: Int) -> Float {
+        signed ? Float(Int8(bitPattern: buffer[index])) : Float(buffer[index])
+    }
+
+    private final class ByteCopy: @unchecked Sendable {
+        let memory: UnsafeMutableRawBufferPointer
+
+        init(_ bytes: UnsafeRawBufferPointer) {
+            memory = .allocate(byteCount: bytes.count, alignment: 1)
+            memory.copyMemory(from: bytes)
+        }
+
+        deinit { memory.deallocate() }
+    }
 }
 
 extension SpecReader {
@@ -224,7 +260,13 @@ struct ProgramRaising {
         }
     }
 
-    /// A constant value: immediate, or a float32 blob of the weight file.
+    /// The data type of a tensor type (nil: not a tensor).
+    static func dataType(of type: UnsafeMutablePointer<MILValueType>?) -> MILDataType? {
+        guard let type, type.pointee.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE else { return nil }
+        return type.pointee.tensortype?.pointee.datatype
+    }
+
+    /// A constant value: immediate, or a blob of the weight file.
     func constant(_ value: UnsafeMutablePointer<MILValue>?) throws -> ProgramConstant {
         guard let value, let type = value.pointee.type else { throw fail("a constant has no type", value) }
         if type.pointee.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_LIST_TYPE {
@@ -247,10 +289,10 @@ struct ProgramRaising {
             let blob = value.pointee.blobfilevalue.pointee
             let reference = CArrays.string(blob.filename)
             do {
-                let dataType = type.pointee.tensortype?.pointee.datatype
+                let dataType = Self.dataType(of: type)
                 if dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8 || dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8 {
-                    return ProgramConstant(shape: shape, bytes: try blobs.bytes(in: reference, at: blob.offset, count: count),
-                                           signed: dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8)
+                    return ProgramConstant(shape: shape, bytes: try blobs.bytes(in: reference, at: blob.offset, count: count,
+                                                                                signed: dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8))
                 }
                 return ProgramConstant(shape: shape, floats: try blobs.floats(in: reference, at: blob.offset, count: count))
             } catch let error as BlobReader.Failure {
@@ -271,27 +313,29 @@ struct ProgramRaising {
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS:
                 result.longInts = CArrays.array(tensor.pointee.longints.pointee.values, tensor.pointee.longints.pointee.n_values)
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES:
-                // Float16, uint8, int8 or uint32 values, little-endian, as coremltools writes them.
+                // Float16, uint8, int8 or uint32 values, little-endian, as coremltools writes them: exactly the declared count.
                 let raw = tensor.pointee.bytes.pointee.values
-                let bytes = raw.len > 0 ? Array(UnsafeBufferPointer(start: raw.data, count: raw.len)) : []
-                switch type.pointee.type_case == CORE_ML__SPECIFICATION__MILSPEC__VALUE_TYPE__TYPE_TENSOR_TYPE ? type.pointee.tensortype?.pointee.datatype : nil {
+                let bytes = UnsafeRawBufferPointer(start: raw.data, count: raw.data == nil ? 0 : raw.len)
+                let dataType = Self.dataType(of: type)
+                let widths: [MILDataType: Int] = [CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16: 2, CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8: 1,
+                                                  CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8: 1, CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32: 4]
+                guard let width = dataType.flatMap({ widths[$0] }) else { throw fail("a constant in bytes that is not float16, uint8, int8 or uint32", tensor) }
+                guard bytes.count == count * width else { throw fail("a constant declares \(count) values and holds \(bytes.count) bytes", value) }
+                func word(_ index: Int, _ width: Int) -> Int { (0..<width).reduce(0) { $0 | Int(bytes[width * index + $1]) << (8 * $1) } }
+                switch dataType {
                 case CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16:
-                    let halfs = (0..<bytes.count / 2).map { UInt16(bytes[2 * $0]) | UInt16(bytes[2 * $0 + 1]) << 8 }
-                    result.floats = Weights(halfs.map(HalfRounding.value))
+                    result.floats = Weights((0..<count).map { HalfRounding.value(UInt16(word($0, 2))) })
                     result.floats?.storedPrecision = .float16
-                case CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8, CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8:
-                    result.bytes = bytes
-                    result.signed = type.pointee.tensortype?.pointee.datatype == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8
                 case CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32:
-                    result.ints = (0..<bytes.count / 4).map { index in (0..<4).reduce(0) { $0 | Int(bytes[4 * index + $1]) << (8 * $1) } }
+                    result.ints = (0..<count).map { word($0, 4) }
                 default:
-                    throw fail("a constant in bytes that is not float16, uint8, int8 or uint32", tensor)
+                    result.bytes = ConstantBytes(copying: bytes, signed: dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8)
                 }
             default:
                 throw fail("an immediate value of a kind not read yet", tensor)
             }
             let held = max(result.floats?.count ?? 0, result.ints.count, result.bools.count, result.strings.count, result.longInts.count,
-                           result.bytes.count)
+                           result.bytes?.buffer.count ?? 0)
             guard held == count else { throw fail("a constant declares \(count) values and holds \(held)", value) }
             return result
         default:

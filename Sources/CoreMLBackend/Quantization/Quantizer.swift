@@ -116,25 +116,43 @@ enum Quantizer {
         }
     }
 
-    /// `levels` at `bits` each into zeroed `packed`, most significant bit
-    /// first, the last byte padded with zero bits.
-    static func pack(_ levels: UnsafeBufferPointer<UInt8>, bits: Int, into packed: UnsafeMutableRawBufferPointer) {
+    /// How levels of fewer than 8 bits are packed into bytes.
+    enum BitOrder {
+        /// A NeuralNetwork's `rawValue`: each byte filled from its most
+        /// significant bit down, each level its most significant bit first.
+        case mostSignificantFirst
+        /// An ML program's `constexpr_lut_to_dense` indices: each byte filled
+        /// from its least significant bit up, each level its least
+        /// significant bit first (a level split across two bytes: its low
+        /// bits at the top of the first).
+        case leastSignificantFirst
+    }
+
+    /// `levels` at `bits` each into zeroed `packed` in `order`, the last
+    /// byte padded with zero bits.
+    static func pack(_ levels: UnsafeBufferPointer<UInt8>, bits: Int, into packed: UnsafeMutableRawBufferPointer,
+                     order: BitOrder = .mostSignificantFirst) {
         var bit = 0
         for level in levels {
-            for position in stride(from: bits - 1, through: 0, by: -1) {
-                if level >> position & 1 == 1 { packed[bit >> 3] |= 0x80 >> (bit & 7) }
+            for step in 0..<bits {
+                let position = order == .mostSignificantFirst ? bits - 1 - step : step
+                if level >> position & 1 == 1 { packed[bit >> 3] |= order == .mostSignificantFirst ? 0x80 >> (bit & 7) : 1 << (bit & 7) }
                 bit += 1
             }
         }
     }
 
-    /// The level of value `index` in `packed` at `bits` each.
+    /// The level of value `index` in `packed` at `bits` each, in `order`.
     @inline(__always)
-    static func level(_ packed: UnsafeRawBufferPointer, bits: Int, at index: Int) -> Int {
+    static func level(_ packed: UnsafeRawBufferPointer, bits: Int, at index: Int, order: BitOrder = .mostSignificantFirst) -> Int {
         if bits == 8 { return Int(packed[index]) }
         var level = 0, bit = index * bits
-        for _ in 0..<bits {
-            level = level << 1 | Int(packed[bit >> 3] >> (7 - bit & 7) & 1)
+        for step in 0..<bits {
+            if order == .mostSignificantFirst {
+                level = level << 1 | Int(packed[bit >> 3] >> (7 - bit & 7) & 1)
+            } else {
+                level |= Int(packed[bit >> 3] >> (bit & 7) & 1) << step
+            }
             bit += 1
         }
         return level
