@@ -16,17 +16,21 @@ import XCTest
 /// [1, K], max pooling with ceil_mode, a concat of one value, layer_norm
 /// over axis -1, an image's scale and biases as program operations; and a
 /// pipeline of two programs (ct.utils.make_pipeline: weights in
-/// 0-weight.bin and 1-weight.bin, values named alike in both).
+/// 0-weight.bin and 1-weight.bin, values named alike in both); iOS 16's
+/// compressed constants with int8 levels and zero points along axis 1, a
+/// float32 zero point and scalar scale along axis -1, a 2-bit table, every
+/// parameter an immediate (builder_compressed, against coremltools' own
+/// decompression).
 final class ForeignProgramTests: XCTestCase {
     static let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/coreml/coremltools_programs")
 
     func testPackagesOfCoremltoolsArePredictedAsTheirFrameworksComputeThem() throws {
         let folder = try temporaryFolder()
-        for name in ["torch_classifier", "torch_residual", "torch_pipeline", "keras_cnn"] {
+        for name in ["torch_classifier", "torch_residual", "torch_pipeline", "keras_cnn", "builder_compressed"] {
             let source = Self.fixtures.appendingPathComponent(name)
             let meta = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: source.appendingPathComponent("meta.json"))) as? [String: Any])
             let reference = try readFloat32Npy(source.appendingPathComponent("output.npy"))
-            for precision in ["float32", "float16"] {
+            for precision in meta["precisions"] as? [String] ?? ["float32", "float16"] {
                 let package = source.appendingPathComponent("\(precision).mlpackage").path
                 let what = "\(name) \(precision)"
                 let inspected = try ProgramRunner.run("coreml-inspect", [package, "--json"])
@@ -117,15 +121,15 @@ final class ForeignProgramTests: XCTestCase {
         }
     }
 
-    /// torch_pipeline's or torch_residual's package with one field changed
+    /// torch_pipeline's, torch_residual's or builder_compressed's package with one field changed
     /// (hostile/, made by the fixture script: pipelines, blobs, a reshape's
-    /// shape, a concat's axis, a conv's strides): each refused by inspect and predict in one line
+    /// shape, a concat's axis, a conv's strides, a compressed constant's shape or axis): each refused by inspect and predict in one line
     /// saying what is wrong (hostile/manifest.json), nothing read outside
     /// the package.
     func testBrokenPackagesAreOneErrorEach() throws {
         let folder = Self.fixtures.appendingPathComponent("hostile")
         let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("manifest.json"))) as? [String: String])
-        XCTAssertEqual(manifest.count, 9)
+        XCTAssertEqual(manifest.count, 11)
         for (name, message) in manifest.sorted(by: { $0.key < $1.key }) {
             for program in ["coreml-inspect", "coreml-predict"] {
                 let result = try ProgramRunner.run(program, [folder.appendingPathComponent("\(name).mlpackage").path])
