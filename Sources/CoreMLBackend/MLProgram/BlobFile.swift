@@ -37,6 +37,8 @@ struct BlobFile {
     /// The blobs in file order.
     private(set) var blobs: [Blob] = []
     private var end = alignment
+    /// The blobs `reserve` set aside and `fill` has not filled yet, by offset: their size and place in `blobs`.
+    private var unfilled: [Int: (size: Int, index: Int)] = [:]
 
     /// Adds `weights` as a float32 blob, or float16 (cast as `HalfRounding`
     /// casts a constant), the constant `name`.
@@ -51,10 +53,27 @@ struct BlobFile {
         add(.uint8s(bytes))
     }
 
-    private mutating func add(_ content: Content) -> Int {
+    /// Sets aside the place of a blob of `size` bytes whose values `fill`
+    /// gives later (a compressed constant's, computed with the others on
+    /// every core once the program is built).
+    /// - Returns: the offset of its metadata record.
+    mutating func reserve(size: Int) -> Int {
+        let offset = add(.uint8s([]), size: size)
+        unfilled[offset] = (size, blobs.count - 1)
+        return offset
+    }
+
+    /// The values of the blob `reserve` set aside at `offset`, of the size it set aside.
+    mutating func fill(at offset: Int, with content: Content) {
+        let reserved = unfilled.removeValue(forKey: offset)
+        precondition(reserved?.size == Self.size(of: content), "a blob filled with other than its reserved size")
+        blobs[reserved!.index].content = content
+    }
+
+    private mutating func add(_ content: Content, size: Int? = nil) -> Int {
         let offset = end
         blobs.append((offset, content))
-        end = Self.aligned(offset + Self.alignment + Self.size(of: content))
+        end = Self.aligned(offset + Self.alignment + (size ?? Self.size(of: content)))
         return offset
     }
 
@@ -72,6 +91,7 @@ struct BlobFile {
     ///   (`HalfRounding.overflows`), found as it is cast (the first such
     ///   blob in the file).
     func write(to path: String, startingWriteback: Bool = false) throws {
+        precondition(unfilled.isEmpty, "blobs reserved and never filled")
         let descriptor = PathBytes.withCString(path) { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666) }
         guard descriptor >= 0 else { throw FileError(path: path, errno: errno, action: "cannot create") }
         defer { close(descriptor) }

@@ -60,6 +60,7 @@ extension SpecBuilder {
         }
         for node in model.nodes { try lowering.lower(node) }
         if let constant = program.overflowingConstant { throw HalfRounding.overflowError(constant: constant) }
+        program.compressPending()
         if let failure = program.compressionFailure { throw ModelError(failure) }
 
         var blockOutputs: [String] = []

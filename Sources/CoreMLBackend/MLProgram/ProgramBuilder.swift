@@ -18,8 +18,10 @@ final class ProgramBuilder {
     var float16: Bool { options.float16 }
     /// The first constant holding a value beyond float16's range (`HalfRounding.overflows`), when `float16`.
     private(set) var overflowingConstant: String?
-    /// The first constant that cannot be compressed, and why (`compressedConstant`).
+    /// The first constant that cannot be compressed, and why (`compressPending`).
     var compressionFailure: String?
+    /// The compressed constants whose values `compressPending` computes.
+    var pendingCompressions: [PendingCompression] = []
     private(set) var operations: [UnsafeMutablePointer<MILOperation>] = []
     var blobs = BlobFile()
     private var usedNames: Set<String> = []
