@@ -17,7 +17,9 @@ large folios, which a mapping then counts whole in the peak RSS).
 In one run: one untimed conversion of each kind, then --runs rounds, each
 converting to a new output in this order: NeuralNetwork float32, program
 float32, NeuralNetwork float16 (--precision float16), program float16 (the
-default compute precision), the output deleted (untimed) before each.
+default compute precision), and compressed: 8-bit linear and 4-bit k-means
+tables, each as a NeuralNetwork and as a program (--quantize-weights; the
+program's float16 compute), the output deleted (untimed) before each.
 Wall time around the child, CPU time and peak RSS from /usr/bin/time.
 Prints medians (minimums) and ratios, and replaces the program_conversion
 section of BENCHMARKS.md (--no-markdown: print only).
@@ -43,7 +45,12 @@ from convert_speed import irv2_command  # noqa: E402
 KINDS = [("NeuralNetwork float32", [], ".mlmodel"),
          ("ML Program float32", ["--convert-to", "mlprogram", "--compute-precision", "float32"], ".mlpackage"),
          ("NeuralNetwork float16", ["--precision", "float16"], ".mlmodel"),
-         ("ML Program float16", ["--convert-to", "mlprogram"], ".mlpackage")]
+         ("ML Program float16", ["--convert-to", "mlprogram"], ".mlpackage"),
+         # Compressed weights: the NeuralNetwork's quantized layers against the program's constexpr constants.
+         ("NeuralNetwork 8-bit linear", ["--quantize-weights", "8"], ".mlmodel"),
+         ("ML Program 8-bit linear", ["--convert-to", "mlprogram", "--quantize-weights", "8"], ".mlpackage"),
+         ("NeuralNetwork 4-bit k-means", ["--quantize-weights", "4", "--quantization", "kmeans-lut"], ".mlmodel"),
+         ("ML Program 4-bit k-means", ["--convert-to", "mlprogram", "--quantize-weights", "4", "--quantization", "kmeans-lut"], ".mlpackage")]
 
 
 def timed(command):
@@ -121,7 +128,9 @@ alternating runs in one run, say more than the times), the repository at
 conversion are the same binary). Inception-ResNet-v2's frozen
 graph ({weight_bytes / 1e6:.1f} MB of weights), {args.runs} rounds after an untimed one, each
 converting to a new output: NeuralNetwork float32, ML Program float32,
-NeuralNetwork float16, ML Program float16 (a new output is left to the
+NeuralNetwork float16, ML Program float16, then compressed weights
+(`--quantize-weights 8`, `--quantize-weights 4 --quantization kmeans-lut`)
+as a NeuralNetwork and as a program (a new output is left to the
 system's write-back in both formats; one that replaces another is synced).
 
 {table}
