@@ -8,6 +8,13 @@ import Protobuf
 enum CaffeLayerTable {
     typealias Mapping = @Sendable (LayerBuilder) throws -> [Node]
 
+    /// The layer types the graph builder takes besides the table's:
+    /// inputs, identities at inference, and SSD's detection stage.
+    static let builderTypes: Set<String> = ["Input", "Dropout", "Split", "Silence", "PriorBox", "DetectionOutput"]
+
+    /// Whether the converter takes layers of `type`.
+    static func takes(_ type: String) -> Bool { mappings[type] != nil || builderTypes.contains(type) }
+
     static let mappings: [String: Mapping] = [
         "Convolution": convolution,
         "Deconvolution": convolution,

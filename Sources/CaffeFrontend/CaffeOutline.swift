@@ -2,10 +2,6 @@ import ModelFormat
 import Protobuf
 
 extension CaffeInspection {
-    /// The layer types the graph builder takes besides the op table's:
-    /// inputs, identities at inference, and SSD's detection stage.
-    static let builderTypes: Set<String> = ["Input", "Dropout", "Split", "Silence", "PriorBox", "DetectionOutput"]
-
     /// The deploy definition at `path` as it states itself, read without
     /// converting it (no weights), with the obstacles found layer by layer:
     /// each layer type convert does not take (count, first layer), each
@@ -18,7 +14,7 @@ extension CaffeInspection {
         var tally = SourceOutline.Tally()
         let layers = net.layers.filter { !$0.isTrainingOnly }
         for layer in layers {
-            guard CaffeLayerTable.mappings[layer.type] != nil || builderTypes.contains(layer.type) else {
+            guard CaffeLayerTable.takes(layer.type) else {
                 tally.unsupported(layer.type, node: layer.name)
                 continue
             }

@@ -55,6 +55,12 @@ struct GraphBuilder {
                 throw CaffeError("\(deployPath)\(line): \(error.message)")
             }
         }
+        var unsupported = UnsupportedOps()
+        let unknown = net.layers.filter { !$0.isTrainingOnly && !CaffeLayerTable.takes($0.type) }
+        for layer in unknown { unsupported.add(layer.type, node: layer.name) }
+        if let first = unknown.first {  // every one at once, at the first one's line
+            throw CaffeError("\(location(first)): \(unsupported.message(nodeNoun: "layer", typeNoun: "layer type"))")
+        }
         for layer in net.layers where !layer.isTrainingOnly {
             do {
                 try add(layer)

@@ -4,18 +4,15 @@ extension SourceOutline {
     /// the first named) and each clause a ledger refuses (nodes of one op
     /// refused for one reason counted together), each in the order first met.
     public struct Tally {
-        public var unsupported: [(op: String, nodes: [String])] = []
+        public var unsupported = UnsupportedOps()
         public private(set) var refused: [(op: String, clause: String, nodes: [String])] = []
-        private var unsupportedAt: [String: Int] = [:]
         private var refusedAt: [String: Int] = [:]
 
         public init() {}
 
         /// `node`, of the op type `op` that convert does not take.
         public mutating func unsupported(_ op: String, node: String) {
-            if let index = unsupportedAt[op] { unsupported[index].nodes.append(node); return }
-            unsupportedAt[op] = unsupported.count
-            unsupported.append((op, [node]))
+            unsupported.add(op, node: node)
         }
 
         /// `node`, of the op type `op`, refused by its ledger for `clause`.
@@ -33,7 +30,7 @@ extension SourceOutline {
         /// follows "is not supported" for an op type.
         public func obstacles(opNoun: String, nodeNoun: String, why: (String) -> String = { _ in "" }) -> [Obstacle] {
             var obstacles: [Obstacle] = []
-            for (op, nodes) in unsupported {
+            for (op, nodes) in unsupported.list {
                 obstacles.append(.init(kind: .unsupportedOp, message: "\(opNoun) \(short(op)) is not supported\(why(op)): "
                                        + "\(nodes.count) \(nodeNoun)\(nodes.count == 1 ? "" : "s"), first '\(short(nodes[0]))'",
                                        op: op, count: nodes.count, node: nodes[0]))

@@ -66,8 +66,8 @@ struct ONNXWalk {
     private var consumers: [String: [Int]] = [:]
     /// Nodes folded into an earlier one (GELU's Erf, Add and Muls).
     private var skipped: Set<Int> = []
-    /// Op type -> the nodes of that type the table cannot take.
-    private var unsupported: [String: [String]] = [:]
+    /// The nodes the table cannot take, by op type.
+    private var unsupported = UnsupportedOps()
     private var made = MadeValues()
 
     init(graph: ONNXGraph, path: String, inputShapes: [String: [Int]], tensorModel: Bool = false) {
@@ -85,7 +85,7 @@ struct ONNXWalk {
         }
         // Every op the table cannot take, listed at once before anything else is checked.
         findUnsupported()
-        try reportUnsupported()
+        if !unsupported.isEmpty { throw ONNXError("\(path): \(unsupported.message())") }
         for input in graph.inputs { try addInput(input) }
         for (name, tensor) in graph.initializers {
             values[name] = .constant(try ONNXConstant(tensor, owner: graph.decoded, folder: graph.folder, what: "\(path): initializer '\(name)'"))
@@ -125,18 +125,15 @@ struct ONNXWalk {
 
     /// Fills `consumers`, and `unsupported` with every node the table
     /// cannot take (an Erf is taken when it is part of a GELU); returns
-    /// the unsupported op types with their nodes, in order of first node.
+    /// them.
     @discardableResult
-    mutating func findUnsupported() -> [(op: String, nodes: [String])] {
+    mutating func findUnsupported() -> UnsupportedOps {
         for (index, node) in graph.nodes.enumerated() { for input in Set(node.inputs) where !input.isEmpty { consumers[input, default: []].append(index) } }
         let fusable = Set(graph.nodes.indices.compactMap { geluChain(at: $0)?.members.first })  // the Erf of each GELU
-        var order: [String] = []
         for (index, node) in graph.nodes.enumerated() where !Self.isKnown(node) && !fusable.contains(index) {
-            let op = Self.opName(node)
-            if unsupported[op] == nil { order.append(op) }
-            unsupported[op, default: []].append(node.name)
+            unsupported.add(Self.opName(node), node: node.name)
         }
-        return order.map { (op: $0, nodes: unsupported[$0]!) }
+        return unsupported
     }
 
     /// GELU as exporters spell it out: Div(x, sqrt 2) -> Erf -> Add 1 ->
@@ -186,17 +183,6 @@ struct ONNXWalk {
 
     static func opName(_ node: ONNXNode) -> String {
         node.domain.isEmpty || node.domain == "ai.onnx" ? node.op : "\(node.domain).\(node.op)"
-    }
-
-    /// "3 nodes of 2 unsupported op types: LSTM x2 (lstm_a, lstm_b); NonMaxSuppression x1 (nms)".
-    private func reportUnsupported() throws {
-        guard !unsupported.isEmpty else { return }
-        let list = unsupported.sorted { $0.key < $1.key }.map { op, names in
-            "\(op) x\(names.count) (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", ..." : ""))"
-        }
-        let count = unsupported.values.map(\.count).reduce(0, +)
-        throw ONNXError("\(path): \(count) node\(count == 1 ? "" : "s") of \(unsupported.count) unsupported op type\(unsupported.count == 1 ? "" : "s"): "
-                        + list.joined(separator: "; "))
     }
 
     /// [1, C, H, W] or [1, F] with every size known (a symbolic batch is 1).

@@ -169,25 +169,20 @@ struct TFLiteWalk {
         return ([shape[1]], 2)
     }
 
-    /// Every operator the table does not map, in one error: name, count, first output.
+    /// Every operator the table does not map, in one error, each named by its first output.
     func refuseUnsupported() throws {
-        var found: [(name: String, count: Int, first: String)] = []
         for op in graph.operators {
             guard op.opcodeIndex < file.operatorCodes.count else {
                 throw fail("operator \(op.index) refers to operator code \(op.opcodeIndex), and the file has \(file.operatorCodes.count)")
             }
         }
+        var unsupported = UnsupportedOps()
         for op in graph.operators where needed.contains(op.index) {
-            let code = file.operatorCodes[op.opcodeIndex]
-            let name = code.builtin == 32 ? "custom operator '\(code.custom ?? "")'" : TFLiteOperators.name(code.builtin)
+            let name = TFLiteOperators.name(file.operatorCodes[op.opcodeIndex])
             guard TFLiteOpTable.mappings[name] == nil else { continue }
-            if let at = found.firstIndex(where: { $0.name == name }) { found[at].count += 1; continue }
-            let output = op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?"
-            found.append((name, 1, output))
+            unsupported.add(name, node: op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?")
         }
-        guard !found.isEmpty else { return }
-        let list = found.map { "\($0.name) (\($0.count == 1 ? "1 operator," : "\($0.count) operators, first") writing '\($0.first)')" }
-        throw fail("operators not supported: \(list.joined(separator: ", "))")
+        if !unsupported.isEmpty { throw fail(unsupported.message(nodeNoun: "operator")) }
     }
 
     private mutating func add(_ op: TFLiteModel.Operator, _ name: String, names: [String]) throws {

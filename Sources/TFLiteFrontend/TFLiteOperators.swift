@@ -35,4 +35,9 @@ enum TFLiteOperators {
     static func name(_ code: Int32) -> String {
         code >= 0 && Int(code) < names.count && !names[Int(code)].isEmpty ? names[Int(code)] : "BUILTIN_\(code)"
     }
+
+    /// The name of the operator a code stands for; a custom one with its own name.
+    static func name(_ code: TFLiteModel.OperatorCode) -> String {
+        code.builtin == 32 ? "custom operator '\(code.custom ?? "")'" : name(code.builtin)
+    }
 }

@@ -27,7 +27,7 @@ extension TFLiteConverter {
         let needed = TFLiteWalk.neededOperators(graph, codes: file.operatorCodes)
         for op in graph.operators {
             let code = op.opcodeIndex < file.operatorCodes.count ? file.operatorCodes[op.opcodeIndex] : nil
-            let opName = code.map { $0.builtin == 32 ? "custom '\($0.custom ?? "")'" : TFLiteOperators.name($0.builtin) } ?? "?"
+            let opName = code.map(TFLiteOperators.name) ?? "?"
             let output = op.outputs.first.map(name) ?? "?"
             nodes.append(SourceOutline.Node(name: output, op: opName, inputs: op.inputs.filter { $0 >= 0 }.map(name), outputs: op.outputs.map(name)))
             guard needed.contains(op.index) else { continue }

@@ -16,7 +16,7 @@ struct GraphWalk {
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
-    private var unsupported: [String: [String]] = [:]
+    private var unsupported = UnsupportedOps()
     /// Values held by the constants made so far.
     private var made = MadeValues()
 
@@ -64,12 +64,7 @@ struct GraphWalk {
                 throw TensorFlowError("\(path): node '\(name)': \(error.message.dropping(layer: name))")
             }
         }
-        if !unsupported.isEmpty {
-            let list = unsupported.sorted { $0.key < $1.key }.map { op, names in
-                "\(op) (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? ", and \(names.count - 3) more" : ""))"
-            }
-            throw TensorFlowError("\(path): unsupported ops: \(list.joined(separator: "; "))")
-        }
+        if !unsupported.isEmpty { throw TensorFlowError("\(path): \(unsupported.message())") }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
         for (output, root) in zip(outputs, roots) {
             guard case .tensor(let tensor, _)? = value(of: output, node: root) else {
@@ -155,7 +150,7 @@ struct GraphWalk {
         }
         let multiple = TFOpTable.multipleOutputMappings[node.op]
         if TFOpTable.mappings[node.op] == nil && multiple == nil && !ConstantEvaluator.foldable.contains(node.op) {
-            unsupported[node.op, default: []].append(node.name)
+            unsupported.add(node.op, node: node.name)
             return
         }
         var arguments: [TFValue] = []
@@ -190,7 +185,7 @@ struct GraphWalk {
             return
         }
         guard let mapping = TFOpTable.mappings[node.op] else {
-            unsupported[node.op, default: []].append(node.name)
+            unsupported.add(node.op, node: node.name)
             return
         }
         guard unsupported.isEmpty else { return }  // keep collecting unsupported ops only

@@ -112,6 +112,21 @@ final class CaffeLedgerTests: XCTestCase {
             """)
     }
 
+    /// Was: the first unknown layer only (`layer 'a' has the unsupported
+    /// type 'FancyLayer'`), so a user learned of the next on the next run.
+    /// Every one is named at once, at the first one's line; a training-only
+    /// layer of an unknown type is not an obstacle, nor is a known one between.
+    func testEveryUnknownLayerTypeIsNamedAtOnce() {
+        let message = refusal("""
+            layer { name: "a" type: "FancyLayer" bottom: "data" top: "a" }
+            layer { name: "r" type: "ReLU" bottom: "a" top: "r" }
+            layer { name: "b" type: "FancyLayer" bottom: "r" top: "b" }
+            layer { name: "t" type: "TrainOnly" bottom: "b" top: "t" include { phase: TRAIN } }
+            layer { name: "c" type: "Fancier" bottom: "b" top: "c" }
+            """)
+        XCTAssertTrue(message.hasSuffix("deploy.prototxt:4: 3 layers of 2 unsupported layer types: FancyLayer x2 (a, b); Fancier x1 (c)"), message)
+    }
+
     /// Caffe's TEST net (net.cpp FilterNet) leaves out a layer excluded at
     /// TEST, keeps one whose include rules name TEST among others: the
     /// excluded ReLU was converted, and include TRAIN + TEST dropped.

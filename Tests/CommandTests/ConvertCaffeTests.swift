@@ -115,7 +115,7 @@ final class ConvertCaffeTests: XCTestCase {
         let shortLabels = try write("short.txt", "0-2\n4-6\n")
         let cases: [(String, [String], String)] = [
             ("unbalanced braces", sampleArguments(output: "", prototxt: unbalanced), "unbalanced.prototxt:"),
-            ("unknown layer", sampleArguments(output: "", prototxt: unknown), "unsupported type 'Threshold'"),
+            ("unknown layer", sampleArguments(output: "", prototxt: unknown), "1 layer of 1 unsupported layer type: Threshold x1 (prob)"),
             ("missing bottom", sampleArguments(output: "", prototxt: missingBottom), "bottom 'fc9' is not produced"),
             ("blob shape", sampleArguments(output: "", prototxt: widened), "has shape [8, 3, 7, 7], the deploy definition needs [9, 3, 7, 7]"),
             ("truncated weights", sampleArguments(output: "", weights: truncated.path), "truncated.caffemodel: byte "),

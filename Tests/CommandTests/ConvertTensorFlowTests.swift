@@ -33,7 +33,7 @@ final class ConvertTensorFlowTests: XCTestCase {
         let truncated = folder.appendingPathComponent("truncated.pb")
         try graph.prefix(graph.count / 3).write(to: truncated)
         let cases: [(String, [String], String)] = [
-            ("unknown ops", [unknown], "unsupported ops: Fancier (b); Fancy (a)"),
+            ("unknown ops", [unknown], "unknown.pbtxt: 2 nodes of 2 unsupported op types: Fancy x1 (a); Fancier x1 (b)"),
             ("cycle", [cycle, "--output-feature-name", "b"], "cycle"),
             ("input shape", [relu, "--input-shape", "x=1,5"], "does not match the graph's [1, 4]"),
             ("text syntax", [broken], "broken.pbtxt:3:1: expected '}'"),

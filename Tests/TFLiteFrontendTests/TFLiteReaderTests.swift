@@ -39,7 +39,7 @@ final class TFLiteReaderTests: XCTestCase {
             ("keep_num_dims.tflite", "keep_num_dims 'true' is not supported"),
             ("sign_bit.tflite", "operator 0 (CONV_2D) writing "),
             ("sign_bit.tflite", "fused_activation_function SIGN_BIT is not supported"),
-            ("unsupported_ops.tflite", "operators not supported: BATCH_MATMUL (1 operator, writing 'functional_1_1/sub_1/Sub'), GELU (1 operator, "),
+            ("unsupported_ops.tflite", "2 operators of 2 unsupported op types: BATCH_MATMUL x1 (functional_1_1/sub_1/Sub); GELU x1 ("),
         ]
         for (file, expected) in cases {
             let message = failure(variants.appendingPathComponent(file).path)
