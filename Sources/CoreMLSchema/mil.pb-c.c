@@ -2506,7 +2506,7 @@ const ProtobufCMessageDescriptor core_ml__specification__milspec__dictionary_val
   (ProtobufCMessageInit) core_ml__specification__milspec__dictionary_value__init,
   NULL,NULL,NULL    /* reserved[123] */
 };
-static const ProtobufCEnumValue core_ml__specification__milspec__data_type__enum_values_by_number[13] =
+static const ProtobufCEnumValue core_ml__specification__milspec__data_type__enum_values_by_number[19] =
 {
   { "UNUSED_TYPE", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UNUSED_TYPE", 0 },
   { "BOOL", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__BOOL", 1 },
@@ -2518,14 +2518,20 @@ static const ProtobufCEnumValue core_ml__specification__milspec__data_type__enum
   { "INT16", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT16", 22 },
   { "INT32", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT32", 23 },
   { "INT64", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT64", 24 },
+  { "INT4", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT4", 25 },
   { "UINT8", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8", 31 },
   { "UINT16", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT16", 32 },
   { "UINT32", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32", 33 },
+  { "UINT4", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT4", 35 },
+  { "UINT2", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT2", 36 },
+  { "UINT1", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT1", 37 },
+  { "UINT6", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT6", 38 },
+  { "UINT3", "CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT3", 39 },
 };
 static const ProtobufCIntRange core_ml__specification__milspec__data_type__value_ranges[] = {
-{0, 0},{10, 3},{21, 6},{31, 10},{0, 13}
+{0, 0},{10, 3},{21, 6},{31, 11},{35, 14},{0, 19}
 };
-static const ProtobufCEnumValueIndex core_ml__specification__milspec__data_type__enum_values_by_name[13] =
+static const ProtobufCEnumValueIndex core_ml__specification__milspec__data_type__enum_values_by_name[19] =
 {
   { "BOOL", 1 },
   { "FLOAT16", 3 },
@@ -2533,12 +2539,18 @@ static const ProtobufCEnumValueIndex core_ml__specification__milspec__data_type_
   { "FLOAT64", 5 },
   { "INT16", 7 },
   { "INT32", 8 },
+  { "INT4", 10 },
   { "INT64", 9 },
   { "INT8", 6 },
   { "STRING", 2 },
-  { "UINT16", 11 },
-  { "UINT32", 12 },
-  { "UINT8", 10 },
+  { "UINT1", 16 },
+  { "UINT16", 12 },
+  { "UINT2", 15 },
+  { "UINT3", 18 },
+  { "UINT32", 13 },
+  { "UINT4", 14 },
+  { "UINT6", 17 },
+  { "UINT8", 11 },
   { "UNUSED_TYPE", 0 },
 };
 const ProtobufCEnumDescriptor core_ml__specification__milspec__data_type__descriptor =
@@ -2548,11 +2560,11 @@ const ProtobufCEnumDescriptor core_ml__specification__milspec__data_type__descri
   "DataType",
   "CoreML__Specification__MILSpec__DataType",
   "CoreML.Specification.MILSpec",
-  13,
+  19,
   core_ml__specification__milspec__data_type__enum_values_by_number,
-  13,
+  19,
   core_ml__specification__milspec__data_type__enum_values_by_name,
-  4,
+  5,
   core_ml__specification__milspec__data_type__value_ranges,
   NULL,NULL,NULL,NULL   /* reserved[1234] */
 };

@@ -70,7 +70,8 @@ public struct DeploymentRequirement: Equatable, Sendable {
             return "(specification \(specificationVersion) as written; its layers need no more than 1)"
         }
         let reasons = raisedBy.map { group in
-            if group.type.hasSuffix(" model") { return group.type }
+            if group.layers.isEmpty || group.type.hasSuffix(" model") { return group.type }  // the model's, not its layers'
+
             let count = group.layers.count, plural = group.layers.count == 1 ? "" : "s"
             if group.type.hasSuffix("weights") { return "\(group.type) in \(count) layer\(plural)" }
             return "\(count) \(group.type) layer\(plural)"

@@ -92,7 +92,9 @@ enum ConversionFlags {
         let name = FileSystem.name(of: path)
         let dot = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]).lowercased() }
         let precision = try CompressionFlags.precision(arguments)
-        let program = try ProgramFlags.programPrecision(arguments, path: path, extension: dot, precision: precision)
+        let granularity = try CompressionFlags.granularity(arguments, precision: precision,
+                                                           program: try arguments.string("convert-to").lowercased() == "mlprogram")
+        let program = try ProgramFlags.programPrecision(arguments, path: path, extension: dot, precision: precision, granularity: granularity)
         guard program != nil || dot == "mlmodel" else {
             let tensorHint = arguments.options.spec(named: "output-feature-name") != nil
                 ? "; to make a tensor an output of the model, use --output-feature-name \(path)" : ""
@@ -111,7 +113,8 @@ enum ConversionFlags {
             throw UsageError("--language takes swift or objc, not '\(TextEscaping.line(language))'")
         }
         return OutputRequest(path: path, report: arguments.flag("json") ? .json : arguments.flag("quiet") ? .quiet : .text,
-                             precision: precision, probes: probes, classes: arguments.flag("generate-classes") ? classes : nil,
+                             precision: precision, granularity: granularity, probes: probes,
+                             classes: arguments.flag("generate-classes") ? classes : nil,
                              warnsIfNotAppReady: arguments.options.spec(named: "image-input") != nil, program: program)
     }
 
@@ -167,7 +170,8 @@ enum ConversionFlags {
     static let deploymentTargetOption = Option(
         "minimum-deployment-target", valueName: "target",
         help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow). "
-            + "iOS15 and later (macOS12, tvOS15, watchOS8) are an ML program's: with --convert-to mlprogram, which writes iOS15.").spec
+            + "iOS15 and later (macOS12, tvOS15, watchOS8) are an ML program's: with --convert-to mlprogram, which writes iOS15 "
+            + "by default, iOS16 or iOS17 when named.").spec
 
     /// A detector's thresholds (the pipeline's stored values; apps can
     /// override them per prediction through its optional inputs).

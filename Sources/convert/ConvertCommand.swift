@@ -70,6 +70,8 @@ struct OutputRequest {
     var report: Report
     /// How to store the weights (`--precision`, `--quantize-weights`); nil: as the source does.
     var precision: Precision? = nil
+    /// Which of a program's compressed values share a scale or table (`--block-size`, `--group-size`).
+    var granularity = CompressionGranularity.perChannel
     /// `--probe` values: the fidelity report's input.
     var probes: [String] = []
     /// `--generate-classes`: the typed classes to write next to the model.
@@ -95,7 +97,8 @@ struct OutputRequest {
 /// changed that the file does not show: a declared batch).
 func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVersion asked: Int32? = nil,
              _ make: () throws -> (model: Model, notes: [(label: String, items: [String])])) throws {
-    try checkDeploymentTarget(asked, program: output.program != nil, compressed: output.precision?.isQuantized ?? false)
+    let compressedVersion = output.precision.flatMap { $0.isQuantized ? MLProgramWriter.compressedSpecificationVersion(for: $0, granularity: output.granularity) : nil }
+    try checkDeploymentTarget(asked, program: output.program != nil, compressedVersion: compressedVersion)
     let minimumSpecificationVersion = asked ?? 1
     if output.program != nil {
         try MLProgramWriter.checkTarget(output.path, inputs: inputs)
@@ -125,21 +128,24 @@ func convert(to output: OutputRequest, inputs: [String], minimumSpecificationVer
 
 /// Refuses a --minimum-deployment-target the kind of model cannot have,
 /// as coremltools refuses it: a NeuralNetwork for iOS 15 or later, an ML
-/// program before iOS 15 (and, for now, after iOS 16: the writer's opsets
-/// are iOS 15's and 16's), a compressed program (`compressed`) before iOS 16.
-func checkDeploymentTarget(_ asked: Int32?, program: Bool, compressed: Bool = false) throws {
+/// program before iOS 15 (and, for now, after iOS 18: the writer's opsets
+/// are iOS 15's to 18's), a compressed program before the version its
+/// compression needs (`compressedVersion`: iOS 16's or iOS 18's forms).
+func checkDeploymentTarget(_ asked: Int32?, program: Bool, compressedVersion: Int32? = nil) throws {
     guard let asked else { return }
-    let first = DeploymentTarget.firstProgramVersion, compressedVersion = MLProgramWriter.compressedSpecificationVersion
+    let first = DeploymentTarget.firstProgramVersion
     if program, asked < first {
         throw UsageError("--minimum-deployment-target: an ML program (--convert-to mlprogram) loads on \(DeploymentTarget.systems(for: first)) "
                          + "and later, as coremltools requires; name one of those or leave the option out")
     }
     if program, asked > MLProgramWriter.specificationVersions.upperBound {
-        throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes iOS 15's and iOS 16's programs (specifications 6 and 7, "
-                         + "opsets CoreML5 and CoreML6) only for now")
+        throw UsageError("--minimum-deployment-target: --convert-to mlprogram writes the programs of iOS 15 to 18 (specifications 6 to 9, "
+                         + "opsets CoreML5 to CoreML8) only for now")
     }
-    if program, compressed, asked < compressedVersion {
-        throw UsageError("--minimum-deployment-target: a program's compressed weights (--quantize-weights) are iOS 16's constexpr operations: "
+    if program, let compressedVersion, asked < compressedVersion {
+        let forms = compressedVersion == MLProgramWriter.compressedSpecificationVersion(for: .quantized(bits: 8, .linear))
+            ? "iOS 16's constexpr operations" : "iOS 18's constexpr operations (4-bit linear, 3-bit tables, blocks or groups)"
+        throw UsageError("--minimum-deployment-target: a program's compressed weights (--quantize-weights) as asked are \(forms): "
                          + "name \(DeploymentTarget.systems(for: compressedVersion)) or later, or leave the option out")
     }
     if !program, asked > DeploymentTarget.neuralNetworkVersions.upperBound {
@@ -164,7 +170,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
             let reason = "\(error)".replacingOccurrences(of: written, with: path)
             throw ConversionError("\(path): the written file does not read back, so it was not kept (a bug: please report it): \(reason)")
         }
-        inspected = InspectedModel(coreMLFile: file, path: path, notes: notes)
+        inspected = InspectedModel(coreMLFile: file, path: path, notes: notes + keptFloat(file.model, output))
     }
     var classFiles: [String] = []
     if let computePrecision = output.program {
@@ -173,6 +179,7 @@ private func write(_ model: Model, to output: OutputRequest, inputs: [String], m
         let set = try output.classes.map { try AtomicFileSet(targets: ClassFiles.paths(forModelAt: path, in: output.folder, language: $0), inputs: inputs) }
         do {
             try MLProgramWriter.write(model, to: path, inputs: inputs, computePrecision: computePrecision, compression: output.precision,
+                                      granularity: output.granularity,
                                       minimumSpecificationVersion: max(minimumSpecificationVersion, DeploymentTarget.firstProgramVersion)) { written in
                 try readBack(written)
                 if let language = output.classes, let set {
@@ -229,4 +236,22 @@ struct ConversionError: Error, CustomStringConvertible {
     init(_ description: String) {
         self.description = description
     }
+}
+
+/// The summary's note on the weights a program's blocks or groups left float (their axis not a multiple of the size,
+/// as coremltools leaves them): none at the default granularity, where every large constant is compressed.
+private func keptFloat(_ model: Model, _ output: OutputRequest) -> [(label: String, items: [String])] {
+    let size: Int
+    switch output.granularity {
+    case .perChannel: return []
+    case .perBlock(let given), .perGroupedChannel(let given): size = given
+    }
+    let kept = model.nodes.flatMap { node in
+        node.operation.weightTensors.filter { $0.values.count >= MLProgramWriter.compressionThreshold && !$0.values.storedPrecision.isQuantized }
+            .map { "\(node.name) \($0.name) \($0.shape)" }
+    }
+    guard !kept.isEmpty else { return [] }
+    let axis = output.granularity == .perBlock(size: size) ? "input axis (1) is not a multiple of the block size" : "output channels are not a multiple of the group size"
+    return [("Kept float", ["\(kept.count) weight tensor\(kept.count == 1 ? "" : "s") of \(MLProgramWriter.compressionThreshold) values or more whose "
+                            + "\(axis) \(size), as coremltools leaves them: " + kept.prefix(4).joined(separator: ", ") + (kept.count > 4 ? ", ..." : "")])]
 }

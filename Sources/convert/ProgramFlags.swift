@@ -14,7 +14,8 @@ enum ProgramFlags {
             + "a detector is the pipeline a .mlmodel holds, the network an "
             + "ML program in it; a layer the program writer does not write yet is refused by name. With --quantize-weights, "
             + "constants of 2048 values or more are compressed as coremltools' constexpr operations (iOS 16): 8-bit linear "
-            + "(constexpr_affine_dequantize) or a lookup table of 1, 2, 4, 6 or 8 bits (constexpr_lut_to_dense).").spec
+            + "(constexpr_affine_dequantize) or a lookup table of 1, 2, 4, 6 or 8 bits (constexpr_lut_to_dense); 4-bit linear, 3-bit "
+            + "tables, --block-size and --group-size are iOS 18's forms (constexpr_blockwise_shift_scale).").spec
     static let precisionOption = Option(
         "compute-precision", valueName: "float32|float16",
         help: "The precision an ML program (--convert-to mlprogram) computes and stores its weights in, as coremltools' "
@@ -24,7 +25,8 @@ enum ProgramFlags {
     /// The compute precision of the ML Program the options ask for (nil:
     /// a NeuralNetwork), after checking what must go with it: an
     /// `.mlpackage` output, and no NeuralNetwork weight options.
-    static func programPrecision(_ arguments: ParsedArguments, path: String, extension dot: String?, precision: Precision?) throws -> Precision? {
+    static func programPrecision(_ arguments: ParsedArguments, path: String, extension dot: String?, precision: Precision?,
+                                 granularity: CompressionGranularity) throws -> Precision? {
         let compute = arguments.optionalString("compute-precision")
         let kind = try arguments.string("convert-to").lowercased().replacingOccurrences(of: "_", with: "")
         switch kind {
@@ -45,7 +47,7 @@ enum ProgramFlags {
             if let precision, !precision.isQuantized {
                 throw UsageError("--precision is a NeuralNetwork's: an ML program stores its weights as it computes, --compute-precision")
             }
-            if let precision, let refusal = MLProgramWriter.refusal(compressing: precision) {
+            if let precision, let refusal = MLProgramWriter.refusal(compressing: precision, granularity: granularity) {
                 throw UsageError("--quantize-weights with --convert-to mlprogram: \(refusal)")
             }
             let computePrecision: Precision

@@ -26,11 +26,18 @@ final class ConvertProgramTests: XCTestCase {
             XCTAssertTrue(result.standardOutput.contains(fragment), fragment + " not in:\n" + result.standardOutput)
         }
         for (arguments, message) in [
-            (["--quantize-weights", "4"], "a program holds linear quantization in 8 bits (constexpr_affine_dequantize), not 4"),
-            (["--quantize-weights", "3", "--quantization", "linear-lut"], "holds 1, 2, 4, 6 or 8 bits, not 3"),
-            (["--quantize-weights", "8", "--minimum-deployment-target", "iOS15"], "compressed weights (--quantize-weights) are iOS 16's"),
+            (["--quantize-weights", "5"], "a program holds linear quantization in 8 bits, or 4 (iOS 18's constexpr_blockwise_shift_scale), not 5"),
+            (["--quantize-weights", "5", "--quantization", "linear-lut"], "holds 1, 2, 3 (iOS 18), 4, 6 or 8 bits, not 5"),
+            (["--quantize-weights", "8", "--minimum-deployment-target", "iOS15"], "compressed weights (--quantize-weights) as asked are iOS 16's"),
+            (["--quantize-weights", "4", "--minimum-deployment-target", "iOS17"], "as asked are iOS 18's constexpr operations"),
+            (["--quantize-weights", "8", "--block-size", "32", "--minimum-deployment-target", "macOS14"], "name iOS 18, macOS 15"),
+            (["--quantize-weights", "4", "--quantization", "kmeans-lut", "--block-size", "32"], "a lookup table is shared by groups"),
+            (["--quantize-weights", "4", "--group-size", "16"], "linear quantization has blocks"),
+            (["--quantize-weights", "4", "--block-size", "0"], "--block-size takes a number of values from 1 to 1048576, not '0'"),
+            (["--quantize-weights", "4", "--block-size", "9223372036854775807"], "not '9223372036854775807'"),
+            (["--quantize-weights", "4", "--block-size", "32", "--group-size", "16"], "--block-size and --group-size: choose one"),
+            (["--block-size", "32"], "--block-size is a compressed ML program's"),
             (["--precision", "float16"], "--precision is a NeuralNetwork's"),
-            (["--minimum-deployment-target", "iOS17"], "writes iOS 15's and iOS 16's programs"),
         ] {
             let refused = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "-o", package] + arguments)
             XCTAssertEqual(refused.status, 64, refused.standardError)
@@ -167,7 +174,6 @@ final class ConvertProgramTests: XCTestCase {
             // Targets as coremltools takes them: a program from iOS 15 on, a NeuralNetwork before it.
             (["--convert-to", "mlprogram", "--minimum-deployment-target", "iOS13", "-o", package],
              "an ML program (--convert-to mlprogram) loads on iOS 15, macOS 12, tvOS 15, watchOS 8 and later"),
-            (["--convert-to", "mlprogram", "--minimum-deployment-target", "iOS17", "-o", package], "writes iOS 15's and iOS 16's programs (specifications 6 and 7"),
             (["--minimum-deployment-target", "macOS12", "-o", folder.path + "/AgeNet.mlmodel"],
              "from iOS 15, macOS 12, tvOS 15, watchOS 8 on, a model is an ML program (as coremltools requires): add --convert-to mlprogram"),
             (["--minimum-deployment-target", "watchOS11", "-o", folder.path + "/AgeNet.mlmodel"], "a model is an ML program"),
@@ -208,6 +214,47 @@ final class ConvertProgramTests: XCTestCase {
             let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--minimum-deployment-target", target, "-o", package])
             XCTAssertEqual(result.status, 0, result.standardError)
             XCTAssertTrue(result.standardOutput.contains("(ML Program computing in float16)"), result.standardOutput)
+        }
+    }
+
+    /// iOS 18's compression: 4-bit symmetric levels per block of 8 input values (constexpr_blockwise_shift_scale), and
+    /// 4-bit tables per 32 output channels, which leave the sample's convolutions of 16 channels float, as coremltools
+    /// leaves them, and say so. (What they compute: ProgramCompressionTests, scripts/verify/mlprogram_compressed.sh.)
+    func testIOS18CompressionIsWrittenAndWhatStaysFloatIsNamed() throws {
+        let folder = try temporaryFolder()
+        let blocks = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--quantize-weights", "4", "--quantization",
+                                                                       "linear-symmetric", "--block-size", "8", "-o", folder.path + "/B.mlpackage"])
+        XCTAssertEqual(blocks.status, 0, blocks.standardError)
+        for fragment in ["Format:       ML Program, specification version 9, opset CoreML8\n", "constexpr_blockwise_shift_scale 3",
+                         "(specification 9 for its compressed weights (constexpr operations) in an ML Program", "Parameters:   33,160 (4-bit linear: 30,592"] {
+            XCTAssertTrue(blocks.standardOutput.contains(fragment), fragment + " not in:\n" + blocks.standardOutput)
+        }
+        XCTAssertFalse(blocks.standardOutput.contains("Kept float"), blocks.standardOutput)
+        let groups = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--quantize-weights", "4", "--quantization",
+                                                                       "kmeans-lut", "--group-size", "32", "-o", folder.path + "/G.mlpackage"])
+        XCTAssertEqual(groups.status, 0, groups.standardError)
+        let unwrapped = groups.standardOutput.replacingOccurrences(of: "\n              ", with: " ")  // the summary's continuation lines
+        for fragment in ["constexpr_lut_to_dense 1", "Kept float:   2 weight tensors of 2048 values or more whose output channels are not a "
+                         + "multiple of the group size 32, as coremltools leaves them: conv2 weights [16, 8, 5, 5], conv3 weights [16, 16, 3, 3]"] {
+            XCTAssertTrue(unwrapped.contains(fragment), fragment + " not in:\n" + groups.standardOutput)
+        }
+    }
+
+    /// iOS 16 and 17 (and their other systems) are written at their own specification and opset, compressed or not:
+    /// the operations are the same (ProgramOptions; coremltools' loader type-checks them by each opset's definitions in
+    /// scripts/verify/mlprogram_sweep.sh and mlprogram_compressed.sh with SPECIFICATION=8).
+    func testLaterProgramTargetsAreWrittenAtTheirOwnOpset() throws {
+        let folder = try temporaryFolder()
+        for (target, quantize, format) in [("iOS16", false, "specification version 7, opset CoreML6"),
+                                           ("macOS14", false, "specification version 8, opset CoreML7"),
+                                           ("iOS17", true, "specification version 8, opset CoreML7")] {
+            let package = folder.appendingPathComponent("\(target)\(quantize).mlpackage").path
+            let result = try ProgramRunner.run("coreml-convert", ageNet + ["--convert-to", "mlprogram", "--minimum-deployment-target", target, "-o", package]
+                                               + (quantize ? ["--quantize-weights", "8"] : []))
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertTrue(result.standardOutput.contains("Format:       ML Program, \(format)\n"), result.standardOutput)
+            XCTAssertFalse(result.standardOutput.contains(" layers)"), result.standardOutput)  // was "for its 0 ML Program model in ... layers"
+            XCTAssertEqual(result.standardOutput.contains("constexpr_affine_dequantize 3"), quantize, result.standardOutput)
         }
     }
 

@@ -20,13 +20,16 @@ import XCTest
 /// compressed constants with int8 levels and zero points along axis 1, a
 /// float32 zero point and scalar scale along axis -1, a 2-bit table, every
 /// parameter an immediate (builder_compressed, against coremltools' own
-/// decompression).
+/// decompression); iOS 18's, bound as inputs: blockwise levels of int4,
+/// uint4, uint8 and int8 with int4 (packed immediate), uint4 (sub-byte blob),
+/// float or no offsets, tables per block with uint2 and uint3 indices
+/// (builder_blockwise).
 final class ForeignProgramTests: XCTestCase {
     static let fixtures = repositoryRoot.appendingPathComponent("Tests/Fixtures/coreml/coremltools_programs")
 
     func testPackagesOfCoremltoolsArePredictedAsTheirFrameworksComputeThem() throws {
         let folder = try temporaryFolder()
-        for name in ["torch_classifier", "torch_residual", "torch_pipeline", "keras_cnn", "builder_compressed"] {
+        for name in ["torch_classifier", "torch_residual", "torch_pipeline", "keras_cnn", "builder_compressed", "builder_blockwise"] {
             let source = Self.fixtures.appendingPathComponent(name)
             let meta = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: source.appendingPathComponent("meta.json"))) as? [String: Any])
             let reference = try readFloat32Npy(source.appendingPathComponent("output.npy"))
@@ -121,6 +124,29 @@ final class ForeignProgramTests: XCTestCase {
         }
     }
 
+    /// A sub-byte blob's unused bits (padding_size_in_bits, by which Core ML's MILBlob reader counts its values) that do
+    /// not leave the values its constant declares: builder_blockwise's uint4 blob of 12 offsets (6 bytes, no unused bits)
+    /// said to have 4 is one error naming the blob, as Core ML's reader would find 11.
+    func testASubByteBlobsUnusedBitsMustLeaveItsValues() throws {
+        let package = try temporaryFolder().appendingPathComponent("padding.mlpackage")
+        try FileManager.default.copyItem(at: Self.fixtures.appendingPathComponent("builder_blockwise/float32.mlpackage"), to: package)
+        let path = package.appendingPathComponent("Data/com.apple.CoreML/weights/weight.bin")
+        var bytes = [UInt8](try Data(contentsOf: path))
+        func word(_ at: Int, _ width: Int) -> Int { (0..<width).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
+        // Metadata records from byte 64, each followed by its data at the next 64-byte boundary.
+        var record = 64, patched: Int?
+        for _ in 0..<word(0, 4) {
+            if word(record + 4, 4) == 11, word(record + 8, 8) == 6 { patched = record; bytes[record + 24] = 4 }  // BlobDataType UInt4
+            record = (word(record + 16, 8) + word(record + 8, 8) + 63) / 64 * 64
+        }
+        let found = try XCTUnwrap(patched, "builder_blockwise has no uint4 blob of 6 bytes")
+        try Data(bytes).write(to: path)
+        let result = try ProgramRunner.run("coreml-inspect", [package.path, "--weight-stats"])
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertTrue(result.standardError.contains("weight.bin: byte \(found): the blob's 4 unused bits do not leave the 12 values"), result.standardError)
+        XCTAssertEqual(result.standardError.filter { $0 == "\n" }.count, 1, result.standardError)
+    }
+
     /// torch_pipeline's, torch_residual's or builder_compressed's package with one field changed
     /// (hostile/, made by the fixture script: pipelines, blobs, a reshape's
     /// shape, a concat's axis, a conv's strides, a compressed constant's shape or axis): each refused by inspect and predict in one line
@@ -129,7 +155,7 @@ final class ForeignProgramTests: XCTestCase {
     func testBrokenPackagesAreOneErrorEach() throws {
         let folder = Self.fixtures.appendingPathComponent("hostile")
         let manifest = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("manifest.json"))) as? [String: String])
-        XCTAssertEqual(manifest.count, 11)
+        XCTAssertEqual(manifest.count, 14)
         for (name, message) in manifest.sorted(by: { $0.key < $1.key }) {
             for program in ["coreml-inspect", "coreml-predict"] {
                 let result = try ProgramRunner.run(program, [folder.appendingPathComponent("\(name).mlpackage").path])

@@ -90,19 +90,81 @@ final class ProgramCompressionTests: XCTestCase {
         }
     }
 
+    /// iOS 18's forms (specification 9, opset CoreML8): linear levels of 8 and 4 bits (uint with their zero points as
+    /// the offset, a symmetric mode's int without one) per output channel or per block of 32 or 64 input values, and
+    /// tables of 3 and 4 bits, one per constant or per group of output channels; each read back within half a step of
+    /// its block's scale, or as the nearest entry of its group's table.
+    func testIOS18FormsReadBackAsTheirLevels() throws {
+        let model = SampleModel.classifier()
+        guard case .innerProduct(let product) = model.nodes[4].operation else { return XCTFail("the sample's layers moved") }
+        let original = product.weights.values, rows = product.outputChannels, inner = product.inputChannels
+        let folder = try temporaryFolder()
+        for (bits, mode, granularity) in [
+            (8, QuantizationMode.linear, CompressionGranularity.perChannel), (8, .linearSymmetric, .perChannel), (4, .linear, .perChannel),
+            (4, .linearSymmetric, .perBlock(size: 32)), (8, .linear, .perBlock(size: 64)), (3, .kmeansLookupTable, .perChannel),
+            (4, .kmeansLookupTable, .perGroupedChannel(size: 2)), (2, .linearLookupTable, .perGroupedChannel(size: 4)),
+        ] {
+            for computePrecision in [Precision.float32, .float16] {
+                let what = "\(bits)-bit \(mode) \(granularity) at \(computePrecision.name)"
+                let path = folder.appendingPathComponent("C\(bits)\(mode)\(computePrecision.name).mlpackage").path
+                try MLProgramWriter.write(model, to: path, computePrecision: computePrecision, compression: .quantized(bits: bits, mode),
+                                          granularity: granularity, minimumSpecificationVersion: 9)
+                let file = try MLProgramReader.read(from: path)
+                XCTAssertEqual(file.specificationVersion, 9, what)
+                XCTAssertEqual(file.program?.opset, "CoreML8", what)
+                let types = Set((file.program?.operationCounts ?? []).map(\.type))
+                XCTAssertTrue(types.contains(mode.usesLookupTable ? "constexpr_lut_to_dense" : "constexpr_blockwise_shift_scale"), "\(what): \(types)")
+                guard let read = file.model.nodes.lazy.compactMap({ if case .innerProduct(let p) = $0.operation { p } else { nil } }).first else {
+                    return XCTFail("\(what): the inner product was not read back")
+                }
+                XCTAssertEqual(read.weights.storedPrecision, .quantized(bits: bits, mode.usesLookupTable ? .kmeansLookupTable : .linear), what)
+                let values = read.weights.values
+                // The runs that share a scale or table: contiguous, rows x blocks (a table: groups of rows, or all).
+                let runs = switch granularity {
+                case .perChannel: mode.usesLookupTable ? 1 : rows
+                case .perBlock(let size): rows * inner / size
+                case .perGroupedChannel(let size): rows / size
+                }
+                let length = original.count / runs
+                for run in 0..<runs {
+                    let part = run * length..<(run + 1) * length
+                    let (given, got) = (original[part], values[part])
+                    if mode.usesLookupTable {
+                        let table = Set(got).sorted()
+                        XCTAssertLessThanOrEqual(table.count, 1 << bits, "\(what), run \(run)")
+                        if computePrecision == .float32 {
+                            let misplaced = zip(got, given).filter { value, x in table.contains { abs($0 - x) < abs(value - x) } }.count
+                            XCTAssertEqual(misplaced, 0, "\(what), run \(run)")
+                        }
+                    } else {
+                        let top = Float((1 << bits) - 1), half = Float(1 << (bits - 1)) - 1
+                        let step = mode == .linear ? (max(0, given.max()!) - min(0, given.min()!)) / top : given.map(abs).max()! / half
+                        let worst = zip(got, given).map { abs($0 - $1) }.max()!
+                        XCTAssertLessThanOrEqual(worst, step * 0.5 * 1.01 + (computePrecision == .float16 ? abs(given.max()!) / 1024 : 0),
+                                                 "\(what), run \(run)")
+                    }
+                }
+            }
+        }
+    }
+
     /// What a program cannot hold is refused by name before anything is
     /// written, and values no level holds name their constant.
     func testWhatCannotBeCompressedIsRefused() throws {
         let model = SampleModel.classifier()
         let path = try temporaryFolder().appendingPathComponent("Refused.mlpackage").path
-        for (bits, mode, fragment) in [(4, QuantizationMode.linear, "constexpr_affine_dequantize"), (3, .kmeansLookupTable, "1, 2, 4, 6 or 8 bits"),
-                                       (7, .linearLookupTable, "not 7")] {
-            XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, compression: .quantized(bits: bits, mode))) { error in
+        for (bits, mode, granularity, fragment) in [
+            (5, QuantizationMode.linear, CompressionGranularity.perChannel, "in 8 bits, or 4 (iOS 18's constexpr_blockwise_shift_scale), not 5"),
+            (5, .kmeansLookupTable, .perChannel, "1, 2, 3 (iOS 18), 4, 6 or 8 bits, not 5"), (7, .linearLookupTable, .perChannel, "not 7"),
+            (4, .kmeansLookupTable, .perBlock(size: 32), "a lookup table is shared by groups of output channels"),
+            (4, .linear, .perGroupedChannel(size: 16), "linear quantization has blocks"), (4, .linear, .perBlock(size: 0), "a block or group of 0"),
+        ] {
+            XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, compression: .quantized(bits: bits, mode), granularity: granularity)) { error in
                 XCTAssertTrue("\(error)".contains(fragment), "\(error)")
             }
         }
-        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, minimumSpecificationVersion: 8)) { error in
-            XCTAssertTrue("\(error)".contains("specification 8"), "\(error)")
+        XCTAssertThrowsError(try MLProgramWriter.write(model, to: path, minimumSpecificationVersion: 10)) { error in
+            XCTAssertTrue("\(error)".contains("specification 10"), "\(error)")
         }
         var poisoned = model
         guard case .innerProduct(var product) = poisoned.nodes[4].operation else { return XCTFail("the sample's layers moved") }

@@ -63,6 +63,26 @@ final class ProgramFormsTests: XCTestCase {
         XCTAssertNil(worstMismatch(y, expected), "\(y) vs \(expected)")
     }
 
+    /// A clip whose bounds meet or cross (a Keras ReLU(max_value=0)): iOS 17's clip requires alpha < beta (coremltools'
+    /// loader refused the sweep's relu_max_0 packages at specification 8), so it is written as maximum then minimum,
+    /// min(max(x, alpha), beta) as Core ML's clip and this runtime compute it; a clip with a range stays one operation.
+    func testAClipWithoutARangeIsMaximumThenMinimum() throws {
+        let values: [Float] = [-2, -0.5, 0, 0.5, 2, 7]
+        for (low, high) in [(Float(0), Float(0)), (0.5, 0.5), (-1, 1)] {
+            let model = Model(inputs: [Input(name: "x", kind: .tensor(shape: [1, 6]))], outputs: [Output(name: "y")], nodes: [
+                Node(name: "y", operation: .activation(.clip(min: low, max: high)), inputs: ["x"], outputs: ["y"]),
+            ])
+            let path = try temporaryFolder().appendingPathComponent("Clip.mlpackage").path
+            try MLProgramWriter.write(model, to: path, minimumSpecificationVersion: 8)
+            let file = try MLProgramReader.read(from: path)
+            let types = file.program?.operationCounts.map(\.type) ?? []
+            XCTAssertEqual(types.contains("clip"), low < high, "\(low), \(high): \(types)")
+            let feed: [String: InputValue] = ["x": .array(Tensor(shape: TensorShape([1, 6]), values: values))]
+            let y = try XCTUnwrap(try Network(file.model).predict(feed).outputs["y"]?.values)
+            XCTAssertEqual(y, values.map { min(max($0, low), high) }, "\(low), \(high)")
+        }
+    }
+
     /// An l2_norm's epsilon the file sets to NaN or -1 (its float bytes swapped in the program) is refused on reading,
     /// by name, as batch norm's is.
     func testAHostileL2NormEpsilonIsRefused() throws {

@@ -89,7 +89,8 @@ public struct SweepResult: Sendable {
 /// and, when `ATTRIBUTE_SWEEP_REPORT` names a folder, writes
 /// `<frontend>.md` there (the rows of COVERAGE.md's sweep table); when
 /// `ATTRIBUTE_SWEEP_PACKAGES` names one, the files the cases write stay in
-/// its `<frontend>` folder.
+/// its `<frontend>` folder; `ATTRIBUTE_SWEEP_PROGRAM_SPECIFICATION` (6 when
+/// unset) is the specification version programs are written at.
 /// - Parameter convert: the frontend's conversion of a case's files (the
 ///   folder holds them).
 @discardableResult
@@ -152,7 +153,8 @@ func sweepOutcome(_ testCase: SweepCase, folder: URL, scratch: URL, format: Swee
         case .program(let float16):
             let path = scratch.appendingPathComponent("\(testCase.name)\(float16 ? "16" : "32").mlpackage").path
             do {
-                try MLProgramWriter.write(model, to: path, computePrecision: float16 ? .float16 : .float32)
+                let version = ProcessInfo.processInfo.environment["ATTRIBUTE_SWEEP_PROGRAM_SPECIFICATION"].flatMap { Int32($0) } ?? 6
+                try MLProgramWriter.write(model, to: path, computePrecision: float16 ? .float16 : .float32, minimumSpecificationVersion: version)
             } catch let error as ModelError {
                 return .refused("\(error)")
             }

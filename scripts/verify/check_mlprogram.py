@@ -18,7 +18,8 @@ Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel] [--weight-stats 
 3. BLOB_DUMP is what Core ML's own MIL blob reader (MILBlob::StorageReader,
    scripts/verify/milblob_dump.cpp) read from weight.bin: every constant the
    program stores in the file must be a blob of its data type (float32, or
-   float16 for a program computing in float16) at its offset holding
+   float16 for a program computing in float16; a compressed constant's
+   uint8, int8 or iOS 18's sub-byte int4, uint1-uint6) at its offset holding
    exactly the values coremltools loaded, and no blob may be unreferenced;
    coremltools' own blob writer (libmilstoragepython) given the same arrays
    in order writes the same bytes.
@@ -32,6 +33,7 @@ Usage: check_mlprogram.py PACKAGE BLOB_DUMP [REFERENCE.mlmodel] [--weight-stats 
    value rounding to zero made the smallest subnormal of its sign).
 5. With --weight-stats (coreml-inspect PACKAGE --weight-stats --json), each
    compressed constant (iOS 16's constexpr_affine_dequantize,
+   constexpr_lut_to_dense; iOS 18's constexpr_blockwise_shift_scale and
    constexpr_lut_to_dense) decompressed by coremltools' op definition must be
    what this toolkit's reader read: count, min and max exactly, mean and
    standard deviation to 1e-6 of the largest magnitude. (These do not see a
@@ -69,6 +71,13 @@ def declared_outputs(spec):
 
 
 MIL_DTYPES = {10: types.fp16, 11: types.fp32, 23: types.int32, 2: types.str, 1: types.bool, 24: types.int64, 12: types.fp64}
+# MILBlob's BlobDataType numbers: the names coremltools' blob writer's methods take, the bits of the sub-byte ones,
+# and the blob type and numpy values of each MIL type a blob holds (coremltools keeps sub-byte values unpacked).
+BLOB_NAMES = {1: "fp16", 2: "float", 3: "uint8", 4: "int8", 8: "int4", 9: "uint1", 10: "uint2", 11: "uint4", 12: "uint3", 13: "uint6"}
+SUB_BYTE = {8: 4, 9: 1, 10: 2, 11: 4, 12: 3, 13: 6}
+BLOB_KINDS = {types.fp16: (1, np.float16), types.fp32: (2, np.float32), types.uint8: (3, np.uint8), types.int8: (4, np.int8),
+              types.int4: (8, np.int8), types.uint1: (9, np.uint8), types.uint2: (10, np.uint8), types.uint4: (11, np.uint8),
+              types.uint3: (12, np.uint8), types.uint6: (13, np.uint8)}
 
 
 def detector_program(package, spec):
@@ -177,8 +186,10 @@ def check(package, dump_path, reference, weight_stats=None):
         for line in dump:
             fields = line.split()
             offset, dtype, _, size = (int(f) for f in fields[:4])
-            if dtype == 3:
-                values = np.array([int(v, 16) for v in fields[4:]], dtype=np.uint8)
+            if dtype in (3, 4):  # uint8, int8: bytes in hexadecimal
+                values = np.array([int(v, 16) for v in fields[4:]], dtype=np.uint8).view(np.uint8 if dtype == 3 else np.int8)
+            elif dtype in SUB_BYTE:  # iOS 18's sub-byte integers, in decimal
+                values = np.array([int(v) for v in fields[4:]], dtype=np.int8 if dtype == 8 else np.uint8)
             else:
                 width = np.uint16 if dtype == 1 else np.uint32
                 values = np.array([int(v, 16) for v in fields[4:]], dtype=width).view(np.float16 if dtype == 1 else np.float32)
@@ -188,7 +199,10 @@ def check(package, dump_path, reference, weight_stats=None):
     for op in block.operations:
         if op.type != "const" and not op.type.startswith("constexpr_"):
             continue
-        for key, value in op.attributes.items():
+        # iOS 16's compressed constants hold their parameters as attributes, iOS 18's bind them to inputs.
+        bound = [(key, argument.arguments[0].value) for key, argument in op.inputs.items()
+                 if len(argument.arguments) == 1 and argument.arguments[0].WhichOneof("binding") == "value"]
+        for key, value in list(op.attributes.items()) + bound:
             if value.WhichOneof("value") != "blobFileValue":
                 continue
             name = op.outputs[0].name
@@ -200,22 +214,23 @@ def check(package, dump_path, reference, weight_stats=None):
             if offset not in blobs:
                 fail(f"{name}: no blob at offset {offset} for Core ML's blob reader")
             dtype, size, values = blobs[offset]
-            kind = {types.fp16: (1, np.float16), types.fp32: (2, np.float32), types.uint8: (3, np.uint8)}.get(var.dtype)
+            kind = BLOB_KINDS.get(var.dtype)
             if kind is None:
-                fail(f"{name}: a blob of {types.builtin_to_string(var.dtype)}, not float16, float32 or uint8")
-            loaded = np.asarray(var.val, dtype=kind[1]).ravel()
-            if dtype != kind[0] or size != loaded.nbytes:
-                fail(f"{name}: blob at {offset} has type {dtype} and {size} bytes, expected {loaded.dtype} and {loaded.nbytes}")
+                fail(f"{name}: a blob of {types.builtin_to_string(var.dtype)}, not float16, float32 or an integer of 8 bits or fewer")
+            loaded = np.asarray(var.val).astype(kind[1]).ravel()
+            bits = SUB_BYTE.get(kind[0], 8 * loaded.itemsize)
+            if dtype != kind[0] or size != (loaded.size * bits + 7) // 8:
+                fail(f"{name}: blob at {offset} has type {dtype} and {size} bytes, expected type {kind[0]} and {(loaded.size * bits + 7) // 8}")
             if values.tobytes() != loaded.tobytes():
                 fail(f"{name}: the values Core ML's blob reader reads differ from coremltools'")
-            referenced[name] = values
+            referenced[name] = (kind[0], values)
             offsets[name] = offset
     referenced = dict(sorted(referenced.items(), key=lambda item: offsets[item[0]]))  # in file order, for the writer
     if len(referenced) != len(blobs):
         fail(f"weight.bin holds {len(blobs)} blobs, the program refers to {len(referenced)}")
-    kinds = sorted({str(v.dtype) for v in referenced.values()})
+    kinds = sorted({BLOB_NAMES[kind] for kind, _ in referenced.values()})
     print(f"MILBlob reader: {len(blobs)} {'/'.join(kinds)} blobs, each read back identical to the program's constant "
-          f"({sum(v.size for v in referenced.values())} values)")
+          f"({sum(v.size for _, v in referenced.values())} values)")
     same_bytes_as_coremltools(package, model.weights_dir, referenced)
     if weight_stats:
         compare_decompressed(weight_stats, main_function)
@@ -235,13 +250,13 @@ def same_bytes_as_coremltools(package, weights_dir, referenced):
     with tempfile.TemporaryDirectory() as folder:
         theirs_path = os.path.join(folder, "weight.bin")
         writer = _BlobStorageWriter(theirs_path)
-        for values in referenced.values():
-            if values.dtype == np.uint8:
-                writer.write_uint8_data(np.ascontiguousarray(values))
-            elif values.dtype == np.float16:
+        for kind, values in referenced.values():
+            if kind == 1:
                 writer.write_fp16_data(np.ascontiguousarray(values).view(np.uint16))
-            else:
+            elif kind == 2:
                 writer.write_float_data(np.ascontiguousarray(values, dtype=np.float32))
+            else:  # an integer type: the writer's method of its name, given the unpacked values
+                getattr(writer, f"write_{BLOB_NAMES[kind]}_data")(np.ascontiguousarray(values))
         del writer
         with open(ours_path, "rb") as ours, open(theirs_path, "rb") as theirs:
             ours_bytes, theirs_bytes = ours.read(), theirs.read()

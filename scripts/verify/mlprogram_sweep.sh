@@ -6,8 +6,10 @@
 # check_mlprogram.py --each (coremltools 9 opens it, its MIL-proto loader builds every operation with type inference
 # and the declared types and shapes must be what it infers, every blob read back identical) and Apple's validator
 # (given a VALIDATOR).
+# SPECIFICATION=7 or 8 writes the packages for iOS 16 or 17 (opsets CoreML6, CoreML7; coremltools' loader then
+# type-checks each operation by that opset's definitions); the default is 6 (iOS 15).
 # Not part of scripts/test: it needs a coremltools source checkout and takes some minutes.
-# Usage: scripts/verify/mlprogram_sweep.sh [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR]
+# Usage: [SPECIFICATION=N] scripts/verify/mlprogram_sweep.sh [COREMLTOOLS_SRC] [VALIDATOR] [WORK_DIR]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 source_dir="${1:-/tmp/cmt}"
@@ -20,7 +22,7 @@ mkdir -p "$work/packages"
 source scripts/verify/mlprogram_checks.sh
 prepare_package_checks "$source_dir"
 swift build --build-tests >/dev/null
-ATTRIBUTE_SWEEP_PACKAGES="$work/packages" swift test --skip-build --disable-swift-testing --filter ProgramSweepTests 2>&1 \
+ATTRIBUTE_SWEEP_PACKAGES="$work/packages" ATTRIBUTE_SWEEP_PROGRAM_SPECIFICATION="${SPECIFICATION:-6}" swift test --skip-build --disable-swift-testing --filter ProgramSweepTests 2>&1 \
   | grep -E "^attribute sweep|error:|Executed .* tests" || true
 failures=0
 check_packages "$work/list" "$work"/packages/*/*.mlpackage

@@ -13,7 +13,8 @@ import Protobuf
 /// `MILBlob::Blob::StorageWriter` lays it out: a 64-byte header (blob count,
 /// version 2, reserved zeros), then per blob, each at a 64-byte aligned
 /// offset, a 64-byte metadata record (sentinel 0xDEADBEEF, data type,
-/// size in bytes, offset of the data, reserved zeros) followed by the data
+/// size in bytes, offset of the data, the unused bits of a sub-byte blob's
+/// last byte, reserved zeros) followed by the data
 /// at the next 64-byte boundary; the file ends with the last blob's data.
 /// All numbers little-endian. A program's
 /// constant refers to a blob by the offset of its metadata record.
@@ -21,15 +22,15 @@ struct BlobFile {
     /// The name a program's constants use for the file.
     static let referenceName = "@model_path/weights/weight.bin"
     static let alignment = 64
-    /// `BlobDataType::Float32`, `Float16`, `UInt8` and `Int8`.
-    static let float32Type: UInt32 = 2, float16Type: UInt32 = 1, uint8Type: UInt32 = 3, int8Type: UInt32 = 4
+    /// `BlobDataType::Float32` and `Float16` (integer types: `PackedInteger.blobType`).
+    static let float32Type: UInt32 = 2, float16Type: UInt32 = 1
     static let sentinel: UInt32 = 0xDEAD_BEEF
 
     /// A blob's values: floats stored as float32 or float16 (cast as `HalfRounding` casts a constant, `name`
-    /// its constant's), or uint8s (a compressed constant's levels).
+    /// its constant's), or `count` integers of `type` packed in bytes (a compressed constant's levels).
     enum Content {
         case floats(Weights, float16: Bool, name: String)
-        case uint8s([UInt8])
+        case integers([UInt8], PackedInteger, count: Int)
     }
 
     /// A blob: its metadata record's offset and its values.
@@ -47,18 +48,12 @@ struct BlobFile {
         add(.floats(weights, float16: float16, name: name))
     }
 
-    /// Adds `bytes` as a uint8 blob.
-    /// - Returns: the offset of its metadata record.
-    mutating func add(bytes: [UInt8]) -> Int {
-        add(.uint8s(bytes))
-    }
-
     /// Sets aside the place of a blob of `size` bytes whose values `fill`
     /// gives later (a compressed constant's, computed with the others on
     /// every core once the program is built).
     /// - Returns: the offset of its metadata record.
     mutating func reserve(size: Int) -> Int {
-        let offset = add(.uint8s([]), size: size)
+        let offset = add(.integers([], .uint8, count: 0), size: size)
         unfilled[offset] = (size, blobs.count - 1)
         return offset
     }
@@ -107,12 +102,15 @@ struct BlobFile {
         for blob in blobs {
             var metadata = [UInt8](repeating: 0, count: Self.alignment)
             Self.put(Self.sentinel, into: &metadata, at: 0)
-            let type = switch blob.content {
-            case .floats(_, let float16, _): float16 ? Self.float16Type : Self.float32Type
-            case .uint8s: Self.uint8Type
+            let size = Self.size(of: blob.content)
+            switch blob.content {
+            case .floats(_, let float16, _):
+                Self.put(float16 ? Self.float16Type : Self.float32Type, into: &metadata, at: 4)
+            case .integers(_, let type, let count):
+                Self.put(type.blobType, into: &metadata, at: 4)
+                Self.put(UInt64(size * 8 - count * type.bits), into: &metadata, at: 24)  // padding_size_in_bits
             }
-            Self.put(type, into: &metadata, at: 4)
-            Self.put(UInt64(Self.size(of: blob.content)), into: &metadata, at: 8)
+            Self.put(UInt64(size), into: &metadata, at: 8)
             Self.put(UInt64(blob.offset + Self.alignment), into: &metadata, at: 16)
             guard proto_write_at(descriptor, metadata, metadata.count, Int64(blob.offset)) == 0 else { throw failed() }
         }
@@ -124,7 +122,7 @@ struct BlobFile {
     private static func size(of content: Content) -> Int {
         switch content {
         case .floats(let weights, let float16, _): weights.count * (float16 ? 2 : 4)
-        case .uint8s(let bytes): bytes.count
+        case .integers(let bytes, _, _): bytes.count
         }
     }
 
@@ -136,7 +134,7 @@ struct BlobFile {
     private static func stretch(_ blob: Blob) -> FileStretch {
         let (weights, float16, name): (Weights, Bool, String)
         switch blob.content {
-        case .uint8s(let bytes):
+        case .integers(let bytes, _, _):
             return FileStretch(offset: Int64(blob.offset + alignment), length: bytes.count, pieces: 1) { _, write in
                 try bytes.withUnsafeBytes { try write($0, 0) }
             }

@@ -42,9 +42,10 @@ enum MILData {
     case longInts([Int64])
     /// Float16 values as bit patterns (`HalfRounding`), written little-endian in `bytes` as coremltools writes them.
     case halfs([UInt16])
-    /// Written in `bytes` too, as coremltools writes uint8 and uint32 immediates (little-endian).
-    case uint8s([UInt8])
+    /// Written in `bytes` too, as coremltools writes uint32 immediates (little-endian).
     case uint32s([UInt32])
+    /// Integers of `type` already packed (`PackedInteger.pack`), written in `bytes`.
+    case integers([UInt8], PackedInteger)
 
     var dataType: MILDataType {
         switch self {
@@ -54,8 +55,8 @@ enum MILData {
         case .strings: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__STRING
         case .longInts: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT64
         case .halfs: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16
-        case .uint8s: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8
         case .uint32s: CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32
+        case .integers(_, let type): type.dataType
         }
     }
 }
@@ -135,10 +136,10 @@ extension SpecBuilder {
             (tensor.pointee.value_case, tensor.pointee.longints) = (CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS, repeated)
         case .halfs(let values):
             setBytes(tensor, values.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] })
-        case .uint8s(let values):
-            setBytes(tensor, values)
         case .uint32s(let values):
             setBytes(tensor, values.flatMap { value in (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } })
+        case .integers(let packed, _):
+            setBytes(tensor, packed)
         }
         let immediate: UnsafeMutablePointer<MILImmediate> = new(core_ml__specification__milspec__value__immediate_value__init)
         (immediate.pointee.value_case, immediate.pointee.tensor) = (CORE_ML__SPECIFICATION__MILSPEC__VALUE__IMMEDIATE_VALUE__VALUE_TENSOR, tensor)

@@ -106,8 +106,9 @@ final class BlobReader {
 
     /// The blob whose metadata record is at `offset` of the weight file
     /// `reference` names, of one of `types` (MILBlob's data type numbers,
-    /// with their widths) and holding `count` values, checked against the file.
-    private func blob(in reference: String, at offset: UInt64, count: Int, types: [UInt32: UInt64])
+    /// each with the bytes the constant's values take in it and the
+    /// alignment of its data), checked against the file.
+    private func blob(in reference: String, at offset: UInt64, types: [UInt32: (size: UInt64, alignment: UInt64)])
         throws -> (file: MappedFile, type: UInt32, data: Int) {
         let file = try self.file(reference)
         let bytes = file.bytes
@@ -119,27 +120,34 @@ final class BlobReader {
         }
         guard u32(record) == BlobFile.sentinel else { throw Failure(description: "byte \(offset): the blob record's sentinel is wrong") }
         let type = u32(record + 4)
-        guard let width = types[type] else {
+        guard let expected = types[type] else {
             throw Failure(description: "byte \(offset): the blob is of data type \(type), not the constant's (\(types.keys.sorted()))")
         }
         let size = u64(record + 8), data = u64(record + 16)
-        guard size == UInt64(count) * width, data % width == 0, data <= UInt64(bytes.count), size <= UInt64(bytes.count) - data else {
-            throw Failure(description: "byte \(offset): the blob's \(size) bytes at \(data) are not the \(count) values its constant declares within the file")
+        guard size == expected.size, data % expected.alignment == 0, data <= UInt64(bytes.count), size <= UInt64(bytes.count) - data else {
+            throw Failure(description: "byte \(offset): the blob's \(size) bytes at \(data) are not the \(expected.size) its constant declares within the file")
         }
         return (file, type, Int(data))
     }
 
-    /// The `count` uint8 (or `signed`: int8) values whose metadata record is at `offset` of the weight file
-    /// `reference` names, borrowed from the mapped file.
-    func bytes(in reference: String, at offset: UInt64, count: Int, signed: Bool) throws -> ConstantBytes {
-        let (file, _, data) = try blob(in: reference, at: offset, count: count, types: [signed ? BlobFile.int8Type : BlobFile.uint8Type: 1])
-        return ConstantBytes(borrowing: UnsafeRawBufferPointer(rebasing: file.bytes[data..<data + count]), owner: file, signed: signed)
+    /// The `count` integers of `type` whose metadata record is at `offset` of the weight file `reference` names,
+    /// borrowed from the mapped file.
+    func bytes(in reference: String, at offset: UInt64, count: Int, type: PackedInteger) throws -> ConstantBytes {
+        let size = type.byteCount(count)
+        let (file, _, data) = try blob(in: reference, at: offset, types: [type.blobType: (UInt64(size), 1)])
+        // MILBlob counts a sub-byte blob's values by its unused bits (padding_size_in_bits): they must agree.
+        let padding = file.bytes.loadUnaligned(fromByteOffset: Int(offset) + 24, as: UInt64.self).littleEndian
+        guard type.bits == 8 || padding == UInt64(size * 8 - count * type.bits) else {
+            throw Failure(description: "byte \(offset): the blob's \(padding) unused bits do not leave the \(count) values its constant declares")
+        }
+        return ConstantBytes(borrowing: UnsafeRawBufferPointer(rebasing: file.bytes[data..<data + size]), owner: file, type: type, count: count)
     }
 
     /// The `count` values whose metadata record is at `offset` of the weight
     /// file `reference` names (float16 ones made float32).
     func floats(in reference: String, at offset: UInt64, count: Int) throws -> Weights {
-        let (file, type, data) = try blob(in: reference, at: offset, count: count, types: [BlobFile.float32Type: 4, BlobFile.float16Type: 2])
+        let (file, type, data) = try blob(in: reference, at: offset, types: [BlobFile.float32Type: (UInt64(count) * 4, 4),
+                                                                              BlobFile.float16Type: (UInt64(count) * 2, 2)])
         let bytes = file.bytes
         if type == BlobFile.float16Type {
             // Widened when the values are first needed (a summary needs none: a float16 package's weights are not

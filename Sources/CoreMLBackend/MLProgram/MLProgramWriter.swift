@@ -34,21 +34,25 @@ public enum MLProgramWriter {
     ///   when the package cannot be written.
     /// - Parameter beforeCommit: called with the complete package's temporary folder before it is renamed into
     ///   place (to read it back); what it throws leaves nothing behind.
-    /// - Parameter compression: a quantized precision for the constants of 2048 values or more
-    ///   (`ProgramBuilder+Compression`; needs iOS 16: the program is written at specification 7).
-    /// - Parameter minimumSpecificationVersion: 6 (iOS 15, the default) or 7 (iOS 16).
+    /// - Parameter compression: a quantized precision for the constants of 2048 values or more, at `granularity`
+    ///   (`ProgramBuilder+Compression`; needs iOS 16, or iOS 18 for 4-bit linear levels, 3-bit tables, blocks and
+    ///   groups: `compressedSpecificationVersion(for:granularity:)` is the version the program is written at at least).
+    /// - Parameter minimumSpecificationVersion: 6 (iOS 15, the default), 7 (iOS 16), 8 (iOS 17) or 9 (iOS 18; from 9
+    ///   on compressed constants take iOS 18's forms).
     public static func write(_ model: Model, to path: String, inputs: [String] = [], computePrecision: Precision = .float32,
-                             compression: Precision? = nil, minimumSpecificationVersion: Int32 = 6,
-                             beforeCommit: ((String) throws -> Void)? = nil) throws {
+                             compression: Precision? = nil, granularity: CompressionGranularity = .perChannel,
+                             minimumSpecificationVersion: Int32 = 6, beforeCommit: ((String) throws -> Void)? = nil) throws {
         guard computePrecision == .float32 || computePrecision == .float16 else {
             throw ModelError("\(option: .convertTo) computes in float32 or float16, not \(computePrecision.name)")
         }
-        if let compression, let refusal = ProgramOptions.refusal(compressing: compression) { throw ModelError(refusal) }
-        let version = max(minimumSpecificationVersion, compression == nil ? ProgramOptions.versions.lowerBound : compressedSpecificationVersion)
+        if let compression, let refusal = ProgramOptions.refusal(compressing: compression, granularity: granularity) { throw ModelError(refusal) }
+        let version = max(minimumSpecificationVersion, compression.map { compressedSpecificationVersion(for: $0, granularity: granularity) }
+                          ?? ProgramOptions.versions.lowerBound)
         guard ProgramOptions.versions.contains(version) else {
-            throw ModelError("an ML program of specification \(version): this version writes specifications 6 (iOS 15) and 7 (iOS 16)")
+            throw ModelError("an ML program of specification \(version): this version writes specifications 6 (iOS 15) to 9 (iOS 18)")
         }
-        let options = ProgramOptions(float16: computePrecision == .float16, specificationVersion: version, compression: compression)
+        let options = ProgramOptions(float16: computePrecision == .float16, specificationVersion: version, compression: compression,
+                                     granularity: granularity)
         let shapes = try model.validate()
         let builder = SpecBuilder()
         let (spec, blobs) = try model.detector.map { try builder.programDetector(model, $0, shapes: shapes, options: options) }
@@ -73,14 +77,22 @@ public enum MLProgramWriter {
         }
     }
 
-    /// The specification versions programs are written at: 6 (iOS 15, opset CoreML5) and 7 (iOS 16, CoreML6; compressed
-    /// constants need it).
-    public static let specificationVersions = ProgramOptions.versions
-    public static let compressedSpecificationVersion: Int32 = 7
+    /// Constants of this many values or more are compressed (coremltools' `weight_threshold`).
+    public static let compressionThreshold = ProgramBuilder.compressionThreshold
 
-    /// Why `precision` cannot compress a program's constants (nil: it can).
-    public static func refusal(compressing precision: Precision) -> String? {
-        ProgramOptions.refusal(compressing: precision)
+    /// The specification versions programs are written at: 6 (iOS 15, opset CoreML5), 7 (iOS 16, CoreML6; compressed
+    /// constants need it), 8 (iOS 17, CoreML7) and 9 (iOS 18, CoreML8).
+    public static let specificationVersions = ProgramOptions.versions
+
+    /// The oldest specification version whose program holds constants compressed to `precision` at `granularity`:
+    /// 7 (iOS 16) for 8-bit linear levels and tables of 1, 2, 4, 6 or 8 bits per channel, else 9 (iOS 18).
+    public static func compressedSpecificationVersion(for precision: Precision, granularity: CompressionGranularity = .perChannel) -> Int32 {
+        ProgramOptions.specificationVersion(compressing: precision, granularity: granularity)
+    }
+
+    /// Why `precision` cannot compress a program's constants at `granularity` (nil: it can).
+    public static func refusal(compressing precision: Precision, granularity: CompressionGranularity = .perChannel) -> String? {
+        ProgramOptions.refusal(compressing: precision, granularity: granularity)
     }
 
     /// Checks that `path` may be written: absent, or a package none of

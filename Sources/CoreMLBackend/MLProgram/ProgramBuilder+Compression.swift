@@ -3,11 +3,20 @@ import ModelFormat
 import Protobuf
 import Threads
 
-/// Compressed constants as coremltools writes them for iOS 16 (opset
-/// CoreML6): a `constexpr_affine_dequantize` or `constexpr_lut_to_dense`
-/// operation whose parameters are its attributes (as for a `const`; iOS 18
-/// binds them as inputs), each of 10 values or more a blob of the weight
-/// file: the levels uint8, the scale or table in the compute precision.
+/// Compressed constants as coremltools writes them, each of 10 values or
+/// more a blob of the weight file (levels as their integer type, scales and
+/// tables in the compute precision):
+/// - for iOS 16 (opset CoreML6): `constexpr_affine_dequantize` (uint8
+///   levels and zero points per output channel) or `constexpr_lut_to_dense`
+///   (one table, the indices packed in a byte vector), their parameters the
+///   operation's attributes (as for a `const`);
+/// - for iOS 18 (CoreML8, `ProgramOptions.writesBlockwise`):
+///   `constexpr_blockwise_shift_scale` (int8 or int4 levels of a symmetric
+///   mode without an offset; uint8 or uint4 levels with their zero points
+///   as an offset of their type; a scale per output channel, or per block
+///   along the input axis) or `constexpr_lut_to_dense` (indices of a uint1
+///   to uint8 type shaped as the constant, a table per group of output
+///   channels), their parameters bound to the operation's inputs.
 /// The operations and their blobs take their places as the program is
 /// built; the values are computed after, several constants at once
 /// (`compressPending`), as the NeuralNetwork writer quantizes.
@@ -17,22 +26,25 @@ extension ProgramBuilder {
     static let compressionThreshold = 2048
 
     /// The constant `base` of `weights` shaped `shape`, to be compressed to
-    /// `bits` by `mode` (which `ProgramOptions.refusal` accepted); linear
-    /// levels per slice of the first axis (a convolution's or linear's
-    /// output channels), one scale for a vector.
+    /// `bits` by `mode` (which `ProgramOptions.refusal` accepted) at the
+    /// options' granularity; nil when its blocks or groups do not divide
+    /// the constant's axis (it stays float, as coremltools leaves it).
     /// - Returns: the operation's output name.
-    func compressedConstant(_ base: String, _ weights: Weights, shape: [Int], bits: Int, mode: QuantizationMode) -> String {
-        let name = freshName(base)
-        let channels = mode.usesLookupTable ? 1 : shape.count >= 2 ? shape[0] : 1
+    func compressedConstant(_ base: String, _ weights: Weights, shape: [Int], bits: Int, mode: QuantizationMode) -> String? {
+        let table = mode.usesLookupTable, blockwise = options.writesBlockwise
+        guard let blocks = options.granularity.blocks(of: shape, lookupTable: table) else { return nil }
+        let name = freshName(base), runs = blocks.reduce(1, *)
         // Every part's size is known now: the blobs take their places in the file in the program's order.
-        let levels = mode.usesLookupTable ? (weights.count * bits + 7) / 8 : weights.count
-        let (parameters, width) = (mode.usesLookupTable ? 1 << bits : channels, float16 ? 2 : 4)
+        let parameters = table ? runs << bits : runs, width = float16 ? 2 : 4
         let reserve = { (count: Int, size: Int) in count >= Self.blobThreshold ? self.blobs.reserve(size: size) : nil }
-        let job = PendingCompression(name: name, weights: weights, shape: shape, bits: bits, mode: mode, channels: channels,
-                                     levelsBlob: blobs.reserve(size: levels), parametersBlob: reserve(parameters, parameters * width),
-                                     zeroPointBlob: mode.usesLookupTable ? nil : reserve(channels, channels))
-        append(mode.usesLookupTable ? "constexpr_lut_to_dense" : "constexpr_affine_dequantize", name: name, inputs: [],
-               output: spec.milTensorType(computeType, shape))
+        let dataType = blockwise && !table ? PackedInteger(bits: bits, signed: mode == .linearSymmetric) : table ? .unsigned(bits) : .uint8
+        let offsetType = table || (blockwise && dataType.signed) ? nil : dataType
+        let job = PendingCompression(name: name, weights: weights, shape: shape, bits: bits, mode: mode, blocks: blocks, dataType: dataType,
+                                     offsetType: offsetType, levelsBlob: blobs.reserve(size: dataType.byteCount(weights.count)),
+                                     parametersBlob: reserve(parameters, parameters * width),
+                                     offsetBlob: offsetType.flatMap { reserve(runs, $0.byteCount(runs)) })
+        let type = table ? "constexpr_lut_to_dense" : blockwise ? "constexpr_blockwise_shift_scale" : "constexpr_affine_dequantize"
+        append(type, name: name, inputs: [], output: spec.milTensorType(computeType, shape))
         job.operation = operations.last!
         pendingCompressions.append(job)
         return name
@@ -70,82 +82,124 @@ extension ProgramBuilder {
         pendingCompressions = []
     }
 
-    /// The operation's attributes from its computed values, and its blobs filled.
-    private func attach(_ compressed: CompressedConstant, to job: PendingCompression) {
-        let attributes: [(String, UnsafeMutablePointer<MILValue>)]
-        switch compressed {
-        case .affine(let levels, let scale, let zeroPoint):
-            blobs.fill(at: job.levelsBlob, with: .uint8s(levels))
-            attributes = [
-                ("quantized_data", spec.milBlobValue(shape: job.shape, offset: job.levelsBlob, dataType: MILData.uint8s([]).dataType)),
-                ("zero_point", bytesValue(zeroPoint, blob: job.zeroPointBlob)),
-                ("scale", floatsValue(scale, name: job.name + "_scale", blob: job.parametersBlob)),
+    /// The operation's parameters from its computed parts (attributes in iOS 16's form, inputs in iOS 18's), and its
+    /// blobs filled.
+    private func attach(_ parts: CompressedParts, to job: PendingCompression) {
+        let operation = job.operation!
+        let blocks = job.blocks, runs = job.blocks.reduce(1, *)
+        guard options.writesBlockwise else {
+            // iOS 16 packs a table's indices in a uint8 vector.
+            let levels = job.mode.usesLookupTable ? PackedInteger.uint8 : job.dataType
+            blobs.fill(at: job.levelsBlob, with: .integers(parts.data, levels, count: parts.data.count))
+            // Shape-less scale and zero point for a vector's one pair, as coremltools writes them.
+            let vector = runs == 1 && !job.mode.usesLookupTable ? nil : [parts.parameters.count]
+            let attributes: [(String, UnsafeMutablePointer<MILValue>)] = job.mode.usesLookupTable ? [
+                ("indices", spec.milBlobValue(shape: [parts.data.count], offset: job.levelsBlob, dataType: PackedInteger.uint8.dataType)),
+                ("lut", floatsValue(parts.parameters, shape: vector, name: job.name + "_lut", blob: job.parametersBlob)),
+                ("shape", spec.milValue(.uint32s(job.shape.map { UInt32($0) }), shape: [job.shape.count])),
+            ] : [
+                ("quantized_data", spec.milBlobValue(shape: job.shape, offset: job.levelsBlob, dataType: levels.dataType)),
+                ("zero_point", integersValue(parts.offsets!, .uint8, shape: vector, blob: job.offsetBlob)),
+                ("scale", floatsValue(parts.parameters, shape: vector, name: job.name + "_scale", blob: job.parametersBlob)),
                 ("axis", spec.milValue(.ints([0]), shape: nil)),
             ]
-        case .lookupTable(let packed, let table):
-            attributes = [
-                ("indices", bytesValue(packed, blob: job.levelsBlob)),
-                ("lut", floatsValue(table, name: job.name + "_lut", blob: job.parametersBlob)),
-                ("shape", spec.milValue(.uint32s(job.shape.map { UInt32($0) }), shape: [job.shape.count])),
-            ]
+            let named = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes).compactMap { $0 }  // the name
+            (operation.pointee.n_attributes, operation.pointee.attributes) = spec.array(attributes.map { spec.milEntry($0.0, $0.1) } + named)
+            return
         }
-        let operation = job.operation!
-        let named = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes).compactMap { $0 }  // the name
-        (operation.pointee.n_attributes, operation.pointee.attributes) = spec.array(attributes.map { spec.milEntry($0.0, $0.1) } + named)
+        blobs.fill(at: job.levelsBlob, with: .integers(parts.data, job.dataType, count: job.weights.count))
+        let data = spec.milBlobValue(shape: job.shape, offset: job.levelsBlob, dataType: job.dataType.dataType)
+        var inputs: [(String, UnsafeMutablePointer<MILValue>)]
+        if job.mode.usesLookupTable {
+            inputs = [("indices", data),
+                      ("lut", floatsValue(parts.parameters, shape: blocks + [1 << job.bits, 1], name: job.name + "_lut", blob: job.parametersBlob))]
+        } else {
+            inputs = [("data", data), ("scale", floatsValue(parts.parameters, shape: blocks, name: job.name + "_scale", blob: job.parametersBlob))]
+            if let offsets = parts.offsets, let type = job.offsetType { inputs.append(("offset", integersValue(offsets, type, shape: blocks, blob: job.offsetBlob))) }
+        }
+        setInputs(of: operation, inputs.map { ($0.0, [binding($0.1)]) })
     }
 
-    /// A uint8 scalar (one value), or vector: in its reserved blob (10 values or more, as coremltools stores it).
-    private func bytesValue(_ bytes: [UInt8], blob: Int?) -> UnsafeMutablePointer<MILValue> {
-        guard let blob else { return spec.milValue(.uint8s(bytes), shape: bytes.count == 1 ? nil : [bytes.count]) }
-        blobs.fill(at: blob, with: .uint8s(bytes))
-        return spec.milBlobValue(shape: [bytes.count], offset: blob, dataType: MILData.uint8s([]).dataType)
+    /// Integers of `type` (one each in `values`): in their reserved blob (10 values or more, as coremltools stores
+    /// them), else immediate of `shape` (nil: a scalar).
+    private func integersValue(_ values: [UInt8], _ type: PackedInteger, shape: [Int]?, blob: Int?) -> UnsafeMutablePointer<MILValue> {
+        let packed = type.pack(values)
+        guard let blob else { return spec.milValue(.integers(packed, type), shape: shape) }
+        blobs.fill(at: blob, with: .integers(packed, type, count: values.count))
+        return spec.milBlobValue(shape: shape ?? [values.count], offset: blob, dataType: type.dataType)
     }
 
-    /// A float scalar (one value), or vector, in the compute precision: in its reserved blob (10 values or more).
-    private func floatsValue(_ values: [Float], name: String, blob: Int?) -> UnsafeMutablePointer<MILValue> {
+    /// Floats in the compute precision: in their reserved blob (10 values or more), else immediate of `shape` (nil:
+    /// a scalar).
+    private func floatsValue(_ values: [Float], shape: [Int]?, name: String, blob: Int?) -> UnsafeMutablePointer<MILValue> {
         if float16, compressionFailure == nil, values.contains(where: HalfRounding.overflows) {
             compressionFailure = HalfRounding.overflowError(constant: name).message
         }
-        guard let blob else {
-            return spec.milValue(float16 ? .halfs(HalfRounding.bits(values)) : .floats(values), shape: values.count == 1 ? nil : [values.count])
-        }
+        guard let blob else { return spec.milValue(float16 ? .halfs(HalfRounding.bits(values)) : .floats(values), shape: shape) }
         blobs.fill(at: blob, with: .floats(Weights(values), float16: float16, name: name))
-        return spec.milBlobValue(shape: [values.count], offset: blob, float16: float16)
+        return spec.milBlobValue(shape: shape ?? [values.count], offset: blob, float16: float16)
     }
+}
+
+/// A compressed constant's parts as the file holds them: its levels (or
+/// indices) packed as their type, its scales (or tables), and the zero
+/// points of a mode with an offset, one a byte.
+struct CompressedParts {
+    let data: [UInt8]
+    let parameters: [Float]
+    let offsets: [UInt8]?
 }
 
 /// A constant `ProgramBuilder.compressedConstant` set aside: what to
 /// compress, where its operation and blobs are, and once run, the result.
 final class PendingCompression: @unchecked Sendable {
     // Sendable: `result` is written by the one thread that runs the job, read after every job has run.
-    let name: String, weights: Weights, shape: [Int], bits: Int, mode: QuantizationMode, channels: Int
-    /// The metadata offsets of its blobs: the levels (always: 2048 values or more), the scale or
-    /// table and the zero point when they are blobs.
-    let levelsBlob: Int, parametersBlob: Int?, zeroPointBlob: Int?
+    let name: String, weights: Weights, shape: [Int], bits: Int, mode: QuantizationMode
+    /// How many blocks along each axis have their own scale or table (`CompressionGranularity.blocks`).
+    let blocks: [Int]
+    /// The type of the levels (or indices), and of the offset (nil: none).
+    let dataType: PackedInteger, offsetType: PackedInteger?
+    /// The metadata offsets of its blobs: the levels (always: 2048 values or more), the scales or
+    /// tables and the offsets when they are blobs.
+    let levelsBlob: Int, parametersBlob: Int?, offsetBlob: Int?
     var operation: UnsafeMutablePointer<MILOperation>?
-    private(set) var result: Result<CompressedConstant, Quantizer.Failure>?
+    private(set) var result: Result<CompressedParts, Quantizer.Failure>?
 
-    init(name: String, weights: Weights, shape: [Int], bits: Int, mode: QuantizationMode, channels: Int,
-         levelsBlob: Int, parametersBlob: Int?, zeroPointBlob: Int?) {
-        (self.name, self.weights, self.shape, self.bits, self.mode, self.channels) = (name, weights, shape, bits, mode, channels)
-        (self.levelsBlob, self.parametersBlob, self.zeroPointBlob) = (levelsBlob, parametersBlob, zeroPointBlob)
+    init(name: String, weights: Weights, shape: [Int], bits: Int, mode: QuantizationMode, blocks: [Int], dataType: PackedInteger,
+         offsetType: PackedInteger?, levelsBlob: Int, parametersBlob: Int?, offsetBlob: Int?) {
+        (self.name, self.weights, self.shape, self.bits, self.mode, self.blocks) = (name, weights, shape, bits, mode, blocks)
+        (self.dataType, self.offsetType) = (dataType, offsetType)
+        (self.levelsBlob, self.parametersBlob, self.offsetBlob) = (levelsBlob, parametersBlob, offsetBlob)
     }
 
-    /// Compresses the weights (computed ones produced into a buffer that goes away after).
+    /// Compresses the weights (computed ones produced into a buffer that goes away after) and packs the levels as
+    /// their type: a signed type's are the levels less the zero point, as two's complement.
     func run(float16: Bool) {
-        let (bits, mode, channels) = (self.bits, self.mode, self.channels)
-        result = Result { () throws(Quantizer.Failure) -> CompressedConstant in
-            try weights.withValuesOnce { values throws(Quantizer.Failure) in
+        let (bits, mode, runs, dataType, offsetType) = (self.bits, self.mode, blocks.reduce(1, *), self.dataType, self.offsetType)
+        result = Result { () throws(Quantizer.Failure) -> CompressedParts in
+            let compressed = try weights.withValuesOnce { values throws(Quantizer.Failure) in
                 // Read back in float16, as a float16 program's constants are: none beyond its range (`HalfRounding.overflows`).
                 if float16, let index = values.firstIndex(where: HalfRounding.overflows) {
                     throw Quantizer.Failure(message: "value \(index + 1) of \(values.count) is \(values[index]), beyond float16's range (65504)")
                 }
-                return try Quantizer.compressForProgram(values, bits: bits, mode: mode, channels: channels) { scale in
+                return try Quantizer.compressForProgram(values, bits: bits, mode: mode, runs: runs) { scale in
                     // As the file holds it: a float16 scale (one that would round to zero its smallest subnormal).
                     guard float16 else { return scale }
                     let stored = HalfRounding.value(HalfRounding.bits(scale, count: 1))
                     return stored.isFinite ? stored : nil
                 }
+            }
+            switch compressed {
+            case .lookupTable(let packed, let tables):
+                return CompressedParts(data: packed, parameters: tables, offsets: nil)
+            case .affine(let levels, let scale, let zeroPoint):
+                guard dataType.signed else {
+                    return CompressedParts(data: dataType.bits == 8 ? levels : dataType.pack(levels), parameters: scale, offsets: offsetType == nil ? nil : zeroPoint)
+                }
+                // Symmetric: every run's zero point is 2^(bits-1); level - 2^(bits-1) is the level with its top bit flipped.
+                let flip = UInt8(1 << (bits - 1))
+                let signed = levels.map { $0 ^ flip }
+                return CompressedParts(data: dataType.bits == 8 ? signed : dataType.pack(signed), parameters: scale, offsets: nil)
             }
         }
     }

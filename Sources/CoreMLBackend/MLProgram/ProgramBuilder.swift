@@ -84,8 +84,9 @@ final class ProgramBuilder {
     /// when it holds `blobThreshold` values or more.
     func constant(_ base: String, _ weights: Weights, shape: [Int]) -> String {
         guard weights.count >= Self.blobThreshold else { return constant(base, .floats(weights.values), shape: shape) }
-        if case .quantized(let bits, let mode)? = options.compression, weights.count >= Self.compressionThreshold {
-            return compressedConstant(base, weights, shape: shape, bits: bits, mode: mode)
+        if case .quantized(let bits, let mode)? = options.compression, weights.count >= Self.compressionThreshold,
+           let name = compressedConstant(base, weights, shape: shape, bits: bits, mode: mode) {
+            return name
         }
         spec.retain(weights)
         let name = freshName(base)
@@ -156,6 +157,15 @@ final class ProgramBuilder {
                 outputs: [UnsafeMutablePointer<MILNamedValueType>], attributes: [UnsafeMutablePointer<MILValueEntry>] = []) {
         let operation: UnsafeMutablePointer<MILOperation> = spec.new(core_ml__specification__milspec__operation__init)
         operation.pointee.type = spec.string(type)
+        setInputs(of: operation, inputs)
+        (operation.pointee.n_outputs, operation.pointee.outputs) = spec.array(outputs)
+        let nameValue = spec.milValue(.strings([name]), shape: nil)
+        (operation.pointee.n_attributes, operation.pointee.attributes) = spec.array(attributes + [spec.milEntry("name", nameValue)])
+        operations.append(operation)
+    }
+
+    /// Binds `operation`'s inputs (a compressed constant's, once its values are computed).
+    func setInputs(of operation: UnsafeMutablePointer<MILOperation>, _ inputs: [(String, [UnsafeMutablePointer<MILBinding>])]) {
         (operation.pointee.n_inputs, operation.pointee.inputs) = spec.array(inputs.map { key, bindings in
             let argument: UnsafeMutablePointer<MILArgument> = spec.new(core_ml__specification__milspec__argument__init)
             (argument.pointee.n_arguments, argument.pointee.arguments) = spec.array(bindings)
@@ -163,9 +173,5 @@ final class ProgramBuilder {
             (entry.pointee.key, entry.pointee.value) = (spec.string(key), argument)
             return entry
         })
-        (operation.pointee.n_outputs, operation.pointee.outputs) = spec.array(outputs)
-        let nameValue = spec.milValue(.strings([name]), shape: nil)
-        (operation.pointee.n_attributes, operation.pointee.attributes) = spec.array(attributes + [spec.milEntry("name", nameValue)])
-        operations.append(operation)
     }
 }

@@ -6,6 +6,12 @@ import ModelFormat
 extension ProgramLowering {
     func activation(_ activation: Activation, _ input: String, node: Node, shape: [Int]) throws -> String {
         let name = node.name
+        if case .clip(let low, let high) = activation, !(low < high) {
+            // iOS 17's clip requires alpha < beta (coremltools' type inference refuses a Keras ReLU(max_value=0)'s clip(0, 0)):
+            // the same min(max(x, alpha), beta) as two operations, at every version.
+            let raised = program.operation("maximum", "\(name)_low", ["x": input, "y": program.constant("\(name)_alpha", .floats([low]))], shape: shape)
+            return program.operation("minimum", name, ["x": raised, "y": program.constant("\(name)_beta", .floats([high]))], shape: shape)
+        }
         func scalar(_ field: String, _ value: Float) -> (String, [String]) {
             (field, [program.constant("\(name)_\(field)", .floats([value]))])
         }

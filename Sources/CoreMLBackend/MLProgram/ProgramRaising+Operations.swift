@@ -24,7 +24,7 @@ extension ProgramRaising {
             guard let entry = CArrays.buffer(operation.pointee.attributes, operation.pointee.n_attributes)
                 .first(where: { CArrays.string($0?.pointee.key) == "val" }) ?? nil else { throw fail("const '\(name)' has no value", operation) }
             values[name] = .constant(try constant(entry.pointee.value))
-        case "constexpr_affine_dequantize", "constexpr_lut_to_dense":
+        case "constexpr_affine_dequantize", "constexpr_blockwise_shift_scale", "constexpr_lut_to_dense":
             values[name] = .constant(try decompressed(operation, type: type, name: name, shape: shape))
         case "conv", "conv_transpose":
             // conv's weight is [C_out, C_in / groups, kH, kW], conv_transpose's [C_in, C_out / groups, kH, kW] (the IR's deconvolution's).
@@ -101,7 +101,13 @@ extension ProgramRaising {
         case "threshold":
             node(.unary(Unary(kind: .threshold, alpha: try float(operation, "alpha"))), [try tensor(operation, "x")])
         case "maximum", "minimum":
-            node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
+            if case .constant? = try argument(operation, "y")?.first {
+                // Against one value (this writer's clip whose bounds meet; coremltools' clamps): a clip open on one side.
+                let bound = try float(operation, "y")
+                node(.activation(type == "maximum" ? .clip(min: bound, max: .infinity) : .clip(min: -.infinity, max: bound)), [try tensor(operation, "x")])
+            } else {
+                node(type == "maximum" ? .maximum : .minimum, [try tensor(operation, "x"), try tensor(operation, "y")])
+            }
         case _ where type == "select" || Self.comparisonKinds[type] != nil:
             try raiseLogic(operation, type: type, name: name)
         case "cumsum", "reduce_argmax":

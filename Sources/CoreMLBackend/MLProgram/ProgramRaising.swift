@@ -17,33 +17,39 @@ struct ProgramConstant {
     var bools: [Bool] = []
     var strings: [String] = []
     var longInts: [Int64] = []
-    /// A uint8 or int8 tensor's values (a compressed constant's levels).
+    /// An integer tensor's values of a byte or sub-byte type (a compressed constant's levels, offsets or indices).
     var bytes: ConstantBytes?
 }
 
-/// A uint8 or int8 tensor's values: borrowed from the mapped weight file
-/// (a compressed package's levels are not copied to be read), or a copy of
-/// a program's immediate bytes.
+/// An integer tensor's values, `count` of `type` packed in `buffer`:
+/// borrowed from the mapped weight file (a compressed package's levels are
+/// not copied to be read), or a copy of a program's immediate bytes.
 struct ConstantBytes: @unchecked Sendable {
     // Sendable: `buffer` is immutable memory that `owner` (a mapped file, or `ByteCopy`) keeps alive.
     private let owner: any AnyObject & Sendable
     let buffer: UnsafeRawBufferPointer
-    /// int8 (else uint8).
-    let signed: Bool
+    let type: PackedInteger
+    let count: Int
 
-    init(borrowing buffer: UnsafeRawBufferPointer, owner: any AnyObject & Sendable, signed: Bool) {
-        (self.buffer, self.owner, self.signed) = (buffer, owner, signed)
+    /// `buffer` holds exactly `type.byteCount(count)` bytes (the caller checked).
+    init(borrowing buffer: UnsafeRawBufferPointer, owner: any AnyObject & Sendable, type: PackedInteger, count: Int) {
+        precondition(buffer.count == type.byteCount(count), "\(count) \(type.name) values in \(buffer.count) bytes")
+        (self.buffer, self.owner, self.type, self.count) = (buffer, owner, type, count)
     }
 
-    init(copying bytes: UnsafeRawBufferPointer, signed: Bool) {
+    init(copying bytes: UnsafeRawBufferPointer, type: PackedInteger, count: Int) {
         let copy = ByteCopy(bytes)
-        self.init(borrowing: UnsafeRawBufferPointer(copy.memory), owner: copy, signed: signed)
+        self.init(borrowing: UnsafeRawBufferPointer(copy.memory), owner: copy, type: type, count: count)
     }
 
     /// Value `index` as a number.
     @inline(__always)
     func value(_ index: Int) -> Float {
-        signed ? Float(Int8(bitPattern: buffer[index])) : Float(buffer[index])
+        switch type {
+        case .uint8: Float(buffer[index])
+        case .int8: Float(Int8(bitPattern: buffer[index]))
+        default: Float(type.value(buffer, at: index))
+        }
     }
 
     private final class ByteCopy: @unchecked Sendable {
@@ -289,10 +295,8 @@ struct ProgramRaising {
             let blob = value.pointee.blobfilevalue.pointee
             let reference = CArrays.string(blob.filename)
             do {
-                let dataType = Self.dataType(of: type)
-                if dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8 || dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8 {
-                    return ProgramConstant(shape: shape, bytes: try blobs.bytes(in: reference, at: blob.offset, count: count,
-                                                                                signed: dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8))
+                if let integer = PackedInteger(Self.dataType(of: type)) {
+                    return ProgramConstant(shape: shape, bytes: try blobs.bytes(in: reference, at: blob.offset, count: count, type: integer))
                 }
                 return ProgramConstant(shape: shape, floats: try blobs.floats(in: reference, at: blob.offset, count: count))
             } catch let error as BlobReader.Failure {
@@ -301,6 +305,16 @@ struct ProgramRaising {
         case CORE_ML__SPECIFICATION__MILSPEC__VALUE__VALUE_IMMEDIATE_VALUE:
             guard let tensor = value.pointee.immediatevalue.pointee.tensor else { throw fail("an immediate value holds no tensor", value) }
             var result = ProgramConstant(shape: shape)
+            // Floats, bools and strings are the fields of exactly float32, bool and string values (coremltools' helper
+            // `_tensor_field_by_type`): a value typed otherwise is not read as they hold it.
+            let fields: [UInt32: (MILDataType, String)] = [
+                CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_FLOATS.rawValue: (CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT32, "float32"),
+                CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BOOLS.rawValue: (CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__BOOL, "bool"),
+                CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_STRINGS.rawValue: (CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__STRING, "string"),
+            ]
+            if let (wanted, held) = fields[UInt32(tensor.pointee.value_case.rawValue)], Self.dataType(of: type) != wanted {
+                throw fail("a constant holds \(held) values and is typed otherwise (MIL data type \(Self.dataType(of: type).map { "\($0.rawValue)" } ?? "none"))", value)
+            }
             switch tensor.pointee.value_case {
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_FLOATS:
                 result.floats = Weights(CArrays.array(tensor.pointee.floats.pointee.values, tensor.pointee.floats.pointee.n_values))
@@ -313,29 +327,34 @@ struct ProgramRaising {
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_LONG_INTS:
                 result.longInts = CArrays.array(tensor.pointee.longints.pointee.values, tensor.pointee.longints.pointee.n_values)
             case CORE_ML__SPECIFICATION__MILSPEC__TENSOR_VALUE__VALUE_BYTES:
-                // Float16, uint8, int8 or uint32 values, little-endian, as coremltools writes them: exactly the declared count.
+                // Float16, uint8, int8 or uint32 values, little-endian, as coremltools writes them (sub-byte ones packed least
+                // significant bits first): exactly the declared count.
                 let raw = tensor.pointee.bytes.pointee.values
                 let bytes = UnsafeRawBufferPointer(start: raw.data, count: raw.data == nil ? 0 : raw.len)
                 let dataType = Self.dataType(of: type)
-                let widths: [MILDataType: Int] = [CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16: 2, CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT8: 1,
-                                                  CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8: 1, CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32: 4]
-                guard let width = dataType.flatMap({ widths[$0] }) else { throw fail("a constant in bytes that is not float16, uint8, int8 or uint32", tensor) }
+                if let integer = PackedInteger(dataType) {
+                    guard bytes.count == integer.byteCount(count) else { throw fail("a constant declares \(count) values and holds \(bytes.count) bytes", value) }
+                    result.bytes = ConstantBytes(copying: bytes, type: integer, count: count)
+                    return result
+                }
+                let widths: [MILDataType: Int] = [CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16: 2, CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32: 4]
+                guard let width = dataType.flatMap({ widths[$0] }) else {
+                    throw fail("a constant in bytes that is not float16, uint32 or an integer of 8 bits or fewer", tensor)
+                }
                 guard bytes.count == count * width else { throw fail("a constant declares \(count) values and holds \(bytes.count) bytes", value) }
                 func word(_ index: Int, _ width: Int) -> Int { (0..<width).reduce(0) { $0 | Int(bytes[width * index + $1]) << (8 * $1) } }
                 switch dataType {
                 case CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__FLOAT16:
                     result.floats = Weights((0..<count).map { HalfRounding.value(UInt16(word($0, 2))) })
                     result.floats?.storedPrecision = .float16
-                case CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__UINT32:
-                    result.ints = (0..<count).map { word($0, 4) }
                 default:
-                    result.bytes = ConstantBytes(copying: bytes, signed: dataType == CORE_ML__SPECIFICATION__MILSPEC__DATA_TYPE__INT8)
+                    result.ints = (0..<count).map { word($0, 4) }
                 }
             default:
                 throw fail("an immediate value of a kind not read yet", tensor)
             }
             let held = max(result.floats?.count ?? 0, result.ints.count, result.bools.count, result.strings.count, result.longInts.count,
-                           result.bytes?.buffer.count ?? 0)
+                           result.bytes?.count ?? 0)
             guard held == count else { throw fail("a constant declares \(count) values and holds \(held)", value) }
             return result
         default:
