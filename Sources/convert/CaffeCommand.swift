@@ -171,7 +171,7 @@ enum ConversionFlags {
         "minimum-deployment-target", valueName: "target",
         help: "The oldest OS the model must load on (iOS11, iOS13, macOS10_15, ...; default: the oldest its layers allow). "
             + "iOS15 and later (macOS12, tvOS15, watchOS8) are an ML program's: with --convert-to mlprogram, which writes iOS15 "
-            + "by default, iOS16 or iOS17 when named.").spec
+            + "by default, iOS16, iOS17 or iOS18 when named (iOS18 too when --quantize-weights asks for its forms).").spec
 
     /// A detector's thresholds (the pipeline's stored values; apps can
     /// override them per prediction through its optional inputs).
