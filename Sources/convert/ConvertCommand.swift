@@ -251,7 +251,7 @@ private func keptFloat(_ model: Model, _ output: OutputRequest) -> [(label: Stri
             .map { "\(node.name) \($0.name) \($0.shape)" }
     }
     guard !kept.isEmpty else { return [] }
-    let axis = output.granularity == .perBlock(size: size) ? "input axis (1) is not a multiple of the block size" : "output channels are not a multiple of the group size"
-    return [("Kept float", ["\(kept.count) weight tensor\(kept.count == 1 ? "" : "s") of \(MLProgramWriter.compressionThreshold) values or more whose "
-                            + "\(axis) \(size), as coremltools leaves them: " + kept.prefix(4).joined(separator: ", ") + (kept.count > 4 ? ", ..." : "")])]
+    let parts = output.granularity == .perBlock(size: size) ? "blocks of \(size) along the input axis (1)" : "groups of \(size) output channels (axis 0)"
+    return [("Kept float", ["\(kept.count) weight tensor\(kept.count == 1 ? "" : "s") of \(MLProgramWriter.compressionThreshold) values or more that "
+                            + "\(parts) do not divide, as coremltools leaves them: " + kept.prefix(4).joined(separator: ", ") + (kept.count > 4 ? ", ..." : "")])]
 }

@@ -234,8 +234,8 @@ final class ConvertProgramTests: XCTestCase {
                                                                        "kmeans-lut", "--group-size", "32", "-o", folder.path + "/G.mlpackage"])
         XCTAssertEqual(groups.status, 0, groups.standardError)
         let unwrapped = groups.standardOutput.replacingOccurrences(of: "\n              ", with: " ")  // the summary's continuation lines
-        for fragment in ["constexpr_lut_to_dense 1", "Kept float:   2 weight tensors of 2048 values or more whose output channels are not a "
-                         + "multiple of the group size 32, as coremltools leaves them: conv2 weights [16, 8, 5, 5], conv3 weights [16, 16, 3, 3]"] {
+        for fragment in ["constexpr_lut_to_dense 1", "Kept float:   2 weight tensors of 2048 values or more that groups of 32 output channels "
+                         + "(axis 0) do not divide, as coremltools leaves them: conv2 weights [16, 8, 5, 5], conv3 weights [16, 16, 3, 3]"] {
             XCTAssertTrue(unwrapped.contains(fragment), fragment + " not in:\n" + groups.standardOutput)
         }
     }
