@@ -17,9 +17,10 @@ large folios, which a mapping then counts whole in the peak RSS).
 In one run: one untimed conversion of each kind, then --runs rounds, each
 converting to a new output in this order: NeuralNetwork float32, program
 float32, NeuralNetwork float16 (--precision float16), program float16 (the
-default compute precision), and compressed: 8-bit linear and 4-bit k-means
-tables, each as a NeuralNetwork and as a program (--quantize-weights; the
-program's float16 compute), the output deleted (untimed) before each.
+default compute precision), and compressed: 8-bit linear, 4-bit k-means
+tables and 4-bit linear (the program's: iOS 18's int4 per block of 32), each
+as a NeuralNetwork and as a program (--quantize-weights; the program's
+float16 compute), the output deleted (untimed) before each.
 Wall time around the child, CPU time and peak RSS from /usr/bin/time.
 Prints medians (minimums) and ratios, and replaces the program_conversion
 section of BENCHMARKS.md (--no-markdown: print only).
@@ -50,7 +51,11 @@ KINDS = [("NeuralNetwork float32", [], ".mlmodel"),
          ("NeuralNetwork 8-bit linear", ["--quantize-weights", "8"], ".mlmodel"),
          ("ML Program 8-bit linear", ["--convert-to", "mlprogram", "--quantize-weights", "8"], ".mlpackage"),
          ("NeuralNetwork 4-bit k-means", ["--quantize-weights", "4", "--quantization", "kmeans-lut"], ".mlmodel"),
-         ("ML Program 4-bit k-means", ["--convert-to", "mlprogram", "--quantize-weights", "4", "--quantization", "kmeans-lut"], ".mlpackage")]
+         ("ML Program 4-bit k-means", ["--convert-to", "mlprogram", "--quantize-weights", "4", "--quantization", "kmeans-lut"], ".mlpackage"),
+         # iOS 18's blockwise form (int4, a scale per 32 input values) against the NeuralNetwork's 4-bit linear per channel.
+         ("NeuralNetwork 4-bit linear", ["--quantize-weights", "4"], ".mlmodel"),
+         ("ML Program 4-bit linear", ["--convert-to", "mlprogram", "--quantize-weights", "4", "--quantization", "linear-symmetric",
+                                      "--block-size", "32"], ".mlpackage")]
 
 
 def timed(command):
@@ -129,7 +134,9 @@ conversion are the same binary). Inception-ResNet-v2's frozen
 graph ({weight_bytes / 1e6:.1f} MB of weights), {args.runs} rounds after an untimed one, each
 converting to a new output: NeuralNetwork float32, ML Program float32,
 NeuralNetwork float16, ML Program float16, then compressed weights
-(`--quantize-weights 8`, `--quantize-weights 4 --quantization kmeans-lut`)
+(`--quantize-weights 8`, `--quantize-weights 4 --quantization kmeans-lut`,
+`--quantize-weights 4`: the program's as iOS 18's int4 levels with a scale
+per block of 32 input values, `--quantization linear-symmetric --block-size 32`)
 as a NeuralNetwork and as a program (a new output is left to the
 system's write-back in both formats; one that replaces another is synced).
 
