@@ -93,7 +93,7 @@ enum ConversionFlags {
         let dot = name.lastIndex(of: ".").map { String(name[name.index(after: $0)...]).lowercased() }
         let precision = try CompressionFlags.precision(arguments)
         let granularity = try CompressionFlags.granularity(arguments, precision: precision,
-                                                           program: try arguments.string("convert-to").lowercased() == "mlprogram")
+                                                           program: try ProgramFlags.kind(arguments) == "mlprogram")
         let program = try ProgramFlags.programPrecision(arguments, path: path, extension: dot, precision: precision, granularity: granularity)
         guard program != nil || dot == "mlmodel" else {
             let tensorHint = arguments.options.spec(named: "output-feature-name") != nil

@@ -22,13 +22,18 @@ enum ProgramFlags {
             + "compute_precision: float16 (default, as coremltools': float32 inputs and outputs, float16 weights and operations) "
             + "or float32. A NeuralNetwork's weights: --precision.").spec
 
+    /// `--convert-to` as spelled, lowercased and without underscores (coremltools' "ml_program" too).
+    static func kind(_ arguments: ParsedArguments) throws -> String {
+        try arguments.string("convert-to").lowercased().replacingOccurrences(of: "_", with: "")
+    }
+
     /// The compute precision of the ML Program the options ask for (nil:
     /// a NeuralNetwork), after checking what must go with it: an
     /// `.mlpackage` output, and no NeuralNetwork weight options.
     static func programPrecision(_ arguments: ParsedArguments, path: String, extension dot: String?, precision: Precision?,
                                  granularity: CompressionGranularity) throws -> Precision? {
         let compute = arguments.optionalString("compute-precision")
-        let kind = try arguments.string("convert-to").lowercased().replacingOccurrences(of: "_", with: "")
+        let kind = try self.kind(arguments)
         switch kind {
         case "neuralnetwork":
             if dot == "mlpackage" {

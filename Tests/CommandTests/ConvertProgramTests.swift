@@ -171,6 +171,8 @@ final class ConvertProgramTests: XCTestCase {
             (["--convert-to", "mlprogram", "--compute-precision", "float32", "--precision", "float16", "-o", package], "an ML program stores its weights as it computes"),
             (["--compute-precision", "float32", "-o", folder.path + "/AgeNet.mlmodel"], "--compute-precision float32 is an ML program's"),
             (["--convert-to", "mlprogramm", "-o", package], "--convert-to takes neuralnetwork or mlprogram, not 'mlprogramm'"),
+            // coremltools' spelling ml_program is a program's for --block-size too (was: "--block-size is a compressed ML program's").
+            (["--convert-to", "ml_program", "--quantize-weights", "4", "--block-size", "0", "-o", package], "--block-size takes a number of values from 1 to 1048576, not '0'"),
             // Targets as coremltools takes them: a program from iOS 15 on, a NeuralNetwork before it.
             (["--convert-to", "mlprogram", "--minimum-deployment-target", "iOS13", "-o", package],
              "an ML program (--convert-to mlprogram) loads on iOS 15, macOS 12, tvOS 15, watchOS 8 and later"),

@@ -45,11 +45,7 @@ struct ConstantBytes: @unchecked Sendable {
     /// Value `index` as a number.
     @inline(__always)
     func value(_ index: Int) -> Float {
-        switch type {
-        case .uint8: Float(buffer[index])
-        case .int8: Float(Int8(bitPattern: buffer[index]))
-        default: Float(type.value(buffer, at: index))
-        }
+        Float(type.value(buffer, at: index))
     }
 
     private final class ByteCopy: @unchecked Sendable {
