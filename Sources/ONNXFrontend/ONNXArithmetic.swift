@@ -20,12 +20,19 @@ extension ONNXOpTable {
         return (prepared + [b.emit(op, [x.name, name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
     }
 
-    static func add(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
-        guard let (x, c, _) = try withConstant(b) else { return try both(b, .add(constant: 0)) }
-        if x.isExact, !c.isScalar { return try exactWithConstant(b, x, c, .add(constant: 0)) }
-        guard let values = b.perChannel(c, of: x) else { throw b.node.fail("adding a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
-        if values.count == 1 { return b.single(.add(constant: values[0]), x) }
-        return b.single(.bias(Bias(shape: [values.count], bias: Weights(values))), x)
+    static func add(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) { try combine(b, .add) }
+
+    static func multiply(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) { try combine(b, .multiply) }
+
+    /// A tensor and a constant: one value or one per channel, or (an exact
+    /// tensor) a constant of its shape; two tensors: the add or multiply layer.
+    private static func combine(_ b: ONNXBuilder, _ kind: AddOrMultiply) throws -> (nodes: [Node], value: ONNXValue) {
+        guard let (x, c, _) = try withConstant(b) else { return try both(b, kind.ofTensors) }
+        if x.isExact, !c.isScalar { return try exactWithConstant(b, x, c, kind.ofTensors) }
+        guard let values = b.perChannel(c, of: x) else {
+            throw b.node.fail("\(kind.verb) a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
+        }
+        return b.single(kind.with(values), x)
     }
 
     static func subtract(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
@@ -43,21 +50,11 @@ extension ONNXOpTable {
         }
         guard let values = b.perChannel(c, of: x) else { throw b.node.fail("subtracting a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
         guard constantFirst else {
-            if values.count == 1 { return b.single(.add(constant: -values[0]), x) }
-            return b.single(.bias(Bias(shape: [values.count], bias: Weights(values.map { -$0 }))), x)
+            return b.single(AddOrMultiply.add.with(values.map { -$0 }), x)
         }
         // c - x: x negated, then c added.
         let negated = b.emit(.multiply(constant: -1), [x.name], suffix: "negate")
-        let plus: Op = values.count == 1 ? .add(constant: values[0]) : .bias(Bias(shape: [values.count], bias: Weights(values)))
-        return ([negated, b.emit(plus, negated.outputs)], .tensor(name: b.name, rank: x.rank))
-    }
-
-    static func multiply(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
-        guard let (x, c, _) = try withConstant(b) else { return try both(b, .multiply(constant: 1)) }
-        if x.isExact, !c.isScalar { return try exactWithConstant(b, x, c, .multiply(constant: 1)) }
-        guard let values = b.perChannel(c, of: x) else { throw b.node.fail("multiplying by a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
-        if values.count == 1 { return b.single(.multiply(constant: values[0]), x) }
-        return b.single(.scale(Scale(shape: [values.count], scale: Weights(values))), x)
+        return ([negated, b.emit(AddOrMultiply.add.with(values), negated.outputs)], .tensor(name: b.name, rank: x.rank))
     }
 
     static func divide(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
@@ -75,12 +72,10 @@ extension ONNXOpTable {
         guard let values = b.perChannel(c, of: x) else { throw b.node.fail("dividing by a constant of shape \(c.shape) is not supported (only scalars and per-channel)") }
         if constantFirst {
             let inverse = b.emit(.unary(Unary(kind: .inverse)), [x.name], suffix: "inverse")
-            let times: Op = values.count == 1 ? .multiply(constant: values[0]) : .scale(Scale(shape: [values.count], scale: Weights(values)))
-            return ([inverse, b.emit(times, inverse.outputs)], .tensor(name: b.name, rank: x.rank))
+            return ([inverse, b.emit(AddOrMultiply.multiply.with(values), inverse.outputs)], .tensor(name: b.name, rank: x.rank))
         }
         guard !values.contains(0) else { throw b.node.fail("divides by zero") }
-        if values.count == 1 { return b.single(.multiply(constant: 1 / values[0]), x) }
-        return b.single(.scale(Scale(shape: [values.count], scale: Weights(values.map { 1 / $0 }))), x)
+        return b.single(AddOrMultiply.multiply.with(values.map { 1 / $0 }), x)
     }
 
     /// alpha * A * B' + beta * C with B constant: an inner product on the

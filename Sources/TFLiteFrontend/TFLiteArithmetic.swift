@@ -15,8 +15,8 @@ extension TFLiteOpTable {
             let (x, y) = (try b.input(0), try b.input(1))
             let rank = max(b.rank(0), b.rank(1))
             switch kind {
-            case .add: return (try b.fused(.add(constant: 0), [x, y], activation: 0), rank)
-            case .multiply: return (try b.fused(.multiply(constant: 1), [x, y], activation: 0), rank)
+            case .add: return (try b.fused(AddOrMultiply.add.ofTensors, [x, y], activation: 0), rank)
+            case .multiply: return (try b.fused(AddOrMultiply.multiply.ofTensors, [x, y], activation: 0), rank)
             case .subtract:
                 let negated = b.node(.multiply(constant: -1), [y], suffix: "negate")
                 return ([negated] + (try b.fused(.add(constant: 0), [x, negated.outputs[0]], activation: 0)), rank)
@@ -40,12 +40,7 @@ extension TFLiteOpTable {
             source = nodes[0].outputs[0]
         }
         let signed = kind == .subtract && variable == 0 ? values.map { -$0 } : values
-        let op: Op
-        if signed.count == 1 {
-            op = kind == .multiply ? .multiply(constant: signed[0]) : .add(constant: signed[0])
-        } else {
-            op = kind == .multiply ? .scale(Scale(shape: [channels], scale: Weights(signed))) : .bias(Bias(shape: [channels], bias: Weights(signed)))
-        }
+        let op = (kind == .multiply ? AddOrMultiply.multiply : .add).with(signed)
         return (nodes + (try b.fused(op, [source], activation: 0)), b.rank(variable))
     }
 }

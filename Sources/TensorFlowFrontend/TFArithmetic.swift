@@ -4,50 +4,51 @@ import ModelFormat
 /// Element-wise arithmetic, reshapes and matrix products.
 extension TFOpTable {
     /// Tensor + constant is a bias ([1] or per channel); tensor + tensor an add.
-    static func add(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        if b.isConstant(0) || b.isConstant(1) {
-            let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the addend")) : (try b.tensor(1), try b.constant(0, "the addend"))
-            if let spread = try spreadOverChannels(b, x, c, scale: false) { return spread }
-            guard let bias = try b.perChannel(c, channels: x.shape.channels) else {
-                if let map = try constantMap(b, x, c) { return map(.add(constant: 0)) }
-                throw b.node.fail("adding a constant of shape \(c.shape) is not supported (only scalars, per-channel and [H, W] maps)")
-            }
-            return ([b.emit(.bias(Bias(shape: [bias.count], bias: Weights(bias))), [x.name])], .tensor(name: b.name, rank: x.rank))
+    static func add(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) { try combine(b, .add, "the addend") }
+
+    /// Tensor * constant is a scale ([1] or per channel); tensor * tensor a multiply.
+    static func multiply(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) { try combine(b, .multiply, "the factor") }
+
+    /// A tensor and a constant (`role` in errors): a bias or scale, a
+    /// position map's constant layer combined with the tensor, or a
+    /// one-channel tensor spread over the constant's channels; two tensors:
+    /// the add or multiply layer.
+    private static func combine(_ b: TFBuilder, _ kind: AddOrMultiply, _ role: String) throws -> (nodes: [Node], value: TFValue) {
+        guard let (x, c) = try withConstant(b, role) else {
+            let (x, y) = (try b.tensor(0), try b.tensor(1))
+            return ([b.emit(kind.ofTensors, [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
         }
-        let (x, y) = (try b.tensor(0), try b.tensor(1))
-        return ([b.emit(.add(constant: 0), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
+        if let spread = try spreadOverChannels(b, x, c, scale: kind == .multiply) { return spread }
+        guard let values = try b.perChannel(c, channels: x.shape.channels) else {
+            if let map = try constantMap(b, x, c) { return map(kind.ofTensors) }
+            throw b.node.fail("\(kind.verb) a constant of shape \(c.shape) is not supported (only scalars, per-channel and [H, W] maps)")
+        }
+        return ([b.emit(kind.perChannel(values), [x.name])], .tensor(name: b.name, rank: x.rank))
+    }
+
+    /// The tensor operand and the constant one (`role` in errors), the
+    /// second input first; nil when neither is constant.
+    private static func withConstant(_ b: TFBuilder, _ role: String) throws -> ((name: String, rank: Int, shape: TensorShape), TFConstant)? {
+        if b.isConstant(1) { return (try b.tensor(0), try b.constant(1, role)) }
+        if b.isConstant(0) { return (try b.tensor(1), try b.constant(0, role)) }
+        return nil
     }
 
     static func subtract(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
         if b.isConstant(1) {
             let x = try b.tensor(0), c = try b.constant(1, "the subtrahend")
             guard let bias = try b.perChannel(c, channels: x.shape.channels) else { throw b.node.fail("subtracting a constant of shape \(c.shape) is not supported") }
-            return ([b.emit(.bias(Bias(shape: [bias.count], bias: Weights(bias.map { -$0 }))), [x.name])], .tensor(name: b.name, rank: x.rank))
+            return ([b.emit(AddOrMultiply.add.perChannel(bias.map { -$0 }), [x.name])], .tensor(name: b.name, rank: x.rank))
         }
         if b.isConstant(0) {
             let x = try b.tensor(1), c = try b.constant(0, "the minuend")
             guard let bias = try b.perChannel(c, channels: x.shape.channels) else { throw b.node.fail("subtracting from a constant of shape \(c.shape) is not supported") }
             let negated = b.emit(.multiply(constant: -1), [x.name], suffix: "negate")
-            return ([negated, b.emit(.bias(Bias(shape: [bias.count], bias: Weights(bias))), [negated.outputs[0]])], .tensor(name: b.name, rank: x.rank))
+            return ([negated, b.emit(AddOrMultiply.add.perChannel(bias), [negated.outputs[0]])], .tensor(name: b.name, rank: x.rank))
         }
         let (x, y) = (try b.tensor(0), try b.tensor(1))
         let negated = b.emit(.multiply(constant: -1), [y.name], suffix: "negate")
         return ([negated, b.emit(.add(constant: 0), [x.name, negated.outputs[0]])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
-    }
-
-    /// Tensor * constant is a scale ([1] or per channel); tensor * tensor a multiply.
-    static func multiply(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
-        if b.isConstant(0) || b.isConstant(1) {
-            let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the factor")) : (try b.tensor(1), try b.constant(0, "the factor"))
-            if let spread = try spreadOverChannels(b, x, c, scale: true) { return spread }
-            guard let scale = try b.perChannel(c, channels: x.shape.channels) else {
-                if let map = try constantMap(b, x, c) { return map(.multiply(constant: 1)) }
-                throw b.node.fail("multiplying by a constant of shape \(c.shape) is not supported (only scalars, per-channel and [H, W] maps)")
-            }
-            return ([b.emit(.scale(Scale(shape: [scale.count], scale: Weights(scale))), [x.name])], .tensor(name: b.name, rank: x.rank))
-        }
-        let (x, y) = (try b.tensor(0), try b.tensor(1))
-        return ([b.emit(.multiply(constant: 1), [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
     }
 
     /// A tensor plus or times a constant that varies over H and W (a
@@ -95,7 +96,7 @@ extension TFOpTable {
                 throw b.node.fail("dividing a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
             }
             let inverse = b.emit(.unary(Unary(kind: .inverse)), [x.name], suffix: "inverse")
-            return ([inverse, b.emit(.scale(Scale(shape: [scale.count], scale: Weights(scale))), inverse.outputs)], .tensor(name: b.name, rank: x.rank))
+            return ([inverse, b.emit(AddOrMultiply.multiply.perChannel(scale), inverse.outputs)], .tensor(name: b.name, rank: x.rank))
         }
         if !b.isConstant(1) {
             let (x, y) = (try b.tensor(0), try b.tensor(1))
@@ -106,8 +107,7 @@ extension TFOpTable {
         guard let divisor = try b.perChannel(c, channels: x.shape.channels), !divisor.contains(0) else {
             throw b.node.fail("only division by non-zero scalar or per-channel constants is supported")
         }
-        let scale = Scale(shape: [divisor.count], scale: Weights(divisor.map { 1 / $0 }))
-        return ([b.emit(.scale(scale), [x.name])], .tensor(name: b.name, rank: x.rank))
+        return ([b.emit(AddOrMultiply.multiply.perChannel(divisor.map { 1 / $0 }), [x.name])], .tensor(name: b.name, rank: x.rank))
     }
 
     /// max(x, c) is Core ML's threshold; min(x, c) a clip from below -inf.
@@ -128,8 +128,7 @@ extension TFOpTable {
     }
 
     private static func scalarOperand(_ b: TFBuilder) throws -> ((name: String, rank: Int, shape: TensorShape), Float)? {
-        guard b.isConstant(0) || b.isConstant(1) else { return nil }
-        let (x, c) = b.isConstant(1) ? (try b.tensor(0), try b.constant(1, "the operand")) : (try b.tensor(1), try b.constant(0, "the operand"))
+        guard let (x, c) = try withConstant(b, "the operand") else { return nil }
         guard c.isScalar else { throw b.node.fail("only scalar constants are supported here, not shape \(c.shape)") }
         return (x, Float(c[0]))
     }
