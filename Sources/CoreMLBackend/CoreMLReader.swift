@@ -87,6 +87,20 @@ public struct ModelFileError: Error, CustomStringConvertible, Sendable {
     public var underlying: any Error & Sendable
 
     public var description: String { "\(path): \(underlying)" }
+
+    /// Runs `body`, which reads the file at `path`: what it finds wrong in
+    /// the bytes (a `DecodeError` or a `CoreMLFormatError`, each with its
+    /// offset) comes out as this error naming the file; any other error (a
+    /// `FileError` names the file already) as it is.
+    static func reading<R>(_ path: String, _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as DecodeError {
+            throw ModelFileError(path: path, underlying: error)
+        } catch let error as CoreMLFormatError {
+            throw ModelFileError(path: path, underlying: error)
+        }
+    }
 }
 
 /// Reads `.mlmodel` files (NeuralNetwork and NeuralNetworkClassifier) into
@@ -103,16 +117,10 @@ public enum CoreMLReader {
     ///   `CoreMLFormatError`, each with its byte offset.
     public static func read(from path: String, structureOnly: Bool = false) throws -> CoreMLFile {
         if MLProgramWriter.isPackage(path) { return try MLProgramReader.read(from: path) }
-        do {
+        return try ModelFileError.reading(path) {
             let file = try MappedFile(path: path)
             defer { file.releaseResidentPages() }
             return try read(bytes: file.bytes, owner: file, structureOnly: structureOnly)
-        } catch let error as FileError {
-            throw error
-        } catch let error as DecodeError {
-            throw ModelFileError(path: path, underlying: error)
-        } catch let error as CoreMLFormatError {
-            throw ModelFileError(path: path, underlying: error)
         }
     }
 

@@ -36,7 +36,7 @@ public enum MLProgramReader {
     /// - Throws: `ModelFileError` naming the file and what in it cannot be read.
     public static func read(from path: String) throws -> CoreMLFile {
         let (modelPath, weightsPath) = paths(of: path)
-        do {
+        return try ModelFileError.reading(modelPath) {
             let file = try MappedFile(path: modelPath)
             let weights = BlobReader(folder: weightsPath)
             let decoded = try BinaryDecoder.decode(MLModel.self, descriptor: CoreMLReader.descriptorOfModel, bytes: file.bytes, owner: file,
@@ -56,12 +56,6 @@ public enum MLProgramReader {
             let (model, facts) = try reader.program(program, description: spec.pointee.description, blobs: weights)
             return CoreMLFile(specificationVersion: Int(spec.pointee.specificationversion), model: model,
                               featureTypes: reader.featureTypes(spec.pointee.description!), program: facts)
-        } catch let error as FileError {
-            throw error
-        } catch let error as DecodeError {
-            throw ModelFileError(path: modelPath, underlying: error)
-        } catch let error as CoreMLFormatError {
-            throw ModelFileError(path: modelPath, underlying: error)
         }
     }
 }
