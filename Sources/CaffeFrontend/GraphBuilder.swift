@@ -62,13 +62,7 @@ struct GraphBuilder {
             throw CaffeError("\(location(first)): \(unsupported.message(nodeNoun: "layer", typeNoun: "layer type"))")
         }
         for layer in net.layers where !layer.isTrainingOnly {
-            do {
-                try add(layer)
-            } catch let error as CaffeError {
-                throw CaffeError("\(location(layer)): \(error.message)")
-            } catch let error as ModelError {
-                throw CaffeError("\(location(layer)): \(error.message)")
-            }
+            try CaffeError.locating(location(layer)) { try add(layer) }
         }
         guard !inputs.isEmpty else { throw CaffeError("\(deployPath): the net declares no input (input:, input_shape or an Input layer)") }
         // A PriorBox top nothing reads is a network output in Caffe; it is a constant here, never a node.

@@ -75,13 +75,7 @@ struct KerasWalk {
             ranks[name] = shape.count + 1
         }
         for layer in graph.layers {
-            do {
-                try add(layer)
-            } catch let error as ModelError {
-                throw KerasError("\(file.path): layer '\(layer.name)' (\(layer.className)): \(error.message.dropping(layer: layer.name))")
-            } catch let error as KerasError {
-                throw KerasError("\(file.path): layer '\(layer.name)' (\(layer.className)): \(error.message)")
-            }
+            try KerasError.locating("\(file.path): layer '\(layer.name)' (\(layer.className))", layer: layer.name) { try add(layer) }
         }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
         for name in graph.outputNames {

@@ -36,3 +36,28 @@ extension String {
         return hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
     }
 }
+
+extension MessageError {
+    /// Runs `body`, a frontend's mapping of one node of a source file, and
+    /// says where a failure happened: an error of the frontend's own kind
+    /// (`Own`: this one, unless said) comes out as this kind with
+    /// `location: ` in front; a `ModelError`, which knows nothing of the
+    /// source, with `location: node: ` (`node` nil: as the frontend's own),
+    /// its leading `layer 'name': ` dropped for `layer`, which says it again.
+    public static func locating<R>(_ location: String, node: String? = nil, layer: String? = nil,
+                                   _ body: () throws -> R) throws -> R {
+        try locating(location, node: node, layer: layer, own: Self.self, body)
+    }
+
+    public static func locating<R, Own>(_ location: String, node: String? = nil, layer: String? = nil,
+                                        own: MessageError<Own>.Type, _ body: () throws -> R) throws -> R {
+        do {
+            return try body()
+        } catch let error as MessageError<Own> {
+            throw Self("\(location): \(error.message)")
+        } catch let error as ModelError {
+            let message = layer.map { error.message.dropping(layer: $0) } ?? error.message
+            throw Self("\(location): \(node.map { "\($0): " } ?? "")\(message)")
+        }
+    }
+}

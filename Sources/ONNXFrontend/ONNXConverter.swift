@@ -100,14 +100,10 @@ struct ONNXWalk {
             skipped.insert(index)
         }
         for (index, node) in graph.nodes.enumerated() where !skipped.contains(index) {
-            do {
-                if node.op == "Div", try fuseGELU(at: index) { continue }
+            try ONNXError.locating(path, node: "node '\(node.name)' (\(node.op))", layer: node.outputs.first ?? node.name) {
+                if node.op == "Div", try fuseGELU(at: index) { return }
                 if node.op == "Erf" { throw node.fail("is supported only as part of GELU's x * 0.5 * (1 + erf(x / sqrt(2)))") }
                 try visit(node)
-            } catch let error as ONNXError {
-                throw ONNXError("\(path): \(error.message)")
-            } catch let error as ModelError {
-                throw ONNXError("\(path): node '\(node.name)' (\(node.op)): \(error.message.dropping(layer: node.outputs.first ?? node.name))")
             }
         }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)

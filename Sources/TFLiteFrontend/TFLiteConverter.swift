@@ -137,12 +137,8 @@ struct TFLiteWalk {
             let name = TFLiteOperators.name(file.operatorCodes[op.opcodeIndex].builtin)
             let output = op.outputs.first.flatMap { Int($0) < names.count && $0 >= 0 ? names[Int($0)] : nil } ?? "?"
             if name == "DEQUANTIZE", try foldDequantize(op) { continue }
-            do {
+            try TFLiteError.locating("\(file.path): operator \(op.index) (\(name)) writing '\(output)'", layer: output, own: TFLiteOpError.self) {
                 try add(op, name, names: names)
-            } catch let error as ModelError {
-                throw fail("operator \(op.index) (\(name)) writing '\(output)': \(error.message.dropping(layer: output))")
-            } catch let error as TFLiteOpError {
-                throw fail("operator \(op.index) (\(name)) writing '\(output)': \(error.message)")
             }
         }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
@@ -222,8 +218,6 @@ struct TFLiteWalk {
     }
 }
 
-/// A mapping's refusal, wrapped with the operator by the walk.
-struct TFLiteOpError: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
-}
+/// A mapping's refusal, wrapped with the file and the operator by the walk.
+typealias TFLiteOpError = MessageError<TFLiteOpErrorKind>
+enum TFLiteOpErrorKind {}

@@ -55,14 +55,8 @@ struct GraphWalk {
             roots.append(root)
         }
         for index in try order(from: roots) {
-            do {
-                try visit(index)
-            } catch let error as TensorFlowError {
-                throw TensorFlowError("\(path): \(error.message)")
-            } catch let error as ModelError {
-                let name = graph.nodes[index].name
-                throw TensorFlowError("\(path): node '\(name)': \(error.message.dropping(layer: name))")
-            }
+            let name = graph.nodes[index].name
+            try TensorFlowError.locating(path, node: "node '\(name)'", layer: name) { try visit(index) }
         }
         if !unsupported.isEmpty { throw TensorFlowError("\(path): \(unsupported.message())") }
         var model = Model(inputs: inputs, outputs: [], nodes: nodes)
