@@ -193,8 +193,8 @@ final class ProgramCompressionTests: XCTestCase {
             if case .innerProduct = $0 { true } else { false }
         }) else { return XCTFail("no inner product read back") }
         let extremes = Array(read.weights.values[7...8])
-        XCTAssertEqual(extremes[0], 3e38, accuracy: 6e38 / 255)  // within a step of the range
-        XCTAssertEqual(extremes[1], -3e38, accuracy: 6e38 / 255)
+        XCTAssertEqual(extremes[0], 3e38, accuracy: Float(Double(6e38) / 255))  // within a step of the 6e38 range
+        XCTAssertEqual(extremes[1], -3e38, accuracy: Float(Double(6e38) / 255))
         try FileManager.default.removeItem(atPath: path)
         // Uncompressed at iOS 16: the same operations, opset CoreML6.
         try MLProgramWriter.write(model, to: path, minimumSpecificationVersion: 7)
