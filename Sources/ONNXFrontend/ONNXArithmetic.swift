@@ -14,19 +14,19 @@ extension ONNXOpTable {
     /// Two tensors combined by one Core ML layer, which broadcasts ([C, 1, 1]
     /// against [C, H, W]).
     static func both(_ b: ONNXBuilder, _ op: Op, second: (ONNXTensor) -> (nodes: [Node], name: String) = { ([], $0.name) })
-        throws -> (nodes: [Node], value: ONNXValue) {
+        throws -> (nodes: [Node], value: GraphValue) {
         let (x, y) = (try b.tensor(0), try b.tensor(1))
         let (prepared, name) = second(y)
         return (prepared + [b.emit(op, [x.name, name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
     }
 
-    static func add(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) { try combine(b, .add) }
+    static func add(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) { try combine(b, .add) }
 
-    static func multiply(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) { try combine(b, .multiply) }
+    static func multiply(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) { try combine(b, .multiply) }
 
     /// A tensor and a constant: one value or one per channel, or (an exact
     /// tensor) a constant of its shape; two tensors: the add or multiply layer.
-    private static func combine(_ b: ONNXBuilder, _ kind: AddOrMultiply) throws -> (nodes: [Node], value: ONNXValue) {
+    private static func combine(_ b: ONNXBuilder, _ kind: AddOrMultiply) throws -> (nodes: [Node], value: GraphValue) {
         guard let (x, c, _) = try withConstant(b) else { return try both(b, kind.ofTensors) }
         if x.isExact, !c.isScalar { return try exactWithConstant(b, x, c, kind.ofTensors) }
         guard let values = b.perChannel(c, of: x) else {
@@ -35,7 +35,7 @@ extension ONNXOpTable {
         return b.single(kind.with(values), x)
     }
 
-    static func subtract(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func subtract(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         guard let (x, c, constantFirst) = try withConstant(b) else {
             return try both(b, .add(constant: 0)) { y in
                 let negated = b.emit(.multiply(constant: -1), [y.name], suffix: "negate")
@@ -57,7 +57,7 @@ extension ONNXOpTable {
         return ([negated, b.emit(AddOrMultiply.add.with(values), negated.outputs)], .tensor(name: b.name, rank: x.rank))
     }
 
-    static func divide(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func divide(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         guard let (x, c, constantFirst) = try withConstant(b) else {
             return try both(b, .multiply(constant: 1)) { y in
                 let inverse = b.emit(.unary(Unary(kind: .inverse)), [y.name], suffix: "inverse")
@@ -80,7 +80,7 @@ extension ONNXOpTable {
 
     /// alpha * A * B' + beta * C with B constant: an inner product on the
     /// features of [1, F] (B [out, in] when transB, else [in, out]).
-    static func gemm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func gemm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "B")
         let transA = b.node.int("transA") ?? 0
@@ -114,7 +114,7 @@ extension ONNXOpTable {
     }
 
     /// [1, F] times a constant [F, O]: an inner product.
-    static func matMul(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func matMul(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         if x.isExact { return try matMulExactly(b, x) }
         let w = try b.constant(1, "the right-hand matrix")

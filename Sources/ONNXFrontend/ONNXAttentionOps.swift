@@ -10,7 +10,7 @@ extension ONNXOpTable {
     /// x broadcast to `shape` (numpy's rules, a size 1 in either kept by
     /// the other): x times a constant of ones holding only the sizes x
     /// broadcasts along.
-    static func expand(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func expand(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let shape = try b.constant(1, "the shape").ints(b.node, "the shape")
         guard shape.count <= 5, shape.allSatisfy({ $0 >= 1 && $0 <= 1 << 31 }) else {
@@ -36,7 +36,7 @@ extension ONNXOpTable {
     /// Each operand is transposed to [batch, rows, k] and [batch, k, columns]
     /// (a swap of the last two is MatMul's own transpose), the product
     /// transposed to the output's order. Any other equation is refused.
-    static func einsum(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func einsum(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         guard let equation = b.node.string("equation") else { throw b.node.fail("has no equation") }
         let terms = try einsumTerms(equation, operands: b.inputs.count, b.node)
         let (lhs, rhs, out) = (terms[0], terms[1], terms[2])
@@ -104,7 +104,7 @@ extension ONNXOpTable {
     /// of evenly spaced increasing indices one strided slice, the slices
     /// joined along the axis, then shaped [before axis, indices' shape,
     /// after axis].
-    static func gatherSeveral(_ b: ONNXBuilder, _ x: ONNXTensor, _ indices: ONNXConstant, axis: Int) throws -> (nodes: [Node], value: ONNXValue) {
+    static func gatherSeveral(_ b: ONNXBuilder, _ x: ONNXTensor, _ indices: ONNXConstant, axis: Int) throws -> (nodes: [Node], value: GraphValue) {
         let dims = x.dims, size = dims[axis]
         guard indices.count > 0 else { throw b.node.fail("gathers no indices") }
         let listed = try indices.ints(b.node, "the indices")
@@ -140,7 +140,7 @@ extension ONNXOpTable {
     /// Constant padding of any axes of an exact tensor (Swin pads [1, H, W,
     /// C] to whole windows): along each padded axis in turn, the tensor
     /// joined with constant blocks of the value before and after.
-    static func padExactly(_ b: ONNXBuilder, _ x: ONNXTensor, pads: [Int], value: Float, mode: String) throws -> (nodes: [Node], value: ONNXValue) {
+    static func padExactly(_ b: ONNXBuilder, _ x: ONNXTensor, pads: [Int], value: Float, mode: String) throws -> (nodes: [Node], value: GraphValue) {
         guard mode == "constant" else { throw b.node.fail("mode \(mode) on a tensor of rank \(x.rank) is only supported along H and W of [1, C, H, W]") }
         guard pads.count == 2 * x.rank, pads.allSatisfy({ $0 >= 0 && $0 <= 1 << 20 }) else {
             throw b.node.fail("pads \(pads) are not \(2 * x.rank) sizes of 0 to \(1 << 20) for a tensor of rank \(x.rank)")
@@ -174,7 +174,7 @@ extension ONNXOpTable {
     /// is flattened from the axis and those values normalized together: the
     /// same where every size after the axis is 1 (the last axis, as
     /// attention's scores take it at opset 11), refused elsewhere.
-    static func softmaxExactly(_ b: ONNXBuilder, _ x: ONNXTensor) throws -> (nodes: [Node], value: ONNXValue) {
+    static func softmaxExactly(_ b: ONNXBuilder, _ x: ONNXTensor) throws -> (nodes: [Node], value: GraphValue) {
         let given = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
         guard (-x.rank..<x.rank).contains(given) else { throw b.node.fail("axis \(given) is outside the input \(x.dims.map(String.init).joined(separator: "x"))") }
         let axis = given < 0 ? given + x.rank : given

@@ -1,14 +1,6 @@
 import Conversion
 import ModelFormat
 
-/// What flows along an edge during conversion: a constant (an initializer,
-/// or folded) or a model tensor. ONNX's rank-4 [1, C, H, W] maps are the
-/// model's [C, H, W]; rank-2 [1, F] vectors its [F, 1, 1].
-enum ONNXValue {
-    case constant(ONNXConstant)
-    case tensor(name: String, rank: Int)
-}
-
 /// A mapping met a map or vector where Core ML has only a rank-N layer
 /// (a transpose, a reshape to rank 5, a layer norm): the converter walks
 /// the graph again with every [1, C, H, W] value a tensor.
@@ -44,14 +36,16 @@ struct ONNXTensor {
 
 /// What a mapping sees: the node, its input values, the opset, and the
 /// shapes of the tensors made so far.
-struct ONNXBuilder {
+struct ONNXBuilder: GraphBuilding {
     let node: ONNXNode
-    let inputs: [ONNXValue?]
+    let inputs: [GraphValue?]
     let shapes: [String: TensorShape]
     let opset: Int
     var name: String { node.outputs.first ?? node.name }
 
-    func has(_ index: Int) -> Bool { index < inputs.count && inputs[index] != nil }
+    func value(_ index: Int) -> GraphValue? { index < inputs.count ? inputs[index] : nil }
+
+    func has(_ index: Int) -> Bool { value(index) != nil }
 
     func tensor(_ index: Int) throws -> ONNXTensor {
         guard index < inputs.count, case .tensor(let name, let rank)? = inputs[index] else {
@@ -65,34 +59,13 @@ struct ONNXBuilder {
         ONNXNeedsTensors(error: node.fail("\(needs) of a [C, H, W] map or [F] vector is not supported"))
     }
 
-    func constant(_ index: Int, _ what: String) throws -> ONNXConstant {
-        guard index < inputs.count, case .constant(let value)? = inputs[index] else {
-            throw node.fail("\(what) (input \(index)) must be a constant")
-        }
-        return value
-    }
-
     /// Each input's constant, nil for a tensor or an input left out.
     var constants: [ONNXConstant?] {
         inputs.map { value in if case .constant(let c)? = value { c } else { nil } }
     }
 
-    func isConstant(_ index: Int) -> Bool {
-        if index < inputs.count, case .constant? = inputs[index] { return true }
-        return false
-    }
-
-    /// A node reading `inputs` that produces the ONNX node's output (or,
-    /// with a suffix, an intermediate tensor).
-    func emit(_ op: Op, _ inputs: [String], suffix: String? = nil) -> Node {
-        let output = suffix.map { "\(name)__\($0)" } ?? name
-        return Node(name: output, operation: op, inputs: inputs, outputs: [output])
-    }
-
     /// One node; the output keeps the input's rank.
-    func single(_ op: Op, _ x: ONNXTensor) -> (nodes: [Node], value: ONNXValue) {
-        ([emit(op, [x.name])], .tensor(name: name, rank: x.rank))
-    }
+    func single(_ op: Op, _ x: ONNXTensor) -> (nodes: [Node], value: GraphValue) { single(op, x.name, rank: x.rank) }
 
     /// A 2-D window attribute (kernel_shape, strides, dilations) as (h, w).
     func window(_ key: String, default value: Int) throws -> Size2 {

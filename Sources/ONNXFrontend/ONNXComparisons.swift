@@ -22,7 +22,7 @@ extension ONNXOpTable {
     /// Cast of a computed tensor, whose values are float32 (a comparison's
     /// 1 and 0 too): to float it is the same tensor, to bool `x != 0`; to
     /// any other type it would round or truncate, which is refused.
-    static func cast(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func cast(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         switch b.node.int("to") ?? 0 {
         case 1: return ([], .tensor(name: x.name, rank: x.rank))
@@ -34,7 +34,7 @@ extension ONNXOpTable {
     /// `kind` of inputs 0 and 1; against a constant of one value (of no
     /// higher rank), one input compared with alpha (`mirrored` when the
     /// constant comes first: c < x is x > c).
-    static func compare(_ b: ONNXBuilder, _ kind: Comparison.Kind, mirrored: Comparison.Kind) throws -> (nodes: [Node], value: ONNXValue) {
+    static func compare(_ b: ONNXBuilder, _ kind: Comparison.Kind, mirrored: Comparison.Kind) throws -> (nodes: [Node], value: GraphValue) {
         if let (x, c, constantFirst) = try withConstant(b), c.count == 1, c.shape.count <= x.rank {
             try checkExactInFloat(b, c)
             return b.single(.defined(Comparison(constantFirst ? mirrored : kind, alpha: Float(c[0]))), x)
@@ -45,7 +45,7 @@ extension ONNXOpTable {
     /// One node of `operation` over every input, constants loaded as tensors
     /// of their shape; maps and vectors only with others of their kind and
     /// no constants (a constant's shape is ONNX's, which a map is not).
-    static func combine(_ b: ONNXBuilder, _ operation: some OpDefinition) throws -> (nodes: [Node], value: ONNXValue) {
+    static func combine(_ b: ONNXBuilder, _ operation: some OpDefinition) throws -> (nodes: [Node], value: GraphValue) {
         guard b.inputs.count == operation.inputCounts.upperBound, b.inputs.allSatisfy({ $0 != nil }) else {
             throw b.node.fail("takes \(operation.inputCounts.upperBound) inputs, not \(b.inputs.count)")
         }

@@ -19,7 +19,7 @@ import ModelFormat
 ///   of zeros at its end, so that the deconvolution itself reaches them.
 extension ONNXOpTable {
     /// Weights [Cin, Cout / group, kH, kW] are Core ML's deconvolution layout.
-    static func transposedConvolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func transposedConvolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "the weights")
         guard x.isMap, w.shape.count == 4, w.shape[0] == x.shape.channels, w.count > 0, w.shape.checkedProduct == w.count else {

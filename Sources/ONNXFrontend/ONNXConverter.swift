@@ -54,7 +54,7 @@ struct ONNXWalk {
     let path: String
     let inputShapes: [String: [Int]]
 
-    private var values: [String: ONNXValue] = [:]
+    private var values: [String: GraphValue] = [:]
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
@@ -265,7 +265,7 @@ struct ONNXWalk {
         // Every attribute honoured or refused, before anything is folded or mapped.
         if let refusal = ONNXLedgers.refusal(for: node) { throw refusal }
         let mapping = ONNXOpTable.mappings[node.op]
-        var arguments: [ONNXValue?] = []
+        var arguments: [GraphValue?] = []
         for input in node.inputs {
             if input.isEmpty { arguments.append(nil); continue }  // an optional input left out
             guard let value = values[input] else { throw node.fail("reads '\(input)', which no earlier node or initializer gives") }

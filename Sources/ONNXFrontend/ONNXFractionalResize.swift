@@ -24,7 +24,7 @@ import ModelFormat
 /// and output along each axis.
 extension ONNXOpTable {
     static func fractionalResize(_ b: ONNXBuilder, _ x: ONNXTensor, mode: String, transform: String, sizes: [Int],
-                                 scales: [Double]?) throws -> (nodes: [Node], value: ONNXValue) {
+                                 scales: [Double]?) throws -> (nodes: [Node], value: GraphValue) {
         let dims = x.dims
         let given = scales.map { "scales \(Array($0.suffix(2)))" } ?? "sizes \(Array(sizes.suffix(2)))"
         let resizing = "resizing \(dims[2])x\(dims[3]) to \(sizes[2])x\(sizes[3]) (\(given), not whole factors)"
@@ -63,7 +63,7 @@ extension ONNXOpTable {
     }
 
     private static func nearestByRatio(_ b: ONNXBuilder, _ x: ONNXTensor, transform: String, sizes: [Int], scales: [Double]?,
-                                       resizing: String) throws -> (nodes: [Node], value: ONNXValue) {
+                                       resizing: String) throws -> (nodes: [Node], value: GraphValue) {
         let modern = b.node.op == "Resize" && b.opset >= 11
         let rounding = modern ? b.node.string("nearest_mode") ?? "round_prefer_floor" : "floor"
         let named = modern ? "coordinate_transformation_mode \(transform) with nearest_mode \(rounding)" : "\(b.node.op)'s asymmetric floor sampling (opset \(b.opset))"

@@ -7,7 +7,7 @@ import ModelFormat
 /// model's opset where ONNX changed them (Softmax's axis at 13; Clip, Pad,
 /// Squeeze, Unsqueeze and the reductions taking inputs instead of attributes).
 enum ONNXOpTable {
-    typealias Mapping = @Sendable (ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue)
+    typealias Mapping = @Sendable (ONNXBuilder) throws -> (nodes: [Node], value: GraphValue)
 
     static let mappings: [String: Mapping] = named.merging(reductions) { first, _ in first }.merging(attentionPatterns) { first, _ in first }
         .merging(comparisons) { first, _ in first }
@@ -39,7 +39,7 @@ enum ONNXOpTable {
         "DepthToSpace": { try depthSpace($0, toSpace: true) }, "SpaceToDepth": { try depthSpace($0, toSpace: false) },
     ]
 
-    static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func passThrough(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         guard let first = b.inputs.first, let value = first else { throw b.node.fail("has no input") }
         // Dropout's training_mode input (opset 12): true drops values at random.
         if b.node.op == "Dropout", b.has(2) {
@@ -50,18 +50,18 @@ enum ONNXOpTable {
         return ([], value)
     }
 
-    static func activation(_ b: ONNXBuilder, _ activation: Activation) throws -> (nodes: [Node], value: ONNXValue) {
+    static func activation(_ b: ONNXBuilder, _ activation: Activation) throws -> (nodes: [Node], value: GraphValue) {
         b.single(.activation(activation), try b.tensor(0))
     }
 
     /// x * HardSigmoid(x) with alpha 1/6, beta 1/2 (opset 14).
-    static func hardSwish(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func hardSwish(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         return (GatedActivation.hardSwish(input: x.name, output: b.name, gate: "gate"), .tensor(name: b.name, rank: x.rank))
     }
 
     /// Bounds as attributes before opset 11, as optional inputs after.
-    static func clip(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func clip(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         var low = -Float.greatestFiniteMagnitude, high = Float.greatestFiniteMagnitude
         if b.opset < 11 {
@@ -77,7 +77,7 @@ enum ONNXOpTable {
     }
 
     /// Weights [Cout, Cin / group, kH, kW] are Core ML's layout already.
-    static func convolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func convolution(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "the weights")
         guard x.takesMapLayers, w.shape.count == 4, w.count > 0, w.shape.checkedProduct == w.count else {
@@ -96,7 +96,7 @@ enum ONNXOpTable {
         return b.single(.convolution(conv), x)
     }
 
-    static func batchNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func batchNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.takesMapLayers || x.isVector else { throw b.node.fail("only [1, C, H, W] and [1, F] values are supported, not \(x.dims)") }
         let channels = x.takesMapLayers ? x.shape.channels : x.shape.count
@@ -107,7 +107,7 @@ enum ONNXOpTable {
         return b.single(.batchNorm(norm), x)
     }
 
-    static func pooling(_ b: ONNXBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: ONNXValue) {
+    static func pooling(_ b: ONNXBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.takesMapLayers else { throw b.node.fail("only 2-D pooling of [1, C, H, W] values is supported, not of \(x.dims)") }
         guard try b.window("dilations", default: 1) == Size2(square: 1) else { throw b.node.fail("dilations \(b.node.ints("dilations") ?? []) are not supported (dilated pooling)") }
@@ -143,7 +143,7 @@ enum ONNXOpTable {
         return b.single(.pooling(pool), x)
     }
 
-    static func globalPool(_ b: ONNXBuilder, _ kind: Pooling.Kind, keepDimensions: Bool) throws -> (nodes: [Node], value: ONNXValue) {
+    static func globalPool(_ b: ONNXBuilder, _ kind: Pooling.Kind, keepDimensions: Bool) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.takesMapLayers, keepDimensions || x.isMap else { throw b.node.fail("only pooling of [1, C, H, W] values is supported, not of \(x.dims)") }
         let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
@@ -151,7 +151,7 @@ enum ONNXOpTable {
     }
 
     /// [1, C, H, W] -> [1, C*H*W] (axis 1); a vector stays as it is.
-    static func flatten(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func flatten(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         if x.isExact {  // any axis: a reshape to [product before, product from]
             let dims = x.dims, given = b.node.int("axis") ?? 1
@@ -166,7 +166,7 @@ enum ONNXOpTable {
     }
 
     /// To [1, F] (a flatten), or to [1, C, H, W] of the same values.
-    static func reshape(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func reshape(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let requested = try b.constant(1, "the shape").ints(b.node, "the shape")
         let target = try ONNXFolding.reshaped(x.dims, to: requested, allowZero: b.node.int("allowzero") == 1, b.node)
@@ -175,7 +175,7 @@ enum ONNXOpTable {
     }
 
     /// Squeeze and Unsqueeze of tensors: the values stay, the rank changes.
-    static func reshapeOnly(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func reshapeOnly(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let dims = x.dims
         let listed = b.opset < 13 ? b.node.ints("axes") : (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil)
@@ -200,7 +200,7 @@ enum ONNXOpTable {
     }
 
     /// `x` as `target` (batch first): rank 2 [1, F] or rank 4 [1, C, H, W].
-    static func toShape(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: ONNXValue) {
+    static func toShape(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: GraphValue) {
         switch target.count {
         case 2:
             if x.rank == 2 || (x.shape.height == 1 && x.shape.width == 1) { return ([], .tensor(name: x.name, rank: 2)) }
@@ -215,7 +215,7 @@ enum ONNXOpTable {
     }
 
     /// Along channels (axis 1) of maps or vectors.
-    static func concat(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func concat(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let exact = b.inputs.indices.contains { index in b.isConstant(index) || ((try? b.tensor(index))?.isExact ?? false) }
         if exact { return try concatExactly(b, axis: b.node.int("axis") ?? 1) }
         let parts = try b.inputs.indices.map { try b.tensor($0) }
@@ -230,7 +230,7 @@ enum ONNXOpTable {
     /// Over the features of a vector, or the channels of a map: before
     /// opset 13 the input is flattened from `axis` (default 1) and the
     /// softmax taken over all of it; from 13 it is along `axis` (default -1).
-    static func softmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func softmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         if x.isExact { return try softmaxExactly(b, x) }
         var axis = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
@@ -245,7 +245,7 @@ enum ONNXOpTable {
     }
 
     /// Constant padding of H and W; pads as an attribute before opset 11.
-    static func pad(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func pad(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let mode = b.node.string("mode") ?? "constant"
         guard !b.has(3) else { throw b.node.fail("Pad's axes input (opset 18) is not supported") }
@@ -269,12 +269,12 @@ enum ONNXOpTable {
         return b.single(.padding(Padding(kind: kind, edges: Edges(top: p[2], bottom: p[6], left: p[3], right: p[7]))), x)
     }
 
-    static func unary(_ b: ONNXBuilder, _ unary: Unary) throws -> (nodes: [Node], value: ONNXValue) {
+    static func unary(_ b: ONNXBuilder, _ unary: Unary) throws -> (nodes: [Node], value: GraphValue) {
         b.single(.unary(unary), try b.tensor(0))
     }
 
     /// x to a constant power.
-    static func power(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func power(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let exponent = try b.constant(1, "the exponent")
         guard exponent.isScalar, exponent[0].isFinite else { throw b.node.fail("only a constant scalar exponent is supported") }
@@ -283,7 +283,7 @@ enum ONNXOpTable {
     }
 
     /// Slopes per channel (or one for all).
-    static func prelu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func prelu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let slope = try b.constant(1, "the slope")
         let channels = x.takesMapLayers ? x.shape.channels : x.shape.count
@@ -293,14 +293,14 @@ enum ONNXOpTable {
     }
 
     /// gamma * elu(x, alpha).
-    static func selu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func selu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let elu = b.emit(.activation(.elu(alpha: b.node.float("alpha") ?? 1.67326319217681884765625)), [x.name], suffix: "elu")
         return ([elu, b.emit(.multiply(constant: b.node.float("gamma") ?? 1.05070102214813232421875), elu.outputs)], .tensor(name: b.name, rank: x.rank))
     }
 
     /// Gelu (opset 20): exact, or the tanh approximation.
-    static func gelu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func gelu(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let approximate = b.node.string("approximate") ?? "none"
         guard approximate == "none" || approximate == "tanh" else { throw b.node.fail("approximate \(approximate) is not supported") }
         return b.single(.defined(GELU(mode: approximate == "tanh" ? .tanhApproximation : .exact)), try b.tensor(0))
@@ -308,7 +308,7 @@ enum ONNXOpTable {
 
     /// Of two tensors; or of a tensor and a scalar (a threshold, a clip);
     /// of one or more than two, `extremumOfSeveral`.
-    static func extremum(_ b: ONNXBuilder, max: Bool) throws -> (nodes: [Node], value: ONNXValue) {
+    static func extremum(_ b: ONNXBuilder, max: Bool) throws -> (nodes: [Node], value: GraphValue) {
         guard b.inputs.count == 2 else { return try extremumOfSeveral(b, max: max) }
         if let (x, c, _) = try withConstant(b) {
             guard c.isScalar else { throw b.node.fail("only a scalar constant operand is supported") }
@@ -319,7 +319,7 @@ enum ONNXOpTable {
     }
 
     /// Each channel normalized by its own mean and variance over H and W.
-    static func instanceNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func instanceNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.takesMapLayers else { throw b.node.fail("only [1, C, H, W] values are supported, not \(x.dims)") }
         let (scale, bias) = (try b.constant(1, "the scale"), try b.constant(2, "the bias"))

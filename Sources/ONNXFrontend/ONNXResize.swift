@@ -24,7 +24,7 @@ import ModelFormat
 /// Before opset 11 (and in Upsample) the mapping is asymmetric and floor.
 /// The arithmetic is float32, as onnxruntime's.
 extension ONNXOpTable {
-    static func resize(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func resize(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.takesMapLayers else { throw b.node.fail("only resizing [1, C, H, W] values is supported, not \(x.dims)") }
         let dims = x.dims

@@ -5,7 +5,7 @@ import ModelFormat
 /// of several inputs, and DepthToSpace / SpaceToDepth.
 extension ONNXOpTable {
     /// A mapping that gives the value of every output of the node, in order.
-    typealias MultiMapping = @Sendable (ONNXBuilder) throws -> (nodes: [Node], values: [ONNXValue])
+    typealias MultiMapping = @Sendable (ONNXBuilder) throws -> (nodes: [Node], values: [GraphValue])
 
     static let multiOutput: [String: MultiMapping] = ["Split": split]
 
@@ -14,7 +14,7 @@ extension ONNXOpTable {
     /// where the axis does not divide); else equal parts, one per output.
     /// Each part is a slice: of channels, rows or columns of a map (or the
     /// features of a vector), of any axis of a tensor.
-    static func split(_ b: ONNXBuilder) throws -> (nodes: [Node], values: [ONNXValue]) {
+    static func split(_ b: ONNXBuilder) throws -> (nodes: [Node], values: [GraphValue]) {
         let x = try b.tensor(0)
         let dims = x.dims, given = b.node.int("axis") ?? 0
         guard (-dims.count..<dims.count).contains(given) else { throw b.node.fail("axis \(given) is out of range for rank \(dims.count)") }
@@ -47,7 +47,7 @@ extension ONNXOpTable {
         case (false, false, 3): mapAxis = .width
         default: throw b.needsTensors("a split along axis \(axis)")
         }
-        var nodes: [Node] = [], values: [ONNXValue] = [], start = 0
+        var nodes: [Node] = [], values: [GraphValue] = [], start = 0
         for (output, part) in zip(b.node.outputs, sizes) {
             defer { start += part }
             guard !output.isEmpty else { values.append(.tensor(name: x.name, rank: x.rank)); continue }  // left out: never read
@@ -109,7 +109,7 @@ extension ONNXOpTable {
     /// refused by the ledger. Maps reduce over C, H, W, HW or CHW with
     /// Core ML's reduce layer; anything else (and any LogSumExp) is a
     /// tensor's reduction (its rank-N reduce layers).
-    static func reduce(_ b: ONNXBuilder, _ reduction: Reduction) throws -> (nodes: [Node], value: ONNXValue) {
+    static func reduce(_ b: ONNXBuilder, _ reduction: Reduction) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let axesAsInput = b.opset >= (b.node.op == "ReduceSum" ? 13 : 18)
         let listed = axesAsInput ? (b.has(1) ? try b.constant(1, "the axes").ints(b.node, "the axes") : nil) : b.node.ints("axes")
@@ -167,7 +167,7 @@ extension ONNXOpTable {
     /// one input is itself; a Sum of two may include a constant (it is an
     /// Add); otherwise tensors added in pairs (Core ML's broadcasting add
     /// takes two), a Mean's total then divided by the count.
-    static func variadic(_ b: ONNXBuilder, mean: Bool) throws -> (nodes: [Node], value: ONNXValue) {
+    static func variadic(_ b: ONNXBuilder, mean: Bool) throws -> (nodes: [Node], value: GraphValue) {
         guard !b.inputs.isEmpty else { throw b.node.fail("has no input") }
         if b.inputs.count == 1 { return try passThrough(b) }
         if !mean, b.inputs.count == 2 { return try add(b) }
@@ -179,7 +179,7 @@ extension ONNXOpTable {
     /// Max and Min of any number of inputs: one is itself, two (a constant
     /// allowed) as before, more taken in pairs (Core ML's max and min
     /// layers broadcast two at a time, as ONNX broadcasts them all).
-    static func extremumOfSeveral(_ b: ONNXBuilder, max: Bool) throws -> (nodes: [Node], value: ONNXValue) {
+    static func extremumOfSeveral(_ b: ONNXBuilder, max: Bool) throws -> (nodes: [Node], value: GraphValue) {
         guard !b.inputs.isEmpty else { throw b.node.fail("has no input") }
         if b.inputs.count == 1 { return try passThrough(b) }
         return try pairwise(b, max ? .maximum : .minimum, max ? "max" : "min", last: true, constants: "a \(b.node.op) of two inputs")
@@ -188,7 +188,7 @@ extension ONNXOpTable {
     /// The inputs (tensors only) combined two at a time by `op`, left to
     /// right; `last` names the final node for the ONNX output (others take
     /// `label` and their index).
-    private static func pairwise(_ b: ONNXBuilder, _ op: Op, _ label: String, last: Bool, constants: String) throws -> (nodes: [Node], value: ONNXValue) {
+    private static func pairwise(_ b: ONNXBuilder, _ op: Op, _ label: String, last: Bool, constants: String) throws -> (nodes: [Node], value: GraphValue) {
         let parts = try b.inputs.indices.map { index in
             guard !b.isConstant(index) else {
                 throw b.node.fail("a constant operand (input \(index)) is supported only in \(constants)")
@@ -207,7 +207,7 @@ extension ONNXOpTable {
     /// DepthToSpace (DCR, CRD) and SpaceToDepth of [1, C, H, W] with a
     /// blocksize b: ONNX's rank-6 reshape and transpose, written without the
     /// batch axis of 1 so that they stay within Core ML's rank 5.
-    static func depthSpace(_ b: ONNXBuilder, toSpace: Bool) throws -> (nodes: [Node], value: ONNXValue) {
+    static func depthSpace(_ b: ONNXBuilder, toSpace: Bool) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.rank == 4, x.dims[0] == 1 else { throw b.node.fail("only [1, C, H, W] values are supported, not \(x.dims)") }
         guard x.isExact else { throw b.needsTensors("a \(toSpace ? "depth to space" : "space to depth") rearrangement") }

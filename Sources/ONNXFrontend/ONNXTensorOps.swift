@@ -15,7 +15,7 @@ extension ONNXOpTable {
     /// An exact tensor and a constant of another shape, broadcast by `op`
     /// (add or multiply): the constant `transform`ed, as a tensor.
     static func exactWithConstant(_ b: ONNXBuilder, _ x: ONNXTensor, _ c: ONNXConstant, _ op: Op,
-                                  transform: (Double) -> Double = { $0 }) throws -> (nodes: [Node], value: ONNXValue) {
+                                  transform: (Double) -> Double = { $0 }) throws -> (nodes: [Node], value: GraphValue) {
         let transformed = ONNXConstant(shape: c.shape, values: c.values.map(transform))
         let (nodes, name) = try constantTensor(b, transformed, suffix: "constant")
         let rank = max(x.rank, c.shape.count)
@@ -24,13 +24,13 @@ extension ONNXOpTable {
 
     /// Any reshape of an exact tensor, or of a map or vector to a shape
     /// that is neither.
-    static func reshapeExactly(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: ONNXValue) {
+    static func reshapeExactly(_ b: ONNXBuilder, _ x: ONNXTensor, _ target: [Int]) throws -> (nodes: [Node], value: GraphValue) {
         guard x.isExact else { throw b.needsTensors("a reshape to \(target)") }
         if x.shape.dimensions == target { return ([], .tensor(name: x.name, rank: target.count)) }
         return ([b.emit(.reshape(targetShape: target), [x.name])], .tensor(name: b.name, rank: target.count))
     }
 
-    static func transpose(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func transpose(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let perm = b.node.ints("perm") ?? Array((0..<x.rank).reversed())
         guard x.isExact else { throw b.needsTensors("a transpose") }
@@ -38,7 +38,7 @@ extension ONNXOpTable {
     }
 
     /// Along any axis of exact tensors; constant parts become tensors.
-    static func concatExactly(_ b: ONNXBuilder, axis: Int) throws -> (nodes: [Node], value: ONNXValue) {
+    static func concatExactly(_ b: ONNXBuilder, axis: Int) throws -> (nodes: [Node], value: GraphValue) {
         var nodes: [Node] = [], names: [String] = [], rank = 0
         for index in b.inputs.indices {
             if b.isConstant(index) {
@@ -59,7 +59,7 @@ extension ONNXOpTable {
     /// One index along an axis of an exact tensor: a slice, then the axis
     /// removed (a scalar index) or kept (a one-element index list); several
     /// are `gatherSeveral`'s.
-    static func gather(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func gather(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let indices = try b.constant(1, "the indices")
         guard x.isExact else { throw b.needsTensors("a gather") }
@@ -82,7 +82,7 @@ extension ONNXOpTable {
 
     /// Ranges of a tensor in forward steps (a channel split written as
     /// Slices, torch's `chunk`); starts, ends, axes and steps constants.
-    static func slice(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func slice(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.isExact else { throw b.needsTensors("a slice") }
         let ranges = try ONNXFolding.sliceRanges(b.node, b.constants, shape: x.dims, opset: b.opset)
@@ -97,7 +97,7 @@ extension ONNXOpTable {
     /// Over the last axis: (x - mean) / sqrt(variance + epsilon) * scale + bias,
     /// one `LayerNorm` (scale and bias constants of the axis's size, or one
     /// value each).
-    static func layerNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func layerNorm(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.isExact else { throw b.needsTensors("a layer normalization") }
         let axis = b.node.int("axis") ?? -1
@@ -119,7 +119,7 @@ extension ONNXOpTable {
     }
 
     /// x times a constant [K, N] (with `bias`), or times another tensor.
-    static func matMulExactly(_ b: ONNXBuilder, _ x: ONNXTensor, bias: [Float]? = nil) throws -> (nodes: [Node], value: ONNXValue) {
+    static func matMulExactly(_ b: ONNXBuilder, _ x: ONNXTensor, bias: [Float]? = nil) throws -> (nodes: [Node], value: GraphValue) {
         if b.isConstant(1) {
             let w = try b.constant(1, "the right-hand matrix")
             guard w.shape.count == 2, w.shape[0] == x.shape.width, w.shape[1] > 0 else {
@@ -141,7 +141,7 @@ extension ONNXOpTable {
     /// input is flattened from `axis` (default 1) into rows, each
     /// normalized: the same where every size after the axis is 1 (rank 2,
     /// the last axis), refused elsewhere.
-    static func logSoftmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func logSoftmax(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let given = b.node.int("axis") ?? (b.opset < 13 ? 1 : -1)
         let axis = try heldAxis(b, x, given, "a log-softmax")
@@ -155,7 +155,7 @@ extension ONNXOpTable {
 
     /// The running sum along the constant axis of input 1 (a scalar or one
     /// value), `exclusive` and `reverse` as given (0 or 1).
-    static func cumSum(_ b: ONNXBuilder) throws -> (nodes: [Node], value: ONNXValue) {
+    static func cumSum(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let axes = try b.constant(1, "the axis").values
         guard axes.count == 1, let given = Int(exactly: axes[0]), given.magnitude <= 1 << 16 else {

@@ -10,9 +10,9 @@ struct GraphWalk {
     let inputShapes: [String: [Int]]
 
     /// The value of each node's output 0, by node index.
-    private var values: [TFValue?]
+    private var values: [GraphValue?]
     /// Outputs 1, 2, ... of the nodes that have more (Split), by node index.
-    private var laterOutputs: [Int: [TFValue]] = [:]
+    private var laterOutputs: [Int: [GraphValue]] = [:]
     private var shapes: [String: TensorShape] = [:]
     private var nodes: [Node] = []
     private var inputs: [Input] = []
@@ -28,7 +28,7 @@ struct GraphWalk {
     }
 
     /// The value of `ref`, if its node was visited and gave one.
-    private func value(of ref: TensorRef, node index: Int) -> TFValue? {
+    private func value(of ref: TensorRef, node index: Int) -> GraphValue? {
         guard index >= 0 else { return nil }
         if ref.index == 0 { return values[index] }
         guard let later = laterOutputs[index], later.indices.contains(ref.index - 1) else { return nil }
@@ -147,7 +147,7 @@ struct GraphWalk {
             unsupported.add(node.op, node: node.name)
             return
         }
-        var arguments: [TFValue] = []
+        var arguments: [GraphValue] = []
         for (input, producer) in zip(node.inputs, node.inputNodes) {
             guard let value = value(of: input, node: producer) else {
                 if unsupported.isEmpty { throw node.fail("input '\(input)' has no value (output \(input.index) is not supported)") }
@@ -194,7 +194,7 @@ struct GraphWalk {
         do { try made.add(constant) } catch { throw node.fail(error.message) }
     }
 
-    private mutating func placeholder(_ node: TFNode) throws -> TFValue {
+    private mutating func placeholder(_ node: TFNode) throws -> GraphValue {
         guard var shape = inputShapes[node.name] ?? node.shape("shape") else {
             throw node.fail("has no static shape: give one with \(option: .inputShape) \(node.name)=1,H,W,C")
         }

@@ -4,16 +4,16 @@ import ModelFormat
 /// Element-wise arithmetic, reshapes and matrix products.
 extension TFOpTable {
     /// Tensor + constant is a bias ([1] or per channel); tensor + tensor an add.
-    static func add(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) { try combine(b, .add, "the addend") }
+    static func add(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) { try combine(b, .add, "the addend") }
 
     /// Tensor * constant is a scale ([1] or per channel); tensor * tensor a multiply.
-    static func multiply(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) { try combine(b, .multiply, "the factor") }
+    static func multiply(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) { try combine(b, .multiply, "the factor") }
 
     /// A tensor and a constant (`role` in errors): a bias or scale, a
     /// position map's constant layer combined with the tensor, or a
     /// one-channel tensor spread over the constant's channels; two tensors:
     /// the add or multiply layer.
-    private static func combine(_ b: TFBuilder, _ kind: AddOrMultiply, _ role: String) throws -> (nodes: [Node], value: TFValue) {
+    private static func combine(_ b: TFBuilder, _ kind: AddOrMultiply, _ role: String) throws -> (nodes: [Node], value: GraphValue) {
         guard let (x, c) = try withConstant(b, role) else {
             let (x, y) = (try b.tensor(0), try b.tensor(1))
             return ([b.emit(kind.ofTensors, [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
@@ -23,7 +23,7 @@ extension TFOpTable {
             if let map = try constantMap(b, x, c) { return map(kind.ofTensors) }
             throw b.node.fail("\(kind.verb) a constant of shape \(c.shape) is not supported (only scalars, per-channel and [H, W] maps)")
         }
-        return ([b.emit(kind.perChannel(values), [x.name])], .tensor(name: b.name, rank: x.rank))
+        return b.single(kind.perChannel(values), x.name, rank: x.rank)
     }
 
     /// The tensor operand and the constant one (`role` in errors), the
@@ -34,11 +34,11 @@ extension TFOpTable {
         return nil
     }
 
-    static func subtract(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func subtract(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         if b.isConstant(1) {
             let x = try b.tensor(0), c = try b.constant(1, "the subtrahend")
             guard let bias = try b.perChannel(c, channels: x.shape.channels) else { throw b.node.fail("subtracting a constant of shape \(c.shape) is not supported") }
-            return ([b.emit(AddOrMultiply.add.perChannel(bias.map { -$0 }), [x.name])], .tensor(name: b.name, rank: x.rank))
+            return b.single(AddOrMultiply.add.perChannel(bias.map { -$0 }), x.name, rank: x.rank)
         }
         if b.isConstant(0) {
             let x = try b.tensor(1), c = try b.constant(0, "the minuend")
@@ -57,7 +57,7 @@ extension TFOpTable {
     /// by an add or multiply layer, which broadcast those shapes. Nil for a
     /// shape that is not such a map.
     static func constantMap(_ b: TFBuilder, _ x: (name: String, rank: Int, shape: TensorShape), _ c: TFConstant) throws
-        -> ((Op) -> (nodes: [Node], value: TFValue))? {
+        -> ((Op) -> (nodes: [Node], value: GraphValue))? {
         let dims = Array(repeating: 1, count: max(0, 4 - c.shape.count)) + c.shape
         let (height, width, channels) = (x.shape.height, x.shape.width, x.shape.channels)
         guard x.rank == 4, dims.count == 4, dims[0] == 1, dims[1] == height, dims[2] == width, dims[3] == 1 || dims[3] == channels,
@@ -77,18 +77,18 @@ extension TFOpTable {
     /// rsqrt(var) * gamma): a 1x1 convolution from one channel to C, with
     /// the values as weights (or weights 1 and the values as bias).
     static func spreadOverChannels(_ b: TFBuilder, _ x: (name: String, rank: Int, shape: TensorShape), _ c: TFConstant,
-                                   scale: Bool) throws -> (nodes: [Node], value: TFValue)? {
+                                   scale: Bool) throws -> (nodes: [Node], value: GraphValue)? {
         guard x.shape.channels == 1, !c.isScalar, c.count > 1, c.shape.dropLast().allSatisfy({ $0 == 1 }) else { return nil }
         let values = c.floats
         let ones = Weights([Float](repeating: 1, count: values.count))
         let conv = Convolution(outputChannels: values.count, kernelChannels: 1, kernel: Size2(1, 1),
                                weights: scale ? Weights(values) : ones, bias: scale ? nil : Weights(values))
-        return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: x.rank))
+        return b.single(.convolution(conv), x.name, rank: x.rank)
     }
 
     /// x / constant is a scale by the reciprocal; x / y multiplies by
     /// Core ML's inverse (1 / y).
-    static func divide(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func divide(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         if b.isConstant(0) {
             // c / x: the inverse of x, scaled by c (a number or one per channel).
             let x = try b.tensor(1), c = try b.constant(0, "the dividend")
@@ -107,21 +107,21 @@ extension TFOpTable {
         guard let divisor = try b.perChannel(c, channels: x.shape.channels), !divisor.contains(0) else {
             throw b.node.fail("only division by non-zero scalar or per-channel constants is supported")
         }
-        return ([b.emit(AddOrMultiply.multiply.perChannel(divisor.map { 1 / $0 }), [x.name])], .tensor(name: b.name, rank: x.rank))
+        return b.single(AddOrMultiply.multiply.perChannel(divisor.map { 1 / $0 }), x.name, rank: x.rank)
     }
 
     /// max(x, c) is Core ML's threshold; min(x, c) a clip from below -inf.
-    static func maximum(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func maximum(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         if let (x, c) = try scalarOperand(b) {
-            return ([b.emit(.unary(Unary(kind: .threshold, alpha: c)), [x.name])], .tensor(name: b.name, rank: x.rank))
+            return b.single(.unary(Unary(kind: .threshold, alpha: c)), x.name, rank: x.rank)
         }
         let (x, y) = (try b.tensor(0), try b.tensor(1))
         return ([b.emit(.maximum, [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
     }
 
-    static func minimum(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func minimum(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         if let (x, c) = try scalarOperand(b) {
-            return ([b.emit(.activation(.clip(min: -.greatestFiniteMagnitude, max: c)), [x.name])], .tensor(name: b.name, rank: x.rank))
+            return b.single(.activation(.clip(min: -.greatestFiniteMagnitude, max: c)), x.name, rank: x.rank)
         }
         let (x, y) = (try b.tensor(0), try b.tensor(1))
         return ([b.emit(.minimum, [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
@@ -141,7 +141,7 @@ extension TFOpTable {
     /// pixels' rows [H * W, C], multiplies, and reshapes back: the rows are
     /// the map as it is, a rank-2 value whose H and W are not 1, on which
     /// every op of the last axis stays per pixel (MatMul a 1x1 convolution).
-    static func reshape(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func reshape(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         var target = try b.constant(1, "the shape").ints(b.node, "the shape")
         let pixels = x.shape.height * x.shape.width
@@ -171,7 +171,7 @@ extension TFOpTable {
     /// squeezed to [F] or not at all, and [1, 1, 1, C] squeezed to [1, C]
     /// (axes 1 and 2) or [C] (0, 1 and 2), all held as [1, F]; any other
     /// result (rank 3, or H, W and C reordered as a matrix) is refused.
-    static func squeeze(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func squeeze(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let pixels = x.shape.height * x.shape.width
         let shape = x.rank == 4 ? [1, x.shape.height, x.shape.width, x.shape.channels] : [pixels, x.shape.count / max(pixels, 1)]
@@ -191,7 +191,7 @@ extension TFOpTable {
     }
 
     /// x [1, in] times a constant [in, out] (or [out, in] with transpose_b).
-    static func matMul(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func matMul(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let w = try b.constant(1, "the weight matrix")
         guard b.node.bool("transpose_a") != true else { throw b.node.fail("transpose_a true is not supported") }
@@ -216,7 +216,7 @@ extension TFOpTable {
         return (nodes, .tensor(name: b.name, rank: 2))
     }
 
-    static func fusedBatchNorm(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func fusedBatchNorm(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let c = x.shape.channels
         let parts = try ["scale", "offset", "mean", "variance"].enumerated().map { index, what in
@@ -235,7 +235,7 @@ extension TFOpTable {
     /// StridedSlice of an [N, H, W, C] tensor with positive strides and
     /// begin/end masks only (no new, shrunk or ellipsis axes), the batch
     /// axis whole: one Core ML slice per axis of H, W and C it cuts.
-    static func stridedSlice(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func stridedSlice(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         guard x.rank == 4 else { throw b.node.fail("only slices of [N, H, W, C] maps are supported, the input has rank \(x.rank)") }
         let begin = try b.constant(1, "begin").ints(b.node, "begin"), end = try b.constant(2, "end").ints(b.node, "end")

@@ -6,7 +6,7 @@ import ModelFormat
 extension TFOpTable {
     /// Conv2DBackpropInput(input_sizes, filter [kH, kW, Cout, Cin], x): a
     /// deconvolution to the stated size (Conv2DTranspose).
-    static func transposedConvolution(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func transposedConvolution(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let sizes = try b.constant(0, "the output size").ints(b.node, "the output size")
         let filter = try b.constant(1, "the filter")
         let x = try b.tensor(2)
@@ -27,7 +27,7 @@ extension TFOpTable {
 
     /// SpaceToDepth (YOLOv2's passthrough as TensorFlow graphs hold it):
     /// `SpaceToDepth.steps`, the TF node's name on the last.
-    static func spaceToDepth(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func spaceToDepth(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let block = b.node.int("block_size") ?? 0
         guard x.rank == 4, let steps = SpaceToDepth.steps(channels: x.shape.channels, height: x.shape.height, width: x.shape.width, block: block) else {
@@ -45,7 +45,7 @@ extension TFOpTable {
     /// ResizeNearestNeighbor to whole multiples of the input (UpSampling2D):
     /// each pixel repeated, with or without half-pixel centers (the same for
     /// whole factors); align_corners samples other pixels and is refused.
-    static func resizeNearest(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func resizeNearest(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let (x, scale) = try wholeMultipleResize(b)
         guard b.node.bool("align_corners") != true else { throw b.node.fail("align_corners is not supported") }
         return ([b.emit(.upsample(Upsample(scale: scale)), [x.name])], .tensor(name: b.name, rank: 4))
@@ -64,7 +64,7 @@ extension TFOpTable {
     /// ResizeBilinear to whole multiples of the input: Core ML's bilinear
     /// upsampling on the grid TensorFlow's flags choose (half-pixel centers
     /// or aligned corners: specification 5).
-    static func resizeBilinear(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func resizeBilinear(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let (x, scale) = try wholeMultipleResize(b)
         let alignCorners = b.node.bool("align_corners") == true, halfPixel = b.node.bool("half_pixel_centers") == true
         guard !(alignCorners && halfPixel) else { throw b.node.fail("align_corners and half_pixel_centers together are not a TensorFlow resize") }
@@ -75,7 +75,7 @@ extension TFOpTable {
 
     /// MirrorPad REFLECT of H and W: Core ML's reflection padding.
     /// SYMMETRIC repeats the edge pixel, which Core ML's reflection does not.
-    static func mirrorPad(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func mirrorPad(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let p = try b.constant(1, "the paddings").ints(b.node, "the paddings")
         guard b.node.string("mode") == "REFLECT" else { throw b.node.fail("mode \(b.node.string("mode") ?? "?") is not supported (only REFLECT)") }
@@ -90,7 +90,7 @@ extension TFOpTable {
     }
 
     /// A reduction over H and W (Mean, Max): a global pooling, dimensions kept or not.
-    static func globalPool(_ b: TFBuilder, _ input: String, _ kind: Pooling.Kind) -> (nodes: [Node], value: TFValue) {
+    static func globalPool(_ b: TFBuilder, _ input: String, _ kind: Pooling.Kind) -> (nodes: [Node], value: GraphValue) {
         let pool = Pooling(kind: kind, kernel: Size2(square: 1), stride: Size2(square: 1), global: true)
         let keep = b.node.bool("keep_dims") ?? false
         return ([b.emit(.pooling(pool), [input])], .tensor(name: b.name, rank: keep ? 4 : 2))
@@ -98,7 +98,7 @@ extension TFOpTable {
 
     /// Transpose of [N, H, W, C] keeping N first: Core ML's permute of
     /// [C, H, W] (Keras's Permute layer).
-    static func transpose(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func transpose(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let perm = try b.constant(1, "the permutation").ints(b.node, "the permutation")
         guard x.rank == 4, perm.count == 4, perm[0] == 0, perm.sorted() == [0, 1, 2, 3] else {
@@ -113,7 +113,7 @@ extension TFOpTable {
     /// axis 2 or 3, tiled k times there, reshaped to [1, k H, W, C] or
     /// [1, H, k W, C]: each row or column repeated, a nearest upsampling.
     /// Anything else the three ops might do is refused.
-    static func repeatAlongAxis(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func repeatAlongAxis(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let axes = try b.constant(1, "the expanded axis").ints(b.node, "the expanded axis")
         let multiples = try b.constant(2, "the multiples").ints(b.node, "the multiples")
@@ -134,7 +134,7 @@ extension TFOpTable {
 
     /// Ops whose later outputs the model uses: each returns the value of
     /// every output.
-    typealias MultipleOutputMapping = @Sendable (TFBuilder) throws -> (nodes: [Node], values: [TFValue])
+    typealias MultipleOutputMapping = @Sendable (TFBuilder) throws -> (nodes: [Node], values: [GraphValue])
     static let multipleOutputMappings: [String: MultipleOutputMapping] = [
         "Split": split, "SplitV": split,
         // Each output its input (Keras 3's swish freezes to one; an inlined call of several outputs becomes one).
@@ -144,7 +144,7 @@ extension TFOpTable {
     /// Split (equal parts: split_dim, value, num_split) and SplitV (value,
     /// sizes with at most one -1, split_dim) of a map along H, W or C, or of
     /// a vector: one Core ML slice per part, named `node`, `node__1`, ...
-    static func split(_ b: TFBuilder) throws -> (nodes: [Node], values: [TFValue]) {
+    static func split(_ b: TFBuilder) throws -> (nodes: [Node], values: [GraphValue]) {
         let equal = b.node.op == "Split"
         let x = try b.tensor(equal ? 1 : 0)
         var axis = try b.constant(equal ? 0 : 2, "the axis").ints(b.node, "the axis").first ?? 0
@@ -173,7 +173,7 @@ extension TFOpTable {
                 throw b.node.fail("sizes \(sizes) do not split \(size)")
             }
         }
-        var nodes: [Node] = [], values: [TFValue] = [], start = 0
+        var nodes: [Node] = [], values: [GraphValue] = [], start = 0
         for (part, length) in sizes.enumerated() {
             let name = part == 0 ? b.name : "\(b.name)__\(part)"
             nodes.append(Node(name: name, operation: .slice(Slice(axis: kind, start: start, end: start + length)), inputs: [x.name], outputs: [name]))

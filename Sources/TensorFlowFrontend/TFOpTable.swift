@@ -1,44 +1,20 @@
 import Conversion
 import ModelFormat
 
-/// What flows along a graph edge during conversion: a constant (folded, or
-/// kept for an op to use as weights) or a model tensor. Rank-4 tensors are
-/// NHWC in TensorFlow and [C, H, W] in the model; rank-2 [N, F] are [F, 1, 1].
-enum TFValue {
-    case constant(TFConstant)
-    case tensor(name: String, rank: Int)
-}
-
 /// What a mapping sees: the node, its input values, and what it may emit.
-struct TFBuilder {
+struct TFBuilder: GraphBuilding {
     let node: TFNode
-    let inputs: [TFValue]
+    let inputs: [GraphValue]
     let shapes: [String: TensorShape]
     var name: String { node.name }
+
+    func value(_ index: Int) -> GraphValue? { index < inputs.count ? inputs[index] : nil }
 
     func tensor(_ index: Int) throws -> (name: String, rank: Int, shape: TensorShape) {
         guard index < inputs.count, case .tensor(let name, let rank) = inputs[index] else {
             throw node.fail("input \(index) must be a tensor computed from the model's input, not a constant")
         }
         return (name, rank, shapes[name]!)
-    }
-
-    func constant(_ index: Int, _ what: String) throws -> TFConstant {
-        guard index < inputs.count, case .constant(let value) = inputs[index] else {
-            throw node.fail("\(what) (input \(index)) must be a constant")
-        }
-        return value
-    }
-
-    func isConstant(_ index: Int) -> Bool {
-        if index < inputs.count, case .constant = inputs[index] { return true }
-        return false
-    }
-
-    /// A node named after the TF node, reading `inputs`, producing `node.name`.
-    func emit(_ op: Op, _ inputs: [String], suffix: String? = nil) -> Node {
-        let output = suffix.map { "\(name)__\($0)" } ?? name
-        return Node(name: output, operation: op, inputs: inputs, outputs: [output])
     }
 
     /// [1, s, s, 1] style attributes as (height, width), each in
@@ -90,7 +66,7 @@ struct TFBuilder {
 /// The TensorFlow op table: op type -> mapping. Each returns the nodes it
 /// emits and the value of the TF node's output 0.
 enum TFOpTable {
-    typealias Mapping = @Sendable (TFBuilder) throws -> (nodes: [Node], value: TFValue)
+    typealias Mapping = @Sendable (TFBuilder) throws -> (nodes: [Node], value: GraphValue)
 
     static let mappings: [String: Mapping] = [
         "Identity": passThrough, "StopGradient": passThrough, "Snapshot": passThrough,
@@ -115,18 +91,18 @@ enum TFOpTable {
     ]
 
     /// One layer on one tensor, keeping its rank.
-    static func elementwise(_ b: TFBuilder, _ op: Op) throws -> (nodes: [Node], value: TFValue) {
+    static func elementwise(_ b: TFBuilder, _ op: Op) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
-        return ([b.emit(op, [x.name])], .tensor(name: b.name, rank: x.rank))
+        return b.single(op, x.name, rank: x.rank)
     }
 
-    static func square(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func square(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         return ([b.emit(.multiply(constant: 1), [x.name, x.name])], .tensor(name: b.name, rank: x.rank))
     }
 
     /// (x - y)^2: a difference as Sub maps it, then its square.
-    static func squaredDifference(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func squaredDifference(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         var (nodes, difference) = try subtract(TFBuilder(node: b.node.renamed("\(b.name)__difference"), inputs: b.inputs, shapes: b.shapes))
         guard case .tensor(let name, let rank) = difference else { throw b.node.fail("has no tensor input") }
         nodes.append(b.emit(.multiply(constant: 1), [name, name]))
@@ -134,31 +110,31 @@ enum TFOpTable {
         return (nodes, difference)
     }
 
-    static func passThrough(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func passThrough(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         guard let first = b.inputs.first else { throw b.node.fail("has no input") }
         return ([], first)
     }
 
-    static func activation(_ b: TFBuilder, _ activation: Activation) throws -> (nodes: [Node], value: TFValue) {
+    static func activation(_ b: TFBuilder, _ activation: Activation) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
-        return ([b.emit(.activation(activation), [x.name])], .tensor(name: b.name, rank: x.rank))
+        return b.single(.activation(activation), x.name, rank: x.rank)
     }
 
     /// TensorFlow computes `x > 0 ? x : alpha * x`; a NaN or infinite
     /// alpha makes NaN of 0 and of every negative input: refused.
-    static func leakyRelu(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func leakyRelu(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let alpha = b.node.float("alpha") ?? 0.2
         guard alpha.isFinite else { throw b.node.fail("alpha \(alpha) is not supported (not a finite number)") }
         return try activation(b, .leakyRelu(alpha: alpha))
     }
 
-    static func softmax(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func softmax(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
-        return ([b.emit(.softmax, [x.name])], .tensor(name: b.name, rank: x.rank))
+        return b.single(.softmax, x.name, rank: x.rank)
     }
 
     /// Filters are [kH, kW, Cin, Cout]; Core ML wants [Cout, Cin, kH, kW].
-    static func convolution(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func convolution(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let filter = try b.constant(1, "the filter")
         guard filter.shape.count == 4 else { throw b.node.fail("filter shape \(filter.shape) is not [kH, kW, Cin, Cout]") }
@@ -177,7 +153,7 @@ enum TFOpTable {
 
     /// Filters are [kH, kW, Cin, multiplier]: a grouped convolution with
     /// Cin groups of one channel; output channel c * multiplier + m.
-    static func depthwise(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func depthwise(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let filter = try b.constant(1, "the filter")
         guard filter.shape.count == 4, filter.shape[2] == x.shape.channels else {
@@ -195,7 +171,7 @@ enum TFOpTable {
         return ([b.emit(.convolution(conv), [x.name])], .tensor(name: b.name, rank: 4))
     }
 
-    static func pooling(_ b: TFBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: TFValue) {
+    static func pooling(_ b: TFBuilder, _ kind: Pooling.Kind) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let kernel = try b.spatial("ksize", default: 1)
         // AvgPool has no EXPLICIT padding in TensorFlow (MaxPool has).
@@ -212,7 +188,7 @@ enum TFOpTable {
     /// over the last axis (a layer normalization's moments), a reduction
     /// over channels with `keep_dims` true (false would drop to a rank the
     /// converter does not hold).
-    static func reduction(_ b: TFBuilder, _ mode: Reduce.Mode) throws -> (nodes: [Node], value: TFValue) {
+    static func reduction(_ b: TFBuilder, _ mode: Reduce.Mode) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let listed = try b.constant(1, "the axis").ints(b.node, "the axis")
         let axes = Set(listed.map { $0 < 0 ? $0 + x.rank : $0 })
@@ -220,7 +196,7 @@ enum TFOpTable {
         let what = b.node.op.lowercased()
         if axes == [x.rank - 1] {
             guard keep else { throw b.node.fail("keep_dims false over the last axis is not supported (only true)") }
-            return ([b.emit(.reduce(Reduce(mode: mode, axes: [-3])), [x.name])], .tensor(name: b.name, rank: x.rank))
+            return b.single(.reduce(Reduce(mode: mode, axes: [-3])), x.name, rank: x.rank)
         }
         guard x.rank == 4, axes == [1, 2], listed.count == 2 else {
             throw b.node.fail("a \(what) over axis \(listed) of a rank-\(x.rank) tensor is not supported (only over H and W, axis [1, 2], or the last axis)")
@@ -232,7 +208,7 @@ enum TFOpTable {
         }
     }
 
-    static func concat(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func concat(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         guard b.inputs.count >= 3 else { throw b.node.fail("concatenates \(max(b.inputs.count - 1, 0)) tensors: it needs two at least, and an axis") }
         let parts = try (0..<b.inputs.count - 1).map { try b.tensor($0) }
         let rank = parts[0].rank
@@ -249,7 +225,7 @@ enum TFOpTable {
         return (swapped + [joined, b.emit(swap, joined.outputs)], .tensor(name: b.name, rank: 4))
     }
 
-    static func pad(_ b: TFBuilder) throws -> (nodes: [Node], value: TFValue) {
+    static func pad(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
         let x = try b.tensor(0)
         let p = try b.constant(1, "the paddings").ints(b.node, "the paddings")
         guard x.rank == 4, p.count == 8, p[0] == 0, p[1] == 0, p[6] == 0, p[7] == 0 else {
