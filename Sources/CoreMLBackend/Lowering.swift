@@ -5,8 +5,8 @@ import ModelFormat
 ///
 /// | version | iOS / macOS / tvOS / watchOS | what needs it here |
 /// |---|---|---|
-/// | 1 | 11 / 10.13 / 11 / 4 | every layer this toolkit writes, clip lowered (`LayerCoding.lowered`) |
-/// | 4 | 13 / 10.15 / 13 / 6 | the clip layer, written as one layer; the rank-N layers (`LayerCoding`); tensor inputs |
+/// | 1 | 11 / 10.13 / 11 / 4 | every layer this toolkit writes, clip and a map's log-softmax lowered (`LayerCoding.lowered`) |
+/// | 4 | 13 / 10.15 / 13 / 6 | the clip layer, written as one layer; log-softmax as two; the rank-N layers (`LayerCoding`); tensor inputs |
 ///
 /// A network holding a layer added in version 4 runs on Core ML's
 /// rank-N path: its array inputs must use `EXACT_ARRAY_MAPPING` and take a
@@ -123,23 +123,23 @@ public enum SpecificationVersion {
     }
 
     /// `model` with every layer that `version` cannot hold written with
-    /// older layers (`LayerCoding.lowered`: clip below version 4); the
-    /// last layer of each keeps the node's name and output tensor.
-    /// Real zeros Core ML would read as unset are rewritten at every version (`loweredUnsetZeros`).
+    /// older layers (`LayerCoding.lowered`: clip and log-softmax below
+    /// version 4); the last layer of each keeps the node's name and output
+    /// tensor. Then, at every version, real zeros Core ML would read as
+    /// unset are rewritten (`loweredUnsetZeros`: the lowered layers too).
     public static func lowered(_ model: Model, for version: Int32) -> Model {
-        let model = loweredUnsetZeros(model)
         // As written: a model of maps gets its classic layers (`mapLayers`), which need no lowering.
         let written = mapLayers(model).nodes
         func needsLowering(_ node: Node) -> Bool {
             (node.operation.definition as? any LayerCoding).map { version < $0.specificationVersion } ?? false
         }
-        guard written.contains(where: needsLowering) else { return model }
+        guard written.contains(where: needsLowering) else { return loweredUnsetZeros(model) }
         var names = FreshNames(model)
         var result = model
         result.nodes = zip(model.nodes, written).flatMap { node, layer -> [Node] in
             guard needsLowering(layer), let coding = node.operation.definition as? any LayerCoding else { return [node] }
             return coding.lowered(node, at: version, names: &names)
         }
-        return result
+        return loweredUnsetZeros(result)
     }
 }

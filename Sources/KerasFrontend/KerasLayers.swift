@@ -238,17 +238,8 @@ extension KerasLayerTable {
                     Node(name: sum, operation: .add(constant: 0), inputs: [input, root], outputs: [sum]),
                     Node(name: output, operation: .multiply(constant: 0.5), inputs: [sum], outputs: [output])]
         case "log_softmax":
-            // z - log(sum(exp(z))) with z = x - max(x) over channels: the sum is at least 1, no log of 0.
-            let max = "\(output)__max", negatedMax = "\(output)__negated_max", shifted = "\(output)__shifted",
-                exp = "\(output)__exp", sum = "\(output)__sum", log = "\(output)__log", negatedLog = "\(output)__negated_log"
-            return [Node(name: max, operation: .reduce(Reduce(mode: .max, axes: [-3])), inputs: [input], outputs: [max]),
-                    Node(name: negatedMax, operation: .multiply(constant: -1), inputs: [max], outputs: [negatedMax]),
-                    Node(name: shifted, operation: .add(constant: 0), inputs: [input, negatedMax], outputs: [shifted]),
-                    Node(name: exp, operation: .unary(Unary(kind: .exp)), inputs: [shifted], outputs: [exp]),
-                    Node(name: sum, operation: .reduce(Reduce(mode: .sum, axes: [-3])), inputs: [exp], outputs: [sum]),
-                    Node(name: log, operation: .unary(Unary(kind: .log)), inputs: [sum], outputs: [log]),
-                    Node(name: negatedLog, operation: .multiply(constant: -1), inputs: [log], outputs: [negatedLog]),
-                    Node(name: output, operation: .add(constant: 0), inputs: [shifted, negatedLog], outputs: [output])]
+            // Over channels (Keras's last axis); the backend writes it lower as the classic layers of a model of maps.
+            return [Node(output, .defined(LogSoftmax(axis: -3)), input: input)]
         case "glu":
             // a * sigmoid(b), a and b the two halves of the channels (Keras's last axis).
             guard channels % 2 == 0 else { throw b.fail("the activation 'glu' needs an even number of channels, not \(channels)") }
