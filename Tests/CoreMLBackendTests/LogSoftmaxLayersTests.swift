@@ -63,6 +63,14 @@ final class LogSoftmaxLayersTests: XCTestCase {
                 XCTAssertEqual(Double(y[index]), expected, accuracy: 1e-4 * max(1, abs(expected)), "axis \(axis), value \(index)")
             }
         }
+        // The lowered layers' names are the model's own: an input called y__max keeps it.
+        let taken = Model(inputs: [Input(name: "y__max", kind: .array(shape: [3, 4, 5]))], outputs: [Output(name: "y", shape: [3, 4, 5])],
+                          nodes: [Node("y", .defined(LogSoftmax(axis: -3)), input: "y__max")])
+        let takenPath = try temporaryFolder().appendingPathComponent("logsoftmax_taken.mlmodel").path
+        try CoreMLWriter.write(taken, to: takenPath)
+        let names = try CoreMLReader.read(from: takenPath).model.nodes.map(\.name)
+        XCTAssertEqual(names.first, "y__max2")
+        XCTAssertEqual(Set(names).count, 8)
         let front = Model(inputs: [input], outputs: [Output(name: "y")], nodes: [Node("y", .defined(LogSoftmax(axis: 0)), input: "x")])
         let path = try temporaryFolder().appendingPathComponent("front.mlmodel").path
         XCTAssertThrowsError(try CoreMLWriter.write(front, to: path)) { error in
