@@ -30,25 +30,42 @@ final class ONNXOpTests: XCTestCase {
         }
     }
 
-    /// LogSoftmax, one node written as reduceLogSumExp and a broadcasting
-    /// subtract: a vector at both opsets' default axes, the last axis of a
-    /// sequence at both opsets, axis 1 at 13, a map's channels. Lines hold
-    /// values 200 apart, where log(softmax(x)) is -inf in float32.
+    /// LogSoftmax, one node: a vector at both opsets' default axes, the last
+    /// axis of a sequence at both opsets, axis 1 at 13, a map's channels.
+    /// Lines hold values 200 apart, where log(softmax(x)) is -inf in
+    /// float32. On a sequence (tensors: specification 4) it is written as
+    /// reduceLogSumExp and a broadcasting subtract; on a map, with nothing
+    /// else needing version 4, as eight layers of version 1.
     func testLogSoftmaxAlongAnAxis() throws {
         for name in ["logsoftmax_vector_opset11", "logsoftmax_vector_opset13", "logsoftmax_last_axis_opset11",
                      "logsoftmax_last_axis_opset13", "logsoftmax_axis1_opset13", "logsoftmax_channels_opset13"] {
             let model = try check(name)
             XCTAssertEqual(model.nodes.map(\.operation.kindName), ["logSoftmax"], name)
         }
-        // For scripts/check_mlmodels.py: the two layers as coremltools decodes them.
-        for (name, axis, shape) in [("logsoftmax_last_axis_opset13", -1, [1, 4, 5]), ("logsoftmax_channels_opset13", -3, [1, 4, 3, 3])] {
-            let expectation: [String: Any] = [
-                "specificationVersion": 4, "arrayInputShapeMapping": "EXACT_ARRAY_MAPPING", "layerCount": 2,
-                "inputs": [["name": "x", "type": "multiArray", "shape": shape]],
-                "layers": [["name": "y__logsumexp", "type": "reduceLogSumExp", "inputs": ["x"], "outputs": ["y__logsumexp"],
-                            "params": ["axes": [axis], "keepDims": true, "reduceAll": false]],
-                           ["name": "y", "type": "subtractBroadcastable", "inputs": ["x", "y__logsumexp"], "outputs": ["y"]]],
-            ]
+        // For scripts/check_mlmodels.py: the layers as coremltools decodes them.
+        let tensor: [String: Any] = [
+            "specificationVersion": 4, "arrayInputShapeMapping": "EXACT_ARRAY_MAPPING", "layerCount": 2,
+            "inputs": [["name": "x", "type": "multiArray", "shape": [1, 4, 5]]],
+            "layers": [["name": "y__logsumexp", "type": "reduceLogSumExp", "inputs": ["x"], "outputs": ["y__logsumexp"],
+                        "params": ["axes": [-1], "keepDims": true, "reduceAll": false]],
+                       ["name": "y", "type": "subtractBroadcastable", "inputs": ["x", "y__logsumexp"], "outputs": ["y"]]],
+        ]
+        func layer(_ name: String, _ type: String, _ inputs: [String], _ params: [String: Any] = [:]) -> [String: Any] {
+            ["name": name, "type": type, "inputs": inputs, "outputs": [name], "params": params]
+        }
+        let map: [String: Any] = [
+            "specificationVersion": 1, "arrayInputShapeMapping": "RANK5_ARRAY_MAPPING", "layerCount": 8,
+            "inputs": [["name": "x", "type": "multiArray", "shape": [4, 3, 3]]],
+            "layers": [layer("y__max", "reduce", ["x"], ["mode": "MAX", "axis": "C"]),
+                       layer("y__negated_max", "multiply", ["y__max"], ["alpha": -1]),
+                       layer("y__shifted", "add", ["x", "y__negated_max"]),
+                       layer("y__exp", "unary", ["y__shifted"], ["type": "EXP"]),
+                       layer("y__sum", "reduce", ["y__exp"], ["mode": "SUM", "axis": "C"]),
+                       layer("y__log", "unary", ["y__sum"], ["type": "LOG", "epsilon": Double(Float.leastNonzeroMagnitude)]),
+                       layer("y__negated_log", "multiply", ["y__log"], ["alpha": -1]),
+                       layer("y", "add", ["y__shifted", "y__negated_log"])],
+        ]
+        for (name, expectation) in [("logsoftmax_last_axis_opset13", tensor), ("logsoftmax_channels_opset13", map)] {
             try JSONSerialization.data(withJSONObject: expectation, options: [.prettyPrinted, .sortedKeys])
                 .write(to: checkDirectory.appendingPathComponent("onnx_op_\(name).expect.json"))
         }
