@@ -12,6 +12,10 @@
 # models come from scripts/verify/test_models.sh (in MODEL_CHECKSUMS_WORK,
 # default /tmp/model-checksums); prints "sha256  name" per Core ML file,
 # sorted. Names are file names without the tests' random folder names.
+# It runs swift test only: scripts/test's checks after the suite
+# (check_mlmodels.py's expectations for coremltools' decoding, the quick
+# start, fuzz-smoke) are not run, so a change to what is written needs
+# scripts/test too.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
