@@ -14,7 +14,11 @@ public enum GraphValue {
 /// tensors and attributes.
 public protocol GraphBuilding {
     associatedtype SourceNode: GraphNode
+    /// A model tensor as the frontend's mappings see it.
+    associatedtype Tensor
     var node: SourceNode { get }
+    /// Input `index`, which must be a tensor of the model (not a constant).
+    func tensor(_ index: Int) throws -> Tensor
     /// The node's input `index`: nil past its inputs, or for one left out.
     func value(_ index: Int) -> GraphValue?
     /// The model's name for the node's (first) output.
@@ -31,6 +35,17 @@ extension GraphBuilding {
     public func constant(_ index: Int, _ what: String) throws(SourceNode.Failure) -> GraphConstant {
         guard case .constant(let value)? = value(index) else { throw node.fail("\(what) (input \(index)) must be a constant") }
         return value
+    }
+
+    /// The tensor operand and the constant one of a two-input node (the
+    /// second input tried as the constant first; `constantFirst` when it
+    /// is the first); nil when neither is a constant. `role` names the
+    /// constant in errors (nil: "input N").
+    public func withConstant(_ role: String? = nil) throws -> (x: Tensor, c: GraphConstant, constantFirst: Bool)? {
+        for (constant, tensor) in [(1, 0), (0, 1)] where isConstant(constant) {
+            return (try self.tensor(tensor), try self.constant(constant, role ?? "input \(constant)"), constant == 0)
+        }
+        return nil
     }
 
     /// A node reading `inputs` that produces the source node's output (or,

@@ -4,13 +4,6 @@ import ModelFormat
 /// Element-wise arithmetic with numpy broadcasting, and the matrix
 /// products of a classifier's head (Gemm, MatMul with constant weights).
 extension ONNXOpTable {
-    /// The tensor operand and the constant one of a node, if one is constant.
-    static func withConstant(_ b: ONNXBuilder) throws -> (x: ONNXTensor, c: ONNXConstant, constantFirst: Bool)? {
-        if b.isConstant(1) { return (try b.tensor(0), try b.constant(1, "input 1"), false) }
-        if b.isConstant(0) { return (try b.tensor(1), try b.constant(0, "input 0"), true) }
-        return nil
-    }
-
     /// Two tensors combined by one Core ML layer, which broadcasts ([C, 1, 1]
     /// against [C, H, W]).
     static func both(_ b: ONNXBuilder, _ op: Op, second: (ONNXTensor) -> (nodes: [Node], name: String) = { ([], $0.name) })
@@ -27,7 +20,7 @@ extension ONNXOpTable {
     /// A tensor and a constant: one value or one per channel, or (an exact
     /// tensor) a constant of its shape; two tensors: the add or multiply layer.
     private static func combine(_ b: ONNXBuilder, _ kind: AddOrMultiply) throws -> (nodes: [Node], value: GraphValue) {
-        guard let (x, c, _) = try withConstant(b) else { return try both(b, kind.ofTensors) }
+        guard let (x, c, _) = try b.withConstant() else { return try both(b, kind.ofTensors) }
         if x.isExact, !c.isScalar { return try exactWithConstant(b, x, c, kind.ofTensors) }
         guard let values = b.perChannel(c, of: x) else {
             throw b.node.fail("\(kind.verb) a constant of shape \(c.shape) is not supported (only scalars and per-channel)")
@@ -36,7 +29,7 @@ extension ONNXOpTable {
     }
 
     static func subtract(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
-        guard let (x, c, constantFirst) = try withConstant(b) else {
+        guard let (x, c, constantFirst) = try b.withConstant() else {
             return try both(b, .add(constant: 0)) { y in
                 let negated = b.emit(.multiply(constant: -1), [y.name], suffix: "negate")
                 return ([negated], negated.outputs[0])
@@ -58,7 +51,7 @@ extension ONNXOpTable {
     }
 
     static func divide(_ b: ONNXBuilder) throws -> (nodes: [Node], value: GraphValue) {
-        guard let (x, c, constantFirst) = try withConstant(b) else {
+        guard let (x, c, constantFirst) = try b.withConstant() else {
             return try both(b, .multiply(constant: 1)) { y in
                 let inverse = b.emit(.unary(Unary(kind: .inverse)), [y.name], suffix: "inverse")
                 return ([inverse], inverse.outputs[0])

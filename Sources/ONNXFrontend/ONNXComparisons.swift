@@ -35,7 +35,7 @@ extension ONNXOpTable {
     /// higher rank), one input compared with alpha (`mirrored` when the
     /// constant comes first: c < x is x > c).
     static func compare(_ b: ONNXBuilder, _ kind: Comparison.Kind, mirrored: Comparison.Kind) throws -> (nodes: [Node], value: GraphValue) {
-        if let (x, c, constantFirst) = try withConstant(b), c.count == 1, c.shape.count <= x.rank {
+        if let (x, c, constantFirst) = try b.withConstant(), c.count == 1, c.shape.count <= x.rank {
             try checkExactInFloat(b, c)
             return b.single(.defined(Comparison(constantFirst ? mirrored : kind, alpha: Float(c[0]))), x)
         }

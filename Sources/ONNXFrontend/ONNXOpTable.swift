@@ -310,7 +310,7 @@ enum ONNXOpTable {
     /// of one or more than two, `extremumOfSeveral`.
     static func extremum(_ b: ONNXBuilder, max: Bool) throws -> (nodes: [Node], value: GraphValue) {
         guard b.inputs.count == 2 else { return try extremumOfSeveral(b, max: max) }
-        if let (x, c, _) = try withConstant(b) {
+        if let (x, c, _) = try b.withConstant() {
             guard c.isScalar else { throw b.node.fail("only a scalar constant operand is supported") }
             let bound = Float(c[0])
             return b.single(max ? .unary(Unary(kind: .threshold, alpha: bound)) : .activation(.clip(min: -Float.greatestFiniteMagnitude, max: bound)), x)

@@ -14,7 +14,7 @@ extension TFOpTable {
     /// one-channel tensor spread over the constant's channels; two tensors:
     /// the add or multiply layer.
     private static func combine(_ b: TFBuilder, _ kind: AddOrMultiply, _ role: String) throws -> (nodes: [Node], value: GraphValue) {
-        guard let (x, c) = try withConstant(b, role) else {
+        guard let (x, c, _) = try b.withConstant(role) else {
             let (x, y) = (try b.tensor(0), try b.tensor(1))
             return ([b.emit(kind.ofTensors, [x.name, y.name])], .tensor(name: b.name, rank: max(x.rank, y.rank)))
         }
@@ -24,14 +24,6 @@ extension TFOpTable {
             throw b.node.fail("\(kind.verb) a constant of shape \(c.shape) is not supported (only scalars, per-channel and [H, W] maps)")
         }
         return b.single(kind.perChannel(values), x.name, rank: x.rank)
-    }
-
-    /// The tensor operand and the constant one (`role` in errors), the
-    /// second input first; nil when neither is constant.
-    private static func withConstant(_ b: TFBuilder, _ role: String) throws -> ((name: String, rank: Int, shape: TensorShape), TFConstant)? {
-        if b.isConstant(1) { return (try b.tensor(0), try b.constant(1, role)) }
-        if b.isConstant(0) { return (try b.tensor(1), try b.constant(0, role)) }
-        return nil
     }
 
     static func subtract(_ b: TFBuilder) throws -> (nodes: [Node], value: GraphValue) {
@@ -128,7 +120,7 @@ extension TFOpTable {
     }
 
     private static func scalarOperand(_ b: TFBuilder) throws -> ((name: String, rank: Int, shape: TensorShape), Float)? {
-        guard let (x, c) = try withConstant(b, "the operand") else { return nil }
+        guard let (x, c, _) = try b.withConstant("the operand") else { return nil }
         guard c.isScalar else { throw b.node.fail("only scalar constants are supported here, not shape \(c.shape)") }
         return (x, Float(c[0]))
     }
